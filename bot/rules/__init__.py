@@ -1,0 +1,10 @@
+"""The rules of Spanish, Italian and Triestina draughts: pure, no I/O."""
+
+from .errors import ErrorCode, IllegalMove
+from .position import Move, Position, format_move
+from .variants import BLACK, VARIANTS, WHITE, Variant, get_variant
+
+__all__ = [
+    "BLACK", "VARIANTS", "WHITE", "ErrorCode", "IllegalMove", "Move", "Position",
+    "Variant", "format_move", "get_variant",
+]

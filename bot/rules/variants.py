@@ -1,0 +1,188 @@
+"""The three variants as data, and the board geometry each one implies.
+
+Squares are stored as bit indices on a board padded with one ghost column
+(pitch = size + 1).  A diagonal step is then a plain shift by ``pitch - 1``
+or ``pitch + 1``; a step off the left or right edge lands on a ghost column
+and a step off the top or bottom leaves the board, so masking with the set
+of playable squares removes every wrap-around without per-edge masks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+WHITE = "W"
+BLACK = "B"
+
+# Direction order used by every table: up-left, up-right, down-left, down-right
+# (up = towards row 0, Black's side, where White promotes).
+UP_LEFT, UP_RIGHT, DOWN_LEFT, DOWN_RIGHT = range(4)
+WHITE_FORWARD = (UP_LEFT, UP_RIGHT)
+BLACK_FORWARD = (DOWN_LEFT, DOWN_RIGHT)
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """One variant's rules and geometry; compare variants by ``id``."""
+
+    id: str
+    size: int
+    flying_kings: bool
+    men_capture_kings: bool
+    # "quantity_quality" (spanish) or "italian" (four criteria).
+    priority: str
+    # Plies in a row with no capture and no man move that draw the game.
+    no_progress_plies: int
+    # "italian": square 1 top-left, left to right, top to bottom.
+    # "spanish": square 1 White's lower-right corner, right to left, bottom to top.
+    numbering: str
+    pdn_gametype: str
+    start_rows: int
+    pitch: int = field(init=False)
+    squares: int = field(init=False)
+    sq_to_bit: tuple[int, ...] = field(init=False, repr=False)   # index 0 unused
+    bit_to_sq: dict[int, int] = field(init=False, repr=False)
+    valid: int = field(init=False, repr=False)
+    white_promo: int = field(init=False, repr=False)
+    black_promo: int = field(init=False, repr=False)
+    # steps[d][b]: bit index one step from b in direction d, or -1.
+    steps: tuple[tuple[int, ...], ...] = field(init=False, repr=False)
+    # rays[b]: for each direction, the tuple of (index, mask) along it.
+    rays: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = field(init=False, repr=False)
+    # jumps[kind][b]: (mid mask, landing index, landing mask) for single jumps;
+    # kind 0 = white man, 1 = black man, 2 = short-range king.
+    jumps: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = field(init=False, repr=False)
+    start_white: int = field(init=False, repr=False)
+    start_black: int = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        size = self.size
+        pitch = size + 1
+        half = size // 2
+        put = object.__setattr__
+        put(self, "pitch", pitch)
+        put(self, "squares", size * half)
+        sq_to_bit = [0] * (size * half + 1)
+        for row in range(size):
+            for col in range(size):
+                if (row + col) % 2 == 0:
+                    n = row * half + col // 2 + 1
+                    if self.numbering == "spanish":
+                        n = size * half + 1 - n
+                    sq_to_bit[n] = row * pitch + col
+        put(self, "sq_to_bit", tuple(sq_to_bit))
+        put(self, "bit_to_sq", {b: n for n, b in enumerate(sq_to_bit) if n})
+        valid = 0
+        for b in sq_to_bit[1:]:
+            valid |= 1 << b
+        put(self, "valid", valid)
+        top = bottom = 0
+        for col in range(size):
+            if col % 2 == 0:
+                top |= 1 << col
+            if (size - 1 + col) % 2 == 0:
+                bottom |= 1 << ((size - 1) * pitch + col)
+        put(self, "white_promo", top)
+        put(self, "black_promo", bottom)
+        deltas = (-(pitch + 1), -(pitch - 1), pitch - 1, pitch + 1)
+        nbits = size * pitch
+        steps = []
+        for d in deltas:
+            row = [-1] * nbits
+            for b in sq_to_bit[1:]:
+                t = b + d
+                if 0 <= t < nbits and valid >> t & 1:
+                    row[b] = t
+            steps.append(tuple(row))
+        put(self, "steps", tuple(steps))
+        rays = [()] * nbits
+        for b in sq_to_bit[1:]:
+            per_dir = []
+            for d in range(4):
+                ray = []
+                t = steps[d][b]
+                while t >= 0:
+                    ray.append((t, 1 << t))
+                    t = steps[d][t]
+                per_dir.append(tuple(ray))
+            rays[b] = tuple(per_dir)
+        put(self, "rays", tuple(rays))
+        jumps = []
+        for dirs in (WHITE_FORWARD, BLACK_FORWARD, range(4)):
+            table = [()] * nbits
+            for b in sq_to_bit[1:]:
+                options = []
+                for d in dirs:
+                    mid = steps[d][b]
+                    if mid >= 0 and steps[d][mid] >= 0:
+                        land = steps[d][mid]
+                        options.append((1 << mid, land, 1 << land))
+                table[b] = tuple(options)
+            jumps.append(tuple(table))
+        put(self, "jumps", tuple(jumps))
+        white = black = 0
+        for b in sq_to_bit[1:]:
+            row = b // pitch
+            if row < self.start_rows:
+                black |= 1 << b
+            elif row >= size - self.start_rows:
+                white |= 1 << b
+        put(self, "start_white", white)
+        put(self, "start_black", black)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Variant) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
+
+    def square_to_rc(self, square: int) -> tuple[int, int]:
+        """Row and column of a square number (row 0 at the top, seen from White)."""
+        if not 1 <= square <= self.squares:
+            raise ValueError(f"no square {square} on a {self.size}x{self.size} board")
+        return divmod(self.sq_to_bit[square], self.pitch)
+
+    def rc_to_square(self, row: int, col: int) -> int | None:
+        """Square number at a row and column, or None for a light or off-board square."""
+        if not (0 <= row < self.size and 0 <= col < self.size):
+            return None
+        return self.bit_to_sq.get(row * self.pitch + col)
+
+    def mask_to_squares(self, mask: int) -> list[int]:
+        """Sorted square numbers of the set bits of a bitboard."""
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(self.bit_to_sq[low.bit_length() - 1])
+            mask ^= low
+        out.sort()
+        return out
+
+
+SPANISH = Variant(
+    id="spanish", size=8, flying_kings=True, men_capture_kings=True,
+    priority="quantity_quality", no_progress_plies=50, numbering="spanish",
+    pdn_gametype="24,W,8,8,N1,1", start_rows=3,
+)
+ITALIAN = Variant(
+    id="italian", size=8, flying_kings=False, men_capture_kings=False,
+    priority="italian", no_progress_plies=80, numbering="italian",
+    pdn_gametype="22,W,8,8,N2,1", start_rows=3,
+)
+TRIESTINA = Variant(
+    id="triestina", size=10, flying_kings=False, men_capture_kings=False,
+    priority="italian", no_progress_plies=80, numbering="italian",
+    pdn_gametype="22,W,10,10,N2,1", start_rows=4,
+)
+
+VARIANTS: dict[str, Variant] = {v.id: v for v in (SPANISH, ITALIAN, TRIESTINA)}
+
+
+def get_variant(variant: str | Variant) -> Variant:
+    """The Variant for an id (or the Variant itself); ValueError for an unknown id."""
+    if isinstance(variant, Variant):
+        return variant
+    try:
+        return VARIANTS[str(variant).strip().lower()]
+    except KeyError:
+        raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}") from None

@@ -8,3 +8,9 @@ __all__ = [
     "BLACK", "VARIANTS", "WHITE", "ErrorCode", "IllegalMove", "Move", "Position",
     "Variant", "format_move", "get_variant",
 ]
+from .game import Game, Result  # noqa: E402
+
+__all__ += ["Game", "Result"]
+from .pdn import read_pdn, write_pdn  # noqa: E402
+
+__all__ += ["read_pdn", "write_pdn"]

@@ -1,0 +1,168 @@
+"""Reading what people type, and explaining why a move is rejected (RULES §2, §5)."""
+
+from __future__ import annotations
+
+import re
+
+from . import movegen
+from .errors import ErrorCode, IllegalMove
+from .position import Move, Position
+
+# Separators people use between squares: '-', 'x', ':', spaces, dashes, the times sign.
+_MOVE_RE = re.compile(r"\s*\d{1,3}(?:\s*(?:[-xX:\u2013\u2014\u00d7]|\s)\s*\d{1,3})+\s*")
+_SQUARE_RE = re.compile(r"\d{1,3}")
+MAX_MOVE_TEXT = 200
+
+
+def split_squares(text: str) -> tuple[list[int], bool]:
+    """The squares named in a move text and whether it marks a capture; IllegalMove if malformed."""
+    if not isinstance(text, str) or len(text) > MAX_MOVE_TEXT or not _MOVE_RE.fullmatch(text):
+        raise IllegalMove(ErrorCode.MALFORMED)
+    squares = [int(s) for s in _SQUARE_RE.findall(text)]
+    return squares, bool(re.search(r"[xX\u00d7]", text))
+
+
+def _is_subsequence(typed: list[int], path: tuple[int, ...]) -> bool:
+    """Typed squares appear in order in the path, with the same first and last square."""
+    if typed[0] != path[0] or typed[-1] != path[-1] or len(typed) > len(path):
+        return False
+    it = iter(path)
+    return all(sq in it for sq in typed)
+
+
+def capture_routes(pos: Position, legal_only: bool) -> list[tuple[tuple[int, ...], movegen.Raw]]:
+    """Every capture path in square numbers with its raw record (before merging)."""
+    v = pos.variant
+    raws = movegen.all_captures(v, *pos.sides(), pos.white)
+    if legal_only:
+        raws = movegen.best_captures(v, raws)
+    return [(tuple(v.bit_to_sq[b] for b in r[0]), r) for r in raws]
+
+
+def _raw_to_move(pos: Position, raw: movegen.Raw) -> Move:
+    v = pos.variant
+    return Move(tuple(v.bit_to_sq[b] for b in raw[0]), tuple(v.mask_to_squares(raw[1])), raw[4])
+
+
+def _legal_by_route(pos: Position) -> list[tuple[tuple[int, ...], Move]]:
+    """Each legal move under every path that reaches it (merged paths included)."""
+    legal = pos.legal_moves()
+    if not legal or not legal[0].captured:
+        return [(m.path, m) for m in legal]
+    by_key = {(m.start, m.end, m.captured): m for m in legal}
+    out = []
+    for path, raw in capture_routes(pos, legal_only=True):
+        move = by_key[(path[0], path[-1], tuple(pos.variant.mask_to_squares(raw[1])))]
+        out.append((path, move))
+    return out
+
+
+def parse_move(pos: Position, text: str) -> Move:
+    """The legal move a text names (full path, or the short form when unique)."""
+    squares, capture_hint = split_squares(text)
+    return match_squares(pos, squares, capture_hint)
+
+
+def match_squares(pos: Position, squares: list[int], capture_hint: bool = False) -> Move:
+    """The legal move these squares name, or IllegalMove explaining why there is none."""
+    _check_piece(pos, squares)
+    routes = _legal_by_route(pos)
+    for path, move in routes:
+        if list(path) == squares:
+            return move
+    candidates: list[Move] = []
+    for path, move in routes:
+        if _is_subsequence(squares, path) and move not in candidates:
+            candidates.append(move)
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        raise IllegalMove(ErrorCode.AMBIGUOUS, squares=tuple(squares), moves=tuple(candidates))
+    raise explain(pos, squares, capture_hint)
+
+
+def _check_piece(pos: Position, squares: list[int]) -> None:
+    v = pos.variant
+    for sq in squares:
+        if not 1 <= sq <= v.squares:
+            raise IllegalMove(ErrorCode.MALFORMED, squares=(sq,))
+    if len(squares) < 2:
+        raise IllegalMove(ErrorCode.MALFORMED, squares=tuple(squares))
+    piece = pos.piece_at(squares[0])
+    if piece is None:
+        raise IllegalMove(ErrorCode.NO_PIECE, squares=(squares[0],))
+    if piece.upper() != pos.turn:
+        raise IllegalMove(ErrorCode.NOT_YOUR_PIECE, squares=(squares[0],))
+
+
+def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> IllegalMove:
+    """Which priority rule makes a possible capture illegal."""
+    v = pos.variant
+    best = movegen.best_captures(v, movegen.all_captures(v, *pos.sides(), pos.white))[0]
+    count, best_count = attempted[1].bit_count(), best[1].bit_count()
+    if count < best_count:
+        code = ErrorCode.LAW_OF_QUANTITY
+    elif v.priority == "italian" and best[3] and not attempted[3]:
+        code = ErrorCode.KING_MUST_CAPTURE
+    elif len(attempted[2]) < len(best[2]):
+        code = ErrorCode.LAW_OF_QUALITY
+    else:
+        code = ErrorCode.KING_EARLIEST
+    return IllegalMove(code, moves=tuple(legal), attempted=_raw_to_move(pos, attempted))
+
+
+def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> IllegalMove:
+    """The reason no legal move matches these squares (the piece checks included)."""
+    try:
+        _check_piece(pos, squares)
+    except IllegalMove as err:
+        return err
+    v = pos.variant
+    legal = pos.legal_moves()
+    captures = [m for m in legal if m.captured]
+    # A capture the board allows but a priority rule forbids.
+    for path, raw in capture_routes(pos, legal_only=False):
+        if list(path) == squares or _is_subsequence(squares, path):
+            return _outranked(pos, raw, captures)
+    # A capture stopped half-way.
+    unfinished = [m for m in captures if len(m.path) > len(squares) and list(m.path[:len(squares)]) == squares]
+    if unfinished:
+        return IllegalMove(ErrorCode.CAPTURE_NOT_FINISHED, squares=tuple(squares), moves=tuple(unfinished))
+    for path, raw in capture_routes(pos, legal_only=False):
+        if len(path) > len(squares) and list(path[:len(squares)]) == squares:
+            return _outranked(pos, raw, captures)
+    um, uk, tm, tk = pos.sides()
+    # A plain move that would be legal if no capture were compulsory.
+    if len(squares) == 2:
+        quiet = movegen.quiet_moves(v, um, uk, tm, tk, pos.white)
+        step = (v.sq_to_bit[squares[0]], v.sq_to_bit[squares[1]])
+        if step in quiet and captures:
+            return IllegalMove(ErrorCode.CAPTURE_COMPULSORY, squares=tuple(squares), moves=tuple(captures))
+    is_man = pos.piece_at(squares[0]).islower()
+    jumps = _jumped_squares(pos, squares)
+    if is_man and not v.men_capture_kings:
+        for sq in jumps:
+            if sq is not None and (pos.piece_at(sq) or "").isupper() and pos.piece_at(sq).upper() != pos.turn:
+                return IllegalMove(ErrorCode.MAN_CANNOT_TAKE_KING, squares=(sq,), moves=tuple(captures))
+    if capture_hint or len(squares) > 2 or any(sq is not None for sq in jumps):
+        return IllegalMove(ErrorCode.ILLEGAL_CAPTURE, squares=tuple(squares), moves=tuple(captures))
+    if captures:
+        return IllegalMove(ErrorCode.CAPTURE_COMPULSORY, squares=tuple(squares), moves=tuple(captures))
+    return IllegalMove(ErrorCode.ILLEGAL_STEP, squares=tuple(squares))
+
+
+def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:
+    """For each hop of the typed path, the occupied square it jumps over, if it is a jump."""
+    v = pos.variant
+    out: list[int | None] = []
+    for a, b in zip(squares, squares[1:]):
+        (r1, c1), (r2, c2) = v.square_to_rc(a), v.square_to_rc(b)
+        dr, dc = r2 - r1, c2 - c1
+        if abs(dr) != abs(dc) or abs(dr) < 2:
+            out.append(None)
+            continue
+        sr, sc = (1 if dr > 0 else -1), (1 if dc > 0 else -1)
+        between = [v.rc_to_square(r1 + i * sr, c1 + i * sc) for i in range(1, abs(dr))]
+        occupied = [sq for sq in between if pos.piece_at(sq) is not None]
+        out.append(occupied[0] if len(occupied) == 1 else None)
+    return out

@@ -14,3 +14,6 @@ __all__ += ["Game", "Result"]
 from .pdn import read_pdn, write_pdn  # noqa: E402
 
 __all__ += ["read_pdn", "write_pdn"]
+from .perft import perft  # noqa: E402
+
+__all__ += ["perft"]

@@ -71,7 +71,13 @@ def all_captures(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) ->
     men_table = v.jumps[0 if white else 1]
     promo = v.white_promo if white else v.black_promo
     base_empty = v.valid & ~(um | uk | them)
-    m = um
+    # Start the search only from men that have a first jump: most have none.
+    s1 = v.pitch - 1
+    s2 = v.pitch + 1
+    if white:
+        m = um & ((((base_empty << s1) & men_victims) << s1) | (((base_empty << s2) & men_victims) << s2))
+    else:
+        m = um & ((((base_empty >> s1) & men_victims) >> s1) | (((base_empty >> s2) & men_victims) >> s2))
     while m:
         low = m & -m
         m ^= low

@@ -47,6 +47,29 @@ class Game:
         self.quiet_plies = 0
         self._check_end()
 
+    @classmethod
+    def resume(
+        cls,
+        variant: Variant | str,
+        start_fen: str | None,
+        recent_fens: list[str],
+        quiet_plies: int,
+        result: Result | None = None,
+    ) -> Game:
+        """A game continued from storage without replaying it: ``recent_fens`` are the
+        positions since the last capture or man move, current last.  Only those can
+        repeat, so they are all the repetition rule needs.  ``moves`` stays empty."""
+        game = cls(variant, start_fen)
+        current = Position.from_fen(game.variant, recent_fens[-1])
+        game.position = current
+        game.positions = [current]
+        game._seen = Counter(Position.from_fen(game.variant, f).key for f in recent_fens)
+        game.quiet_plies = quiet_plies
+        game.result = result
+        if result is None:
+            game._check_end()
+        return game
+
     @property
     def turn(self) -> str:
         return self.position.turn

@@ -101,7 +101,7 @@ def best_captures(v: Variant, raws: list[Raw]) -> list[Raw]:
         return raws
     counts = [r[1].bit_count() for r in raws]
     top = max(counts)
-    best = [r for r, c in zip(raws, counts) if c == top]
+    best = [r for r, c in zip(raws, counts, strict=False) if c == top]
     if len(best) > 1 and v.priority == "italian":
         if any(r[3] for r in best):
             best = [r for r in best if r[3]]

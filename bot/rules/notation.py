@@ -155,7 +155,7 @@ def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:
     """For each hop of the typed path, the occupied square it jumps over, if it is a jump."""
     v = pos.variant
     out: list[int | None] = []
-    for a, b in zip(squares, squares[1:]):
+    for a, b in zip(squares, squares[1:], strict=False):
         (r1, c1), (r2, c2) = v.square_to_rc(a), v.square_to_rc(b)
         dr, dc = r2 - r1, c2 - c1
         if abs(dr) != abs(dc) or abs(dr) < 2:

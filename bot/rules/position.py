@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from . import movegen
-from .errors import IllegalMove, ErrorCode
+from .errors import ErrorCode, IllegalMove
 from .variants import BLACK, WHITE, Variant, get_variant
 
 

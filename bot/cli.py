@@ -1,0 +1,122 @@
+"""Command line: ``python -m bot [console|telegram|discord|rules ...]``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from bot.rules import VARIANTS, IllegalMove, Position, perft
+
+
+def _position(variant: str, fen: str) -> Position:
+    if fen.strip().lower() == "start":
+        return Position.start(variant)
+    return Position.from_fen(variant, fen)
+
+
+def _moves_line(pos: Position, as_json: bool) -> str:
+    moves = pos.legal_moves()
+    if as_json:
+        return json.dumps([{"path": list(m.path), "captured": list(m.captured)} for m in moves])
+    return "\n".join(str(m) for m in moves)
+
+
+def rules_moves(args: argparse.Namespace) -> int:
+    """Print the legal moves of one FEN, or of every FEN line on standard input."""
+    if args.fen != "-":
+        try:
+            pos = _position(args.variant, args.fen)
+        except ValueError as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
+        text = _moves_line(pos, args.json)
+        if text:
+            print(text)
+        return 0
+    out = sys.stdout
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            pos = _position(args.variant, line)
+        except ValueError as err:
+            out.write(json.dumps({"error": str(err)}) + "\n")
+            continue
+        if args.json:
+            out.write(_moves_line(pos, True) + "\n")
+        else:
+            out.write(" ".join(str(m) for m in pos.legal_moves()) + "\n")
+    return 0
+
+
+def rules_perft(args: argparse.Namespace) -> int:
+    """Print ``D LEAVES`` for each depth 1..N."""
+    try:
+        pos = _position(args.variant, args.fen)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for depth in range(1, args.depth + 1):
+        started = time.perf_counter()
+        leaves = perft(pos, depth)
+        if args.time:
+            print(f"{depth} {leaves} {time.perf_counter() - started:.3f}s", flush=True)
+        else:
+            print(f"{depth} {leaves}", flush=True)
+    return 0
+
+
+def rules_check(args: argparse.Namespace) -> int:
+    """Explain whether a typed move is legal in a position."""
+    try:
+        pos = _position(args.variant, args.fen)
+        move = pos.parse_move(args.move)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except IllegalMove as err:
+        print(f"illegal: {err}")
+        return 1
+    print(f"legal: {move}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Draughts bot for chats.")
+    sub = parser.add_subparsers(dest="command")
+    console = sub.add_parser("console", help="local chat on standard input (the default without tokens)")
+    console.add_argument("--db", help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    console.add_argument("--images", default=None, help="folder for board images")
+    sub.add_parser("telegram", help="run the Telegram bot (needs TELEGRAM_BOT_TOKEN)")
+    discord = sub.add_parser("discord", help="run the Discord bot (needs DISCORD_BOT_TOKEN)")
+    discord.add_argument("action", nargs="?", choices=["run", "sync"], default="run")
+    rules = sub.add_parser("rules", help="check positions with the rules engine")
+    rsub = rules.add_subparsers(dest="rules_command", required=True)
+    for name, func, help_text in (
+        ("moves", rules_moves, "legal moves of a FEN (or of each FEN line on stdin with --fen -)"),
+        ("perft", rules_perft, "perft leaf counts from a position"),
+        ("check", rules_check, "is a typed move legal, and if not, why"),
+    ):
+        p = rsub.add_parser(name, help=help_text)
+        p.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+        p.add_argument("--fen", default="start", help="FEN, 'start', or '-' (moves only: one FEN per stdin line)")
+        p.set_defaults(func=func)
+        if name == "moves":
+            p.add_argument("--json", action="store_true", help='JSON list of {"path": [...], "captured": [...]}')
+        if name == "perft":
+            p.add_argument("--depth", type=int, required=True)
+            p.add_argument("--time", action="store_true", help="also print seconds per depth")
+        if name == "check":
+            p.add_argument("move")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "rules":
+        return args.func(args)
+    from bot.app import run
+    return run(args)

@@ -1,0 +1,104 @@
+"""PDN: the 2005 Italian championship imports move by move; our own games round-trip."""
+
+from pathlib import Path
+
+import pytest
+
+from bot.rules import ErrorCode, Game, IllegalMove, read_pdn, write_pdn
+from bot.rules.notation import match_squares, split_squares
+from bot.rules.pdn import read_game, split_games
+
+CHAMPIONSHIP = Path(__file__).resolve().parents[1] / "data" / "italian_championship_2005.pdn"
+
+
+@pytest.fixture(scope="module")
+def championship_text():
+    return CHAMPIONSHIP.read_text(encoding="utf-8")
+
+
+def test_all_53_championship_games_import_move_by_move(championship_text):
+    games = read_pdn(championship_text)
+    assert len(games) == 53
+    for (tags, body), game in zip(split_games(championship_text), games, strict=False):
+        # Every move token became a move, and the recorded result is kept.
+        tokens = [t for t in body.replace("\n", " ").split() if "-" in t or "x" in t]
+        tokens = [t for t in tokens if t not in ("1-0", "0-1", "1/2-1/2")]
+        assert len(game.moves) == len(tokens)
+        assert game.result is not None and game.result.score == tags["Result"]
+    assert games[0].tags["White"] == "BORGHETTI Michele"
+    assert games[0].tags["Black"] == "MASCOLO Luca"
+    assert sum(len(g.moves) for g in games) == 3227
+
+
+def test_ambiguous_short_capture_takes_the_path_that_keeps_the_game_legal(championship_text):
+    tags, body = split_games(championship_text)[45]
+    game = read_game(tags, body)
+    pos = game.positions[25]
+    with pytest.raises(IllegalMove) as err:
+        match_squares(pos, *split_squares("3x26"))
+    assert err.value.code == ErrorCode.AMBIGUOUS
+    assert sorted(str(m) for m in err.value.moves) == ["3x10x17x26", "3x10x19x26"]
+    assert str(game.moves[25]) == "3x10x17x26"
+
+
+def test_a_game_past_a_repetition_is_still_read_to_the_end(championship_text):
+    game = read_pdn(championship_text)[0]
+    assert len(game.moves) == 75
+    assert game.result.score == "1-0"
+
+
+@pytest.mark.parametrize("variant,gametype", [
+    ("italian", "22,W,8,8,N2,1"), ("spanish", "24,W,8,8,N1,1"), ("triestina", "22,W,10,10,N2,1")])
+def test_written_game_reads_back_with_its_variant(variant, gametype):
+    game = Game(variant)
+    for _ in range(30):
+        moves = game.position.legal_moves()
+        if not moves or game.result:
+            break
+        game.play(moves[len(game.moves) % len(moves)])
+    text = write_pdn(game, {"White": "Ana", "Black": "Luca", "Event": "chat"})
+    assert f'[GameType "{gametype}"]' in text
+    assert ('[Variant "triestina"]' in text) == (variant == "triestina")
+    assert '[White "Ana"]' in text and '[Black "Luca"]' in text and "[Date " in text and "[Site " in text
+    back = read_pdn(text, default_variant="italian")[0]
+    assert back.variant.id == variant
+    assert back.moves == game.moves
+    assert back.position == game.position
+
+
+def test_game_from_a_fen_writes_the_fen_and_black_first_numbering():
+    game = Game("italian", "B:W21,22:B9,10")
+    game.play("9-13")
+    game.play("22-18")
+    text = write_pdn(game)
+    assert '[FEN "B:W21,22:B9,10"]' in text
+    assert "1... 9-13 2. 22-18 *" in text
+    back = read_pdn(text)[0]
+    assert back.moves == game.moves
+
+
+def test_comments_variations_and_result_tokens_are_skipped():
+    text = '[Event "x"]\n\n1. 21-17 {good} (1. 22-18 10-14) 12-15 2. 23-19 11-14 3. 19x12 8x15 0-1\n'
+    game = read_pdn(text)[0]
+    assert [str(m) for m in game.moves] == ["21-17", "12-15", "23-19", "11-14", "19x12", "8x15"]
+    assert game.result.score == "0-1"
+
+
+def test_unplayable_move_names_the_move_number():
+    with pytest.raises(ValueError, match=r"move 2 \(22-19\)"):
+        read_pdn('[Event "x"]\n\n1. 22-18 10-14 2. 22-19 *\n')
+
+
+def test_resumed_game_keeps_repetition_and_no_progress_counts():
+    game = Game("italian", "W:WK29:BK4")
+    fens = [game.position.fen()]
+    cycle = ["29-25", "4-8", "25-29", "8-4"]
+    for text in cycle:
+        game.play(text)
+        fens.append(game.position.fen())
+    resumed = Game.resume("italian", "W:WK29:BK4", fens, game.quiet_plies)
+    assert resumed.position == game.position and resumed.repetitions() == 2
+    for text in cycle:
+        resumed.play(text)
+    assert resumed.result is not None and resumed.result.reason == "repetition"
+    assert resumed.quiet_plies == 8

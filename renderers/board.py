@@ -1,0 +1,506 @@
+"""Draughts board renderer: a neutral board description in, PNG / GIF bytes out.
+
+This module deliberately knows nothing about the rules or the bot: callers
+build a :class:`BoardView` (pieces, square numbers, highlights) and get image
+bytes back.  Everything that does not depend on the position (the empty board
+with its square numbers, piece sprites, markers) is drawn once and cached, so
+a render is mostly a handful of ``paste`` calls plus the PNG encode.
+
+Coordinates: ``(row, col)`` with row 0 at the top and col 0 at the left as seen
+from White's side.  Dark (playable) squares have ``(row + col)`` even, so the
+lower-right corner is dark.  ``flipped=True`` rotates the picture 180 degrees
+(Black's point of view); the square numbers stay upright.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFilter, ImageFont
+
+__all__ = [
+    "BoardView",
+    "render_image",
+    "render_png",
+    "render_capture_gif",
+    "square_center",
+    "square_box",
+]
+
+Square = tuple[int, int]
+RGB = tuple[int, int, int]
+
+FONT_PATH = Path(__file__).resolve().parent / "fonts" / "DejaVuSans-Bold.ttf"
+
+# --- palette ---------------------------------------------------------------
+LIGHT_SQUARE: RGB = (238, 218, 180)
+DARK_SQUARE: RGB = (160, 112, 72)
+BORDER: RGB = (92, 60, 34)
+LABEL: RGB = (255, 246, 226)
+LABEL_SHADOW: RGB = (70, 44, 22)
+LAST_MOVE_SQUARE: RGB = (150, 152, 58)  # start and end square of the last move
+SELECTED_SQUARE: RGB = (74, 134, 150)  # square of the selected piece
+PATH_RGBA = (38, 96, 200, 215)  # line / arrow through the last move
+CAPTURE_RGB: RGB = (214, 28, 28)
+CAPTURE_EDGE: RGB = (255, 240, 230)
+DOT_RGBA = (24, 70, 24, 150)
+
+# Piece colours: body, highlight, shade, outline, inner ring.
+WHITE_PIECE = {
+    "body": (242, 230, 200),
+    "light": (255, 252, 240),
+    "shade": (196, 176, 134),
+    "outline": (72, 54, 36),
+    "ring": (186, 164, 120),
+}
+BLACK_PIECE = {
+    "body": (52, 48, 46),
+    "light": (112, 106, 100),
+    "shade": (20, 18, 17),
+    "outline": (8, 8, 8),
+    "ring": (92, 88, 84),
+}
+GOLD: RGB = (232, 182, 36)
+GOLD_LIGHT: RGB = (255, 226, 120)
+GOLD_EDGE: RGB = (110, 72, 8)
+
+PIECE_KINDS = ("w", "W", "b", "B")
+
+# Geometry, as fractions of the square size.
+PIECE_RADIUS = 0.375  # discs leave the top-left corner free for the number
+LABEL_SIZE = 0.2
+SUPERSAMPLE = 4
+
+PNG_COLOURS = 128  # palette size of the output PNG
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """Everything needed to draw one board picture."""
+
+    size: int  # 8 or 10
+    pieces: Mapping[Square, str]  # "w", "W", "b", "B"
+    labels: Mapping[Square, int]  # square number printed on each dark square
+    last_path: Sequence[Square] = ()  # squares of the last move, start first
+    captured: Sequence[Square] = ()  # squares where pieces were just captured
+    dots: Sequence[Square] = ()  # destination dots for a selected piece
+    selected: Square | None = None  # highlighted selected piece
+    flipped: bool = False  # seen from Black's side (rotated 180 degrees)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.size, int) or self.size < 2:
+            raise ValueError(f"board size must be an int >= 2, got {self.size!r}")
+        for sq, kind in self.pieces.items():
+            if kind not in PIECE_KINDS:
+                raise ValueError(f"unknown piece {kind!r} on {sq}")
+        squares = [
+            *self.pieces,
+            *self.labels,
+            *self.last_path,
+            *self.captured,
+            *self.dots,
+            *([self.selected] if self.selected is not None else []),
+        ]
+        for sq in squares:
+            r, c = sq
+            if not (0 <= r < self.size and 0 <= c < self.size):
+                raise ValueError(f"square {sq} is off a {self.size}x{self.size} board")
+
+
+# --- geometry --------------------------------------------------------------
+
+
+def _edge(i: int, size: int, px: int) -> int:
+    return i * px // size
+
+
+def _display(size: int, row: int, col: int, flipped: bool) -> tuple[int, int]:
+    """Row and column as drawn (after the optional 180 degree turn)."""
+    if flipped:
+        return size - 1 - row, size - 1 - col
+    return row, col
+
+
+def square_box(view_size: int, row: int, col: int, px: int = 600, flipped: bool = False) -> tuple[int, int, int, int]:
+    """Pixel box ``(x0, y0, x1, y1)`` (x1, y1 exclusive) of a square."""
+    r, c = _display(view_size, row, col, flipped)
+    return (
+        _edge(c, view_size, px),
+        _edge(r, view_size, px),
+        _edge(c + 1, view_size, px),
+        _edge(r + 1, view_size, px),
+    )
+
+
+def square_center(view_size: int, row: int, col: int, px: int = 600, flipped: bool = False) -> tuple[int, int]:
+    """Pixel centre ``(x, y)`` of a square in the output image."""
+    x0, y0, x1, y1 = square_box(view_size, row, col, px, flipped)
+    return (x0 + x1) // 2, (y0 + y1) // 2
+
+
+# --- cached building blocks ------------------------------------------------
+
+
+@lru_cache(maxsize=16)
+def _font(size_px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    try:
+        return ImageFont.truetype(str(FONT_PATH), size_px)
+    except OSError:
+        try:
+            return ImageFont.load_default(size=size_px)
+        except TypeError:  # Pillow < 10.1: fixed-size bitmap font only
+            return ImageFont.load_default()
+
+
+@lru_cache(maxsize=32)
+def _empty_board(size: int, px: int, flipped: bool) -> Image.Image:
+    img = Image.new("RGB", (px, px), LIGHT_SQUARE)
+    draw = ImageDraw.Draw(img)
+    for row in range(size):
+        for col in range(size):
+            if (row + col) % 2 == 0:
+                x0, y0, x1, y1 = square_box(size, row, col, px, flipped)
+                draw.rectangle((x0, y0, x1 - 1, y1 - 1), fill=DARK_SQUARE)
+    border = max(1, px // 300)
+    draw.rectangle((0, 0, px - 1, px - 1), outline=BORDER, width=border)
+    return img
+
+
+@lru_cache(maxsize=64)
+def _label_layer(
+    size: int, px: int, flipped: bool, labels: tuple[tuple[Square, int], ...]
+) -> tuple[Image.Image, tuple[tuple[tuple[int, int], Image.Image], ...]]:
+    """Square numbers (light text with a dark drop shadow) as RGBA.
+
+    Returns the full-board layer and, per number, its position and a small
+    crop of the layer, so renders can repaint just the numbers cheaply.
+    """
+    text = Image.new("L", (px, px), 0)
+    draw = ImageDraw.Draw(text)
+    sq = px / size
+    font = _font(max(8, round(sq * LABEL_SIZE)))
+    pad_x = max(2, round(sq * 0.05))
+    pad_y = max(1, round(sq * 0.035))
+    boxes = []
+    for (row, col), number in labels:
+        x0, y0, _, _ = square_box(size, row, col, px, flipped)
+        xy = (x0 + pad_x, y0 + pad_y)
+        draw.text(xy, str(number), fill=255, font=font, anchor="lt")
+        left, top, right, bottom = draw.textbbox(xy, str(number), font=font, anchor="lt")
+        boxes.append((max(0, left - 1), max(0, top - 1), min(px, right + 2), min(px, bottom + 2)))
+    shadow = Image.new("L", (px, px), 0)
+    shadow.paste(text, (1, 1))
+    shadow = shadow.point(lambda v: v * 3 // 4)
+    layer = Image.new("RGBA", (px, px), LABEL_SHADOW + (0,))
+    layer.putalpha(shadow)
+    ink = Image.new("RGBA", (px, px), LABEL + (0,))
+    ink.putalpha(text)
+    layer = Image.alpha_composite(layer, ink)
+    crops = tuple(((b[0], b[1]), layer.crop(b)) for b in boxes)
+    return layer, crops
+
+
+def _downsample(img: Image.Image, size: int) -> Image.Image:
+    return img.resize((size, size), Image.Resampling.LANCZOS)
+
+
+def _radial_mask(side: int, cx: float, cy: float, reach: float) -> Image.Image:
+    """L image: 0 at (cx, cy) growing linearly to 255 at distance ``reach``."""
+    grad = Image.radial_gradient("L")  # 256x256, 0 at the centre, 255 at r=128
+    scale = reach / 128.0
+    big = grad.resize((max(1, round(256 * scale)),) * 2, Image.Resampling.BILINEAR)
+    out = Image.new("L", (side, side), 255)
+    out.paste(big, (round(cx - 128 * scale), round(cy - 128 * scale)))
+    return out
+
+
+def _crown(cx: float, cy: float, w: float) -> list[tuple[float, float]]:
+    """Outline of a three-pointed crown, ``w`` wide, centred on (cx, cy)."""
+    h = w * 0.78
+    top, base = cy - h / 2, cy + h / 2
+    band = base - h * 0.26
+    pts = [
+        (-0.50, band),
+        (-0.56, top + h * 0.12),
+        (-0.24, top + h * 0.50),
+        (0.00, top),
+        (0.24, top + h * 0.50),
+        (0.56, top + h * 0.12),
+        (0.50, band),
+        (0.50, base),
+        (-0.50, base),
+    ]
+    return [(cx + fx * w, y) for fx, y in pts]
+
+
+@lru_cache(maxsize=32)
+def _piece_sprite(kind: str, sq: int) -> Image.Image:
+    """RGBA sprite (sq x sq) of one piece, centred."""
+    ss = SUPERSAMPLE
+    side = sq * ss
+    c = side / 2
+    r = sq * PIECE_RADIUS * ss
+    col = WHITE_PIECE if kind in "wW" else BLACK_PIECE
+    king = kind in "WB"
+
+    img = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+
+    # Soft drop shadow towards the lower right.
+    shadow = Image.new("L", (side, side), 0)
+    off = sq * 0.035 * ss
+    ImageDraw.Draw(shadow).ellipse((c - r + off, c - r + off * 1.3, c + r + off, c + r + off * 1.3), fill=110)
+    shadow = shadow.filter(ImageFilter.GaussianBlur(sq * 0.03 * ss))
+    img.paste((0, 0, 0, 255), (0, 0, side, side), shadow)
+
+    # Body: radial shading, light spot towards the upper left.
+    grad = _radial_mask(side, c - r * 0.38, c - r * 0.42, r * 1.55)
+    light_body = Image.composite(
+        Image.new("RGB", (side, side), col["body"]),
+        Image.new("RGB", (side, side), col["light"]),
+        grad.point(lambda v: min(255, v * 2)),
+    )
+    body = Image.composite(
+        Image.new("RGB", (side, side), col["shade"]),
+        light_body,
+        grad.point(lambda v: max(0, (v - 150) * 255 // 105)),
+    )
+    disc = Image.new("L", (side, side), 0)
+    ImageDraw.Draw(disc).ellipse((c - r, c - r, c + r, c + r), fill=255)
+    img.paste(body, (0, 0, side, side), disc)
+
+    draw = ImageDraw.Draw(img)
+    # Outline.
+    ow = max(ss * 1.6, sq * 0.035 * ss)
+    draw.ellipse((c - r, c - r, c + r, c + r), outline=col["outline"], width=round(ow))
+    # Inner ring (a gold ring on kings).
+    ri = r * 0.74
+    rw = max(ss, sq * 0.025 * ss)
+    if king:
+        rw = max(ss * 1.5, sq * 0.05 * ss)
+        draw.ellipse(
+            (c - ri - rw / 2, c - ri - rw / 2, c + ri + rw / 2, c + ri + rw / 2),
+            outline=GOLD_EDGE,
+            width=round(rw + 2 * ss),
+        )
+        draw.ellipse(
+            (c - ri - rw / 2 + ss, c - ri - rw / 2 + ss, c + ri + rw / 2 - ss, c + ri + rw / 2 - ss),
+            outline=GOLD,
+            width=round(rw),
+        )
+        crown = _crown(c, c - r * 0.03, r * 0.86)
+        draw.polygon(crown, fill=GOLD, outline=GOLD_EDGE, width=max(ss, round(sq * 0.025 * ss)))
+        # Jewels on the crown points and a light band.
+        jr = r * 0.075
+        for x, y in (crown[1], crown[3], crown[5]):
+            draw.ellipse(
+                (x - jr, y - jr, x + jr, y + jr), fill=GOLD_LIGHT, outline=GOLD_EDGE, width=max(1, ss // 2 * 2)
+            )
+        bx0, by = crown[0][0], crown[0][1]
+        draw.line(
+            (bx0 + r * 0.12, by + r * 0.1, crown[6][0] - r * 0.12, by + r * 0.1),
+            fill=GOLD_LIGHT,
+            width=max(1, round(r * 0.06)),
+        )
+    else:
+        draw.ellipse((c - ri, c - ri, c + ri, c + ri), outline=col["ring"], width=round(rw))
+    return _downsample(img, sq)
+
+
+@lru_cache(maxsize=16)
+def _capture_sprite(sq: int) -> Image.Image:
+    ss = SUPERSAMPLE
+    side = sq * ss
+    img = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
+    c = side / 2
+    a = sq * 0.24 * ss
+    w = sq * 0.09 * ss
+    for colour, width in ((CAPTURE_EDGE, w + 2.4 * ss), (CAPTURE_RGB, w)):
+        for x0, y0, x1, y1 in ((c - a, c - a, c + a, c + a), (c - a, c + a, c + a, c - a)):
+            draw.line((x0, y0, x1, y1), fill=colour, width=round(width))
+            rr = width / 2
+            for x, y in ((x0, y0), (x1, y1)):
+                draw.ellipse((x - rr, y - rr, x + rr, y + rr), fill=colour)
+    return _downsample(img, sq)
+
+
+@lru_cache(maxsize=16)
+def _dot_sprite(sq: int) -> Image.Image:
+    ss = SUPERSAMPLE
+    side = sq * ss
+    img = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+    c = side / 2
+    r = sq * 0.15 * ss
+    ImageDraw.Draw(img).ellipse((c - r, c - r, c + r, c + r), fill=DOT_RGBA)
+    return _downsample(img, sq)
+
+
+# --- drawing ---------------------------------------------------------------
+
+
+def _paste_centered(img: Image.Image, sprite: Image.Image, centre: tuple[int, int]) -> None:
+    w, h = sprite.size
+    img.paste(sprite, (centre[0] - w // 2, centre[1] - h // 2), sprite)
+
+
+def _fill_square(img: Image.Image, view: BoardView, sq: Square, colour: RGB, px: int) -> None:
+    img.paste(colour, square_box(view.size, sq[0], sq[1], px, view.flipped))
+
+
+def _draw_path(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
+    """Line through the path's square centres, arrow head at the last square."""
+    pts = [square_center(view.size, r, c, px, view.flipped) for r, c in view.last_path]
+    # Drop repeated points (a path should not have them, but be tolerant).
+    pts = [p for i, p in enumerate(pts) if i == 0 or p != pts[i - 1]]
+    if len(pts) < 2:
+        return
+    ss = 3
+    width = max(3.0, sq * 0.11)
+    head_len = sq * 0.34
+    head_half = sq * 0.22
+    margin = int(sq * 0.5) + 2
+    x0 = max(0, min(p[0] for p in pts) - margin)
+    y0 = max(0, min(p[1] for p in pts) - margin)
+    x1 = min(px, max(p[0] for p in pts) + margin)
+    y1 = min(px, max(p[1] for p in pts) + margin)
+
+    # The arrow tip touches the rim of the piece on the last square (or its
+    # centre region if the square is empty).
+    (ax, ay), (bx, by) = pts[-2], pts[-1]
+    seg = math.hypot(bx - ax, by - ay)
+    ux, uy = (bx - ax) / seg, (by - ay) / seg
+    end_sq = view.last_path[-1]
+    stop = sq * PIECE_RADIUS if end_sq in view.pieces else sq * 0.12
+    stop = min(stop, max(0.0, seg - head_len))
+    tip = (bx - ux * stop, by - uy * stop)
+    base = (tip[0] - ux * head_len, tip[1] - uy * head_len)
+
+    def loc(p: tuple[float, float]) -> tuple[float, float]:
+        return ((p[0] - x0) * ss, (p[1] - y0) * ss)
+
+    layer = Image.new("L", ((x1 - x0) * ss, (y1 - y0) * ss), 0)
+    draw = ImageDraw.Draw(layer)
+    line_pts = [loc(p) for p in pts[:-1]] + [loc((base[0] + ux * 2, base[1] + uy * 2))]
+    w = round(width * ss)
+    draw.line(line_pts, fill=255, width=w, joint="curve")
+    sx, sy = loc(pts[0])
+    rr = w / 2
+    draw.ellipse((sx - rr, sy - rr, sx + rr, sy + rr), fill=255)
+    nx, ny = -uy, ux
+    head = [
+        loc(tip),
+        loc((base[0] + nx * head_half, base[1] + ny * head_half)),
+        loc((base[0] - nx * head_half, base[1] - ny * head_half)),
+    ]
+    draw.polygon(head, fill=255)
+    mask = layer.resize((x1 - x0, y1 - y0), Image.Resampling.BOX)
+    mask = mask.point(lambda v: v * PATH_RGBA[3] // 255)
+    img.paste(PATH_RGBA[:3], (x0, y0, x1, y1), mask)
+
+
+def render_image(view: BoardView, px: int = 600) -> Image.Image:
+    """Render ``view`` to a ``px`` x ``px`` RGB Pillow image."""
+    if px < 2 * view.size:
+        raise ValueError(f"px={px} is too small for a {view.size}x{view.size} board")
+    size, flipped = view.size, view.flipped
+    labels = tuple(sorted(view.labels.items()))
+    img = _empty_board(size, px, flipped).copy()
+    sq = px // size
+
+    if view.last_path:
+        for s in {view.last_path[0], view.last_path[-1]}:
+            _fill_square(img, view, s, LAST_MOVE_SQUARE, px)
+    if view.selected is not None:
+        _fill_square(img, view, view.selected, SELECTED_SQUARE, px)
+    if len(view.last_path) >= 2:
+        _draw_path(img, view, px, sq)
+
+    for (row, col), kind in view.pieces.items():
+        _paste_centered(img, _piece_sprite(kind, sq), square_center(size, row, col, px, flipped))
+    if view.captured:
+        sprite = _capture_sprite(sq)
+        for row, col in view.captured:
+            _paste_centered(img, sprite, square_center(size, row, col, px, flipped))
+    if view.dots:
+        sprite = _dot_sprite(sq)
+        for row, col in view.dots:
+            _paste_centered(img, sprite, square_center(size, row, col, px, flipped))
+
+    # Square numbers go on top of everything (pieces leave them free, but
+    # highlights and the path line may cross them): paste the cached crops.
+    _, crops = _label_layer(size, px, flipped, labels)
+    for xy, crop in crops:
+        img.paste(crop, xy, crop)
+    return img
+
+
+# Flat colours that must come out of the palette exactly (quantizing may
+# shift a big area by a shade otherwise).
+_EXACT = (LIGHT_SQUARE, DARK_SQUARE, LAST_MOVE_SQUARE, SELECTED_SQUARE, BORDER, LABEL)
+
+
+def _to_palette(img: Image.Image, colours: int = PNG_COLOURS) -> Image.Image:
+    """Quantize to a small palette (no dithering), flat colours kept exact."""
+    pim = img.quantize(colors=colours, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    pal = pim.getpalette() or []
+    entries = [tuple(pal[i : i + 3]) for i in range(0, len(pal), 3)]
+    changed = False
+    for want in _EXACT:
+        best = min(
+            range(len(entries)),
+            key=lambda i: sum(abs(a - b) for a, b in zip(entries[i], want, strict=True)),
+        )
+        got = entries[best]
+        if got != want and sum(abs(a - b) for a, b in zip(got, want, strict=True)) <= 12:
+            pal[best * 3 : best * 3 + 3] = want
+            entries[best] = want
+            changed = True
+    if changed:
+        pim.putpalette(pal)
+    return pim
+
+
+def render_png(view: BoardView, px: int = 600) -> bytes:
+    """Render ``view`` as a palette PNG of ``px`` x ``px`` pixels (~20-30 KB at 600)."""
+    out = io.BytesIO()
+    # Default zlib level: level 9 / optimize saves ~5% for ~4x the encode time.
+    _to_palette(render_image(view, px)).save(out, format="PNG")
+    return out.getvalue()
+
+
+def render_capture_gif(frames: Sequence[BoardView], px: int = 600, ms_per_frame: int = 700) -> bytes:
+    """Animated GIF (looping) showing ``frames`` one after the other.
+
+    All frames share one palette.  The last frame is held twice as long so the
+    final position can be read before the loop restarts.  Note that GIF
+    encoders merge a frame identical to the one before it into that frame.
+    """
+    if not frames:
+        raise ValueError("render_capture_gif needs at least one frame")
+    images = [render_image(v, px) for v in frames]
+    # One palette for every frame: quantize a strip of all frames (halved with
+    # NEAREST so no new colours are made up).
+    half = max(1, px // 2)
+    strip = Image.new("RGB", (half * len(images), half))
+    for i, im in enumerate(images):
+        strip.paste(im.resize((half, half), Image.Resampling.NEAREST), (i * half, 0))
+    palette = strip.quantize(colors=255, method=Image.Quantize.FASTOCTREE)
+    pframes = [im.quantize(palette=palette, dither=Image.Dither.NONE) for im in images]
+    durations = [ms_per_frame] * len(pframes)
+    durations[-1] = ms_per_frame * 2
+    out = io.BytesIO()
+    pframes[0].save(
+        out,
+        format="GIF",
+        save_all=True,
+        append_images=pframes[1:],
+        duration=durations,
+        loop=0,
+        disposal=1,
+    )
+    return out.getvalue()

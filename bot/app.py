@@ -1,0 +1,46 @@
+"""Starting the bot: the console chat by default, or a platform when asked."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+DEFAULT_DB = "draughts.db"
+
+
+def database_path(explicit: str | None = None) -> str:
+    """The SQLite file: --db, else $DRAUGHTS_DB, else draughts.db in the current folder."""
+    return explicit or os.environ.get("DRAUGHTS_DB") or DEFAULT_DB
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run what the command line asked for; the console chat when nothing was."""
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    command = args.command or "console"
+    if command in ("telegram", "discord"):
+        variable = f"{command.upper()}_BOT_TOKEN"
+        if not os.environ.get(variable):
+            print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
+                  "console chat.", file=sys.stderr)
+            return 2
+        print(f"error: the {command} adapter is not part of this build yet; `python -m bot` runs the "
+              "console chat.", file=sys.stderr)
+        return 2
+    from bot.platforms.console import ConsoleChat
+    from bot.service import GameService
+    from bot.storage import Storage
+
+    storage = Storage(database_path(getattr(args, "db", None)))
+    images = Path(getattr(args, "images", None) or os.environ.get("DRAUGHTS_IMAGES", "boards"))
+    chat = ConsoleChat(GameService(storage), sys.stdout, images)
+    try:
+        chat.run(sys.stdin, interactive=sys.stdin.isatty())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        storage.close()
+    return 0

@@ -1,0 +1,5 @@
+"""The local console chat: each input line is a message (the embedded default)."""
+
+from .chat import ConsoleChat
+
+__all__ = ["ConsoleChat"]

@@ -1,0 +1,116 @@
+"""A chat on standard input and output, for trying the bot and for end-to-end tests.
+
+``/as NAME`` switches who is typing, ``/chat NAME`` which chat (a new name is
+a new group chat), ``/press ACTION`` presses a button, ``/reply N TEXT``
+answers message N.  Images are saved to a folder and their paths printed.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TextIO
+
+from bot.service import ChatEvent, GameService, Outgoing, Reply
+
+PLATFORM = "console"
+
+
+class ConsoleChat:
+    """Reads lines, hands them to the service, prints the replies."""
+
+    def __init__(self, service: GameService, out: TextIO, images: Path, user: str = "Ana",
+                 chat: str = "main", language: str | None = None) -> None:
+        self.service = service
+        self.out = out
+        self.images = Path(images)
+        self.user = user
+        self.chat = chat
+        self.language = language or os.environ.get("LANG", "en")
+        self.counter = 0
+
+    def prompt(self) -> str:
+        return f"{self.user}@{self.chat}> "
+
+    def line(self, text: str) -> None:
+        """Handle one input line."""
+        for outgoing in self.service.tick():
+            self._print_outgoing(outgoing)
+        stripped = text.strip()
+        if not stripped:
+            return
+        switch = re.fullmatch(r"/(as|chat)\s+(\S.{0,40})", stripped)
+        if switch:
+            name = switch.group(2).strip()
+            if switch.group(1) == "as":
+                self.user = name
+            else:
+                self.chat = name
+            self._say(f"(now {self.user} in chat {self.chat})")
+            return
+        action = reply_to = None
+        press = re.fullmatch(r"/press\s+(\S+)", stripped)
+        if press:
+            action, stripped = press.group(1), None
+        reply = re.fullmatch(r"/reply\s+(\d+)\s+(.+)", stripped or "")
+        if reply:
+            reply_to, stripped = reply.group(1), reply.group(2)
+        event = ChatEvent(platform=PLATFORM, chat_id=self.chat, chat_kind="group", user_id=self.user.lower(),
+                          user_name=self.user, username=self.user.lower(), language=self.language,
+                          text=stripped, action=action, reply_to=reply_to)
+        for r in self.service.handle(event):
+            self._print_reply(self.chat, r)
+
+    def _say(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def _print_outgoing(self, outgoing: Outgoing) -> None:
+        self._print_reply(outgoing.chat_id, outgoing.reply, unprompted=True)
+
+    def _save(self, data: bytes, suffix: str) -> Path:
+        self.images.mkdir(parents=True, exist_ok=True)
+        path = self.images / f"message-{self.counter}{suffix}"
+        path.write_bytes(data)
+        return path
+
+    def _print_reply(self, chat: str, reply: Reply, unprompted: bool = False) -> None:
+        self.counter += 1
+        head = f"[{self.counter}] bot"
+        if unprompted or chat != self.chat:
+            head += f" → {chat}"
+        if reply.private:
+            head += f" (only {self.user})"
+        if reply.replaces_board:
+            head += " (replaces the board)"
+        self._say(f"{head}: {reply.text}")
+        if reply.board_text:
+            self._say(reply.board_text)
+        if reply.image:
+            self._say(f"  board image: {self._save(reply.image, '.png')}")
+        if reply.animation:
+            self._say(f"  capture animation: {self._save(reply.animation, '.gif')}")
+        if reply.document:
+            name, data = reply.document
+            self._say(f"  file: {self._save(data, '-' + Path(name).name)}")
+        for row in reply.buttons:
+            for button in row:
+                self._say(f"  [{button.label}]  {button.command or '/press ' + button.action}")
+        if reply.game_id is not None:
+            self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id)
+
+    def run(self, stdin: TextIO, interactive: bool = False) -> None:
+        """Read until the end of input."""
+        self._say("Draughts console chat. /help for the commands; /as NAME, /chat NAME, /press ACTION, "
+                  "/reply N TEXT to act as others; end of input (Ctrl-D) to quit.")
+        while True:
+            if interactive:
+                self.out.write(self.prompt())
+                self.out.flush()
+            text = stdin.readline()
+            if not text:
+                break
+            self.line(text)
+        if interactive:
+            self._say("")

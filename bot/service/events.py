@@ -1,0 +1,55 @@
+"""What a platform adapter hands the service, and what it gets back."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    """One neutral chat event: a typed message or a button press."""
+
+    platform: str
+    chat_id: str
+    user_id: str
+    user_name: str
+    chat_kind: str = "group"          # "private" or "group"
+    username: str | None = None       # handle used in @mentions, without the @
+    language: str | None = None       # the user's platform language, e.g. "es-ES"
+    text: str | None = None
+    action: str | None = None         # a Button.action
+    reply_to: str | None = None       # id of the message this one replies to
+
+
+@dataclass(frozen=True)
+class Button:
+    """A button: its label, the action string sent back (at most 64 bytes, valid after a
+    restart), and the typed command that does the same where there is one."""
+
+    label: str
+    action: str
+    command: str | None = None
+
+
+@dataclass
+class Reply:
+    """One message to send into the chat."""
+
+    text: str
+    image: bytes | None = None            # PNG board
+    animation: bytes | None = None        # GIF of a multi-capture
+    buttons: list[list[Button]] = field(default_factory=list)
+    replaces_board: bool = False          # edit the game's current board message instead
+    game_id: int | None = None            # the game this board belongs to
+    board_text: str | None = None         # the board drawn in text (console)
+    document: tuple[str, bytes] | None = None   # (file name, content), e.g. a PDN
+    private: bool = False                 # only for the user who asked (where possible)
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A reply the service sends on its own (deadlines, reminders)."""
+
+    platform: str
+    chat_id: str
+    reply: Reply

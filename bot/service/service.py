@@ -1,0 +1,633 @@
+"""The game service: the one entry point for every platform.
+
+A platform adapter turns its events into ``ChatEvent``s and sends back the
+``Reply``s it gets.  The service reads and writes storage, asks the rules
+engine, and renders boards; it knows no platform.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from bot.i18n import LANGUAGES, pick_language, t
+from bot.rules import (
+    VARIANTS,
+    ErrorCode,
+    Game,
+    IllegalMove,
+    Move,
+    Position,
+    Result,
+    write_pdn,
+)
+from bot.service import boards
+from bot.service.commands import (
+    DEFAULT_MOVE_SECONDS,
+    MAX_TEXT,
+    BadArgument,
+    clean_text,
+    game_ref,
+    parse_command,
+    parse_new,
+)
+from bot.service.events import Button, ChatEvent, Outgoing, Reply
+from bot.service.wording import duration, explain, result_text, variant_name
+from bot.storage import StaleGame, Storage
+
+log = logging.getLogger(__name__)
+
+MAX_OPEN_CHALLENGES = 5
+BUTTONS_PER_ROW = 5
+MAX_BUTTON_ROWS = 5      # Discord's limit: 5 rows of 5
+_MOVE_TEXT = re.compile(r"\s*\d{1,3}(\s*[-xX:\u2013\u00d7 ]\s*\d{1,3})+\s*")
+
+
+@dataclass
+class Ctx:
+    """What every handler needs about the event being answered."""
+
+    event: ChatEvent
+    lang: str
+    chat: dict[str, Any]
+    now: float
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.event.platform, self.event.chat_id
+
+
+class GameService:
+    """Answers chat events with replies; keeps every game in storage."""
+
+    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time,
+                 rng: random.Random | None = None) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.rng = rng or random.Random()
+
+    # -- entry points ------------------------------------------------------------------
+
+    def handle(self, event: ChatEvent) -> list[Reply]:
+        """The replies to one chat event.  Never raises for anything a user can type."""
+        now = self.clock()
+        chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
+        lang = chat["language"] or pick_language(event.language)
+        ctx = Ctx(event, lang, chat, now)
+        try:
+            self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
+                                     event.language, now)
+            if event.action is not None:
+                return self._button(ctx, event.action)
+            return self._text(ctx, event.text or "")
+        except Exception:
+            # A bug must not leave the user without an answer; it is logged for us.
+            log.exception("handler failed for %s event in chat %s", event.platform, event.chat_id)
+            return [Reply(t(lang, "error.internal"))]
+
+    def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
+        """An adapter tells us which message shows a game's board (for replies to it)."""
+        self.storage.remember_message(platform, chat_id, str(message_id), game_id)
+
+    def tick(self, now: float | None = None) -> list[Outgoing]:
+        """Deadline work: reminders when a tenth of the move time is left, losses on time."""
+        now = self.clock() if now is None else now
+        out: list[Outgoing] = []
+        for row in self.storage.due_games(now):
+            chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
+            lang = chat.get("language") or "en"
+            turn = Position.from_fen(row["variant"], row["fen"]).turn
+            name = row["white_name"] if turn == "W" else row["black_name"]
+            try:
+                if row["deadline_at"] <= now:
+                    result = Result("1-0" if turn == "B" else "0-1", "time", "B" if turn == "W" else "W")
+                    self._finish(row, result, now)
+                    fresh = self.storage.game(row["id"])
+                    text = t(lang, "game.over", id=row["id"]) + " " + result_text(
+                        lang, result, row["white_name"], row["black_name"])
+                    out.append(Outgoing(row["platform"], row["chat_id"], self._board_reply(lang, fresh, text)))
+                else:
+                    self.storage.update_game(row["id"], row["version"], {"reminded": 1})
+                    left = duration(lang, row["deadline_at"] - now)
+                    out.append(Outgoing(row["platform"], row["chat_id"],
+                                        Reply(t(lang, "clock.reminder", name=name, id=row["id"], left=left),
+                                              game_id=row["id"])))
+            except StaleGame:
+                continue
+        return out
+
+    # -- text ---------------------------------------------------------------------------------
+
+    def _text(self, ctx: Ctx, raw: str) -> list[Reply]:
+        if len(raw) > MAX_TEXT:
+            if raw.lstrip()[:1] in ("/", "!") or ctx.event.chat_kind == "private":
+                return [Reply(t(ctx.lang, "error.too_long", max=MAX_TEXT))]
+            return []
+        cmd = parse_command(raw)
+        if cmd is None:
+            text = clean_text(raw)
+            # A bare move is taken from a player who has a game here.
+            if _MOVE_TEXT.fullmatch(text) and self._my_games(ctx):
+                return self.cmd_move(ctx, text.split())
+            if ctx.event.chat_kind == "private" and text:
+                return [Reply(t(ctx.lang, "help.hint"))]
+            return []
+        if cmd.name is None:
+            return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
+        return getattr(self, f"cmd_{cmd.name}")(ctx, cmd.args)
+
+    def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        return [Reply(t(ctx.lang, "help.text"))]
+
+    def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        from bot.service.commands import VARIANT_WORDS
+        variant = self._default_variant(ctx)
+        if args:
+            variant = VARIANT_WORDS.get(args[0].lower())
+            if variant is None:
+                return [Reply(t(ctx.lang, "rules.unknown", word=args[0][:30]))]
+        return [Reply(t(ctx.lang, f"rules.{variant}"))]
+
+    def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        if len(args) != 1 or args[0].lower() not in LANGUAGES:
+            return [Reply(t(ctx.lang, "lang.usage"))]
+        lang = args[0].lower()
+        self.storage.set_chat(*ctx.key, language=lang)
+        return [Reply(t(lang, "lang.set"))]
+
+    def cmd_settings(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        from bot.service.commands import VARIANT_WORDS
+        if not args:
+            return [Reply(t(ctx.lang, "settings.show", lang=ctx.lang,
+                            variant=variant_name(ctx.lang, self._default_variant(ctx))))]
+        if len(args) == 2 and args[0].lower() in ("variant", "variante"):
+            variant = VARIANT_WORDS.get(args[1].lower())
+            if variant is None:
+                return [Reply(t(ctx.lang, "rules.unknown", word=args[1][:30]))]
+            self.storage.set_chat(*ctx.key, variant=variant)
+            return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
+        if len(args) == 2 and args[0].lower() in ("lang", "language", "idioma", "lingua"):
+            return self.cmd_lang(ctx, args[1:])
+        return [Reply(t(ctx.lang, "settings.usage"))]
+
+    # -- challenges ------------------------------------------------------------------------------
+
+    def cmd_new(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        try:
+            spec = parse_new(args)
+        except BadArgument as err:
+            return [Reply(t(ctx.lang, err.key, **err.values) + " " + t(ctx.lang, "new.usage"))]
+        ev = ctx.event
+        if spec.target and spec.target in (str(ev.username or "").lower(), _name(ev).lower()):
+            return [Reply(t(ctx.lang, "new.self"))]
+        mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ev.user_id]
+        if len(mine) >= MAX_OPEN_CHALLENGES:
+            return [Reply(t(ctx.lang, "new.too_many", max=MAX_OPEN_CHALLENGES))]
+        variant = spec.variant or self._default_variant(ctx)
+        cid = self.storage.create_challenge(
+            platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=_name(ev),
+            target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,
+            created_at=ctx.now)
+        key = "new.open" if spec.target is None else "new.targeted"
+        text = t(ctx.lang, key, name=_name(ev), id=cid, target=spec.target or "",
+                 variant=variant_name(ctx.lang, variant), color=t(ctx.lang, f"color.{spec.color}"),
+                 time=duration(ctx.lang, spec.move_seconds))
+        buttons = [Button(t(ctx.lang, "button.accept"), f"acc:{cid}", f"/accept #{cid}")]
+        if spec.target:
+            buttons.append(Button(t(ctx.lang, "button.decline"), f"dec:{cid}", f"/decline #{cid}"))
+        return [Reply(text, buttons=[buttons])]
+
+    def _acceptable(self, ctx: Ctx, challenge: dict[str, Any]) -> str | None:
+        """Why this user cannot accept the challenge (a catalog key), or None."""
+        ev = ctx.event
+        if challenge["challenger_id"] == ev.user_id:
+            return "accept.own"
+        target = challenge["target_username"]
+        if target and target not in (str(ev.username or "").lower(), _name(ev).lower()):
+            return "accept.not_for_you"
+        return None
+
+    def _challenge_in_chat(self, ctx: Ctx, cid: int) -> dict[str, Any] | None:
+        ch = self.storage.challenge(cid)
+        if ch is None or (ch["platform"], ch["chat_id"]) != ctx.key:
+            return None
+        return ch
+
+    def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        if ref is not None:
+            ch = self._challenge_in_chat(ctx, ref)
+            if ch is None:
+                return [Reply(t(ctx.lang, "challenge.unknown", id=ref))]
+            if ch["status"] != "open":
+                return [Reply(t(ctx.lang, "challenge.closed", id=ref))]
+            why = self._acceptable(ctx, ch)
+            if why:
+                return [Reply(t(ctx.lang, why, id=ref, target=ch["target_username"] or ""))]
+            return self._start_game(ctx, ch)
+        open_ = [c for c in self.storage.open_challenges(*ctx.key) if self._acceptable(ctx, c) is None]
+        if not open_:
+            return [Reply(t(ctx.lang, "accept.none"))]
+        if len(open_) > 1:
+            listing = "\n".join(self._challenge_line(ctx.lang, c) for c in open_)
+            return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
+        return self._start_game(ctx, open_[0])
+
+    def _start_game(self, ctx: Ctx, ch: dict[str, Any]) -> list[Reply]:
+        ev = ctx.event
+        color = ch["color"] if ch["color"] != "random" else self.rng.choice(["white", "black"])
+        challenger = (ch["challenger_id"], ch["challenger_name"])
+        acceptor = (ev.user_id, _name(ev))
+        white, black = (challenger, acceptor) if color == "white" else (acceptor, challenger)
+        start = Position.start(ch["variant"])
+        game_id = self.storage.accept_challenge(ch["id"], {
+            "platform": ch["platform"], "chat_id": ch["chat_id"], "variant": ch["variant"], "start_fen": None,
+            "white_id": white[0], "white_name": white[1], "black_id": black[0], "black_name": black[1],
+            "fen": start.fen(), "move_seconds": ch["move_seconds"],
+            "deadline_at": ctx.now + ch["move_seconds"], "created_at": ctx.now,
+        })
+        if game_id is None:
+            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]))]
+        row = self.storage.game(game_id)
+        text = t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch["variant"]),
+                 white=white[1], black=black[1]) + "\n" + self._to_move_line(ctx.lang, row, ctx.now)
+        return [self._board_reply(ctx.lang, row, text)]
+
+    def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        ev = ctx.event
+        mine = [c for c in self.storage.open_challenges(*ctx.key)
+                if c["target_username"] and self._acceptable(ctx, c) is None]
+        if ref is not None:
+            ch = self._challenge_in_chat(ctx, ref)
+            if ch is None:
+                return [Reply(t(ctx.lang, "challenge.unknown", id=ref))]
+            if ch["status"] != "open":
+                return [Reply(t(ctx.lang, "challenge.closed", id=ref))]
+            if ch["challenger_id"] == ev.user_id:
+                return [Reply(t(ctx.lang, "decline.own", id=ref))]
+            if not ch["target_username"]:
+                return [Reply(t(ctx.lang, "decline.open", id=ref))]
+            if self._acceptable(ctx, ch) is not None:
+                return [Reply(t(ctx.lang, "accept.not_for_you", id=ref, target=ch["target_username"]))]
+            mine = [ch]
+        if not mine:
+            return [Reply(t(ctx.lang, "decline.none"))]
+        if len(mine) > 1:
+            listing = "\n".join(self._challenge_line(ctx.lang, c) for c in mine)
+            return [Reply(t(ctx.lang, "decline.which") + "\n" + listing)]
+        ch = mine[0]
+        if not self.storage.close_challenge(ch["id"], "declined"):
+            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]))]
+        return [Reply(t(ctx.lang, "decline.done", id=ch["id"], name=_name(ev), challenger=ch["challenger_name"]))]
+
+    def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ctx.event.user_id]
+        if ref is not None:
+            ch = self._challenge_in_chat(ctx, ref)
+            if ch is None:
+                return [Reply(t(ctx.lang, "challenge.unknown", id=ref))]
+            if ch["challenger_id"] != ctx.event.user_id:
+                return [Reply(t(ctx.lang, "cancel.not_yours", id=ref))]
+            if ch["status"] != "open":
+                return [Reply(t(ctx.lang, "challenge.closed", id=ref))]
+            mine = [ch]
+        if not mine:
+            return [Reply(t(ctx.lang, "cancel.none"))]
+        done = [c["id"] for c in mine if self.storage.close_challenge(c["id"], "cancelled")]
+        if not done:
+            return [Reply(t(ctx.lang, "cancel.none"))]
+        return [Reply(t(ctx.lang, "cancel.done", ids=", ".join(f"#{i}" for i in done)))]
+
+    def _challenge_line(self, lang: str, ch: dict[str, Any]) -> str:
+        target = f" → @{ch['target_username']}" if ch["target_username"] else ""
+        return (f"#{ch['id']} {ch['challenger_name']}{target}: {variant_name(lang, ch['variant'])}, "
+                f"{t(lang, 'color.' + ch['color'])}, {duration(lang, ch['move_seconds'])}")
+
+    # -- finding the game a message is about -------------------------------------------------------
+
+    def _my_games(self, ctx: Ctx) -> list[dict[str, Any]]:
+        uid = ctx.event.user_id
+        return [g for g in self.storage.active_games(*ctx.key) if uid in (g["white_id"], g["black_id"])]
+
+    def _resolve(self, ctx: Ctx, ref: int | None, mine_only: bool = True,
+                 finished_ok: bool = False) -> tuple[dict[str, Any] | None, list[Reply]]:
+        """The game a command means: #id, the board replied to, or the user's only game here."""
+        if ref is None and ctx.event.reply_to:
+            ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+        if ref is not None:
+            row = self.storage.game(ref)
+            if row is None or (row["platform"], row["chat_id"]) != ctx.key:
+                return None, [Reply(t(ctx.lang, "game.unknown", id=ref))]
+            if row["status"] != "active" and not finished_ok:
+                return None, [Reply(t(ctx.lang, "err.game_over"))]
+            if mine_only and ctx.event.user_id not in (row["white_id"], row["black_id"]):
+                return None, [Reply(t(ctx.lang, "game.not_player", id=ref), private=True)]
+            return row, []
+        games = self._my_games(ctx)
+        if not games and not mine_only:
+            games = self.storage.active_games(*ctx.key)
+        if not games and finished_ok:
+            games = self.storage.recent_games(*ctx.key, ctx.event.user_id)
+        if not games:
+            if self._my_games(ctx) == [] and self.storage.active_games(*ctx.key) and mine_only:
+                return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
+            return None, [Reply(t(ctx.lang, "game.none"))]
+        if len(games) > 1:
+            listing = "\n".join(self._game_line(ctx.lang, g) for g in games)
+            return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
+        return games[0], []
+
+    def _game_line(self, lang: str, g: dict[str, Any]) -> str:
+        turn = Position.from_fen(g["variant"], g["fen"]).turn
+        mover = g["white_name"] if turn == "W" else g["black_name"]
+        return t(lang, "games.line", id=g["id"], variant=variant_name(lang, g["variant"]),
+                 white=g["white_name"], black=g["black_name"], mover=mover, ply=g["ply"] // 2 + 1)
+
+    # -- playing ----------------------------------------------------------------------------------------
+
+    def _load(self, row: dict[str, Any]) -> Game:
+        """The live game of a stored row, without replaying it (RULES: repetition needs only
+        the positions since the last capture or man move)."""
+        need = row["quiet_plies"] + 1
+        fens = self.storage.recent_fens(row["id"], need)
+        if len(fens) < need:
+            start = row["start_fen"] or Position.start(row["variant"]).fen()
+            fens = [start, *fens]
+        return Game.resume(row["variant"], row["start_fen"], fens, row["quiet_plies"])
+
+    def cmd_move(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, words = game_ref(args)
+        if not words:
+            return [Reply(t(ctx.lang, "move.usage"))]
+        row, problem = self._resolve(ctx, ref)
+        if row is None:
+            return problem
+        return self._play(ctx, row, " ".join(words), via_button=False)
+
+    def _color_of(self, row: dict[str, Any], user_id: str) -> str | None:
+        if row["white_id"] == user_id:
+            return "W"
+        if row["black_id"] == user_id:
+            return "B"
+        return None
+
+    def _play(self, ctx: Ctx, row: dict[str, Any], move: str | Move, via_button: bool) -> list[Reply]:
+        game = self._load(row)
+        before = game.position
+        color = self._color_of(row, ctx.event.user_id)
+        to_move = row["white_name"] if before.turn == "W" else row["black_name"]
+        typed = move if isinstance(move, str) else str(move)
+        try:
+            played = game.play(move, by=color)
+        except IllegalMove as err:
+            text = explain(ctx.lang, err, before, typed=typed[:40], to_move=to_move)
+            return [Reply(text, private=via_button)]
+        fields: dict[str, Any] = {
+            "fen": game.position.fen(), "ply": row["ply"] + 1, "quiet_plies": game.quiet_plies,
+            "deadline_at": ctx.now + row["move_seconds"], "reminded": 0,
+            "last_path": list(played.path), "last_captured": list(played.captured),
+            # Moving answers an opponent's draw offer with a no; one's own offer stands.
+            "draw_offer": row["draw_offer"] if row["draw_offer"] == color else None,
+        }
+        if game.result is not None:
+            fields.update(self._result_fields(game.result, ctx.now))
+        move_row = {"ply": row["ply"] + 1, "notation": str(played), "fen_after": fields["fen"],
+                    "by_user": ctx.event.user_id, "played_at": ctx.now}
+        try:
+            self.storage.update_game(row["id"], row["version"], fields, move_row)
+        except StaleGame:
+            fresh = self.storage.game(row["id"])
+            return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "move.stale"))]
+        fresh = self.storage.game(row["id"])
+        mover = _name(ctx.event)
+        text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row["id"])
+        if game.result is not None:
+            text += "\n" + t(ctx.lang, "game.over", id=row["id"]) + " " + result_text(
+                ctx.lang, game.result, row["white_name"], row["black_name"])
+        else:
+            if fields["draw_offer"] is None and row["draw_offer"] and row["draw_offer"] != color:
+                text += "\n" + t(ctx.lang, "draw.declined_by_move")
+            text += "\n" + self._to_move_line(ctx.lang, fresh, ctx.now)
+        reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
+        reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+        return [reply]
+
+    def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
+        return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
+                "winner": result.winner, "finished_at": now, "deadline_at": None, "draw_offer": None}
+
+    def _finish(self, row: dict[str, Any], result: Result, now: float) -> None:
+        self.storage.update_game(row["id"], row["version"], self._result_fields(result, now))
+
+    def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        row, problem = self._resolve(ctx, ref)
+        if row is None:
+            return problem
+        color = self._color_of(row, ctx.event.user_id)
+        winner = "B" if color == "W" else "W"
+        result = Result("1-0" if winner == "W" else "0-1", "resign", winner)
+        return self._end_by_players(ctx, row, result)
+
+    def _end_by_players(self, ctx: Ctx, row: dict[str, Any], result: Result) -> list[Reply]:
+        try:
+            self._finish(row, result, ctx.now)
+        except StaleGame:
+            return [self._board_reply(ctx.lang, self.storage.game(row["id"]), t(ctx.lang, "move.stale"))]
+        text = t(ctx.lang, "game.over", id=row["id"]) + " " + result_text(
+            ctx.lang, result, row["white_name"], row["black_name"])
+        return [self._board_reply(ctx.lang, self.storage.game(row["id"]), text)]
+
+    def cmd_draw(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        row, problem = self._resolve(ctx, ref)
+        if row is None:
+            return problem
+        color = self._color_of(row, ctx.event.user_id)
+        if row["draw_offer"] and row["draw_offer"] != color:
+            return self._end_by_players(ctx, row, Result("1/2-1/2", "agreement"))
+        if row["draw_offer"] == color:
+            return [Reply(t(ctx.lang, "draw.already"))]
+        try:
+            self.storage.update_game(row["id"], row["version"], {"draw_offer": color})
+        except StaleGame:
+            return [Reply(t(ctx.lang, "move.stale"))]
+        other = row["black_name"] if color == "W" else row["white_name"]
+        return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row["id"]),
+                      buttons=[[Button(t(ctx.lang, "button.accept_draw"), f"dr:{row['id']}", f"/draw #{row['id']}")]])]
+
+    def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
+        if row is None:
+            return problem
+        if row["status"] == "active":
+            text = self._game_line(ctx.lang, row) + "\n" + self._to_move_line(ctx.lang, row, ctx.now)
+        else:
+            text = t(ctx.lang, "game.over", id=row["id"]) + " " + result_text(
+                ctx.lang, _stored_result(row), row["white_name"], row["black_name"])
+        return [self._board_reply(ctx.lang, row, text)]
+
+    def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        games = self.storage.active_games(*ctx.key)
+        challenges = self.storage.open_challenges(*ctx.key)
+        if not games and not challenges:
+            return [Reply(t(ctx.lang, "games.empty"))]
+        lines = []
+        if games:
+            lines.append(t(ctx.lang, "games.header"))
+            lines += [self._game_line(ctx.lang, g) for g in games]
+        if challenges:
+            lines.append(t(ctx.lang, "games.challenges"))
+            lines += [self._challenge_line(ctx.lang, c) for c in challenges]
+        return [Reply("\n".join(lines))]
+
+    def cmd_pdn(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        ref, _ = game_ref(args)
+        row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
+        if row is None:
+            return problem
+        game = Game(row["variant"], row["start_fen"], draw_rules=False)
+        for m in self.storage.moves(row["id"]):
+            game.play(m["notation"])
+        if row["status"] == "finished":
+            game.result = _stored_result(row)
+        date = time.strftime("%Y.%m.%d", time.gmtime(row["created_at"]))
+        text = write_pdn(game, {"Event": f"Game #{row['id']}", "Site": row["platform"], "Date": date,
+                                "White": row["white_name"], "Black": row["black_name"]})
+        return [Reply(text, document=(f"game-{row['id']}.pdn", text.encode("utf-8")))]
+
+    # -- buttons -------------------------------------------------------------------------------------------
+
+    def _button(self, ctx: Ctx, action: str) -> list[Reply]:
+        parts = str(action)[:64].split(":")
+        kind, nums = parts[0], parts[1:]
+        if not nums or not all(p.isdigit() and len(p) <= 9 for p in nums):
+            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
+        ids = [int(p) for p in nums]
+        if kind == "acc" and len(ids) == 1:
+            return self.cmd_accept(ctx, [f"#{ids[0]}"])
+        if kind == "dec" and len(ids) == 1:
+            return self.cmd_decline(ctx, [f"#{ids[0]}"])
+        if kind == "dr" and len(ids) == 1:
+            return self.cmd_draw(ctx, [f"#{ids[0]}"])
+        expected = {"p": 2, "s": 3, "d": 4, "m": 3}
+        if expected.get(kind) != len(ids):
+            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
+        gid, ply = ids[0], ids[1]
+        row, problem = self._resolve(ctx, gid)
+        if row is None:
+            for reply in problem:
+                reply.private = True
+            return problem
+        if row["ply"] != ply:
+            return [self._board_reply(ctx.lang, row, t(ctx.lang, "button.stale"), replaces=True)]
+        color = self._color_of(row, ctx.event.user_id)
+        pos = Position.from_fen(row["variant"], row["fen"])
+        if color != pos.turn:
+            mover = row["white_name"] if pos.turn == "W" else row["black_name"]
+            return [Reply(t(ctx.lang, "err.not_your_turn", name=mover), private=True)]
+        legal = pos.legal_moves()
+        if kind == "p":
+            return [self._board_reply(ctx.lang, row, self._to_move_line(ctx.lang, row, ctx.now), replaces=True)]
+        if kind == "s":
+            return [self._select_reply(ctx.lang, row, pos, ids[2])]
+        if kind == "d":
+            matching = [m for m in legal if m.start == ids[2] and m.end == ids[3]]
+            if len(matching) == 1:
+                return self._play(ctx, row, matching[0], via_button=True)
+            if not matching:
+                return [Reply(t(ctx.lang, "button.stale"), private=True)]
+            return [self._paths_reply(ctx.lang, row, pos, legal, matching)]
+        index = ids[2]
+        if index >= len(legal):
+            return [Reply(t(ctx.lang, "button.stale"), private=True)]
+        return self._play(ctx, row, legal[index], via_button=True)
+
+    # -- boards and buttons ------------------------------------------------------------------------------------
+
+    def _to_move_line(self, lang: str, row: dict[str, Any], now: float) -> str:
+        turn = Position.from_fen(row["variant"], row["fen"]).turn
+        name = row["white_name"] if turn == "W" else row["black_name"]
+        left = duration(lang, (row["deadline_at"] or now) - now)
+        return t(lang, "game.to_move", name=name, color=t(lang, "color.white" if turn == "W" else "color.black"),
+                 left=left)
+
+    def _board_reply(self, lang: str, row: dict[str, Any], text: str, replaces: bool = False) -> Reply:
+        """The board of a stored game, with the piece buttons for the player to move."""
+        import json
+        pos = Position.from_fen(row["variant"], row["fen"])
+        last = json.loads(row["last_path"]) if row["last_path"] else []
+        captured = json.loads(row["last_captured"]) if row["last_captured"] else []
+        view = boards.board_view(pos, last, captured, flipped=reply_flipped(row))
+        buttons: list[list[Button]] = []
+        if row["status"] == "active":
+            starts = sorted({m.start for m in pos.legal_moves()})
+            buttons = _rows([Button(str(sq), f"s:{row['id']}:{row['ply']}:{sq}") for sq in starts])
+        return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
+                     replaces_board=replaces, game_id=row["id"])
+
+    def _select_reply(self, lang: str, row: dict[str, Any], pos: Position, square: int) -> Reply:
+        moves = [m for m in pos.legal_moves() if m.start == square]
+        if not moves:
+            return Reply(t(lang, "button.stale"), private=True)
+        ends = sorted({m.end for m in moves})
+        view = boards.board_view(pos, dots=ends, selected=square, flipped=reply_flipped(row))
+        gid, ply = row["id"], row["ply"]
+        buttons = []
+        for end in ends:
+            same = [m for m in moves if m.end == end]
+            command = f"/m {same[0]}" if len(same) == 1 else None
+            buttons.append(Button(f"{square}→{end}", f"d:{gid}:{ply}:{square}:{end}", command))
+        rows = _rows(buttons, reserve=1)
+        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}")])
+        return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
+                     buttons=rows, replaces_board=True, game_id=gid)
+
+    def _paths_reply(self, lang: str, row: dict[str, Any], pos: Position, legal: list[Move],
+                     matching: list[Move]) -> Reply:
+        gid, ply = row["id"], row["ply"]
+        buttons = [Button(str(m), f"m:{gid}:{ply}:{legal.index(m)}", f"/m {m}") for m in matching]
+        rows = _rows(buttons, reserve=1)
+        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}")])
+        view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start, flipped=reply_flipped(row))
+        return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,
+                     replaces_board=True, game_id=gid)
+
+    def _default_variant(self, ctx: Ctx) -> str:
+        if ctx.chat.get("variant") in VARIANTS:
+            return ctx.chat["variant"]
+        return "spanish" if ctx.lang == "es" else "italian"
+
+
+def reply_flipped(row: dict[str, Any]) -> bool:
+    """Boards are seen from the side to move (from White's side once the game is over)."""
+    if row["status"] != "active":
+        return False
+    return Position.from_fen(row["variant"], row["fen"]).turn == "B"
+
+
+def _stored_result(row: dict[str, Any]) -> Result:
+    return Result(row["result_score"], row["result_reason"], row["winner"])
+
+
+def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
+    """Buttons in rows that fit every platform (Discord: 5 rows of 5)."""
+    limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
+    buttons = buttons[:limit]
+    return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
+
+
+def _name(event: ChatEvent) -> str:
+    name = clean_text(event.user_name or "")[:64]
+    return name or (event.username or f"user {event.user_id}")[:64]
+
+
+__all__ = ["GameService", "DEFAULT_MOVE_SECONDS", "ErrorCode"]

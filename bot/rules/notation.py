@@ -120,16 +120,22 @@ def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> Il
     v = pos.variant
     legal = pos.legal_moves()
     captures = [m for m in legal if m.captured]
-    # A capture the board allows but a priority rule forbids.
-    for path, raw in capture_routes(pos, legal_only=False):
-        if list(path) == squares or _is_subsequence(squares, path):
+    pseudo = capture_routes(pos, legal_only=False)
+    # A capture the board allows but a priority rule forbids, typed in full.
+    for path, raw in pseudo:
+        if list(path) == squares:
             return _outranked(pos, raw, captures)
-    # A capture stopped half-way.
-    unfinished = [m for m in captures if len(m.path) > len(squares) and list(m.path[:len(squares)]) == squares]
+    # A legal capture stopped half-way (along any of its paths).
+    n = len(squares)
+    unfinished: list[Move] = []
+    for path, move in _legal_by_route(pos):
+        if len(path) > n and list(path[:n]) == squares and move.captured and move not in unfinished:
+            unfinished.append(move)
     if unfinished:
         return IllegalMove(ErrorCode.CAPTURE_NOT_FINISHED, squares=tuple(squares), moves=tuple(unfinished))
-    for path, raw in capture_routes(pos, legal_only=False):
-        if len(path) > len(squares) and list(path[:len(squares)]) == squares:
+    # A short form, or a capture stopped half-way, of a capture a priority rule forbids.
+    for path, raw in pseudo:
+        if _is_subsequence(squares, path) or (len(path) > n and list(path[:n]) == squares):
             return _outranked(pos, raw, captures)
     um, uk, tm, tk = pos.sides()
     # A plain move that would be legal if no capture were compulsory.

@@ -1,0 +1,80 @@
+"""The Spanish and Italian catalogs match the English one: same keys, same placeholders."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+
+from bot.i18n import LANGUAGES, catalog
+
+TRANSLATIONS = [lang for lang in LANGUAGES if lang != "en"]
+MIN_TRANSLATED_SHARE = 0.9
+
+
+def placeholders(text: str) -> set[str]:
+    """The names of the {placeholders} in a message."""
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field is not None}
+
+
+def literal_text(text: str) -> str:
+    """A message without its placeholders ('{{' would come back as '{')."""
+    return "".join(literal for literal, _, _, _ in string.Formatter().parse(text))
+
+
+def test_all_three_languages_are_there():
+    assert set(LANGUAGES) == {"es", "it", "en"}
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_same_keys_as_english(lang):
+    en, other = set(catalog("en")), set(catalog(lang))
+    assert other - en == set(), f"{lang} has keys English lacks"
+    assert en - other == set(), f"{lang} lacks keys"
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_same_placeholders_per_key(lang):
+    en = catalog("en")
+    wrong = {key: (placeholders(en[key]), placeholders(text))
+             for key, text in catalog(lang).items()
+             if key in en and placeholders(text) != placeholders(en[key])}
+    assert wrong == {}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_placeholders_are_plain_names(lang):
+    for key, text in catalog(lang).items():
+        for _, field, spec, conversion in string.Formatter().parse(text):
+            if field is not None:
+                assert field.isidentifier(), (key, field)
+                assert not spec and conversion is None, (key, field)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_literal_braces(lang):
+    for key, text in catalog(lang).items():
+        literal = literal_text(text)
+        assert "{" not in literal and "}" not in literal, key
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_message_formats_with_dummy_values(lang):
+    for key, text in catalog(lang).items():
+        values = {name: f"<{name}>" for name in placeholders(text)}
+        formatted = text.format(**values)
+        for name in values:
+            assert f"<{name}>" in formatted, (key, name)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_message_is_empty(lang):
+    empty = [key for key, text in catalog(lang).items() if not isinstance(text, str) or not text.strip()]
+    assert empty == []
+
+
+@pytest.mark.parametrize("lang", TRANSLATIONS)
+def test_most_messages_are_translated(lang):
+    en, other = catalog("en"), catalog(lang)
+    same = [key for key in en if other.get(key) == en[key]]
+    assert len(en) - len(same) >= MIN_TRANSLATED_SHARE * len(en), f"untranslated: {same}"

@@ -45,8 +45,8 @@ COLOR_WORDS: dict[str, str] = {
 MIN_MOVE_SECONDS = 5 * 60
 MAX_MOVE_SECONDS = 7 * 24 * 3600
 DEFAULT_MOVE_SECONDS = 24 * 3600
-_DURATION = re.compile(r"(\d{1,4})\s*(m|min|mins|minutes?|minutos?|minuti|h|hr|hours?|horas?|ore|ora|d|days?|d[ií]as?|giorni|g)",
-                       re.I)
+_DURATION = re.compile(
+    r"(\d{1,4})\s*(m|min|mins|minutes?|minutos?|minuti|h|hr|hours?|horas?|ore|ora|d|days?|d[ií]as?|giorni|g)", re.I)
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400}
 
 

@@ -7,6 +7,7 @@ engine, and renders boards; it knows no platform.
 
 from __future__ import annotations
 
+import json
 import logging
 import random
 import re
@@ -18,7 +19,6 @@ from typing import Any
 from bot.i18n import LANGUAGES, pick_language, t
 from bot.rules import (
     VARIANTS,
-    ErrorCode,
     Game,
     IllegalMove,
     Move,
@@ -28,8 +28,8 @@ from bot.rules import (
 )
 from bot.service import boards
 from bot.service.commands import (
-    DEFAULT_MOVE_SECONDS,
     MAX_TEXT,
+    VARIANT_WORDS,
     BadArgument,
     clean_text,
     game_ref,
@@ -145,7 +145,6 @@ class GameService:
         return [Reply(t(ctx.lang, "help.text"))]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        from bot.service.commands import VARIANT_WORDS
         variant = self._default_variant(ctx)
         if args:
             variant = VARIANT_WORDS.get(args[0].lower())
@@ -161,7 +160,6 @@ class GameService:
         return [Reply(t(lang, "lang.set"))]
 
     def cmd_settings(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        from bot.service.commands import VARIANT_WORDS
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=ctx.lang,
                             variant=variant_name(ctx.lang, self._default_variant(ctx))))]
@@ -562,7 +560,6 @@ class GameService:
 
     def _board_reply(self, lang: str, row: dict[str, Any], text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""
-        import json
         pos = Position.from_fen(row["variant"], row["fen"])
         last = json.loads(row["last_path"]) if row["last_path"] else []
         captured = json.loads(row["last_captured"]) if row["last_captured"] else []
@@ -629,5 +626,3 @@ def _name(event: ChatEvent) -> str:
     name = clean_text(event.user_name or "")[:64]
     return name or (event.username or f"user {event.user_id}")[:64]
 
-
-__all__ = ["GameService", "DEFAULT_MOVE_SECONDS", "ErrorCode"]

@@ -175,8 +175,13 @@ def has_capture(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) -> 
             return True
     elif ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty:
         return True
-    if not uk:
-        return False
+    return bool(uk) and kings_can_capture(v, uk, them, empty)
+
+
+def kings_can_capture(v: Variant, uk: int, them: int, empty: int) -> bool:
+    """Whether some king can capture, by whole-board shifts."""
+    s1 = v.pitch - 1
+    s2 = v.pitch + 1
     if not v.flying_kings:
         return bool(
             ((uk >> s1) & them) >> s1 & empty or ((uk >> s2) & them) >> s2 & empty

@@ -30,6 +30,7 @@ def _build(v: Variant) -> tuple[Callable, Callable, Callable]:
     wpromo = v.white_promo
     bpromo = v.black_promo
     legal_captures = movegen.legal_captures
+    kings_can_capture = movegen.kings_can_capture
 
     def capture_children(um, uk, tm, tk, white):
         out = []
@@ -46,24 +47,7 @@ def _build(v: Variant) -> tuple[Callable, Callable, Callable]:
         return out
 
     def king_captures(uk, them, empty):
-        """Whether some king can capture."""
-        if not flying:
-            return (((uk >> s1) & them) >> s1 & empty or ((uk >> s2) & them) >> s2 & empty
-                    or ((uk << s1) & them) << s1 & empty or ((uk << s2) & them) << s2 & empty)
-        for s in (s1, s2):
-            f = reach = uk
-            while f:
-                f = (f >> s) & empty
-                reach |= f
-            if ((reach >> s) & them) >> s & empty:
-                return True
-            f = reach = uk
-            while f:
-                f = (f << s) & empty
-                reach |= f
-            if ((reach << s) & them) << s & empty:
-                return True
-        return False
+        return kings_can_capture(v, uk, them, empty)
 
     def single_jumps(um, uk, tk, them, empty, victims, white):
         """Landing squares of the legal captures, per forward direction, when every

@@ -210,20 +210,21 @@ class GameService:
             return "accept.not_for_you"
         return None
 
-    def _challenge_in_chat(self, ctx: Ctx, cid: int) -> dict[str, Any] | None:
+    def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[dict[str, Any] | None, list[Reply]]:
+        """Challenge #cid if it is open in this chat, else the answer saying why not."""
         ch = self.storage.challenge(cid)
         if ch is None or (ch["platform"], ch["chat_id"]) != ctx.key:
-            return None
-        return ch
+            return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid))]
+        if ch["status"] != "open":
+            return None, [Reply(t(ctx.lang, "challenge.closed", id=cid))]
+        return ch, []
 
     def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         ref, _ = game_ref(args)
         if ref is not None:
-            ch = self._challenge_in_chat(ctx, ref)
+            ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
-                return [Reply(t(ctx.lang, "challenge.unknown", id=ref))]
-            if ch["status"] != "open":
-                return [Reply(t(ctx.lang, "challenge.closed", id=ref))]
+                return problem
             why = self._acceptable(ctx, ch)
             if why:
                 return [Reply(t(ctx.lang, why, id=ref, target=ch["target_username"] or ""))]
@@ -262,11 +263,9 @@ class GameService:
         mine = [c for c in self.storage.open_challenges(*ctx.key)
                 if c["target_username"] and self._acceptable(ctx, c) is None]
         if ref is not None:
-            ch = self._challenge_in_chat(ctx, ref)
+            ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
-                return [Reply(t(ctx.lang, "challenge.unknown", id=ref))]
-            if ch["status"] != "open":
-                return [Reply(t(ctx.lang, "challenge.closed", id=ref))]
+                return problem
             if ch["challenger_id"] == ev.user_id:
                 return [Reply(t(ctx.lang, "decline.own", id=ref))]
             if not ch["target_username"]:
@@ -288,13 +287,11 @@ class GameService:
         ref, _ = game_ref(args)
         mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ctx.event.user_id]
         if ref is not None:
-            ch = self._challenge_in_chat(ctx, ref)
+            ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
-                return [Reply(t(ctx.lang, "challenge.unknown", id=ref))]
+                return problem
             if ch["challenger_id"] != ctx.event.user_id:
                 return [Reply(t(ctx.lang, "cancel.not_yours", id=ref))]
-            if ch["status"] != "open":
-                return [Reply(t(ctx.lang, "challenge.closed", id=ref))]
             mine = [ch]
         if not mine:
             return [Reply(t(ctx.lang, "cancel.none"))]

@@ -41,6 +41,9 @@ def run(args: argparse.Namespace) -> int:
         chat.run(sys.stdin, interactive=sys.stdin.isatty())
     except KeyboardInterrupt:
         pass
+    except BrokenPipeError:
+        # The reader went away (e.g. piped into `head`): stop quietly, without a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
         storage.close()
     return 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from pathlib import Path
 from typing import TextIO
 
@@ -29,14 +30,28 @@ class ConsoleChat:
         self.chat = chat
         self.language = language or os.environ.get("LANG", "en")
         self.counter = 0
+        # The deadline ticker and the input loop take turns.
+        self._lock = threading.Lock()
 
     def prompt(self) -> str:
         return f"{self.user}@{self.chat}> "
 
     def line(self, text: str) -> None:
-        """Handle one input line."""
+        """Handle one input line (deadlines that fell due are announced first)."""
+        with self._lock:
+            self._tick()
+            self._line(text)
+
+    def _tick(self) -> None:
         for outgoing in self.service.tick():
             self._print_outgoing(outgoing)
+
+    def _ticker(self, stop: threading.Event, every: float) -> None:
+        while not stop.wait(every):
+            with self._lock:
+                self._tick()
+
+    def _line(self, text: str) -> None:
         stripped = text.strip()
         if not stripped:
             return
@@ -100,17 +115,23 @@ class ConsoleChat:
         if reply.game_id is not None:
             self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id)
 
-    def run(self, stdin: TextIO, interactive: bool = False) -> None:
-        """Read until the end of input."""
+    def run(self, stdin: TextIO, interactive: bool = False, tick_every: float = 20.0) -> None:
+        """Read until the end of input; when interactive, also check deadlines every ``tick_every`` s."""
         self._say("Draughts console chat. /help for the commands; /as NAME, /chat NAME, /press ACTION, "
                   "/reply N TEXT to act as others; end of input (Ctrl-D) to quit.")
-        while True:
-            if interactive:
-                self.out.write(self.prompt())
-                self.out.flush()
-            text = stdin.readline()
-            if not text:
-                break
-            self.line(text)
+        stop = threading.Event()
+        if interactive:
+            threading.Thread(target=self._ticker, args=(stop, tick_every), daemon=True).start()
+        try:
+            while True:
+                if interactive:
+                    self.out.write(self.prompt())
+                    self.out.flush()
+                text = stdin.readline()
+                if not text:
+                    break
+                self.line(text)
+        finally:
+            stop.set()
         if interactive:
             self._say("")

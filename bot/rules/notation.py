@@ -23,7 +23,8 @@ def split_squares(text: str) -> tuple[list[int], bool]:
 
 
 def _is_subsequence(typed: list[int], path: tuple[int, ...]) -> bool:
-    """Typed squares appear in order in the path, with the same first and last square."""
+    """Typed squares appear in order in the path, with the same first and last square
+    (for "from x to", just the same ends)."""
     if typed[0] != path[0] or typed[-1] != path[-1] or len(typed) > len(path):
         return False
     it = iter(path)
@@ -70,10 +71,13 @@ def match_squares(pos: Position, squares: list[int], capture_hint: bool = False)
     for path, move in routes:
         if list(path) == squares:
             return move
+    # Only the short form "from x to" abbreviates (RULES §2): a longer path is taken
+    # literally, so a capture the user spelled out is never swapped for another one.
     candidates: list[Move] = []
-    for path, move in routes:
-        if _is_subsequence(squares, path) and move not in candidates:
-            candidates.append(move)
+    if len(squares) == 2:
+        for path, move in routes:
+            if _is_subsequence(squares, path) and move not in candidates:
+                candidates.append(move)
     if len(candidates) == 1:
         return candidates[0]
     if candidates:
@@ -135,7 +139,7 @@ def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> Il
         return IllegalMove(ErrorCode.CAPTURE_NOT_FINISHED, squares=tuple(squares), moves=tuple(unfinished))
     # A short form, or a capture stopped half-way, of a capture a priority rule forbids.
     for path, raw in pseudo:
-        if _is_subsequence(squares, path) or (len(path) > n and list(path[:n]) == squares):
+        if (n == 2 and _is_subsequence(squares, path)) or (len(path) > n and list(path[:n]) == squares):
             return _outranked(pos, raw, captures)
     um, uk, tm, tk = pos.sides()
     # A plain move that would be legal if no capture were compulsory.

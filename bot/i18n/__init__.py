@@ -26,7 +26,7 @@ def pick_language(*candidates: str | None) -> str:
     return DEFAULT_LANGUAGE
 
 
-def t(lang: str, key: str, **values: object) -> str:
+def t(lang: str, key: str, /, **values: object) -> str:
     """A message in a language, English when the language lacks it."""
     text = catalog(lang).get(key)
     if text is None:

@@ -61,9 +61,9 @@ class Command:
 
 
 def clean_text(text: str) -> str:
-    """Drop control and format characters (keep spaces), trim, and bound the length."""
-    cleaned = "".join(" " if ch in "\t\n\r" else ch for ch in text
-                      if ch in "\t\n\r" or unicodedata.category(ch)[0] != "C")
+    """Drop control and format characters, turn every kind of space into a plain one, trim."""
+    cleaned = "".join(" " if ch.isspace() else ch for ch in text
+                      if ch.isspace() or unicodedata.category(ch)[0] != "C")
     return cleaned.strip()
 
 

@@ -100,19 +100,16 @@ class GameService:
         out: list[Outgoing] = []
         for row in self.storage.due_games(now):
             chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
-            lang = chat.get("language") or "en"
             turn = Position.from_fen(row["variant"], row["fen"]).turn
             name = row["white_name"] if turn == "W" else row["black_name"]
+            player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
+            lang = chat.get("language") or pick_language(player.get("language"))
             try:
                 if row["deadline_at"] <= now:
-                    result = Result("1-0" if turn == "B" else "0-1", "time", "B" if turn == "W" else "W")
-                    self._finish(row, result, now)
-                    fresh = self.storage.game(row["id"])
-                    text = t(lang, "game.over", id=row["id"]) + " " + result_text(
-                        lang, result, row["white_name"], row["black_name"])
-                    out.append(Outgoing(row["platform"], row["chat_id"], self._board_reply(lang, fresh, text)))
+                    out.append(Outgoing(row["platform"], row["chat_id"], self._time_out(lang, row, now)))
                 else:
-                    self.storage.update_game(row["id"], row["version"], {"reminded": 1})
+                    if not self.storage.mark_reminded(row["id"], row["version"]):
+                        continue
                     left = duration(lang, row["deadline_at"] - now)
                     out.append(Outgoing(row["platform"], row["chat_id"],
                                         Reply(t(lang, "clock.reminder", name=name, id=row["id"], left=left),
@@ -181,7 +178,7 @@ class GameService:
         except BadArgument as err:
             return [Reply(t(ctx.lang, err.key, **err.values) + " " + t(ctx.lang, "new.usage"))]
         ev = ctx.event
-        if spec.target and spec.target in (str(ev.username or "").lower(), _name(ev).lower()):
+        if spec.target and _is_user(ev, spec.target):
             return [Reply(t(ctx.lang, "new.self"))]
         mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
@@ -206,7 +203,7 @@ class GameService:
         if challenge["challenger_id"] == ev.user_id:
             return "accept.own"
         target = challenge["target_username"]
-        if target and target not in (str(ev.username or "").lower(), _name(ev).lower()):
+        if target and not _is_user(ev, target):
             return "accept.not_for_you"
         return None
 
@@ -324,7 +321,7 @@ class GameService:
                 return None, [Reply(t(ctx.lang, "err.game_over"))]
             if mine_only and ctx.event.user_id not in (row["white_id"], row["black_id"]):
                 return None, [Reply(t(ctx.lang, "game.not_player", id=ref), private=True)]
-            return row, []
+            return self._unless_expired(ctx, row)
         games = self._my_games(ctx)
         if not games and not mine_only:
             games = self.storage.active_games(*ctx.key)
@@ -337,7 +334,17 @@ class GameService:
         if len(games) > 1:
             listing = "\n".join(self._game_line(ctx.lang, g) for g in games)
             return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
-        return games[0], []
+        return self._unless_expired(ctx, games[0])
+
+    def _unless_expired(self, ctx: Ctx, row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Reply]]:
+        """The game, or, when its clock ran out before the scheduler noticed (say, after
+        downtime), the loss on time announced instead: no move is played after the deadline."""
+        if row["status"] != "active" or row["deadline_at"] is None or row["deadline_at"] > ctx.now:
+            return row, []
+        try:
+            return None, [self._time_out(ctx.lang, row, ctx.now)]
+        except StaleGame:
+            return None, [Reply(t(ctx.lang, "move.stale"))]
 
     def _game_line(self, lang: str, g: dict[str, Any]) -> str:
         turn = Position.from_fen(g["variant"], g["fen"]).turn
@@ -413,6 +420,16 @@ class GameService:
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
         reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
         return [reply]
+
+    def _time_out(self, lang: str, row: dict[str, Any], now: float) -> Reply:
+        """End a game whose side to move ran out of time; the announcement with the final board."""
+        turn = Position.from_fen(row["variant"], row["fen"]).turn
+        winner = "B" if turn == "W" else "W"
+        result = Result("1-0" if winner == "W" else "0-1", "time", winner)
+        self._finish(row, result, now)
+        text = t(lang, "game.over", id=row["id"]) + " " + result_text(
+            lang, result, row["white_name"], row["black_name"])
+        return self._board_reply(lang, self.storage.game(row["id"]), text)
 
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
@@ -504,7 +521,7 @@ class GameService:
     def _button(self, ctx: Ctx, action: str) -> list[Reply]:
         parts = str(action)[:64].split(":")
         kind, nums = parts[0], parts[1:]
-        if not nums or not all(p.isdigit() and len(p) <= 9 for p in nums):
+        if not nums or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in nums):
             return [Reply(t(ctx.lang, "button.invalid"), private=True)]
         ids = [int(p) for p in nums]
         if kind == "acc" and len(ids) == 1:
@@ -617,6 +634,14 @@ def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
     limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
     buttons = buttons[:limit]
     return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
+
+
+def _is_user(event: ChatEvent, handle: str) -> bool:
+    """Whether an @handle names this user.  Display names can be chosen freely, so they count
+    only for users who have no handle at all (platforms without usernames)."""
+    if event.username:
+        return event.username.lower() == handle
+    return _name(event).lower() == handle
 
 
 def _name(event: ChatEvent) -> str:

@@ -146,6 +146,9 @@ class Storage:
                  "language": language, "updated_at": now},
                 pk=("platform", "user_id"))
 
+    def player(self, platform: str, user_id: str) -> dict[str, Any] | None:
+        return self._one("SELECT * FROM players WHERE platform=? AND user_id=?", (platform, user_id))
+
     def chat(self, platform: str, chat_id: str) -> dict[str, Any] | None:
         return self._one("SELECT * FROM chats WHERE platform=? AND chat_id=?", (platform, chat_id))
 
@@ -242,6 +245,14 @@ class Storage:
                 raise StaleGame(game_id)
             if move is not None:
                 self.db["moves"].insert(dict(move, game_id=game_id))
+
+    def mark_reminded(self, game_id: int, version: int) -> bool:
+        """Note that the reminder went out, without changing the game's version (a reminder
+        must not make a move sent at the same moment stale); False if the game moved on."""
+        with self.transaction():
+            cur = self.db.execute("UPDATE games SET reminded=1 WHERE id=? AND version=? AND reminded=0",
+                                  (game_id, version))
+            return cur.rowcount == 1
 
     def due_games(self, now: float) -> list[dict[str, Any]]:
         """Active games whose clock has run out or whose reminder is due."""

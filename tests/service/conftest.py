@@ -1,0 +1,230 @@
+"""Fixtures for the game-service tests.
+
+Everything is real: a SQLite file in tmp_path, the rules engine, Pillow boards.  Only the
+clock (a list the test moves forward) and the colour draw (a seeded Random) are fixed.
+
+Two checks run on every test here:
+* nothing under the ``bot`` logger may be logged at ERROR (the service logs a traceback
+  whenever it answers "Something went wrong"), and
+* ``ChatHarness`` checks every reply: never the internal-error text, every button action at
+  most 64 bytes of UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import bot.i18n
+from bot.rules import Move, Position
+from bot.service import ChatEvent, GameService, Reply
+from bot.storage import Storage
+
+T0 = 1_700_000_000.0
+PLATFORM = "test"
+GROUP = "group-1"
+INTERNAL_ERROR = "Something went wrong"
+CATALOG_DIR = Path(bot.i18n.__file__).parent
+
+
+# -- no errors from bot.* -----------------------------------------------------------------------
+
+
+class _Collect(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+@pytest.fixture(autouse=True)
+def bot_errors(request):
+    """Every record bot.* logs at ERROR or above during the test (must stay empty)."""
+    handler = _Collect()
+    logger = logging.getLogger("bot")
+    logger.addHandler(handler)
+    request.node._bot_error_records = handler.records
+    try:
+        yield handler.records
+    finally:
+        logger.removeHandler(handler)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Fail the test itself (not its teardown) when bot.* logged an error."""
+    result = yield
+    records = getattr(item, "_bot_error_records", [])
+    if records:
+        details = "\n".join(f"{r.name}: {r.getMessage()}\n{logging.Formatter().formatException(r.exc_info)}"
+                            if r.exc_info else f"{r.name}: {r.getMessage()}" for r in records)
+        raise AssertionError(f"bot.* logged {len(records)} error(s):\n{details}")
+    return result
+
+
+# -- the chat harness ---------------------------------------------------------------------------
+
+
+def internal_error_texts() -> list[str]:
+    """The internal-error message in every catalog that exists."""
+    texts = []
+    for path in sorted(CATALOG_DIR.glob("*.json")):
+        text = json.loads(path.read_text(encoding="utf-8")).get("error.internal")
+        if text:
+            texts.append(text)
+    return texts or [INTERNAL_ERROR]
+
+
+class ChatHarness:
+    """One group chat on a real service; users are lower-case ids ('ana'), shown capitalized."""
+
+    platform = PLATFORM
+    chat_id = GROUP
+
+    def __init__(self, db_path: Path, now: list[float]) -> None:
+        self.db_path = db_path
+        self.now = now
+        self.storage = Storage(db_path)
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+        self.actions: list[str] = []
+        self._internal = internal_error_texts()
+
+    def restart(self) -> None:
+        """A brand-new Storage and GameService on the same database file."""
+        self.storage.close()
+        self.storage = Storage(self.db_path)
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+
+    def event(self, user: str, text: str | None = None, action: str | None = None, *, chat: str = GROUP,
+              kind: str = "group", reply_to: str | None = None, language: str | None = None) -> ChatEvent:
+        return ChatEvent(platform=PLATFORM, chat_id=chat, user_id=user, user_name=user.capitalize(),
+                         chat_kind=kind, username=user, language=language, text=text, action=action,
+                         reply_to=reply_to)
+
+    def check(self, replies: list[Reply]) -> list[Reply]:
+        assert isinstance(replies, list)
+        for reply in replies:
+            for internal in self._internal:
+                assert internal not in reply.text, f"internal error answered: {reply.text!r}"
+            for row in reply.buttons:
+                for button in row:
+                    assert len(button.action.encode("utf-8")) <= 64, button.action
+                    self.actions.append(button.action)
+        return replies
+
+    def say(self, user: str, text: str, **kw: Any) -> list[Reply]:
+        return self.check(self.service.handle(self.event(user, text=text, **kw)))
+
+    def press(self, user: str, action: str, **kw: Any) -> list[Reply]:
+        return self.check(self.service.handle(self.event(user, action=action, **kw)))
+
+    def text(self, user: str, text: str, **kw: Any) -> str:
+        """All reply texts to one message, joined."""
+        return "\n".join(r.text for r in self.say(user, text, **kw))
+
+    # -- reading the database ------------------------------------------------------------------
+
+    def rows(self, table: str) -> list[dict[str, Any]]:
+        return [dict(r) for r in self.storage.db[table].rows]
+
+    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
+        """Everything a bad input must leave unchanged."""
+        return {table: self.rows(table) for table in ("challenges", "games", "moves", "messages")}
+
+    def game(self, game_id: int) -> dict[str, Any]:
+        row = self.storage.game(game_id)
+        assert row is not None
+        return row
+
+    def moves(self, game_id: int) -> list[dict[str, Any]]:
+        return self.storage.moves(game_id)
+
+    def position(self, game_id: int) -> Position:
+        row = self.game(game_id)
+        return Position.from_fen(row["variant"], row["fen"])
+
+    def to_move(self, game_id: int) -> str:
+        """The user id of the player to move."""
+        row = self.game(game_id)
+        return row["white_id"] if self.position(game_id).turn == "W" else row["black_id"]
+
+    # -- shortcuts ---------------------------------------------------------------------------
+
+    def challenge(self, user: str, args: str = "") -> int:
+        """``user`` sends /new ARGS; the id of the challenge it opened."""
+        before = {c["id"] for c in self.rows("challenges")}
+        replies = self.say(user, f"/new {args}".strip())
+        new = [c["id"] for c in self.rows("challenges") if c["id"] not in before]
+        assert len(new) == 1, [r.text for r in replies]
+        assert f"#{new[0]}" in replies[0].text
+        return new[0]
+
+    def new_game(self, white: str = "ana", black: str = "bob", variant: str = "italian", extra: str = "") -> int:
+        """A game started the ordinary way: ``white`` challenges as white, ``black`` accepts."""
+        cid = self.challenge(white, f"{variant} white {extra}")
+        replies = self.say(black, f"/accept #{cid}")
+        game_id = self.storage.challenge(cid)["game_id"]
+        assert game_id is not None, [r.text for r in replies]
+        assert replies[0].game_id == game_id
+        return game_id
+
+    def play(self, game_id: int, moves: list[str | Move], ref: bool = True) -> None:
+        """Each move typed by the player to move (with #id when ``ref``); each must be played."""
+        for move in moves:
+            count = len(self.moves(game_id))
+            prefix = f"#{game_id} " if ref else ""
+            text = self.text(self.to_move(game_id), f"/m {prefix}{move}")
+            assert len(self.moves(game_id)) == count + 1, f"{move} was not played: {text}"
+
+
+@pytest.fixture
+def now() -> list[float]:
+    """The fake clock: tests move it with ``now[0] += seconds``."""
+    return [T0]
+
+
+@pytest.fixture
+def chat(tmp_path: Path, now: list[float]):
+    harness = ChatHarness(tmp_path / "t.db", now)
+    yield harness
+    harness.storage.close()
+
+
+def button_actions(reply: Reply) -> list[str]:
+    return [b.action for row in reply.buttons for b in row]
+
+
+@pytest.fixture
+def actions_of():
+    """reply -> the action strings of its buttons, in order."""
+    return button_actions
+
+
+@pytest.fixture
+def catalog():
+    """lang -> its message catalog, or None when the file does not exist."""
+    def load(lang: str) -> dict[str, str] | None:
+        path = CATALOG_DIR / f"{lang}.json"
+        if not path.exists():
+            return None
+        return json.loads(path.read_text(encoding="utf-8"))
+    return load
+
+
+def phrase_pattern(template: str) -> re.Pattern[str]:
+    """A catalog message with its {placeholders} as wildcards."""
+    parts = re.split(r"\{[a-z_]+\}", template)
+    return re.compile(".*?".join(re.escape(p) for p in parts), re.S)
+
+
+@pytest.fixture
+def phrase():
+    return phrase_pattern

@@ -1,0 +1,266 @@
+"""Every bad input gets a clear answer and changes nothing; a rejected move names its rule.
+
+The positions are reached by real games from the start position (italian, Ana white, Bob
+black); each test first checks with the rules engine that the position is what it claims.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.rules import ErrorCode, IllegalMove
+
+# Black to move; 14x23 is compulsory.
+COMPULSORY = "24-20 11-14 23-19".split()
+# Black to move; the only capture is 10x17x26 (two pieces).
+UNFINISHED = ("24-20 11-14 23-19 14x23 28x19 10-14 19x10 6x13 22-18 13x22 27x18 9-13 18x9 12-15 20x11 7x14 "
+              "21-18 14x21 26x17 5-10 25-21 3-7 17-13").split()
+# White to move; the king on 15 could take one piece (15x8), the man on 23 takes two (23x16x7).
+QUANTITY = ("22-18 10-13 23-20 13x22 26x19 12-16 29-26 16x23 27x20 9-13 19-14 11x18 21x14 5-10 14x5 2x9 "
+            "20-16 7-11 24-20 13-18 28-24 1-5 20-15 11x20 24x15 9-13 15-11 6x15 16-12 18-21 25x18x9x2 4-7 "
+            "31-28 7x16 28-23 3-6 2x11x20 8-12 20-15 16-20").split()
+# White to move; the white man on 32 faces the black king on 28 with 23 empty behind it.
+MAN_VS_KING = ("24-20 12-16 20-15 11x20 21-17 10-13 17x10 6x13 23-19 20-24 19-15 2-6 22-18 13x22 27x18 8-12 "
+               "15x8 7-12 26-22 3-7 18-13 9x18x27 31x22 24x31 29-26 16-20 30-27 6-10 27-23 20x27 22-19 "
+               "10-14 19x10 5x14 26-22 12-15 22-19 15x22 25-21 31-28").split()
+
+
+@pytest.fixture
+def game(chat):
+    return chat.new_game("ana", "bob", "italian")
+
+
+def reached(chat, game, moves, code, typed):
+    """Play ``moves``; check the engine rejects ``typed`` with ``code`` there; the snapshot."""
+    chat.play(game, moves)
+    with pytest.raises(IllegalMove) as err:
+        chat.position(game).parse_move(typed)
+    assert err.value.code == code
+    return chat.snapshot()
+
+
+def rejected(chat, user, text):
+    """The answer to a rejected input; the database must not change."""
+    before = chat.snapshot()
+    replies = chat.say(user, text)
+    assert replies, f"no answer to {text!r}"
+    assert chat.snapshot() == before
+    answer = "\n".join(r.text for r in replies)
+    assert answer.strip()
+    return answer
+
+
+# -- rejected moves name their rule (RULES §5) ---------------------------------------------------
+
+
+def test_rejected_move_capture_is_compulsory(chat, game):
+    reached(chat, game, COMPULSORY, ErrorCode.CAPTURE_COMPULSORY, "6-11")
+    answer = rejected(chat, "bob", "/m 6-11")
+    assert "Capture is compulsory" in answer and "14x23" in answer
+
+
+def test_rejected_move_law_of_quantity(chat, game):
+    reached(chat, game, QUANTITY, ErrorCode.LAW_OF_QUANTITY, "15x8")
+    answer = rejected(chat, "ana", "/m 15x8")
+    assert "law of quantity" in answer.lower()
+    assert "23x16x7 takes 2 pieces" in answer and "15x8 takes 1" in answer
+
+
+def test_rejected_move_capture_not_finished(chat, game):
+    reached(chat, game, UNFINISHED, ErrorCode.CAPTURE_NOT_FINISHED, "10x17")
+    answer = rejected(chat, "bob", "/m 10x17")
+    assert "The capture must go on" in answer and "10x17x26" in answer
+
+
+def test_rejected_move_man_cannot_take_a_king_in_italian(chat, game):
+    reached(chat, game, MAN_VS_KING, ErrorCode.MAN_CANNOT_TAKE_KING, "32x23")
+    answer = rejected(chat, "ana", "/m 32x23")
+    assert "a man cannot capture a king" in answer and "Italian" in answer and "28" in answer
+
+
+def test_rejected_move_not_your_turn(chat, game):
+    answer = rejected(chat, "bob", "/m 11-15")
+    assert "It is not your turn" in answer and "Ana is to move" in answer
+
+
+def test_rejected_move_no_piece(chat, game):
+    answer = rejected(chat, "ana", "/m 17-13")
+    assert "There is no piece on 17" in answer
+
+
+def test_rejected_move_not_your_piece(chat, game):
+    answer = rejected(chat, "ana", "/m 9-13")
+    assert "The piece on 9 is not yours" in answer
+
+
+def test_rejected_move_illegal_step_explains_how_men_move(chat, game):
+    answer = rejected(chat, "ana", "/m 22-15")
+    assert "not a legal move" in answer and "forward" in answer
+
+
+def test_rejected_move_ambiguous_short_form_lists_the_paths(chat, game):
+    chat.play(game, "22-18 11-15 27-22 10-13 30-27 15-19 23x14 5-10 14x5 1x10 22-19 13x22 27x18 7-11 31-27 "
+                    "11-15 24-20".split())
+    answer = rejected(chat, "bob", "/m 15x31")
+    assert "several captures" in answer and "15x22x31" in answer and "15x24x31" in answer
+
+
+def test_rejected_move_no_such_square(chat, game):
+    answer = rejected(chat, "ana", "/m 22-99")
+    assert "no square 99" in answer and "1-32" in answer
+
+
+# -- bad input of every kind ---------------------------------------------------------------------
+
+
+def test_unknown_command(chat, game):
+    answer = rejected(chat, "ana", "/castle")
+    assert "I don't know the command /castle" in answer and "/help" in answer
+
+
+def test_malformed_move(chat, game):
+    assert "I can't read that move" in rejected(chat, "ana", "/m hello")
+
+
+def test_move_by_a_spectator(chat, game):
+    answer = rejected(chat, "carol", "/m 22-18")
+    assert "not playing" in answer
+
+
+def test_move_by_a_spectator_naming_the_game(chat, game):
+    assert f"not playing in game #{game}" in rejected(chat, "carol", f"/m #{game} 22-18")
+
+
+def test_move_out_of_turn_with_the_moving_players_piece(chat, game):
+    chat.say("ana", "/m 22-18")
+    answer = rejected(chat, "ana", "/m 21-17")
+    assert "not your turn" in answer and "Bob" in answer
+
+
+def test_second_accept(chat, game):
+    assert "no longer open" in rejected(chat, "carol", "/accept #1")
+
+
+def test_move_in_a_finished_game(chat, game):
+    chat.say("bob", "/resign")
+    assert "This game is over" in rejected(chat, "ana", f"/m #{game} 22-18")
+    assert "/new" in rejected(chat, "ana", "/m 22-18")
+
+
+def test_control_characters_in_a_move(chat, game):
+    assert "I can't read that move" in rejected(chat, "ana", "/m 22-18\x00\x1b[2J")
+
+
+def test_control_characters_only(chat, game):
+    rejected(chat, "ana", "/m \x00\x07\x1b")
+
+
+def test_ten_kilobytes_as_a_command(chat, game):
+    answer = rejected(chat, "ana", "/m " + "22-18 " * 1707)
+    assert "too long" in answer
+
+
+def test_ten_kilobytes_as_a_command_with_another_name(chat, game):
+    assert "too long" in rejected(chat, "ana", "/new " + "x" * 10_240)
+
+
+def test_ten_kilobytes_of_plain_text_in_a_group_is_ignored(chat, game):
+    before = chat.snapshot()
+    replies = chat.say("ana", "y" * 10_240)
+    assert all("too long" in r.text for r in replies)
+    assert chat.snapshot() == before
+
+
+def test_ten_kilobytes_of_plain_text_in_private_chat(chat):
+    before = chat.snapshot()
+    replies = chat.say("ana", "y" * 10_240, chat="ana-private", kind="private")
+    assert "too long" in replies[0].text
+    assert chat.snapshot() == before
+
+
+def test_emoji_as_a_move(chat, game):
+    assert "I can't read that move" in rejected(chat, "ana", "/m 🙂")
+
+
+def test_emoji_after_a_move(chat, game):
+    assert "I can't read that move" in rejected(chat, "ana", "/m 22-18 🎉")
+
+
+def test_emoji_command(chat, game):
+    assert "I don't know the command" in rejected(chat, "ana", "/🙂")
+
+
+def test_emoji_plain_text_from_a_player_is_ignored(chat, game):
+    before = chat.snapshot()
+    assert chat.say("ana", "🙂🙂🙂") == []
+    assert chat.snapshot() == before
+
+
+def test_right_to_left_override_around_a_move(chat, game):
+    # Shown as "22-18" by a right-to-left renderer, but the characters say 81-22.
+    assert "no square 81" in rejected(chat, "ana", "/m \u202e81-22\u202c")
+
+
+def test_right_to_left_marks_with_letters(chat, game):
+    assert "I can't read that move" in rejected(chat, "ana", "/m \u200fالف-باء\u200f")
+
+
+def test_huge_numbers_in_a_move(chat, game):
+    assert "I can't read that move" in rejected(chat, "ana", "/m 99999999999999999999-1")
+
+
+def test_huge_game_reference(chat, game):
+    rejected(chat, "ana", "/m #99999999999999999999 22-18")
+    assert "no game #999999999" in rejected(chat, "ana", "/m #999999999 22-18")
+
+
+def test_new_with_nonsense_arguments(chat, game):
+    answer = rejected(chat, "ana", "/new banana")
+    assert 'understand "banana"' in answer and "Example: /new" in answer
+
+
+@pytest.mark.parametrize("args", ["italian spanish purple", "@", "#3", "1x", "99999h", "-5m", "2 h", "🙂",
+                                  "white@bob", "\u202e\u200f!"])
+def test_new_with_other_nonsense_creates_no_challenge(chat, args):
+    replies = chat.say("ana", f"/new {args}")
+    assert "Example: /new" in replies[0].text
+    assert chat.rows("challenges") == []
+
+
+def test_move_command_without_a_move(chat, game):
+    assert "Write the move after the command" in rejected(chat, "ana", "/m")
+
+
+def test_move_command_with_only_a_game_reference(chat, game):
+    assert "Write the move after the command" in rejected(chat, "ana", f"/m #{game}")
+
+
+def test_lone_slash(chat, game):
+    rejected(chat, "ana", "/")
+
+
+def test_command_with_only_spaces_and_tabs(chat, game):
+    rejected(chat, "ana", "/m \t \n ")
+
+
+@pytest.mark.parametrize("text", ["/m 22-18-14", "/m 22--18", "/m 22-", "/m -18", "/m 0-4",
+                                  "/m 22 18 14 10", "/m 1e3-18", "/m ２２-１８x", "/m 22-18;DROP TABLE games"])
+def test_other_malformed_or_illegal_moves_change_nothing(chat, game, text):
+    rejected(chat, "ana", text)
+
+
+def test_empty_event_text(chat, game):
+    before = chat.snapshot()
+    chat.check(chat.service.handle(chat.event("ana", text=None)))
+    chat.check(chat.service.handle(chat.event("ana", text="")))
+    assert chat.snapshot() == before
+
+
+def test_odd_user_names_do_not_break_the_game(chat):
+    cid = chat.challenge("ana", "white")
+    event = chat.event("bob", text=f"/accept #{cid}")
+    weird = type(event)(**{**event.__dict__, "user_name": "\u202e\x00🙂" + "n" * 500})
+    replies = chat.check(chat.service.handle(weird))
+    game_id = chat.storage.challenge(cid)["game_id"]
+    assert game_id is not None and replies[0].game_id == game_id
+    assert len(chat.game(game_id)["black_name"]) <= 64

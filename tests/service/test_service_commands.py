@@ -1,0 +1,668 @@
+"""Each chat command through the real service, storage and rules."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from PIL import Image
+
+from bot.rules import read_pdn
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as img:
+        assert img.format == "PNG"
+        return img.size
+
+
+# -- /help, /rules ----------------------------------------------------------------------------------
+
+
+def test_help_lists_every_command(chat):
+    text = chat.text("ana", "/help")
+    for command in ("/new", "/accept", "/decline", "/cancel", "/move", "/m ", "/board", "/draw", "/resign",
+                    "/games", "/pdn", "/rules", "/lang", "/settings", "#id"):
+        assert command in text
+
+
+def test_help_answers_start_too(chat):
+    assert chat.text("ana", "/start") == chat.text("ana", "/help")
+
+
+@pytest.mark.parametrize("word, expected", [
+    ("spanish", "Spanish draughts (8x8"),
+    ("italian", "Italian draughts (8x8"),
+    ("triestina", "10x10"),
+    ("española", "Spanish draughts (8x8"),
+])
+def test_rules_of_a_named_variant(chat, word, expected):
+    assert expected in chat.text("ana", f"/rules {word}")
+
+
+def test_rules_without_variant_explains_the_chat_default(chat):
+    assert "Italian draughts (8x8" in chat.text("ana", "/rules")
+    chat.say("ana", "/settings variant spanish")
+    assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
+
+
+def test_rules_of_an_unknown_variant_names_the_known_ones(chat):
+    text = chat.text("ana", "/rules checkers")
+    assert "checkers" in text and "spanish" in text and "italian" in text and "triestina" in text
+
+
+def test_italian_rules_state_the_house_draw_rule(chat):
+    text = chat.text("ana", "/rules italian")
+    assert "40 moves" in text and "House rule" in text
+
+
+# -- /new ---------------------------------------------------------------------------------------
+
+
+def test_new_with_every_argument_stores_the_challenge(chat):
+    cid = chat.challenge("ana", "triestina black @bob 2h")
+    row = chat.storage.challenge(cid)
+    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"], row["status"]) == \
+        ("triestina", "black", "bob", 7200, "open")
+    assert row["challenger_id"] == "ana"
+
+
+def test_new_arguments_in_any_order(chat):
+    cid = chat.challenge("ana", "3d @Bob white spanish")
+    row = chat.storage.challenge(cid)
+    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"]) == \
+        ("spanish", "white", "bob", 3 * 86400)
+
+
+def test_new_defaults_random_colour_chat_variant_one_day(chat):
+    cid = chat.challenge("ana")
+    row = chat.storage.challenge(cid)
+    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"]) == \
+        ("italian", "random", None, 86400)
+
+
+def test_new_reply_says_who_plays_what_and_has_an_accept_button(chat, actions_of):
+    replies = chat.say("ana", "/new italian white 2h")
+    text = replies[0].text
+    assert "Ana" in text and "Italian draughts" in text and "white" in text and "2h" in text
+    assert actions_of(replies[0]) == ["acc:1"]
+    assert replies[0].buttons[0][0].command == "/accept #1"
+
+
+def test_new_colour_is_the_challengers(chat):
+    game_id = chat.new_game("ana", "bob", "italian")
+    row = chat.game(game_id)
+    assert (row["white_id"], row["black_id"]) == ("ana", "bob")
+    cid = chat.challenge("carol", "black")
+    chat.say("dave", f"/accept #{cid}")
+    row = chat.game(chat.storage.challenge(cid)["game_id"])
+    assert (row["white_id"], row["black_id"]) == ("dave", "carol")
+
+
+def test_new_random_colour_gives_each_player_one_side(chat):
+    cid = chat.challenge("ana", "random")
+    chat.say("bob", "/accept")
+    row = chat.game(chat.storage.challenge(cid)["game_id"])
+    assert {row["white_id"], row["black_id"]} == {"ana", "bob"}
+
+
+def test_new_cannot_challenge_oneself(chat):
+    before = chat.snapshot()
+    assert "cannot challenge yourself" in chat.text("ana", "/new @ana")
+    assert chat.snapshot() == before
+
+
+def test_new_limits_open_challenges_per_user(chat):
+    for _ in range(5):
+        chat.challenge("ana")
+    before = chat.snapshot()
+    assert "already have 5 open challenges" in chat.text("ana", "/new")
+    assert chat.snapshot() == before
+
+
+# -- /accept, /decline, /cancel -------------------------------------------------------------------
+
+
+def test_accept_starts_the_game_with_a_board(chat, actions_of):
+    cid = chat.challenge("ana", "italian white")
+    replies = chat.say("bob", "/accept")
+    reply = replies[0]
+    game_id = chat.storage.challenge(cid)["game_id"]
+    assert chat.storage.challenge(cid)["status"] == "accepted"
+    assert "Game #1 starts" in reply.text and "Ana (white)" in reply.text and "Bob (black)" in reply.text
+    assert "Ana (white) to move" in reply.text
+    assert reply.game_id == game_id
+    assert _png_size(reply.image)[0] > 100
+    assert reply.board_text
+    row = chat.game(game_id)
+    assert (row["status"], row["ply"], row["variant"]) == ("active", 0, "italian")
+
+
+def test_accept_by_id(chat):
+    first = chat.challenge("ana", "italian")
+    second = chat.challenge("carol", "spanish")
+    chat.say("bob", f"/accept #{second}")
+    assert chat.storage.challenge(second)["status"] == "accepted"
+    assert chat.storage.challenge(first)["status"] == "open"
+    assert chat.game(chat.storage.challenge(second)["game_id"])["variant"] == "spanish"
+
+
+def test_accept_with_several_open_challenges_asks_which(chat):
+    chat.challenge("ana")
+    chat.challenge("carol")
+    before = chat.snapshot()
+    text = chat.text("bob", "/accept")
+    assert "choose one with /accept #id" in text and "#1" in text and "#2" in text
+    assert chat.snapshot() == before
+
+
+def test_accept_with_no_open_challenge(chat):
+    assert "no open challenge" in chat.text("bob", "/accept")
+    assert chat.rows("games") == []
+
+
+def test_accept_unknown_challenge(chat):
+    assert "no challenge #42" in chat.text("bob", "/accept #42")
+
+
+def test_decline_of_a_targeted_challenge(chat):
+    cid = chat.challenge("ana", "@bob")
+    text = chat.text("bob", "/decline")
+    assert f"Bob declined challenge #{cid} from Ana" in text
+    assert chat.storage.challenge(cid)["status"] == "declined"
+    assert "no longer open" in chat.text("bob", f"/accept #{cid}")
+    assert chat.rows("games") == []
+
+
+def test_decline_by_id(chat):
+    chat.challenge("ana", "@bob")
+    cid = chat.challenge("carol", "@bob")
+    chat.say("bob", f"/decline #{cid}")
+    assert chat.storage.challenge(cid)["status"] == "declined"
+    assert chat.storage.challenge(1)["status"] == "open"
+
+
+def test_decline_of_an_open_challenge_is_refused(chat):
+    cid = chat.challenge("ana")
+    assert "open to everyone" in chat.text("bob", f"/decline #{cid}")
+    assert chat.storage.challenge(cid)["status"] == "open"
+
+
+def test_decline_own_challenge_points_to_cancel(chat):
+    cid = chat.challenge("ana", "@bob")
+    assert f"/cancel #{cid}" in chat.text("ana", f"/decline #{cid}")
+    assert chat.storage.challenge(cid)["status"] == "open"
+
+
+def test_decline_with_nothing_to_decline(chat):
+    assert "No challenge here is addressed to you" in chat.text("bob", "/decline")
+
+
+def test_cancel_withdraws_own_challenges(chat):
+    first = chat.challenge("ana")
+    second = chat.challenge("ana", "@bob")
+    text = chat.text("ana", "/cancel")
+    assert f"#{first}" in text and f"#{second}" in text and "withdrawn" in text
+    assert {c["status"] for c in chat.rows("challenges")} == {"cancelled"}
+    assert "no open challenge" in chat.text("bob", "/accept")
+    assert chat.rows("games") == []
+
+
+def test_cancel_by_id_leaves_the_others(chat):
+    first = chat.challenge("ana")
+    second = chat.challenge("ana")
+    chat.say("ana", f"/cancel #{second}")
+    assert chat.storage.challenge(first)["status"] == "open"
+    assert chat.storage.challenge(second)["status"] == "cancelled"
+
+
+def test_cancel_someone_elses_challenge_is_refused(chat):
+    cid = chat.challenge("ana")
+    before = chat.snapshot()
+    assert "not yours to cancel" in chat.text("bob", f"/cancel #{cid}")
+    assert chat.snapshot() == before
+
+
+def test_cancel_with_nothing_open(chat):
+    assert "no open challenge" in chat.text("ana", "/cancel")
+
+
+# -- /move and /m -------------------------------------------------------------------------------
+
+
+def test_move_command_plays_a_move(chat):
+    game_id = chat.new_game()
+    replies = chat.say("ana", "/move 22-18")
+    assert "Ana played 22-18 (game #1)" in replies[0].text
+    assert "Bob (black) to move" in replies[0].text
+    row = chat.game(game_id)
+    assert row["ply"] == 1 and row["fen"].startswith("B:")
+    assert [m["notation"] for m in chat.moves(game_id)] == ["22-18"]
+    assert chat.moves(game_id)[0]["by_user"] == "ana"
+
+
+def test_move_alias_m_plays_a_move(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/m 22-18")
+    chat.say("bob", "/m 11-15")
+    assert [m["notation"] for m in chat.moves(game_id)] == ["22-18", "11-15"]
+
+
+@pytest.mark.parametrize("typed", ["22 18", "22:18", "22–18", " 22 - 18 "])
+def test_move_accepts_other_separators(chat, typed):
+    game_id = chat.new_game()
+    chat.say("ana", f"/m {typed}")
+    assert [m["notation"] for m in chat.moves(game_id)] == ["22-18"]
+
+
+def test_capture_short_form_is_recorded_with_its_whole_path(chat):
+    game_id = chat.new_game()
+    chat.play(game_id, ["24-20", "11-14", "23-19"])
+    chat.say("bob", "/m 14x23")
+    chat.say("ana", "/m 28x19")   # the only capture back
+    assert [m["notation"] for m in chat.moves(game_id)][-2:] == ["14x23", "28x19"]
+
+
+def test_move_reply_carries_the_new_board(chat, actions_of):
+    game_id = chat.new_game()
+    reply = chat.say("ana", "/m 22-18")[0]
+    assert reply.game_id == game_id
+    assert _png_size(reply.image)[0] > 100
+    # Black to move now: its movable men are the buttons.
+    pos = chat.position(game_id)
+    starts = sorted({m.start for m in pos.legal_moves()})
+    assert actions_of(reply) == [f"s:{game_id}:1:{sq}" for sq in starts]
+
+
+# -- /board ---------------------------------------------------------------------------------------
+
+
+def test_board_shows_image_text_and_the_player_to_move(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/m 22-18")
+    reply = chat.say("carol", "/board")[0]     # a spectator may look
+    assert reply.game_id == game_id
+    assert "Bob (black) to move" in reply.text
+    assert _png_size(reply.image) == _png_size(chat.say("ana", "/board")[0].image)
+    assert reply.board_text and "\n" in reply.board_text
+
+
+def test_board_without_any_game(chat):
+    assert "no game here" in chat.text("ana", "/board")
+
+
+def test_board_of_a_finished_game_states_the_result(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/resign")
+    reply = chat.say("ana", f"/board #{game_id}")[0]
+    assert "is over" in reply.text and "Bob wins: Ana resigned" in reply.text
+    assert reply.buttons == []
+
+
+# -- /resign --------------------------------------------------------------------------------------
+
+
+def test_resign_ends_the_game_for_the_opponent(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/m 22-18")
+    text = chat.text("bob", "/resign")
+    assert "Game #1 is over" in text and "Ana wins: Bob resigned" in text
+    row = chat.game(game_id)
+    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+        ("finished", "1-0", "resign", "W")
+    assert row["deadline_at"] is None
+
+
+def test_resign_out_of_turn_is_allowed(chat):
+    game_id = chat.new_game()
+    chat.say("bob", "/resign")      # White is to move
+    assert chat.game(game_id)["result_score"] == "1-0"
+
+
+def test_resign_by_a_spectator_is_refused(chat):
+    chat.new_game()
+    before = chat.snapshot()
+    replies = chat.say("carol", "/resign")
+    assert "not playing" in replies[0].text
+    assert chat.snapshot() == before
+
+
+# -- /draw ---------------------------------------------------------------------------------------
+
+
+def test_draw_offer_then_accept_by_opponent(chat, actions_of):
+    game_id = chat.new_game()
+    replies = chat.say("ana", "/draw")
+    assert "Ana offers a draw in game #1" in replies[0].text and "Bob" in replies[0].text
+    assert actions_of(replies[0]) == [f"dr:{game_id}"]
+    assert chat.game(game_id)["draw_offer"] == "W"
+    text = chat.text("bob", "/draw")
+    assert "Draw by agreement" in text
+    row = chat.game(game_id)
+    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+        ("finished", "1/2-1/2", "agreement", None)
+
+
+def test_draw_accepted_with_the_button(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/draw")
+    chat.press("bob", f"dr:{game_id}")
+    assert chat.game(game_id)["result_score"] == "1/2-1/2"
+
+
+def test_draw_offer_twice_by_the_same_player(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/draw")
+    before = chat.snapshot()
+    assert "already offered" in chat.text("ana", "/draw")
+    assert chat.snapshot() == before
+    assert chat.game(game_id)["status"] == "active"
+
+
+def test_draw_offer_declined_by_the_opponents_move(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/m 22-18")
+    chat.say("ana", "/draw")
+    text = chat.text("bob", "/m 11-15")
+    assert "declined" in text
+    row = chat.game(game_id)
+    assert row["draw_offer"] is None and row["status"] == "active"
+    # Bob's /draw is now an offer of his own, not an acceptance.
+    assert "Bob offers a draw" in chat.text("bob", "/draw")
+    assert chat.game(game_id)["status"] == "active"
+
+
+def test_draw_offer_stands_when_the_offerer_moves(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/draw")
+    chat.say("ana", "/m 22-18")
+    assert chat.game(game_id)["draw_offer"] == "W"
+    chat.say("bob", "/draw")
+    assert chat.game(game_id)["result_reason"] == "agreement"
+
+
+def test_draw_by_a_spectator_is_refused(chat):
+    chat.new_game()
+    before = chat.snapshot()
+    assert "not playing" in chat.text("carol", "/draw")
+    assert chat.snapshot() == before
+
+
+# -- /games -----------------------------------------------------------------------------------------
+
+
+def test_games_lists_games_and_open_challenges(chat):
+    chat.new_game("ana", "bob")
+    chat.challenge("carol", "spanish @dave")
+    text = chat.text("eve", "/games")
+    assert "Games:" in text and "#1 Italian draughts: Ana - Bob" in text and "Ana to move" in text
+    assert "Open challenges:" in text and "#2 Carol → @dave: Spanish draughts" in text
+
+
+def test_games_when_there_is_nothing(chat):
+    assert "No games and no open challenges" in chat.text("ana", "/games")
+
+
+def test_games_leaves_out_finished_games(chat):
+    chat.new_game()
+    chat.say("ana", "/resign")
+    assert "No games" in chat.text("ana", "/games")
+
+
+# -- /pdn -------------------------------------------------------------------------------------------
+
+
+def test_pdn_reads_back_to_the_same_moves(chat):
+    game_id = chat.new_game()
+    played = ["24-20", "11-14", "23-19", "14x23", "28x19", "10-14", "19x10", "6x13"]
+    chat.play(game_id, played)
+    reply = chat.say("ana", "/pdn")[0]
+    name, data = reply.document
+    assert name == f"game-{game_id}.pdn"
+    assert data.decode("utf-8") == reply.text
+    games = read_pdn(reply.text)
+    assert len(games) == 1
+    assert [str(m) for m in games[0].moves] == [m["notation"] for m in chat.moves(game_id)] == played
+    assert games[0].tags["White"] == "Ana" and games[0].tags["Black"] == "Bob"
+    assert games[0].position.fen() == chat.game(game_id)["fen"]
+
+
+def test_pdn_of_a_finished_game_has_its_result(chat):
+    game_id = chat.new_game()
+    chat.play(game_id, ["22-18"])
+    chat.say("ana", "/resign")
+    text = chat.say("ana", f"/pdn #{game_id}")[0].text
+    assert '[Result "0-1"]' in text
+    game = read_pdn(text)[0]
+    assert [str(m) for m in game.moves] == ["22-18"]
+    assert game.result.score == "0-1"
+
+
+def test_pdn_of_a_spanish_game_names_its_variant(chat):
+    game_id = chat.new_game(variant="spanish")
+    chat.play(game_id, ["11-15", "22-18"])
+    text = chat.say("ana", "/pdn")[0].text
+    game = read_pdn(text, default_variant="italian")[0]
+    assert game.variant.id == "spanish"
+    assert [str(m) for m in game.moves] == ["11-15", "22-18"]
+
+
+# -- /lang ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_lang_switches_the_chat_language(chat, catalog, lang):
+    replies = chat.say("ana", f"/lang {lang}")
+    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == lang
+    messages = catalog(lang)
+    if messages is not None:
+        assert replies[0].text == messages["lang.set"]
+        assert chat.text("ana", "/help") == messages["help.text"]
+    # Whatever the catalog, the chat keeps working in its new language.
+    game_id = chat.new_game()
+    chat.play(game_id, ["22-18"], ref=False)
+
+
+def test_lang_en_switches_back_to_english(chat):
+    chat.say("ana", "/lang en")
+    assert chat.text("ana", "/lang en") == "From now on I speak English in this chat."
+    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == "en"
+
+
+def test_lang_with_an_unknown_language(chat):
+    assert "/lang es" in chat.text("ana", "/lang fr")
+    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] is None
+
+
+def test_lang_only_changes_its_own_chat(chat):
+    chat.say("ana", "/lang en", chat="other-chat")
+    assert chat.storage.chat(chat.platform, "other-chat")["language"] == "en"
+    assert chat.storage.chat(chat.platform, chat.chat_id) is None or \
+        chat.storage.chat(chat.platform, chat.chat_id)["language"] is None
+
+
+# -- /settings --------------------------------------------------------------------------------------
+
+
+def test_settings_show(chat):
+    text = chat.text("ana", "/settings")
+    assert "language en" in text and "Italian draughts" in text
+
+
+def test_settings_set_variant(chat):
+    assert "Spanish draughts" in chat.text("ana", "/settings variant spanish")
+    assert chat.storage.chat(chat.platform, chat.chat_id)["variant"] == "spanish"
+    assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
+    cid = chat.challenge("ana")
+    assert chat.storage.challenge(cid)["variant"] == "spanish"
+
+
+def test_settings_set_unknown_variant(chat):
+    assert "don't know the variant" in chat.text("ana", "/settings variant chess")
+    assert chat.storage.chat(chat.platform, chat.chat_id)["variant"] is None
+
+
+def test_settings_set_lang(chat):
+    assert chat.text("ana", "/settings lang en") == "From now on I speak English in this chat."
+    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == "en"
+
+
+def test_settings_with_nonsense(chat):
+    assert "/settings variant" in chat.text("ana", "/settings colour pink")
+
+
+# -- localized aliases --------------------------------------------------------------------------------
+
+
+def test_alias_nueva_opens_a_challenge_with_spanish_words(chat):
+    replies = chat.say("ana", "/nueva española blancas 2horas")
+    row = chat.rows("challenges")[-1]
+    assert "Challenge #" in replies[0].text
+    assert (row["variant"], row["color"], row["move_seconds"]) == ("spanish", "white", 7200)
+
+
+def test_alias_nuova_opens_a_challenge_with_italian_words(chat):
+    chat.say("ana", "/nuova italiana nero 3giorni")
+    row = chat.rows("challenges")[-1]
+    assert (row["variant"], row["color"], row["move_seconds"]) == ("italian", "black", 3 * 86400)
+
+
+@pytest.mark.parametrize("accept, move, board", [("aceptar", "mover", "tablero"),
+                                                 ("accetta", "muovi", "damiera")])
+def test_localized_aliases_of_accept_move_board(chat, accept, move, board):
+    cid = chat.challenge("ana", "italian white")
+    chat.say("bob", f"/{accept} #{cid}")
+    game_id = chat.storage.challenge(cid)["game_id"]
+    chat.say("ana", f"/{move} 22-18")
+    assert chat.game(game_id)["ply"] == 1
+    assert chat.say("bob", f"/{board}")[0].game_id == game_id
+
+
+def test_command_addressed_to_the_bot_by_name(chat):
+    chat.say("ana", "/new@DraughtsBot italian")
+    assert len(chat.rows("challenges")) == 1
+
+
+def test_bang_prefix_works_like_slash(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "!m 22-18")
+    assert chat.game(game_id)["ply"] == 1
+
+
+def test_bare_move_from_a_player(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "22-18")
+    assert chat.game(game_id)["ply"] == 1
+
+
+def test_bare_move_from_a_spectator_is_ignored(chat):
+    chat.new_game()
+    before = chat.snapshot()
+    assert chat.say("carol", "22-18") == []
+    assert chat.snapshot() == before
+
+
+@pytest.mark.parametrize("language, lang", [("es-ES", "es"), ("it_IT", "it"), ("en-GB", "en"), ("fr-FR", "en")])
+def test_a_new_chat_speaks_the_users_platform_language(chat, catalog, language, lang):
+    if catalog(lang) is None:
+        pytest.skip(f"no {lang}.json")
+    text = chat.text("ana", "/help", language=language)
+    assert text == catalog(lang)["help.text"]
+    chat.say("ana", "/lang en")
+    assert chat.text("ana", "/help", language=language) == catalog("en")["help.text"]
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_every_command_named_in_a_translated_help_is_understood(chat, catalog, lang):
+    messages = catalog(lang)
+    if messages is None:
+        pytest.skip(f"no {lang}.json")
+    unknown_template = messages["error.unknown_command"].split("{")[0]
+    chat.say("ana", f"/lang {lang}")
+    names = sorted(set(re.findall(r"/([a-zà-ú]+)", messages["help.text"])))
+    assert len(names) >= 14
+    for name in names:
+        replies = chat.say("zed", f"/{name} zz")     # an argument, so /settings does not just show
+        assert not any(r.text.startswith(unknown_template) for r in replies), name
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_the_new_usage_example_of_each_language_works(chat, catalog, lang):
+    messages = catalog(lang)
+    if messages is None:
+        pytest.skip(f"no {lang}.json")
+    example = re.search(r"/new[^\n]*", messages["new.usage"]).group(0)
+    chat.say("ana", f"/lang {lang}")
+    chat.say("ana", example)
+    [row] = chat.rows("challenges")
+    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"]) == \
+        ("italian", "white", "maria", 7200)
+
+
+@pytest.mark.parametrize("lang", ["es", "it"])
+def test_settings_examples_of_each_language_work(chat, catalog, lang):
+    messages = catalog(lang)
+    if messages is None:
+        pytest.skip(f"no {lang}.json")
+    chat.say("ana", f"/lang {lang}")
+    usage = messages["settings.usage"]
+    variant_word = re.search(r"/settings (\S+) (\w+)\|", usage)
+    lang_word = re.search(r"/settings (\S+) es\|it\|en", usage)
+    chat.say("ana", f"/settings {variant_word.group(1)} {variant_word.group(2)}")
+    assert chat.storage.chat(chat.platform, chat.chat_id)["variant"] == "spanish"
+    chat.say("ana", f"/settings {lang_word.group(1)} en")
+    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == "en"
+
+
+# -- the end of a game on the board, and who sees what ----------------------------------------------
+
+# An italian game in which Black, to move after White's 27th ply, has no legal move left.
+BLOCKED = ("23-19 10-14 19x10 6x13 21-18 12-16 25-21 8-12 28-23 11-14 18x11 7x14 21-17 3-6 17x10x3 2-6 "
+           "3x10x19 12-15 19x12 4-8 22-18 9-13 18x9x2 16-20 24x15 1-5 2x9").split()
+
+
+def test_game_ends_when_the_side_to_move_has_no_legal_move(chat):
+    game_id = chat.new_game()
+    chat.play(game_id, BLOCKED[:-1])
+    reply = chat.say("ana", f"/m {BLOCKED[-1]}")[0]
+    assert "Game #1 is over" in reply.text and "Ana wins: Bob has no legal move" in reply.text
+    assert reply.buttons == []
+    row = chat.game(game_id)
+    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+        ("finished", "1-0", "no_moves", "W")
+    assert row["deadline_at"] is None
+    before = chat.snapshot()
+    assert "over" in chat.text("bob", f"/m #{game_id} 8-12")
+    assert chat.snapshot() == before
+    assert '[Result "1-0"]' in chat.say("bob", "/pdn")[0].text
+
+
+def test_board_is_seen_from_the_side_to_move(chat):
+    game_id = chat.new_game()
+    top = chat.say("ana", "/board")[0].board_text.splitlines()[0]
+    assert "x" in top and "o" not in top                 # White to move: Black at the top
+    top = chat.say("ana", "/m 22-18")[0].board_text.splitlines()[0]
+    assert "o" in top and "x" not in top                 # Black to move: White at the top
+    chat.say("bob", "/resign")
+    top = chat.say("ana", f"/board #{game_id}")[0].board_text.splitlines()[0]
+    assert "x" in top and "o" not in top                 # over: from White's side
+
+
+def test_triestina_game_on_ten_by_ten(chat):
+    game_id = chat.new_game(variant="triestina")
+    reply = chat.say("ana", "/board")[0]
+    assert len(reply.board_text.splitlines()) == 10
+    assert "50" not in reply.board_text                    # square 50 holds a white man
+    pos = chat.position(game_id)
+    assert all(31 <= m.start <= 50 for m in pos.legal_moves())
+    first = pos.legal_moves()[0]
+    chat.play(game_id, [str(first)])
+    assert chat.moves(game_id)[0]["notation"] == str(first)
+
+
+def test_pdn_of_a_game_without_moves(chat):
+    game_id = chat.new_game()
+    text = chat.say("ana", f"/pdn #{game_id}")[0].text
+    game = read_pdn(text)[0]
+    assert game.moves == [] and game.result is None

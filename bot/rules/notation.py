@@ -8,15 +8,22 @@ from . import movegen
 from .errors import ErrorCode, IllegalMove
 from .position import Move, Position
 
-# Separators people use between squares: '-', 'x', ':', spaces, dashes, the times sign.
-_MOVE_RE = re.compile(r"\s*\d{1,3}(?:\s*(?:[-xX:\u2013\u2014\u00d7]|\s)\s*\d{1,3})+\s*")
-_SQUARE_RE = re.compile(r"\d{1,3}")
+# Separators people use between squares: '-', 'x', ':', dashes, the times sign, or just a
+# space.  Each alternative starts differently, so matching is linear: a pattern where a space
+# could belong to either of two parts backtracks exponentially on "1  1  1  1 ... x".
+_MOVE_RE = re.compile(r"[0-9]{1,3}(?: ?[-xX:\u2013\u2014\u00d7] ?[0-9]{1,3}| [0-9]{1,3})+")
+_SQUARE_RE = re.compile(r"[0-9]{1,3}")
 MAX_MOVE_TEXT = 200
+
+
+def looks_like_move(text: str) -> bool:
+    """Whether a text has the shape of a move (``22-18``, ``29x22x15``, ``22 18``)."""
+    return isinstance(text, str) and len(text) <= MAX_MOVE_TEXT and bool(_MOVE_RE.fullmatch(" ".join(text.split())))
 
 
 def split_squares(text: str) -> tuple[list[int], bool]:
     """The squares named in a move text and whether it marks a capture; IllegalMove if malformed."""
-    if not isinstance(text, str) or len(text) > MAX_MOVE_TEXT or not _MOVE_RE.fullmatch(text):
+    if not looks_like_move(text):
         raise IllegalMove(ErrorCode.MALFORMED)
     squares = [int(s) for s in _SQUARE_RE.findall(text)]
     return squares, bool(re.search(r"[xX\u00d7]", text))

@@ -58,6 +58,7 @@ class Command:
     raw_name: str
     args: list[str]
     text: str               # everything after the command name
+    addressee: str | None = None   # the bot named in /cmd@BotName, lower case
 
 
 def clean_text(text: str) -> str:
@@ -74,8 +75,9 @@ def parse_command(text: str) -> Command | None:
         return None
     head, _, rest = text[1:].partition(" ")
     # Telegram adds @BotName to commands in groups.
-    raw = head.split("@", 1)[0].lower()
-    return Command(ALIASES.get(raw), raw, rest.split(), rest.strip())
+    raw, _, addressee = head.partition("@")
+    raw = raw.lower()
+    return Command(ALIASES.get(raw), raw, rest.split(), rest.strip(), addressee.lower() or None)
 
 
 def parse_duration(word: str) -> int | None:
@@ -127,6 +129,16 @@ def parse_new(args: list[str]) -> NewGameArgs:
             raise BadArgument("new.bad_arg", word=word[:30])
     assert variant is None or variant in VARIANTS
     return NewGameArgs(variant, color, target, seconds)
+
+
+def only_ref(args: list[str]) -> tuple[int | None, bool]:
+    """For commands whose one optional argument is a game or challenge: ('#12' or '12', ok);
+    ok is False when anything else was typed."""
+    if not args:
+        return None, True
+    if len(args) == 1 and re.fullmatch(r"#?[0-9]{1,9}", args[0]):
+        return int(args[0].lstrip("#")), True
+    return None, False
 
 
 def game_ref(args: list[str]) -> tuple[int | None, list[str]]:

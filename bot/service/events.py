@@ -19,6 +19,8 @@ class ChatEvent:
     text: str | None = None
     action: str | None = None         # a Button.action
     reply_to: str | None = None       # id of the message this one replies to
+    bot_username: str | None = None   # our own handle: commands addressed to other bots are ignored
+    sent_at: float | None = None      # when the platform says it was sent (epoch seconds)
 
 
 @dataclass(frozen=True)

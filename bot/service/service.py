@@ -26,6 +26,7 @@ from bot.rules import (
     Result,
     write_pdn,
 )
+from bot.rules.notation import looks_like_move
 from bot.service import boards
 from bot.service.commands import (
     MAX_TEXT,
@@ -33,6 +34,7 @@ from bot.service.commands import (
     BadArgument,
     clean_text,
     game_ref,
+    only_ref,
     parse_command,
     parse_new,
 )
@@ -43,9 +45,10 @@ from bot.storage import StaleGame, Storage
 log = logging.getLogger(__name__)
 
 MAX_OPEN_CHALLENGES = 5
+# Commands whose only argument is an optional #id: anything else typed is a mistake to point out.
+REF_ONLY = {"accept", "decline", "cancel", "resign", "draw", "board", "pdn"}
 BUTTONS_PER_ROW = 5
 MAX_BUTTON_ROWS = 5      # Discord's limit: 5 rows of 5
-_MOVE_TEXT = re.compile(r"\s*\d{1,3}(\s*[-xX:\u2013\u00d7 ]\s*\d{1,3})+\s*")
 
 
 @dataclass
@@ -60,6 +63,13 @@ class Ctx:
     @property
     def key(self) -> tuple[str, str]:
         return self.event.platform, self.event.chat_id
+
+    @property
+    def sent(self) -> float:
+        """When the user acted: the platform's send time if it has one (messages queued while
+        the bot was down must not lose on time for the bot's downtime), never in the future."""
+        sent_at = self.event.sent_at
+        return min(sent_at, self.now) if sent_at is not None else self.now
 
 
 class GameService:
@@ -129,13 +139,21 @@ class GameService:
         if cmd is None:
             text = clean_text(raw)
             # A bare move is taken from a player who has a game here.
-            if _MOVE_TEXT.fullmatch(text) and self._my_games(ctx):
+            if looks_like_move(text) and self._my_games(ctx):
                 return self.cmd_move(ctx, text.split())
             if ctx.event.chat_kind == "private" and text:
                 return [Reply(t(ctx.lang, "help.hint"))]
             return []
+        bot = (ctx.event.bot_username or "").lower()
+        if cmd.addressee and bot and cmd.addressee != bot:
+            return []
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
+        if cmd.name in REF_ONLY:
+            ref, ok = only_ref(cmd.args)
+            if not ok:
+                return [Reply(t(ctx.lang, "error.ref_only", command=cmd.raw_name[:30]))]
+            return getattr(self, f"cmd_{cmd.name}")(ctx, [f"#{ref}"] if ref is not None else [])
         return getattr(self, f"cmd_{cmd.name}")(ctx, cmd.args)
 
     def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
@@ -339,7 +357,7 @@ class GameService:
     def _unless_expired(self, ctx: Ctx, row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Reply]]:
         """The game, or, when its clock ran out before the scheduler noticed (say, after
         downtime), the loss on time announced instead: no move is played after the deadline."""
-        if row["status"] != "active" or row["deadline_at"] is None or row["deadline_at"] > ctx.now:
+        if row["status"] != "active" or row["deadline_at"] is None or row["deadline_at"] > ctx.sent:
             return row, []
         try:
             return None, [self._time_out(ctx.lang, row, ctx.now)]
@@ -473,7 +491,8 @@ class GameService:
             return [Reply(t(ctx.lang, "move.stale"))]
         other = row["black_name"] if color == "W" else row["white_name"]
         return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row["id"]),
-                      buttons=[[Button(t(ctx.lang, "button.accept_draw"), f"dr:{row['id']}", f"/draw #{row['id']}")]])]
+                      buttons=[[Button(t(ctx.lang, "button.accept_draw"), f"dr:{row['id']}:{row['ply']}",
+                                      f"/draw #{row['id']}")]])]
 
     def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         ref, _ = game_ref(args)
@@ -528,9 +547,7 @@ class GameService:
             return self.cmd_accept(ctx, [f"#{ids[0]}"])
         if kind == "dec" and len(ids) == 1:
             return self.cmd_decline(ctx, [f"#{ids[0]}"])
-        if kind == "dr" and len(ids) == 1:
-            return self.cmd_draw(ctx, [f"#{ids[0]}"])
-        expected = {"p": 2, "s": 3, "d": 4, "m": 3}
+        expected = {"p": 2, "s": 3, "d": 4, "m": 3, "dr": 2}
         if expected.get(kind) != len(ids):
             return [Reply(t(ctx.lang, "button.invalid"), private=True)]
         gid, ply = ids[0], ids[1]
@@ -540,8 +557,15 @@ class GameService:
                 reply.private = True
             return problem
         if row["ply"] != ply:
+            if kind == "dr":
+                return [Reply(t(ctx.lang, "draw.none"), private=True)]
             return [self._board_reply(ctx.lang, row, t(ctx.lang, "button.stale"), replaces=True)]
         color = self._color_of(row, ctx.event.user_id)
+        if kind == "dr":
+            # Only a standing offer from the opponent can be accepted by this button.
+            if row["draw_offer"] in (None, color):
+                return [Reply(t(ctx.lang, "draw.none"), private=True)]
+            return self._end_by_players(ctx, row, Result("1/2-1/2", "agreement"))
         pos = Position.from_fen(row["variant"], row["fen"])
         if color != pos.turn:
             mover = row["white_name"] if pos.turn == "W" else row["black_name"]

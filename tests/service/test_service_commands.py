@@ -335,7 +335,8 @@ def test_draw_offer_then_accept_by_opponent(chat, actions_of):
     game_id = chat.new_game()
     replies = chat.say("ana", "/draw")
     assert "Ana offers a draw in game #1" in replies[0].text and "Bob" in replies[0].text
-    assert actions_of(replies[0]) == [f"dr:{game_id}"]
+    # The button names the ply it was offered at, so an old button cannot accept a later offer.
+    assert actions_of(replies[0]) == [f"dr:{game_id}:0"]
     assert chat.game(game_id)["draw_offer"] == "W"
     text = chat.text("bob", "/draw")
     assert "Draw by agreement" in text
@@ -347,8 +348,27 @@ def test_draw_offer_then_accept_by_opponent(chat, actions_of):
 def test_draw_accepted_with_the_button(chat):
     game_id = chat.new_game()
     chat.say("ana", "/draw")
-    chat.press("bob", f"dr:{game_id}")
+    chat.press("bob", f"dr:{game_id}:0")
     assert chat.game(game_id)["result_score"] == "1/2-1/2"
+
+
+def test_draw_button_after_the_offer_was_declined_by_a_move_makes_no_new_offer(chat):
+    game_id = chat.new_game()
+    chat.say("bob", "/draw")
+    chat.say("ana", "/m 22-18")
+    before = chat.snapshot()
+    replies = chat.press("ana", f"dr:{game_id}:0")
+    assert "no draw offer" in replies[0].text and replies[0].private
+    assert chat.snapshot() == before
+    assert chat.game(game_id)["draw_offer"] is None
+
+
+def test_draw_button_by_the_player_who_offered_does_nothing(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/draw")
+    before = chat.snapshot()
+    assert "no draw offer" in chat.press("ana", f"dr:{game_id}:0")[0].text
+    assert chat.snapshot() == before
 
 
 def test_draw_offer_twice_by_the_same_player(chat):

@@ -163,21 +163,6 @@ def quiet_moves(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) -> 
     return out
 
 
-def has_capture(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) -> bool:
-    """Whether the side to move has any capture, by whole-board shifts."""
-    them = tm | tk
-    empty = v.valid & ~(um | uk | them)
-    victims = them if v.men_capture_kings else tm
-    s1 = v.pitch - 1
-    s2 = v.pitch + 1
-    if white:
-        if ((um >> s1) & victims) >> s1 & empty or ((um >> s2) & victims) >> s2 & empty:
-            return True
-    elif ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty:
-        return True
-    return bool(uk) and kings_can_capture(v, uk, them, empty)
-
-
 def kings_can_capture(v: Variant, uk: int, them: int, empty: int) -> bool:
     """Whether some king can capture, by whole-board shifts."""
     s1 = v.pitch - 1

@@ -115,7 +115,7 @@ def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> Ille
         code = ErrorCode.LAW_OF_QUANTITY
     elif v.priority == "italian" and best[3] and not attempted[3]:
         code = ErrorCode.KING_MUST_CAPTURE
-    elif len(attempted[2]) < len(best[2]):
+    elif len(attempted[2]) < len(best[2]) or v.priority != "italian":
         code = ErrorCode.LAW_OF_QUALITY
     else:
         code = ErrorCode.KING_EARLIEST

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 
 from .errors import ErrorCode, IllegalMove
 from .game import DRAW_SCORE, Game, Result
@@ -156,8 +155,7 @@ def read_game(tags: dict[str, str], movetext: str, default_variant: Variant | st
     game.tags = dict(tags)
     tokens, result = _strip_movetext(movetext)
     failure: list = []
-    limit = max(sys.getrecursionlimit(), 4 * len(tokens) + 100)
-    sys.setrecursionlimit(limit)
+    # Recursion only happens at ambiguous short forms, a handful per game at most.
     moves = _replay(game.position, tokens, 0, failure)
     if moves is None:
         index, err = failure[0] if failure else (0, None)

@@ -3,9 +3,9 @@
 Works on raw bitboards from the side to move's point of view.  Plain moves
 are produced by whole-board shifts, and the last ply is counted with
 ``int.bit_count`` without making a single move; only positions with a
-capture go through the general capture search of ``movegen``.  The shift
-logic repeats ``movegen.has_capture`` inline on purpose: a function call per
-node would cost a third of the speed.
+capture go through the general capture search of ``movegen``.  The men's
+capture test is written inline on purpose: a function call per node would
+cost a third of the speed.
 """
 
 from __future__ import annotations

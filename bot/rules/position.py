@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 from . import movegen
-from .errors import ErrorCode, IllegalMove
+from .errors import IllegalMove
 from .variants import BLACK, WHITE, Variant, get_variant
 
 
@@ -194,8 +194,15 @@ class Position:
         """The position after a legal move; IllegalMove if it is not one."""
         entry = self._legal_table().get(move)
         if entry is None:
-            # Explain it the same way typed input is explained.
-            from .notation import explain
+            from .notation import explain, match_squares
+            if len(move.path) > 2:
+                # Another route of a merged capture (RULES §3.12) is the same move.
+                try:
+                    same = match_squares(self, list(move.path), True)
+                except IllegalMove:
+                    same = None
+                if same is not None and same.captured == move.captured:
+                    return self.play(same)
             raise explain(self, list(move.path), capture_hint=bool(move.captured))
         frm, to, capmask, king_after = entry
         return self._after(frm, to, capmask, king_after)
@@ -238,6 +245,3 @@ class Position:
     def __repr__(self) -> str:
         return f"Position({self.variant.id!r}, {self.fen()!r})"
 
-
-def illegal(code: ErrorCode, **kwargs) -> IllegalMove:
-    return IllegalMove(code, **kwargs)

@@ -208,7 +208,7 @@ class GameService:
             created_at=ctx.now)
         key = "new.open" if spec.target is None else "new.targeted"
         text = t(ctx.lang, key, name=_name(ev), id=cid, target=spec.target or "",
-                 variant=variant_name(ctx.lang, variant), color=t(ctx.lang, f"color.{spec.color}"),
+                 variant=variant_name(ctx.lang, variant), colors=t(ctx.lang, f"colors.{spec.color}", name=_name(ev)),
                  time=duration(ctx.lang, spec.move_seconds))
         buttons = [Button(t(ctx.lang, "button.accept"), f"acc:{cid}", f"/accept #{cid}")]
         if spec.target:
@@ -346,8 +346,13 @@ class GameService:
         if not games and finished_ok:
             games = self.storage.recent_games(*ctx.key, ctx.event.user_id)
         if not games:
-            if self._my_games(ctx) == [] and self.storage.active_games(*ctx.key) and mine_only:
-                return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
+            if mine_only:
+                recent = self.storage.recent_games(*ctx.key, ctx.event.user_id)
+                if recent and recent[0]["status"] == "finished" and recent[0]["finished_at"] > ctx.now - 86400:
+                    # "No game here" would be confusing right after one ended.
+                    return None, [Reply(self._over_text(ctx.lang, recent[0]) + "\n" + t(ctx.lang, "game.new_hint"))]
+                if self.storage.active_games(*ctx.key):
+                    return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
             return None, [Reply(t(ctx.lang, "game.none"))]
         if len(games) > 1:
             listing = "\n".join(self._game_line(ctx.lang, g) for g in games)
@@ -429,8 +434,7 @@ class GameService:
         mover = _name(ctx.event)
         text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row["id"])
         if game.result is not None:
-            text += "\n" + t(ctx.lang, "game.over", id=row["id"]) + " " + result_text(
-                ctx.lang, game.result, row["white_name"], row["black_name"])
+            text += "\n" + self._over_text(ctx.lang, row, game.result)
         else:
             if fields["draw_offer"] is None and row["draw_offer"] and row["draw_offer"] != color:
                 text += "\n" + t(ctx.lang, "draw.declined_by_move")
@@ -441,13 +445,16 @@ class GameService:
 
     def _time_out(self, lang: str, row: dict[str, Any], now: float) -> Reply:
         """End a game whose side to move ran out of time; the announcement with the final board."""
-        turn = Position.from_fen(row["variant"], row["fen"]).turn
-        winner = "B" if turn == "W" else "W"
-        result = Result("1-0" if winner == "W" else "0-1", "time", winner)
+        game = self._load(row)
+        result = game.lose_on_time(game.turn)
         self._finish(row, result, now)
-        text = t(lang, "game.over", id=row["id"]) + " " + result_text(
-            lang, result, row["white_name"], row["black_name"])
-        return self._board_reply(lang, self.storage.game(row["id"]), text)
+        return self._board_reply(lang, self.storage.game(row["id"]), self._over_text(lang, row, result))
+
+    def _over_text(self, lang: str, row: dict[str, Any], result: Result | None = None) -> str:
+        """'Game #N is over.' and how it ended."""
+        result = result or _stored_result(row)
+        return t(lang, "game.over", id=row["id"]) + " " + result_text(lang, result, row["white_name"],
+                                                                      row["black_name"])
 
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
@@ -461,9 +468,7 @@ class GameService:
         row, problem = self._resolve(ctx, ref)
         if row is None:
             return problem
-        color = self._color_of(row, ctx.event.user_id)
-        winner = "B" if color == "W" else "W"
-        result = Result("1-0" if winner == "W" else "0-1", "resign", winner)
+        result = self._load(row).resign(self._color_of(row, ctx.event.user_id))
         return self._end_by_players(ctx, row, result)
 
     def _end_by_players(self, ctx: Ctx, row: dict[str, Any], result: Result) -> list[Reply]:
@@ -471,9 +476,7 @@ class GameService:
             self._finish(row, result, ctx.now)
         except StaleGame:
             return [self._board_reply(ctx.lang, self.storage.game(row["id"]), t(ctx.lang, "move.stale"))]
-        text = t(ctx.lang, "game.over", id=row["id"]) + " " + result_text(
-            ctx.lang, result, row["white_name"], row["black_name"])
-        return [self._board_reply(ctx.lang, self.storage.game(row["id"]), text)]
+        return [self._board_reply(ctx.lang, self.storage.game(row["id"]), self._over_text(ctx.lang, row, result))]
 
     def cmd_draw(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         ref, _ = game_ref(args)
@@ -482,7 +485,7 @@ class GameService:
             return problem
         color = self._color_of(row, ctx.event.user_id)
         if row["draw_offer"] and row["draw_offer"] != color:
-            return self._end_by_players(ctx, row, Result("1/2-1/2", "agreement"))
+            return self._end_by_players(ctx, row, self._load(row).agree_draw())
         if row["draw_offer"] == color:
             return [Reply(t(ctx.lang, "draw.already"))]
         try:
@@ -502,8 +505,7 @@ class GameService:
         if row["status"] == "active":
             text = self._game_line(ctx.lang, row) + "\n" + self._to_move_line(ctx.lang, row, ctx.now)
         else:
-            text = t(ctx.lang, "game.over", id=row["id"]) + " " + result_text(
-                ctx.lang, _stored_result(row), row["white_name"], row["black_name"])
+            text = self._over_text(ctx.lang, row)
         return [self._board_reply(ctx.lang, row, text)]
 
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
@@ -565,7 +567,7 @@ class GameService:
             # Only a standing offer from the opponent can be accepted by this button.
             if row["draw_offer"] in (None, color):
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
-            return self._end_by_players(ctx, row, Result("1/2-1/2", "agreement"))
+            return self._end_by_players(ctx, row, self._load(row).agree_draw())
         pos = Position.from_fen(row["variant"], row["fen"])
         if color != pos.turn:
             mover = row["white_name"] if pos.turn == "W" else row["black_name"]

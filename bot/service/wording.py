@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.i18n import t
-from bot.rules import ErrorCode, IllegalMove, Position, Result
+from bot.rules import ErrorCode, IllegalMove, Move, Position, Result
 
 MAX_LISTED = 8
 
 
-def move_list(moves) -> str:
+def move_list(moves: Sequence[Move]) -> str:
+    """Moves in notation, comma separated, the list cut after a few."""
     names = [str(m) for m in moves[:MAX_LISTED]]
     if len(moves) > MAX_LISTED:
         names.append("…")
@@ -41,7 +44,8 @@ def explain(lang: str, err: IllegalMove, pos: Position, typed: str = "", to_move
         kings = "rule.king_flying" if v.flying_kings else "rule.king_short"
         return t(lang, "err.illegal_step", move="-".join(map(str, err.squares)), king_rule=t(lang, kings))
     if code == ErrorCode.CAPTURE_COMPULSORY:
-        return t(lang, "err.capture_compulsory", moves=move_list(err.moves))
+        key = "err.capture_compulsory" if len(err.moves) == 1 else "err.capture_compulsory_many"
+        return t(lang, key, moves=move_list(err.moves))
     if code in (ErrorCode.LAW_OF_QUANTITY, ErrorCode.LAW_OF_QUALITY, ErrorCode.KING_MUST_CAPTURE,
                 ErrorCode.KING_EARLIEST):
         attempted = err.attempted

@@ -63,7 +63,7 @@ def test_rejected_move_law_of_quantity(chat, game):
     reached(chat, game, QUANTITY, ErrorCode.LAW_OF_QUANTITY, "15x8")
     answer = rejected(chat, "ana", "/m 15x8")
     assert "law of quantity" in answer.lower()
-    assert "23x16x7 takes 2 pieces" in answer and "15x8 takes 1" in answer
+    assert "23x16x7 captures 2" in answer and "15x8 only 1" in answer
 
 
 def test_rejected_move_capture_not_finished(chat, game):

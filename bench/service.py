@@ -1,6 +1,10 @@
 """Service benchmark: a move through the service against the render alone, and a board
 render against Pillow's own PNG encode of an image of the same size.
 
+The encode baseline is measured twice: the full-colour RGB image, and the same
+image reduced to the 128-colour palette our PNGs use (a palette PNG encodes
+about four times faster, so that ratio is the strict one and decides MET).
+
 Run from the repository root::
 
     python bench/service.py            # about 20 s
@@ -34,6 +38,7 @@ from bot.service import (  # noqa: E402
 )
 from bot.storage import Storage  # noqa: E402
 from renderers import render_image  # noqa: E402
+from renderers.board import _to_palette  # noqa: E402
 
 PLAYERS = ("ana", "luca")
 
@@ -55,9 +60,10 @@ def event(user: str, text: str) -> ChatEvent:
                      language="en", text=text)
 
 
-def measure_service(variant: str, moves: list[str], rounds: int) -> tuple[list[float], list[float], list[float]]:
-    """Per move: service time; render-alone time and PNG-encode time of the same board."""
-    service_t, render_t, encode_t = [], [], []
+def measure_service(variant: str, moves: list[str], rounds: int) -> tuple[list[float], ...]:
+    """Per move: service time; render-alone time; PNG-encode time of the same board as RGB and
+    as the palette image we actually send."""
+    service_t, render_t, encode_t, palette_t = [], [], [], []
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as tmp:
             storage = Storage(Path(tmp) / "bench.db")
@@ -82,8 +88,12 @@ def measure_service(variant: str, moves: list[str], rounds: int) -> tuple[list[f
                 started = time.perf_counter()
                 image.save(io.BytesIO(), format="PNG")
                 encode_t.append(time.perf_counter() - started)
+                palette = _to_palette(image)
+                started = time.perf_counter()
+                palette.save(io.BytesIO(), format="PNG")
+                palette_t.append(time.perf_counter() - started)
             storage.close()
-    return service_t, render_t, encode_t
+    return service_t, render_t, encode_t, palette_t
 
 
 def main() -> int:
@@ -97,19 +107,20 @@ def main() -> int:
         moves = scripted_game(variant, args.moves, seed=7)
         # Warm-up: fonts, sprites and caches are built once per process.
         measure_service(variant, moves[:4], 1)
-        service_t, render_t, encode_t = measure_service(variant, moves, args.rounds)
-        s, r, e = (statistics.median(x) * 1000 for x in (service_t, render_t, encode_t))
-        move_ratio, render_ratio = s / r, r / e
+        service_t, render_t, encode_t, palette_t = measure_service(variant, moves, args.rounds)
+        sv, r, e, p = (statistics.median(x) * 1000 for x in (service_t, render_t, encode_t, palette_t))
+        move_ratio, render_ratio = sv / r, r / p
         worst_move = max(worst_move, move_ratio)
         worst_render = max(worst_render, render_ratio)
-        print(f"{variant:9}  move via service {s:6.2f} ms   render alone {r:6.2f} ms   "
-              f"plain PNG encode {e:6.2f} ms")
-        print(f"{'':9}  move/render {move_ratio:.2f}x (target <= 2x)   render/encode {render_ratio:.2f}x "
-              f"(target <= 3x)")
+        print(f"{variant:9}  move via service {sv:6.2f} ms   render alone {r:6.2f} ms   "
+              f"PNG encode: palette {p:5.2f} ms, RGB {e:5.2f} ms")
+        print(f"{'':9}  move/render {move_ratio:.2f}x (target <= 2x)   render/palette encode {render_ratio:.2f}x, "
+              f"render/RGB encode {r / e:.2f}x (target <= 3x)")
     print()
     print(f"summary: move via service / render alone = {worst_move:.2f}x (worst variant, target <= 2x) "
           f"{'MET' if worst_move <= 2 else 'MISSED'}")
-    print(f"summary: render / plain PNG encode = {worst_render:.2f}x (worst variant, target <= 3x) "
+    print(f"summary: render / PNG encode of the same palette image = {worst_render:.2f}x (worst variant, "
+          "target <= 3x) "
           f"{'MET' if worst_render <= 3 else 'MISSED'}")
     return 0
 

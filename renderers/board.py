@@ -465,11 +465,30 @@ def _to_palette(img: Image.Image, colours: int = PNG_COLOURS) -> Image.Image:
     return pim
 
 
+@lru_cache(maxsize=8)
+def _reference_palette(size: int, px: int) -> Image.Image:
+    """One palette per board size, made from a board showing every kind of piece and marker.
+
+    Building a palette takes several times longer than drawing the board; mapping a
+    render onto a ready palette is fast, and the flat colours stay exact (they are
+    forced into this palette and map onto themselves)."""
+    dark = [(r, c) for r in range(size) for c in range(size) if (r + c) % 2 == 0]
+    kinds = PIECE_KINDS * (len(dark) // 8)
+    pieces = dict(zip(dark[::2], kinds, strict=False))
+    free = [sq for sq in dark if sq not in pieces]
+    view = BoardView(
+        size=size, pieces=pieces, labels={sq: i + 1 for i, sq in enumerate(dark)},
+        last_path=free[:3], captured=free[3:5], dots=free[5:8], selected=free[0],
+    )
+    return _to_palette(render_image(view, px))
+
+
 def render_png(view: BoardView, px: int = 600) -> bytes:
     """Render ``view`` as a palette PNG of ``px`` x ``px`` pixels (~20-30 KB at 600)."""
     out = io.BytesIO()
+    image = render_image(view, px).quantize(palette=_reference_palette(view.size, px), dither=Image.Dither.NONE)
     # Default zlib level: level 9 / optimize saves ~5% for ~4x the encode time.
-    _to_palette(render_image(view, px)).save(out, format="PNG")
+    image.save(out, format="PNG")
     return out.getvalue()
 
 

@@ -20,14 +20,17 @@ class Move:
 
     @property
     def is_capture(self) -> bool:
+        """Whether the move takes pieces."""
         return bool(self.captured)
 
     @property
     def start(self) -> int:
+        """The square the piece leaves."""
         return self.path[0]
 
     @property
     def end(self) -> int:
+        """The square the piece ends on."""
         return self.path[-1]
 
     def __str__(self) -> str:
@@ -122,6 +125,7 @@ class Position:
 
     @property
     def turn(self) -> str:
+        """The side to move, ``W`` or ``B``."""
         return WHITE if self.white else BLACK
 
     @property
@@ -188,6 +192,7 @@ class Position:
         return list(self._legal_table())
 
     def is_legal(self, move: Move) -> bool:
+        """Whether the move is one of ``legal_moves()``."""
         return move in self._legal_table()
 
     def play(self, move: Move) -> Position:

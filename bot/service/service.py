@@ -157,9 +157,11 @@ class GameService:
         return getattr(self, f"cmd_{cmd.name}")(ctx, cmd.args)
 
     def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """The command list."""
         return [Reply(t(ctx.lang, "help.text"))]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """The rules of a variant (the chat's default without one)."""
         variant = self._default_variant(ctx)
         if args:
             variant = VARIANT_WORDS.get(args[0].lower())
@@ -168,6 +170,7 @@ class GameService:
         return [Reply(t(ctx.lang, f"rules.{variant}"))]
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Set the chat's language."""
         if len(args) != 1 or args[0].lower() not in LANGUAGES:
             return [Reply(t(ctx.lang, "lang.usage"))]
         lang = args[0].lower()
@@ -175,6 +178,7 @@ class GameService:
         return [Reply(t(lang, "lang.set"))]
 
     def cmd_settings(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Show or change the chat's language and default variant."""
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=ctx.lang,
                             variant=variant_name(ctx.lang, self._default_variant(ctx))))]
@@ -191,6 +195,7 @@ class GameService:
     # -- challenges ------------------------------------------------------------------------------
 
     def cmd_new(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Open a challenge to the chat or to one @user."""
         try:
             spec = parse_new(args)
         except BadArgument as err:
@@ -235,6 +240,7 @@ class GameService:
         return ch, []
 
     def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Accept a challenge: the game starts."""
         ref, _ = game_ref(args)
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
@@ -273,6 +279,7 @@ class GameService:
         return [self._board_reply(ctx.lang, row, text)]
 
     def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Decline a challenge addressed to you."""
         ref, _ = game_ref(args)
         ev = ctx.event
         mine = [c for c in self.storage.open_challenges(*ctx.key)
@@ -299,6 +306,7 @@ class GameService:
         return [Reply(t(ctx.lang, "decline.done", id=ch["id"], name=_name(ev), challenger=ch["challenger_name"]))]
 
     def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Withdraw your own open challenges."""
         ref, _ = game_ref(args)
         mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ctx.event.user_id]
         if ref is not None:
@@ -388,6 +396,7 @@ class GameService:
         return Game.resume(row["variant"], row["start_fen"], fens, row["quiet_plies"])
 
     def cmd_move(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Play a typed move in your game."""
         ref, words = game_ref(args)
         if not words:
             return [Reply(t(ctx.lang, "move.usage"))]
@@ -464,6 +473,7 @@ class GameService:
         self.storage.update_game(row["id"], row["version"], self._result_fields(result, now))
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Resign your game."""
         ref, _ = game_ref(args)
         row, problem = self._resolve(ctx, ref)
         if row is None:
@@ -479,6 +489,7 @@ class GameService:
         return [self._board_reply(ctx.lang, self.storage.game(row["id"]), self._over_text(ctx.lang, row, result))]
 
     def cmd_draw(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Offer a draw, or accept the opponent's offer."""
         ref, _ = game_ref(args)
         row, problem = self._resolve(ctx, ref)
         if row is None:
@@ -498,6 +509,7 @@ class GameService:
                                       f"/draw #{row['id']}")]])]
 
     def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Show a game's board, with its buttons."""
         ref, _ = game_ref(args)
         row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:
@@ -509,6 +521,7 @@ class GameService:
         return [self._board_reply(ctx.lang, row, text)]
 
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """The games and open challenges of the chat."""
         games = self.storage.active_games(*ctx.key)
         challenges = self.storage.open_challenges(*ctx.key)
         if not games and not challenges:
@@ -523,6 +536,7 @@ class GameService:
         return [Reply("\n".join(lines))]
 
     def cmd_pdn(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """A game as PDN, as text and as a file."""
         ref, _ = game_ref(args)
         row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:

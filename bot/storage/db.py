@@ -17,45 +17,46 @@ from typing import Any
 
 import sqlite_utils
 
-MIGRATIONS: list[str] = [
-    # 1: the first schema.
-    """
-    CREATE TABLE players (
-        platform TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL,
-        username TEXT, language TEXT, updated_at REAL NOT NULL,
-        PRIMARY KEY (platform, user_id));
-    CREATE TABLE chats (
-        platform TEXT NOT NULL, chat_id TEXT NOT NULL, kind TEXT NOT NULL,
-        language TEXT, variant TEXT, created_at REAL NOT NULL,
-        PRIMARY KEY (platform, chat_id));
-    CREATE TABLE challenges (
-        id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
-        challenger_id TEXT NOT NULL, challenger_name TEXT NOT NULL, target_username TEXT,
-        variant TEXT NOT NULL, color TEXT NOT NULL, move_seconds INTEGER NOT NULL,
-        status TEXT NOT NULL, created_at REAL NOT NULL, game_id INTEGER);
-    CREATE INDEX challenges_chat ON challenges (platform, chat_id, status);
-    CREATE TABLE games (
-        id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
-        variant TEXT NOT NULL, start_fen TEXT,
-        white_id TEXT NOT NULL, white_name TEXT NOT NULL,
-        black_id TEXT NOT NULL, black_name TEXT NOT NULL,
-        fen TEXT NOT NULL, ply INTEGER NOT NULL, quiet_plies INTEGER NOT NULL,
-        version INTEGER NOT NULL, status TEXT NOT NULL,
-        result_score TEXT, result_reason TEXT, winner TEXT,
-        draw_offer TEXT, move_seconds INTEGER NOT NULL, deadline_at REAL,
-        reminded INTEGER NOT NULL DEFAULT 0,
-        last_path TEXT, last_captured TEXT,
-        created_at REAL NOT NULL, finished_at REAL);
-    CREATE INDEX games_chat ON games (platform, chat_id, status);
-    CREATE INDEX games_deadline ON games (status, deadline_at);
-    CREATE TABLE moves (
-        game_id INTEGER NOT NULL REFERENCES games(id), ply INTEGER NOT NULL,
-        notation TEXT NOT NULL, fen_after TEXT NOT NULL, by_user TEXT NOT NULL,
-        played_at REAL NOT NULL, PRIMARY KEY (game_id, ply));
-    CREATE TABLE messages (
-        platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
-        game_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id));
-    """,
+# Each migration is a list of statements, applied in order; PRAGMA user_version records how
+# many have run.  Append new ones; never edit one that has shipped.
+MIGRATIONS: list[list[str]] = [
+    [
+        """CREATE TABLE players (
+            platform TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL,
+            username TEXT, language TEXT, updated_at REAL NOT NULL,
+            PRIMARY KEY (platform, user_id))""",
+        """CREATE TABLE chats (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, kind TEXT NOT NULL,
+            language TEXT, variant TEXT, created_at REAL NOT NULL,
+            PRIMARY KEY (platform, chat_id))""",
+        """CREATE TABLE challenges (
+            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
+            challenger_id TEXT NOT NULL, challenger_name TEXT NOT NULL, target_username TEXT,
+            variant TEXT NOT NULL, color TEXT NOT NULL, move_seconds INTEGER NOT NULL,
+            status TEXT NOT NULL, created_at REAL NOT NULL, game_id INTEGER)""",
+        "CREATE INDEX challenges_chat ON challenges (platform, chat_id, status)",
+        """CREATE TABLE games (
+            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
+            variant TEXT NOT NULL, start_fen TEXT,
+            white_id TEXT NOT NULL, white_name TEXT NOT NULL,
+            black_id TEXT NOT NULL, black_name TEXT NOT NULL,
+            fen TEXT NOT NULL, ply INTEGER NOT NULL, quiet_plies INTEGER NOT NULL,
+            version INTEGER NOT NULL, status TEXT NOT NULL,
+            result_score TEXT, result_reason TEXT, winner TEXT,
+            draw_offer TEXT, move_seconds INTEGER NOT NULL, deadline_at REAL,
+            reminded INTEGER NOT NULL DEFAULT 0,
+            last_path TEXT, last_captured TEXT,
+            created_at REAL NOT NULL, finished_at REAL)""",
+        "CREATE INDEX games_chat ON games (platform, chat_id, status)",
+        "CREATE INDEX games_deadline ON games (status, deadline_at)",
+        """CREATE TABLE moves (
+            game_id INTEGER NOT NULL REFERENCES games(id), ply INTEGER NOT NULL,
+            notation TEXT NOT NULL, fen_after TEXT NOT NULL, by_user TEXT NOT NULL,
+            played_at REAL NOT NULL, PRIMARY KEY (game_id, ply))""",
+        """CREATE TABLE messages (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
+            game_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
+    ],
 ]
 
 
@@ -86,14 +87,14 @@ class Storage:
     def _migrate(self) -> None:
         with self.transaction():
             version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            for number, script in enumerate(MIGRATIONS[version:], start=version + 1):
-                for statement in script.split(";"):
-                    if statement.strip():
-                        self.db.execute(statement)
+            for number, statements in enumerate(MIGRATIONS[version:], start=version + 1):
+                for statement in statements:
+                    self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {number}")
 
     @property
     def schema_version(self) -> int:
+        """How many migrations this file has had."""
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
     @contextmanager
@@ -134,6 +135,7 @@ class Storage:
             return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
     def close(self) -> None:
+        """Close the connection."""
         self.db.conn.close()
 
     # -- players and chats ---------------------------------------------------------------
@@ -147,12 +149,15 @@ class Storage:
                 pk=("platform", "user_id"))
 
     def player(self, platform: str, user_id: str) -> dict[str, Any] | None:
+        """A player as last seen, or None."""
         return self._one("SELECT * FROM players WHERE platform=? AND user_id=?", (platform, user_id))
 
     def chat(self, platform: str, chat_id: str) -> dict[str, Any] | None:
+        """A chat and its settings, or None."""
         return self._one("SELECT * FROM chats WHERE platform=? AND chat_id=?", (platform, chat_id))
 
     def ensure_chat(self, platform: str, chat_id: str, kind: str, now: float) -> dict[str, Any]:
+        """The chat, created with no settings on first sight."""
         with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO chats (platform, chat_id, kind, created_at) VALUES (?,?,?,?)",
@@ -160,6 +165,7 @@ class Storage:
         return self.chat(platform, chat_id)
 
     def set_chat(self, platform: str, chat_id: str, **fields: Any) -> None:
+        """Change a chat's settings (language, variant)."""
         allowed = {"language", "variant"}
         if not set(fields) <= allowed:
             raise ValueError(f"unknown chat settings {set(fields) - allowed}")
@@ -178,13 +184,16 @@ class Storage:
     # -- challenges -------------------------------------------------------------------------
 
     def create_challenge(self, **fields: Any) -> int:
+        """Store an open challenge; its id."""
         with self.transaction():
             return self.db["challenges"].insert(dict(fields, status="open")).last_pk
 
     def challenge(self, challenge_id: int) -> dict[str, Any] | None:
+        """A challenge by id, or None."""
         return self._one("SELECT * FROM challenges WHERE id=?", (challenge_id,))
 
     def open_challenges(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
+        """The open challenges of a chat, oldest first."""
         return self._all("SELECT * FROM challenges WHERE platform=? AND chat_id=? AND status='open' ORDER BY id",
                          (platform, chat_id))
 
@@ -210,24 +219,27 @@ class Storage:
     # -- games --------------------------------------------------------------------------------
 
     def game(self, game_id: int) -> dict[str, Any] | None:
+        """A game by id, or None."""
         return self._one("SELECT * FROM games WHERE id=?", (game_id,))
 
     def active_games(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
+        """The games still being played in a chat, oldest first."""
         return self._all("SELECT * FROM games WHERE platform=? AND chat_id=? AND status='active' ORDER BY id",
                          (platform, chat_id))
 
     def recent_games(self, platform: str, chat_id: str, user_id: str, limit: int = 1) -> list[dict[str, Any]]:
+        """A player's latest games in a chat, newest first, finished or not."""
         return self._all(
             "SELECT * FROM games WHERE platform=? AND chat_id=? AND (white_id=? OR black_id=?) "
             "ORDER BY id DESC LIMIT ?", (platform, chat_id, user_id, user_id, limit))
 
     def recent_fens(self, game_id: int, count: int) -> list[str]:
         """The FENs after the last ``count`` moves, oldest first."""
-        rows = self.db.execute(
-            "SELECT fen_after FROM moves WHERE game_id=? ORDER BY ply DESC LIMIT ?", (game_id, count)).fetchall()
-        return [r[0] for r in reversed(rows)]
+        rows = self._all("SELECT fen_after FROM moves WHERE game_id=? ORDER BY ply DESC LIMIT ?", (game_id, count))
+        return [r["fen_after"] for r in reversed(rows)]
 
     def moves(self, game_id: int) -> list[dict[str, Any]]:
+        """Every move of a game in order."""
         return self._all("SELECT * FROM moves WHERE game_id=? ORDER BY ply", (game_id,))
 
     def update_game(self, game_id: int, version: int, fields: dict[str, Any],
@@ -264,12 +276,14 @@ class Storage:
     # -- board messages --------------------------------------------------------------------------
 
     def remember_message(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
+        """Note that a message shows a game's board (so a reply to it names the game)."""
         with self.transaction():
             self.db["messages"].upsert(
                 {"platform": platform, "chat_id": chat_id, "message_id": message_id, "game_id": game_id},
                 pk=("platform", "chat_id", "message_id"))
 
     def game_of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
+        """The game whose board a message shows, or None."""
         row = self._one("SELECT game_id FROM messages WHERE platform=? AND chat_id=? AND message_id=?",
                         (platform, chat_id, message_id))
         return row["game_id"] if row else None

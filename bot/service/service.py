@@ -104,6 +104,10 @@ class GameService:
         """An adapter tells us which message shows a game's board (for replies to it)."""
         self.storage.remember_message(platform, chat_id, str(message_id), game_id)
 
+    def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        """A chat got a new id (a Telegram group became a supergroup): its games follow it."""
+        self.storage.move_chat(platform, str(old_chat_id), str(new_chat_id))
+
     def tick(self, now: float | None = None) -> list[Outgoing]:
         """Deadline work: reminders when a tenth of the move time is left, losses on time."""
         now = self.clock() if now is None else now

@@ -1,7 +1,4 @@
 """Fixtures for the console chat tests: a real service on a SQLite file in tmp_path.
-
-Nothing under the ``bot`` logger may be logged at ERROR during a test (the service logs a
-traceback whenever it answers with its internal-error message).
 """
 
 from __future__ import annotations

@@ -3,11 +3,8 @@
 Everything is real: a SQLite file in tmp_path, the rules engine, Pillow boards.  Only the
 clock (a list the test moves forward) and the colour draw (a seeded Random) are fixed.
 
-Two checks run on every test here:
-* nothing under the ``bot`` logger may be logged at ERROR (the service logs a traceback
-  whenever it answers "Something went wrong"), and
-* ``ChatHarness`` checks every reply: never the internal-error text, every button action at
-  most 64 bytes of UTF-8.
+``ChatHarness`` checks every reply: never the internal-error text, every button action at
+most 64 bytes of UTF-8 (and tests/conftest.py fails any test during which bot.* logged an error).
 """
 
 from __future__ import annotations

@@ -21,18 +21,22 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     command = args.command or "console"
+    from bot.service import GameService
+    from bot.storage import Storage
+
     if command in ("telegram", "discord"):
         variable = f"{command.upper()}_BOT_TOKEN"
-        if not os.environ.get(variable):
+        token = os.environ.get(variable, "").strip()
+        if not token:
             print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
                   "console chat.", file=sys.stderr)
             return 2
-        print(f"error: the {command} adapter is not part of this build yet; `python -m bot` runs the "
-              "console chat.", file=sys.stderr)
-        return 2
+        storage = Storage(database_path())
+        try:
+            return _run_platform(command, token, GameService(storage), args)
+        finally:
+            storage.close()
     from bot.platforms.console import ConsoleChat
-    from bot.service import GameService
-    from bot.storage import Storage
 
     storage = Storage(database_path(getattr(args, "db", None)))
     images = Path(getattr(args, "images", None) or os.environ.get("DRAUGHTS_IMAGES", "boards"))
@@ -47,3 +51,13 @@ def run(args: argparse.Namespace) -> int:
     finally:
         storage.close()
     return 0
+
+
+def _run_platform(command: str, token: str, service, args: argparse.Namespace) -> int:
+    if command == "telegram":
+        from bot.platforms.telegram import run_telegram
+        run_telegram(token, service)
+        return 0
+    print("error: the discord adapter is not part of this build yet; `python -m bot` runs the console chat.",
+          file=sys.stderr)
+    return 2

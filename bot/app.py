@@ -7,6 +7,10 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bot.service import GameService
 
 DEFAULT_DB = "draughts.db"
 
@@ -53,11 +57,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_platform(command: str, token: str, service, args: argparse.Namespace) -> int:
+def _run_platform(command: str, token: str, service: GameService, args: argparse.Namespace) -> int:
     if command == "telegram":
         from bot.platforms.telegram import run_telegram
         run_telegram(token, service)
         return 0
-    print("error: the discord adapter is not part of this build yet; `python -m bot` runs the console chat.",
-          file=sys.stderr)
-    return 2
+    from bot.platforms.discord import run_discord, sync_commands
+    if getattr(args, "action", "run") == "sync":
+        return sync_commands(token, service)
+    return run_discord(token, service)

@@ -108,11 +108,14 @@ class GameService:
         """A chat got a new id (a Telegram group became a supergroup): its games follow it."""
         self.storage.move_chat(platform, str(old_chat_id), str(new_chat_id))
 
-    def tick(self, now: float | None = None) -> list[Outgoing]:
-        """Deadline work: reminders when a tenth of the move time is left, losses on time."""
+    def tick(self, now: float | None = None, platform: str | None = None) -> list[Outgoing]:
+        """Deadline work: reminders when a tenth of the move time is left, losses on time.
+
+        Each platform's process ticks only its own games (``platform``): a tick does the work
+        as it reports it, so one adapter must not take another's messages."""
         now = self.clock() if now is None else now
         out: list[Outgoing] = []
-        for row in self.storage.due_games(now):
+        for row in self.storage.due_games(now, platform):
             chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
             turn = Position.from_fen(row["variant"], row["fen"]).turn
             name = row["white_name"] if turn == "W" else row["black_name"]

@@ -266,12 +266,14 @@ class Storage:
                                   (game_id, version))
             return cur.rowcount == 1
 
-    def due_games(self, now: float) -> list[dict[str, Any]]:
-        """Active games whose clock has run out or whose reminder is due."""
+    def due_games(self, now: float, platform: str | None = None) -> list[dict[str, Any]]:
+        """Active games (of one platform, or all) whose clock has run out or whose reminder is due."""
+        where = "AND platform=?" if platform is not None else ""
+        params = (now, now, platform) if platform is not None else (now, now)
         return self._all(
             "SELECT * FROM games WHERE status='active' AND deadline_at IS NOT NULL AND "
-            "(deadline_at <= ? OR (reminded=0 AND deadline_at - move_seconds / 10.0 <= ?)) ORDER BY deadline_at",
-            (now, now))
+            f"(deadline_at <= ? OR (reminded=0 AND deadline_at - move_seconds / 10.0 <= ?)) {where} "
+            "ORDER BY deadline_at", params)
 
     # -- board messages --------------------------------------------------------------------------
 

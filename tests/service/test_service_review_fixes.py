@@ -99,3 +99,13 @@ def test_reopening_a_database_runs_no_migration_twice(tmp_path):
     again = Storage(path)
     assert again.schema_version == len(MIGRATIONS)
     again.close()
+
+
+def test_each_platform_ticks_only_its_own_games(chat):
+    game_id = chat.new_game(extra="1h")
+    chat.now[0] += 3700
+    assert chat.service.tick(platform="telegram") == []
+    assert chat.game(game_id)["status"] == "active"
+    out = chat.service.tick(platform=chat.platform)
+    assert [o.chat_id for o in out] == [chat.chat_id]
+    assert chat.game(game_id)["result_reason"] == "time"

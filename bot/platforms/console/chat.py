@@ -43,7 +43,7 @@ class ConsoleChat:
             self._line(text)
 
     def _tick(self) -> None:
-        for outgoing in self.service.tick():
+        for outgoing in self.service.tick(platform=PLATFORM):
             self._print_outgoing(outgoing)
 
     def _ticker(self, stop: threading.Event, every: float) -> None:

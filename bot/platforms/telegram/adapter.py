@@ -129,9 +129,8 @@ class TelegramAdapter:
 
     async def on_tick(self, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Reminders and losses on time."""
-        for outgoing in self.service.tick():
-            if outgoing.platform == PLATFORM:
-                await self.send(context, int(outgoing.chat_id), outgoing.reply)
+        for outgoing in self.service.tick(platform=PLATFORM):
+            await self.send(context, int(outgoing.chat_id), outgoing.reply)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram handler failed: %r", context.error, exc_info=context.error)

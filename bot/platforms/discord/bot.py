@@ -1,0 +1,551 @@
+"""The Discord adapter: slash commands and buttons in, service replies out.
+
+Like every adapter it holds no game logic.  A slash command is turned back into the typed
+command text the service reads (``/move #3 22-18``), a button click into its action string;
+the service's replies become messages, ephemeral messages, files and persistent buttons.
+
+Rules this module follows (see PLATFORMS.md):
+- every interaction is acknowledged first (``defer``), within Discord's 3 seconds, and then
+  answered with followups or an edit; any failure still gets an ephemeral answer;
+- buttons are one ``DynamicItem`` whose custom id carries the service's action, so they keep
+  working after a restart; an id we do not know is answered too;
+- no privileged intents; the command tree is synced only by ``python -m bot discord sync``;
+- the token is never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands, tasks
+
+from bot.i18n import pick_language, t
+from bot.platforms.discord import render
+from bot.service import ChatEvent, GameService, Outgoing, Reply
+
+log = logging.getLogger(__name__)
+
+PLATFORM = "discord"
+DEADLINE_SECONDS = 30
+# Answers to these concern only the one who asked: shown to them alone.
+EPHEMERAL_COMMANDS = frozenset({"help", "rules"})
+
+VARIANT_CHOICES = [
+    app_commands.Choice(name="Spanish (española)", value="spanish"),
+    app_commands.Choice(name="Italian (italiana)", value="italian"),
+    app_commands.Choice(name="Triestina", value="triestina"),
+]
+COLOR_CHOICES = [
+    app_commands.Choice(name="white", value="white"),
+    app_commands.Choice(name="black", value="black"),
+    app_commands.Choice(name="random", value="random"),
+]
+LANGUAGE_CHOICES = [
+    app_commands.Choice(name="Español", value="es"),
+    app_commands.Choice(name="Italiano", value="it"),
+    app_commands.Choice(name="English", value="en"),
+]
+SETTING_CHOICES = [
+    app_commands.Choice(name="variant", value="variant"),
+    app_commands.Choice(name="language", value="lang"),
+]
+GameId = app_commands.Range[int, 1, 999_999_999]
+
+
+def handle_of(user: discord.abc.User) -> str:
+    """The @handle the service matches challenges against: the Discord user name (legacy names
+    may contain spaces, which a typed command could not carry)."""
+    return re.sub(r"\s+", "_", user.name.strip()) or str(user.id)
+
+
+def chat_kind(interaction: discord.Interaction) -> str:
+    channel = interaction.channel
+    if interaction.guild_id is None and (channel is None or getattr(channel, "type", None) is
+                                         discord.ChannelType.private):
+        return "private"
+    return "group"
+
+
+def event_for(interaction: discord.Interaction, *, text: str | None = None,
+              action: str | None = None) -> ChatEvent:
+    """The neutral event for one interaction."""
+    user = interaction.user
+    return ChatEvent(
+        platform=PLATFORM,
+        chat_id=str(interaction.channel_id),
+        chat_kind=chat_kind(interaction),
+        user_id=str(user.id),
+        user_name=user.display_name,
+        username=handle_of(user),
+        language=str(interaction.locale) if interaction.locale else None,
+        text=text,
+        action=action,
+        sent_at=interaction.created_at.timestamp(),
+    )
+
+
+def typed(*words: str | None) -> str:
+    """A typed command from its words, leaving out the missing ones."""
+    return " ".join(w for w in words if w)
+
+
+def ref(game: int | None) -> str | None:
+    return f"#{game}" if game is not None else None
+
+
+# -- buttons ---------------------------------------------------------------------------------------
+
+
+class GameButton(discord.ui.DynamicItem[discord.ui.Button], template=render.TEMPLATE):
+    """Every button the service asks for: custom id ``dr:<action>``; works after a restart."""
+
+    def __init__(self, action: str, label: str = "?", style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+                 row: int | None = None) -> None:
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=render.custom_id(action), row=row))
+        self.action = action
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> GameButton:
+        return cls(match["action"], label=getattr(item, "label", None) or "?",
+                   style=getattr(item, "style", discord.ButtonStyle.secondary))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        bot = interaction.client
+        if isinstance(bot, DraughtsBot):
+            await bot.handle_click(interaction, self.action)
+
+
+def _carries(message: discord.Message | None, custom_id: str) -> bool:
+    """Whether a message has a component with this custom id (what DynamicItem dispatch needs)."""
+    if message is None or message.flags.components_v2:
+        return False
+    stack: list[Any] = list(message.components)
+    while stack:
+        component = stack.pop()
+        if getattr(component, "custom_id", None) == custom_id:
+            return True
+        stack.extend(getattr(component, "children", []) or [])
+    return False
+
+
+# -- answering one interaction ------------------------------------------------------------------------
+
+
+class Responder:
+    """Sends the replies to one acknowledged interaction.
+
+    A deferred slash command shows a "thinking" placeholder: Discord turns the first followup
+    into that placeholder and keeps its visibility, whatever the followup asks.  So the first
+    message with the same visibility edits the placeholder; one with the other visibility
+    first deletes it, after which followups are shown as asked.
+    """
+
+    def __init__(self, bot: DraughtsBot, interaction: discord.Interaction, *, placeholder: bool,
+                 placeholder_ephemeral: bool = False, force_private: bool = False) -> None:
+        self.bot = bot
+        self.interaction = interaction
+        self.placeholder = placeholder
+        self.placeholder_ephemeral = placeholder_ephemeral
+        self.force_private = force_private
+        self.sent = 0
+
+    @property
+    def channel_id(self) -> str:
+        return str(self.interaction.channel_id)
+
+    async def send(self, reply: Reply) -> discord.Message | None:
+        private = reply.private or self.force_private
+        chunks = render.split_text(reply.text)
+        message = None
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            message = await self._post(chunk, render.files_of(reply) if last else [],
+                                       self.bot.view_for(reply) if last else None, private)
+        if reply.game_id is not None and message is not None and not private:
+            await self.bot.remember(self.channel_id, message.id, reply.game_id)
+        return message
+
+    async def replace(self, reply: Reply) -> None:
+        """Edit the message whose button was clicked (a board) instead of posting a new one."""
+        chunks = render.split_text(reply.text)
+        message = self.interaction.message
+        await self.interaction.edit_original_response(
+            content=chunks[0], attachments=render.files_of(reply), view=self.bot.view_for(reply),
+            allowed_mentions=render.NO_MENTIONS)
+        self.sent += 1
+        for chunk in chunks[1:]:
+            await self._post(chunk, [], None, False)
+        if reply.game_id is not None and message is not None:
+            await self.bot.remember(self.channel_id, message.id, reply.game_id)
+
+    async def _post(self, content: str, files: list[discord.File], view: discord.ui.View | None,
+                    private: bool) -> discord.Message | None:
+        interaction = self.interaction
+        self.sent += 1
+        if self.placeholder:
+            self.placeholder = False
+            if private == self.placeholder_ephemeral:
+                return await interaction.edit_original_response(
+                    content=content, attachments=files, view=view, allowed_mentions=render.NO_MENTIONS)
+            await interaction.delete_original_response()
+        kwargs: dict[str, Any] = {"files": files, "ephemeral": private, "wait": True,
+                                  "allowed_mentions": render.NO_MENTIONS}
+        if view is not None:
+            kwargs["view"] = view
+        return await interaction.followup.send(content, **kwargs)
+
+    async def finish(self) -> None:
+        """Resolve a placeholder nothing was sent into."""
+        if self.placeholder:
+            self.placeholder = False
+            await self.interaction.delete_original_response()
+
+    async def fail(self) -> None:
+        """The one answer left when something broke: an ephemeral apology, never silence."""
+        lang = pick_language(str(self.interaction.locale) if self.interaction.locale else None)
+        text = t(lang, "error.internal")
+        try:
+            if not self.interaction.response.is_done():
+                await self.interaction.response.send_message(text, ephemeral=True)
+            elif self.placeholder:
+                self.placeholder = False
+                await self.interaction.edit_original_response(content=text, attachments=[], view=None)
+            else:
+                await self.interaction.followup.send(text, ephemeral=True)
+        except discord.HTTPException as exc:
+            log.warning("could not tell the user about a failure (HTTP %s)", exc.status)
+        except Exception:
+            log.exception("could not tell the user about a failure")
+
+
+# -- the bot -------------------------------------------------------------------------------------------
+
+
+class DraughtsTree(app_commands.CommandTree):
+    """The command tree: an error nothing else handled still gets an answer."""
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
+        if isinstance(error, app_commands.CommandNotFound):
+            # A command removed since the last sync: answer instead of "The application did not respond".
+            log.warning("unknown command /%s (sync the command tree)", error.name)
+        elif isinstance(error, app_commands.TransformerError):
+            # E.g. a member option used in a DM, where Discord sends a user, not a member.
+            log.warning("unusable option value for /%s: %s", getattr(interaction.command, "name", "?"), error)
+        else:
+            log.error("slash command failed", exc_info=error)
+        client = interaction.client
+        if isinstance(client, DraughtsBot):
+            await Responder(client, interaction, placeholder=False).fail()
+
+
+class DraughtsBot(commands.AutoShardedBot):
+    """The draughts bot on Discord, built around one GameService."""
+
+    def __init__(self, service: GameService, **options: Any) -> None:
+        intents = discord.Intents.none()
+        intents.guilds = True          # channel cache; not privileged
+        options.setdefault("intents", intents)
+        options.setdefault("allowed_mentions", render.NO_MENTIONS)
+        options.setdefault("help_command", None)
+        super().__init__(
+            command_prefix=commands.when_mentioned,
+            tree_cls=DraughtsTree,
+            allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=False),
+            allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
+            **options,
+        )
+        self.service = service
+        for command in build_commands(self):
+            self.tree.add_command(command)
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(GameButton)
+
+    async def on_ready(self) -> None:
+        log.info("connected to Discord as %s (%s guilds)", self.user, len(self.guilds))
+        if not self.deadline_loop.is_running():
+            self.deadline_loop.start()
+
+    async def close(self) -> None:
+        self.deadline_loop.cancel()
+        await super().close()
+
+    # -- the service, off the event loop -----------------------------------------------------
+
+    async def call_service(self, func: Callable[..., Any], *args: Any) -> Any:
+        """Service calls do SQLite and Pillow work: run them in a thread so the gateway keeps its
+        heartbeat (storage serializes its own connection)."""
+        return await asyncio.to_thread(func, *args)
+
+    async def remember(self, channel_id: str, message_id: int, game_id: int) -> None:
+        try:
+            await self.call_service(self.service.remember_board, PLATFORM, channel_id, str(message_id), game_id)
+        except Exception:
+            log.exception("could not remember board message %s of game %s", message_id, game_id)
+
+    def view_for(self, reply: Reply) -> discord.ui.View | None:
+        return render.view_of(reply, lambda action, label, style, row: GameButton(action, label, style, row))
+
+    # -- slash commands ------------------------------------------------------------------------
+
+    async def run_command(self, interaction: discord.Interaction, name: str, text: str) -> None:
+        """Acknowledge, hand the typed command to the service, send its replies."""
+        ephemeral = name in EPHEMERAL_COMMANDS
+        try:
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+        except discord.HTTPException as exc:
+            # Too late (10062) or already answered: nothing the user could see any more.
+            log.warning("could not acknowledge /%s (HTTP %s, code %s)", name, exc.status, exc.code)
+            return
+        responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
+                              force_private=ephemeral)
+        try:
+            replies = await self.call_service(self.service.handle, event_for(interaction, text=text))
+            for reply in replies:
+                await responder.send(reply)
+            await responder.finish()
+        except Exception:
+            log.exception("answering /%s failed", name)
+            await responder.fail()
+
+    # -- buttons ---------------------------------------------------------------------------------
+
+    async def handle_click(self, interaction: discord.Interaction, action: str) -> None:
+        """A button click: the service's answer edits the board or comes as a new message."""
+        try:
+            await interaction.response.defer()
+        except discord.HTTPException as exc:
+            log.warning("could not acknowledge a button click (HTTP %s, code %s)", exc.status, exc.code)
+            return
+        responder = Responder(self, interaction, placeholder=False)
+        try:
+            replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
+            for reply in replies:
+                if reply.replaces_board and not reply.private and interaction.message is not None:
+                    await responder.replace(reply)
+                else:
+                    await responder.send(reply)
+        except Exception:
+            log.exception("answering a button click failed")
+            await responder.fail()
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Clicks no GameButton will take (an id that is not ours, or one the message does not
+        carry) still get an answer: the service says the button no longer works."""
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data = interaction.data or {}
+        if data.get("component_type") != discord.ComponentType.button.value:
+            return
+        custom_id = str(data.get("custom_id", ""))
+        if re.fullmatch(render.TEMPLATE, custom_id) and _carries(interaction.message, custom_id):
+            return      # GameButton handles it
+        action = custom_id.removeprefix(render.PREFIX) or "?"
+        await self.handle_click(interaction, action)
+
+    # -- deadlines -----------------------------------------------------------------------------------
+
+    @tasks.loop(seconds=DEADLINE_SECONDS)
+    async def deadline_loop(self) -> None:
+        await self.post_deadlines()
+
+    @deadline_loop.before_loop
+    async def _before_deadlines(self) -> None:
+        await self.wait_until_ready()
+
+    async def post_deadlines(self) -> int:
+        """One round of deadline work: reminders and losses on time, posted to their channels.
+        Returns how many messages went out."""
+        try:
+            outgoing: list[Outgoing] = await self.call_service(functools.partial(self.service.tick,
+                                                                                 platform=PLATFORM))
+        except Exception:
+            log.exception("deadline check failed")
+            return 0
+        posted = 0
+        for item in outgoing:
+            if item.platform != PLATFORM:
+                log.warning("deadline message for platform %s dropped (chat %s)", item.platform, item.chat_id)
+                continue
+            try:
+                posted += await self.post(item.chat_id, item.reply)
+            except (discord.NotFound, discord.Forbidden) as exc:
+                log.warning("channel %s is gone or closed to us (HTTP %s); deadline message dropped",
+                            item.chat_id, exc.status)
+            except Exception:
+                log.exception("posting a deadline message to channel %s failed", item.chat_id)
+        return posted
+
+    async def post(self, chat_id: str, reply: Reply) -> int:
+        """Send one unprompted reply to a channel; how many messages that took."""
+        try:
+            channel_id = int(chat_id)
+        except ValueError:
+            log.warning("not a Discord channel id: %r", chat_id)
+            return 0
+        channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+        chunks = render.split_text(reply.text)
+        message = None
+        for index, chunk in enumerate(chunks):
+            last = index == len(chunks) - 1
+            kwargs: dict[str, Any] = {"files": render.files_of(reply) if last else [],
+                                      "allowed_mentions": render.NO_MENTIONS}
+            view = self.view_for(reply) if last else None
+            if view is not None:
+                kwargs["view"] = view
+            message = await channel.send(chunk, **kwargs)  # type: ignore[union-attr]
+        if reply.game_id is not None and message is not None:
+            await self.remember(chat_id, message.id, reply.game_id)
+        return len(chunks)
+
+
+# -- the commands ------------------------------------------------------------------------------------
+
+
+def build_commands(bot: DraughtsBot) -> list[app_commands.Command[Any, ..., Any]]:
+    """The slash commands, with the canonical names; each rebuilds the typed command."""
+
+    @app_commands.command(name="help", description="How to play and the list of commands")
+    async def help_(interaction: discord.Interaction) -> None:
+        await bot.run_command(interaction, "help", "/help")
+
+    @app_commands.command(name="rules", description="The rules of a variant")
+    @app_commands.describe(variant="Which variant (default: this chat's)")
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def rules(interaction: discord.Interaction, variant: str | None = None) -> None:
+        await bot.run_command(interaction, "rules", typed("/rules", variant))
+
+    @app_commands.command(name="new", description="Challenge the channel or one member to a game")
+    @app_commands.describe(variant="Which variant (default: this chat's)", color="Your colour",
+                           opponent="Only this member may accept",
+                           move_time="Time for each move, e.g. 30m, 2h, 3d (default 1 day)")
+    @app_commands.choices(variant=VARIANT_CHOICES, color=COLOR_CHOICES)
+    async def new(interaction: discord.Interaction, variant: str | None = None, color: str | None = None,
+                  opponent: discord.Member | None = None,
+                  move_time: app_commands.Range[str, 1, 20] | None = None) -> None:
+        target = "@" + handle_of(opponent) if opponent is not None else None
+        time_word = "".join(move_time.split()) if move_time else None
+        await bot.run_command(interaction, "new", typed("/new", variant, color, target, time_word))
+
+    @app_commands.command(name="accept", description="Accept a challenge")
+    @app_commands.describe(id="The challenge number (default: the one open to you)")
+    async def accept(interaction: discord.Interaction, id: GameId | None = None) -> None:
+        await bot.run_command(interaction, "accept", typed("/accept", ref(id)))
+
+    @app_commands.command(name="decline", description="Decline a challenge addressed to you")
+    @app_commands.describe(id="The challenge number")
+    async def decline(interaction: discord.Interaction, id: GameId | None = None) -> None:
+        await bot.run_command(interaction, "decline", typed("/decline", ref(id)))
+
+    @app_commands.command(name="cancel", description="Withdraw your open challenges")
+    @app_commands.describe(id="The challenge number (default: all of yours here)")
+    async def cancel(interaction: discord.Interaction, id: GameId | None = None) -> None:
+        await bot.run_command(interaction, "cancel", typed("/cancel", ref(id)))
+
+    @app_commands.command(name="move", description="Play a move, e.g. 22-18 or 23x14")
+    @app_commands.describe(move="The move, e.g. 22-18 (captures: 23x14 or 23x14x5)",
+                           game="The game number (default: your only game here)")
+    async def move(interaction: discord.Interaction, move: app_commands.Range[str, 1, 100],
+                   game: GameId | None = None) -> None:
+        await bot.run_command(interaction, "move", typed("/move", ref(game), " ".join(move.split())))
+
+    @app_commands.command(name="board", description="Show a game's board")
+    @app_commands.describe(game="The game number")
+    async def board(interaction: discord.Interaction, game: GameId | None = None) -> None:
+        await bot.run_command(interaction, "board", typed("/board", ref(game)))
+
+    @app_commands.command(name="resign", description="Resign your game")
+    @app_commands.describe(game="The game number")
+    async def resign(interaction: discord.Interaction, game: GameId | None = None) -> None:
+        await bot.run_command(interaction, "resign", typed("/resign", ref(game)))
+
+    @app_commands.command(name="draw", description="Offer a draw, or accept your opponent's offer")
+    @app_commands.describe(game="The game number")
+    async def draw(interaction: discord.Interaction, game: GameId | None = None) -> None:
+        await bot.run_command(interaction, "draw", typed("/draw", ref(game)))
+
+    @app_commands.command(name="games", description="The games and open challenges in this channel")
+    async def games(interaction: discord.Interaction) -> None:
+        await bot.run_command(interaction, "games", "/games")
+
+    @app_commands.command(name="pdn", description="A game's record as a PDN file")
+    @app_commands.describe(game="The game number")
+    async def pdn(interaction: discord.Interaction, game: GameId | None = None) -> None:
+        await bot.run_command(interaction, "pdn", typed("/pdn", ref(game)))
+
+    @app_commands.command(name="lang", description="The language of this channel")
+    @app_commands.describe(language="The language the bot speaks here")
+    @app_commands.choices(language=LANGUAGE_CHOICES)
+    async def lang(interaction: discord.Interaction, language: str) -> None:
+        await bot.run_command(interaction, "lang", typed("/lang", language))
+
+    @app_commands.command(name="settings", description="Show or change this channel's settings")
+    @app_commands.describe(key="What to change", value="The new value, e.g. spanish or es")
+    @app_commands.choices(key=SETTING_CHOICES)
+    async def settings(interaction: discord.Interaction, key: str | None = None,
+                       value: app_commands.Range[str, 1, 30] | None = None) -> None:
+        words = " ".join(value.split()) if value else None
+        await bot.run_command(interaction, "settings", typed("/settings", key, words))
+
+    return [help_, rules, new, accept, decline, cancel, move, board, resign, draw, games, pdn, lang, settings]
+
+
+# -- running -----------------------------------------------------------------------------------------
+
+
+async def serve_discord(token: str, service: GameService) -> None:
+    """Run the bot in the current event loop until it is closed (to share a loop with others)."""
+    bot = DraughtsBot(service)
+    async with bot:
+        await bot.start(token)
+
+
+def run_discord(token: str, service: GameService) -> int:
+    """Run the bot until interrupted; 1 when Discord refuses the token."""
+    try:
+        asyncio.run(serve_discord(token, service))
+    except discord.LoginFailure:
+        log.error("Discord refused DISCORD_BOT_TOKEN; check it in the developer portal")
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+async def sync_tree(token: str, service: GameService, guild_id: int | None = None) -> list[app_commands.AppCommand]:
+    """Log in, upload the slash commands (globally, or to one guild at once), and return."""
+    bot = DraughtsBot(service)
+    async with bot:
+        await bot.login(token)
+        if guild_id is not None:
+            guild = discord.Object(id=guild_id)
+            bot.tree.copy_global_to(guild=guild)
+            synced = await bot.tree.sync(guild=guild)
+        else:
+            synced = await bot.tree.sync()
+    log.info("synced %d slash commands%s", len(synced), f" to guild {guild_id}" if guild_id else "")
+    return synced
+
+
+def sync_commands(token: str, service: GameService, guild_id: int | None = None) -> int:
+    """``python -m bot discord sync``: register the slash commands (run at deploy time).
+
+    ``DISCORD_GUILD_ID`` syncs to that one server only (instant, for testing)."""
+    if guild_id is None and os.environ.get("DISCORD_GUILD_ID", "").strip().isdigit():
+        guild_id = int(os.environ["DISCORD_GUILD_ID"])
+    try:
+        synced = asyncio.run(sync_tree(token, service, guild_id))
+    except discord.LoginFailure:
+        log.error("Discord refused DISCORD_BOT_TOKEN; check it in the developer portal")
+        return 1
+    print(f"synced {len(synced)} slash commands" + (f" to guild {guild_id}" if guild_id else " globally"))
+    return 0

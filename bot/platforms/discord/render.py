@@ -1,0 +1,109 @@
+"""Turning a service ``Reply`` into what Discord takes: text chunks, files and a button view.
+
+No game logic here: the service decides the text, the images and the buttons; this module only
+respects Discord's limits (2,000 characters a message, 5 rows of 5 buttons, 80-character
+labels, 100-character custom ids).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import discord
+
+from bot.service import Button, Reply
+
+MAX_CONTENT = 2000
+MAX_ROWS = 5
+MAX_PER_ROW = 5
+MAX_LABEL = 80
+MAX_CUSTOM_ID = 100
+PREFIX = "dr:"
+# What a Button.action may look like inside our custom ids (the service keeps them <= 64 bytes).
+ACTION_PATTERN = r"[A-Za-z0-9:]{1,64}"
+TEMPLATE = PREFIX + r"(?P<action>" + ACTION_PATTERN + r")"
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+def split_text(text: str, limit: int = MAX_CONTENT) -> list[str]:
+    """The text in pieces of at most ``limit`` characters, cut at line ends where possible."""
+    text = text or ""
+    if len(text) <= limit:
+        return [text]
+    chunks: list[str] = []
+    current = ""
+    for line in text.splitlines(keepends=True):
+        while len(line) > limit:
+            if current:
+                chunks.append(current)
+                current = ""
+            # A line longer than a message: cut at the last space that fits, else anywhere.
+            cut = line.rfind(" ", 0, limit)
+            cut = cut + 1 if cut > 0 else limit
+            chunks.append(line[:cut])
+            line = line[cut:]
+        if len(current) + len(line) > limit:
+            chunks.append(current)
+            current = ""
+        current += line
+    if current:
+        chunks.append(current)
+    chunks = [c.rstrip("\n") or "\u200b" for c in chunks]
+    return chunks
+
+
+def files_of(reply: Reply) -> list[discord.File]:
+    """Fresh file objects for a reply (discord.py closes them after each request)."""
+    files = []
+    if reply.image:
+        files.append(discord.File(io.BytesIO(reply.image), filename="board.png"))
+    if reply.animation:
+        files.append(discord.File(io.BytesIO(reply.animation), filename="capture.gif"))
+    if reply.document:
+        name, data = reply.document
+        files.append(discord.File(io.BytesIO(data), filename=safe_filename(name)))
+    return files
+
+
+def safe_filename(name: str) -> str:
+    """A plain file name Discord shows as is."""
+    base = re.sub(r"[^A-Za-z0-9._-]+", "_", name.rsplit("/", 1)[-1]).strip("._") or "file"
+    return base[:100]
+
+
+def button_style(action: str) -> discord.ButtonStyle:
+    """Colours by the kind of action (presentation only)."""
+    kind = action.split(":", 1)[0]
+    if kind in ("acc", "dr"):
+        return discord.ButtonStyle.success
+    if kind == "dec":
+        return discord.ButtonStyle.danger
+    if kind == "p":
+        return discord.ButtonStyle.primary
+    return discord.ButtonStyle.secondary
+
+
+def custom_id(action: str) -> str:
+    return (PREFIX + action)[:MAX_CUSTOM_ID]
+
+
+def label_of(button: Button) -> str:
+    label = (button.label or "").strip() or "?"
+    return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
+
+
+def view_of(reply: Reply, item_factory) -> discord.ui.View | None:
+    """A persistent view with the reply's buttons (None without buttons).
+
+    ``item_factory(action, label, style, row)`` makes one dynamic item; rows beyond Discord's
+    limits are dropped (the service already lays buttons out in rows of at most five).
+    """
+    rows = [row for row in reply.buttons if row][:MAX_ROWS]
+    if not rows:
+        return None
+    view = discord.ui.View(timeout=None)
+    for index, row in enumerate(rows):
+        for button in row[:MAX_PER_ROW]:
+            view.add_item(item_factory(button.action, label_of(button), button_style(button.action), index))
+    return view

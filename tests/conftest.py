@@ -1,7 +1,9 @@
-"""Checks shared by every test: nothing under the ``bot`` logger may be logged at ERROR.
+"""Checks shared by every test: nothing may be logged at ERROR by our code or by the chat
+libraries.
 
-The service answers a bug with its internal-error message and logs the traceback; a test
-that triggers that must fail, not pass on the polite answer.
+The service answers a bug with its internal-error message and logs the traceback, and
+python-telegram-bot and discord.py only log a failing handler: a test that triggers either
+must fail, not pass on the polite answer.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 import logging
 
 import pytest
+
+WATCHED = ("bot", "discord", "telegram")
 
 
 class _Collect(logging.Handler):
@@ -22,24 +26,26 @@ class _Collect(logging.Handler):
 
 @pytest.fixture(autouse=True)
 def bot_errors(request):
-    """Every record bot.* logs at ERROR or above during the test (must stay empty)."""
+    """Every record logged at ERROR or above during the test by the watched loggers (must stay empty)."""
     handler = _Collect()
-    logger = logging.getLogger("bot")
-    logger.addHandler(handler)
+    loggers = [logging.getLogger(name) for name in WATCHED]
+    for logger in loggers:
+        logger.addHandler(handler)
     request.node._bot_error_records = handler.records
     try:
         yield handler.records
     finally:
-        logger.removeHandler(handler)
+        for logger in loggers:
+            logger.removeHandler(handler)
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """Fail the test itself (not its teardown) when bot.* logged an error."""
+    """Fail the test itself (not its teardown) when a watched logger logged an error."""
     result = yield
     records = getattr(item, "_bot_error_records", [])
     if records:
         details = "\n".join(f"{r.name}: {r.getMessage()}\n{logging.Formatter().formatException(r.exc_info)}"
                             if r.exc_info else f"{r.name}: {r.getMessage()}" for r in records)
-        raise AssertionError(f"bot.* logged {len(records)} error(s):\n{details}")
+        raise AssertionError(f"{len(records)} error(s) logged:\n{details}")
     return result

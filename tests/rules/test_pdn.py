@@ -42,9 +42,16 @@ def test_ambiguous_short_capture_takes_the_path_that_keeps_the_game_legal(champi
 
 
 def test_a_game_past_a_repetition_is_still_read_to_the_end(championship_text):
-    game = read_pdn(championship_text)[0]
-    assert len(game.moves) == 75
-    assert game.result.score == "1-0"
+    # Borghetti-Sardu repeats a position a third time at ply 101 (our house rule would call
+    # it a draw) and the players go on to ply 119: a record is replayed as it was played.
+    game = read_pdn(championship_text)[24]
+    assert (game.tags["White"], game.tags["Black"]) == ("BORGHETTI Michele", "SARDU Gianni")
+    assert len(game.moves) == 119
+    replay = Game("italian")
+    for move in game.moves[:101]:
+        replay.play(move)
+    assert replay.result is not None and replay.result.reason == "repetition"
+    assert game.result.score == game.tags["Result"]
 
 
 @pytest.mark.parametrize("variant,gametype", [

@@ -71,9 +71,10 @@ class TelegramAdapter:
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_error_handler(self.on_error)
         if app.job_queue is not None:
-            # Deadlines live in the database; the job only looks at them (and catches up
-            # right after a restart).
-            app.job_queue.run_repeating(self.on_tick, interval=TICK_SECONDS, first=1, name="deadlines")
+            # Deadlines live in the database; the job only looks at them.  The first look waits
+            # one interval, so that moves sent while the bot was down (queued by Telegram, judged
+            # at their send time) are played before a clock that ran out meanwhile is called.
+            app.job_queue.run_repeating(self.on_tick, interval=TICK_SECONDS, first=TICK_SECONDS, name="deadlines")
         return app
 
     # -- incoming ------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ class Button:
     label: str
     action: str
     command: str | None = None
+    style: str | None = None          # a hint for platforms that colour buttons: go, stop, back
 
 
 @dataclass

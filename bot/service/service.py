@@ -116,12 +116,12 @@ class GameService:
         now = self.clock() if now is None else now
         out: list[Outgoing] = []
         for row in self.storage.due_games(now, platform):
-            chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
-            turn = Position.from_fen(row["variant"], row["fen"]).turn
-            name = row["white_name"] if turn == "W" else row["black_name"]
-            player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
-            lang = chat.get("language") or pick_language(player.get("language"))
             try:
+                chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
+                turn = Position.from_fen(row["variant"], row["fen"]).turn
+                name = row["white_name"] if turn == "W" else row["black_name"]
+                player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
+                lang = chat.get("language") or pick_language(player.get("language"))
                 if row["deadline_at"] <= now:
                     out.append(Outgoing(row["platform"], row["chat_id"], self._time_out(lang, row, now)))
                 else:
@@ -133,6 +133,9 @@ class GameService:
                                               game_id=row["id"])))
             except StaleGame:
                 continue
+            except Exception:
+                # One damaged game must not stop every other clock.
+                log.exception("deadline work failed for game %s", row["id"])
         return out
 
     # -- text ---------------------------------------------------------------------------------
@@ -222,9 +225,9 @@ class GameService:
         text = t(ctx.lang, key, name=_name(ev), id=cid, target=spec.target or "",
                  variant=variant_name(ctx.lang, variant), colors=t(ctx.lang, f"colors.{spec.color}", name=_name(ev)),
                  time=duration(ctx.lang, spec.move_seconds))
-        buttons = [Button(t(ctx.lang, "button.accept"), f"acc:{cid}", f"/accept #{cid}")]
+        buttons = [Button(t(ctx.lang, "button.accept"), f"acc:{cid}", f"/accept #{cid}", style="go")]
         if spec.target:
-            buttons.append(Button(t(ctx.lang, "button.decline"), f"dec:{cid}", f"/decline #{cid}"))
+            buttons.append(Button(t(ctx.lang, "button.decline"), f"dec:{cid}", f"/decline #{cid}", style="stop"))
         return [Reply(text, buttons=[buttons])]
 
     def _acceptable(self, ctx: Ctx, challenge: dict[str, Any]) -> str | None:
@@ -240,10 +243,12 @@ class GameService:
     def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[dict[str, Any] | None, list[Reply]]:
         """Challenge #cid if it is open in this chat, else the answer saying why not."""
         ch = self.storage.challenge(cid)
+        # From a button, only the presser needs to hear why it did nothing.
+        private = ctx.event.action is not None
         if ch is None or (ch["platform"], ch["chat_id"]) != ctx.key:
-            return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid))]
+            return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
         if ch["status"] != "open":
-            return None, [Reply(t(ctx.lang, "challenge.closed", id=cid))]
+            return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
         return ch, []
 
     def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply]:
@@ -255,7 +260,8 @@ class GameService:
                 return problem
             why = self._acceptable(ctx, ch)
             if why:
-                return [Reply(t(ctx.lang, why, id=ref, target=ch["target_username"] or ""))]
+                return [Reply(t(ctx.lang, why, id=ref, target=ch["target_username"] or ""),
+                              private=ctx.event.action is not None)]
             return self._start_game(ctx, ch)
         open_ = [c for c in self.storage.open_challenges(*ctx.key) if self._acceptable(ctx, c) is None]
         if not open_:
@@ -513,7 +519,7 @@ class GameService:
         other = row["black_name"] if color == "W" else row["white_name"]
         return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row["id"]),
                       buttons=[[Button(t(ctx.lang, "button.accept_draw"), f"dr:{row['id']}:{row['ply']}",
-                                      f"/draw #{row['id']}")]])]
+                                      f"/draw #{row['id']}", style="go")]])]
 
     def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Show a game's board, with its buttons."""
@@ -645,7 +651,7 @@ class GameService:
             command = f"/m {same[0]}" if len(same) == 1 else None
             buttons.append(Button(f"{square}→{end}", f"d:{gid}:{ply}:{square}:{end}", command))
         rows = _rows(buttons, reserve=1)
-        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}")])
+        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}", style="back")])
         return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
                      buttons=rows, replaces_board=True, game_id=gid)
 
@@ -654,7 +660,7 @@ class GameService:
         gid, ply = row["id"], row["ply"]
         buttons = [Button(str(m), f"m:{gid}:{ply}:{legal.index(m)}", f"/m {m}") for m in matching]
         rows = _rows(buttons, reserve=1)
-        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}")])
+        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}", style="back")])
         view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start, flipped=reply_flipped(row))
         return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,
                      replaces_board=True, game_id=gid)

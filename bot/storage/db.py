@@ -177,7 +177,13 @@ class Storage:
     def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat got a new id (a Telegram group became a supergroup): carry everything over."""
         with self.transaction():
-            for table in ("chats", "challenges", "games", "messages"):
+            # The new chat may already have a row (someone typed there first): it keeps its own
+            # settings, and the old row goes.
+            for table in ("chats", "messages"):
+                self.db.execute(f"UPDATE OR IGNORE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
+                                (new_chat_id, platform, old_chat_id))
+                self.db.execute(f"DELETE FROM {table} WHERE platform=? AND chat_id=?", (platform, old_chat_id))
+            for table in ("challenges", "games"):
                 self.db.execute(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                                 (new_chat_id, platform, old_chat_id))
 

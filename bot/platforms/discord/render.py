@@ -72,16 +72,12 @@ def safe_filename(name: str) -> str:
     return base[:100]
 
 
-def button_style(action: str) -> discord.ButtonStyle:
-    """Colours by the kind of action (presentation only)."""
-    kind = action.split(":", 1)[0]
-    if kind in ("acc", "dr"):
-        return discord.ButtonStyle.success
-    if kind == "dec":
-        return discord.ButtonStyle.danger
-    if kind == "p":
-        return discord.ButtonStyle.primary
-    return discord.ButtonStyle.secondary
+_STYLES = {"go": discord.ButtonStyle.success, "stop": discord.ButtonStyle.danger, "back": discord.ButtonStyle.primary}
+
+
+def button_style(button: Button) -> discord.ButtonStyle:
+    """The colour for the service's style hint (presentation only)."""
+    return _STYLES.get(button.style or "", discord.ButtonStyle.secondary)
 
 
 def custom_id(action: str) -> str:
@@ -105,5 +101,5 @@ def view_of(reply: Reply, item_factory) -> discord.ui.View | None:
     view = discord.ui.View(timeout=None)
     for index, row in enumerate(rows):
         for button in row[:MAX_PER_ROW]:
-            view.add_item(item_factory(button.action, label_of(button), button_style(button.action), index))
+            view.add_item(item_factory(button.action, label_of(button), button_style(button), index))
     return view

@@ -15,6 +15,36 @@ if TYPE_CHECKING:
 DEFAULT_DB = "draughts.db"
 
 
+class RedactSecrets(logging.Filter):
+    """Blank out secrets in every record a handler writes: libraries quote tokens in their own
+    messages and URLs (python-telegram-bot's InvalidToken, request URLs at DEBUG)."""
+
+    def __init__(self, secrets: list[str]) -> None:
+        super().__init__()
+        self.secrets = [s for s in secrets if s]
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not self.secrets:
+            return True
+        text = record.getMessage()
+        if record.exc_info:
+            record.exc_text = logging.Formatter().formatException(record.exc_info)
+            record.exc_info = None
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+            if record.exc_text:
+                record.exc_text = record.exc_text.replace(secret, "[redacted]")
+        record.msg, record.args = text, None
+        return True
+
+
+def redact_logs(secrets: list[str]) -> None:
+    """Install the secret filter on every handler of the root logger."""
+    redactor = RedactSecrets(secrets)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(redactor)
+
+
 def database_path(explicit: str | None = None) -> str:
     """The SQLite file: --db, else $DRAUGHTS_DB, else draughts.db in the current folder."""
     return explicit or os.environ.get("DRAUGHTS_DB") or DEFAULT_DB
@@ -35,9 +65,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
                   "console chat.", file=sys.stderr)
             return 2
+        redact_logs([token])
         storage = Storage(database_path())
         try:
             return _run_platform(command, token, GameService(storage), args)
+        except Exception:
+            # Through logging, so the traceback is redacted like everything else.
+            logging.getLogger(__name__).exception("the %s bot stopped", command)
+            return 1
         finally:
             storage.close()
     from bot.platforms.console import ConsoleChat
@@ -60,8 +95,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_platform(command: str, token: str, service: GameService, args: argparse.Namespace) -> int:
     if command == "telegram":
         from bot.platforms.telegram import run_telegram
-        run_telegram(token, service)
-        return 0
+        return run_telegram(token, service)
     from bot.platforms.discord import run_discord, sync_commands
     if getattr(args, "action", "run") == "sync":
         return sync_commands(token, service)

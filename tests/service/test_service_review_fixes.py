@@ -109,3 +109,12 @@ def test_each_platform_ticks_only_its_own_games(chat):
     out = chat.service.tick(platform=chat.platform)
     assert [o.chat_id for o in out] == [chat.chat_id]
     assert chat.game(game_id)["result_reason"] == "time"
+
+
+def test_a_chat_moving_onto_an_id_that_already_has_a_row_merges(chat):
+    game_id = chat.new_game()
+    chat.say("ana", "/games", chat="new-id")          # the new chat already exists
+    chat.service.chat_moved(chat.platform, chat.chat_id, "new-id")
+    assert chat.storage.game(game_id)["chat_id"] == "new-id"
+    assert chat.storage.chat(chat.platform, chat.chat_id) is None
+    assert chat.storage.chat(chat.platform, "new-id") is not None

@@ -3,11 +3,20 @@
 No game logic lives here.  Commands and plain text go to the service as typed
 (it parses ``/cmd@OurBot`` and ignores commands for other bots); button
 presses carry the service's action strings as ``callback_data``.
+
+Updates are handled concurrently, but one chat at a time and in order (a lock
+per chat), so a group held back by Telegram's per-group rate limit does not
+hold back the others.  The service does SQLite and Pillow work, so it runs in a
+worker thread, off the event loop.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from telegram import (
     InlineKeyboardButton,
@@ -17,7 +26,7 @@ from telegram import (
     Message,
     Update,
 )
-from telegram.error import BadRequest, ChatMigrated, Forbidden, TelegramError
+from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -35,6 +44,7 @@ CAPTION_LIMIT = 1024
 TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
 TICK_SECONDS = 30
+CONCURRENT_UPDATES = 16
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +65,11 @@ class TelegramAdapter:
 
     def __init__(self, service: GameService) -> None:
         self.service = service
+        self._chat_locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
         """The python-telegram-bot Application with our handlers and the deadline job."""
-        builder = Application.builder().token(token)
+        builder = Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
         if request is not None:
             builder = builder.request(request).get_updates_request(request)
         if rate_limiter:
@@ -73,13 +84,17 @@ class TelegramAdapter:
         if app.job_queue is not None:
             # Deadlines live in the database; the job only looks at them.  The first look waits
             # one interval, so that moves sent while the bot was down (queued by Telegram, judged
-            # at their send time) are played before a clock that ran out meanwhile is called.
+            # at their send time) are likely played before a clock that ran out meanwhile is called.
             app.job_queue.run_repeating(self.on_tick, interval=TICK_SECONDS, first=TICK_SECONDS, name="deadlines")
         return app
 
+    async def call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run a service call in a worker thread (storage serializes its own connection)."""
+        return await asyncio.to_thread(func, *args, **kwargs)
+
     # -- incoming ------------------------------------------------------------------------------
 
-    def _event(self, update: Update, context: ContextTypes.DEFAULT_TYPE, **fields) -> ChatEvent | None:
+    def _event(self, update: Update, context: ContextTypes.DEFAULT_TYPE, **fields: Any) -> ChatEvent | None:
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or user.is_bot:
             return None
@@ -97,8 +112,9 @@ class TelegramAdapter:
                             reply_to=str(msg.reply_to_message.message_id) if msg.reply_to_message else None)
         if event is None:
             return
-        for reply in self.service.handle(event):
-            await self.send(context, msg.chat_id, reply, reply_to=msg.message_id)
+        async with self._chat_locks[msg.chat_id]:
+            for reply in await self.call(self.service.handle, event):
+                await self.send(context, msg.chat_id, reply, reply_to=msg.message_id)
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button press: always answered, so the client stops its spinner."""
@@ -108,30 +124,44 @@ class TelegramAdapter:
         message = query.message if isinstance(query.message, Message) else None
         event = self._event(update, context, action=query.data or "")
         if event is None or message is None:
-            await query.answer()
+            await self._answer(query)
             return
-        replies = self.service.handle(event)
-        private = [r for r in replies if r.private]
-        # Telegram has no message only one member sees; an alert on the button is the closest.
-        await query.answer(private[0].text[:ALERT_LIMIT] if private else None, show_alert=bool(private))
-        for reply in replies:
-            if reply.private:
-                continue
-            if reply.replaces_board and reply.image is not None:
-                await self.edit(message, reply)
-            else:
-                await self.send(context, message.chat_id, reply)
+        async with self._chat_locks[message.chat_id]:
+            replies = await self.call(self.service.handle, event)
+            private = [r for r in replies if r.private]
+            # Telegram has no message only one member sees; an alert on the button is the closest.
+            await self._answer(query, private[0].text[:ALERT_LIMIT] if private else None)
+            for reply in replies:
+                if reply.private:
+                    continue
+                if reply.replaces_board and reply.image is not None:
+                    await self.edit(context, message, reply)
+                else:
+                    await self.send(context, message.chat_id, reply)
+
+    async def _answer(self, query: Any, alert: str | None = None) -> None:
+        # The move may already be played: a refused answer (a query too old after a restart)
+        # must not keep the new board from being shown.
+        try:
+            await query.answer(alert, show_alert=bool(alert))
+        except TelegramError as err:
+            log.info("could not answer a button press: %s", err)
 
     async def on_migrate(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A group became a supergroup and got a new id: its games follow it."""
         msg = update.effective_message
         if msg is not None and msg.migrate_to_chat_id:
-            self.service.chat_moved(PLATFORM, str(msg.chat_id), str(msg.migrate_to_chat_id))
+            await self.call(self.service.chat_moved, PLATFORM, str(msg.chat_id), str(msg.migrate_to_chat_id))
 
     async def on_tick(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Reminders and losses on time."""
-        for outgoing in self.service.tick(platform=PLATFORM):
-            await self.send(context, int(outgoing.chat_id), outgoing.reply)
+        """Reminders and losses on time; one chat that fails does not silence the others."""
+        for outgoing in await self.call(self.service.tick, platform=PLATFORM):
+            chat_id = int(outgoing.chat_id)
+            try:
+                async with self._chat_locks[chat_id]:
+                    await self.send(context, chat_id, outgoing.reply)
+            except TelegramError as err:
+                log.warning("deadline message to telegram chat %s not delivered: %s", chat_id, err)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram handler failed: %r", context.error, exc_info=context.error)
@@ -144,8 +174,11 @@ class TelegramAdapter:
         try:
             await self._send(context, chat_id, reply, reply_to)
         except ChatMigrated as moved:
-            self.service.chat_moved(PLATFORM, str(chat_id), str(moved.new_chat_id))
-            await self._send(context, moved.new_chat_id, reply, None)
+            await self.call(self.service.chat_moved, PLATFORM, str(chat_id), str(moved.new_chat_id))
+            try:
+                await self._send(context, moved.new_chat_id, reply, None)
+            except TelegramError as err:
+                log.warning("telegram chat %s (moved from %s) not reachable: %s", moved.new_chat_id, chat_id, err)
         except Forbidden:
             log.info("telegram chat %s does not accept our messages any more", chat_id)
 
@@ -158,8 +191,6 @@ class TelegramAdapter:
             sent = await bot.send_photo(chat_id, InputFile(reply.image, filename="board.png"),
                                         caption=reply.text if fits else None, reply_markup=markup,
                                         reply_to_message_id=reply_to, allow_sending_without_reply=True)
-            if reply.game_id is not None:
-                self.service.remember_board(PLATFORM, str(chat_id), str(sent.message_id), reply.game_id)
             if not fits:
                 for part in _chunks(reply.text):
                     await bot.send_message(chat_id, part)
@@ -167,35 +198,50 @@ class TelegramAdapter:
             parts = _chunks(reply.text)
             for i, part in enumerate(parts):
                 last = i == len(parts) - 1
-                await bot.send_message(chat_id, part, reply_markup=markup if last else None,
-                                       reply_to_message_id=reply_to if i == 0 else None,
-                                       allow_sending_without_reply=True)
+                sent = await bot.send_message(chat_id, part, reply_markup=markup if last else None,
+                                              reply_to_message_id=reply_to if i == 0 else None,
+                                              allow_sending_without_reply=True)
+        if reply.game_id is not None:
+            await self.call(self.service.remember_board, PLATFORM, str(chat_id), str(sent.message_id), reply.game_id)
+        await self._extras(context, chat_id, reply)
+
+    async def _extras(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply) -> None:
+        """The capture animation and any file, each as its own message."""
         if reply.animation is not None:
-            await bot.send_animation(chat_id, InputFile(reply.animation, filename="capture.gif"))
+            await context.bot.send_animation(chat_id, InputFile(reply.animation, filename="capture.gif"))
         if reply.document is not None:
             name, data = reply.document
-            await bot.send_document(chat_id, InputFile(data, filename=name))
+            await context.bot.send_document(chat_id, InputFile(data, filename=name))
 
-    async def edit(self, message: Message, reply: Reply) -> None:
-        """Replace a board message in place (a button step: piece chosen, back, stale board)."""
-        text = reply.text[:CAPTION_LIMIT]
+    async def edit(self, context: ContextTypes.DEFAULT_TYPE, message: Message, reply: Reply) -> None:
+        """Replace a board message in place (a button step: piece chosen, move played, stale board)."""
+        fits = len(reply.text) <= CAPTION_LIMIT
         try:
-            await message.edit_media(InputMediaPhoto(InputFile(reply.image, filename="board.png"), caption=text),
-                                     reply_markup=_markup(reply))
+            await message.edit_media(
+                InputMediaPhoto(InputFile(reply.image, filename="board.png"),
+                                caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…"),
+                reply_markup=_markup(reply))
         except BadRequest as err:
             if "not modified" not in str(err).lower():
                 raise
         if reply.game_id is not None:
-            self.service.remember_board(PLATFORM, str(message.chat_id), str(message.message_id), reply.game_id)
+            await self.call(self.service.remember_board, PLATFORM, str(message.chat_id), str(message.message_id),
+                            reply.game_id)
+        if not fits:
+            for part in _chunks(reply.text):
+                await context.bot.send_message(message.chat_id, part)
+        await self._extras(context, message.chat_id, reply)
 
 
-def run_telegram(token: str, service: GameService) -> None:
-    """Poll Telegram until stopped (exactly one process per token)."""
+def run_telegram(token: str, service: GameService) -> int:
+    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused."""
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     app = TelegramAdapter(service).build(token)
     try:
         app.run_polling(allowed_updates=Update.ALL_TYPES)
-    except TelegramError as err:
-        log.error("telegram stopped: %s", err)
-        raise
+    except InvalidToken:
+        # The library's own message quotes the token: say it in our words instead.
+        log.error("Telegram refused TELEGRAM_BOT_TOKEN; check it with @BotFather")
+        return 1
+    return 0

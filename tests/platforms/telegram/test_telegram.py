@@ -108,13 +108,13 @@ class Harness:
     async def _collect(self, update, context) -> None:
         self.errors.append(context.error)
 
-    async def say(self, user: str, text: str, reply_to: int | None = None) -> None:
-        message = {"message_id": next(self.message_ids), "date": int(time.time()), "chat": GROUP,
+    async def say(self, user: str, text: str, reply_to: int | None = None, chat: dict = GROUP) -> None:
+        message = {"message_id": next(self.message_ids), "date": int(time.time()), "chat": chat,
                    "from": USERS[user], "text": text}
         if text.startswith("/"):
             message["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
         if reply_to is not None:
-            message["reply_to_message"] = {"message_id": reply_to, "date": int(time.time()), "chat": GROUP,
+            message["reply_to_message"] = {"message_id": reply_to, "date": int(time.time()), "chat": chat,
                                            "from": BOT}
         await self.app.process_update(Update.de_json({"update_id": next(self.update_ids), "message": message},
                                                      self.app.bot))
@@ -156,11 +156,14 @@ async def test_challenge_accept_and_board_photo_with_buttons(tg):
 async def test_typed_move_and_reply_to_the_board(tg):
     await tg.say("ana", "/new italian white")
     await tg.say("bob", "/accept")
+    await tg.say("eve", "/new italian white")
+    await tg.say("bob", "/accept")                 # Bob now plays two games here, black in both
     await tg.say("ana", "/m 22-18")
     assert tg.storage.game(1)["ply"] == 1
-    board_message = tg.storage.db.execute("SELECT message_id FROM messages ORDER BY rowid DESC").fetchone()[0]
-    await tg.say("bob", "11-15", reply_to=int(board_message))      # a bare move replying to the board
-    assert tg.storage.game(1)["ply"] == 2
+    board_of_game_1 = tg.storage.db.execute(
+        "SELECT message_id FROM messages WHERE game_id=1 ORDER BY rowid DESC").fetchone()[0]
+    await tg.say("bob", "11-15", reply_to=int(board_of_game_1))   # a bare move replying to the board
+    assert (tg.storage.game(1)["ply"], tg.storage.game(2)["ply"]) == (2, 0)
 
 
 async def test_commands_for_another_bot_are_ignored(tg):
@@ -203,12 +206,50 @@ async def test_message_not_modified_is_harmless(tg):
     tg.http.fail_next["editMessageMedia"] = (400, {"ok": False, "error_code": 400,
                                                    "description": "Bad Request: message is not modified"})
     await tg.press("ana", "p:1:0")
+    assert len(tg.http.named("editMessageMedia")) == 1 and "editMessageMedia" not in tg.http.fail_next
 
 
 async def test_a_chat_that_removed_the_bot_is_skipped(tg):
     tg.http.fail_next["sendMessage"] = (403, {"ok": False, "error_code": 403,
                                               "description": "Forbidden: bot was kicked from the group chat"})
     await tg.say("ana", "/help")
+    assert len(tg.http.named("sendMessage")) == 1          # tried once, refused, nothing raised
+
+
+async def test_a_refused_button_answer_still_shows_the_played_move(tg):
+    await tg.say("ana", "/new italian white")
+    await tg.say("bob", "/accept")
+    tg.http.fail_next["answerCallbackQuery"] = (400, {"ok": False, "error_code": 400,
+                                                      "description": "Bad Request: query is too old"})
+    await tg.press("ana", "d:1:0:22:18")
+    assert tg.storage.game(1)["ply"] == 1
+    assert "Ana jugó 22-18" in str(tg.http.named("editMessageMedia")[-1][0]["media"])   # Ana plays in Spanish
+
+
+async def test_one_failed_deadline_message_does_not_silence_the_others(tg):
+    other = dict(GROUP, id=-100456)
+    for chat in (GROUP, other):
+        await tg.say("ana", "/new italian white 5m", chat=chat)
+        await tg.say("bob", "/accept", chat=chat)
+    tg.service.clock = lambda: time.time() + 3600
+    tg.http.fail_next["sendPhoto"] = (400, {"ok": False, "error_code": 400,
+                                            "description": "Bad Request: chat not found"})
+    before = len(tg.http.named("sendPhoto"))
+    await tg.app.job_queue.get_jobs_by_name("deadlines")[0].run(tg.app)
+    sent = tg.http.named("sendPhoto")[before:]
+    assert len(sent) == 2                                   # the second chat still hears its result
+    assert "acabó el tiempo" in sent[1][0]["caption"]
+
+
+async def test_a_send_to_a_migrated_group_follows_it(tg):
+    await tg.say("ana", "/new italian white")
+    await tg.say("bob", "/accept")
+    upgraded = "Bad Request: group chat was upgraded to a supergroup chat"
+    tg.http.fail_next["sendMessage"] = (400, {"ok": False, "error_code": 400, "description": upgraded,
+                                              "parameters": {"migrate_to_chat_id": -100888}})
+    await tg.say("ana", "/games")
+    assert tg.http.named("sendMessage")[-1][0]["chat_id"] == -100888
+    assert tg.storage.active_games("telegram", "-100888")[0]["id"] == 1
 
 
 async def test_group_migration_moves_the_games(tg):
@@ -241,9 +282,35 @@ async def test_pdn_is_sent_as_a_document(tg):
 
 
 async def test_long_text_is_split_under_the_limit(tg):
-    await tg.say("ana", "/rules triestina")
-    await tg.say("ana", "/help")
-    assert all(len(p["text"]) <= 4096 for p, _ in tg.http.named("sendMessage"))
+    from types import SimpleNamespace
+
+    from bot.service import Reply
+    await tg.adapter.send(SimpleNamespace(bot=tg.app.bot), GROUP["id"], Reply("x" * 9000))
+    texts = [p["text"] for p, _ in tg.http.named("sendMessage")]
+    assert [len(t) for t in texts] == [4096, 4096, 808]
+
+
+def test_tokens_are_redacted_from_every_log_line():
+    import io
+    import logging
+
+    from bot.app import RedactSecrets
+    out = io.StringIO()
+    handler = logging.StreamHandler(out)
+    handler.addFilter(RedactSecrets(["123456:REAL-SECRET"]))
+    log = logging.getLogger("test.redaction")
+    log.addHandler(handler)
+    try:
+        log.warning("GET https://api.telegram.org/bot%s/getMe", "123456:REAL-SECRET")
+        try:
+            raise RuntimeError("The token `123456:REAL-SECRET` was rejected by the server.")
+        except RuntimeError:
+            log.exception("stopped")
+    finally:
+        log.removeHandler(handler)
+    text = out.getvalue()
+    assert "REAL-SECRET" not in text
+    assert text.count("[redacted]") >= 2 and "Traceback" in text
 
 
 def test_missing_token_is_one_clear_line_pointing_to_the_console(tmp_path):

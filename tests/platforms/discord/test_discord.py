@@ -701,15 +701,21 @@ async def test_other_commands_rebuild_the_typed_text(h: Harness):
     token = await h.slash("rules", "bob", {"variant": "triestina"})
     assert h.only_answer(token).content == t("it", "rules.triestina")[:2000]
     token = await h.slash("new", "ana", {"opponent": Member("bob")})
+    challenge = h.storage.challenge(2)
+    assert (challenge["target_username"], challenge["status"]) == ("bob", "open")
+    assert "@bob" in h.only_answer(token).content
     token = await h.slash("decline", "bob", {})
     assert "#2" in h.only_answer(token).content
+    assert h.storage.challenge(2)["status"] == "declined"
     await h.slash("new", "ana", {})
     token = await h.slash("cancel", "ana", {"id": 3})
     assert h.storage.challenge(3)["status"] == "cancelled"
     token = await h.slash("board", "cid", {"game": game_id})
     assert h.only_answer(token).filenames() == ["board.png"]
     token = await h.slash("resign", "cid", {})
-    assert h.fake.answers(token)
+    # Carl plays no game here: told so, and nothing changes.
+    assert h.only_answer(token).content == t("it", "game.none")
+    assert h.storage.game(game_id)["result_reason"] == "agreement"
 
 
 async def test_direct_messages_are_private_chats(h: Harness):

@@ -1,4 +1,4 @@
-"""Every ErrorCode of API.md exercised through Position.parse_move / Game.play.
+"""Every ErrorCode of the bot.rules API exercised through Position.parse_move / Game.play.
 
 Board diagrams: '.' light, '-' empty dark, w/W white man/king, b/B black
 man/king; row 0 at the top.  Square numbers as in test_spec_worked_cases.py:
@@ -145,7 +145,7 @@ def test_illegal_step(variant, fen, text, squares):
 def test_spanish_king_through_own_man_is_rejected():
     # K1 -> 23 would cross its own man on 19.  Whether this reads as a blocked plain
     # move (ILLEGAL_STEP) or as a "capture" over its own piece (ILLEGAL_CAPTURE) is
-    # not fixed by RULES.md/API.md, so both codes are accepted here.
+    # not fixed by RULES.md/the bot.rules API, so both codes are accepted here.
     err = reject(Position.from_fen("spanish", "W:WK1,19:B29"), "1-23")
     assert err.code in (ErrorCode.ILLEGAL_STEP, ErrorCode.ILLEGAL_CAPTURE)
 

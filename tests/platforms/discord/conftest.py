@@ -1,0 +1,38 @@
+"""The Discord adapter harness: a real DraughtsBot, a real service on a real SQLite file, and
+the strict fake Discord (discord_fake.py) in place of HTTP."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+from discord_fake import TOKEN, FakeDiscord, Harness, install
+
+from bot.platforms.discord import DraughtsBot
+from bot.service import GameService
+from bot.storage import Storage
+
+
+@pytest.fixture
+def discord_errors(bot_errors):
+    """ERROR records of the discord logger and ours (tests/conftest.py fails the test on any)."""
+    return bot_errors
+
+
+@pytest.fixture
+async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, discord_errors):
+    storage = Storage(tmp_path / "discord.db")
+    now = [time.time()]
+    service = GameService(storage, clock=lambda: now[0], rng=random.Random(1))
+    bot = DraughtsBot(service)
+    fake = FakeDiscord()
+    install(fake, monkeypatch, bot.http)
+    await bot.login(TOKEN)
+    try:
+        yield Harness(bot, fake, storage, now)
+    finally:
+        await bot.close()
+        storage.close()
+    assert not fake.refused, "requests Discord would refuse:\n" + "\n".join(fake.refusals)

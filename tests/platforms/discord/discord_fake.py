@@ -1,0 +1,773 @@
+"""A strict fake of Discord's HTTP API for the adapter tests.
+
+It replaces only the two places discord.py talks HTTP: ``HTTPClient.request`` (REST) and
+``AsyncWebhookAdapter.request`` (interaction callbacks, followups, edits of the original
+response).  Every request is recorded and answered with realistic JSON, and refused the way
+Discord refuses it:
+
+- an interaction is acknowledged exactly once, within 3 seconds of its creation: late is
+  404 code 10062 "Unknown interaction", twice is 400 code 40060; followups and edits of the
+  original response before the acknowledgement are 404 code 10015 "Unknown Webhook";
+- an expired interaction token (``expire``) is 404 code 10015 or 401 code 50027;
+- a message has content, embeds, files or components (else 400 code 50006), content of at
+  most 2,000 characters, at most 10 embeds within Discord's embed limits, at most 5 action rows
+  of at most 5 well-formed buttons, well-formed ``allowed_mentions``, and every uploaded
+  ``files[n]`` part is listed in ``attachments`` with id n, while every ``attachment://name``
+  in an embed names a file of the message (else 400 code 50035 "Invalid Form Body").
+
+Whatever the fake refuses because of what the adapter sent goes into ``refused``: the harness
+fails a test that leaves anything there.  Failures a test scripts on purpose (``script``, gone
+channels, expired tokens) are not refusals.
+
+Messages remember whom they notified: Discord notifies mentioned users only for a new message
+(never for an edit, nor for the followup that replaces a "thinking" placeholder), and only
+those ``allowed_mentions`` permits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import datetime as dt
+import itertools
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import discord
+import discord.webhook.async_
+import pytest
+
+from bot.platforms.discord import DraughtsBot
+from bot.rules import Position
+from bot.storage import Storage
+
+TOKEN = "MTEST.fake-token.never-logged-4f1c2"
+APP_ID = 1_200_000_000_000_000_001
+GUILD_ID = 1_200_000_000_000_000_100
+CHANNEL_ID = 1_200_000_000_000_000_200
+OTHER_CHANNEL_ID = 1_200_000_000_000_000_300
+DM_CHANNEL_ID = 1_200_000_000_000_000_400
+SIZE_LIMIT = 10 * 1024 * 1024
+ACK_SECONDS = 3.0
+TOKEN_SECONDS = 15 * 60
+
+BOT_USER = {"id": str(APP_ID), "username": "draughts", "discriminator": "0", "global_name": "Draughts",
+            "avatar": None, "bot": True, "public_flags": 0, "flags": 0, "verified": True, "mfa_enabled": False}
+USERS = {
+    name: {"id": str(1_200_000_000_000_001_000 + i), "username": name, "discriminator": "0",
+           "global_name": name.capitalize(), "avatar": None, "public_flags": 0}
+    for i, name in enumerate(["ana", "bob", "cid"])
+}
+
+MAX_CONTENT = 2000
+MAX_EMBEDS = 10
+EMBED_TOTAL = 6000
+EMBED_LIMITS = {"title": 256, "description": 4096}
+MAX_ROWS = 5
+MAX_PER_ROW = 5
+MAX_LABEL = 80
+MAX_CUSTOM_ID = 100
+BUTTON_STYLES = {1, 2, 3, 4, 5, 6}
+LINK_STYLE = 5
+PREMIUM_STYLE = 6
+MENTION_PARSE = {"users", "roles", "everyone"}
+EPHEMERAL = 64
+USER_MENTION = re.compile(r"<@!?(\d{15,21})>")
+
+
+def uid(name: str) -> str:
+    return USERS[name]["id"]
+
+
+def iso(ts: float | None = None) -> str:
+    return dt.datetime.fromtimestamp(ts or time.time(), dt.UTC).isoformat()
+
+
+class FakeResponse:
+    """What discord.HTTPException reads from an aiohttp response."""
+
+    def __init__(self, status: int, reason: str, headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.reason = reason
+        self.headers = headers or {}
+
+
+def http_error(status: int, code: int, message: str, *, retry_after: float | None = None) -> discord.HTTPException:
+    """The exception discord.py raises for this Discord error answer."""
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else {}
+    response = FakeResponse(status, message, headers)
+    body: dict[str, Any] = {"code": code, "message": message}
+    if retry_after is not None:
+        body["retry_after"] = retry_after
+    if status == 404:
+        return discord.NotFound(response, body)
+    if status == 403:
+        return discord.Forbidden(response, body)
+    if status >= 500:
+        return discord.DiscordServerError(response, body)
+    return discord.HTTPException(response, body)
+
+
+class Refused(Exception):
+    """Internal: a request Discord would refuse (status, code, why)."""
+
+    def __init__(self, status: int, code: int, why: str) -> None:
+        super().__init__(why)
+        self.status, self.code, self.why = status, code, why
+
+
+def invalid(why: str) -> Refused:
+    return Refused(400, 50035, "Invalid Form Body: " + why)
+
+
+@dataclass
+class Upload:
+    index: int
+    filename: str
+    data: bytes
+
+
+@dataclass
+class Call:
+    method: str
+    path: str
+    payload: dict[str, Any] | None
+    files: dict[str, bytes] = field(default_factory=dict)
+    token: str | None = None
+    error: int | None = None            # the Discord error code it was answered with, if any
+
+    @property
+    def flags(self) -> int:
+        return int((self.payload or {}).get("flags") or 0)
+
+    def custom_ids(self) -> list[str]:
+        return [c["custom_id"] for row in (self.payload or {}).get("components") or [] for c in row["components"]]
+
+
+@dataclass
+class Sent:
+    """A message as users see it."""
+
+    message: dict[str, Any]
+    ephemeral: bool
+    channel_id: int
+    token: str | None = None
+    notified: list[str] = field(default_factory=list)     # user ids Discord notified
+
+    @property
+    def content(self) -> str:
+        return self.message["content"]
+
+    @property
+    def id(self) -> int:
+        return int(self.message["id"])
+
+    def custom_ids(self) -> list[str]:
+        return [c["custom_id"] for row in self.message["components"] for c in row["components"]]
+
+    def filenames(self) -> list[str]:
+        return [a["filename"] for a in self.message["attachments"]]
+
+
+@dataclass
+class InteractionState:
+    id: int
+    token: str
+    channel_id: int
+    message: dict[str, Any] | None          # the clicked message, for components
+    acked: int | None = None                # callback type
+    placeholder: dict[str, Any] | None = None
+    placeholder_ephemeral: bool = False
+    expired: tuple[int, int] | None = None  # (status, code) once the token no longer works
+
+
+@dataclass
+class Script:
+    """A failure a test asks for: the next ``times`` matching requests get ``error``."""
+
+    method: str | None
+    path_end: str
+    error: discord.HTTPException
+    times: int
+
+
+# -- checking a message the way Discord does ------------------------------------------------------------
+
+
+def check_allowed_mentions(value: Any) -> None:
+    if value is None:
+        return
+    if not isinstance(value, dict):
+        raise invalid("allowed_mentions must be an object")
+    unknown = set(value) - {"parse", "users", "roles", "replied_user"}
+    if unknown:
+        raise invalid(f"allowed_mentions: unknown fields {sorted(unknown)}")
+    parse = value.get("parse", [])
+    if not isinstance(parse, list) or any(p not in MENTION_PARSE for p in parse) or len(set(parse)) != len(parse):
+        raise invalid(f"allowed_mentions.parse: {parse!r}")
+    for kind in ("users", "roles"):
+        ids = value.get(kind)
+        if ids is None:
+            continue
+        if not isinstance(ids, list) or len(ids) > 100 or not all(re.fullmatch(r"\d{1,20}", str(i)) for i in ids):
+            raise invalid(f"allowed_mentions.{kind}: {ids!r}")
+        if ids and kind in parse:
+            raise invalid(f"allowed_mentions: parse {kind} is mutually exclusive with the {kind} list")
+    if "replied_user" in value and not isinstance(value["replied_user"], bool):
+        raise invalid("allowed_mentions.replied_user must be a boolean")
+
+
+def check_components(rows: Any) -> None:
+    if not isinstance(rows, list):
+        raise invalid("components must be a list")
+    if len(rows) > MAX_ROWS:
+        raise invalid(f"{len(rows)} action rows (at most {MAX_ROWS})")
+    seen: set[str] = set()
+    for r, row in enumerate(rows):
+        children = row.get("components") if isinstance(row, dict) else None
+        if row.get("type") != 1 or not isinstance(children, list) or not children:
+            raise invalid(f"components.{r}: not an action row with components")
+        if len(children) > MAX_PER_ROW:
+            raise invalid(f"components.{r}: {len(children)} buttons (at most {MAX_PER_ROW})")
+        for c, button in enumerate(children):
+            where = f"components.{r}.components.{c}"
+            if button.get("type") != 2:
+                raise invalid(f"{where}: only buttons are expected here")
+            style = button.get("style")
+            if style not in BUTTON_STYLES:
+                raise invalid(f"{where}.style: {style!r}")
+            label = button.get("label")
+            if label is not None and len(label) > MAX_LABEL:
+                raise invalid(f"{where}.label longer than {MAX_LABEL}")
+            custom_id, url = button.get("custom_id"), button.get("url")
+            if style == LINK_STYLE:
+                if not url or custom_id is not None:
+                    raise invalid(f"{where}: a link button has a url and no custom_id")
+            elif style == PREMIUM_STYLE:
+                if not button.get("sku_id") or custom_id is not None or url is not None:
+                    raise invalid(f"{where}: a premium button has only a sku_id")
+            else:
+                if url is not None:
+                    raise invalid(f"{where}: only link buttons have a url")
+                if not isinstance(custom_id, str) or not 1 <= len(custom_id) <= MAX_CUSTOM_ID:
+                    raise invalid(f"{where}.custom_id must be 1-{MAX_CUSTOM_ID} characters: {custom_id!r}")
+                if custom_id in seen:
+                    raise invalid(f"{where}.custom_id {custom_id!r} is not unique")
+                seen.add(custom_id)
+            if style != PREMIUM_STYLE and not label and not button.get("emoji"):
+                raise invalid(f"{where}: a button needs a label or an emoji")
+
+
+def embed_text(embed: dict[str, Any]) -> list[str]:
+    """The texts of an embed that count towards the 6,000 characters of a message."""
+    texts = [embed.get("title") or "", embed.get("description") or "",
+             (embed.get("footer") or {}).get("text") or "", (embed.get("author") or {}).get("name") or ""]
+    for f in embed.get("fields") or []:
+        texts += [f.get("name") or "", f.get("value") or ""]
+    return texts
+
+
+def check_embeds(embeds: Any, filenames: set[str]) -> None:
+    if not isinstance(embeds, list):
+        raise invalid("embeds must be a list")
+    if len(embeds) > MAX_EMBEDS:
+        raise invalid(f"{len(embeds)} embeds (at most {MAX_EMBEDS})")
+    total = 0
+    for e, embed in enumerate(embeds):
+        for key, limit in EMBED_LIMITS.items():
+            if len(embed.get(key) or "") > limit:
+                raise invalid(f"embeds.{e}.{key} longer than {limit}")
+        if len(embed.get("fields") or []) > 25:
+            raise invalid(f"embeds.{e}: more than 25 fields")
+        for f in embed.get("fields") or []:
+            if len(f.get("name") or "") > 256 or len(f.get("value") or "") > 1024:
+                raise invalid(f"embeds.{e}: a field is too long")
+        if len((embed.get("footer") or {}).get("text") or "") > 2048:
+            raise invalid(f"embeds.{e}.footer.text longer than 2048")
+        if len((embed.get("author") or {}).get("name") or "") > 256:
+            raise invalid(f"embeds.{e}.author.name longer than 256")
+        total += sum(len(text) for text in embed_text(embed))
+        for part in ("image", "thumbnail"):
+            url = (embed.get(part) or {}).get("url") or ""
+            if url.startswith("attachment://") and url.removeprefix("attachment://") not in filenames:
+                raise invalid(f"embeds.{e}.{part}.url {url!r} names no file of the message")
+    if total > EMBED_TOTAL:
+        raise invalid(f"embeds hold {total} characters (at most {EMBED_TOTAL})")
+
+
+def check_attachments(body: dict[str, Any], uploads: list[Upload],
+                      existing: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+    """The attachments the message will have (None: unchanged, for an edit without any)."""
+    listed = body.get("attachments")
+    if listed is None:
+        if uploads:
+            raise invalid(f"files[{uploads[0].index}] is not listed in attachments")
+        return None
+    if not isinstance(listed, list):
+        raise invalid("attachments must be a list")
+    by_id = {str(a.get("id")): a for a in listed if isinstance(a, dict)}
+    if len(by_id) != len(listed):
+        raise invalid("attachments: every entry has a unique id")
+    for upload in uploads:
+        if str(upload.index) not in by_id:
+            raise invalid(f"files[{upload.index}] has no attachments entry with id {upload.index}")
+    uploaded = {str(u.index) for u in uploads}
+    kept = {str(a["id"]) for a in existing}
+    for aid in by_id:
+        if aid not in uploaded and aid not in kept:
+            raise invalid(f"attachments: id {aid} is neither an uploaded file nor an attachment of the message")
+    if sum(len(u.data) for u in uploads) > SIZE_LIMIT:
+        raise invalid("files too large")
+    return [a for a in existing if str(a["id"]) in by_id]
+
+
+def check_message(body: dict[str, Any], uploads: list[Upload], *, existing: dict[str, Any] | None = None) -> None:
+    """Discord's refusals for a message to create (``existing`` None) or to edit."""
+    content = body.get("content")
+    if content is not None and (not isinstance(content, str) or len(content) > MAX_CONTENT):
+        raise invalid(f"content longer than {MAX_CONTENT}")
+    kept = check_attachments(body, uploads, (existing or {}).get("attachments") or [])
+    filenames = {u.filename for u in uploads} | {a["filename"] for a in (kept or [])}
+    if "embeds" in body and body["embeds"] is not None:
+        check_embeds(body["embeds"], filenames)
+    if "components" in body and body["components"] is not None:
+        check_components(body["components"])
+    check_allowed_mentions(body.get("allowed_mentions"))
+
+    def has(key: str) -> bool:
+        if key in body and body[key] is not None:
+            return bool(body[key])
+        return bool((existing or {}).get(key))
+
+    files_after = uploads or (kept if kept is not None else (existing or {}).get("attachments"))
+    if not (has("content") or has("embeds") or has("components") or files_after or body.get("sticker_ids")
+            or body.get("poll")):
+        raise Refused(400, 50006, "Cannot send an empty message")
+
+
+def notified_by(body: dict[str, Any]) -> list[str]:
+    """Whom a new message notifies: the users it mentions that allowed_mentions lets through
+    (with no allowed_mentions, Discord parses every mention)."""
+    mentioned = list(dict.fromkeys(USER_MENTION.findall(body.get("content") or "")))
+    allowed = body.get("allowed_mentions")
+    if allowed is None:
+        return mentioned
+    if "users" in (allowed.get("parse") or []):
+        return mentioned
+    permitted = {str(i) for i in allowed.get("users") or []}
+    return [u for u in mentioned if u in permitted]
+
+
+# -- the fake ---------------------------------------------------------------------------------------------
+
+
+class FakeDiscord:
+    """Records every request and answers like Discord."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.interactions: dict[str, InteractionState] = {}
+        self.messages: dict[int, Sent] = {}
+        self.gone_channels: set[int] = set()
+        self.scripts: list[Script] = []
+        self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
+        self.refusals: list[str] = []                 # why, for the failure message
+        self._ids = itertools.count(1)
+
+    # -- what a test can script ----------------------------------------------------------------------
+
+    def script(self, path_end: str, error: discord.HTTPException, *, method: str | None = None,
+               times: int = 1) -> None:
+        """The next ``times`` requests whose path ends so fail with ``error``."""
+        self.scripts.append(Script(method, path_end, error, times))
+
+    def expire(self, token: str, *, status: int = 404, code: int = 10015) -> None:
+        """The interaction token stops working, as after 15 minutes or a lost interaction."""
+        self.interactions[token].expired = (status, code)
+
+    def _scripted(self, method: str, path: str) -> discord.HTTPException | None:
+        for s in self.scripts:
+            if s.times > 0 and path.endswith(s.path_end) and (s.method is None or s.method == method):
+                s.times -= 1
+                return s.error
+        return None
+
+    # -- ids and payloads --------------------------------------------------------------------
+
+    def snowflake(self, age: float = 0.0) -> int:
+        when = dt.datetime.now(dt.UTC) - dt.timedelta(seconds=age)
+        return discord.utils.time_snowflake(when) + next(self._ids) % 4096
+
+    def user_message(self, channel_id: int, content: str, *, ephemeral: bool, components: list | None = None,
+                     uploads: list[Upload] | None = None, msg_type: int = 0,
+                     embeds: list | None = None) -> dict[str, Any]:
+        mid = self.snowflake()
+        return {
+            "id": str(mid), "channel_id": str(channel_id), "type": msg_type, "content": content,
+            "author": dict(BOT_USER),
+            "attachments": [self._attachment(u.filename, u.data) for u in uploads or []],
+            "embeds": embeds or [], "mentions": [], "mention_roles": [], "pinned": False,
+            "mention_everyone": False, "tts": False, "timestamp": iso(), "edited_timestamp": None,
+            "flags": EPHEMERAL if ephemeral else 0, "components": components or [],
+            "application_id": str(APP_ID), "webhook_id": str(APP_ID),
+        }
+
+    def _attachment(self, name: str, data: bytes) -> dict[str, Any]:
+        aid = self.snowflake()
+        return {"id": str(aid), "filename": name, "size": len(data),
+                "url": f"https://cdn.discordapp.com/attachments/{CHANNEL_ID}/{aid}/{name}",
+                "proxy_url": f"https://media.discordapp.net/attachments/{CHANNEL_ID}/{aid}/{name}",
+                "content_type": "image/png" if name.endswith(".png") else "application/octet-stream"}
+
+    # -- reading requests ------------------------------------------------------------------------
+
+    @staticmethod
+    def _read(payload: dict | None, multipart: list | None, files: Any) -> tuple[dict[str, Any] | None,
+                                                                                 list[Upload]]:
+        """The JSON body and the uploaded ``files[n]`` parts, as Discord receives them."""
+        body = payload
+        contents: dict[int, bytes] = {}
+        for f in files or []:
+            # Read while the file is still open: discord.py closes it after the request.
+            f.reset()
+            contents[id(f.fp)] = f.fp.read()
+            f.reset()
+        uploads = []
+        for part in multipart or []:
+            name = part.get("name")
+            if name == "payload_json":
+                body = json.loads(part["value"])
+            elif isinstance(name, str) and (m := re.fullmatch(r"files\[(\d+)\]", name)):
+                value = part["value"]
+                data = contents.get(id(value))
+                if data is None:
+                    data = value if isinstance(value, bytes) else value.read()
+                uploads.append(Upload(int(m[1]), part.get("filename") or "", data))
+        return body, uploads
+
+    def _refuse(self, call: Call, err: Refused) -> discord.HTTPException:
+        call.error = err.code
+        self.refused.append((call.token or call.path, err.code))
+        self.refusals.append(f"{call.method} {call.path}: {err.why}")
+        return http_error(err.status, err.code, err.why)
+
+    # -- REST ---------------------------------------------------------------------------------------
+
+    async def rest(self, route: discord.http.Route, *, files: Any = None, form: list | None = None,
+                   json: dict | None = None, **kwargs: Any) -> Any:
+        body, uploads = self._read(json, form, files)
+        method, path = route.method, route.path
+        call = Call(method, path, body, {u.filename: u.data for u in uploads})
+        self.calls.append(call)
+        scripted = self._scripted(method, path)
+        if scripted is not None:
+            call.error = scripted.code
+            raise scripted
+        if (method, path) == ("GET", "/users/@me"):
+            return dict(BOT_USER)
+        if (method, path) == ("GET", "/oauth2/applications/@me"):
+            return {"id": str(APP_ID), "name": "Draughts", "description": "", "icon": None, "bot_public": True,
+                    "bot_require_code_grant": False, "owner": dict(USERS["ana"]), "verify_key": "ab" * 32,
+                    "flags": 0, "summary": "", "team": None}
+        if method == "PUT" and path == "/applications/{application_id}/commands":
+            return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), version=str(self.snowflake()))
+                    for c in body or []]
+        if method == "PUT" and path == "/applications/{application_id}/guilds/{guild_id}/commands":
+            return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), guild_id=str(route.guild_id),
+                         version=str(self.snowflake())) for c in body or []]
+        if (method, path) == ("POST", "/channels/{channel_id}/messages"):
+            channel_id = int(route.channel_id)
+            if channel_id in self.gone_channels:
+                call.error = 10003
+                raise http_error(404, 10003, "Unknown Channel")
+            try:
+                check_message(body or {}, uploads)
+            except Refused as err:
+                raise self._refuse(call, err) from None
+            message = self._new(channel_id, body or {}, uploads, ephemeral=False)
+            sent = Sent(message, False, channel_id, notified=notified_by(body or {}))
+            self.messages[sent.id] = sent
+            return message
+        raise http_error(404, 0, f"404: Not Found ({method} {path})")
+
+    def _new(self, channel_id: int, body: dict[str, Any], uploads: list[Upload], *, ephemeral: bool,
+             msg_type: int = 0) -> dict[str, Any]:
+        return self.user_message(channel_id, body.get("content") or "", ephemeral=ephemeral,
+                                 components=body.get("components"), uploads=uploads, msg_type=msg_type,
+                                 embeds=body.get("embeds"))
+
+    # -- interactions and webhooks ---------------------------------------------------------------------------
+
+    async def webhook(self, route: Any, session: Any = None, *, payload: dict | None = None,
+                      multipart: list | None = None, files: Any = None, params: dict | None = None,
+                      **kwargs: Any) -> Any:
+        body, uploads = self._read(payload, multipart, files)
+        method, path = route.method, route.path
+        token = route.webhook_token
+        call = Call(method, path, body, {u.filename: u.data for u in uploads}, token)
+        self.calls.append(call)
+        scripted = self._scripted(method, path)
+        if scripted is not None:
+            call.error = scripted.code
+            raise scripted
+        state = self.interactions.get(token)
+        try:
+            if state is None:
+                raise Refused(404, 10015, "Unknown Webhook")
+            age = time.time() - discord.utils.snowflake_time(state.id).timestamp()
+            if path.endswith("/callback"):
+                return self._callback(state, body or {}, uploads, age)
+            if state.expired is not None:
+                call.error = state.expired[1]
+                raise http_error(state.expired[0], state.expired[1],
+                                 "Unknown Webhook" if state.expired[1] == 10015 else "Invalid Webhook Token")
+            if age > TOKEN_SECONDS:
+                raise Refused(401, 50027, "Invalid Webhook Token")
+            if state.acked is None:
+                # Nothing to follow up or edit before the acknowledgement.
+                raise Refused(404, 10015, "Unknown Webhook")
+            if method == "POST" and path == "/webhooks/{webhook_id}/{webhook_token}":
+                return self._followup(state, body or {}, uploads)
+            if path == "/webhooks/{webhook_id}/{webhook_token}/messages/@original":
+                return self._original(state, method, body or {}, uploads)
+        except Refused as err:
+            raise self._refuse(call, err) from None
+        raise http_error(404, 0, f"404: Not Found ({method} {path})")
+
+    def _followup(self, state: InteractionState, body: dict[str, Any], uploads: list[Upload]) -> Any:
+        check_message(body, uploads)
+        if state.placeholder is not None:
+            # The first followup after a deferral resolves the placeholder, keeping its visibility;
+            # that is an edit, which notifies nobody.
+            message, state.placeholder = state.placeholder, None
+            message.update(content=body.get("content") or "", components=body.get("components") or [],
+                           embeds=body.get("embeds") or [],
+                           attachments=[self._attachment(u.filename, u.data) for u in uploads])
+            sent = Sent(message, state.placeholder_ephemeral, state.channel_id, state.token)
+        else:
+            ephemeral = bool(int(body.get("flags") or 0) & EPHEMERAL)
+            message = self._new(state.channel_id, body, uploads, ephemeral=ephemeral)
+            sent = Sent(message, ephemeral, state.channel_id, state.token,
+                        notified=[] if ephemeral else notified_by(body))
+        self.messages[sent.id] = sent
+        return sent.message
+
+    def _original(self, state: InteractionState, method: str, body: dict[str, Any], uploads: list[Upload]) -> Any:
+        if state.message is not None:          # a component: @original is the clicked message
+            target = self.messages.get(int(state.message["id"]))
+            assert target is not None, "editing a message the fake never sent"
+        elif state.placeholder is not None:
+            target = Sent(state.placeholder, state.placeholder_ephemeral, state.channel_id, state.token)
+        else:
+            original = [s for s in self.messages.values() if s.token == state.token]
+            if not original:
+                raise Refused(404, 10008, "Unknown Message")
+            target = original[0]
+        if method == "DELETE":
+            state.placeholder = None
+            self.messages.pop(target.id, None)
+            return None
+        check_message(body, uploads, existing=target.message)
+        state.placeholder = None
+        kept = check_attachments(body, uploads, target.message["attachments"])
+        if "content" in body:
+            target.message["content"] = body["content"] or ""
+        if "components" in body:
+            target.message["components"] = body["components"] or []
+        if "embeds" in body:
+            target.message["embeds"] = body["embeds"] or []
+        if kept is not None:
+            target.message["attachments"] = kept + [self._attachment(u.filename, u.data) for u in uploads]
+        target.message["edited_timestamp"] = iso()
+        self.messages[target.id] = target
+        return target.message
+
+    def _callback(self, state: InteractionState, body: dict[str, Any], uploads: list[Upload], age: float) -> Any:
+        if age > ACK_SECONDS or state.expired is not None:
+            raise Refused(404, 10062, "Unknown interaction")
+        if state.acked is not None:
+            raise Refused(400, 40060, "Interaction has already been acknowledged.")
+        kind = body.get("type")
+        component = state.message is not None
+        if kind not in (4, 5) and not (component and kind in (6, 7)):
+            raise invalid(f"interaction callback type {kind!r}")
+        data = body.get("data") or {}
+        if kind in (4, 7):
+            check_message(data, uploads, existing=state.message if kind == 7 else None)
+        elif uploads:
+            raise invalid("a deferral carries no files")
+        state.acked = kind
+        ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
+        interaction: dict[str, Any] = {"id": str(state.id), "type": 3 if component else 2}
+        resource: dict[str, Any] = {"type": kind}
+        if kind == 5:
+            state.placeholder = self.user_message(state.channel_id, "", ephemeral=ephemeral, msg_type=20)
+            state.placeholder_ephemeral = ephemeral
+            interaction.update(response_message_id=state.placeholder["id"], response_message_loading=True,
+                               response_message_ephemeral=ephemeral)
+            resource["message"] = state.placeholder
+        elif kind == 4:
+            message = self._new(state.channel_id, data, uploads, ephemeral=ephemeral,
+                                msg_type=0 if component else 20)
+            self.messages[int(message["id"])] = Sent(message, ephemeral, state.channel_id, state.token,
+                                                     notified=[] if ephemeral else notified_by(data))
+            interaction.update(response_message_id=message["id"], response_message_loading=False,
+                               response_message_ephemeral=ephemeral)
+            resource["message"] = message
+        elif kind == 7:
+            target = self.messages[int(state.message["id"])]
+            self._original(dataclasses.replace(state, placeholder=None), "PATCH", data, uploads)
+            resource["message"] = target.message
+        return {"interaction": interaction, "resource": resource}
+
+    # -- what the tests look at -----------------------------------------------------------------------
+
+    def requests(self, token: str | None = None, method: str | None = None,
+                 path_end: str | None = None) -> list[Call]:
+        return [c for c in self.calls if (token is None or c.token == token) and (method is None or c.method == method)
+                and (path_end is None or c.path.endswith(path_end))]
+
+    def answers(self, token: str) -> list[Sent]:
+        """The messages one interaction left, in order."""
+        return [s for s in self.messages.values() if s.token == token]
+
+    def channel_posts(self, channel_id: int = CHANNEL_ID) -> list[Sent]:
+        """The messages the bot posted to a channel itself, not through an interaction."""
+        return [s for s in self.messages.values() if s.token is None and s.channel_id == channel_id]
+
+
+def install(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, http: discord.http.HTTPClient | None = None) -> None:
+    """Route discord.py's HTTP through the fake: REST (one client's, or every client's) and webhooks."""
+    if http is not None:
+        monkeypatch.setattr(http, "request", fake.rest)
+    else:
+        monkeypatch.setattr(discord.http.HTTPClient, "request", lambda client, route, **kw: fake.rest(route, **kw))
+    monkeypatch.setattr(discord.webhook.async_.AsyncWebhookAdapter, "request",
+                        lambda adapter, route, session=None, **kw: fake.webhook(route, session, **kw))
+
+
+# -- the harness: real discord.py objects fed INTERACTION_CREATE payloads ------------------------------------
+
+
+class Harness:
+    def __init__(self, bot: DraughtsBot, fake: FakeDiscord, storage: Storage, now: list[float]) -> None:
+        self.bot = bot
+        self.fake = fake
+        self.storage = storage
+        self.now = now
+
+    # -- payloads ----------------------------------------------------------------------------------------
+
+    def _base(self, kind: int, user: str, *, locale: str, age: float, dm: bool,
+              channel_id: int) -> dict[str, Any]:
+        iid = self.fake.snowflake(age)
+        token = f"aW50ZXJhY3Rpb246{iid}"
+        payload: dict[str, Any] = {
+            "id": str(iid), "application_id": str(APP_ID), "type": kind, "token": token, "version": 1,
+            "locale": locale, "app_permissions": "2248473465835073", "attachment_size_limit": SIZE_LIMIT,
+            "entitlements": [], "authorizing_integration_owners": {"0": str(GUILD_ID)},
+        }
+        if dm:
+            payload.update(channel={"id": str(DM_CHANNEL_ID), "type": 1, "last_message_id": None, "flags": 0,
+                                    "recipients": [USERS[user]]},
+                           channel_id=str(DM_CHANNEL_ID), user=USERS[user], context=1)
+        else:
+            payload.update(
+                guild_id=str(GUILD_ID), guild_locale="en-US", context=0,
+                guild={"id": str(GUILD_ID), "locale": "en-US", "features": []},
+                channel={"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "draughts",
+                         "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
+                         "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0,
+                         "permissions": "2248473465835073"},
+                channel_id=str(channel_id),
+                member={"user": USERS[user], "roles": [], "joined_at": iso(1_600_000_000), "deaf": False,
+                        "mute": False, "flags": 0, "nick": None, "avatar": None, "pending": False,
+                        "permissions": "2248473465835073"},
+            )
+        self.fake.interactions[token] = InteractionState(iid, token, DM_CHANNEL_ID if dm else channel_id, None)
+        return payload
+
+    def slash_payload(self, name: str, user: str, options: dict[str, Any] | None = None, *, locale: str = "en-US",
+                      age: float = 0.0, dm: bool = False, channel_id: int = CHANNEL_ID) -> dict[str, Any]:
+        payload = self._base(2, user, locale=locale, age=age, dm=dm, channel_id=channel_id)
+        opts, resolved = [], {}
+        for key, value in (options or {}).items():
+            if isinstance(value, bool):
+                raise TypeError(key)
+            if isinstance(value, Member):
+                opts.append({"name": key, "type": 6, "value": uid(value.name)})
+                resolved.setdefault("users", {})[uid(value.name)] = USERS[value.name]
+                if dm:      # no members outside a server
+                    continue
+                resolved.setdefault("members", {})[uid(value.name)] = {
+                    "roles": [], "joined_at": iso(1_600_000_000), "nick": None, "avatar": None, "flags": 0,
+                    "pending": False, "permissions": "2248473465835073"}
+            elif isinstance(value, int):
+                opts.append({"name": key, "type": 4, "value": value})
+            else:
+                opts.append({"name": key, "type": 3, "value": value})
+        data: dict[str, Any] = {"id": str(self.fake.snowflake()), "name": name, "type": 1, "options": opts}
+        if resolved:
+            data["resolved"] = resolved
+        payload["data"] = data
+        return payload
+
+    def click_payload(self, custom_id: str, user: str, message: Sent, *, locale: str = "en-US",
+                      age: float = 0.0) -> dict[str, Any]:
+        payload = self._base(3, user, locale=locale, age=age, dm=False, channel_id=message.channel_id)
+        payload["data"] = {"custom_id": custom_id, "component_type": 2}
+        payload["message"] = json.loads(json.dumps(message.message))
+        self.fake.interactions[payload["token"]].message = payload["message"]
+        return payload
+
+    # -- feeding ----------------------------------------------------------------------------------------
+
+    async def feed(self, payload: dict[str, Any]) -> str:
+        """INTERACTION_CREATE, then wait for every task it spawned; the interaction token."""
+        before = asyncio.all_tasks()
+        self.bot._connection.parse_interaction_create(payload)
+        for _ in range(100):
+            pending = [task for task in asyncio.all_tasks() - before
+                       if task is not asyncio.current_task() and not task.done()]
+            if not pending:
+                break
+            await asyncio.wait(pending, timeout=20)
+        return payload["token"]
+
+    async def slash(self, name: str, user: str, options: dict[str, Any] | None = None, **kw: Any) -> str:
+        return await self.feed(self.slash_payload(name, user, options, **kw))
+
+    async def click(self, custom_id: str, user: str, message: Sent, **kw: Any) -> str:
+        return await self.feed(self.click_payload(custom_id, user, message, **kw))
+
+    # -- shortcuts ------------------------------------------------------------------------------------
+
+    def only_answer(self, token: str) -> Sent:
+        answers = self.fake.answers(token)
+        assert len(answers) == 1, [a.content for a in answers]
+        return answers[0]
+
+    async def new_game(self, white: str = "ana", black: str = "bob") -> tuple[int, Sent]:
+        token = await self.slash("new", white, {"variant": "italian", "color": "white", "opponent": Member(black),
+                                                 "move_time": "1h"})
+        challenge = self.only_answer(token)
+        cid = int(re.search(r"#(\d+)", challenge.content).group(1))
+        token = await self.slash("accept", black, {"id": cid})
+        board = self.only_answer(token)
+        game_id = self.storage.challenge(cid)["game_id"]
+        assert game_id is not None, board.content
+        return game_id, board
+
+    def legal(self, game_id: int) -> list[str]:
+        row = self.storage.game(game_id)
+        return [str(m) for m in Position.from_fen(row["variant"], row["fen"]).legal_moves()]
+
+
+@dataclass(frozen=True)
+class Member:
+    """An @member option value in a slash payload."""
+
+    name: str

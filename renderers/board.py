@@ -48,7 +48,25 @@ SELECTED_SQUARE: RGB = (74, 134, 150)  # square of the selected piece
 PATH_RGBA = (38, 96, 200, 215)  # line / arrow through the last move
 CAPTURE_RGB: RGB = (214, 28, 28)
 CAPTURE_EDGE: RGB = (255, 240, 230)
-DOT_RGBA = (24, 70, 24, 150)
+# Destination marker: a dark disc in a light ring in a dark rim, so it stands out on the
+# light squares, the dark squares, the highlights and on a piece alike.
+DOT_FILL: RGB = (18, 92, 44)
+DOT_RING: RGB = (250, 250, 240)
+DOT_RIM: RGB = (16, 16, 16)
+DOT_RADIUS = 0.2  # outer radius, as a fraction of the square
+# Numbered capture routes ending on one square: one colour each (then they repeat; the
+# numbers still tell them apart).  None of them is the blue of the last move or the red
+# of a capture mark.
+ROUTE_COLOURS: tuple[RGB, ...] = (
+    (255, 140, 0),
+    (226, 60, 214),
+    (0, 206, 214),
+    (150, 226, 40),
+    (255, 226, 40),
+    (160, 110, 255),
+)
+ROUTE_EDGE: RGB = (24, 16, 10)
+ROUTE_TEXT: RGB = (255, 255, 255)
 
 # Piece colours: body, highlight, shade, outline, inner ring.
 WHITE_PIECE = {
@@ -91,6 +109,9 @@ class BoardView:
     dots: Sequence[Square] = ()  # destination dots for a selected piece
     selected: Square | None = None  # highlighted selected piece
     flipped: bool = False  # seen from Black's side (rotated 180 degrees)
+    # Alternative routes of one piece, each drawn in its own colour with its number
+    # (1, 2, ... in this order), e.g. captures that end on the same square.
+    routes: Sequence[Sequence[Square]] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.size, int) or self.size < 2:
@@ -104,6 +125,7 @@ class BoardView:
             *self.last_path,
             *self.captured,
             *self.dots,
+            *(sq for route in self.routes for sq in route),
             *([self.selected] if self.selected is not None else []),
         ]
         for sq in squares:
@@ -334,9 +356,13 @@ def _dot_sprite(sq: int) -> Image.Image:
     ss = SUPERSAMPLE
     side = sq * ss
     img = Image.new("RGBA", (side, side), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(img)
     c = side / 2
-    r = sq * 0.15 * ss
-    ImageDraw.Draw(img).ellipse((c - r, c - r, c + r, c + r), fill=DOT_RGBA)
+    rim = max(1.0, sq * 0.025) * ss  # at least one output pixel of rim at any size
+    ring = max(1.5, sq * 0.05) * ss
+    for r, colour in ((sq * DOT_RADIUS * ss, DOT_RIM), (sq * DOT_RADIUS * ss - rim, DOT_RING),
+                      (sq * DOT_RADIUS * ss - rim - ring, DOT_RIM), (sq * DOT_RADIUS * ss - 2 * rim - ring, DOT_FILL)):
+        draw.ellipse((c - r, c - r, c + r, c + r), fill=colour + (255,))
     return _downsample(img, sq)
 
 
@@ -403,6 +429,122 @@ def _draw_path(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
     img.paste(PATH_RGBA[:3], (x0, y0, x1, y1), mask)
 
 
+def route_colour(index: int) -> RGB:
+    """The colour of route number ``index + 1``."""
+    return ROUTE_COLOURS[index % len(ROUTE_COLOURS)]
+
+
+def _route_points(view: BoardView, px: int, sq: int) -> list[list[tuple[float, float]]]:
+    """Each route's points in the image, shifted sideways so shared stretches run side by side.
+
+    A horizontal shift keeps the same distance between parallel lines on both diagonals."""
+    n = len(view.routes)
+    step = min(sq * 0.13, sq * 0.42 / max(1, n - 1))
+    out = []
+    for i, route in enumerate(view.routes):
+        dx = (i - (n - 1) / 2) * step
+        pts = [square_center(view.size, r, c, px, view.flipped) for r, c in route]
+        pts = [p for j, p in enumerate(pts) if j == 0 or p != pts[j - 1]]
+        out.append([(x + dx, float(y)) for x, y in pts])
+    return out
+
+
+def _midway(route: Sequence[Square], pts: list[tuple[float, float]], k: int) -> tuple[float, float]:
+    """A point half way along hop ``k``, on a square centre (not on a corner between squares)."""
+    steps = abs(route[k + 1][0] - route[k][0])
+    t = (steps // 2) / steps if steps >= 2 else 0.5
+    (ax, ay), (bx, by) = pts[k], pts[k + 1]
+    return ax + (bx - ax) * t, ay + (by - ay) * t
+
+
+def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: int) -> list[tuple[float, float]]:
+    """Where each route's number goes: on a stretch of the route that no other route takes
+    (a landing square of its own first, else the middle of a jump of its own), apart from
+    the numbers already placed."""
+    routes = [[tuple(s) for s in r] for r in view.routes]
+    spots: list[tuple[float, float]] = []
+    for i, route in enumerate(routes):
+        pts = points[i]
+        others = [r for j, r in enumerate(routes) if j != i]
+        other_squares = {s for r in others for s in r}
+        other_jumps = {frozenset(p) for r in others for p in zip(r, r[1:], strict=False)}
+        hops = range(min(len(pts), len(route)) - 1)
+        candidates = [pts[k] for k in range(1, len(pts) - 1) if k < len(route) and route[k] not in other_squares]
+        candidates += [_midway(route, pts, k) for k in hops if frozenset(route[k:k + 2]) not in other_jumps]
+        # Fallbacks: anywhere along the route, the start last (the piece is there).
+        candidates += [pts[k] for k in range(1, len(pts) - 1)]
+        candidates += [_midway(route, pts, k) for k in hops]
+        candidates.append(pts[0])
+        free = [p for p in candidates if all(math.dist(p, q) >= sq * 0.4 for q in spots)]
+        spot = free[0] if free else (candidates[0][0] + sq * 0.3 * len(spots), candidates[0][1])
+        spots.append(spot)
+    return spots
+
+
+def _draw_routes(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
+    """Every route as a coloured arrow with a dark edge, and its number in a badge."""
+    points = _route_points(view, px, sq)
+    if not points:
+        return
+    ss = 3
+    width = max(2.0, sq * 0.085)
+    edge = max(1.0, sq * 0.022)
+    head_len, head_half = sq * 0.24, sq * 0.14
+    badge_r = sq * 0.2
+    spots = _badge_spots(view, points, sq)
+    # Draw only the box that holds the routes and their numbers (supersampled).
+    every = [p for pts in points for p in pts] + spots
+    margin = max(badge_r, head_len, width) + 2 * edge + 2
+    x0 = max(0, math.floor(min(p[0] for p in every) - margin))
+    y0 = max(0, math.floor(min(p[1] for p in every) - margin))
+    x1 = min(px, math.ceil(max(p[0] for p in every) + margin))
+    y1 = min(px, math.ceil(max(p[1] for p in every) + margin))
+    layer = Image.new("RGBA", ((x1 - x0) * ss, (y1 - y0) * ss), (0, 0, 0, 0))
+    draw = ImageDraw.Draw(layer)
+
+    def loc(p: tuple[float, float]) -> tuple[float, float]:
+        return ((p[0] - x0) * ss, (p[1] - y0) * ss)
+
+    for i, pts in enumerate(points):
+        colour = route_colour(i)
+        if len(pts) < 2:
+            continue
+        (ax, ay), (bx, by) = pts[-2], pts[-1]
+        seg = math.hypot(bx - ax, by - ay) or 1.0
+        ux, uy = (bx - ax) / seg, (by - ay) / seg
+        # The tip stops on the rim of the destination marker.
+        stop = min(sq * DOT_RADIUS, max(0.0, seg - head_len))
+        tip = (bx - ux * stop, by - uy * stop)
+        base = (tip[0] - ux * head_len, tip[1] - uy * head_len)
+        nx, ny = -uy, ux
+        head = [tip, (base[0] + nx * head_half, base[1] + ny * head_half),
+                (base[0] - nx * head_half, base[1] - ny * head_half)]
+        line = [*pts[:-1], (base[0] + ux, base[1] + uy)]
+        for fill, extra in ((ROUTE_EDGE, 2 * edge), (colour, 0.0)):
+            w = round((width + extra) * ss)
+            draw.line([loc(p) for p in line], fill=fill + (255,), width=w, joint="curve")
+            sx, sy = loc(pts[0])
+            draw.ellipse((sx - w / 2, sy - w / 2, sx + w / 2, sy + w / 2), fill=fill + (255,))
+            if extra:
+                # The edge around the head: the head grown by the edge width.
+                cx = sum(p[0] for p in head) / 3
+                cy = sum(p[1] for p in head) / 3
+                grow = 1 + edge * 2.2 / head_half
+                draw.polygon([loc((cx + (x - cx) * grow, cy + (y - cy) * grow)) for x, y in head], fill=fill + (255,))
+            else:
+                draw.polygon([loc(p) for p in head], fill=fill + (255,))
+    font = _font(max(8, round(badge_r * 1.5 * ss)))
+    for i, (x, y) in enumerate(spots):
+        cx, cy = loc((x, y))
+        r = badge_r * ss
+        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=route_colour(i) + (255,), outline=ROUTE_EDGE + (255,),
+                     width=round(edge * 1.5 * ss))
+        draw.text((cx, cy), str(i + 1), fill=ROUTE_TEXT + (255,), font=font, anchor="mm",
+                  stroke_width=round(edge * 1.6 * ss), stroke_fill=ROUTE_EDGE + (255,))
+    small = layer.resize((x1 - x0, y1 - y0), Image.Resampling.BOX)
+    img.paste(small, (x0, y0), small)
+
+
 def render_image(view: BoardView, px: int = 600) -> Image.Image:
     """Render ``view`` to a ``px`` x ``px`` RGB Pillow image."""
     if px < 2 * view.size:
@@ -426,6 +568,8 @@ def render_image(view: BoardView, px: int = 600) -> Image.Image:
         sprite = _capture_sprite(sq)
         for row, col in view.captured:
             _paste_centered(img, sprite, square_center(size, row, col, px, flipped))
+    if view.routes:
+        _draw_routes(img, view, px, sq)
     if view.dots:
         sprite = _dot_sprite(sq)
         for row, col in view.dots:
@@ -479,6 +623,7 @@ def _reference_palette(size: int, px: int) -> Image.Image:
     view = BoardView(
         size=size, pieces=pieces, labels={sq: i + 1 for i, sq in enumerate(dark)},
         last_path=free[:3], captured=free[3:5], dots=free[5:8], selected=free[0],
+        routes=[free[8 + i : 10 + i] for i in range(len(ROUTE_COLOURS))],
     )
     return _to_palette(render_image(view, px))
 

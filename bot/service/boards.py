@@ -22,8 +22,11 @@ def board_view(
     dots: Iterable[int] = (),
     selected: int | None = None,
     flipped: bool | None = None,
+    routes: Iterable[Iterable[int]] = (),
 ) -> BoardView:
-    """The neutral picture description of a position; seen from the side to move by default."""
+    """The neutral picture description of a position; seen from the side to move by default.
+
+    ``routes`` are numbered alternatives of one piece (capture paths ending on one square)."""
     v = pos.variant
     return BoardView(
         size=v.size,
@@ -34,6 +37,7 @@ def board_view(
         dots=_rc(v, dots),
         selected=v.square_to_rc(selected) if selected else None,
         flipped=(not pos.white) if flipped is None else flipped,
+        routes=[_rc(v, route) for route in routes],
     )
 
 

@@ -1,0 +1,487 @@
+"""A strict fake of the Telegram Bot API, plugged into python-telegram-bot as its HTTP layer.
+
+Everything above HTTP is the real library: the fake reads what PTB would put on the wire
+(``RequestData.json_parameters`` and ``multipart_data``) and answers with the status and body
+Telegram would give.  It keeps the state Telegram keeps (chats, every message with its content
+and keyboard, callback queries) so that it can refuse what Telegram refuses:
+
+- a method's required parameters missing; a chat it does not know ("chat not found");
+- a file parameter that is neither a file id/URL nor an uploaded part of that name; an
+  ``InputMedia`` without ``media`` ("can't parse InputMedia: media not found"), of an unknown
+  type, or pointing at an ``attach://`` part that was not uploaded;
+- caption > 1024, text empty or > 4096, alert text > 200 characters;
+- inline keyboards: callback_data 1-64 bytes, at most 8 buttons per row and 100 in all, every
+  button with a text and exactly one action;
+- edits of a message that does not exist in that chat, was not sent by the bot, has no media
+  (for editMessageMedia), or would not change ("message is not modified");
+- replies to a message that does not exist (unless allow_sending_without_reply);
+- a callback query answered twice, or one that was never sent to the bot.
+
+Stricter than Telegram on one point, on purpose: an uploaded part that no parameter refers to
+is refused (Telegram ignores it), because a stray upload is always a bug on our side.
+
+Tests can make it fail like Telegram does (``fail``), remove the bot from a chat (``kick``,
+then 403) or migrate a group (``migrate``, then 400 with ``migrate_to_chat_id``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram.request import BaseRequest, RequestData
+
+BOT = {"id": 999, "is_bot": True, "first_name": "Damas", "username": "DraughtsBot"}
+GROUP = {"id": -100123, "type": "supergroup", "title": "Club"}
+USERS = {
+    "ana": {"id": 1, "is_bot": False, "first_name": "Ana", "username": "ana", "language_code": "es"},
+    "bob": {"id": 2, "is_bot": False, "first_name": "Bob", "username": "bob", "language_code": "en"},
+    "eve": {"id": 3, "is_bot": False, "first_name": "Eve", "username": "eve", "language_code": "it"},
+}
+
+CAPTION_LIMIT = 1024
+TEXT_LIMIT = 4096
+ALERT_LIMIT = 200
+ROW_LIMIT = 8
+BUTTON_LIMIT = 100
+MEDIA_TYPES = {"photo", "video", "animation", "audio", "document"}
+BUTTON_ACTIONS = {"callback_data", "url", "switch_inline_query", "switch_inline_query_current_chat",
+                  "switch_inline_query_chosen_chat", "callback_game", "pay", "login_url", "web_app",
+                  "copy_text"}
+NOT_MODIFIED = ("Bad Request: message is not modified: specified new message content and reply markup are "
+                "exactly the same as a current content and reply markup of the message")
+QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+
+# method -> (required parameters, the parameter that carries an upload, or None)
+METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "getMe": ((), None),
+    "sendMessage": (("chat_id", "text"), None),
+    "sendPhoto": (("chat_id", "photo"), "photo"),
+    "sendAnimation": (("chat_id", "animation"), "animation"),
+    "sendDocument": (("chat_id", "document"), "document"),
+    "editMessageMedia": (("media",), None),
+    "editMessageCaption": ((), None),
+    "editMessageReplyMarkup": ((), None),
+    "answerCallbackQuery": (("callback_query_id",), None),
+    "deleteMessage": (("chat_id", "message_id"), None),
+}
+SENT_KIND = {"sendMessage": "text", "sendPhoto": "photo", "sendAnimation": "animation",
+             "sendDocument": "document"}
+
+
+class Refused(Exception):
+    """Telegram's answer to a request it does not accept."""
+
+    def __init__(self, description: str, status: int = 400, parameters: dict | None = None,
+                 staged: bool = False) -> None:
+        super().__init__(description)
+        self.status, self.description, self.parameters = status, description, parameters
+        self.staged = staged                   # the outcome of a scene a test set up (kick, migrate)
+
+
+@dataclass
+class Call:
+    """One request as PTB made it: the method, its parameters (Python values) and the uploads."""
+
+    method: str
+    params: dict[str, Any]
+    files: dict[str, bytes]
+    wire: dict[str, str] = field(default_factory=dict)    # as sent: strings, JSON for objects
+    status: int = 200
+    error: str | None = None
+    injected: bool = False                     # a failure a test asked for (fail, kick, migrate)
+
+
+@dataclass
+class StoredMessage:
+    chat_id: int
+    message_id: int
+    sender: dict
+    kind: str                                  # text, photo, animation, document
+    text: str | None = None                    # text, or the caption of a media message
+    media_digest: str | None = None
+    markup: dict | None = None
+    file_id: str | None = None
+    extra: dict = field(default_factory=dict)
+
+    def as_dict(self, chats: dict[int, dict]) -> dict:
+        out: dict[str, Any] = {"message_id": self.message_id, "date": int(time.time()), "from": self.sender,
+                               "chat": chats[self.chat_id], **self.extra}
+        if self.kind == "text":
+            out["text"] = self.text or ""
+        else:
+            if self.text:
+                out["caption"] = self.text
+            unique = (self.file_id or "f")[-12:]
+            if self.kind == "photo":
+                out["photo"] = [{"file_id": self.file_id, "file_unique_id": unique, "width": 600, "height": 600}]
+            elif self.kind == "animation":
+                media = {"file_id": self.file_id, "file_unique_id": unique, "width": 600, "height": 600,
+                         "duration": 1}
+                out["animation"] = media
+                out["document"] = {"file_id": self.file_id, "file_unique_id": unique}
+            else:
+                out["document"] = {"file_id": self.file_id, "file_unique_id": unique}
+        if self.markup:
+            out["reply_markup"] = self.markup
+        return out
+
+    def buttons(self) -> list[str]:
+        rows = (self.markup or {}).get("inline_keyboard", [])
+        return [b.get("callback_data") for row in rows for b in row if "callback_data" in b]
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class FakeBotAPI(BaseRequest):
+    """The Bot API as seen through PTB's request layer; see the module docstring."""
+
+    def __init__(self) -> None:
+        self.calls: list[Call] = []
+        self.chats: dict[int, dict] = {}
+        self.messages: dict[tuple[int, int], StoredMessage] = {}
+        self.queries: dict[str, dict] = {}         # id -> {"chat_id", "message_id", "answers"}
+        self.kicked: set[int] = set()
+        self.migrated: dict[int, int] = {}
+        self._failures: dict[str, list[tuple[int, dict]]] = {}
+        self._message_ids: dict[int, itertools.count] = {}
+        self._query_ids = itertools.count(5000)
+        self._file_ids = itertools.count(1)
+
+    # -- BaseRequest ---------------------------------------------------------------------------
+
+    async def initialize(self) -> None:
+        pass
+
+    async def shutdown(self) -> None:
+        pass
+
+    @property
+    def read_timeout(self) -> float:
+        return 1.0
+
+    async def do_request(self, url: str, method: str, request_data: RequestData | None = None,
+                         read_timeout: Any = None, write_timeout: Any = None, connect_timeout: Any = None,
+                         pool_timeout: Any = None) -> tuple[int, bytes]:
+        name = url.rsplit("/", 1)[-1]
+        wire = dict(request_data.json_parameters) if request_data else {}
+        uploads = {key: (value[1] if isinstance(value, tuple) else value)
+                   for key, value in ((request_data.multipart_data or {}) if request_data else {}).items()}
+        call = Call(name, dict(request_data.parameters) if request_data else {}, uploads, wire)
+        self.calls.append(call)
+        try:
+            if self._failures.get(name):
+                status, body = self._failures[name].pop(0)
+                call.status, call.error, call.injected = status, body.get("description"), True
+                return status, json.dumps(body).encode()
+            result = self._answer(name, wire, uploads)
+        except Refused as no:
+            call.status, call.error, call.injected = no.status, no.description, no.staged
+            body: dict[str, Any] = {"ok": False, "error_code": no.status, "description": no.description}
+            if no.parameters:
+                body["parameters"] = no.parameters
+            return no.status, json.dumps(body).encode()
+        return 200, json.dumps({"ok": True, "result": result}).encode()
+
+    # -- what tests use -------------------------------------------------------------------------
+
+    def add_chat(self, chat: dict) -> None:
+        self.chats.setdefault(int(chat["id"]), dict(chat))
+
+    def incoming(self, chat: dict, user: dict, text: str, reply_to: int | None = None) -> dict:
+        """A message a user sends: stored like Telegram stores it, returned as the update's message."""
+        self.add_chat(chat)
+        chat_id = int(chat["id"])
+        stored = StoredMessage(chat_id, self._next_id(chat_id), user, "text", text)
+        if text.startswith("/"):
+            stored.extra["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        if reply_to is not None:
+            original = self.messages.get((chat_id, reply_to))
+            assert original is not None, f"no message {reply_to} in chat {chat_id} to reply to"
+            stored.extra["reply_to_message"] = original.as_dict(self.chats)
+        self.messages[(chat_id, stored.message_id)] = stored
+        return stored.as_dict(self.chats)
+
+    def callback_query(self, chat: dict, user: dict, data: str, message_id: int | None = None) -> dict:
+        """A press on a button of a message the bot sent; by default the newest one carrying ``data``."""
+        chat_id = int(chat["id"])
+        if message_id is None:
+            ours = [m for m in self.messages.values() if m.chat_id == chat_id and m.sender is BOT]
+            carrying = [m for m in ours if data in m.buttons()]
+            pool = carrying or ours
+            assert pool, f"the bot has sent nothing in chat {chat_id} that a button could be on"
+            message = max(pool, key=lambda m: m.message_id)
+        else:
+            message = self.messages[(chat_id, message_id)]
+            assert message.sender is BOT, "buttons only exist on the bot's own messages"
+        query_id = str(next(self._query_ids))
+        self.queries[query_id] = {"chat_id": chat_id, "message_id": message.message_id, "answers": []}
+        return {"id": query_id, "from": user, "chat_instance": f"ci{chat_id}", "data": data,
+                "message": message.as_dict(self.chats)}
+
+    def fail(self, method: str, status: int, description: str, times: int = 1, **parameters: Any) -> None:
+        """Answer the next ``times`` calls of ``method`` with this error instead."""
+        body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
+        if parameters:
+            body["parameters"] = parameters
+        self._failures.setdefault(method, []).extend([(status, body)] * times)
+
+    def pending_failures(self, method: str) -> int:
+        return len(self._failures.get(method, []))
+
+    def kick(self, chat_id: int) -> None:
+        self.kicked.add(int(chat_id))
+
+    def migrate(self, old: int, new: int) -> None:
+        self.migrated[int(old)] = int(new)
+        self.add_chat(dict(self.chats[int(old)], id=int(new), type="supergroup"))
+
+    def named(self, method: str, ok_only: bool = False) -> list[Call]:
+        return [c for c in self.calls if c.method == method and (c.status == 200 or not ok_only)]
+
+    def refused(self, injected: bool | None = None) -> list[Call]:
+        """Calls that got an error; ``injected=False``: only those the fake refused on its own."""
+        return [c for c in self.calls if c.status != 200 and (injected is None or c.injected == injected)]
+
+    def bot_messages(self, chat_id: int, kind: str | None = None) -> list[StoredMessage]:
+        found = [m for m in self.messages.values() if m.chat_id == chat_id and m.sender is BOT
+                 and (kind is None or m.kind == kind)]
+        return sorted(found, key=lambda m: m.message_id)
+
+    def upload(self, call: Call) -> bytes:
+        """The bytes a call uploaded for its file parameter, or for its InputMedia's attach:// name."""
+        if "media" in call.wire:
+            return call.files[str(self.media_json(call).get("media", "")).removeprefix("attach://")]
+        return next(iter(call.files.values()))
+
+    def media_json(self, call: Call) -> dict:
+        """The InputMedia of an edit as Telegram received it (JSON on the wire), not as PTB held it."""
+        return json.loads(call.wire["media"])
+
+    # -- the API -------------------------------------------------------------------------------
+
+    def _next_id(self, chat_id: int) -> int:
+        return next(self._message_ids.setdefault(chat_id, itertools.count(1)))
+
+    def _answer(self, name: str, wire: dict[str, str], uploads: dict[str, bytes]) -> Any:
+        if name not in METHODS:
+            raise Refused("Not Found", status=404)
+        required, file_param = METHODS[name]
+        for param in required:
+            if param not in wire and not (param == file_param and param in uploads):
+                raise Refused(f"Bad Request: {'message text is empty' if param == 'text' else param + ' is empty'}")
+        referenced: set[str] = set()
+        if file_param is not None and file_param in uploads:
+            referenced.add(file_param)
+        markup = self._keyboard(wire.get("reply_markup"))
+        caption = wire.get("caption")
+        if caption is not None and len(caption) > CAPTION_LIMIT:
+            raise Refused("Bad Request: message caption is too long")
+        if name == "getMe":
+            return BOT
+        if name == "answerCallbackQuery":
+            return self._answer_query(wire)
+        if name in SENT_KIND:
+            chat_id = self._chat(wire["chat_id"])
+            self._check_reply(chat_id, wire)
+            if name == "sendMessage":
+                text = wire["text"]
+                if not text.strip():
+                    raise Refused("Bad Request: message text is empty")
+                if len(text) > TEXT_LIMIT:
+                    raise Refused("Bad Request: message is too long")
+                stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, "text", text, markup=markup)
+            else:
+                data = self._file(wire, uploads, file_param)
+                stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, SENT_KIND[name], caption,
+                                       media_digest=_digest(data) if data is not None else wire[file_param],
+                                       markup=markup, file_id=f"file{next(self._file_ids)}")
+            self._no_stray(uploads, referenced)
+            self.messages[(chat_id, stored.message_id)] = stored
+            return stored.as_dict(self.chats)
+        if name == "editMessageMedia":
+            media = self._media(wire["media"], uploads, referenced)
+            self._no_stray(uploads, referenced)
+            target = self._editable(wire)
+            if target.kind == "text":
+                raise Refused("Bad Request: there is no media in the message to edit")
+            new = (media["type"], media["digest"], media.get("caption"), markup)
+            if new == (target.kind, target.media_digest, target.text, target.markup):
+                raise Refused(NOT_MODIFIED)
+            target.kind, target.media_digest, target.text, target.markup = new
+            target.file_id = f"file{next(self._file_ids)}"
+            return target.as_dict(self.chats)
+        if name == "editMessageCaption":
+            target = self._editable(wire)
+            if target.kind == "text":
+                raise Refused("Bad Request: there is no caption in the message to edit")
+            if (caption, markup) == (target.text, target.markup):
+                raise Refused(NOT_MODIFIED)
+            target.text, target.markup = caption, markup
+            return target.as_dict(self.chats)
+        if name == "editMessageReplyMarkup":
+            target = self._editable(wire)
+            if markup == target.markup:
+                raise Refused(NOT_MODIFIED)
+            target.markup = markup
+            return target.as_dict(self.chats)
+        # deleteMessage
+        target = self._editable(wire, verb="delete")
+        del self.messages[(target.chat_id, target.message_id)]
+        return True
+
+    def _chat(self, raw: str) -> int:
+        try:
+            chat_id = int(raw)
+        except ValueError:
+            raise Refused("Bad Request: chat not found") from None
+        if chat_id in self.migrated:
+            raise Refused("Bad Request: group chat was upgraded to a supergroup chat",
+                          parameters={"migrate_to_chat_id": self.migrated[chat_id]}, staged=True)
+        if chat_id in self.kicked:
+            raise Refused("Forbidden: bot was kicked from the group chat", status=403, staged=True)
+        if chat_id not in self.chats:
+            raise Refused("Bad Request: chat not found")
+        return chat_id
+
+    def _editable(self, wire: dict[str, str], verb: str = "edit") -> StoredMessage:
+        if "inline_message_id" in wire:
+            raise Refused("Bad Request: MESSAGE_ID_INVALID")      # the bot sends no inline messages
+        if "chat_id" not in wire or "message_id" not in wire:
+            raise Refused("Bad Request: message identifier is not specified")
+        chat_id = self._chat(wire["chat_id"])
+        target = self.messages.get((chat_id, int(wire["message_id"])))
+        if target is None:
+            raise Refused(f"Bad Request: message to {verb} not found")
+        if target.sender is not BOT:
+            raise Refused(f"Bad Request: message can't be {verb}ed")
+        return target
+
+    def _check_reply(self, chat_id: int, wire: dict[str, str]) -> None:
+        if "reply_parameters" in wire:
+            reply = json.loads(wire["reply_parameters"])
+            if not isinstance(reply, dict) or "message_id" not in reply:
+                raise Refused("Bad Request: can't parse reply parameters JSON object")
+            where = self._chat(str(reply.get("chat_id", chat_id)))
+            target, lenient = int(reply["message_id"]), bool(reply.get("allow_sending_without_reply"))
+        elif "reply_to_message_id" in wire:
+            where, target = chat_id, int(wire["reply_to_message_id"])
+            lenient = wire.get("allow_sending_without_reply") == "true"
+        else:
+            return
+        if (where, target) not in self.messages and not lenient:
+            raise Refused("Bad Request: message to be replied not found")
+
+    def _file(self, wire: dict[str, str], uploads: dict[str, bytes], param: str | None) -> bytes | None:
+        assert param is not None
+        if param in uploads:
+            return uploads[param]
+        value = wire[param]
+        if value.startswith("attach://"):
+            raise Refused(f"Bad Request: wrong remote file identifier specified: can't use attach:// for {param}")
+        self._known_file(value)
+        return None
+
+    def _known_file(self, value: str) -> None:
+        if value.startswith(("http://", "https://")):
+            return
+        known = {m.file_id for m in self.messages.values() if m.file_id}
+        if value not in known:
+            raise Refused("Bad Request: wrong file identifier/HTTP URL specified")
+
+    def _media(self, raw: str, uploads: dict[str, bytes], referenced: set[str]) -> dict:
+        try:
+            media = json.loads(raw)
+        except ValueError:
+            raise Refused("Bad Request: can't parse InputMedia JSON object") from None
+        if not isinstance(media, dict):
+            raise Refused("Bad Request: can't parse InputMedia JSON object")
+        if media.get("type") not in MEDIA_TYPES:
+            raise Refused("Bad Request: can't parse InputMedia: media type invalid")
+        ref = media.get("media")
+        if ref is None:
+            raise Refused("Bad Request: can't parse InputMedia: media not found")
+        if not isinstance(ref, str) or not ref:
+            raise Refused("Bad Request: can't parse InputMedia: media is not a string")
+        if ref.startswith("attach://"):
+            part = ref.removeprefix("attach://")
+            if part not in uploads:
+                raise Refused(f"Bad Request: can't parse InputMedia: file {part!r} not found in the request")
+            referenced.add(part)
+            digest = _digest(uploads[part])
+        else:
+            self._known_file(ref)
+            digest = next((m.media_digest for m in self.messages.values() if m.file_id == ref), ref)
+        thumb = media.get("thumbnail")
+        if isinstance(thumb, str) and thumb.startswith("attach://"):
+            if thumb.removeprefix("attach://") not in uploads:
+                raise Refused("Bad Request: can't parse InputMedia: thumbnail not found")
+            referenced.add(thumb.removeprefix("attach://"))
+        caption = media.get("caption")
+        if caption is not None and len(caption) > CAPTION_LIMIT:
+            raise Refused("Bad Request: message caption is too long")
+        return {"type": media["type"], "digest": digest, "caption": caption or None}
+
+    @staticmethod
+    def _no_stray(uploads: dict[str, bytes], referenced: set[str]) -> None:
+        stray = sorted(set(uploads) - referenced)
+        if stray:
+            raise Refused(f"Bad Request: uploaded part(s) {stray} not referenced by any parameter")
+
+    @staticmethod
+    def _keyboard(raw: str | None) -> dict | None:
+        if raw is None:
+            return None
+        try:
+            markup = json.loads(raw)
+        except ValueError:
+            raise Refused("Bad Request: can't parse reply keyboard markup JSON object") from None
+        if not isinstance(markup, dict):
+            raise Refused("Bad Request: can't parse reply keyboard markup JSON object")
+        if "inline_keyboard" not in markup:
+            return markup
+        rows = markup["inline_keyboard"]
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise Refused("Bad Request: field \"inline_keyboard\" of the InlineKeyboardMarkup should be an Array of "
+                          "Arrays")
+        if any(len(row) > ROW_LIMIT for row in rows) or sum(len(row) for row in rows) > BUTTON_LIMIT:
+            raise Refused("Bad Request: REPLY_MARKUP_TOO_LONG")
+        for row in rows:
+            for button in row:
+                if not isinstance(button, dict) or not isinstance(button.get("text"), str) or not button["text"]:
+                    raise Refused("Bad Request: can't parse inline keyboard button: Text buttons are unallowed in "
+                                  "the inline keyboard")
+                actions = BUTTON_ACTIONS & set(button)
+                if len(actions) != 1:
+                    raise Refused("Bad Request: can't parse inline keyboard button: exactly one of the optional "
+                                  "fields must be used")
+                if "callback_data" in button:
+                    data = button["callback_data"]
+                    if not isinstance(data, str) or not 1 <= len(data.encode()) <= 64:
+                        raise Refused("Bad Request: BUTTON_DATA_INVALID")
+        return markup or None
+
+    def _answer_query(self, wire: dict[str, str]) -> bool:
+        query = self.queries.get(wire["callback_query_id"])
+        if query is None or query["answers"]:
+            raise Refused(QUERY_INVALID)
+        text = wire.get("text")
+        if text is not None and len(text) > ALERT_LIMIT:
+            raise Refused("Bad Request: MESSAGE_TOO_LONG")
+        query["answers"].append({"text": text, "show_alert": wire.get("show_alert") == "true"})
+        return True
+
+    def unanswered_or_twice(self) -> list[str]:
+        """Callback queries that did not get exactly one answer attempt (refused ones count)."""
+        attempts: dict[str, int] = dict.fromkeys(self.queries, 0)
+        for call in self.calls:
+            if call.method == "answerCallbackQuery":
+                key = str(call.params.get("callback_query_id"))
+                attempts[key] = attempts.get(key, 0) + 1
+        return [qid for qid, n in attempts.items() if n != 1]

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from . import movegen
 from .errors import ErrorCode, IllegalMove
-from .position import Move, Position
+from .move import Move
+
+if TYPE_CHECKING:  # position imports this module; a runtime import back would be a cycle
+    from .position import Position
 
 # Separators people use between squares: '-', 'x', ':', dashes, the times sign, or just a
 # space.  Each alternative starts differently, so matching is linear: a pattern where a space

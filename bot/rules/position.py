@@ -3,43 +3,13 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from . import movegen
+from . import movegen, notation
 from .errors import IllegalMove
+from .move import Move, format_move
 from .variants import BLACK, WHITE, Variant, get_variant
 
-
-@dataclass(frozen=True, slots=True)
-class Move:
-    """A move: the squares the piece stands on, the squares it captures, whether it promotes."""
-
-    path: tuple[int, ...]
-    captured: tuple[int, ...] = ()
-    promotes: bool = False
-
-    @property
-    def is_capture(self) -> bool:
-        """Whether the move takes pieces."""
-        return bool(self.captured)
-
-    @property
-    def start(self) -> int:
-        """The square the piece leaves."""
-        return self.path[0]
-
-    @property
-    def end(self) -> int:
-        """The square the piece ends on."""
-        return self.path[-1]
-
-    def __str__(self) -> str:
-        return format_move(self)
-
-
-def format_move(move: Move) -> str:
-    """Standard notation: ``22-19`` for a plain move, the full path ``29x22x15x6`` for a capture."""
-    return ("x" if move.captured else "-").join(map(str, move.path))
+__all__ = ["Move", "Position", "format_move"]
 
 
 _FEN_SIDE = re.compile(r"^\s*([WB])\s*$", re.I)
@@ -48,13 +18,19 @@ _FEN_SIDE = re.compile(r"^\s*([WB])\s*$", re.I)
 class Position:
     """An immutable position of one variant: pieces and side to move."""
 
-    __slots__ = ("variant", "wm", "wk", "bm", "bk", "white", "_legal")
+    __slots__ = ("variant", "wm", "wk", "bm", "bk", "white", "_legal", "_by_key")
 
     def __init__(self, variant: Variant | str, wm: int, wk: int, bm: int, bk: int, white: bool) -> None:
         self.variant = get_variant(variant)
         self.wm, self.wk, self.bm, self.bk = wm, wk, bm, bk
         self.white = white
         self._legal: dict[Move, tuple[int, int, int, bool]] | None = None
+        self._by_key: dict[int, Move] | None = None
+
+    def __reduce__(self) -> tuple:
+        # Pickle the variant by id: its geometry tables are rebuilt once per process,
+        # so a position sent to a process pool is a few ints.
+        return (_unpickle, (self.variant.id, self.wm, self.wk, self.bm, self.bk, self.white))
 
     # -- construction -------------------------------------------------------
 
@@ -63,6 +39,13 @@ class Position:
         """The variant's start position, White to move."""
         v = get_variant(variant)
         return cls(v, v.start_white, 0, v.start_black, 0, True)
+
+    @classmethod
+    def from_sides(cls, variant: Variant | str, um: int, uk: int, tm: int, tk: int, white: bool) -> Position:
+        """The position from bitboards seen by the side to move (the inverse of ``sides()``)."""
+        if white:
+            return cls(variant, um, uk, tm, tk, True)
+        return cls(variant, tm, tk, um, uk, False)
 
     @classmethod
     def from_fen(cls, variant: Variant | str, fen: str) -> Position:
@@ -187,6 +170,28 @@ class Position:
             self._legal = dict(sorted(table.items(), key=lambda item: item[0].path))
         return self._legal
 
+    def fast_moves(self) -> list[movegen.KeyedChild]:
+        """The legal moves without building ``Move`` objects: ``(key, um, uk, tm, tk)`` each,
+        the bitboards after the move seen by the opponent (see ``movegen.fast``).
+
+        For search: ``Position.from_sides(v, um, uk, tm, tk, not pos.white)`` rebuilds a
+        child, ``move_for_key`` names a move, ``movegen.fast(v).moves`` skips the object."""
+        return movegen.fast(self.variant).moves(*self.sides(), self.white)
+
+    def move_for_key(self, key: int) -> Move:
+        """The legal ``Move`` a fast-generator key stands for; KeyError if none."""
+        if self._by_key is None:
+            self._by_key = {
+                frm | to << 8 | capmask << 16: move
+                for move, (frm, to, capmask, _king) in self._legal_table().items()
+            }
+        return self._by_key[key]
+
+    def key_for_move(self, move: Move) -> int:
+        """The fast-generator key of a legal move; KeyError if it is not legal."""
+        frm, to, capmask, _king = self._legal_table()[move]
+        return frm | to << 8 | capmask << 16
+
     def legal_moves(self) -> list[Move]:
         """Every legal move, captures merged and filtered by the variant's priority."""
         return list(self._legal_table())
@@ -199,16 +204,15 @@ class Position:
         """The position after a legal move; IllegalMove if it is not one."""
         entry = self._legal_table().get(move)
         if entry is None:
-            from .notation import explain, match_squares
             if len(move.path) > 2:
                 # Another route of a merged capture (RULES §3.12) is the same move.
                 try:
-                    same = match_squares(self, list(move.path), True)
+                    same = notation.match_squares(self, list(move.path), True)
                 except IllegalMove:
                     same = None
                 if same is not None and same.captured == move.captured:
                     return self.play(same)
-            raise explain(self, list(move.path), capture_hint=bool(move.captured))
+            raise notation.explain(self, list(move.path), capture_hint=bool(move.captured))
         frm, to, capmask, king_after = entry
         return self._after(frm, to, capmask, king_after)
 
@@ -232,8 +236,7 @@ class Position:
 
     def parse_move(self, text: str) -> Move:
         """The legal move the text names, or IllegalMove saying why there is none."""
-        from .notation import parse_move
-        return parse_move(self, text)
+        return notation.parse_move(self, text)
 
     # -- identity -----------------------------------------------------------------
 
@@ -250,3 +253,6 @@ class Position:
     def __repr__(self) -> str:
         return f"Position({self.variant.id!r}, {self.fen()!r})"
 
+
+def _unpickle(variant: str, wm: int, wk: int, bm: int, bk: int, white: bool) -> Position:
+    return Position(variant, wm, wk, bm, bk, white)

@@ -136,6 +136,10 @@ class Variant:
     def __hash__(self) -> int:
         return hash(self.id)
 
+    def __reduce__(self) -> tuple:
+        # By id: the tables are derived data, and a pickle must stay small (process pools).
+        return (get_variant, (self.id,))
+
     def square_to_rc(self, square: int) -> tuple[int, int]:
         """Row and column of a square number (row 0 at the top, seen from White)."""
         if not 1 <= square <= self.squares:

@@ -40,7 +40,7 @@ from bot.service.commands import (
 )
 from bot.service.events import Button, ChatEvent, Outgoing, Reply
 from bot.service.wording import duration, explain, result_text, variant_name
-from bot.storage import StaleGame, Storage
+from bot.storage import StaleGame, Storage, StorageBusy
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +48,10 @@ MAX_OPEN_CHALLENGES = 5
 # Commands whose only argument is an optional #id: anything else typed is a mistake to point out.
 REF_ONLY = {"accept", "decline", "cancel", "resign", "draw", "board", "pdn"}
 BUTTONS_PER_ROW = 5
+# A running process notes it is alive at most this often (from tick); a start-up finding the
+# last note older than the threshold treats the gap as downtime and extends the deadlines.
+HEARTBEAT_SECONDS = 30.0
+DOWNTIME_THRESHOLD = 120.0
 MAX_BUTTON_ROWS = 5      # Discord's limit: 5 rows of 5
 
 
@@ -80,25 +84,38 @@ class GameService:
         self.storage = storage
         self.clock = clock
         self.rng = rng or random.Random()
+        # When this process last wrote its heartbeat, per platform ticked.
+        self._beats: dict[str | None, float] = {}
 
     # -- entry points ------------------------------------------------------------------
 
     def handle(self, event: ChatEvent) -> list[Reply]:
         """The replies to one chat event.  Never raises for anything a user can type."""
         now = self.clock()
-        chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
-        lang = chat["language"] or pick_language(event.language)
-        ctx = Ctx(event, lang, chat, now)
+        lang = pick_language(event.language)
+        # A button press is answered privately (it also stops the button's spinner).
+        private = event.action is not None
         try:
-            self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
-                                     event.language, now)
+            chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
+            lang = chat["language"] or lang
+            ctx = Ctx(event, lang, chat, now)
+            try:
+                self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
+                                         event.language, now)
+            except StorageBusy:
+                # A new name can wait for the next message; the command itself may need no write.
+                log.warning("player %s not updated: the database is busy", event.user_id)
             if event.action is not None:
                 return self._button(ctx, event.action)
             return self._text(ctx, event.text or "")
+        except StorageBusy:
+            log.warning("%s event in chat %s answered busy: the database stayed locked",
+                        event.platform, event.chat_id)
+            return [Reply(t(lang, "error.busy"), private=private)]
         except Exception:
             # A bug must not leave the user without an answer; it is logged for us.
             log.exception("handler failed for %s event in chat %s", event.platform, event.chat_id)
-            return [Reply(t(lang, "error.internal"))]
+            return [Reply(t(lang, "error.internal"), private=private)]
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
         """An adapter tells us which message shows a game's board (for replies to it)."""
@@ -115,7 +132,15 @@ class GameService:
         as it reports it, so one adapter must not take another's messages."""
         now = self.clock() if now is None else now
         out: list[Outgoing] = []
-        for row in self.storage.due_games(now, platform):
+        try:
+            if now - self._beats.get(platform, float("-inf")) >= HEARTBEAT_SECONDS:
+                self.storage.beat(platform, now)
+                self._beats[platform] = now
+            due = self.storage.due_games(now, platform)
+        except StorageBusy:
+            log.warning("deadline check skipped: the database is busy")
+            due = []
+        for row in due:
             try:
                 chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
                 turn = Position.from_fen(row["variant"], row["fen"]).turn
@@ -133,10 +158,25 @@ class GameService:
                                               game_id=row["id"])))
             except StaleGame:
                 continue
+            except StorageBusy:
+                # The next tick tries again; what was done so far is reported.
+                log.warning("deadline work stopped at game %s: the database is busy", row["id"])
+                break
             except Exception:
                 # One damaged game must not stop every other clock.
                 log.exception("deadline work failed for game %s", row["id"])
         return out
+
+    def resume_after_downtime(self, platform: str | None = None) -> float:
+        """Call once at start-up: when no process served ``platform`` (None: all) for longer than
+        DOWNTIME_THRESHOLD, every active game's deadline moves forward by the time the bot was
+        away, so no one loses on time for the bot's outage.  The seconds added (0 if none)."""
+        now = self.clock()
+        gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD)
+        self._beats[platform] = now
+        if gap:
+            log.warning("the bot was down for %.0f s: %s deadlines extended by that", gap, platform or "all")
+        return gap
 
     # -- text ---------------------------------------------------------------------------------
 
@@ -628,9 +668,7 @@ class GameService:
     def _board_reply(self, lang: str, row: dict[str, Any], text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""
         pos = Position.from_fen(row["variant"], row["fen"])
-        last = json.loads(row["last_path"]) if row["last_path"] else []
-        captured = json.loads(row["last_captured"]) if row["last_captured"] else []
-        view = boards.board_view(pos, last, captured, flipped=reply_flipped(row))
+        view = boards.board_view(pos, *_last_move(row), flipped=reply_flipped(row))
         buttons: list[list[Button]] = []
         if row["status"] == "active":
             starts = sorted({m.start for m in pos.legal_moves()})
@@ -643,7 +681,8 @@ class GameService:
         if not moves:
             return Reply(t(lang, "button.stale"), private=True)
         ends = sorted({m.end for m in moves})
-        view = boards.board_view(pos, dots=ends, selected=square, flipped=reply_flipped(row))
+        # The opponent's last move stays drawn while the player chooses.
+        view = boards.board_view(pos, *_last_move(row), dots=ends, selected=square, flipped=reply_flipped(row))
         gid, ply = row["id"], row["ply"]
         buttons = []
         for end in ends:
@@ -658,10 +697,14 @@ class GameService:
     def _paths_reply(self, lang: str, row: dict[str, Any], pos: Position, legal: list[Move],
                      matching: list[Move]) -> Reply:
         gid, ply = row["id"], row["ply"]
-        buttons = [Button(str(m), f"m:{gid}:{ply}:{legal.index(m)}", f"/m {m}") for m in matching]
+        # Button n is the route drawn with number n; no more routes are drawn than fit as buttons.
+        buttons = [Button(f"{n}: {m}", f"m:{gid}:{ply}:{legal.index(m)}", f"/m {m}")
+                   for n, m in enumerate(matching, 1)]
         rows = _rows(buttons, reserve=1)
+        shown = matching[:sum(len(r) for r in rows)]
         rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}", style="back")])
-        view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start, flipped=reply_flipped(row))
+        view = boards.board_view(pos, *_last_move(row), dots=[matching[0].end], selected=matching[0].start,
+                                 flipped=reply_flipped(row), routes=[m.path for m in shown])
         return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,
                      replaces_board=True, game_id=gid)
 
@@ -676,6 +719,13 @@ def reply_flipped(row: dict[str, Any]) -> bool:
     if row["status"] != "active":
         return False
     return Position.from_fen(row["variant"], row["fen"]).turn == "B"
+
+
+def _last_move(row: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """The squares of a game's last move and the squares it captured on."""
+    last = json.loads(row["last_path"]) if row["last_path"] else []
+    captured = json.loads(row["last_captured"]) if row["last_captured"] else []
+    return last, captured
 
 
 def _stored_result(row: dict[str, Any]) -> Result:

@@ -3,6 +3,10 @@
 WAL mode, one connection per Storage, every change to a game in one
 transaction guarded by the game's version number (optimistic concurrency):
 of two writers that read the same version, exactly one wins.
+
+Challenges and games share one numbering (``#N`` names one thing): a game
+started from a challenge takes the challenge's number, and every new number
+comes from one counter above every id in use.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,7 +62,37 @@ MIGRATIONS: list[list[str]] = [
             platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
             game_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
     ],
+    [
+        # Small named values: the shared challenge/game number counter, heartbeats.
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value)",
+        # Old rows keep their ids (players refer to them); new numbers start above both.
+        """INSERT INTO meta (key, value) SELECT 'last_number',
+            max(coalesce((SELECT max(id) FROM challenges), 0), coalesce((SELECT max(id) FROM games), 0))""",
+    ],
 ]
+
+DEFAULT_BUSY_TIMEOUT = 5.0
+
+# SQLite primary result codes (the low byte of an extended code).
+_BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
+
+
+class StorageError(Exception):
+    """The database cannot be used; the message is one line for whoever runs the bot."""
+
+
+class StorageBusy(StorageError):
+    """Another connection held the write lock for longer than the busy timeout."""
+
+
+def _code(err: sqlite3.Error) -> int:
+    return (getattr(err, "sqlite_errorcode", None) or 0) & 0xFF
+
+
+def _is_busy(err: sqlite3.Error) -> bool:
+    if _code(err) in (_BUSY, _LOCKED):
+        return True
+    return isinstance(err, sqlite3.OperationalError) and "database is locked" in str(err)
 
 
 class StaleGame(Exception):
@@ -65,24 +100,75 @@ class StaleGame(Exception):
 
 
 class Storage:
-    """The database; every method is one short transaction."""
+    """The database; every method is one short transaction.
 
-    def __init__(self, path: str | Path) -> None:
+    Opening checks the file (a database, undamaged, writable, not from a newer bot) and
+    raises StorageError with a one-line reason; a write that waits longer than
+    ``busy_timeout`` seconds for another connection's lock raises StorageBusy."""
+
+    def __init__(self, path: str | Path, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a write
-        # transaction takes the lock before it reads what it will change.
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=10)
-        self.db = sqlite_utils.Database(conn)
+        self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
         self._depth = 0
+        self.db: sqlite_utils.Database | None = None
+        try:
+            if self.path != ":memory:":
+                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a write
+            # transaction takes the lock before it reads what it will change.
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                   timeout=busy_timeout)
+            self.db = sqlite_utils.Database(conn)
+            self._open(conn)
+        except StorageBusy as err:
+            self.close()
+            raise StorageBusy(self._explain(err.__cause__)) from None
+        except StorageError:
+            self.close()
+            raise
+        except sqlite3.Error as err:
+            self.close()
+            raise StorageError(self._explain(err)) from None
+        except OSError as err:
+            self.close()
+            raise StorageError(f"database {self.path}: {err.strerror or err}") from None
+
+    # -- plumbing ---------------------------------------------------------------------
+
+    def _open(self, conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
+        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            first = " ".join(str(problems[0]).split())[:200]
+            raise StorageError(f"database {self.path} is damaged (integrity check: {first})")
+        version = self.schema_version
+        if version > len(MIGRATIONS):
+            raise StorageError(
+                f"database {self.path} has schema version {version}, but this bot knows only up to "
+                f"version {len(MIGRATIONS)}: it was written by a newer bot; run that version or use "
+                "another database file")
         self._migrate()
 
-    # -- plumbing ---------------------------------------------------------------------
+    def _explain(self, err: sqlite3.Error) -> str:
+        """One line on why the database cannot be opened."""
+        code = _code(err)
+        if _is_busy(err):
+            return (f"database {self.path} is locked by another process (waited {self.busy_timeout:g} s); "
+                    "stop the other process or try again")
+        if code == _NOTADB:
+            return f"{self.path} is not an SQLite database"
+        if code == _CORRUPT:
+            return f"database {self.path} is damaged ({err})"
+        if code == _READONLY:
+            return f"database {self.path} is read-only: the file and its folder must be writable"
+        if code == _CANTOPEN:
+            return f"database {self.path} cannot be opened (missing folder or no permission)"
+        if code == _FULL:
+            return f"database {self.path}: the disk is full"
+        return f"database {self.path}: {err}"
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -91,6 +177,8 @@ class Storage:
                 for statement in statements:
                     self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {number}")
+            # A write on every start: a read-only file or folder shows up now, not at the first move.
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened_at', ?)", (time.time(),))
 
     @property
     def schema_version(self) -> int:
@@ -108,45 +196,72 @@ class Storage:
                 finally:
                     self._depth -= 1
                 return
-            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                if _is_busy(err):
+                    raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
+                raise
             self._depth = 1
             try:
                 yield
-            except BaseException:
-                self.db.execute("ROLLBACK")
-                raise
-            else:
                 self.db.execute("COMMIT")
+            except BaseException as err:
+                if self.db.conn.in_transaction:
+                    self.db.execute("ROLLBACK")
+                if isinstance(err, sqlite3.OperationalError) and _is_busy(err):
+                    raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
+                raise
             finally:
                 self._depth = 0
 
     def _one(self, sql: str, params: tuple = ()) -> dict[str, Any] | None:
-        with self._lock:
-            cursor = self.db.execute(sql, params)
-            row = cursor.fetchone()
-            if row is None:
-                return None
-            return dict(zip([c[0] for c in cursor.description], row, strict=True))
+        rows = self._all(sql, params, first=True)
+        return rows[0] if rows else None
 
-    def _all(self, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
+    def _all(self, sql: str, params: tuple = (), first: bool = False) -> list[dict[str, Any]]:
         with self._lock:
-            cursor = self.db.execute(sql, params)
-            names = [c[0] for c in cursor.description]
-            return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+            try:
+                cursor = self.db.execute(sql, params)
+                names = [c[0] for c in cursor.description]
+                rows = [cursor.fetchone()] if first else cursor.fetchall()
+            except sqlite3.OperationalError as err:
+                # Readers do not wait for writers in WAL mode, but a checkpoint or recovery can.
+                if _is_busy(err):
+                    raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
+                raise
+            return [dict(zip(names, row, strict=True)) for row in rows if row is not None]
 
     def close(self) -> None:
         """Close the connection."""
-        self.db.conn.close()
+        if self.db is not None:
+            self.db.conn.close()
+
+    def _next_number(self) -> int:
+        """The next challenge/game number (inside a transaction): above the counter and every id
+        in use, so a number never names two things."""
+        row = self.db.execute(
+            "SELECT max(coalesce((SELECT value FROM meta WHERE key='last_number'), 0),"
+            " coalesce((SELECT max(id) FROM challenges), 0), coalesce((SELECT max(id) FROM games), 0))"
+        ).fetchone()
+        number = int(row[0]) + 1
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_number', ?)", (number,))
+        return number
 
     # -- players and chats ---------------------------------------------------------------
 
     def save_player(self, platform: str, user_id: str, name: str, username: str | None,
-                    language: str | None, now: float) -> None:
+                    language: str | None, now: float) -> bool:
+        """Note how a player is called now; False (and no write lock taken) when nothing changed."""
+        known = self.player(platform, user_id)
+        if known and (known["name"], known["username"], known["language"]) == (name, username, language):
+            return False
         with self.transaction():
             self.db["players"].upsert(
                 {"platform": platform, "user_id": user_id, "name": name, "username": username,
                  "language": language, "updated_at": now},
                 pk=("platform", "user_id"))
+        return True
 
     def player(self, platform: str, user_id: str) -> dict[str, Any] | None:
         """A player as last seen, or None."""
@@ -157,7 +272,10 @@ class Storage:
         return self._one("SELECT * FROM chats WHERE platform=? AND chat_id=?", (platform, chat_id))
 
     def ensure_chat(self, platform: str, chat_id: str, kind: str, now: float) -> dict[str, Any]:
-        """The chat, created with no settings on first sight."""
+        """The chat, created with no settings on first sight (a chat already known costs no write)."""
+        known = self.chat(platform, chat_id)
+        if known is not None:
+            return known
         with self.transaction():
             self.db.execute(
                 "INSERT OR IGNORE INTO chats (platform, chat_id, kind, created_at) VALUES (?,?,?,?)",
@@ -190,9 +308,11 @@ class Storage:
     # -- challenges -------------------------------------------------------------------------
 
     def create_challenge(self, **fields: Any) -> int:
-        """Store an open challenge; its id."""
+        """Store an open challenge; its number (which the game it may become will keep)."""
         with self.transaction():
-            return self.db["challenges"].insert(dict(fields, status="open")).last_pk
+            number = self._next_number()
+            self.db["challenges"].insert(dict(fields, id=number, status="open"))
+            return number
 
     def challenge(self, challenge_id: int) -> dict[str, Any] | None:
         """A challenge by id, or None."""
@@ -217,10 +337,24 @@ class Storage:
                                   (challenge_id,))
             if cur.rowcount != 1:
                 return None
-            game_id = self.db["games"].insert(dict(game, version=0, ply=0, quiet_plies=0, status="active",
-                                                   reminded=0)).last_pk
+            game_id = challenge_id
+            if self.db.execute("SELECT 1 FROM games WHERE id=?", (game_id,)).fetchone():
+                # A challenge from before the shared numbering whose number an old game has.
+                game_id = self._next_number()
+            self._insert_game(game_id, game)
             self.db.execute("UPDATE challenges SET game_id=? WHERE id=?", (game_id, challenge_id))
             return game_id
+
+    def create_game(self, game: dict[str, Any]) -> int:
+        """Start a game that no challenge led to (e.g. against the bot); its new number."""
+        with self.transaction():
+            game_id = self._next_number()
+            self._insert_game(game_id, game)
+            return game_id
+
+    def _insert_game(self, game_id: int, game: dict[str, Any]) -> None:
+        self.db["games"].insert(dict(game, id=game_id, version=0, ply=0, quiet_plies=0, status="active",
+                                     reminded=0))
 
     # -- games --------------------------------------------------------------------------------
 
@@ -295,3 +429,37 @@ class Storage:
         row = self._one("SELECT game_id FROM messages WHERE platform=? AND chat_id=? AND message_id=?",
                         (platform, chat_id, message_id))
         return row["game_id"] if row else None
+
+    # -- heartbeat and downtime -------------------------------------------------------------------
+
+    def beat(self, platform: str | None, now: float) -> None:
+        """Note that a process serving ``platform`` (None: every platform) is running at ``now``."""
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
+
+    def last_beat(self, platform: str | None) -> float | None:
+        """When a process serving ``platform`` last noted it was running, or None."""
+        row = self._one("SELECT value FROM meta WHERE key=?", (_beat_key(platform),))
+        return float(row["value"]) if row else None
+
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+        """At start-up: if the last heartbeat is more than ``threshold`` s old, push every active
+        game's deadline (of ``platform``, or all) forward by the gap; the seconds added (0 if none).
+
+        Reading and renewing the heartbeat in the same write transaction makes it happen once:
+        a second process starting right after finds a fresh heartbeat."""
+        with self.transaction():
+            row = self.db.execute("SELECT value FROM meta WHERE key=?", (_beat_key(platform),)).fetchone()
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
+            gap = now - float(row[0]) if row else 0.0
+            if gap <= threshold:
+                return 0.0
+            where = " AND platform=?" if platform is not None else ""
+            self.db.execute("UPDATE games SET deadline_at = deadline_at + ? "
+                            f"WHERE status='active' AND deadline_at IS NOT NULL{where}",
+                            (gap, platform) if platform is not None else (gap,))
+            return gap
+
+
+def _beat_key(platform: str | None) -> str:
+    return f"heartbeat:{platform or '*'}"

@@ -1,0 +1,20 @@
+"""Fixtures for the storage tests: real SQLite files in tmp_path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from storage_helpers import T0, Bot
+
+
+@pytest.fixture
+def now() -> list[float]:
+    return [T0]
+
+
+@pytest.fixture
+def bot(tmp_path: Path, now: list[float]):
+    b = Bot(tmp_path / "t.db", now)
+    yield b
+    b.storage.close()

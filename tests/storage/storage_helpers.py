@@ -1,0 +1,60 @@
+"""Helpers for the storage tests: a second real connection that can hold the write lock the way
+another process would, and a service on a file database with a short busy timeout."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from bot.service import ChatEvent, GameService
+from bot.storage import Storage
+
+T0 = 1_700_000_000.0
+PLATFORM = "test"
+GROUP = "group-1"
+
+
+@contextmanager
+def write_lock_held(path: Path) -> Iterator[sqlite3.Connection]:
+    """Another connection inside BEGIN IMMEDIATE (with a write done) until the block ends."""
+    other = sqlite3.connect(path, isolation_level=None, timeout=5)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('held', 1)")
+        yield other
+        other.execute("ROLLBACK")
+    finally:
+        other.close()
+
+
+def event(user: str, text: str | None = None, action: str | None = None, chat: str = GROUP,
+          language: str | None = "en") -> ChatEvent:
+    return ChatEvent(platform=PLATFORM, chat_id=chat, user_id=user, user_name=user.capitalize(),
+                     username=user, language=language, text=text, action=action)
+
+
+class Bot:
+    """A service on a file database with a short busy timeout and a clock the test moves."""
+
+    def __init__(self, path: Path, now: list[float], busy_timeout: float = 0.2) -> None:
+        self.path = path
+        self.now = now
+        self.storage = Storage(path, busy_timeout=busy_timeout)
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+
+    def say(self, user: str, text: str, **kw) -> list:
+        return self.service.handle(event(user, text=text, **kw))
+
+    def text(self, user: str, text: str, **kw) -> str:
+        return "\n".join(r.text for r in self.say(user, text, **kw))
+
+    def new_game(self, white: str = "ana", black: str = "bob", extra: str = "") -> int:
+        self.say(white, f"/new italian white {extra}".strip())
+        cid = self.storage.open_challenges(PLATFORM, GROUP)[-1]["id"]
+        self.say(black, f"/accept #{cid}")
+        game_id = self.storage.challenge(cid)["game_id"]
+        assert game_id is not None
+        return game_id

@@ -1,0 +1,126 @@
+"""A database that stays locked by another process: every event still gets an answer.
+
+Another real connection holds BEGIN IMMEDIATE; the Storage under test waits its (short) busy
+timeout and the service answers "busy, try again" instead of raising.  Commands that only read
+take no write lock at all, so they answer normally while the lock is held.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+from storage_helpers import GROUP, PLATFORM, Bot, event, write_lock_held
+
+from bot.i18n import t
+from bot.storage import Storage, StorageBusy
+
+
+def test_storage_raises_storage_busy_after_its_timeout(tmp_path):
+    storage = Storage(tmp_path / "s.db", busy_timeout=0.3)
+    try:
+        with write_lock_held(tmp_path / "s.db"):
+            started = time.monotonic()
+            with pytest.raises(StorageBusy):
+                storage.create_challenge(platform="p", chat_id="c", challenger_id="a", challenger_name="A",
+                                         target_username=None, variant="italian", color="white",
+                                         move_seconds=60, created_at=1.0)
+            waited = time.monotonic() - started
+        assert 0.25 <= waited < 3
+        # The connection is usable again once the lock is gone.
+        assert storage.ensure_chat("p", "c", "group", 1.0)["chat_id"] == "c"
+    finally:
+        storage.close()
+
+
+def test_known_chat_and_unchanged_player_take_no_write_lock(tmp_path):
+    storage = Storage(tmp_path / "s.db", busy_timeout=0.2)
+    try:
+        storage.ensure_chat("p", "c", "group", 1.0)
+        storage.save_player("p", "u", "Ana", "ana", "en", 1.0)
+        with write_lock_held(tmp_path / "s.db"):
+            assert storage.ensure_chat("p", "c", "group", 2.0)["created_at"] == 1.0
+            assert storage.save_player("p", "u", "Ana", "ana", "en", 2.0) is False
+            with pytest.raises(StorageBusy):
+                storage.save_player("p", "u", "Ana Maria", "ana", "en", 2.0)
+            with pytest.raises(StorageBusy):
+                storage.ensure_chat("p", "new", "group", 2.0)
+        assert storage.save_player("p", "u", "Ana Maria", "ana", "en", 3.0) is True
+        assert storage.player("p", "u")["name"] == "Ana Maria"
+    finally:
+        storage.close()
+
+
+def test_read_only_commands_answer_normally_while_the_lock_is_held(tmp_path, now):
+    bot = Bot(tmp_path / "t.db", now, busy_timeout=2.0)
+    try:
+        game = bot.new_game()
+        bot.say("ana", "/games")
+        with write_lock_held(bot.path):
+            for text in ("/games", f"/board #{game}", "/help", "/rules", f"/pdn #{game}"):
+                started = time.monotonic()
+                answer = bot.text("ana", text)
+                # No write attempted: far less than the 2 s a waiting write would take.
+                assert time.monotonic() - started < 1.0, text
+                assert t("en", "error.busy") not in answer and answer, text
+            assert "Ana - Bob" in bot.text("bob", "/games")
+    finally:
+        bot.storage.close()
+
+
+def test_a_write_while_locked_answers_busy_and_changes_nothing(bot):
+    game = bot.new_game()
+    with write_lock_held(bot.path):
+        [reply] = bot.say("ana", "/m 22-18")
+        assert reply.text == t("en", "error.busy") and not reply.private
+        [reply] = bot.say("carol", "/new spanish")
+        assert reply.text == t("en", "error.busy")
+    assert bot.storage.game(game)["ply"] == 0
+    assert bot.storage.open_challenges(PLATFORM, GROUP) == []
+    # Once the lock is gone the same messages work.
+    assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
+    assert "Challenge #" in bot.text("carol", "/new spanish")
+
+
+def test_a_button_press_while_locked_gets_a_private_busy_answer(bot):
+    game = bot.new_game()
+    row = bot.storage.game(game)
+    with write_lock_held(bot.path):
+        replies = bot.service.handle(event("ana", action=f"d:{game}:{row['ply']}:22:18"))
+    assert [(r.text, r.private) for r in replies] == [(t("en", "error.busy"), True)]
+    assert bot.storage.game(game)["ply"] == 0
+
+
+def test_the_busy_answer_is_in_the_users_language(bot):
+    with write_lock_held(bot.path):
+        assert bot.text("ana", "/new", language="es-ES", chat="nuevo") == t("es", "error.busy")
+        assert bot.text("ana", "/new", language="it", chat="nuovo") == t("it", "error.busy")
+    assert t("es", "error.busy") != t("en", "error.busy") != t("it", "error.busy")
+
+
+def test_a_new_chat_while_locked_gets_the_busy_answer(bot):
+    with write_lock_held(bot.path):
+        assert bot.text("ana", "/games", chat="never-seen") == t("en", "error.busy")
+    assert "no games" in bot.text("ana", "/games", chat="never-seen").lower()
+
+
+def test_tick_survives_a_held_lock_and_does_the_work_afterwards(bot, now, caplog):
+    game = bot.new_game(extra="1h")
+    now[0] += 2 * 3600
+    with write_lock_held(bot.path), caplog.at_level(logging.WARNING, logger="bot"):
+        assert bot.service.tick(platform=PLATFORM) == []
+    assert any("busy" in r.getMessage() for r in caplog.records)
+    assert bot.storage.game(game)["status"] == "active"
+    [out] = bot.service.tick(platform=PLATFORM)
+    assert "ran out of time" in out.reply.text
+    assert bot.storage.game(game)["status"] == "finished"
+
+
+def test_a_chat_id_that_cannot_be_stored_still_gets_an_answer(bot, bot_errors):
+    replies = bot.service.handle(event("ana", text="/games", chat="bad\udcffid"))
+    assert [r.text for r in replies] == [t("en", "error.internal")]
+    # The bug is logged for us (and this test expects exactly that one record).
+    assert len(bot_errors) == 1 and "handler failed" in bot_errors[0].getMessage()
+    bot_errors.clear()
+    assert "no games" in bot.text("ana", "/games").lower()

@@ -21,6 +21,7 @@ import logging
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -137,6 +138,15 @@ def _carries(message: discord.Message | None, custom_id: str) -> bool:
     return False
 
 
+@dataclass(frozen=True)
+class Mention:
+    """A member a slash option resolved: the service names them by ``@handle``, Discord needs
+    ``<@id>`` to show and notify them."""
+
+    handle: str
+    user_id: int
+
+
 # -- answering one interaction ------------------------------------------------------------------------
 
 
@@ -150,12 +160,14 @@ class Responder:
     """
 
     def __init__(self, bot: DraughtsBot, interaction: discord.Interaction, *, placeholder: bool,
-                 placeholder_ephemeral: bool = False, force_private: bool = False) -> None:
+                 placeholder_ephemeral: bool = False, force_private: bool = False,
+                 mention: Mention | None = None) -> None:
         self.bot = bot
         self.interaction = interaction
         self.placeholder = placeholder
         self.placeholder_ephemeral = placeholder_ephemeral
         self.force_private = force_private
+        self.mention = mention
         self.sent = 0
 
     @property
@@ -164,12 +176,17 @@ class Responder:
 
     async def send(self, reply: Reply) -> discord.Message | None:
         private = reply.private or self.force_private
-        chunks = render.split_text(reply.text)
+        text, allowed = reply.text, render.NO_MENTIONS
+        if self.mention is not None and not private:
+            mentioned = render.mention(text, self.mention.handle, self.mention.user_id)
+            if mentioned != text:
+                text, allowed = mentioned, render.only_user(self.mention.user_id)
+        chunks = render.split_text(text)
         message = None
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
             message = await self._post(chunk, render.files_of(reply) if last else [],
-                                       self.bot.view_for(reply) if last else None, private)
+                                       self.bot.view_for(reply) if last else None, private, allowed)
         if reply.game_id is not None and message is not None and not private:
             await self.bot.remember(self.channel_id, message.id, reply.game_id)
         return message
@@ -188,17 +205,19 @@ class Responder:
             await self.bot.remember(self.channel_id, message.id, reply.game_id)
 
     async def _post(self, content: str, files: list[discord.File], view: discord.ui.View | None,
-                    private: bool) -> discord.Message | None:
+                    private: bool, allowed: discord.AllowedMentions = render.NO_MENTIONS) -> discord.Message | None:
         interaction = self.interaction
         self.sent += 1
         if self.placeholder:
             self.placeholder = False
-            if private == self.placeholder_ephemeral:
+            # Filling the placeholder is an edit, and Discord notifies no one of an edit: a
+            # message that mentions someone replaces the placeholder with a new message.
+            if private == self.placeholder_ephemeral and allowed is render.NO_MENTIONS:
                 return await interaction.edit_original_response(
-                    content=content, attachments=files, view=view, allowed_mentions=render.NO_MENTIONS)
+                    content=content, attachments=files, view=view, allowed_mentions=allowed)
             await interaction.delete_original_response()
         kwargs: dict[str, Any] = {"files": files, "ephemeral": private, "wait": True,
-                                  "allowed_mentions": render.NO_MENTIONS}
+                                  "allowed_mentions": allowed}
         if view is not None:
             kwargs["view"] = view
         return await interaction.followup.send(content, **kwargs)
@@ -297,8 +316,10 @@ class DraughtsBot(commands.AutoShardedBot):
 
     # -- slash commands ------------------------------------------------------------------------
 
-    async def run_command(self, interaction: discord.Interaction, name: str, text: str) -> None:
-        """Acknowledge, hand the typed command to the service, send its replies."""
+    async def run_command(self, interaction: discord.Interaction, name: str, text: str,
+                          mention: Mention | None = None) -> None:
+        """Acknowledge, hand the typed command to the service, send its replies (naming
+        ``mention``, a member an option resolved, so that Discord notifies them)."""
         ephemeral = name in EPHEMERAL_COMMANDS
         try:
             await interaction.response.defer(ephemeral=ephemeral, thinking=True)
@@ -307,7 +328,7 @@ class DraughtsBot(commands.AutoShardedBot):
             log.warning("could not acknowledge /%s (HTTP %s, code %s)", name, exc.status, exc.code)
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
-                              force_private=ephemeral)
+                              force_private=ephemeral, mention=mention)
         try:
             replies = await self.call_service(self.service.handle, event_for(interaction, text=text))
             for reply in replies:
@@ -434,7 +455,8 @@ def build_commands(bot: DraughtsBot) -> list[app_commands.Command[Any, ..., Any]
                   move_time: app_commands.Range[str, 1, 20] | None = None) -> None:
         target = "@" + handle_of(opponent) if opponent is not None else None
         time_word = "".join(move_time.split()) if move_time else None
-        await bot.run_command(interaction, "new", typed("/new", variant, color, target, time_word))
+        mention = Mention(handle_of(opponent), opponent.id) if opponent is not None else None
+        await bot.run_command(interaction, "new", typed("/new", variant, color, target, time_word), mention)
 
     @app_commands.command(name="accept", description="Accept a challenge")
     @app_commands.describe(id="The challenge number (default: the one open to you)")

@@ -53,6 +53,20 @@ def split_text(text: str, limit: int = MAX_CONTENT) -> list[str]:
     return chunks
 
 
+def mention(text: str, handle: str, user_id: int) -> str:
+    """The text with the service's ``@handle`` of a member the adapter resolved turned into a
+    real mention (``<@id>``), which Discord shows and notifies; a longer handle that merely
+    starts the same (``@bob.x``, ``@bobby``) is left alone.  The service lower-cases handles and keeps 64 characters."""
+    pattern = re.compile("@" + re.escape(handle[:64]) + r"(?!\w|\.\w)", re.IGNORECASE)
+    return pattern.sub(f"<@{user_id}>", text)
+
+
+def only_user(user_id: int) -> discord.AllowedMentions:
+    """Let one mentioned member be notified, and no one else (no @everyone, no roles)."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(id=user_id)])
+
+
 def files_of(reply: Reply) -> list[discord.File]:
     """Fresh file objects for a reply (discord.py closes them after each request)."""
     files = []

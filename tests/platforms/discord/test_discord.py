@@ -23,11 +23,12 @@ from discord_fake import (
     Member,
     Sent,
     http_error,
+    uid,
 )
 
 from bot.i18n import t
 from bot.platforms.discord import GameButton, sync_tree
-from bot.platforms.discord.render import split_text
+from bot.platforms.discord.render import mention, only_user, split_text
 from bot.service import GameService
 from bot.service.wording import variant_name
 from bot.storage import Storage
@@ -56,7 +57,7 @@ async def test_new_then_accept_posts_a_board_with_persistent_buttons(h: Harness)
     assert [c.payload["type"] for c in callback] == [5]        # deferred first
     challenge = h.only_answer(token)
     assert not challenge.ephemeral
-    assert "#1" in challenge.content and "@bob" in challenge.content
+    assert "#1" in challenge.content and f"<@{uid('bob')}>" in challenge.content
     assert challenge.custom_ids() == ["dr:acc:1", "dr:dec:1"]
     assert all(TEMPLATE.fullmatch(cid) for cid in challenge.custom_ids())
     stored = h.storage.challenge(1)
@@ -77,6 +78,24 @@ async def test_new_then_accept_posts_a_board_with_persistent_buttons(h: Harness)
     # The board message is remembered for the game.
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(board.id)) == game_id
     assert h.storage.game(game_id)["white_name"] == "Ana"
+
+
+async def test_a_challenge_to_one_member_mentions_them_for_real(h: Harness):
+    bob = uid("bob")
+    token = await h.slash("new", "ana", {"opponent": Member("bob"), "move_time": "2h"})
+    challenge = h.only_answer(token)
+    # A real mention, not a handle: Discord shows it and notifies Bob, and only Bob.
+    assert f"<@{bob}>" in challenge.content and "@bob" not in challenge.content
+    assert challenge.notified == [bob]
+    sent = [c for c in h.fake.requests(token, method="POST") if c.payload.get("content") == challenge.content]
+    assert sent and sent[-1].payload["allowed_mentions"] == {"parse": [], "users": [int(bob)]}
+    assert h.storage.challenge(1)["target_username"] == "bob"        # the service still matches the handle
+    # An open challenge, and anything else the bot says, mentions nobody.
+    token = await h.slash("new", "cid", {})
+    assert h.only_answer(token).notified == []
+    assert all(not s.notified for s in h.fake.messages.values() if s.token != challenge.token)
+    assert all(c.payload.get("allowed_mentions", {}).get("parse") == [] for c in h.fake.calls
+               if c.payload and "allowed_mentions" in c.payload)
 
 
 async def test_move_command_plays_the_move(h: Harness):
@@ -241,7 +260,7 @@ async def test_other_commands_rebuild_the_typed_text(h: Harness):
     token = await h.slash("new", "ana", {"opponent": Member("bob")})
     challenge = h.storage.challenge(2)
     assert (challenge["target_username"], challenge["status"]) == ("bob", "open")
-    assert "@bob" in h.only_answer(token).content
+    assert f"<@{uid('bob')}>" in h.only_answer(token).content
     token = await h.slash("decline", "bob", {})
     assert "#2" in h.only_answer(token).content
     assert h.storage.challenge(2)["status"] == "declined"
@@ -295,6 +314,13 @@ async def test_an_unknown_slash_command_is_answered(h: Harness):
     token = await h.slash("oldcommand", "ana", {})
     answer = h.only_answer(token)
     assert answer.ephemeral and answer.content == t("en", "error.internal")
+
+
+def test_only_the_resolved_handle_becomes_a_mention():
+    text = "@bob, @Bob: /accept. Not @bobby nor @bob.smith; thanks @bob."
+    assert mention(text, "bob", 7) == "<@7>, <@7>: /accept. Not @bobby nor @bob.smith; thanks <@7>."
+    assert mention("@a.b+c", "a.b", 7) == "<@7>+c"          # the handle is matched literally
+    assert only_user(7).to_dict() == {"parse": [], "users": [7]}
 
 
 def test_long_text_is_split_at_lines():

@@ -6,7 +6,7 @@ import re
 
 from .errors import ErrorCode, IllegalMove
 from .game import DRAW_SCORE, Game, Result
-from .notation import match_squares, split_squares
+from .notation import looks_like_move, match_squares, split_squares
 from .position import Move, Position
 from .variants import VARIANTS, Variant, get_variant
 
@@ -16,7 +16,11 @@ _TAG_ALIASES = {"bianco": "White", "nero": "Black", "risultato": "Result", "blan
 _RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": DRAW_SCORE, "2-0": "1-0", "0-2": "0-1",
             "1-1": DRAW_SCORE, "*": "*"}
 _TAG_RE = re.compile(r'\[\s*(\w+)\s+"((?:[^"\\]|\\.)*)"\s*\]')
-_MOVE_TOKEN = re.compile(r"\d{1,3}(?:[-x:]\d{1,3})+")
+# ASCII digits only: int() would accept other scripts' digits that the move reader refuses.
+_MOVE_TOKEN = re.compile(r"[0-9]{1,3}(?:[-x:][0-9]{1,3})+")
+_MOVE_NUMBER = re.compile(r"^[0-9]+\.(\.\.)?")
+_NAG = re.compile(r"\$[0-9]+")
+_SPECIAL = re.compile(r"[{;()]")
 
 
 def write_pdn(game: Game, tags: dict[str, str] | None = None) -> str:
@@ -99,29 +103,65 @@ def split_games(text: str) -> list[tuple[dict[str, str], str]]:
     return games
 
 
-def _strip_movetext(movetext: str) -> tuple[list[str], str | None]:
-    """Move tokens and the result token of a movetext, comments and variations removed."""
-    text = re.sub(r"\{[^}]*\}", " ", movetext)
-    text = re.sub(r";[^\n]*", " ", text)
+def _without_comments_and_variations(movetext: str) -> str:
+    """The movetext with {comments}, ;line comments and (variations) blanked, in one pass.
+
+    A single scan keeps deeply nested variations linear: removing innermost parentheses
+    with a regex until nothing changes re-reads the whole text once per nesting level.
+    """
+    out: list[str] = []
+    depth = 0
+    at, n = 0, len(movetext)
     while True:
-        reduced = re.sub(r"\([^()]*\)", " ", text)
-        if reduced == text:
+        found = _SPECIAL.search(movetext, at)
+        stop = found.start() if found else n
+        if depth == 0:
+            out.append(movetext[at:stop])
+        if found is None:
             break
-        text = reduced
+        ch = found.group()
+        at = stop + 1
+        if ch == "{":
+            end = movetext.find("}", at)
+            if end < 0:
+                raise ValueError("unclosed {comment} in PDN movetext")
+            at = end + 1
+        elif ch == ";":
+            end = movetext.find("\n", at)
+            at = n if end < 0 else end
+        elif ch == "(":
+            depth += 1
+        elif depth == 0:
+            raise ValueError("')' without a matching '(' in PDN movetext")
+        else:
+            depth -= 1
+        out.append(" ")
+    if depth:
+        raise ValueError("unclosed (variation) in PDN movetext")
+    return "".join(out)
+
+
+def _strip_movetext(movetext: str) -> tuple[list[str], str | None]:
+    """Move tokens and the result token of a movetext, comments and variations removed.
+
+    ValueError for anything that is not a move, a move number, a NAG or a result, including
+    move-shaped tokens the move reader refuses (too long, non-ASCII digits).
+    """
     moves, result = [], None
-    for token in text.split():
-        token = re.sub(r"^\d+\.(\.\.)?", "", token)
+    for token in _without_comments_and_variations(movetext).split():
+        token = _MOVE_NUMBER.sub("", token)
         token = token.rstrip("!?*+#") if token != "*" else token
         if not token:
             continue
         if token in _RESULTS:
             result = _RESULTS[token]
-        elif _MOVE_TOKEN.fullmatch(token):
+        elif _MOVE_TOKEN.fullmatch(token) and looks_like_move(token):
             moves.append(token)
-        elif re.fullmatch(r"\$\d+", token):
+        elif _NAG.fullmatch(token):
             continue
         else:
-            raise ValueError(f"unreadable token {token!r} in PDN movetext")
+            shown = token if len(token) <= 40 else token[:40] + "..."
+            raise ValueError(f"unreadable token {shown!r} in PDN movetext")
     return moves, result
 
 
@@ -129,9 +169,8 @@ def _replay(pos: Position, tokens: list[str], i: int, failure: list) -> list[Mov
     """Moves for tokens[i:], backtracking over short forms that match several moves."""
     played: list[Move] = []
     while i < len(tokens):
-        squares, capture = split_squares(tokens[i])
         try:
-            move = match_squares(pos, squares, capture)
+            move = match_squares(pos, *split_squares(tokens[i]))
         except IllegalMove as err:
             if err.code != ErrorCode.AMBIGUOUS:
                 if not failure or failure[0][0] < i:
@@ -149,7 +188,13 @@ def _replay(pos: Position, tokens: list[str], i: int, failure: list) -> list[Mov
 
 
 def read_game(tags: dict[str, str], movetext: str, default_variant: Variant | str = "italian") -> Game:
-    """Replay one PDN game; ValueError naming the first move that cannot be played."""
+    """Replay one PDN game.
+
+    Every failure is a ValueError: an unreadable token, a malformed move, a bad FEN, or a
+    move that cannot be played (named by its move number; the IllegalMove saying why is
+    chained as the cause). IllegalMove itself never escapes: it stays a rejected move on
+    the board, not a ValueError, because callers catch the two for different reasons.
+    """
     variant = _variant_from_tags(tags, get_variant(default_variant))
     game = Game(variant, tags.get("FEN"), draw_rules=False)
     game.tags = dict(tags)
@@ -159,7 +204,9 @@ def read_game(tags: dict[str, str], movetext: str, default_variant: Variant | st
     moves = _replay(game.position, tokens, 0, failure)
     if moves is None:
         index, err = failure[0] if failure else (0, None)
-        raise ValueError(f"move {index // 2 + 1} ({tokens[index]}) cannot be played: {err}")
+        # Plies count from the first move in the record, which is Black's after a "B:" FEN.
+        number = (index + (0 if game.start.white else 1)) // 2 + 1
+        raise ValueError(f"move {number} ({tokens[index]}) cannot be played: {err}") from err
     for move in moves:
         game.play(move)
     recorded = result or tags.get("Result")
@@ -170,5 +217,5 @@ def read_game(tags: dict[str, str], movetext: str, default_variant: Variant | st
 
 
 def read_pdn(text: str, default_variant: Variant | str = "italian") -> list[Game]:
-    """Every game in a PDN text."""
+    """Every game in a PDN text; ValueError as read_game says."""
     return [read_game(tags, body, default_variant) for tags, body in split_games(text)]

@@ -1,5 +1,7 @@
 """PDN: the 2005 Italian championship imports move by move; our own games round-trip."""
 
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -109,3 +111,70 @@ def test_resumed_game_keeps_repetition_and_no_progress_counts():
         resumed.play(text)
     assert resumed.result is not None and resumed.result.reason == "repetition"
     assert resumed.quiet_plies == 8
+
+
+# -- malformed input is a ValueError, as read_game documents -------------------------------------
+
+@pytest.mark.parametrize("movetext", [
+    # A move-shaped token longer than the move reader accepts.
+    "1. " + "-".join(["22"] * 80) + " *",
+    # Arabic-Indic digits: \d matches them, the move reader does not.
+    "1. \u0662\u0662-\u0661\u0668 *",
+])
+def test_malformed_move_is_a_value_error_not_an_illegal_move(movetext):
+    with pytest.raises(ValueError) as err:
+        read_pdn('[Event "x"]\n\n' + movetext + "\n")
+    assert not isinstance(err.value, IllegalMove)
+
+
+def test_unplayable_move_keeps_the_rule_as_its_cause():
+    with pytest.raises(ValueError) as err:
+        read_pdn('[Event "x"]\n\n1. 22-18 10-14 2. 22-19 *\n')
+    assert isinstance(err.value.__cause__, IllegalMove)
+    assert err.value.__cause__.code == ErrorCode.NO_PIECE
+
+
+def test_unplayable_move_after_a_black_fen_is_numbered_from_black():
+    # 1... 9-13 2. 22-26: White's backward step is the second ply but move 2.
+    with pytest.raises(ValueError, match=r"move 2 \(22-26\)"):
+        read_pdn('[FEN "B:W21,22:B9,10"]\n\n1... 9-13 2. 22-26 *\n')
+
+
+@pytest.mark.parametrize("movetext", ["1. 22-18 (10-14 *", "1. 22-18 ) *", "1. 22-18 {open *"])
+def test_unbalanced_variation_or_comment_is_a_value_error(movetext):
+    with pytest.raises(ValueError):
+        read_pdn('[Event "x"]\n\n' + movetext + "\n")
+
+
+def test_comments_inside_variations_and_line_comments_are_skipped():
+    text = ('[Event "x"]\n\n1. 21-17 ; a line comment (not a variation\n'
+            "12-15 (12-16 {a ) in a comment} (1... 11-15 ; nested\n) 2. 22-18) 2. 23-19 *\n")
+    assert [str(m) for m in read_pdn(text)[0].moves] == ["21-17", "12-15", "23-19"]
+
+
+# -- nested variations are read in linear time --------------------------------------------------
+
+def _nested(depth: int) -> str:
+    return '[Event "x"]\n\n1. 22-18 ' + "(" * depth + "1. 21-17" + ")" * depth + " 10-14 *\n"
+
+
+def _cpu_seconds(text: str) -> float:
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        game = read_pdn(text)[0]
+        best = min(best, time.process_time() - start)
+    assert [str(m) for m in game.moves] == ["22-18", "10-14"]
+    return best
+
+
+def test_deeply_nested_variations_take_linear_time():
+    # Doubling the nesting doubles the work; the old innermost-first regex loop quadrupled it
+    # (20,000 levels took 1.6 s). CPU time, best of three, so other processes do not count.
+    small, large = _cpu_seconds(_nested(20_000)), _cpu_seconds(_nested(40_000))
+    assert large / small < 3
+
+
+def test_nesting_far_past_the_recursion_limit_is_read():
+    depth = 10 * sys.getrecursionlimit()
+    assert [str(m) for m in read_pdn(_nested(depth))[0].moves] == ["22-18", "10-14"]

@@ -111,12 +111,14 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--time", action="store_true", help="also print seconds per depth")
         if name == "check":
             p.add_argument("move")
+    from bot.puzzles.cli import add_commands as add_puzzle_commands
+    add_puzzle_commands(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "rules":
+    if args.command in ("rules", "puzzles"):
         return args.func(args)
     from bot.app import run
     return run(args)

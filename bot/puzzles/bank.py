@@ -1,0 +1,81 @@
+"""The puzzle bank that ships with the package: one JSON-lines file per variant."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from bot.rules import Position
+
+from .prove import GAIN, balance, prove
+
+BANK_DIR = Path(__file__).parent / "bank"
+EXPORT_KEYS = ("id", "variant", "fen", "solution", "tags", "rating")
+
+
+def bank_file(variant: str) -> Path:
+    """Where a variant's puzzles are kept."""
+    return BANK_DIR / f"{variant}.jsonl"
+
+
+@cache
+def _load(variant: str) -> tuple[dict[str, Any], ...]:
+    path = bank_file(variant)
+    if not path.exists():
+        return ()
+    return tuple(json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def load(variant: str) -> list[dict[str, Any]]:
+    """The variant's puzzles, in the bank's order (by id: a stable mix of difficulties)."""
+    return list(_load(variant))
+
+
+def save(variant: str, puzzles: list[dict[str, Any]]) -> None:
+    """Write the variant's bank, sorted by id, one puzzle a line."""
+    BANK_DIR.mkdir(parents=True, exist_ok=True)
+    ordered = sorted(puzzles, key=lambda p: p["id"])
+    text = "".join(json.dumps(p, ensure_ascii=False, separators=(",", ":")) + "\n" for p in ordered)
+    bank_file(variant).write_text(text, encoding="utf-8")
+    _load.cache_clear()
+
+
+def export_line(puzzle: dict[str, Any]) -> str:
+    """One puzzle as the JSON line of ``python -m bot puzzles export``."""
+    return json.dumps({k: puzzle[k] for k in EXPORT_KEYS}, ensure_ascii=False)
+
+
+def check_line(puzzle: dict[str, Any]) -> str | None:
+    """Why the puzzle's main line is wrong (illegal, or not reaching the result), or None."""
+    pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
+    solver = pos.turn
+    base = balance(pos, solver)
+    line = puzzle["solution"]
+    if len(line) % 2 == 0:
+        return "the main line does not end on a move of the solver"
+    for text in line:
+        try:
+            pos = pos.play(pos.parse_move(text))
+        except Exception as err:      # IllegalMove or a malformed move text
+            return f"{text}: {err}"
+    replies = pos.legal_moves()
+    if not replies:
+        return None
+    if balance(pos, solver) - base >= GAIN and not replies[0].is_capture:
+        return None
+    return "the main line ends without the result"
+
+
+def reprove(puzzle: dict[str, Any]) -> str | None:
+    """Why the puzzle no longer proves (another key move, no win, other line), or None."""
+    problem = check_line(puzzle)
+    if problem:
+        return problem
+    golpe = prove(Position.from_fen(puzzle["variant"], puzzle["fen"]))
+    if golpe is None:
+        return "no longer proven (no unique winning first move)"
+    if golpe.line[0] != puzzle["solution"][0] or golpe.tree != puzzle["tree"]:
+        return f"the proof changed: key move {golpe.line[0]}"
+    return None

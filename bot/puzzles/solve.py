@@ -1,0 +1,112 @@
+"""Judging answers to a puzzle against its proven solution tree, and picking the puzzle of a day.
+
+Pure: a puzzle record (as in the bank) and the moves played so far go in, a verdict comes out.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+from dataclasses import dataclass, field
+from enum import Enum
+
+from bot.rules import IllegalMove, Position
+
+from .prove import Tree, line_length
+
+
+class Verdict(Enum):
+    """What an answer was."""
+
+    RIGHT = "right"            # a move of the golpe; the line goes on
+    SOLVED = "solved"          # the golpe is complete
+    WRONG = "wrong"            # legal, but not the golpe
+    ILLEGAL = "illegal"        # the rules forbid it (``error`` says why)
+
+
+@dataclass
+class Answer:
+    """The outcome of one answer: the verdict, the moves played (the solver's and the forced
+    replies), the position reached, and the rule broken for an illegal move."""
+
+    verdict: Verdict
+    played: list[str] = field(default_factory=list)
+    position: Position | None = None
+    error: IllegalMove | None = None
+
+
+def _follow(puzzle: dict, moves: list[str]) -> tuple[Position, Tree]:
+    """The position and the solver node after a prefix of accepted moves and replies."""
+    pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
+    node: Tree = puzzle["tree"]
+    for text in moves:                  # solver node -> opponent node -> solver node ...
+        pos = pos.play(pos.parse_move(text))
+        node = node[text]
+    return pos, node
+
+
+def position_after(puzzle: dict, moves: list[str]) -> Position:
+    """The position after the accepted moves so far."""
+    return _follow(puzzle, moves)[0]
+
+
+def forced_reply(opponent_node: dict[str, Tree]) -> str:
+    """The reply the bot plays: the most stubborn defence (the main line's)."""
+    return max(opponent_node, key=lambda r: (line_length(opponent_node[r]), r))
+
+
+def judge(puzzle: dict, moves: list[str], text: str) -> Answer:
+    """Judge typed text (one move, or several moves of the line in turn) after ``moves``.
+
+    Replies in the text are optional: the bot plays the forced reply after each right move, and a
+    typed reply that the tree allows is taken as typed.  Nothing is changed on a wrong or illegal
+    move: ``played`` then holds only the right moves before it."""
+    pos, node = _follow(puzzle, moves)
+    played: list[str] = []
+    tokens = text.replace(",", " ").split()
+    i = 0
+    if not tokens:
+        return Answer(Verdict.ILLEGAL, [], pos, None)
+    while i < len(tokens):
+        try:
+            move = pos.parse_move(tokens[i])
+        except IllegalMove as err:
+            return Answer(Verdict.ILLEGAL, played, pos, err)
+        name = str(move)
+        if name not in node:
+            return Answer(Verdict.WRONG, played, pos)
+        pos = pos.play(move)
+        played.append(name)
+        replies = node[name]
+        if not replies:
+            return Answer(Verdict.SOLVED, played, pos)
+        i += 1
+        reply = None
+        if i < len(tokens):
+            try:
+                typed = str(pos.parse_move(tokens[i]))
+            except IllegalMove:
+                typed = None
+            if typed in replies:
+                reply, i = typed, i + 1
+        reply = reply or forced_reply(replies)
+        pos = pos.play(pos.parse_move(reply))
+        played.append(reply)
+        node = replies[reply]
+    return Answer(Verdict.RIGHT, played, pos)
+
+
+def hint(puzzle: dict, moves: list[str]) -> int:
+    """The square of the piece that moves next in the golpe."""
+    _, node = _follow(puzzle, moves)
+    best = min(node, key=lambda m: (1 + max((line_length(s) for s in node[m].values()), default=0), m))
+    return int(best.replace("x", "-").split("-")[0])
+
+
+def puzzle_of_day(puzzles: list[dict], day: dt.date, variant: str) -> dict:
+    """The same puzzle for everyone on a given day: a different one every day for len(puzzles)
+    days, in an order that mixes difficulties and does not follow the bank's order."""
+    if not puzzles:
+        raise ValueError(f"no {variant} puzzles")
+    ordered = sorted(puzzles, key=lambda p: hashlib.sha1(f"{variant}|{p['id']}".encode()).hexdigest())
+    return ordered[day.toordinal() % len(ordered)]

@@ -30,6 +30,8 @@ __all__ = [
     "render_capture_gif",
     "square_center",
     "square_box",
+    "route_colour",
+    "route_label_spots",
 ]
 
 Square = tuple[int, int]
@@ -479,6 +481,12 @@ def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: i
         spot = free[0] if free else (candidates[0][0] + sq * 0.3 * len(spots), candidates[0][1])
         spots.append(spot)
     return spots
+
+
+def route_label_spots(view: BoardView, px: int = 600) -> list[tuple[float, float]]:
+    """Pixel centres of the route numbers, route 1 first (where a viewer finds them)."""
+    sq = px // view.size
+    return _badge_spots(view, _route_points(view, px, sq), sq)
 
 
 def _draw_routes(img: Image.Image, view: BoardView, px: int, sq: int) -> None:

@@ -8,15 +8,22 @@ Updates are handled concurrently, but one chat at a time and in order (a lock
 per chat), so a group held back by Telegram's per-group rate limit does not
 hold back the others.  The service does SQLite and Pillow work, so it runs in a
 worker thread, off the event loop.
+
+A move is stored before its board is shown, so the board must reach the chat:
+every Bot API call is retried a few times on a transient failure (flood control,
+a 5xx, a network error), and a board edit Telegram refuses is replaced by a new
+board message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import warnings
 from collections import defaultdict
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from datetime import timedelta
+from typing import Any, TypeVar
 
 from telegram import (
     InlineKeyboardButton,
@@ -26,7 +33,15 @@ from telegram import (
     Message,
     Update,
 )
-from telegram.error import BadRequest, ChatMigrated, Forbidden, InvalidToken, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 from telegram.ext import (
     AIORateLimiter,
     Application,
@@ -36,6 +51,7 @@ from telegram.ext import (
     filters,
 )
 from telegram.request import BaseRequest
+from telegram.warnings import PTBDeprecationWarning
 
 from bot.service import ChatEvent, GameService, Reply
 
@@ -45,8 +61,26 @@ TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
 TICK_SECONDS = 30
 CONCURRENT_UPDATES = 16
+# Waits between attempts of one Bot API call after a 5xx or a network error: a few attempts, then
+# the failure is reported.  Flood control (429) waits what Telegram asks, up to MAX_FLOOD_WAIT.
+RETRY_DELAYS = (1.0, 3.0, 9.0)
+MAX_FLOOD_WAIT = 60.0
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def _transient(err: TelegramError) -> bool:
+    """Worth another try: flood control, a 5xx or a network error (BadRequest is a NetworkError too)."""
+    return isinstance(err, RetryAfter) or (isinstance(err, NetworkError) and not isinstance(err, BadRequest))
+
+
+def _flood_wait(err: RetryAfter) -> float:
+    # Reading retry_after warns about its coming type change; both types are handled here.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        value = err.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
 def _chunks(text: str, size: int = TEXT_LIMIT) -> list[str]:
@@ -63,9 +97,11 @@ def _markup(reply: Reply) -> InlineKeyboardMarkup | None:
 class TelegramAdapter:
     """Handlers for one bot token, all answered by one GameService."""
 
-    def __init__(self, service: GameService) -> None:
+    def __init__(self, service: GameService,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         self.service = service
         self._chat_locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._sleep = sleep
 
     def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
         """The python-telegram-bot Application with our handlers and the deadline job."""
@@ -127,7 +163,12 @@ class TelegramAdapter:
             await self._answer(query)
             return
         async with self._chat_locks[message.chat_id]:
-            replies = await self.call(self.service.handle, event)
+            try:
+                replies = await self.call(self.service.handle, event)
+            except BaseException:
+                # The failure goes on to the error handler; the spinner must stop all the same.
+                await self._answer(query)
+                raise
             private = [r for r in replies if r.private]
             # Telegram has no message only one member sees; an alert on the button is the closest.
             await self._answer(query, private[0].text[:ALERT_LIMIT] if private else None)
@@ -143,7 +184,7 @@ class TelegramAdapter:
         # The move may already be played: a refused answer (a query too old after a restart)
         # must not keep the new board from being shown.
         try:
-            await query.answer(alert, show_alert=bool(alert))
+            await self._api(lambda: query.answer(alert, show_alert=bool(alert)))
         except TelegramError as err:
             log.info("could not answer a button press: %s", err)
 
@@ -181,6 +222,26 @@ class TelegramAdapter:
                 log.warning("telegram chat %s (moved from %s) not reachable: %s", moved.new_chat_id, chat_id, err)
         except Forbidden:
             log.info("telegram chat %s does not accept our messages any more", chat_id)
+        except TelegramError as err:
+            if not _transient(err):
+                raise
+            # Telegram stayed unreachable through every retry: nothing more can be done now.
+            log.warning("reply to telegram chat %s not delivered: %s", chat_id, err)
+
+    async def _api(self, call: Callable[[], Awaitable[T]]) -> T:
+        """One Bot API call, tried again after a transient failure; the last failure is raised."""
+        for attempt in range(len(RETRY_DELAYS) + 1):
+            try:
+                return await call()
+            except TelegramError as err:
+                if not _transient(err) or attempt == len(RETRY_DELAYS):
+                    raise
+                wait = _flood_wait(err) + 0.1 if isinstance(err, RetryAfter) else RETRY_DELAYS[attempt]
+                if wait > MAX_FLOOD_WAIT:
+                    raise
+                log.info("telegram call failed (%s); try %d in %.1f s", err, attempt + 2, wait)
+                await self._sleep(wait)
+        raise AssertionError("unreachable")
 
     async def _send(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply,
                     reply_to: int | None) -> None:
@@ -188,48 +249,65 @@ class TelegramAdapter:
         markup = _markup(reply)
         if reply.image is not None:
             fits = len(reply.text) <= CAPTION_LIMIT
-            sent = await bot.send_photo(chat_id, InputFile(reply.image, filename="board.png"),
-                                        caption=reply.text if fits else None, reply_markup=markup,
-                                        reply_to_message_id=reply_to, allow_sending_without_reply=True)
+            photo = InputFile(reply.image, filename="board.png")
+            sent = await self._api(lambda: bot.send_photo(
+                chat_id, photo, caption=reply.text if fits else None, reply_markup=markup,
+                reply_to_message_id=reply_to, allow_sending_without_reply=True))
             if not fits:
-                for part in _chunks(reply.text):
-                    await bot.send_message(chat_id, part)
+                await self._texts(bot, chat_id, reply.text)
         else:
             parts = _chunks(reply.text)
             for i, part in enumerate(parts):
                 last = i == len(parts) - 1
-                sent = await bot.send_message(chat_id, part, reply_markup=markup if last else None,
-                                              reply_to_message_id=reply_to if i == 0 else None,
-                                              allow_sending_without_reply=True)
+                sent = await self._api(lambda part=part, last=last, first=i == 0: bot.send_message(
+                    chat_id, part, reply_markup=markup if last else None,
+                    reply_to_message_id=reply_to if first else None, allow_sending_without_reply=True))
         if reply.game_id is not None:
             await self.call(self.service.remember_board, PLATFORM, str(chat_id), str(sent.message_id), reply.game_id)
         await self._extras(context, chat_id, reply)
 
     async def _extras(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply) -> None:
         """The capture animation and any file, each as its own message."""
+        bot = context.bot
         if reply.animation is not None:
-            await context.bot.send_animation(chat_id, InputFile(reply.animation, filename="capture.gif"))
+            gif = InputFile(reply.animation, filename="capture.gif")
+            await self._api(lambda: bot.send_animation(chat_id, gif))
         if reply.document is not None:
             name, data = reply.document
-            await context.bot.send_document(chat_id, InputFile(data, filename=name))
+            document = InputFile(data, filename=name)
+            await self._api(lambda: bot.send_document(chat_id, document))
+
+    async def _texts(self, bot: Any, chat_id: int, text: str) -> None:
+        for part in _chunks(text):
+            await self._api(lambda part=part: bot.send_message(chat_id, part))
 
     async def edit(self, context: ContextTypes.DEFAULT_TYPE, message: Message, reply: Reply) -> None:
-        """Replace a board message in place (a button step: piece chosen, move played, stale board)."""
+        """Replace a board message in place (a button step: piece chosen, move played, stale board).
+
+        When Telegram will not edit it (deleted, too old, the chat moved, still failing after the
+        retries), the board goes out as a new message instead: the move may already be stored."""
         fits = len(reply.text) <= CAPTION_LIMIT
+        # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
+        # it the PNG goes up as a stray part and Telegram answers "media not found".
+        media = InputMediaPhoto(InputFile(reply.image, filename="board.png", attach=True),
+                                caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…")
+        markup = _markup(reply)
         try:
-            await message.edit_media(
-                InputMediaPhoto(InputFile(reply.image, filename="board.png"),
-                                caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…"),
-                reply_markup=_markup(reply))
-        except BadRequest as err:
-            if "not modified" not in str(err).lower():
-                raise
+            await self._api(lambda: message.edit_media(media, reply_markup=markup))
+        except Forbidden as err:
+            # The bot was removed from the chat: a new message would be refused as well.
+            log.info("telegram chat %s refused the board edit: %s", message.chat_id, err)
+            return
+        except TelegramError as err:
+            if not (isinstance(err, BadRequest) and "not modified" in str(err).lower()):
+                log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
+                await self.send(context, message.chat_id, reply)
+                return
         if reply.game_id is not None:
             await self.call(self.service.remember_board, PLATFORM, str(message.chat_id), str(message.message_id),
                             reply.game_id)
         if not fits:
-            for part in _chunks(reply.text):
-                await context.bot.send_message(message.chat_id, part)
+            await self._texts(context.bot, message.chat_id, reply.text)
         await self._extras(context, message.chat_id, reply)
 
 

@@ -1,0 +1,74 @@
+"""The harness every Telegram test uses: real PTB Application and adapter, real service on a real
+SQLite file, and the one strict fake Bot API (telegram_fake_api) in place of HTTP.
+
+At the end of each test it checks what must always hold: no handler failed, every button press
+got exactly one answer, and the fake refused nothing on its own (a refusal a test provoked on
+purpose is declared with ``tg.expect_refusals``)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from telegram import Update
+from telegram_fake_api import GROUP, USERS, FakeBotAPI
+
+from bot.platforms.telegram import TelegramAdapter
+from bot.service import GameService
+from bot.storage import Storage
+
+
+class Harness:
+    def __init__(self, tmp_path) -> None:
+        self.storage = Storage(tmp_path / "tg.db")
+        self.service = GameService(self.storage)
+        self.http = FakeBotAPI()
+        self.http.add_chat(GROUP)
+        self.sleeps: list[float] = []
+        self.adapter = TelegramAdapter(self.service, sleep=self._sleep)
+        self.app = self.adapter.build("123:TEST", request=self.http, rate_limiter=False)
+        self.errors: list[BaseException] = []
+        self.app.add_error_handler(self._collect)
+        self.update_ids = itertools.count(1)
+        self.refusals_expected = 0
+
+    async def _sleep(self, seconds: float) -> None:
+        # Backoff waits are recorded, not waited, so retry tests stay fast.
+        self.sleeps.append(seconds)
+
+    async def _collect(self, update, context) -> None:
+        self.errors.append(context.error)
+
+    def expect_refusals(self, n: int) -> None:
+        """This test provokes ``n`` refusals from the fake's own checks (not via ``fail``)."""
+        self.refusals_expected += n
+
+    async def update(self, **payload) -> None:
+        await self.app.process_update(Update.de_json({"update_id": next(self.update_ids), **payload}, self.app.bot))
+
+    async def say(self, user: str, text: str, reply_to: int | None = None, chat: dict = GROUP) -> int:
+        message = self.http.incoming(chat, USERS[user], text, reply_to=reply_to)
+        await self.update(message=message)
+        return message["message_id"]
+
+    async def press(self, user: str, data: str, message_id: int | None = None, chat: dict = GROUP) -> str:
+        query = self.http.callback_query(chat, USERS[user], data, message_id)
+        await self.update(callback_query=query)
+        return query["id"]
+
+    def last_board(self, chat: dict = GROUP):
+        """The newest photo the bot has in the chat, as the fake holds it."""
+        return self.http.bot_messages(int(chat["id"]), "photo")[-1]
+
+
+@pytest.fixture
+async def tg(tmp_path):
+    harness = Harness(tmp_path)
+    async with harness.app:
+        yield harness
+    harness.storage.close()
+    assert harness.errors == []
+    assert harness.http.unanswered_or_twice() == [], "every button press is answered exactly once"
+    own = harness.http.refused(injected=False)
+    assert len(own) == harness.refusals_expected, [(c.method, c.error) for c in own]
+

@@ -20,9 +20,9 @@ import functools
 import logging
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
@@ -33,6 +33,7 @@ from bot.platforms.discord import render
 from bot.service import ChatEvent, GameService, Outgoing, Reply
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 PLATFORM = "discord"
 DEADLINE_SECONDS = 30
@@ -59,6 +60,57 @@ SETTING_CHOICES = [
     app_commands.Choice(name="language", value="lang"),
 ]
 GameId = app_commands.Range[int, 1, 999_999_999]
+
+# Retrying.  discord.py already retries some 5xx and waits out short rate limits inside one
+# request; what still reaches us is retried a few more times, never for long, because a user is
+# waiting and the deadline loop must go on.
+TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504, 524})
+RETRY_ATTEMPTS = 4              # tries in all
+RETRY_BASE_SECONDS = 0.5        # doubled on each try
+RETRY_MAX_SECONDS = 10.0        # a longer retry_after is not waited for
+ACK_RETRY_ATTEMPTS = 3          # the acknowledgement must land within 3 seconds...
+ACK_RETRY_MAX_SECONDS = 0.5     # ...so it is retried briefly
+# The interaction can no longer be answered: Unknown Webhook, Unknown interaction, and Invalid
+# Webhook Token (the token is older than 15 minutes).
+GONE_CODES = frozenset({10015, 10062, 50027})
+
+
+def retry_delay(exc: BaseException, attempt: int, max_seconds: float = RETRY_MAX_SECONDS) -> float | None:
+    """How long to wait before trying again after ``exc`` (attempt 0 is the first failure), or
+    None when trying again cannot help or would take too long."""
+    if isinstance(exc, discord.RateLimited):
+        wait = exc.retry_after
+    elif isinstance(exc, discord.HTTPException) and exc.status in TRANSIENT_STATUSES:
+        wait = RETRY_BASE_SECONDS * 2 ** attempt
+        if exc.status == 429:
+            headers = getattr(exc.response, "headers", None) or {}
+            try:
+                wait = float(headers.get("Retry-After", wait))
+            except (TypeError, ValueError):
+                pass
+            if wait > max_seconds:
+                return None
+    else:
+        return None
+    return min(max(wait, 0.0), max_seconds)
+
+
+def transient(exc: BaseException) -> bool:
+    return isinstance(exc, discord.RateLimited) or (
+        isinstance(exc, discord.HTTPException) and exc.status in TRANSIENT_STATUSES)
+
+
+def interaction_gone(exc: BaseException) -> bool:
+    return isinstance(exc, discord.HTTPException) and exc.code in GONE_CODES
+
+
+def describe(exc: BaseException) -> str:
+    """An HTTP failure in a log line (status and Discord code; never a URL, which holds tokens)."""
+    if isinstance(exc, discord.HTTPException):
+        return f"HTTP {exc.status}, code {exc.code}"
+    if isinstance(exc, discord.RateLimited):
+        return f"rate limited for {exc.retry_after:.1f} s"
+    return type(exc).__name__
 
 
 def handle_of(user: discord.abc.User) -> str:
@@ -157,6 +209,11 @@ class Responder:
     into that placeholder and keeps its visibility, whatever the followup asks.  So the first
     message with the same visibility edits the placeholder; one with the other visibility
     first deletes it, after which followups are shown as asked.
+
+    Every request is retried on transient failures.  When the interaction can no longer be
+    answered (its token expired or Discord lost it) or keeps failing, public replies go to the
+    channel through the bot's REST instead: a move that was played is always shown.  Private
+    replies cannot be whispered in a channel and are dropped then (logged).
     """
 
     def __init__(self, bot: DraughtsBot, interaction: discord.Interaction, *, placeholder: bool,
@@ -168,7 +225,7 @@ class Responder:
         self.placeholder_ephemeral = placeholder_ephemeral
         self.force_private = force_private
         self.mention = mention
-        self.sent = 0
+        self.gone = False           # the interaction can no longer be answered: use the channel
 
     @property
     def channel_id(self) -> str:
@@ -185,37 +242,73 @@ class Responder:
         message = None
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
-            message = await self._post(chunk, render.files_of(reply) if last else [],
-                                       self.bot.view_for(reply) if last else None, private, allowed)
+            message = await self._deliver(chunk, reply if last else None, private, allowed)
         if reply.game_id is not None and message is not None and not private:
             await self.bot.remember(self.channel_id, message.id, reply.game_id)
         return message
 
     async def replace(self, reply: Reply) -> None:
         """Edit the message whose button was clicked (a board) instead of posting a new one."""
-        chunks = render.split_text(reply.text)
         message = self.interaction.message
-        await self.interaction.edit_original_response(
-            content=chunks[0], attachments=render.files_of(reply), view=self.bot.view_for(reply),
-            allowed_mentions=render.NO_MENTIONS)
-        self.sent += 1
+        if self.gone or message is None:
+            await self.send(reply)
+            return
+        chunks = render.split_text(reply.text)
+        try:
+            await self.bot.with_retries("editing a board", lambda: self.interaction.edit_original_response(
+                content=chunks[0], attachments=render.files_of(reply), view=self.bot.view_for(reply),
+                allowed_mentions=render.NO_MENTIONS))
+        except (discord.HTTPException, discord.RateLimited) as exc:
+            if not self._give_up_on_interaction(exc):
+                raise
+            await self.send(reply)          # the new board, as a new message in the channel
+            return
         for chunk in chunks[1:]:
-            await self._post(chunk, [], None, False)
-        if reply.game_id is not None and message is not None:
+            await self._deliver(chunk, None, False, render.NO_MENTIONS)
+        if reply.game_id is not None:
             await self.bot.remember(self.channel_id, message.id, reply.game_id)
+
+    async def _deliver(self, content: str, reply: Reply | None, private: bool,
+                       allowed: discord.AllowedMentions) -> discord.Message | None:
+        """One message through the interaction, retried; through the channel once it is gone.
+        ``reply`` carries the files and buttons (the last piece of a long text)."""
+        if not self.gone:
+            try:
+                return await self.bot.with_retries("answering an interaction", lambda: self._post(
+                    content, render.files_of(reply) if reply else [],
+                    self.bot.view_for(reply) if reply else None, private, allowed))
+            except (discord.HTTPException, discord.RateLimited) as exc:
+                if not self._give_up_on_interaction(exc):
+                    raise
+        if private:
+            log.warning("a private answer in channel %s was dropped: its interaction is gone", self.channel_id)
+            return None
+        return await self.bot.send_to_channel(self.channel_id, content, reply, allowed)
+
+    def _give_up_on_interaction(self, exc: BaseException) -> bool:
+        """After a failure that retries did not cure: whether to turn to the channel."""
+        if not (interaction_gone(exc) or transient(exc)):
+            return False        # a refusal of what we sent: the channel would refuse it too
+        if not self.gone:
+            log.warning("interaction in channel %s is gone or failing (%s); answering in the channel",
+                        self.channel_id, describe(exc))
+        self.gone = True
+        self.placeholder = False
+        return True
 
     async def _post(self, content: str, files: list[discord.File], view: discord.ui.View | None,
                     private: bool, allowed: discord.AllowedMentions = render.NO_MENTIONS) -> discord.Message | None:
         interaction = self.interaction
-        self.sent += 1
         if self.placeholder:
-            self.placeholder = False
             # Filling the placeholder is an edit, and Discord notifies no one of an edit: a
             # message that mentions someone replaces the placeholder with a new message.
             if private == self.placeholder_ephemeral and allowed is render.NO_MENTIONS:
-                return await interaction.edit_original_response(
+                message = await interaction.edit_original_response(
                     content=content, attachments=files, view=view, allowed_mentions=allowed)
+                self.placeholder = False
+                return message
             await interaction.delete_original_response()
+            self.placeholder = False
         kwargs: dict[str, Any] = {"files": files, "ephemeral": private, "wait": True,
                                   "allowed_mentions": allowed}
         if view is not None:
@@ -224,24 +317,28 @@ class Responder:
 
     async def finish(self) -> None:
         """Resolve a placeholder nothing was sent into."""
-        if self.placeholder:
+        if self.placeholder and not self.gone:
+            try:
+                await self.bot.with_retries("removing a placeholder", self.interaction.delete_original_response)
+            except (discord.HTTPException, discord.RateLimited) as exc:
+                log.warning("could not remove the placeholder in channel %s (%s)", self.channel_id, describe(exc))
             self.placeholder = False
-            await self.interaction.delete_original_response()
 
     async def fail(self) -> None:
-        """The one answer left when something broke: an ephemeral apology, never silence."""
+        """The one answer left when something broke: an ephemeral apology to the one who asked,
+        never silence (a public placeholder is removed first, as the apology is theirs alone)."""
         lang = pick_language(str(self.interaction.locale) if self.interaction.locale else None)
         text = t(lang, "error.internal")
+        if self.gone:
+            log.warning("could not tell the user about a failure: the interaction is gone")
+            return
         try:
             if not self.interaction.response.is_done():
                 await self.interaction.response.send_message(text, ephemeral=True)
-            elif self.placeholder:
-                self.placeholder = False
-                await self.interaction.edit_original_response(content=text, attachments=[], view=None)
-            else:
-                await self.interaction.followup.send(text, ephemeral=True)
-        except discord.HTTPException as exc:
-            log.warning("could not tell the user about a failure (HTTP %s)", exc.status)
+                return
+            await self.bot.with_retries("apologising", lambda: self._post(text, [], None, True))
+        except (discord.HTTPException, discord.RateLimited) as exc:
+            log.warning("could not tell the user about a failure (%s)", describe(exc))
         except Exception:
             log.exception("could not tell the user about a failure")
 
@@ -269,7 +366,8 @@ class DraughtsTree(app_commands.CommandTree):
 class DraughtsBot(commands.AutoShardedBot):
     """The draughts bot on Discord, built around one GameService."""
 
-    def __init__(self, service: GameService, **options: Any) -> None:
+    def __init__(self, service: GameService, *, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+                 **options: Any) -> None:
         intents = discord.Intents.none()
         intents.guilds = True          # channel cache; not privileged
         options.setdefault("intents", intents)
@@ -283,6 +381,7 @@ class DraughtsBot(commands.AutoShardedBot):
             **options,
         )
         self.service = service
+        self.sleep = sleep          # how retries wait (tests pass one that does not)
         for command in build_commands(self):
             self.tree.add_command(command)
 
@@ -305,6 +404,27 @@ class DraughtsBot(commands.AutoShardedBot):
         heartbeat (storage serializes its own connection)."""
         return await asyncio.to_thread(func, *args)
 
+    async def with_retries(self, what: str, attempt: Callable[[], Awaitable[T]], *,
+                           attempts: int = RETRY_ATTEMPTS, max_seconds: float = RETRY_MAX_SECONDS) -> T:
+        """``attempt()`` until it succeeds, a few times over transient failures (5xx, 429 with its
+        retry_after), waiting longer each time.  ``attempt`` must build a fresh request each
+        time: discord.py closes the files of one it sent."""
+        for number in range(attempts):
+            try:
+                return await attempt()
+            except (discord.HTTPException, discord.RateLimited) as exc:
+                delay = retry_delay(exc, number, max_seconds)
+                if delay is None or number == attempts - 1:
+                    raise
+                log.warning("%s failed (%s); trying again in %.1f s", what, describe(exc), delay)
+                await self.sleep(delay)
+        raise AssertionError("unreachable")
+
+    async def acknowledge(self, interaction: discord.Interaction, **kwargs: Any) -> None:
+        """``defer`` within Discord's 3 seconds, retried briefly over transient failures."""
+        await self.with_retries("acknowledging an interaction", lambda: interaction.response.defer(**kwargs),
+                                attempts=ACK_RETRY_ATTEMPTS, max_seconds=ACK_RETRY_MAX_SECONDS)
+
     async def remember(self, channel_id: str, message_id: int, game_id: int) -> None:
         try:
             await self.call_service(self.service.remember_board, PLATFORM, channel_id, str(message_id), game_id)
@@ -322,10 +442,10 @@ class DraughtsBot(commands.AutoShardedBot):
         ``mention``, a member an option resolved, so that Discord notifies them)."""
         ephemeral = name in EPHEMERAL_COMMANDS
         try:
-            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-        except discord.HTTPException as exc:
+            await self.acknowledge(interaction, ephemeral=ephemeral, thinking=True)
+        except (discord.HTTPException, discord.RateLimited) as exc:
             # Too late (10062) or already answered: nothing the user could see any more.
-            log.warning("could not acknowledge /%s (HTTP %s, code %s)", name, exc.status, exc.code)
+            log.warning("could not acknowledge /%s (%s)", name, describe(exc))
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
@@ -343,9 +463,9 @@ class DraughtsBot(commands.AutoShardedBot):
     async def handle_click(self, interaction: discord.Interaction, action: str) -> None:
         """A button click: the service's answer edits the board or comes as a new message."""
         try:
-            await interaction.response.defer()
-        except discord.HTTPException as exc:
-            log.warning("could not acknowledge a button click (HTTP %s, code %s)", exc.status, exc.code)
+            await self.acknowledge(interaction)
+        except (discord.HTTPException, discord.RateLimited) as exc:
+            log.warning("could not acknowledge a button click (%s)", describe(exc))
             return
         responder = Responder(self, interaction, placeholder=False)
         try:
@@ -408,25 +528,36 @@ class DraughtsBot(commands.AutoShardedBot):
 
     async def post(self, chat_id: str, reply: Reply) -> int:
         """Send one unprompted reply to a channel; how many messages that took."""
-        try:
-            channel_id = int(chat_id)
-        except ValueError:
-            log.warning("not a Discord channel id: %r", chat_id)
-            return 0
-        channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
         chunks = render.split_text(reply.text)
         message = None
         for index, chunk in enumerate(chunks):
             last = index == len(chunks) - 1
-            kwargs: dict[str, Any] = {"files": render.files_of(reply) if last else [],
-                                      "allowed_mentions": render.NO_MENTIONS}
-            view = self.view_for(reply) if last else None
-            if view is not None:
-                kwargs["view"] = view
-            message = await channel.send(chunk, **kwargs)  # type: ignore[union-attr]
+            message = await self.send_to_channel(chat_id, chunk, reply if last else None, render.NO_MENTIONS)
+            if message is None:
+                return 0
         if reply.game_id is not None and message is not None:
             await self.remember(chat_id, message.id, reply.game_id)
         return len(chunks)
+
+    async def send_to_channel(self, chat_id: str, content: str, reply: Reply | None,
+                              allowed: discord.AllowedMentions) -> discord.Message | None:
+        """One message to a channel through the bot's REST, retried over transient failures;
+        ``reply`` carries the files and buttons.  None for a chat id that is no channel."""
+        try:
+            channel_id = int(chat_id)
+        except ValueError:
+            log.warning("not a Discord channel id: %r", chat_id)
+            return None
+        channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+
+        def attempt() -> Awaitable[discord.Message]:
+            kwargs: dict[str, Any] = {"files": render.files_of(reply) if reply else [], "allowed_mentions": allowed}
+            view = self.view_for(reply) if reply else None
+            if view is not None:
+                kwargs["view"] = view
+            return channel.send(content, **kwargs)  # type: ignore[union-attr]
+
+        return await self.with_retries(f"posting to channel {chat_id}", attempt)
 
 
 # -- the commands ------------------------------------------------------------------------------------

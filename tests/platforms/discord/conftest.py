@@ -26,12 +26,21 @@ async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, discord_errors):
     storage = Storage(tmp_path / "discord.db")
     now = [time.time()]
     service = GameService(storage, clock=lambda: now[0], rng=random.Random(1))
-    bot = DraughtsBot(service)
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        # Retries wait for real in production; here they only say how long they would have.
+        sleeps.append(seconds)
+
+    bot = DraughtsBot(service, sleep=sleep)
     fake = FakeDiscord()
     install(fake, monkeypatch, bot.http)
     await bot.login(TOKEN)
     try:
-        yield Harness(bot, fake, storage, now)
+        harness = Harness(bot, fake, storage, now)
+        harness.sleeps = sleeps
+        harness.db_path = tmp_path / "discord.db"
+        yield harness
     finally:
         await bot.close()
         storage.close()

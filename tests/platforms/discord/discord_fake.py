@@ -34,6 +34,7 @@ import json
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -182,6 +183,7 @@ class InteractionState:
     placeholder: dict[str, Any] | None = None
     placeholder_ephemeral: bool = False
     expired: tuple[int, int] | None = None  # (status, code) once the token no longer works
+    expires_on_ack: tuple[int, int] | None = None
 
 
 @dataclass
@@ -384,9 +386,13 @@ class FakeDiscord:
         """The next ``times`` requests whose path ends so fail with ``error``."""
         self.scripts.append(Script(method, path_end, error, times))
 
-    def expire(self, token: str, *, status: int = 404, code: int = 10015) -> None:
-        """The interaction token stops working, as after 15 minutes or a lost interaction."""
-        self.interactions[token].expired = (status, code)
+    def expire(self, token: str, *, status: int = 404, code: int = 10015, after_ack: bool = False) -> None:
+        """The interaction token stops working (now, or right after it is acknowledged), as after
+        15 minutes or when Discord lost the interaction."""
+        if after_ack:
+            self.interactions[token].expires_on_ack = (status, code)
+        else:
+            self.interactions[token].expired = (status, code)
 
     def _scripted(self, method: str, path: str) -> discord.HTTPException | None:
         for s in self.scripts:
@@ -600,6 +606,7 @@ class FakeDiscord:
         elif uploads:
             raise invalid("a deferral carries no files")
         state.acked = kind
+        state.expired = state.expires_on_ack
         ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
         interaction: dict[str, Any] = {"id": str(state.id), "type": 3 if component else 2}
         resource: dict[str, Any] = {"type": kind}
@@ -658,6 +665,8 @@ class Harness:
         self.fake = fake
         self.storage = storage
         self.now = now
+        self.sleeps: list[float] = []          # what the bot's retries waited (sleep is injected)
+        self.db_path: Path | None = None
 
     # -- payloads ----------------------------------------------------------------------------------------
 

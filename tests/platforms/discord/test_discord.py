@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
+import sqlite3
 from pathlib import Path
 
 import discord
+import pytest
 from discord_fake import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
@@ -308,6 +310,113 @@ async def test_a_failure_while_answering_still_gets_an_ephemeral_answer(h: Harne
     assert answer.ephemeral and answer.content == t("en", "error.internal")
     assert [r.name for r in bot_errors] == ["bot.platforms.discord.bot"]
     bot_errors.clear()       # the one expected error
+
+
+@pytest.mark.parametrize("status, code", [(404, 10015), (404, 10062), (401, 50027)])
+async def test_a_move_whose_interaction_is_gone_still_shows_the_board_in_the_channel(h: Harness, caplog,
+                                                                                     status: int, code: int):
+    game_id, _ = await h.new_game()
+    move = h.legal(game_id)[0]
+    payload = h.slash_payload("move", "ana", {"move": move, "game": game_id})
+    h.fake.expire(payload["token"], status=status, code=code, after_ack=True)
+    with caplog.at_level(logging.WARNING):
+        token = await h.feed(payload)
+    assert h.storage.game(game_id)["ply"] == 1                  # the move is committed...
+    assert not h.fake.answers(token)                            # ...the interaction cannot show it...
+    posts = h.fake.channel_posts()
+    assert len(posts) == 1                                      # ...so the channel does
+    board = posts[0]
+    assert move in board.content and board.filenames() == ["board.png"]
+    assert all(cid.startswith(f"dr:s:{game_id}:1:") for cid in board.custom_ids())
+    assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(board.id)) == game_id
+    assert any("gone" in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+
+
+async def test_a_click_whose_interaction_is_gone_posts_the_new_board(h: Harness):
+    game_id, board = await h.new_game()
+    piece = board.custom_ids()[0]
+    token = await h.click(piece, "ana", board)
+    destination = next(c for c in h.fake.messages[board.id].custom_ids() if c.startswith("dr:d:"))
+    payload = h.click_payload(destination, "ana", h.fake.messages[board.id])
+    h.fake.expire(payload["token"], after_ack=True)
+    token = await h.feed(payload)
+    assert h.storage.game(game_id)["ply"] == 1
+    assert h.fake.requests(token, method="PATCH") and not h.fake.answers(token)
+    [posted] = h.fake.channel_posts()
+    assert posted.filenames() == ["board.png"]
+    assert all(cid.startswith(f"dr:s:{game_id}:1:") for cid in posted.custom_ids())
+
+
+async def test_transient_failures_are_retried_with_bounded_backoff(h: Harness):
+    game_id, _ = await h.new_game()
+    h.fake.script("@original", http_error(503, 0, "Service Unavailable"), method="PATCH")
+    h.fake.script("@original", http_error(429, 0, "You are being rate limited.", retry_after=1.5), method="PATCH")
+    h.fake.script("@original", http_error(502, 0, "Bad Gateway"), method="PATCH")
+    token = await h.slash("move", "ana", {"move": h.legal(game_id)[0]})
+    answer = h.only_answer(token)                               # answered where it was asked
+    assert answer.filenames() == ["board.png"] and not h.fake.channel_posts()
+    edits = h.fake.requests(token, method="PATCH")
+    assert len(edits) == 4 and all(e.files["board.png"].startswith(PNG) for e in edits)   # fresh files each time
+    assert h.sleeps[1] == 1.5                                   # Discord's retry_after is obeyed
+    assert len(h.sleeps) == 3 and all(0 < s <= 10 for s in h.sleeps)
+
+
+async def test_an_interaction_that_keeps_failing_falls_back_to_the_channel(h: Harness):
+    game_id, _ = await h.new_game()
+    h.fake.script("@original", http_error(500, 0, "Internal Server Error"), times=100)
+    h.fake.script("{webhook_token}", http_error(500, 0, "Internal Server Error"), method="POST", times=100)
+    token = await h.slash("move", "ana", {"move": h.legal(game_id)[0]})
+    tries = len(h.fake.requests(token, path_end="@original"))
+    assert 2 <= tries <= 5                                      # bounded
+    assert sum(h.sleeps) <= 30
+    [posted] = h.fake.channel_posts()
+    assert posted.filenames() == ["board.png"] and h.storage.game(game_id)["ply"] == 1
+
+
+async def test_deadline_messages_are_retried_then_delivered(h: Harness):
+    game_id, _ = await h.new_game()
+    h.fake.script("/channels/{channel_id}/messages", http_error(502, 0, "Bad Gateway"))
+    h.fake.script("/channels/{channel_id}/messages", http_error(429, 0, "Slow down", retry_after=2.0))
+    h.now[0] += 3600 - 300
+    assert await h.bot.post_deadlines() == 1
+    posts = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")
+    assert len(posts) == 3 and 2.0 in h.sleeps
+    assert [s.content for s in h.fake.channel_posts()] == [posts[-1].payload["content"]]
+    assert f"#{game_id}" in posts[-1].payload["content"]
+
+
+async def test_a_deadline_message_discord_keeps_refusing_is_given_up_after_a_few_tries(h: Harness, bot_errors):
+    await h.new_game()
+    h.fake.script("/channels/{channel_id}/messages", http_error(503, 0, "Service Unavailable"), times=100)
+    h.now[0] += 3600 - 300
+    assert await h.bot.post_deadlines() == 0
+    tries = len(h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages"))
+    assert 2 <= tries <= 5 and len(h.sleeps) == tries - 1
+    assert [r.name for r in bot_errors] == ["bot.platforms.discord.bot"]
+    bot_errors.clear()       # the one expected error: a lost deadline message
+
+
+async def test_a_failed_acknowledgement_is_tried_again_in_time(h: Harness):
+    h.fake.script("/callback", http_error(503, 0, "Service Unavailable"))
+    token = await h.slash("games", "ana")
+    assert [c.error for c in h.fake.requests(token, path_end="/callback")] == [0, None]
+    assert h.only_answer(token).content == t("en", "games.empty")
+    assert h.sleeps and max(h.sleeps) <= 0.5
+
+
+async def test_a_service_failure_is_still_acknowledged_and_answered(h: Harness, bot_errors):
+    # A damaged database (the chats table gone): the service cannot do anything.
+    with sqlite3.connect(h.db_path) as damage:
+        damage.execute("ALTER TABLE chats RENAME TO chats_lost")
+    token = await h.slash("new", "ana", {})
+    assert [c.payload["type"] for c in h.fake.requests(token, path_end="/callback")] == [5]
+    answer = h.only_answer(token)
+    assert answer.content == t("en", "error.internal")
+    token = await h.click("dr:acc:1", "bob", answer)
+    assert [c.payload["type"] for c in h.fake.requests(token, path_end="/callback")] == [6]
+    assert h.only_answer(token).content == t("en", "error.internal")
+    assert bot_errors and all(r.name.startswith("bot.") for r in bot_errors)
+    bot_errors.clear()       # the expected errors: the service's own log of the failure
 
 
 async def test_an_unknown_slash_command_is_answered(h: Harness):

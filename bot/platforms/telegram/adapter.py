@@ -229,7 +229,10 @@ class TelegramAdapter:
             log.warning("reply to telegram chat %s not delivered: %s", chat_id, err)
 
     async def _api(self, call: Callable[[], Awaitable[T]]) -> T:
-        """One Bot API call, tried again after a transient failure; the last failure is raised."""
+        """One Bot API call, tried again after a transient failure; the last failure is raised.
+
+        A timed-out send may have arrived after all, so a retry can show a board twice; that is
+        the lesser harm (the older copy's buttons are answered as stale), a missing board is not."""
         for attempt in range(len(RETRY_DELAYS) + 1):
             try:
                 return await call()
@@ -253,6 +256,8 @@ class TelegramAdapter:
             sent = await self._api(lambda: bot.send_photo(
                 chat_id, photo, caption=reply.text if fits else None, reply_markup=markup,
                 reply_to_message_id=reply_to, allow_sending_without_reply=True))
+            # Remembered before the rest goes out: the board is in the chat even if the rest fails.
+            await self._remember(chat_id, sent.message_id, reply)
             if not fits:
                 await self._texts(bot, chat_id, reply.text)
         else:
@@ -262,9 +267,12 @@ class TelegramAdapter:
                 sent = await self._api(lambda part=part, last=last, first=i == 0: bot.send_message(
                     chat_id, part, reply_markup=markup if last else None,
                     reply_to_message_id=reply_to if first else None, allow_sending_without_reply=True))
-        if reply.game_id is not None:
-            await self.call(self.service.remember_board, PLATFORM, str(chat_id), str(sent.message_id), reply.game_id)
+            await self._remember(chat_id, sent.message_id, reply)
         await self._extras(context, chat_id, reply)
+
+    async def _remember(self, chat_id: int, message_id: int, reply: Reply) -> None:
+        if reply.game_id is not None:
+            await self.call(self.service.remember_board, PLATFORM, str(chat_id), str(message_id), reply.game_id)
 
     async def _extras(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply) -> None:
         """The capture animation and any file, each as its own message."""
@@ -303,9 +311,7 @@ class TelegramAdapter:
                 log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
                 await self.send(context, message.chat_id, reply)
                 return
-        if reply.game_id is not None:
-            await self.call(self.service.remember_board, PLATFORM, str(message.chat_id), str(message.message_id),
-                            reply.game_id)
+        await self._remember(message.chat_id, message.message_id, reply)
         if not fits:
             await self._texts(context.bot, message.chat_id, reply.text)
         await self._extras(context, message.chat_id, reply)

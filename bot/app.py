@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.service import GameService
+    from bot.storage import Storage
 
 DEFAULT_DB = "draughts.db"
 
@@ -24,18 +25,44 @@ class RedactSecrets(logging.Filter):
         self.secrets = [s for s in secrets if s]
 
     def filter(self, record: logging.LogRecord) -> bool:
+        # Never raises: a filter's exception escapes into the code that logged (any library),
+        # where logging itself would only have reported a bad call.
         if not self.secrets:
             return True
-        text = record.getMessage()
-        if record.exc_info:
-            record.exc_text = logging.Formatter().formatException(record.exc_info)
-            record.exc_info = None
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-            if record.exc_text:
-                record.exc_text = record.exc_text.replace(secret, "[redacted]")
+        try:
+            text = self._message(record)
+            if record.exc_info:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+                record.exc_info = None
+            record.exc_text = self._redact(record.exc_text) if record.exc_text else record.exc_text
+            record.stack_info = self._redact(record.stack_info) if record.stack_info else record.stack_info
+        except Exception:
+            # Nothing unredacted may pass: without a safe text, the record says only that.
+            text, record.exc_info, record.exc_text, record.stack_info = (
+                "[log record that could not be redacted]", None, None, None)
         record.msg, record.args = text, None
         return True
+
+    def _redact(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, "[redacted]")
+        return text
+
+    def _message(self, record: logging.LogRecord) -> str:
+        try:
+            text = record.getMessage()
+        except Exception:
+            # A badly formatted call ("%s %s" with one argument): keep both parts, as logging would.
+            args = record.args if isinstance(record.args, tuple) else (record.args,)
+            text = f"{record.msg!s} (arguments: {', '.join(_safe_repr(a) for a in args)})"
+        return self._redact(text)
+
+
+def _safe_repr(value: object) -> str:
+    try:
+        return repr(value)
+    except Exception:
+        return f"<unprintable {type(value).__name__}>"
 
 
 def redact_logs(secrets: list[str]) -> None:
@@ -50,13 +77,70 @@ def database_path(explicit: str | None = None) -> str:
     return explicit or os.environ.get("DRAUGHTS_DB") or DEFAULT_DB
 
 
+def log_level(value: str | None) -> int | None:
+    """The level LOG_LEVEL names (a name like INFO, or a number), None if it names none."""
+    text = (value or "WARNING").strip().upper()
+    if text.isdigit():
+        return int(text)
+    level = logging.getLevelNamesMapping().get(text)
+    return level if isinstance(level, int) else None
+
+
+def busy_timeout() -> float | None:
+    """Seconds a write waits for another process's lock ($DRAUGHTS_BUSY_TIMEOUT), None if invalid."""
+    from bot.storage.db import DEFAULT_BUSY_TIMEOUT
+
+    text = os.environ.get("DRAUGHTS_BUSY_TIMEOUT", "").strip()
+    if not text:
+        return DEFAULT_BUSY_TIMEOUT
+    try:
+        seconds = float(text)
+    except ValueError:
+        return None
+    return seconds if 0 <= seconds <= 3600 else None
+
+
+def open_storage(path: str) -> Storage | None:
+    """The database, checked; None after one line on stderr saying why it cannot be used."""
+    from bot.storage import Storage, StorageError
+
+    timeout = busy_timeout()
+    if timeout is None:
+        print(f"error: DRAUGHTS_BUSY_TIMEOUT={os.environ.get('DRAUGHTS_BUSY_TIMEOUT')!r} is not a number of "
+              "seconds between 0 and 3600", file=sys.stderr)
+        return None
+    try:
+        return Storage(path, busy_timeout=timeout)
+    except StorageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None
+
+
+def start_service(storage: Storage, platform: str) -> GameService | None:
+    """The game service, after extending deadlines for the time the bot was down; None (and one
+    line on stderr) when the database stays locked."""
+    from bot.service import GameService
+    from bot.storage import StorageBusy
+
+    service = GameService(storage)
+    try:
+        service.resume_after_downtime(platform)
+    except StorageBusy as err:
+        print(f"error: {err}; stop the other process or try again", file=sys.stderr)
+        return None
+    return service
+
+
 def run(args: argparse.Namespace) -> int:
     """Run what the command line asked for; the console chat when nothing was."""
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    level = log_level(os.environ.get("LOG_LEVEL"))
+    if level is None:
+        names = ", ".join(logging.getLevelName(n) for n in (10, 20, 30, 40, 50))
+        print(f"error: LOG_LEVEL={os.environ.get('LOG_LEVEL')!r} is not a log level; use one of {names}",
+              file=sys.stderr)
+        return 2
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     command = args.command or "console"
-    from bot.service import GameService
-    from bot.storage import Storage
 
     if command in ("telegram", "discord"):
         variable = f"{command.upper()}_BOT_TOKEN"
@@ -66,20 +150,31 @@ def run(args: argparse.Namespace) -> int:
                   "console chat.", file=sys.stderr)
             return 2
         redact_logs([token])
-        storage = Storage(database_path())
+        storage = open_storage(database_path())
+        if storage is None:
+            return 2
         try:
-            return _run_platform(command, token, GameService(storage), args)
+            service = start_service(storage, command)
+            if service is None:
+                return 2
+            return _run_platform(command, token, service, args)
         except Exception:
             # Through logging, so the traceback is redacted like everything else.
             logging.getLogger(__name__).exception("the %s bot stopped", command)
             return 1
         finally:
             storage.close()
-    from bot.platforms.console import ConsoleChat
+    from bot.platforms.console import PLATFORM, ConsoleChat
 
-    storage = Storage(database_path(getattr(args, "db", None)))
+    storage = open_storage(database_path(getattr(args, "db", None)))
+    if storage is None:
+        return 2
+    service = start_service(storage, PLATFORM)
+    if service is None:
+        storage.close()
+        return 2
     images = Path(getattr(args, "images", None) or os.environ.get("DRAUGHTS_IMAGES", "boards"))
-    chat = ConsoleChat(GameService(storage), sys.stdout, images)
+    chat = ConsoleChat(service, sys.stdout, images)
     try:
         chat.run(sys.stdin, interactive=sys.stdin.isatty())
     except KeyboardInterrupt:

@@ -1,5 +1,5 @@
 """The local console chat: each input line is a message (the embedded default)."""
 
-from .chat import ConsoleChat
+from .chat import PLATFORM, ConsoleChat
 
-__all__ = ["ConsoleChat"]
+__all__ = ["ConsoleChat", "PLATFORM"]

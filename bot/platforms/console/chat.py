@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.service import ChatEvent, GameService, Outgoing, Reply
+from bot.storage import StorageBusy
 
 PLATFORM = "console"
 
@@ -87,7 +88,11 @@ class ConsoleChat:
     def _save(self, data: bytes, suffix: str) -> Path:
         self.images.mkdir(parents=True, exist_ok=True)
         path = self.images / f"message-{self.counter}{suffix}"
-        path.write_bytes(data)
+        try:
+            path.write_bytes(data)
+        except OSError:
+            path.unlink(missing_ok=True)     # no half-written image left behind
+            raise
         return path
 
     def _print_reply(self, chat: str, reply: Reply, unprompted: bool = False) -> None:
@@ -103,17 +108,29 @@ class ConsoleChat:
         if reply.board_text:
             self._say(reply.board_text)
         if reply.image:
-            self._say(f"  board image: {self._save(reply.image, '.png')}")
+            self._save_and_say("board image", reply.image, ".png")
         if reply.animation:
-            self._say(f"  capture animation: {self._save(reply.animation, '.gif')}")
+            self._save_and_say("capture animation", reply.animation, ".gif")
         if reply.document:
             name, data = reply.document
-            self._say(f"  file: {self._save(data, '-' + Path(name).name)}")
+            self._save_and_say("file", data, "-" + Path(name).name)
         for row in reply.buttons:
             for button in row:
                 self._say(f"  [{button.label}]  {button.command or '/press ' + button.action}")
         if reply.game_id is not None:
-            self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id)
+            try:
+                self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id)
+            except StorageBusy:
+                # Only /reply to this message is lost; the game itself is stored.
+                self._say(f"  (the database is busy: /reply {self.counter} will not find this board)")
+
+    def _save_and_say(self, what: str, data: bytes, suffix: str) -> None:
+        # The reply (a move, say) is already stored and printed: a file that cannot be
+        # written (full disk, no permission) is one line, not the end of the chat.
+        try:
+            self._say(f"  {what}: {self._save(data, suffix)}")
+        except OSError as err:
+            self._say(f"  {what} could not be saved in {self.images}: {err.strerror or err}")
 
     def run(self, stdin: TextIO, interactive: bool = False, tick_every: float = 20.0) -> None:
         """Read until the end of input; when interactive, also check deadlines every ``tick_every`` s."""

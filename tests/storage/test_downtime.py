@@ -1,0 +1,133 @@
+"""After the bot was down, deadlines move forward by the downtime (once), so no one loses on
+time for the bot's outage; a running process keeps a heartbeat so a restart can tell."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from storage_helpers import PLATFORM, T0, Bot
+
+from bot.service import GameService
+from bot.service.service import DOWNTIME_THRESHOLD, HEARTBEAT_SECONDS
+from bot.storage import Storage
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_tick_keeps_a_heartbeat_without_writing_at_every_tick(bot, now):
+    bot.service.tick(platform=PLATFORM)
+    assert bot.storage.last_beat(PLATFORM) == T0
+    now[0] += HEARTBEAT_SECONDS / 2
+    bot.service.tick(platform=PLATFORM)
+    assert bot.storage.last_beat(PLATFORM) == T0
+    now[0] += HEARTBEAT_SECONDS
+    bot.service.tick(platform=PLATFORM)
+    assert bot.storage.last_beat(PLATFORM) == now[0]
+
+
+def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_time(tmp_path, now):
+    bot = Bot(tmp_path / "t.db", now)
+    game = bot.new_game(extra="1h")
+    deadline = bot.storage.game(game)["deadline_at"]
+    bot.service.tick(platform=PLATFORM)          # the running bot's last heartbeat, at T0
+    bot.storage.close()
+    now[0] = T0 + 3 * 3600                       # down for three hours: the clock of game #1 ran out
+    bot = Bot(tmp_path / "t.db", now)
+    try:
+        assert bot.service.resume_after_downtime(PLATFORM) == 3 * 3600
+        assert bot.storage.game(game)["deadline_at"] == deadline + 3 * 3600
+        assert bot.service.tick(platform=PLATFORM) == []
+        assert bot.storage.game(game)["status"] == "active"
+        assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
+        # A second start finds a fresh heartbeat and adds nothing.
+        assert bot.service.resume_after_downtime(PLATFORM) == 0
+    finally:
+        bot.storage.close()
+
+
+def test_a_short_gap_changes_nothing(tmp_path, now):
+    bot = Bot(tmp_path / "t.db", now)
+    game = bot.new_game(extra="1h")
+    deadline = bot.storage.game(game)["deadline_at"]
+    bot.service.tick(platform=PLATFORM)
+    now[0] += DOWNTIME_THRESHOLD - 1
+    try:
+        assert bot.service.resume_after_downtime(PLATFORM) == 0
+        assert bot.storage.game(game)["deadline_at"] == deadline
+    finally:
+        bot.storage.close()
+
+
+def test_only_the_restarted_platforms_games_move(tmp_path, now):
+    bot = Bot(tmp_path / "t.db", now)
+    try:
+        game = bot.new_game(extra="1h")
+        other = bot.storage.create_game({
+            "platform": "elsewhere", "chat_id": "c", "variant": "italian", "start_fen": None,
+            "white_id": "x", "white_name": "X", "black_id": "y", "black_name": "Y",
+            "fen": bot.storage.game(game)["fen"], "move_seconds": 3600, "deadline_at": T0 + 3600,
+            "created_at": T0})
+        bot.service.tick(platform=PLATFORM)
+        now[0] += 600
+        assert bot.service.resume_after_downtime(PLATFORM) == 600
+        assert bot.storage.game(game)["deadline_at"] == T0 + 3600 + 600
+        assert bot.storage.game(other)["deadline_at"] == T0 + 3600
+    finally:
+        bot.storage.close()
+
+
+def test_two_processes_starting_together_extend_once(tmp_path, now):
+    bot = Bot(tmp_path / "t.db", now)
+    game = bot.new_game(extra="1h")
+    deadline = bot.storage.game(game)["deadline_at"]
+    bot.service.tick(platform=PLATFORM)
+    bot.storage.close()
+    later = T0 + 1800
+    starts = [GameService(Storage(tmp_path / "t.db", busy_timeout=5), clock=lambda: later) for _ in range(4)]
+    barrier = threading.Barrier(len(starts))
+    added: list[float] = []
+
+    def start(service: GameService) -> None:
+        barrier.wait()
+        added.append(service.resume_after_downtime(PLATFORM))
+
+    threads = [threading.Thread(target=start, args=(s,)) for s in starts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    try:
+        assert sorted(added) == [0, 0, 0, 1800]
+        assert starts[0].storage.game(game)["deadline_at"] == deadline + 1800
+    finally:
+        for service in starts:
+            service.storage.close()
+
+
+def test_the_console_start_extends_deadlines_after_downtime(tmp_path):
+    db = tmp_path / "cli.db"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN")}
+    env.update(DRAUGHTS_DB=str(db), DRAUGHTS_IMAGES=str(tmp_path / "boards"), PYTHONPATH=str(REPO),
+               LANG="en_US.UTF-8")
+
+    def run(stdin: str) -> subprocess.CompletedProcess:
+        proc = subprocess.run([sys.executable, "-m", "bot"], input=stdin, capture_output=True, text=True,
+                              cwd=tmp_path, env=env, timeout=60)
+        assert proc.returncode == 0, proc.stderr
+        return proc
+
+    run("/new italian white 1h\n/as Bob\n/accept\n")
+    conn = sqlite3.connect(db)
+    deadline = conn.execute("SELECT deadline_at FROM games WHERE id=1").fetchone()[0]
+    # As if the console had last been running an hour earlier.
+    conn.execute("UPDATE meta SET value = value - 3600 WHERE key='heartbeat:console'")
+    conn.commit()
+    run("/games\n")
+    moved = conn.execute("SELECT deadline_at FROM games WHERE id=1").fetchone()[0] - deadline
+    conn.close()
+    assert 3600 <= moved < 3600 + 60

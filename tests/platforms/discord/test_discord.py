@@ -13,7 +13,6 @@ import logging
 import sqlite3
 from pathlib import Path
 
-import discord
 import pytest
 from discord_fake import (
     CHANNEL_ID,
@@ -25,6 +24,7 @@ from discord_fake import (
     Member,
     Sent,
     http_error,
+    install,
     uid,
 )
 
@@ -444,7 +444,7 @@ def test_long_text_is_split_at_lines():
 async def test_sync_uploads_the_commands_and_never_logs_the_token(tmp_path: Path, monkeypatch, caplog,
                                                                    discord_errors):
     fake = FakeDiscord()
-    monkeypatch.setattr(discord.http.HTTPClient, "request", lambda http, route, **kw: fake.rest(route, **kw))
+    install(fake, monkeypatch)
     storage = Storage(tmp_path / "sync.db")
     try:
         with caplog.at_level(logging.DEBUG):

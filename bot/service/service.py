@@ -628,6 +628,9 @@ class GameService:
         if row["ply"] != ply:
             if kind == "dr":
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
+            repeat = self._repeated_press(ctx, row, kind, ids)
+            if repeat is not None:
+                return [repeat]
             return [self._board_reply(ctx.lang, row, t(ctx.lang, "button.stale"), replaces=True)]
         color = self._color_of(row, ctx.event.user_id)
         if kind == "dr":
@@ -675,6 +678,31 @@ class GameService:
             buttons = _rows([Button(str(sq), f"s:{row['id']}:{row['ply']}:{sq}") for sq in starts])
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
                      replaces_board=replaces, game_id=row["id"])
+
+    def _repeated_press(self, ctx: Ctx, row: dict[str, Any], kind: str, ids: list[int]) -> Reply | None:
+        """The answer to a second press of the button that just played this user's move (a double
+        tap: both presses left before the first answer arrived), or None for any other old button.
+
+        The board it pressed on already shows the move, so it is not out of date: the answer is the
+        same board and words the first press gave."""
+        if kind not in ("d", "m") or ids[1] != row["ply"] - 1:
+            return None
+        moves = self.storage.moves(row["id"])
+        if not moves or moves[-1]["ply"] != row["ply"] or moves[-1]["by_user"] != ctx.event.user_id:
+            return None
+        before = (Position.from_fen(row["variant"], moves[-2]["fen_after"]) if len(moves) > 1
+                  else Position.from_fen(row["variant"], row["start_fen"]) if row["start_fen"]
+                  else Position.start(row["variant"]))
+        legal = before.legal_moves()
+        if kind == "d":
+            pressed = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
+        else:
+            pressed = legal[ids[2]:ids[2] + 1]
+        if len(pressed) != 1 or str(pressed[0]) != moves[-1]["notation"]:
+            return None
+        text = t(ctx.lang, "move.played", name=_name(ctx.event), move=moves[-1]["notation"], id=row["id"])
+        text += "\n" + self._to_move_line(ctx.lang, row, ctx.now)
+        return self._board_reply(ctx.lang, row, text, replaces=True)
 
     def _select_reply(self, lang: str, row: dict[str, Any], pos: Position, square: int) -> Reply:
         moves = [m for m in pos.legal_moves() if m.start == square]

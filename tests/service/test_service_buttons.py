@@ -105,14 +105,16 @@ def test_capture_with_two_paths_offers_path_buttons(chat, two_paths_game, action
     assert chat.snapshot() == before               # choosing the square plays nothing yet
     assert paths.replaces_board and "Several captures end there" in paths.text
     path_buttons = [b for row in paths.buttons for b in row if b.action.startswith("m:")]
-    assert sorted(b.label for b in path_buttons) == sorted(str(m) for m in same_ends)
+    # Numbered like the routes drawn on the board: "1: 15x22x31", "2: 15x24x31".
+    assert [b.label for b in path_buttons] == [f"{n}: {m}" for n, m in enumerate(same_ends, 1)]
     assert sorted(b.command for b in path_buttons) == sorted(f"/m {m}" for m in same_ends)
 
     chosen = path_buttons[1]
     reply = chat.press("bob", chosen.action)[0]
-    assert f"Bob played {chosen.label}" in reply.text
-    assert chat.moves(game)[-1]["notation"] == chosen.label
-    move = next(m for m in same_ends if str(m) == chosen.label)
+    notation = chosen.command.removeprefix("/m ")
+    assert f"Bob played {notation}" in reply.text
+    assert chat.moves(game)[-1]["notation"] == notation
+    move = next(m for m in same_ends if str(m) == notation)
     assert chat.position(game) == pos.play(move)
     # A two-piece capture comes with its animation.
     gif = _image(reply.animation)
@@ -181,7 +183,7 @@ def test_button_pressed_by_a_spectator_gets_a_private_answer(chat, game):
 
 
 def test_button_of_a_finished_game(chat, game):
-    chat.say("bob", "/resign")
+    chat.resign("bob")
     before = chat.snapshot()
     replies = chat.press("ana", f"d:{game}:0:22:18")
     assert replies[0].private and "over" in replies[0].text

@@ -27,7 +27,8 @@ def write_pdn(game: Game, tags: dict[str, str] | None = None) -> str:
     """The game as PDN text, with the seven standard tags, GameType, and FEN when not from the start."""
     v = game.variant
     result = game.result.score if game.result else "*"
-    out = {"Event": "?", "Site": "?", "Date": "????.??.??", "White": "?", "Black": "?", "Result": result}
+    out = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?", "Black": "?",
+           "Result": result}
     out.update(game.tags)
     out.update(tags or {})
     out["Result"] = result

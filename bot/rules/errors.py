@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 
 class ErrorCode(StrEnum):
-    """Why a move was rejected (RULES §5)."""
+    """Why a move was rejected (docs/rules.md §5)."""
 
     MALFORMED = "malformed"
     NOT_YOUR_TURN = "not_your_turn"

@@ -1,4 +1,4 @@
-"""A game: moves played in order, and how it ends (RULES §3.11, §4)."""
+"""A game: moves played in order, and how it ends (docs/rules.md §3.11, §4)."""
 
 from __future__ import annotations
 

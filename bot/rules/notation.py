@@ -1,4 +1,4 @@
-"""Reading what people type, and explaining why a move is rejected (RULES §2, §5)."""
+"""Reading what people type, and explaining why a move is rejected (docs/rules.md §2, §5)."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def match_squares(pos: Position, squares: list[int], capture_hint: bool = False)
     for path, move in routes:
         if list(path) == squares:
             return move
-    # Only the short form "from x to" abbreviates (RULES §2): a longer path is taken
+    # Only the short form "from x to" abbreviates (docs/rules.md §2): a longer path is taken
     # literally, so a capture the user spelled out is never swapped for another one.
     candidates: list[Move] = []
     if len(squares) == 2:

@@ -1,8 +1,8 @@
 """Shared helpers for the spec tests (tests/rules/test_spec_*.py).
 
-The helpers here are written from RULES.md only (no engine code):
+The helpers here are written from docs/rules.md only (no engine code):
 
-* square numbering (RULES.md section 1): italian/triestina square 1 is the
+* square numbering (docs/rules.md section 1): italian/triestina square 1 is the
   top-left corner, numbered left to right, top to bottom; spanish square 1 is
   White's lower-right corner, numbered right to left, bottom to top, so that
   spanish n == italian 33 - n.  Dark squares are (row + col) even, row 0 at
@@ -39,7 +39,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 # --------------------------------------------------------------------------
-# numbering, written from RULES.md section 1
+# numbering, written from docs/rules.md section 1
 
 
 def spec_square_to_rc(variant, n):
@@ -108,7 +108,7 @@ def spec_diagram(variant, diagram):
 
 
 def spec_fen(turn, pieces):
-    """Explicit sorted FEN as RULES.md section 2 prescribes."""
+    """Explicit sorted FEN as docs/rules.md section 2 prescribes."""
     parts = [turn]
     for color in "WB":
         squares = sorted(s for s, p in pieces.items() if p.upper() == color)
@@ -137,7 +137,7 @@ def move_strings(pos):
 
 
 def move_signature(move):
-    """(from, to, captured set): the identity of a move per RULES.md 3.12."""
+    """(from, to, captured set): the identity of a move per docs/rules.md §3.12."""
     return (move.path[0], move.path[-1], frozenset(move.captured))
 
 

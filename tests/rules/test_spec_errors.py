@@ -145,7 +145,7 @@ def test_illegal_step(variant, fen, text, squares):
 def test_spanish_king_through_own_man_is_rejected():
     # K1 -> 23 would cross its own man on 19.  Whether this reads as a blocked plain
     # move (ILLEGAL_STEP) or as a "capture" over its own piece (ILLEGAL_CAPTURE) is
-    # not fixed by RULES.md/the bot.rules API, so both codes are accepted here.
+    # not fixed by docs/rules.md/the bot.rules API, so both codes are accepted here.
     err = reject(Position.from_fen("spanish", "W:WK1,19:B29"), "1-23")
     assert err.code in (ErrorCode.ILLEGAL_STEP, ErrorCode.ILLEGAL_CAPTURE)
 
@@ -444,7 +444,7 @@ def test_error_codes_are_the_documented_strings():
 
 # ---------------------------------------------------------------------------
 # A full path that is a real, complete capture but is outranked must be rejected
-# with its reason (RULES 3.10 and section 5: "the law of quantity: ... takes 4
+# with its reason (docs/rules.md §3.10 and §5: "the law of quantity: ... takes 4
 # pieces, this takes 2"), not read as an abbreviation of another legal move whose
 # path happens to pass through the same squares.
 #

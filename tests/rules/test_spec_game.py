@@ -1,4 +1,4 @@
-"""Game results (RULES.md 3.11, section 4 draws; the bot.rules API Game).
+"""Game results (docs/rules.md §3.11, section 4 draws; the bot.rules API Game).
 
 Square numbers as in test_spec_worked_cases.py.  The long king-move sequences
 below were checked with an independent reference move generator: only king moves, no

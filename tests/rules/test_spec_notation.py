@@ -1,4 +1,4 @@
-"""RULES.md section 2: move notation input/output and FEN.
+"""docs/rules.md section 2: move notation input/output and FEN.
 
 Board for the italian capture examples, "W:W29:B11,19,26" (29x22x15x6):
 
@@ -89,7 +89,7 @@ def test_capture_separators(text):
 
 @pytest.mark.parametrize("text", ["29-22-15-6", "29-6", "29 - 6"])
 def test_dash_separator_in_capture(text):
-    # The brief lists '-' among the accepted separators; RULES.md says '-' writes a
+    # The brief lists '-' among the accepted separators; docs/rules.md says '-' writes a
     # plain move and 'x' a capture.  Kept separate so a failure is easy to classify.
     pos = Position.from_fen("italian", CAPTURE_FEN)
     assert str(pos.parse_move(text)) == "29x22x15x6"

@@ -1,4 +1,4 @@
-"""Perft counts and priority positions from the issue (merged moves, RULES 3.12)."""
+"""Perft counts and priority positions from the issue (merged moves, docs/rules.md §3.12)."""
 
 import pytest
 

@@ -5,9 +5,9 @@ Checked on every ply:
   len(move.captured), and the captured squares held opponent pieces;
 * move.captured has no duplicates and is sorted; the path starts on a piece
   of the side to move and the piece ends on path[-1];
-* a move promotes exactly when a man ends on its far row (RULES 3.7);
-* if any legal move is a capture, all are (RULES 3.3); no two legal moves
-  have the same (from, to, captured set) (RULES 3.12);
+* a move promotes exactly when a man ends on its far row (docs/rules.md §3.7);
+* if any legal move is a capture, all are (docs/rules.md §3.3); no two legal moves
+  have the same (from, to, captured set) (docs/rules.md §3.12);
 * FEN round-trips: Position.from_fen(v, p.fen()) == p, with the same key;
 * parse_move(str(m)) gives back m.
 Also: a transposition (two quiet moves per side in swapped order) gives
@@ -24,7 +24,7 @@ from bot.rules import Position
 
 VARIANTS = ["italian", "spanish", "triestina"]
 SQUARES = {"italian": 32, "spanish": 32, "triestina": 50}
-# far row (promotion squares) per variant and color, RULES.md section 1
+# far row (promotion squares) per variant and color, docs/rules.md section 1
 FAR_ROW = {
     ("spanish", "W"): set(range(29, 33)),
     ("spanish", "B"): set(range(1, 5)),
@@ -215,7 +215,7 @@ def test_random_transposition_of_quiet_moves(variant, seed, length):
 
 
 # ---------------------------------------------------------------------------
-# Game results against independent bookkeeping (RULES 3.11 and section 4 draws)
+# Game results against independent bookkeeping (docs/rules.md §3.11 and section 4 draws)
 
 
 def expected_outcomes(game, mover, counts, quiet, limit):

@@ -1,4 +1,4 @@
-"""RULES.md section 6: every worked case as its own test.
+"""docs/rules.md section 6: every worked case as its own test.
 
 Positions are built by hand.  Each one is given twice, as a FEN and as an
 ASCII diagram (see conftest.py: '.' light square, '-' empty dark square,
@@ -315,7 +315,7 @@ def test_italian_fourth_criterion_king_earliest(position, variant, fen, diagram,
         pos.parse_move(rejected)
 
 
-# RULES 4 (italian 4th criterion) spells out the comparison: kings taken at jumps
+# docs/rules.md §4 (italian 4th criterion) spells out the comparison: kings taken at jumps
 # [1, 3] beat [2, 3]; [1, 2] beat [1, 3].  All captures below: by a king, 3 pieces,
 # 2 of them kings.
 
@@ -537,7 +537,7 @@ def test_promoting_man_counts_as_man_spanish_has_no_king_criterion(position):
 #    the same piece twice is not, even when the geometry allows a second pass.
 
 # King on 7 = (1,3); men on 12, 13, 22, 23 form a diamond around (3,3).
-# 7x18x27x16x7 (or the other way round, 7x16x27x18x7: same move, RULES 3.12).
+# 7x18x27x16x7 (or the other way round, 7x16x27x18x7: same move, docs/rules.md §3.12).
 # Back on 7, the captured man on 13 is still there with 18 empty behind it, but it
 # may not be jumped a second time.
 KING_LOOP_10 = """
@@ -686,7 +686,7 @@ def test_spanish_captured_piece_blocks_later_jump(position):
 
 
 # ---------------------------------------------------------------------------
-# Basics that the worked cases rely on (RULES.md 3.1, 3.7, 4).
+# Basics that the worked cases rely on (docs/rules.md §3.1, §3.7, §4).
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ def _short_jumps(table, b, victims, tk, empty, promo, capmask, path, kingjumps, 
             done = False
             kj = kingjumps + (n,) if mid & tk else kingjumps
             if landmask & promo:
-                # A man that reaches the far row stops there (RULES §3.7).
+                # A man that reaches the far row stops there (docs/rules.md §3.7).
                 out.append((path + (land,), capmask | mid, kj, False, True))
             else:
                 _short_jumps(table, land, victims, tk, empty, promo, capmask | mid,
@@ -99,7 +99,7 @@ def all_captures(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) ->
 
 
 def best_captures(v: Variant, raws: list[Raw]) -> list[Raw]:
-    """The captures the priority rules allow (RULES §3.8, §4), before merging."""
+    """The captures the priority rules allow (docs/rules.md §3.8, §4), before merging."""
     if len(raws) < 2:
         return raws
     counts = [r[1].bit_count() for r in raws]
@@ -205,7 +205,7 @@ def kings_can_capture(v: Variant, uk: int, them: int, empty: int) -> bool:
 #
 # A move key is an int ``from | to << 8 | capmask << 16`` (bit indices, captured
 # pieces as a bitboard).  It names one legal move exactly (merged captures share a
-# start, end and captured set, RULES §3.12), costs nothing to compare or hash, and
+# start, end and captured set, docs/rules.md §3.12), costs nothing to compare or hash, and
 # ``key & 0xFFFF`` is the from/to pair history tables want.
 # ``Position.move_for_key`` turns a key back into a ``Move``.
 

@@ -41,7 +41,7 @@ def _walker(v: Variant) -> Callable[[int, int, int, int, bool, int], int]:
 
 
 def perft(pos: Position, depth: int) -> int:
-    """Leaves of the legal move tree at ``depth`` plies (merged moves, RULES §3.12)."""
+    """Leaves of the legal move tree at ``depth`` plies (merged moves, docs/rules.md §3.12)."""
     if depth <= 0:
         return 1
     um, uk, tm, tk = pos.sides()

@@ -205,7 +205,7 @@ class Position:
         entry = self._legal_table().get(move)
         if entry is None:
             if len(move.path) > 2:
-                # Another route of a merged capture (RULES §3.12) is the same move.
+                # Another route of a merged capture (docs/rules.md §3.12) is the same move.
                 try:
                     same = notation.match_squares(self, list(move.path), True)
                 except IllegalMove:

@@ -439,7 +439,7 @@ class GameService:
     # -- playing ----------------------------------------------------------------------------------------
 
     def _load(self, row: dict[str, Any]) -> Game:
-        """The live game of a stored row, without replaying it (RULES: repetition needs only
+        """The live game of a stored row, without replaying it (docs/rules.md §4: repetition needs only
         the positions since the last capture or man move)."""
         need = row["quiet_plies"] + 1
         fens = self.storage.recent_fens(row["id"], need)

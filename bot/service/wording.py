@@ -27,7 +27,7 @@ def _kings(pos: Position, squares) -> int:
 
 
 def explain(lang: str, err: IllegalMove, pos: Position, typed: str = "", to_move: str = "") -> str:
-    """The rule that forbids a move, in words (RULES §5)."""
+    """The rule that forbids a move, in words (docs/rules.md §5)."""
     code = err.code
     sq = err.squares[0] if err.squares else ""
     best = err.moves[0] if err.moves else None

@@ -50,7 +50,7 @@ def rejected(chat, user, text):
     return answer
 
 
-# -- rejected moves name their rule (RULES §5) ---------------------------------------------------
+# -- rejected moves name their rule (docs/rules.md §5) -----------------------------------------------
 
 
 def test_rejected_move_capture_is_compulsory(chat, game):

@@ -494,11 +494,11 @@ def _draw_routes(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
     points = _route_points(view, px, sq)
     if not points:
         return
-    ss = 3
+    ss = 2
     width = max(2.0, sq * 0.085)
     edge = max(1.0, sq * 0.022)
     head_len, head_half = sq * 0.24, sq * 0.14
-    badge_r = sq * 0.2
+    badge_r = max(sq * 0.24, 13.0)
     spots = _badge_spots(view, points, sq)
     # Draw only the box that holds the routes and their numbers (supersampled).
     every = [p for pts in points for p in pts] + spots
@@ -507,8 +507,20 @@ def _draw_routes(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
     y0 = max(0, math.floor(min(p[1] for p in every) - margin))
     x1 = min(px, math.ceil(max(p[0] for p in every) + margin))
     y1 = min(px, math.ceil(max(p[1] for p in every) + margin))
-    layer = Image.new("RGBA", ((x1 - x0) * ss, (y1 - y0) * ss), (0, 0, 0, 0))
-    draw = ImageDraw.Draw(layer)
+    # Drawn opaque on a black layer plus a coverage mask, both shrunk with reduce() (a
+    # transparent RGBA layer would be premultiplied both ways, several times slower); the edge
+    # pixels darken a little against the black, and the edges are dark anyway.
+    size = ((x1 - x0) * ss, (y1 - y0) * ss)
+    layer, mask = Image.new("RGB", size), Image.new("L", size)
+    draws = ((ImageDraw.Draw(layer), False), (ImageDraw.Draw(mask), True))
+
+    def paint(method: str, *args: object, fill: RGB, **kw: object) -> None:
+        for draw, is_mask in draws:
+            extra = dict(kw)
+            for key in ("outline", "stroke_fill"):
+                if key in extra and is_mask:
+                    extra[key] = 255
+            getattr(draw, method)(*args, fill=255 if is_mask else fill, **extra)
 
     def loc(p: tuple[float, float]) -> tuple[float, float]:
         return ((p[0] - x0) * ss, (p[1] - y0) * ss)
@@ -527,30 +539,36 @@ def _draw_routes(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
         nx, ny = -uy, ux
         head = [tip, (base[0] + nx * head_half, base[1] + ny * head_half),
                 (base[0] - nx * head_half, base[1] - ny * head_half)]
-        line = [*pts[:-1], (base[0] + ux, base[1] + uy)]
+        # The line leaves from the rim of the moving piece, whose face stays visible.
+        (fx, fy) = pts[1]
+        first = math.hypot(fx - pts[0][0], fy - pts[0][1]) or 1.0
+        lift = min(sq * PIECE_RADIUS * 0.8, first / 3) if len(pts) > 2 else 0.0
+        start = (pts[0][0] + (fx - pts[0][0]) * lift / first, pts[0][1] + (fy - pts[0][1]) * lift / first)
+        line = [start, *pts[1:-1], (base[0] + ux, base[1] + uy)]
         for fill, extra in ((ROUTE_EDGE, 2 * edge), (colour, 0.0)):
             w = round((width + extra) * ss)
-            draw.line([loc(p) for p in line], fill=fill + (255,), width=w, joint="curve")
-            sx, sy = loc(pts[0])
-            draw.ellipse((sx - w / 2, sy - w / 2, sx + w / 2, sy + w / 2), fill=fill + (255,))
+            paint("line", [loc(p) for p in line], fill=fill, width=w, joint="curve")
+            sx, sy = loc(start)
+            paint("ellipse", (sx - w / 2, sy - w / 2, sx + w / 2, sy + w / 2), fill=fill)
             if extra:
                 # The edge around the head: the head grown by the edge width.
                 cx = sum(p[0] for p in head) / 3
                 cy = sum(p[1] for p in head) / 3
                 grow = 1 + edge * 2.2 / head_half
-                draw.polygon([loc((cx + (x - cx) * grow, cy + (y - cy) * grow)) for x, y in head], fill=fill + (255,))
+                paint("polygon", [loc((cx + (x - cx) * grow, cy + (y - cy) * grow)) for x, y in head], fill=fill)
             else:
-                draw.polygon([loc(p) for p in head], fill=fill + (255,))
+                paint("polygon", [loc(p) for p in head], fill=fill)
     font = _font(max(8, round(badge_r * 1.5 * ss)))
     for i, (x, y) in enumerate(spots):
         cx, cy = loc((x, y))
         r = badge_r * ss
-        draw.ellipse((cx - r, cy - r, cx + r, cy + r), fill=route_colour(i) + (255,), outline=ROUTE_EDGE + (255,),
-                     width=round(edge * 1.5 * ss))
-        draw.text((cx, cy), str(i + 1), fill=ROUTE_TEXT + (255,), font=font, anchor="mm",
-                  stroke_width=round(edge * 1.6 * ss), stroke_fill=ROUTE_EDGE + (255,))
-    small = layer.resize((x1 - x0, y1 - y0), Image.Resampling.BOX)
-    img.paste(small, (x0, y0), small)
+        paint("ellipse", (cx - r, cy - r, cx + r, cy + r), fill=route_colour(i), outline=ROUTE_EDGE,
+              width=round(edge * 1.5 * ss))
+    # The digits only change colours inside their badges: the layer alone.
+    for i, (x, y) in enumerate(spots):
+        draws[0][0].text(loc((x, y)), str(i + 1), fill=ROUTE_TEXT, font=font, anchor="mm",
+                         stroke_width=round(edge * 1.6 * ss), stroke_fill=ROUTE_EDGE)
+    img.paste(layer.reduce(ss), (x0, y0), mask.reduce(ss))
 
 
 def render_image(view: BoardView, px: int = 600) -> Image.Image:

@@ -121,6 +121,9 @@ class BoardView:
         for sq, kind in self.pieces.items():
             if kind not in PIECE_KINDS:
                 raise ValueError(f"unknown piece {kind!r} on {sq}")
+        for route in self.routes:
+            if len(route) < 2:
+                raise ValueError(f"a route needs at least two squares, got {list(route)!r}")
         squares = [
             *self.pieces,
             *self.labels,

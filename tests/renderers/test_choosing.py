@@ -218,6 +218,18 @@ def test_routes_leave_the_rest_of_the_board_alone():
 def test_route_squares_must_be_on_the_board():
     with pytest.raises(ValueError):
         BoardView(8, {}, {}, routes=[[(0, 0), (8, 8)]])
+    for short in ([], [(0, 0)]):
+        with pytest.raises(ValueError):
+            BoardView(8, {}, {}, routes=[[(7, 1), (5, 3)], short])
+
+
+def test_a_single_hop_route_and_a_route_back_to_its_start_render():
+    """A king that comes back to where it started: the route number and arrow still drawn."""
+    loop = [(7, 3), (5, 1), (3, 3), (5, 5), (7, 3)]
+    view = BoardView(8, {(7, 3): "W"}, {}, dots=[(7, 3)], selected=(7, 3), routes=[loop, [(7, 3), (5, 5)]])
+    img = rgb_png(view)
+    for i, spot in enumerate(B.route_label_spots(view, PX)):
+        assert colour_near(img, spot, PX / 8 * 0.19, B.route_colour(i)) >= 20, i
 
 
 def test_many_routes_still_render():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Any
 
 from bot.rules import VARIANTS
 
@@ -29,11 +30,14 @@ ALIASES: dict[str, str] = {
 }
 
 VARIANT_WORDS: dict[str, str] = {
-    "spanish": "spanish", "española": "spanish", "espanola": "spanish", "españolas": "spanish",
-    "spagnola": "spanish", "es": "spanish",
-    "italian": "italian", "italiana": "italian", "italianas": "italian", "it": "italian",
-    "triestina": "triestina", "triestinas": "triestina", "trieste": "triestina",
+    "spanish": "spanish", "espanola": "spanish", "espanolas": "spanish", "espanol": "spanish",
+    "spagnola": "spanish", "spagnole": "spanish", "es": "spanish",
+    "italian": "italian", "italiana": "italian", "italianas": "italian", "italiane": "italian", "it": "italian",
+    "triestina": "triestina", "triestinas": "triestina", "triestine": "triestina", "trieste": "triestina",
 }
+# Words that only go with a variant word: the names the bot itself writes ("damas españolas",
+# "dama italiana", "Triestina draughts") must be understood when typed back.
+VARIANT_FILLERS = {"dama", "damas", "draughts"}
 COLOR_WORDS: dict[str, str] = {
     "white": "white", "blancas": "white", "blanco": "white", "blancos": "white", "bianco": "white",
     "bianchi": "white", "w": "white",
@@ -45,8 +49,10 @@ COLOR_WORDS: dict[str, str] = {
 MIN_MOVE_SECONDS = 5 * 60
 MAX_MOVE_SECONDS = 7 * 24 * 3600
 DEFAULT_MOVE_SECONDS = 24 * 3600
-_DURATION = re.compile(
-    r"(\d{1,4})\s*(m|min|mins|minutes?|minutos?|minuti|h|hr|hours?|horas?|ore|ora|d|days?|d[ií]as?|giorni|g)", re.I)
+# Longest names first: the pattern is matched piece by piece ('1h30m'), so 'min' must not stop at 'm'.
+_UNIT = (r"(minutes?|minutos?|minuti|minuto|mins|min|m|hours?|horas?|hrs?|h|ore|ora"
+         r"|days?|d[ií]as?|d|giorni|giorno|g)")
+_DURATION_PART = re.compile(r"(\d+)\s*" + _UNIT, re.I)
 _UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400}
 
 
@@ -80,15 +86,39 @@ def parse_command(text: str) -> Command | None:
     return Command(ALIASES.get(raw), raw, rest.split(), rest.strip(), addressee.lower() or None)
 
 
+def fold(word: str) -> str:
+    """Lower case without accents: 'Españolas' and 'espanolas' are the same word."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(ch))
+
+
 def parse_duration(word: str) -> int | None:
-    """Seconds for '30m', '2h', '3d' (and Spanish/Italian unit names); None if not a duration."""
-    m = _DURATION.fullmatch(word.strip())
-    if not m:
+    """Seconds for '30m', '2h', '3d', '1h30m' (and Spanish/Italian unit names); None if not a
+    duration.  Any number is read, so that an out-of-range time can be called out of range."""
+    text = word.strip()
+    total, pos, last_rank = 0, 0, 3
+    for part in _DURATION_PART.finditer(text):
+        if part.start() != pos:
+            return None
+        unit = part.group(2).lower()
+        # minutes start with m; hours with h (hours, horas) or o (ore, ora); the rest are days.
+        key = "m" if unit[0] == "m" else "h" if unit[0] in "ho" else "d"
+        rank = "mhd".index(key)
+        if rank >= last_rank:       # '30m2h' or '2h2h': not a way anyone writes a time
+            return None
+        last_rank = rank
+        total += int(part.group(1)) * _UNIT_SECONDS[key]
+        pos = part.end()
+    return total if pos and pos == len(text) else None
+
+
+def parse_variant(words: list[str]) -> str | None:
+    """The variant that all these words name together ('dama italiana', 'Spanish draughts',
+    'triestina'); None when they name none, or more than one."""
+    folded = [fold(w) for w in words]
+    found = {VARIANT_WORDS[w] for w in folded if w in VARIANT_WORDS}
+    if len(found) != 1 or any(w not in VARIANT_WORDS and w not in VARIANT_FILLERS for w in folded):
         return None
-    unit = m.group(2).lower()
-    # minutes start with m; hours with h (hours, horas) or o (ore, ora); the rest are days.
-    key = "m" if unit[0] == "m" else "h" if unit[0] in "ho" else "d"
-    return int(m.group(1)) * _UNIT_SECONDS[key]
+    return found.pop()
 
 
 @dataclass(frozen=True)
@@ -108,27 +138,47 @@ class BadArgument(ValueError):
         self.values = values
 
 
+def _drop_fillers(args: list[str]) -> list[str]:
+    """Leave out 'dama', 'damas', 'draughts' next to a variant word (they are part of its name)."""
+    folded = [fold(w) for w in args]
+    keep = []
+    for i, word in enumerate(args):
+        near = folded[max(0, i - 1):i] + folded[i + 1:i + 2]
+        if folded[i] in VARIANT_FILLERS and any(w in VARIANT_WORDS for w in near):
+            continue
+        keep.append(word)
+    return keep
+
+
 def parse_new(args: list[str]) -> NewGameArgs:
-    """/new [variant] [white|black|random] [@user] [move-time], in any order."""
-    variant = target = None
-    color = "random"
-    seconds = DEFAULT_MOVE_SECONDS
-    for word in args:
-        low = word.lower()
+    """/new [variant] [white|black|random] [@user] [move-time], in any order.  Two different
+    values for the same thing ('white black', '2h 3h') contradict each other: refused."""
+    typed: dict[str, str] = {}      # what -> the word that gave it
+    value: dict[str, Any] = {}
+
+    def choose(what: str, word: str, val: Any) -> None:
+        if what in value and value[what] != val:
+            raise BadArgument(f"new.two_{what}", first=typed[what], second=word[:30])
+        typed.setdefault(what, word[:30])
+        value[what] = val
+
+    for word in _drop_fillers(args):
+        low = fold(word)
         if low in VARIANT_WORDS:
-            variant = VARIANT_WORDS[low]
+            choose("variants", word, VARIANT_WORDS[low])
         elif low in COLOR_WORDS:
-            color = COLOR_WORDS[low]
+            choose("colors", word, COLOR_WORDS[low])
         elif word.startswith("@") and len(word) > 1:
-            target = word[1:].lower()[:64]
+            choose("targets", word[1:], word[1:].lower()[:64])
         elif (dur := parse_duration(word)) is not None:
             if not MIN_MOVE_SECONDS <= dur <= MAX_MOVE_SECONDS:
                 raise BadArgument("new.bad_time", word=word[:20])
-            seconds = dur
+            choose("times", word, dur)
         else:
             raise BadArgument("new.bad_arg", word=word[:30])
-    assert variant is None or variant in VARIANTS
-    return NewGameArgs(variant, color, target, seconds)
+    assert value.get("variants") in (None, *VARIANTS)
+    return NewGameArgs(value.get("variants"), value.get("colors", "random"), value.get("targets"),
+                       value.get("times", DEFAULT_MOVE_SECONDS))
 
 
 def only_ref(args: list[str]) -> tuple[int | None, bool]:

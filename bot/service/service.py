@@ -30,21 +30,25 @@ from bot.rules.notation import looks_like_move
 from bot.service import boards
 from bot.service.commands import (
     MAX_TEXT,
-    VARIANT_WORDS,
     BadArgument,
     clean_text,
     game_ref,
     only_ref,
     parse_command,
     parse_new,
+    parse_variant,
 )
 from bot.service.events import Button, ChatEvent, Outgoing, Reply
-from bot.service.wording import duration, explain, result_text, variant_name
+from bot.service.wording import duration, explain, reminder, result_text, to_move, variant_name
 from bot.storage import StaleGame, Storage, StorageBusy
 
 log = logging.getLogger(__name__)
 
 MAX_OPEN_CHALLENGES = 5
+# An open challenge nobody takes lapses after a day, or after its move time when that is longer.
+CHALLENGE_LIFETIME = 24 * 3600
+# A second /resign within this many seconds confirms the first.
+RESIGN_CONFIRM_SECONDS = 60
 # Commands whose only argument is an optional #id: anything else typed is a mistake to point out.
 REF_ONLY = {"accept", "decline", "cancel", "resign", "draw", "board", "pdn"}
 BUTTONS_PER_ROW = 5
@@ -152,10 +156,8 @@ class GameService:
                 else:
                     if not self.storage.mark_reminded(row["id"], row["version"]):
                         continue
-                    left = duration(lang, row["deadline_at"] - now)
-                    out.append(Outgoing(row["platform"], row["chat_id"],
-                                        Reply(t(lang, "clock.reminder", name=name, id=row["id"], left=left),
-                                              game_id=row["id"])))
+                    text = reminder(lang, name, row["id"], row["deadline_at"] - now)
+                    out.append(Outgoing(row["platform"], row["chat_id"], Reply(text, game_id=row["id"])))
             except StaleGame:
                 continue
             except StorageBusy:
@@ -211,13 +213,27 @@ class GameService:
         return [Reply(t(ctx.lang, "help.text"))]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The rules of a variant (the chat's default without one)."""
-        variant = self._default_variant(ctx)
+        """The rules of a variant: the one named, else the one the player is playing here,
+        else the chat's default."""
         if args:
-            variant = VARIANT_WORDS.get(args[0].lower())
+            variant = parse_variant(args)
             if variant is None:
-                return [Reply(t(ctx.lang, "rules.unknown", word=args[0][:30]))]
+                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args)[:30]))]
+        else:
+            variant = self._current_variant(ctx)
         return [Reply(t(ctx.lang, f"rules.{variant}"))]
+
+    def _current_variant(self, ctx: Ctx) -> str:
+        """The variant of the game the user means (the board replied to, else their latest
+        game here still being played), else the chat's default."""
+        row = None
+        if ctx.event.reply_to:
+            ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+            row = self.storage.game(ref) if ref is not None else None
+        games = self._my_games(ctx)
+        if row is None and games:
+            row = games[-1]
+        return row["variant"] if row else self._default_variant(ctx)
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Set the chat's language."""
@@ -230,12 +246,12 @@ class GameService:
     def cmd_settings(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Show or change the chat's language and default variant."""
         if not args:
-            return [Reply(t(ctx.lang, "settings.show", lang=ctx.lang,
+            return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
                             variant=variant_name(ctx.lang, self._default_variant(ctx))))]
-        if len(args) == 2 and args[0].lower() in ("variant", "variante"):
-            variant = VARIANT_WORDS.get(args[1].lower())
+        if len(args) >= 2 and args[0].lower() in ("variant", "variante"):
+            variant = parse_variant(args[1:])
             if variant is None:
-                return [Reply(t(ctx.lang, "rules.unknown", word=args[1][:30]))]
+                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args[1:])[:30]))]
             self.storage.set_chat(*ctx.key, variant=variant)
             return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
         if len(args) == 2 and args[0].lower() in ("lang", "language", "idioma", "lingua"):
@@ -253,7 +269,7 @@ class GameService:
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
             return [Reply(t(ctx.lang, "new.self"))]
-        mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ev.user_id]
+        mine = [c for c in self._live_challenges(ctx) if c["challenger_id"] == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
             return [Reply(t(ctx.lang, "new.too_many", max=MAX_OPEN_CHALLENGES))]
         variant = spec.variant or self._default_variant(ctx)
@@ -280,6 +296,20 @@ class GameService:
             return "accept.not_for_you"
         return None
 
+    def _expires_at(self, ch: dict[str, Any]) -> float:
+        return ch["created_at"] + max(CHALLENGE_LIFETIME, ch["move_seconds"])
+
+    def _live_challenges(self, ctx: Ctx) -> list[dict[str, Any]]:
+        """The chat's open challenges that have not lapsed; lapsed ones are closed as expired
+        (so they are neither listed nor acceptable, and say 'expired' when named)."""
+        live = []
+        for ch in self.storage.open_challenges(*ctx.key):
+            if self._expires_at(ch) <= ctx.now:
+                self.storage.close_challenge(ch["id"], "expired")
+            else:
+                live.append(ch)
+        return live
+
     def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[dict[str, Any] | None, list[Reply]]:
         """Challenge #cid if it is open in this chat, else the answer saying why not."""
         ch = self.storage.challenge(cid)
@@ -287,6 +317,11 @@ class GameService:
         private = ctx.event.action is not None
         if ch is None or (ch["platform"], ch["chat_id"]) != ctx.key:
             return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
+        if ch["status"] == "open" and self._expires_at(ch) <= ctx.now:
+            self.storage.close_challenge(cid, "expired")
+            ch = dict(ch, status="expired")
+        if ch["status"] == "expired":
+            return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
         if ch["status"] != "open":
             return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
         return ch, []
@@ -303,8 +338,12 @@ class GameService:
                 return [Reply(t(ctx.lang, why, id=ref, target=ch["target_username"] or ""),
                               private=ctx.event.action is not None)]
             return self._start_game(ctx, ch)
-        open_ = [c for c in self.storage.open_challenges(*ctx.key) if self._acceptable(ctx, c) is None]
+        live = self._live_challenges(ctx)
+        open_ = [c for c in live if self._acceptable(ctx, c) is None]
         if not open_:
+            own = [c["id"] for c in live if c["challenger_id"] == ctx.event.user_id]
+            if own and len(own) == len(live):
+                return [Reply(t(ctx.lang, "accept.only_own", ids=_ids(own)))]
             return [Reply(t(ctx.lang, "accept.none"))]
         if len(open_) > 1:
             listing = "\n".join(self._challenge_line(ctx.lang, c) for c in open_)
@@ -325,43 +364,56 @@ class GameService:
             "deadline_at": ctx.now + ch["move_seconds"], "created_at": ctx.now,
         })
         if game_id is None:
-            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]))]
+            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]), private=ev.action is not None)]
         row = self.storage.game(game_id)
-        text = t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch["variant"]),
-                 white=white[1], black=black[1]) + "\n" + self._to_move_line(ctx.lang, row, ctx.now)
+        lines = [t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch["variant"]),
+                   white=white[1], black=black[1])]
+        # A challenger who has a game no longer waits for another: her other open-to-anyone
+        # challenges here would start a second game behind her back.
+        others = [c for c in self._live_challenges(ctx) if c["challenger_id"] == ch["challenger_id"]
+                  and not c["target_username"] and c["id"] != ch["id"]]
+        withdrawn = [c["id"] for c in others if self.storage.close_challenge(c["id"], "cancelled")]
+        if withdrawn:
+            key = "challenge.other_withdrawn" if len(withdrawn) == 1 else "challenge.others_withdrawn"
+            lines.append(t(ctx.lang, key, name=ch["challenger_name"], ids=_ids(withdrawn)))
+        lines.append(self._to_move_line(ctx.lang, row, ctx.now))
+        text = "\n".join(lines)
         return [self._board_reply(ctx.lang, row, text)]
 
     def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Decline a challenge addressed to you."""
         ref, _ = game_ref(args)
         ev = ctx.event
-        mine = [c for c in self.storage.open_challenges(*ctx.key)
+        # From the Decline button a refusal is for the presser only, as from Accept.
+        private = ev.action is not None
+        mine = [c for c in self._live_challenges(ctx)
                 if c["target_username"] and self._acceptable(ctx, c) is None]
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
                 return problem
             if ch["challenger_id"] == ev.user_id:
-                return [Reply(t(ctx.lang, "decline.own", id=ref))]
+                return [Reply(t(ctx.lang, "decline.own", id=ref), private=private)]
             if not ch["target_username"]:
-                return [Reply(t(ctx.lang, "decline.open", id=ref))]
+                return [Reply(t(ctx.lang, "decline.open", id=ref), private=private)]
             if self._acceptable(ctx, ch) is not None:
-                return [Reply(t(ctx.lang, "accept.not_for_you", id=ref, target=ch["target_username"]))]
+                return [Reply(t(ctx.lang, "accept.not_for_you", id=ref, target=ch["target_username"]),
+                              private=private)]
             mine = [ch]
         if not mine:
-            return [Reply(t(ctx.lang, "decline.none"))]
+            return [Reply(t(ctx.lang, "decline.none"), private=private)]
         if len(mine) > 1:
             listing = "\n".join(self._challenge_line(ctx.lang, c) for c in mine)
-            return [Reply(t(ctx.lang, "decline.which") + "\n" + listing)]
+            return [Reply(t(ctx.lang, "decline.which") + "\n" + listing, private=private)]
         ch = mine[0]
         if not self.storage.close_challenge(ch["id"], "declined"):
-            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]))]
+            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]), private=private)]
         return [Reply(t(ctx.lang, "decline.done", id=ch["id"], name=_name(ev), challenger=ch["challenger_name"]))]
 
     def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Withdraw your own open challenges."""
+        """Withdraw one of your open challenges (#id), or all of them."""
         ref, _ = game_ref(args)
-        mine = [c for c in self.storage.open_challenges(*ctx.key) if c["challenger_id"] == ctx.event.user_id]
+        mine = [c for c in self._live_challenges(ctx) if c["challenger_id"] == ctx.event.user_id]
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
@@ -374,7 +426,8 @@ class GameService:
         done = [c["id"] for c in mine if self.storage.close_challenge(c["id"], "cancelled")]
         if not done:
             return [Reply(t(ctx.lang, "cancel.none"))]
-        return [Reply(t(ctx.lang, "cancel.done", ids=", ".join(f"#{i}" for i in done)))]
+        key = "cancel.done" if len(done) == 1 else "cancel.done_many"
+        return [Reply(t(ctx.lang, key, ids=_ids(done)))]
 
     def _challenge_line(self, lang: str, ch: dict[str, Any]) -> str:
         target = f" → @{ch['target_username']}" if ch["target_username"] else ""
@@ -406,6 +459,10 @@ class GameService:
             games = self.storage.active_games(*ctx.key)
         if not games and finished_ok:
             games = self.storage.recent_games(*ctx.key, ctx.event.user_id)
+            if not games and not mine_only:
+                # A spectator asking after the game ended means the chat's last game.
+                last = self.storage.last_game(*ctx.key)
+                games = [last] if last else []
         if not games:
             if mine_only:
                 recent = self.storage.recent_games(*ctx.key, ctx.event.user_id)
@@ -496,7 +553,7 @@ class GameService:
         mover = _name(ctx.event)
         text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row["id"])
         if game.result is not None:
-            text += "\n" + self._over_text(ctx.lang, row, game.result)
+            text += "\n" + self._over_text(ctx.lang, fresh, game.result)
         else:
             if fields["draw_offer"] is None and row["draw_offer"] and row["draw_offer"] != color:
                 text += "\n" + t(ctx.lang, "draw.declined_by_move")
@@ -513,10 +570,11 @@ class GameService:
         return self._board_reply(lang, self.storage.game(row["id"]), self._over_text(lang, row, result))
 
     def _over_text(self, lang: str, row: dict[str, Any], result: Result | None = None) -> str:
-        """'Game #N is over.' and how it ended."""
+        """'Game #N is over.' and how it ended (``row`` as it is once the game ended)."""
         result = result or _stored_result(row)
+        final = Position.from_fen(row["variant"], row["fen"])
         return t(lang, "game.over", id=row["id"]) + " " + result_text(lang, result, row["white_name"],
-                                                                      row["black_name"])
+                                                                      row["black_name"], final)
 
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
@@ -526,11 +584,26 @@ class GameService:
         self.storage.update_game(row["id"], row["version"], self._result_fields(result, now))
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Resign your game."""
+        """Resign your game, once confirmed: the Resign button of the question, or /resign again
+        within a minute (a typo such as '/resign #2' for '#3' must not end a game at once).
+
+        The question is kept in storage per game and player with the ply it was asked at, so it
+        lapses when a move is played, and a restart within the minute still honours it."""
         ref, _ = game_ref(args)
         row, problem = self._resolve(ctx, ref)
         if row is None:
             return problem
+        key = _resign_key(row["id"], ctx.event.user_id)
+        asked = self.storage.pending(key)
+        if asked and asked["ply"] == row["ply"] and 0 <= ctx.now - asked["at"] <= RESIGN_CONFIRM_SECONDS:
+            return self._resign(ctx, row)
+        self.storage.set_pending(key, {"ply": row["ply"], "at": ctx.now})
+        button = Button(t(ctx.lang, "button.resign"), f"rs:{row['id']}:{row['ply']}", f"/resign #{row['id']}",
+                        style="stop")
+        return [Reply(t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row["id"]), buttons=[[button]])]
+
+    def _resign(self, ctx: Ctx, row: dict[str, Any]) -> list[Reply]:
+        self.storage.drop_pending(_resign_key(row["id"], ctx.event.user_id))
         result = self._load(row).resign(self._color_of(row, ctx.event.user_id))
         return self._end_by_players(ctx, row, result)
 
@@ -576,7 +649,7 @@ class GameService:
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The games and open challenges of the chat."""
         games = self.storage.active_games(*ctx.key)
-        challenges = self.storage.open_challenges(*ctx.key)
+        challenges = self._live_challenges(ctx)
         if not games and not challenges:
             return [Reply(t(ctx.lang, "games.empty"))]
         lines = []
@@ -616,7 +689,7 @@ class GameService:
             return self.cmd_accept(ctx, [f"#{ids[0]}"])
         if kind == "dec" and len(ids) == 1:
             return self.cmd_decline(ctx, [f"#{ids[0]}"])
-        expected = {"p": 2, "s": 3, "d": 4, "m": 3, "dr": 2}
+        expected = {"p": 2, "s": 3, "d": 4, "m": 3, "dr": 2, "rs": 2}
         if expected.get(kind) != len(ids):
             return [Reply(t(ctx.lang, "button.invalid"), private=True)]
         gid, ply = ids[0], ids[1]
@@ -625,6 +698,12 @@ class GameService:
             for reply in problem:
                 reply.private = True
             return problem
+        if kind == "rs":
+            # Only the player who asked, and only while nothing was played since the question.
+            asked = self.storage.pending(_resign_key(gid, ctx.event.user_id))
+            if not asked or asked["ply"] != ply or row["ply"] != ply:
+                return [Reply(t(ctx.lang, "resign.not_asked"), private=True)]
+            return self._resign(ctx, row)
         if row["ply"] != ply:
             if kind == "dr":
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
@@ -664,9 +743,7 @@ class GameService:
     def _to_move_line(self, lang: str, row: dict[str, Any], now: float) -> str:
         turn = Position.from_fen(row["variant"], row["fen"]).turn
         name = row["white_name"] if turn == "W" else row["black_name"]
-        left = duration(lang, (row["deadline_at"] or now) - now)
-        return t(lang, "game.to_move", name=name, color=t(lang, "color.white" if turn == "W" else "color.black"),
-                 left=left)
+        return to_move(lang, name, turn, (row["deadline_at"] or now) - now)
 
     def _board_reply(self, lang: str, row: dict[str, Any], text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""
@@ -765,6 +842,14 @@ def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
     limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
     buttons = buttons[:limit]
     return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
+
+
+def _resign_key(game_id: int, user_id: str) -> str:
+    return f"resign:{game_id}:{user_id}"
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(f"#{i}" for i in ids)
 
 
 def _is_user(event: ChatEvent, handle: str) -> bool:

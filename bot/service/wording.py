@@ -41,8 +41,14 @@ def explain(lang: str, err: IllegalMove, pos: Position, typed: str = "", to_move
     if code in (ErrorCode.NO_PIECE, ErrorCode.NOT_YOUR_PIECE):
         return t(lang, f"err.{code.value}", square=sq)
     if code == ErrorCode.ILLEGAL_STEP:
-        kings = "rule.king_flying" if v.flying_kings else "rule.king_short"
-        return t(lang, "err.illegal_step", move="-".join(map(str, err.squares)), king_rule=t(lang, kings))
+        move = "-".join(map(str, err.squares))
+        if (pos.piece_at(err.squares[0]) or "").isupper():
+            kings = "rule.king_flying" if v.flying_kings else "rule.king_short"
+            text = t(lang, "err.illegal_step_king", move=move, king_rule=t(lang, kings))
+        else:
+            # A man's mistake is about men: quoting how kings move would only confuse.
+            text = t(lang, "err.illegal_step", move=move)
+        return _with_possible(lang, text, pos, err.squares[0])
     if code == ErrorCode.CAPTURE_COMPULSORY:
         key = "err.capture_compulsory" if len(err.moves) == 1 else "err.capture_compulsory_many"
         return t(lang, key, moves=move_list(err.moves))
@@ -61,28 +67,52 @@ def explain(lang: str, err: IllegalMove, pos: Position, typed: str = "", to_move
                  moves=move_list(err.moves))
     if code == ErrorCode.ILLEGAL_CAPTURE:
         text = t(lang, "err.illegal_capture", typed=typed or "x".join(map(str, err.squares)))
+        # With no capture on the board the rules give no alternatives: the legal moves guide instead.
         if err.moves:
-            text += " " + t(lang, "err.available", moves=move_list(err.moves))
-        return text
+            return text + " " + t(lang, "err.available", moves=move_list(err.moves))
+        return _with_possible(lang, text, pos, err.squares[0] if err.squares else None)
     if code == ErrorCode.AMBIGUOUS:
         return t(lang, "err.ambiguous", typed=typed, moves=move_list(err.moves))
     return t(lang, "err.game_over")
 
 
-def result_text(lang: str, result: Result, white: str, black: str) -> str:
-    """How the game ended, e.g. 'Ana wins: Luca has no legal move.'"""
+def _with_possible(lang: str, text: str, pos: Position, square: int | None) -> str:
+    """The text followed by the moves that are possible: the piece's own when it has some."""
+    legal = pos.legal_moves()
+    own = [m for m in legal if m.start == square]
+    moves = own or legal
+    if not moves:
+        return text
+    return text + " " + t(lang, "err.available", moves=move_list(moves))
+
+
+def result_text(lang: str, result: Result, white: str, black: str, final: Position) -> str:
+    """How the game ended, e.g. 'Ana wins: Luca has no legal move.'  ``final`` (the last
+    position) says whether the loser was left without pieces and how long a draw took."""
     if result.winner is None:
+        if result.reason == "no_progress":
+            return t(lang, "result.draw.no_progress", moves=final.variant.no_progress_plies // 2)
         return t(lang, f"result.draw.{result.reason}")
     winner, loser = (white, black) if result.winner == "W" else (black, white)
-    return t(lang, f"result.win.{result.reason}", winner=winner, loser=loser)
+    reason = result.reason
+    if reason == "no_moves" and not _has_pieces(final, "B" if result.winner == "W" else "W"):
+        reason = "no_pieces"
+    return t(lang, f"result.win.{reason}", winner=winner, loser=loser)
+
+
+def _has_pieces(pos: Position, color: str) -> bool:
+    return any(code.upper() == color for code in pos.pieces().values())
 
 
 def duration(lang: str, seconds: float) -> str:
-    """A short human duration: '2d 3h', '5h 10m', '4m'."""
+    """A short human duration: '2d 3h', '5h 10m', '4m', 'less than a minute'."""
     seconds = max(0, int(seconds))
+    if seconds < 60:
+        # Rounding 20 s up to '1m' would promise time the player does not have.
+        return t(lang, "time.under_minute")
     days, rest = divmod(seconds, 86400)
     hours, rest = divmod(rest, 3600)
-    minutes = max(1, rest // 60) if not (days or hours) else rest // 60
+    minutes = rest // 60
     parts = []
     if days:
         parts.append(f"{days}{t(lang, 'unit.d')}")
@@ -91,3 +121,18 @@ def duration(lang: str, seconds: float) -> str:
     if minutes and not days:
         parts.append(f"{minutes}{t(lang, 'unit.m')}")
     return " ".join(parts)
+
+
+def to_move(lang: str, name: str, turn: str, seconds_left: float) -> str:
+    """'Ana (white) to move; 5h left.' (its own sentence in the last minute)."""
+    color = t(lang, "color.white" if turn == "W" else "color.black")
+    if seconds_left < 60:
+        return t(lang, "game.to_move_last_minute", name=name, color=color)
+    return t(lang, "game.to_move", name=name, color=color, left=duration(lang, seconds_left))
+
+
+def reminder(lang: str, name: str, game_id: int, seconds_left: float) -> str:
+    """The clock reminder: 'Ana: 5m left to move in game #3.' ('less than a minute' at the end)."""
+    if seconds_left < 60:
+        return t(lang, "clock.reminder_last_minute", name=name, id=game_id)
+    return t(lang, "clock.reminder", name=name, id=game_id, left=duration(lang, seconds_left))

@@ -460,6 +460,29 @@ class Storage:
                             (gap, platform) if platform is not None else (gap,))
             return gap
 
+    # -- questions waiting for a confirmation (service: /resign) ------------------------------------
+
+    def set_pending(self, key: str, value: Any) -> None:
+        """Remember a question put to a user (a JSON value in meta), until answered or replaced."""
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                            (f"pending:{key}", json.dumps(value)))
+
+    def pending(self, key: str) -> Any:
+        """The value of a question still waiting, or None."""
+        row = self._one("SELECT value FROM meta WHERE key=?", (f"pending:{key}",))
+        return json.loads(row["value"]) if row else None
+
+    def drop_pending(self, key: str) -> None:
+        """Forget a question (answered, or no longer relevant)."""
+        with self.transaction():
+            self.db.execute("DELETE FROM meta WHERE key=?", (f"pending:{key}",))
+
+    def last_game(self, platform: str, chat_id: str) -> dict[str, Any] | None:
+        """The chat's most recent game, finished or not, or None."""
+        return self._one("SELECT * FROM games WHERE platform=? AND chat_id=? ORDER BY id DESC LIMIT 1",
+                         (platform, chat_id))
+
 
 def _beat_key(platform: str | None) -> str:
     return f"heartbeat:{platform or '*'}"

@@ -92,6 +92,11 @@ class ChatHarness:
         """All reply texts to one message, joined."""
         return "\n".join(r.text for r in self.say(user, text, **kw))
 
+    def resign(self, user: str, text: str = "/resign") -> str:
+        """``user`` resigns: the command, then the same again to confirm; the second answer."""
+        self.say(user, text)
+        return self.text(user, text)
+
     # -- reading the database ------------------------------------------------------------------
 
     def rows(self, table: str) -> list[dict[str, Any]]:

@@ -142,7 +142,7 @@ def test_second_accept(chat, game):
 
 
 def test_move_in_a_finished_game(chat, game):
-    chat.say("bob", "/resign")
+    chat.resign("bob")
     assert "This game is over" in rejected(chat, "ana", f"/m #{game} 22-18")
     assert "/new" in rejected(chat, "ana", "/m 22-18")
 

@@ -72,7 +72,7 @@ def test_challenger_cannot_accept_own_challenge(chat):
     cid = chat.challenge("ana")
     before = chat.snapshot()
     assert f"cannot accept your own challenge (#{cid})" in chat.text("ana", f"/accept #{cid}")
-    assert "no open challenge for you" in chat.text("ana", "/accept")
+    assert f"The only open challenges here are your own (#{cid})" in chat.text("ana", "/accept")
     chat.press("ana", f"acc:{cid}")
     assert chat.snapshot() == before
     assert chat.rows("games") == []

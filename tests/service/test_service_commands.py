@@ -294,7 +294,7 @@ def test_board_without_any_game(chat):
 
 def test_board_of_a_finished_game_states_the_result(chat):
     game_id = chat.new_game()
-    chat.say("ana", "/resign")
+    chat.resign("ana")
     reply = chat.say("ana", f"/board #{game_id}")[0]
     assert "is over" in reply.text and "Bob wins: Ana resigned" in reply.text
     assert reply.buttons == []
@@ -306,7 +306,7 @@ def test_board_of_a_finished_game_states_the_result(chat):
 def test_resign_ends_the_game_for_the_opponent(chat):
     game_id = chat.new_game()
     chat.say("ana", "/m 22-18")
-    text = chat.text("bob", "/resign")
+    text = chat.resign("bob")
     assert "Game #1 is over" in text and "Ana wins: Bob resigned" in text
     row = chat.game(game_id)
     assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
@@ -316,7 +316,7 @@ def test_resign_ends_the_game_for_the_opponent(chat):
 
 def test_resign_out_of_turn_is_allowed(chat):
     game_id = chat.new_game()
-    chat.say("bob", "/resign")      # White is to move
+    chat.resign("bob")      # White is to move
     assert chat.game(game_id)["result_score"] == "1-0"
 
 
@@ -426,7 +426,7 @@ def test_games_when_there_is_nothing(chat):
 
 def test_games_leaves_out_finished_games(chat):
     chat.new_game()
-    chat.say("ana", "/resign")
+    chat.resign("ana")
     assert "No games" in chat.text("ana", "/games")
 
 
@@ -451,7 +451,7 @@ def test_pdn_reads_back_to_the_same_moves(chat):
 def test_pdn_of_a_finished_game_has_its_result(chat):
     game_id = chat.new_game()
     chat.play(game_id, ["22-18"])
-    chat.say("ana", "/resign")
+    chat.resign("ana")
     text = chat.say("ana", f"/pdn #{game_id}")[0].text
     assert '[Result "0-1"]' in text
     game = read_pdn(text)[0]
@@ -507,7 +507,7 @@ def test_lang_only_changes_its_own_chat(chat):
 
 def test_settings_show(chat):
     text = chat.text("ana", "/settings")
-    assert "language en" in text and "Italian draughts" in text
+    assert "language: English" in text and "Italian draughts" in text
 
 
 def test_settings_set_variant(chat):
@@ -664,7 +664,7 @@ def test_board_is_seen_from_the_side_to_move(chat):
     assert "x" in top and "o" not in top                 # White to move: Black at the top
     top = chat.say("ana", "/m 22-18")[0].board_text.splitlines()[0]
     assert "o" in top and "x" not in top                 # Black to move: White at the top
-    chat.say("bob", "/resign")
+    chat.resign("bob")
     top = chat.say("ana", f"/board #{game_id}")[0].board_text.splitlines()[0]
     assert "x" in top and "o" not in top                 # over: from White's side
 

@@ -117,13 +117,14 @@ def test_two_concurrent_accepts_make_one_game(chat, second_services):
         assert len(started) == 1
         other = b if started[0] is a else a
         assert "no longer open" in other[0].text
-        chat.say("ana", f"/resign #{games[0]['id']}")
+        chat.resign("ana", f"/resign #{games[0]['id']}")
     assert len(chat.rows("games")) == ROUNDS
 
 
 def test_move_racing_a_resignation(chat, second_services):
     one, two = second_services(), second_services()
     game = chat.new_game("ana", "bob")
+    chat.say("bob", "/resign")      # asked; the raced one confirms, unless the move came first
     a, b = race([lambda: one.handle(chat.event("ana", text="/m 22-18")),
                  lambda: two.handle(chat.event("bob", text="/resign"))])
     chat.check(a)

@@ -79,7 +79,7 @@ def test_a_move_sent_after_the_deadline_loses_on_time(chat):
 
 def test_a_move_right_after_the_game_ended_says_it_is_over(chat):
     game_id = chat.new_game()
-    chat.say("bob", "/resign")
+    chat.resign("bob")
     before = chat.snapshot()
     answer = chat.text("ana", "/m 22-18")
     assert f"Game #{game_id} is over" in answer and "Bob resigned" in answer

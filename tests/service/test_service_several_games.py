@@ -82,7 +82,7 @@ def test_board_and_resign_with_two_games(chat, two_games):
     first, second = two_games
     assert "several games" in chat.text("ana", "/resign")
     assert chat.say("ana", f"/board #{second}")[0].game_id == second
-    chat.say("ana", f"/resign #{second}")
+    chat.resign("ana", f"/resign #{second}")
     assert chat.game(second)["status"] == "finished" and chat.game(first)["status"] == "active"
     # Only one game left: no id needed any more.
     chat.say("ana", "/m 22-18")

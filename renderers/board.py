@@ -449,7 +449,6 @@ def _route_points(view: BoardView, px: int, sq: int) -> list[list[tuple[float, f
     for i, route in enumerate(view.routes):
         dx = (i - (n - 1) / 2) * step
         pts = [square_center(view.size, r, c, px, view.flipped) for r, c in route]
-        pts = [p for j, p in enumerate(pts) if j == 0 or p != pts[j - 1]]
         out.append([(x + dx, float(y)) for x, y in pts])
     return out
 
@@ -460,6 +459,10 @@ def _midway(route: Sequence[Square], pts: list[tuple[float, float]], k: int) -> 
     t = (steps // 2) / steps if steps >= 2 else 0.5
     (ax, ay), (bx, by) = pts[k], pts[k + 1]
     return ax + (bx - ax) * t, ay + (by - ay) * t
+
+
+def _badge_radius(sq: int) -> float:
+    return max(sq * 0.24, 13.0)
 
 
 def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: int) -> list[tuple[float, float]]:
@@ -473,16 +476,18 @@ def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: i
         others = [r for j, r in enumerate(routes) if j != i]
         other_squares = {s for r in others for s in r}
         other_jumps = {frozenset(p) for r in others for p in zip(r, r[1:], strict=False)}
-        hops = range(min(len(pts), len(route)) - 1)
-        candidates = [pts[k] for k in range(1, len(pts) - 1) if k < len(route) and route[k] not in other_squares]
+        hops = range(len(route) - 1)
+        candidates = [pts[k] for k in range(1, len(pts) - 1) if route[k] not in other_squares]
         candidates += [_midway(route, pts, k) for k in hops if frozenset(route[k:k + 2]) not in other_jumps]
         # Fallbacks: anywhere along the route, the start last (the piece is there).
         candidates += [pts[k] for k in range(1, len(pts) - 1)]
         candidates += [_midway(route, pts, k) for k in hops]
         candidates.append(pts[0])
         free = [p for p in candidates if all(math.dist(p, q) >= sq * 0.4 for q in spots)]
-        spot = free[0] if free else (candidates[0][0] + sq * 0.3 * len(spots), candidates[0][1])
-        spots.append(spot)
+        x, y = free[0] if free else (candidates[0][0] + sq * 0.3 * len(spots), candidates[0][1])
+        # The whole badge on the picture, even next to the border.
+        r = _badge_radius(sq)
+        spots.append((min(max(x, r), sq * view.size - r), min(max(y, r), sq * view.size - r)))
     return spots
 
 
@@ -501,7 +506,7 @@ def _draw_routes(img: Image.Image, view: BoardView, px: int, sq: int) -> None:
     width = max(2.0, sq * 0.085)
     edge = max(1.0, sq * 0.022)
     head_len, head_half = sq * 0.24, sq * 0.14
-    badge_r = max(sq * 0.24, 13.0)
+    badge_r = _badge_radius(sq)
     spots = _badge_spots(view, points, sq)
     # Draw only the box that holds the routes and their numbers (supersampled).
     every = [p for pts in points for p in pts] + spots

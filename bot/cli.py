@@ -1,4 +1,4 @@
-"""Command line: ``python -m bot [console|telegram|discord|rules ...]``."""
+"""Command line: ``python -m bot [console|telegram|discord|rules ...|ai ...]``."""
 
 from __future__ import annotations
 
@@ -84,6 +84,22 @@ def rules_check(args: argparse.Namespace) -> int:
     return 0
 
 
+def ai_move(args: argparse.Namespace) -> int:
+    """Print the engine's move in full notation on the last line."""
+    from bot.ai import choose_move
+    try:
+        pos = _position(args.variant, args.fen)
+        result = choose_move(pos.variant, pos.fen(), args.level, args.time)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    pv = " ".join(str(m) for m in result.pv)
+    print(f"score {result.score} depth {result.depth} nodes {result.nodes} "
+          f"time {result.seconds:.2f}s pv {pv}")
+    print(result.move)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Draughts bot for chats.")
     sub = parser.add_subparsers(dest="command")
@@ -113,12 +129,20 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("move")
     from bot.puzzles.cli import add_commands as add_puzzle_commands
     add_puzzle_commands(sub)
+    ai = sub.add_parser("ai", help="the draughts engine")
+    asub = ai.add_subparsers(dest="ai_command", required=True)
+    move = asub.add_parser("move", help="the engine's move for a FEN (printed on the last line)")
+    move.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    move.add_argument("--fen", default="start", help="FEN or 'start'")
+    move.add_argument("--level", type=int, default=3, choices=range(1, 6), metavar="1-5")
+    move.add_argument("--time", type=float, default=None, help="seconds at most (default: the level's own)")
+    move.set_defaults(func=ai_move)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("rules", "puzzles"):
+    if args.command in ("rules", "puzzles", "ai"):
         return args.func(args)
     from bot.app import run
     return run(args)

@@ -1,0 +1,182 @@
+"""The draughts engine: ``choose_move`` picks a move for a position at a level 1-5.
+
+Pure: no I/O, no global state that changes a result; every input pickles, so
+calls can go to a process pool.  Built on the rules engine's fast generator
+(``bot.rules.movegen.fast``); moves come back as rules ``Move`` objects.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from bot.rules import Move, Position, Variant, get_variant
+
+from .evaluation import Evaluator, evaluator
+from .search import MATE_BOUND, Searcher, State, Timeout
+
+__all__ = ["LEVELS", "Level", "SearchResult", "choose_move", "search_position"]
+
+
+@dataclass(frozen=True)
+class Level:
+    """How one level plays: depth cap, time per move, and how loosely it chooses.
+
+    A level with ``margin`` picks at random among the root moves whose exact score is
+    within ``margin`` of the best (a man is 100), so it varies its play but never
+    gives away a man, or a free king, that its search sees.
+    """
+
+    max_depth: int
+    seconds: float
+    margin: int = 0
+
+
+LEVELS: dict[int, Level] = {
+    1: Level(max_depth=2, seconds=0.3, margin=40),
+    2: Level(max_depth=3, seconds=0.5, margin=20),
+    3: Level(max_depth=5, seconds=0.8, margin=8),
+    4: Level(max_depth=9, seconds=1.2),
+    5: Level(max_depth=64, seconds=2.0),
+}
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The chosen move, its score for the side to move (hundredths of a man; beyond
+    ``±99000`` a forced win or loss), the depth finished, nodes searched, and the
+    principal variation starting with the move."""
+
+    move: Move
+    score: int
+    depth: int
+    nodes: int
+    pv: tuple[Move, ...]
+    seconds: float
+
+
+def _state(pos: Position) -> State:
+    return (*pos.sides(), pos.white)
+
+
+def _history(variant: Variant, history: list[str] | None, pos: Position) -> tuple[set[State], int]:
+    """Positions since the last capture or man move that can repeat, and how many plies
+    that is (for the no-progress rule), from the earlier positions of the game."""
+    if not history:
+        return set(), 0
+    earlier = [Position.from_fen(variant, fen) for fen in history]
+    if earlier and earlier[-1] == pos:
+        earlier.pop()
+    seen: set[State] = set()
+    quiet = 0
+    later = pos
+    for before in reversed(earlier):
+        # A move is reversible only when no piece was taken and no man moved or crowned.
+        if (before.wm, before.bm) != (later.wm, later.bm) or before.count("W")[1] + before.count("B")[1] \
+                != later.count("W")[1] + later.count("B")[1]:
+            break
+        seen.add(_state(before))
+        quiet += 1
+        later = before
+    return seen, quiet
+
+
+def search_position(
+    pos: Position,
+    max_depth: int,
+    seconds: float,
+    margin: int = 0,
+    history: list[str] | None = None,
+    rng: random.Random | None = None,
+    ev: Evaluator | None = None,
+    quiet_plies: int | None = None,
+) -> SearchResult:
+    """Iterative deepening from ``pos`` until ``max_depth`` or about ``seconds``.
+
+    ``quiet_plies`` overrides the count of plies without a capture or a man move that
+    ``history`` implies (the no-progress rule draws at the variant's limit)."""
+    started = time.perf_counter()
+    v = pos.variant
+    # Leave room for building the answer and for the process's own start-up jitter.
+    deadline = started + max(0.01, seconds * 0.85 - 0.02)
+    soft = started + seconds * 0.4
+    history_keys, quiet = _history(v, history, pos)
+    if quiet_plies is not None:
+        quiet = quiet_plies
+    evaluate = (ev or evaluator(v)).evaluate
+    searcher = Searcher(v, evaluate, deadline, history_keys, quiet)
+    state = _state(pos)
+    root_moves = searcher.gen_moves(*state)
+    if not root_moves:
+        raise ValueError("no legal move: the game is over")
+    rng = rng or random.Random()
+    best_scored: list[tuple[int, tuple]] = [(0, root_moves[0])]
+    done_depth = 0
+    if len(root_moves) > 1:
+        for depth in range(1, max_depth + 1):
+            searcher.partial = []
+            try:
+                scored = searcher.root(state, depth, root_moves, exact_all=margin > 0)
+            except Timeout:
+                part = searcher.partial
+                # The first move searched is last iteration's best: a different move
+                # that already beat it in this iteration is the better choice.
+                if not margin and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
+                    best_scored = [max(part, key=lambda sm: sm[0])]
+                break
+            best_scored = scored
+            done_depth = depth
+            root_moves = [m for _s, m in scored]
+            if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
+                break
+    score, move = best_scored[0]
+    if margin and len(best_scored) > 1:
+        near = [m for s, m in best_scored if s >= score - margin]
+        # Even a beginner crowns a man when it is free: the evaluation may count a
+        # runaway man as almost a king, so the margin alone could hide the difference.
+        kings = state[1].bit_count()
+        crowning = [m for m in near if m[4].bit_count() > kings]
+        move = rng.choice(crowning or near)
+        score = next(s for s, m in best_scored if m is move)
+    keys = searcher.pv(state, move[0], max(done_depth, 1))
+    line: list[Move] = []
+    p = pos
+    for key in keys:
+        mv = p.move_for_key(key)
+        line.append(mv)
+        p = p.play(mv)
+    return SearchResult(line[0], int(score), done_depth, searcher.nodes, tuple(line),
+                        time.perf_counter() - started)
+
+
+def choose_move(
+    variant: str | Variant,
+    fen: str,
+    level: int = 3,
+    time_limit: float | None = None,
+    history: list[str] | None = None,
+    rng: random.Random | int | None = None,
+) -> SearchResult:
+    """The engine's move for the side to move in ``fen``.
+
+    ``level`` 1 (beginner) to 5 (strongest); ``time_limit`` in seconds caps the level's
+    own time (the answer comes within it); ``history`` the FENs of the earlier positions
+    of the game, oldest first, so the search sees repetitions and the no-progress count;
+    ``rng`` a ``random.Random`` or a seed for the lower levels' choice among equals.
+    ValueError for an unknown variant or level, a bad FEN, or a finished position.
+    """
+    v = get_variant(variant)
+    if level not in LEVELS:
+        raise ValueError(f"level must be 1-5, not {level!r}")
+    spec = LEVELS[level]
+    seconds = spec.seconds
+    if time_limit is not None:
+        # Level 5 uses all the time it is given; the others never need more than their own.
+        seconds = float(time_limit) if level == 5 else min(spec.seconds, float(time_limit))
+    if seconds <= 0:
+        raise ValueError("time_limit must be positive")
+    if not isinstance(rng, random.Random):
+        rng = random.Random(rng)
+    pos = Position.from_fen(v, fen)
+    return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)

@@ -1,0 +1,236 @@
+"""Iterative deepening principal-variation search on the fast move generator.
+
+Negamax with a transposition table, hash move / killer / history ordering,
+captures followed to a quiet position (a capture is compulsory, so there is no
+standing pat while one is pending, and a position where the opponent threatens
+to capture is searched one ply further), and single-reply extensions.  Draws by
+repetition and by the variant's no-progress rule are scored as 0 inside the
+tree.  The search raises ``Timeout`` inside the tree when the deadline passes;
+the caller keeps the last finished iteration (and any root move already proved
+better in the unfinished one).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from bot.rules import Variant, movegen
+
+MATE = 100_000
+MATE_BOUND = MATE - 1_000
+INF = MATE + 1
+EXACT, LOWER, UPPER = 0, 1, 2
+TT_LIMIT = 1_500_000
+# Nodes between two looks at the clock: a node can cost a millisecond in a
+# Spanish position full of flying kings with long captures, so keep it small.
+CLOCK_EVERY = 63
+
+State = tuple[int, int, int, int, bool]
+
+
+class Timeout(Exception):
+    """The deadline passed inside the tree."""
+
+
+class Searcher:
+    """One search: its table, ordering heuristics, counters and clock."""
+
+    def __init__(
+        self,
+        variant: Variant,
+        evaluate: Callable[[int, int, int, int, bool], int],
+        deadline: float,
+        history_keys: set[State] | None = None,
+        quiet_plies: int = 0,
+    ) -> None:
+        self.v = variant
+        gen = movegen.fast(variant)
+        self.gen_moves = gen.moves
+        self.can_capture = gen.can_capture
+        self.evaluate = evaluate
+        self.deadline = deadline
+        self.no_progress = variant.no_progress_plies
+        self.history_keys = history_keys or set()
+        self.root_quiet = quiet_plies
+        self.tt: dict[State, tuple[int, int, int, int]] = {}
+        self.history: dict[int, int] = {}
+        self.killers: list[list[int]] = [[0, 0] for _ in range(256)]
+        self.path: list[State] = []
+        self.nodes = 0
+        self.max_ply = 0
+        self.clock = time.perf_counter
+
+    # -- the tree -----------------------------------------------------------------------
+
+    def search(self, um: int, uk: int, tm: int, tk: int, white: bool, depth: int,
+               alpha: int, beta: int, ply: int, quiet: int) -> int:
+        self.nodes += 1
+        if not self.nodes & CLOCK_EVERY and self.clock() > self.deadline:
+            raise Timeout
+        state = (um, uk, tm, tk, white)
+        path = self.path
+        if quiet >= 4:
+            if quiet >= self.no_progress:
+                return 0
+            # Only king moves since the last capture or man move: a position can repeat.
+            start = len(path) - quiet
+            if state in path[max(start, 0):] or (start < 0 and state in self.history_keys):
+                return 0
+        moves = self.gen_moves(um, uk, tm, tk, white)
+        if not moves:
+            return -MATE + ply
+        capture = moves[0][0] >> 16
+        if depth <= 0 and not capture:
+            stand = self.evaluate(um, uk, tm, tk, white)
+            # A pending capture by the opponent is not a quiet position: look one more
+            # ply (bounded, so threats cannot extend the tree without end).
+            if ply >= self.ext_limit or not self.can_capture(tm, tk, um, uk, not white):
+                return stand
+            depth = 1
+        if ply > self.max_ply:
+            self.max_ply = ply
+        tt_move = 0
+        entry = None
+        if depth > 0:
+            entry = self.tt.get(state)
+            if entry is not None:
+                e_depth, flag, e_score, tt_move = entry
+                if e_depth >= depth and ply:
+                    if e_score > MATE_BOUND:
+                        e_score -= ply
+                    elif e_score < -MATE_BOUND:
+                        e_score += ply
+                    if flag == EXACT:
+                        return e_score
+                    if flag == LOWER and e_score >= beta:
+                        return e_score
+                    if flag == UPPER and e_score <= alpha:
+                        return e_score
+        n = len(moves)
+        if n > 1:
+            if capture:
+                if tt_move:
+                    moves.sort(key=lambda m: m[0] == tt_move, reverse=True)
+            else:
+                hist = self.history
+                k1, k2 = self.killers[ply]
+
+                def order(m: tuple) -> int:
+                    k = m[0]
+                    if k == tt_move:
+                        return 1 << 40
+                    if k == k1:
+                        return 1 << 39
+                    if k == k2:
+                        return 1 << 38
+                    return hist.get(k, 0)
+
+                moves.sort(key=order, reverse=True)
+        # A forced reply costs nothing to look through: keep the depth.
+        child_depth = depth if n == 1 and ply < self.ext_limit else depth - 1
+        nxt = not white
+        best = -INF
+        best_key = 0
+        orig_alpha = alpha
+        path.append(state)
+        try:
+            first = True
+            for key, a, b, c, d in moves:
+                child_quiet = 0 if key >> 16 or c != um else quiet + 1
+                if first:
+                    score = -self.search(a, b, c, d, nxt, child_depth, -beta, -alpha, ply + 1, child_quiet)
+                    first = False
+                else:
+                    score = -self.search(a, b, c, d, nxt, child_depth, -alpha - 1, -alpha, ply + 1, child_quiet)
+                    if alpha < score < beta:
+                        score = -self.search(a, b, c, d, nxt, child_depth, -beta, -score, ply + 1, child_quiet)
+                if score > best:
+                    best = score
+                    best_key = key
+                    if score > alpha:
+                        alpha = score
+                        if alpha >= beta:
+                            if not key >> 16:
+                                killers = self.killers[ply]
+                                if killers[0] != key:
+                                    killers[1] = killers[0]
+                                    killers[0] = key
+                                self.history[key] = self.history.get(key, 0) + depth * depth
+                            break
+        finally:
+            path.pop()
+        if depth > 0:
+            if best >= beta:
+                flag = LOWER
+            elif best > orig_alpha:
+                flag = EXACT
+            else:
+                flag = UPPER
+            stored = best
+            if stored > MATE_BOUND:
+                stored += ply
+            elif stored < -MATE_BOUND:
+                stored -= ply
+            if len(self.tt) > TT_LIMIT:
+                self.tt.clear()
+            self.tt[state] = (depth, flag, stored, best_key)
+        return best
+
+    # -- the root ------------------------------------------------------------------------
+
+    def root(self, state: State, depth: int, root_moves: list[tuple], exact_all: bool) -> list[tuple[int, tuple]]:
+        """Scores of the root moves at ``depth`` (best first).  With ``exact_all`` every
+        move gets an exact score (for levels that choose among near-best moves);
+        otherwise the others only get a bound below the best."""
+        um, uk, tm, tk, white = state
+        self.ext_limit = depth + 8
+        scored: list[tuple[int, tuple]] = []
+        alpha = -INF
+        beta = INF
+        self.path.append(state)
+        try:
+            for i, move in enumerate(root_moves):
+                key, a, b, c, d = move
+                child_quiet = 0 if key >> 16 or c != um else self.root_quiet + 1
+                if exact_all or i == 0:
+                    score = -self.search(a, b, c, d, not white, depth - 1, -beta, -alpha if not exact_all else INF,
+                                         1, child_quiet)
+                else:
+                    score = -self.search(a, b, c, d, not white, depth - 1, -alpha - 1, -alpha, 1, child_quiet)
+                    if score > alpha:
+                        score = -self.search(a, b, c, d, not white, depth - 1, -beta, -alpha, 1, child_quiet)
+                scored.append((score, move))
+                if score > alpha and not exact_all:
+                    alpha = score
+                # Publish progress so an interrupted iteration can still use a proved better move.
+                self.partial = scored
+        finally:
+            self.path.pop()
+        scored.sort(key=lambda sm: sm[0], reverse=True)
+        if not exact_all and scored:
+            self.tt[state] = (depth, EXACT, scored[0][0], scored[0][1][0])
+        return scored
+
+    def pv(self, state: State, first: int, limit: int) -> list[int]:
+        """The principal variation's move keys, following the table from the root move."""
+        keys = [first]
+        seen = {state}
+        moves = self.gen_moves(*state)
+        child = next((m for m in moves if m[0] == first), None)
+        white = state[4]
+        while child is not None and len(keys) < limit:
+            white = not white
+            st = (child[1], child[2], child[3], child[4], white)
+            if st in seen:
+                break
+            seen.add(st)
+            entry = self.tt.get(st)
+            if entry is None or not entry[3]:
+                break
+            nxt = next((m for m in self.gen_moves(*st) if m[0] == entry[3]), None)
+            if nxt is None:
+                break
+            keys.append(nxt[0])
+            child = nxt
+        return keys

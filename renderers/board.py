@@ -4,7 +4,9 @@ This module deliberately knows nothing about the rules or the bot: callers
 build a :class:`BoardView` (pieces, square numbers, highlights) and get image
 bytes back.  Everything that does not depend on the position (the empty board
 with its square numbers, piece sprites, markers) is drawn once and cached, so
-a render is mostly a handful of ``paste`` calls plus the PNG encode.
+a render is mostly a handful of ``paste`` calls plus the PNG encode.  Numbered routes
+(alternative captures ending on one square) are the one part drawn per render, and only on
+the screen that asks the player to choose one of them.
 
 Coordinates: ``(row, col)`` with row 0 at the top and col 0 at the left as seen
 from White's side.  Dark (playable) squares have ``(row + col)`` even, so the

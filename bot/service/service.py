@@ -600,7 +600,9 @@ class GameService:
         self.storage.set_pending(key, {"ply": row["ply"], "at": ctx.now})
         button = Button(t(ctx.lang, "button.resign"), f"rs:{row['id']}:{row['ply']}", f"/resign #{row['id']}",
                         style="stop")
-        return [Reply(t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row["id"]), buttons=[[button]])]
+        other = row["black_name"] if self._color_of(row, ctx.event.user_id) == "W" else row["white_name"]
+        text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row["id"], other=other)
+        return [Reply(text, buttons=[[button]])]
 
     def _resign(self, ctx: Ctx, row: dict[str, Any]) -> list[Reply]:
         self.storage.drop_pending(_resign_key(row["id"], ctx.event.user_id))

@@ -24,7 +24,7 @@ def test_resign_asks_first_and_changes_nothing(chat, actions_of):
     game = chat.new_game()
     before = chat.snapshot()
     replies = chat.say("bob", "/resign")
-    assert "do you really resign game #1" in replies[0].text
+    assert "Bob, do you really resign game #1 against Ana?" in replies[0].text
     assert actions_of(replies[0]) == [f"rs:{game}:0"]
     assert replies[0].buttons[0][0].label == "Resign"
     assert chat.snapshot() == before
@@ -112,19 +112,20 @@ def test_rules_follow_the_board_replied_to(chat):
 SEED_POINTS = {
     "en": {
         "italian": ["stay on the board until the move ends", "cannot be jumped twice"],
-        "triestina": ["must be completed", "jumped only once", "counts as a man", "No huffing", "White starts"],
+        "triestina": ["must be completed", "jumped only once", "counts as a man", "No huffing", "White starts",
+                      "free square right behind it"],
         "spanish": ["numbered 1-32", "square 1 is White's lower-right corner", "right to left"],
     },
     "es": {
         "italian": ["permanecen en el tablero hasta el final de la jugada", "no puede ser capturada dos veces"],
         "triestina": ["debe completarse", "se salta una sola vez", "cuenta como peón", "soplo",
-                      "empiezan las blancas"],
+                      "empiezan las blancas", "casilla libre justo detrás"],
         "spanish": ["se numeran del 1 al 32", "la 1 es la esquina inferior derecha", "de derecha a izquierda"],
     },
     "it": {
         "italian": ["restano sulla damiera fino alla fine della mossa", "non si può prendere due volte"],
         "triestina": ["va completata", "si salta una sola volta", "conta come pedina", "soffio",
-                      "inizia il Bianco"],
+                      "inizia il Bianco", "casella libera subito dietro"],
         "spanish": ["numerate da 1 a 32", "la 1 è l'angolo in basso a destra", "da destra a sinistra"],
     },
 }

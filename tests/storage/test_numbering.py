@@ -33,6 +33,7 @@ def test_resign_hash_n_ends_the_game_that_came_from_challenge_n(bot):
     bot.say("carol", "/new italian white")        # challenge #3 -> Carol and Dave
     assert "Game #3 starts" in bot.text("dave", "/accept #3")
     assert "#2" in bot.text("bob", "/resign #2")
+    bot.say("bob", "/resign #2")                  # resigning asks to confirm: the second one does it
     assert bot.storage.game(2)["status"] == "finished" and {bot.storage.game(2)["white_id"],
                                                             bot.storage.game(2)["black_id"]} == {"ana", "bob"}
     assert bot.storage.game(3)["status"] == "active"

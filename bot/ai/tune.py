@@ -1,0 +1,192 @@
+"""Texel-style tuning of the evaluation weights from engine self-play.
+
+How it was run (the weights in ``weights.py`` came from this)::
+
+    python -m bot.ai.tune --variant all --games 160 --depth 3 --seed 1 --write
+
+1. Self-play: the engine plays itself at a fixed shallow depth (``--depth``, with a
+   small random margin at the root and 4 random opening plies so games differ), with
+   the current weights, to the end by the rules (no moves, threefold repetition, the
+   variant's no-progress rule) or ``--max-plies`` (then scored a draw).
+2. Positions: every quiet position (no capture pending for either side) after the
+   opening plies, labelled with the game's final result for White (1, 1/2, 0).
+   Positions the endgame rules score by themselves are left out: their weights do
+   not decide anything.
+3. Fit: the prediction is ``1 / (1 + 10 ** (-k * eval / 400))`` with ``eval`` the
+   linear part of the evaluation from White's side.  ``k`` is fitted first with the
+   starting weights, then every weight but the man's (fixed at 100, the unit) by
+   gradient descent (Adam) on the mean squared error, as in Texel's method.
+4. ``--write`` rewrites ``bot/ai/weights.py`` with the fitted weights, keeping the
+   other variants' entries.
+
+Self-play is the slow part (about a second a game at depth 3 on one core).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import time
+from pathlib import Path
+
+from bot.rules import VARIANTS, Game, get_variant, movegen
+
+from . import search_position
+from .evaluation import FEATURES, Evaluator
+from .weights import WEIGHTS
+
+Sample = tuple[list[int], float]
+
+
+def self_play(variant: str, games: int, depth: int, max_plies: int, seed: int,
+              weights: dict[str, float] | None = None, log: bool = True) -> list[Sample]:
+    """Quiet positions from engine self-play games, each with the game's result for White."""
+    v = get_variant(variant)
+    ev = Evaluator(v, weights)
+    gen = movegen.fast(v)
+    rng = random.Random(seed)
+    samples: list[Sample] = []
+    started = time.perf_counter()
+    for n in range(games):
+        game = Game(v)
+        for _ in range(4):
+            moves = game.position.legal_moves()
+            if game.result is not None or not moves:
+                break
+            game.play(rng.choice(moves))
+        fens = [p.fen() for p in game.positions]
+        while game.result is None and len(game.moves) < max_plies:
+            result = search_position(game.position, depth, 5.0, margin=15, history=fens,
+                                     rng=rng, ev=ev)
+            game.play(result.move)
+            fens.append(game.position.fen())
+        if game.result is None or game.result.winner is None:
+            outcome = 0.5
+        else:
+            outcome = 1.0 if game.result.winner == "W" else 0.0
+        for pos in game.positions[4:]:
+            um, uk, tm, tk = pos.sides()
+            if gen.can_capture(um, uk, tm, tk, pos.white) or gen.can_capture(tm, tk, um, uk, not pos.white):
+                continue
+            if not (pos.wm or pos.bm) and ev.endgame(pos.wm, pos.wk, pos.bm, pos.bk) is not None:
+                continue
+            samples.append((ev.features_of(pos.wm, pos.wk, pos.bm, pos.bk), outcome))
+        if log and (n + 1) % 10 == 0:
+            print(f"  {variant}: {n + 1}/{games} games, {len(samples)} positions, "
+                  f"{time.perf_counter() - started:.0f}s", flush=True)
+    return samples
+
+
+def _loss(samples: list[Sample], w: list[float], k: float) -> float:
+    total = 0.0
+    for f, y in samples:
+        e = sum(a * b for a, b in zip(w, f, strict=True))
+        p = 1.0 / (1.0 + 10.0 ** max(-30.0, min(30.0, -k * e / 400.0)))
+        total += (y - p) ** 2
+    return total / len(samples)
+
+
+def fit_k(samples: list[Sample], w: list[float]) -> float:
+    """The scale that best maps the starting evaluation onto results (golden-section search)."""
+    lo, hi = 0.05, 4.0
+    phi = (math.sqrt(5) - 1) / 2
+    for _ in range(30):
+        a = hi - phi * (hi - lo)
+        b = lo + phi * (hi - lo)
+        if _loss(samples, w, a) < _loss(samples, w, b):
+            hi = b
+        else:
+            lo = a
+    return (lo + hi) / 2
+
+
+def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int = 400,
+                lr: float = 2.0, fixed: tuple[int, ...] = (0,)) -> list[float]:
+    """Adam on the mean squared error between results and predictions."""
+    w = list(start)
+    m = [0.0] * len(w)
+    s = [0.0] * len(w)
+    c = k * math.log(10) / 400.0
+    b1, b2 = 0.9, 0.999
+    for step in range(1, steps + 1):
+        grad = [0.0] * len(w)
+        for f, y in samples:
+            e = sum(a * b for a, b in zip(w, f, strict=True))
+            x = max(-60.0, min(60.0, c * e))
+            p = 1.0 / (1.0 + math.exp(-x))
+            g = -2.0 * (y - p) * p * (1.0 - p) * c
+            if g:
+                for i, fi in enumerate(f):
+                    if fi:
+                        grad[i] += g * fi
+        n = len(samples)
+        for i in range(len(w)):
+            if i in fixed:
+                continue
+            gi = grad[i] / n
+            m[i] = b1 * m[i] + (1 - b1) * gi
+            s[i] = b2 * s[i] + (1 - b2) * gi * gi
+            mh = m[i] / (1 - b1 ** step)
+            sh = s[i] / (1 - b2 ** step)
+            w[i] -= lr * mh / (math.sqrt(sh) + 1e-12)
+    return w
+
+
+def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int) -> dict[str, float]:
+    start = dict(WEIGHTS[variant])
+    w0 = [float(start.get(name, 0.0)) for name in FEATURES]
+    samples = self_play(variant, games, depth, max_plies, seed, start)
+    rng = random.Random(seed)
+    rng.shuffle(samples)
+    cut = len(samples) // 10
+    held, train = samples[:cut], samples[cut:]
+    k = fit_k(train, w0)
+    before = _loss(held, w0, k)
+    w = fit_weights(train, w0, k, steps)
+    after = _loss(held, w, k)
+    print(f"{variant}: {len(samples)} positions from {games} games, k={k:.3f}, "
+          f"held-out error {before:.5f} -> {after:.5f}", flush=True)
+    return {name: round(x, 1) for name, x in zip(FEATURES, w, strict=True)}
+
+
+def write_weights(weights: dict[str, dict[str, float]], path: Path, note: str) -> None:
+    lines = [
+        '"""Evaluation weights per variant, in hundredths of a man (the man is fixed at 100).',
+        "",
+        f"Fitted by ``python -m bot.ai.tune`` ({note}); see bot/ai/tune.py for the method.",
+        '"""',
+        "",
+        "WEIGHTS: dict[str, dict[str, float]] = {",
+    ]
+    for variant in sorted(weights):
+        items = ", ".join(f'"{k}": {v}' for k, v in weights[variant].items())
+        lines.append(f'    "{variant}": {{{items}}},')
+    lines.append("}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Fit the evaluation weights on self-play (Texel's method).")
+    parser.add_argument("--variant", default="all", choices=["all", *sorted(VARIANTS)])
+    parser.add_argument("--games", type=int, default=160)
+    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--max-plies", type=int, default=220)
+    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--write", action="store_true", help="rewrite bot/ai/weights.py")
+    args = parser.parse_args(argv)
+    variants = sorted(VARIANTS) if args.variant == "all" else [args.variant]
+    fitted = {v: dict(WEIGHTS[v]) for v in WEIGHTS}
+    for variant in variants:
+        fitted[variant] = tune(variant, args.games, args.depth, args.max_plies, args.seed, args.steps)
+        print(f"  {variant}: {fitted[variant]}", flush=True)
+    if args.write:
+        note = f"--games {args.games} --depth {args.depth} --seed {args.seed} --steps {args.steps}"
+        write_weights(fitted, Path(__file__).with_name("weights.py"), note)
+        print("wrote bot/ai/weights.py")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -106,7 +106,10 @@ def parse_duration(word: str) -> int | None:
         if rank >= last_rank:       # '30m2h' or '2h2h': not a way anyone writes a time
             return None
         last_rank = rank
-        total += int(part.group(1)) * _UNIT_SECONDS[key]
+        digits = part.group(1).lstrip("0") or "0"
+        # A number too long to matter is just 'too long' (and int() of thousands of digits is slow).
+        number = int(digits) if len(digits) <= 12 else 10 ** 12
+        total += number * _UNIT_SECONDS[key]
         pos = part.end()
     return total if pos and pos == len(text) else None
 

@@ -217,7 +217,7 @@ def test_new_with_a_compound_time(chat):
     assert "1h 30m" in chat.text("ana", "/games")
 
 
-@pytest.mark.parametrize("word", ["99999d", "1m", "10081m", "0m", "12345678901234567890h"])
+@pytest.mark.parametrize("word", ["99999d", "1m", "10081m", "0m", "12345678901234567890h", "9" * 900 + "m"])
 def test_new_with_an_out_of_range_time_says_the_range(chat, word):
     text = chat.text("ana", f"/new {word}")
     assert "out of range" in text and "5 minutes to 7 days" in text

@@ -100,7 +100,7 @@ def search_position(
     v = pos.variant
     # Leave room for building the answer and for the process's own start-up jitter.
     deadline = started + max(0.01, seconds * 0.85 - 0.02)
-    soft = started + seconds * 0.4
+    soft = started + seconds * 0.45
     history_keys, quiet = _history(v, history, pos)
     if quiet_plies is not None:
         quiet = quiet_plies

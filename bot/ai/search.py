@@ -48,6 +48,7 @@ class Searcher:
         gen = movegen.fast(variant)
         self.gen_moves = gen.moves
         self.can_capture = gen.can_capture
+        self.count = gen.count
         self.evaluate = evaluate
         self.deadline = deadline
         self.no_progress = variant.no_progress_plies
@@ -77,17 +78,19 @@ class Searcher:
             start = len(path) - quiet
             if state in path[max(start, 0):] or (start < 0 and state in self.history_keys):
                 return 0
+        if depth <= 0 and not self.can_capture(um, uk, tm, tk, white):
+            # A quiet leaf: no need to build the moves, only to know one exists.
+            if not self.count(um, uk, tm, tk, white):
+                return -MATE + ply
+            # A pending capture by the opponent is not a quiet position: look one more
+            # ply (bounded, so threats cannot extend the tree without end).
+            if ply >= self.ext_limit or not self.can_capture(tm, tk, um, uk, not white):
+                return self.evaluate(um, uk, tm, tk, white)
+            depth = 1
         moves = self.gen_moves(um, uk, tm, tk, white)
         if not moves:
             return -MATE + ply
         capture = moves[0][0] >> 16
-        if depth <= 0 and not capture:
-            stand = self.evaluate(um, uk, tm, tk, white)
-            # A pending capture by the opponent is not a quiet position: look one more
-            # ply (bounded, so threats cannot extend the tree without end).
-            if ply >= self.ext_limit or not self.can_capture(tm, tk, um, uk, not white):
-                return stand
-            depth = 1
         if ply > self.max_ply:
             self.max_ply = ply
         tt_move = 0

@@ -270,7 +270,9 @@ def test_cancel_plural_in_spanish_and_italian(chat):
 
 
 def test_help_says_cancel_without_number_withdraws_all(chat):
-    assert "without #id: all of them" in chat.text("ana", "/help")
+    text = chat.text("ana", "/help")
+    assert "without #id: all of them" in text
+    assert "without a variant: of the game you are playing" in text
 
 
 def test_open_challenges_expire_after_a_day(chat, now):

@@ -100,6 +100,21 @@ def ai_move(args: argparse.Namespace) -> int:
     return 0
 
 
+def ai_analyse(args: argparse.Namespace) -> int:
+    """Print each game of a PDN file with the engine's marks and better moves."""
+    from bot.ai import analyse_game, annotate_pdn
+    from bot.rules import read_pdn
+    try:
+        with open(args.pdn, encoding="utf-8") as f:
+            games = read_pdn(f.read(), args.variant)
+    except (OSError, UnicodeDecodeError, ValueError, IllegalMove) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    for game in games:
+        print(annotate_pdn(game, analyse_game(game, args.time)))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Draughts bot for chats.")
     sub = parser.add_subparsers(dest="command")
@@ -137,6 +152,11 @@ def build_parser() -> argparse.ArgumentParser:
     move.add_argument("--level", type=int, default=3, choices=range(1, 6), metavar="1-5")
     move.add_argument("--time", type=float, default=None, help="seconds at most (default: the level's own)")
     move.set_defaults(func=ai_move)
+    analyse = asub.add_parser("analyse", help="annotate the games of a PDN file")
+    analyse.add_argument("--variant", required=True, choices=sorted(VARIANTS))
+    analyse.add_argument("--pdn", required=True, help="PDN file")
+    analyse.add_argument("--time", type=float, default=0.3, help="seconds per search (two per move)")
+    analyse.set_defaults(func=ai_analyse)
     return parser
 
 

@@ -16,7 +16,7 @@ from bot.rules import Move, Position, Variant, get_variant
 from .evaluation import Evaluator, evaluator
 from .search import MATE_BOUND, Searcher, State, Timeout
 
-__all__ = ["LEVELS", "Level", "SearchResult", "choose_move", "search_position"]
+__all__ = ["LEVELS", "Level", "SearchResult", "analyse_game", "annotate_pdn", "choose_move", "search_position"]
 
 
 @dataclass(frozen=True)
@@ -180,3 +180,8 @@ def choose_move(
         rng = random.Random(rng)
     pos = Position.from_fen(v, fen)
     return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)
+
+
+from .analyse import MoveNote, analyse_game, annotate_pdn  # noqa: E402
+
+__all__ += ["MoveNote"]

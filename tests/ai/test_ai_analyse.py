@@ -1,0 +1,47 @@
+"""Game analysis marks a move that misses a winning shot, and its PDN reads back."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.ai import analyse_game, annotate_pdn
+from bot.rules import Game, read_pdn
+
+ROOT = Path(__file__).resolve().parents[2]
+# From tests/ai/test_tactics.py: 3-7 wins two men by force here, nothing else wins any.
+SHOT = "W:W3,4,5,9,10,11,16,26:B8,18,19,23,25,28,29,31"
+
+
+def test_missing_the_shot_is_marked_with_the_better_move():
+    game = Game("spanish", SHOT)
+    game.play("9-13")
+    game.play(game.position.legal_moves()[0])
+    notes = analyse_game(game, seconds=0.4)
+    assert len(notes) == 2
+    assert str(notes[0].best) == "3-7"
+    assert notes[0].mark == "??"
+    assert notes[0].loss >= 190
+    text = annotate_pdn(game, notes)
+    assert "9-13??" in text and "{3-7 " in text
+    again = read_pdn(text, "spanish")[0]
+    assert again.moves == game.moves
+
+
+def test_command_line_annotates_a_pdn_file(tmp_path):
+    game = Game("spanish", SHOT)
+    game.play("9-13")
+    path = tmp_path / "g.pdn"
+    from bot.rules import write_pdn
+    path.write_text(write_pdn(game), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "bot", "ai", "analyse", "--variant", "spanish", "--pdn", str(path),
+         "--time", "0.3"],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=True,
+    ).stdout
+    assert "9-13??" in out
+    assert read_pdn(out, "spanish")[0].moves == game.moves
+    bad = subprocess.run(
+        [sys.executable, "-m", "bot", "ai", "analyse", "--variant", "spanish", "--pdn", str(tmp_path / "none.pdn")],
+        capture_output=True, text=True, cwd=ROOT, timeout=60,
+    )
+    assert bad.returncode == 2 and "error" in bad.stderr

@@ -1,11 +1,18 @@
-"""The rules of Spanish, Italian and Triestina draughts: pure, no I/O."""
+"""The rules of Spanish, Italian and Triestina draughts: pure, no I/O.
 
+For search: ``movegen.fast(variant)`` is the generator perft uses, callable on its own
+(moves as int keys plus the bitboards after them, no ``Move`` objects), with
+``Position.fast_moves``, ``Position.from_sides`` and ``Position.move_for_key`` to move
+between it and the ``Move`` API.  Positions and variants pickle by variant id.
+"""
+
+from . import movegen
 from .errors import ErrorCode, IllegalMove
 from .position import Move, Position, format_move
 from .variants import BLACK, VARIANTS, WHITE, Variant, get_variant
 
 __all__ = [
-    "BLACK", "VARIANTS", "WHITE", "ErrorCode", "IllegalMove", "Move", "Position",
+    "movegen", "BLACK", "VARIANTS", "WHITE", "ErrorCode", "IllegalMove", "Move", "Position",
     "Variant", "format_move", "get_variant",
 ]
 from .game import Game, Result  # noqa: E402

@@ -111,6 +111,11 @@ class Storage:
         self.busy_timeout = busy_timeout
         self._lock = threading.RLock()
         self._depth = 0
+        self._writer: int | None = None          # the thread inside a write transaction
+        # Reads outside a write transaction go through their own connection, so they never queue
+        # behind a write that is waiting (up to busy_timeout) for another process's lock.
+        self._reader: sqlite3.Connection | None = None
+        self._read_lock = threading.Lock()
         self.db: sqlite_utils.Database | None = None
         try:
             if self.path != ":memory:":
@@ -121,6 +126,10 @@ class Storage:
                                    timeout=busy_timeout)
             self.db = sqlite_utils.Database(conn)
             self._open(conn)
+            if self.path != ":memory:":
+                self._reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
+                                               timeout=busy_timeout)
+                self._reader.execute("PRAGMA query_only=ON")
         except StorageBusy as err:
             self.close()
             raise StorageBusy(self._explain(err.__cause__)) from None
@@ -202,7 +211,7 @@ class Storage:
                 if _is_busy(err):
                     raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
                 raise
-            self._depth = 1
+            self._depth, self._writer = 1, threading.get_ident()
             try:
                 yield
                 self.db.execute("COMMIT")
@@ -213,27 +222,33 @@ class Storage:
                     raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
                 raise
             finally:
-                self._depth = 0
+                self._depth, self._writer = 0, None
 
     def _one(self, sql: str, params: tuple = ()) -> dict[str, Any] | None:
         rows = self._all(sql, params, first=True)
         return rows[0] if rows else None
 
     def _all(self, sql: str, params: tuple = (), first: bool = False) -> list[dict[str, Any]]:
-        with self._lock:
+        # Inside its own write transaction a thread must read what it has written so far.
+        in_write = self._writer == threading.get_ident()
+        conn = self.db.conn if self._reader is None or in_write else self._reader
+        with self._lock if conn is self.db.conn else self._read_lock:
             try:
-                cursor = self.db.execute(sql, params)
+                cursor = conn.execute(sql, params)
                 names = [c[0] for c in cursor.description]
-                rows = [cursor.fetchone()] if first else cursor.fetchall()
+                # Always fetch to the end: a statement left open would keep its read snapshot.
+                rows = cursor.fetchall()
             except sqlite3.OperationalError as err:
                 # Readers do not wait for writers in WAL mode, but a checkpoint or recovery can.
                 if _is_busy(err):
                     raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
                 raise
-            return [dict(zip(names, row, strict=True)) for row in rows if row is not None]
+        return [dict(zip(names, row, strict=True)) for row in (rows[:1] if first else rows)]
 
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connections."""
+        if self._reader is not None:
+            self._reader.close()
         if self.db is not None:
             self.db.conn.close()
 

@@ -8,6 +8,7 @@ take no write lock at all, so they answer normally while the lock is held.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 
 import pytest
@@ -124,3 +125,24 @@ def test_a_chat_id_that_cannot_be_stored_still_gets_an_answer(bot, bot_errors):
     assert len(bot_errors) == 1 and "handler failed" in bot_errors[0].getMessage()
     bot_errors.clear()
     assert "no games" in bot.text("ana", "/games").lower()
+
+
+def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(tmp_path, now):
+    """Adapters run the service on several threads: while one event's write waits for the lock,
+    another chat's read-only command must not wait with it."""
+    bot = Bot(tmp_path / "t.db", now, busy_timeout=2.0)
+    try:
+        game = bot.new_game()
+        bot.say("carol", "/games")
+        with write_lock_held(bot.path):
+            waiting = threading.Thread(target=bot.say, args=("ana", "/m 22-18"))
+            waiting.start()
+            time.sleep(0.2)                      # the move is now waiting for the lock
+            started = time.monotonic()
+            answer = bot.text("carol", f"/board #{game}")
+            elapsed = time.monotonic() - started
+            waiting.join(timeout=10)
+        assert "Ana (white) to move" in answer
+        assert elapsed < 1.0, elapsed
+    finally:
+        bot.storage.close()

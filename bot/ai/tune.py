@@ -15,7 +15,10 @@ How it was run (the weights in ``weights.py`` came from this)::
 3. Fit: the prediction is ``1 / (1 + 10 ** (-k * eval / 400))`` with ``eval`` the
    linear part of the evaluation from White's side.  ``k`` is fitted first with the
    starting weights, then every weight but the man's (fixed at 100, the unit) by
-   gradient descent (Adam) on the mean squared error, as in Texel's method.
+   gradient descent (Adam) on the mean squared error, as in Texel's method, with a
+   small L2 pull towards the starting weights (``--l2``).  One game in ten is held
+   out (whole games, since a game's positions share its result) to report the error
+   before and after.
 4. ``--write`` rewrites ``bot/ai/weights.py`` with the fitted weights, keeping the
    other variants' entries.
 
@@ -25,6 +28,7 @@ Self-play is the slow part (about a second a game at depth 3 on one core).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import time
@@ -36,7 +40,7 @@ from . import search_position
 from .evaluation import FEATURES, Evaluator
 from .weights import WEIGHTS
 
-Sample = tuple[list[int], float]
+Sample = tuple[list[int], float, int]   # features, White's result, game number
 
 
 def self_play(variant: str, games: int, depth: int, max_plies: int, seed: int,
@@ -71,7 +75,7 @@ def self_play(variant: str, games: int, depth: int, max_plies: int, seed: int,
                 continue
             if not (pos.wm or pos.bm) and ev.endgame(pos.wm, pos.wk, pos.bm, pos.bk) is not None:
                 continue
-            samples.append((ev.features_of(pos.wm, pos.wk, pos.bm, pos.bk), outcome))
+            samples.append((ev.features_of(pos.wm, pos.wk, pos.bm, pos.bk), outcome, n))
         if log and (n + 1) % 10 == 0:
             print(f"  {variant}: {n + 1}/{games} games, {len(samples)} positions, "
                   f"{time.perf_counter() - started:.0f}s", flush=True)
@@ -80,7 +84,7 @@ def self_play(variant: str, games: int, depth: int, max_plies: int, seed: int,
 
 def _loss(samples: list[Sample], w: list[float], k: float) -> float:
     total = 0.0
-    for f, y in samples:
+    for f, y, _g in samples:
         e = sum(a * b for a, b in zip(w, f, strict=True))
         p = 1.0 / (1.0 + 10.0 ** max(-30.0, min(30.0, -k * e / 400.0)))
         total += (y - p) ** 2
@@ -102,8 +106,10 @@ def fit_k(samples: list[Sample], w: list[float]) -> float:
 
 
 def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int = 400,
-                lr: float = 2.0, fixed: tuple[int, ...] = (0,)) -> list[float]:
-    """Adam on the mean squared error between results and predictions."""
+                lr: float = 2.0, fixed: tuple[int, ...] = (0,), l2: float = 0.0) -> list[float]:
+    """Adam on the mean squared error between results and predictions, plus
+    ``l2 * sum((w - start) ** 2)``: positions of one game are far from independent, so
+    a few hundred games do not pin nine weights down without a pull towards the start."""
     w = list(start)
     m = [0.0] * len(w)
     s = [0.0] * len(w)
@@ -111,7 +117,7 @@ def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int 
     b1, b2 = 0.9, 0.999
     for step in range(1, steps + 1):
         grad = [0.0] * len(w)
-        for f, y in samples:
+        for f, y, _g in samples:
             e = sum(a * b for a, b in zip(w, f, strict=True))
             x = max(-60.0, min(60.0, c * e))
             p = 1.0 / (1.0 + math.exp(-x))
@@ -124,7 +130,7 @@ def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int 
         for i in range(len(w)):
             if i in fixed:
                 continue
-            gi = grad[i] / n
+            gi = grad[i] / n + 2.0 * l2 * (w[i] - start[i])
             m[i] = b1 * m[i] + (1 - b1) * gi
             s[i] = b2 * s[i] + (1 - b2) * gi * gi
             mh = m[i] / (1 - b1 ** step)
@@ -133,20 +139,27 @@ def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int 
     return w
 
 
-def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int) -> dict[str, float]:
+def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int, l2: float,
+         cache: Path | None = None) -> dict[str, float]:
     start = dict(WEIGHTS[variant])
     w0 = [float(start.get(name, 0.0)) for name in FEATURES]
-    samples = self_play(variant, games, depth, max_plies, seed, start)
-    rng = random.Random(seed)
-    rng.shuffle(samples)
-    cut = len(samples) // 10
-    held, train = samples[:cut], samples[cut:]
+    path = cache / f"tune-{variant}-{games}-{depth}-{seed}.json" if cache else None
+    if path and path.exists():
+        samples = [tuple(s) for s in json.loads(path.read_text(encoding="utf-8"))]
+    else:
+        samples = self_play(variant, games, depth, max_plies, seed, start)
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(samples), encoding="utf-8")
+    # Hold out whole games: positions of one game share its result.
+    held = [s for s in samples if s[2] % 10 == 0]
+    train = [s for s in samples if s[2] % 10 != 0]
     k = fit_k(train, w0)
     before = _loss(held, w0, k)
-    w = fit_weights(train, w0, k, steps)
+    w = fit_weights(train, w0, k, steps, l2=l2)
     after = _loss(held, w, k)
     print(f"{variant}: {len(samples)} positions from {games} games, k={k:.3f}, "
-          f"held-out error {before:.5f} -> {after:.5f}", flush=True)
+          f"held-out games' error {before:.5f} -> {after:.5f}", flush=True)
     return {name: round(x, 1) for name, x in zip(FEATURES, w, strict=True)}
 
 
@@ -174,15 +187,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-plies", type=int, default=220)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--l2", type=float, default=5e-7, help="pull towards the starting weights")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="folder to keep self-play positions in, to refit without replaying")
     parser.add_argument("--write", action="store_true", help="rewrite bot/ai/weights.py")
     args = parser.parse_args(argv)
     variants = sorted(VARIANTS) if args.variant == "all" else [args.variant]
     fitted = {v: dict(WEIGHTS[v]) for v in WEIGHTS}
     for variant in variants:
-        fitted[variant] = tune(variant, args.games, args.depth, args.max_plies, args.seed, args.steps)
+        fitted[variant] = tune(variant, args.games, args.depth, args.max_plies, args.seed, args.steps,
+                               args.l2, args.cache)
         print(f"  {variant}: {fitted[variant]}", flush=True)
     if args.write:
-        note = f"--games {args.games} --depth {args.depth} --seed {args.seed} --steps {args.steps}"
+        note = (f"--games {args.games} --depth {args.depth} --seed {args.seed} --steps {args.steps} "
+                f"--l2 {args.l2}")
         write_weights(fitted, Path(__file__).with_name("weights.py"), note)
         print("wrote bot/ai/weights.py")
     return 0

@@ -72,6 +72,7 @@ MIGRATIONS: list[list[str]] = [
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
+PLAYER_WAIT = 0.2
 
 # SQLite primary result codes (the low byte of an extended code).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
@@ -195,9 +196,17 @@ class Storage:
         return self.db.execute("PRAGMA user_version").fetchone()[0]
 
     @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """One write transaction (nested calls join the outer one)."""
-        with self._lock:
+    def transaction(self, wait: float | None = None) -> Iterator[None]:
+        """One write transaction (nested calls join the outer one).
+
+        Waits at most ``wait`` seconds (default: the busy timeout) in all, for this process's other
+        threads and for other processes, then raises StorageBusy: concurrent events under a held
+        lock each get their answer after one timeout, not one timeout per event queued ahead."""
+        limit = self.busy_timeout if wait is None else wait
+        deadline = time.monotonic() + limit
+        if not self._lock.acquire(timeout=limit):
+            raise StorageBusy(f"database {self.path} stayed locked for {limit:g} s")
+        try:
             if self._depth:
                 self._depth += 1
                 try:
@@ -205,12 +214,7 @@ class Storage:
                 finally:
                     self._depth -= 1
                 return
-            try:
-                self.db.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as err:
-                if _is_busy(err):
-                    raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
-                raise
+            self._begin(max(0.0, deadline - time.monotonic()), limit)
             self._depth, self._writer = 1, threading.get_ident()
             try:
                 yield
@@ -219,10 +223,27 @@ class Storage:
                 if self.db.conn.in_transaction:
                     self.db.execute("ROLLBACK")
                 if isinstance(err, sqlite3.OperationalError) and _is_busy(err):
-                    raise StorageBusy(f"database {self.path} stayed locked for {self.busy_timeout:g} s") from err
+                    raise StorageBusy(f"database {self.path} stayed locked for {limit:g} s") from err
                 raise
             finally:
                 self._depth, self._writer = 0, None
+        finally:
+            self._lock.release()
+
+    def _begin(self, remaining: float, limit: float) -> None:
+        """BEGIN IMMEDIATE, waiting at most ``remaining`` s for another connection's lock."""
+        shorter = remaining < self.busy_timeout - 0.01
+        if shorter:
+            self.db.execute(f"PRAGMA busy_timeout = {int(remaining * 1000)}")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            if _is_busy(err):
+                raise StorageBusy(f"database {self.path} stayed locked for {limit:g} s") from err
+            raise
+        finally:
+            if shorter:
+                self.db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
 
     def _one(self, sql: str, params: tuple = ()) -> dict[str, Any] | None:
         rows = self._all(sql, params, first=True)
@@ -271,7 +292,8 @@ class Storage:
         known = self.player(platform, user_id)
         if known and (known["name"], known["username"], known["language"]) == (name, username, language):
             return False
-        with self.transaction():
+        # A name refresh never makes a command wait: under a held lock it waits for the next message.
+        with self.transaction(wait=min(self.busy_timeout, PLAYER_WAIT)):
             self.db["players"].upsert(
                 {"platform": platform, "user_id": user_id, "name": name, "username": username,
                  "language": language, "updated_at": now},

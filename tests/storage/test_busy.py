@@ -146,3 +146,29 @@ def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(tmp_path, now):
         assert elapsed < 1.0, elapsed
     finally:
         bot.storage.close()
+
+
+def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(tmp_path, now):
+    """Four new players open challenges at once while the lock is held: each hears "busy" after
+    about one busy timeout, not after the timeouts of every event queued ahead of it (nor after a
+    second wait for refreshing the player's name)."""
+    bot = Bot(tmp_path / "t.db", now, busy_timeout=1.0)
+    elapsed: dict[str, float] = {}
+    answers: dict[str, str] = {}
+
+    def challenge(user: str) -> None:
+        started = time.monotonic()
+        answers[user] = bot.text(user, "/new spanish")
+        elapsed[user] = time.monotonic() - started
+
+    try:
+        with write_lock_held(bot.path):
+            threads = [threading.Thread(target=challenge, args=(u,)) for u in ("ana", "bob", "carol", "dan")]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(timeout=30)
+        assert set(answers.values()) == {t("en", "error.busy")}
+        assert max(elapsed.values()) < 1.7, elapsed
+    finally:
+        bot.storage.close()

@@ -34,7 +34,7 @@ class Level:
 
 
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=2, seconds=0.3, margin=40),
+    1: Level(max_depth=1, seconds=0.3, margin=40),
     2: Level(max_depth=3, seconds=0.5, margin=15),
     3: Level(max_depth=5, seconds=0.8, margin=5),
     4: Level(max_depth=7, seconds=1.2),

@@ -197,8 +197,9 @@ class Searcher:
                 key, a, b, c, d = move
                 child_quiet = 0 if key >> 16 or c != um else self.root_quiet + 1
                 if exact_all or i == 0:
-                    score = -self.search(a, b, c, d, not white, depth - 1, -beta, -alpha if not exact_all else INF,
-                                         1, child_quiet)
+                    # Full window: alpha is still -INF for the first move, and stays so
+                    # when every move needs its exact score.
+                    score = -self.search(a, b, c, d, not white, depth - 1, -beta, INF, 1, child_quiet)
                 else:
                     score = -self.search(a, b, c, d, not white, depth - 1, -alpha - 1, -alpha, 1, child_quiet)
                     if score > alpha:

@@ -6,7 +6,7 @@ How it was run (the weights in ``weights.py`` came from this)::
 
 1. Self-play: the engine plays itself at a fixed shallow depth (``--depth``, with a
    small random margin at the root and 4 random opening plies so games differ), with
-   the current weights, to the end by the rules (no moves, threefold repetition, the
+   ``STARTING_WEIGHTS``, to the end by the rules (no moves, threefold repetition, the
    variant's no-progress rule) or ``--max-plies`` (then scored a draw).
 2. Positions: every quiet position (no capture pending for either side) after the
    opening plies, labelled with the game's final result for White (1, 1/2, 0).
@@ -22,7 +22,8 @@ How it was run (the weights in ``weights.py`` came from this)::
 4. ``--write`` rewrites ``bot/ai/weights.py`` with the fitted weights, keeping the
    other variants' entries.
 
-Self-play is the slow part (about a second a game at depth 3 on one core).
+Self-play is the slow part (two to seven seconds a game at depth 3 on this shared
+machine); ``--cache DIR`` keeps the positions so a refit does not replay.
 """
 
 from __future__ import annotations
@@ -38,7 +39,18 @@ from bot.rules import VARIANTS, Game, get_variant, movegen
 
 from . import search_position
 from .evaluation import FEATURES, Evaluator
-from .weights import WEIGHTS
+from .weights import WEIGHTS  # the other variants' entries are kept when one is refitted
+
+# Where the fit starts, and what the self-play engine plays with: round numbers
+# (man 100; a flying king worth more than a short one), only a starting point.
+STARTING_WEIGHTS: dict[str, dict[str, float]] = {
+    "spanish": {"men": 100, "kings": 350, "advance": 3, "back_rank": 8, "centre": 6, "mobility": 2,
+                "tempo": 4, "runaway": 40, "diagonal": 15},
+    "italian": {"men": 100, "kings": 220, "advance": 3, "back_rank": 8, "centre": 6, "mobility": 2,
+                "tempo": 4, "runaway": 40, "diagonal": 5},
+    "triestina": {"men": 100, "kings": 220, "advance": 3, "back_rank": 8, "centre": 6, "mobility": 2,
+                  "tempo": 4, "runaway": 40, "diagonal": 5},
+}
 
 Sample = tuple[list[int], float, int]   # features, White's result, game number
 
@@ -141,7 +153,7 @@ def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int 
 
 def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int, l2: float,
          cache: Path | None = None) -> dict[str, float]:
-    start = dict(WEIGHTS[variant])
+    start = dict(STARTING_WEIGHTS[variant])
     w0 = [float(start.get(name, 0.0)) for name in FEATURES]
     path = cache / f"tune-{variant}-{games}-{depth}-{seed}.json" if cache else None
     if path and path.exists():

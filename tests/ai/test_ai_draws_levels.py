@@ -63,7 +63,7 @@ def test_three_kings_against_one_on_the_long_diagonal_is_a_draw_in_spanish():
     diagonal = Position.from_fen("spanish", "W:WK2,K3,K4:BK14")   # 14 is on the long diagonal
     off = Position.from_fen("spanish", "W:WK2,K3,K4:BK15")
     assert ev.evaluate(*diagonal.sides(), diagonal.white) == 0
-    assert ev.evaluate(*off.sides(), off.white) > 800
+    assert ev.evaluate(*off.sides(), off.white) > 300
     two = Position.from_fen("spanish", "W:WK2,K3:BK15")
     assert ev.evaluate(*two.sides(), two.white) == 0
 

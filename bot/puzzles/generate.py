@@ -124,6 +124,7 @@ def describe(golpe: Golpe, source: str) -> dict[str, Any]:
 # Plies after a puzzle during which the same game gives no other: the same idea a move later is
 # not a new puzzle.
 SPACING = 12
+MIN_SACRIFICES = 1
 
 
 def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = None,
@@ -138,8 +139,10 @@ def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = 
             continue
         seen.add(key)
         golpe = prove(cand.position)
-        if golpe is not None:
-            found.append(describe(golpe, cand.source))
+        puzzle = describe(golpe, cand.source) if golpe is not None else None
+        # A golpe gives something away to get more back; a plain promotion race is no golpe.
+        if puzzle is not None and puzzle["tags"]["sacrifices"] >= MIN_SACRIFICES:
+            found.append(puzzle)
             last_found[cand.game] = cand.ply
         if progress:
             progress(len(found), examined)

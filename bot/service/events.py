@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 from dataclasses import dataclass, field
 
 
@@ -48,6 +50,33 @@ class Reply:
     document: tuple[str, bytes] | None = None   # (file name, content), e.g. a PDN
     private: bool = False                 # only for the user who asked (where possible)
 
+    def to_json(self) -> str:
+        """The reply as JSON text (binary parts in base64), to wait in the outbox."""
+        def b64(data: bytes | None) -> str | None:
+            return base64.b64encode(data).decode("ascii") if data is not None else None
+        return json.dumps({
+            "text": self.text, "image": b64(self.image), "animation": b64(self.animation),
+            "buttons": [[[b.label, b.action, b.command, b.style] for b in row] for row in self.buttons],
+            "replaces_board": self.replaces_board, "game_id": self.game_id, "board_text": self.board_text,
+            "document": [self.document[0], b64(self.document[1])] if self.document else None,
+            "private": self.private,
+        }, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Reply:
+        """The reply written by ``to_json``."""
+        data = json.loads(text)
+
+        def raw(value: str | None) -> bytes | None:
+            return base64.b64decode(value) if value is not None else None
+        document = data["document"]
+        return cls(
+            text=data["text"], image=raw(data["image"]), animation=raw(data["animation"]),
+            buttons=[[Button(*b) for b in row] for row in data["buttons"]],
+            replaces_board=data["replaces_board"], game_id=data["game_id"], board_text=data["board_text"],
+            document=(document[0], raw(document[1]) or b"") if document else None, private=data["private"],
+        )
+
 
 @dataclass(frozen=True)
 class Outgoing:
@@ -56,3 +85,14 @@ class Outgoing:
     platform: str
     chat_id: str
     reply: Reply
+
+
+@dataclass(frozen=True)
+class OutboxItem:
+    """A message from the outbox, for its platform's adapter to deliver."""
+
+    id: int
+    platform: str
+    chat_id: str
+    reply: Reply
+    attempts: int

@@ -38,7 +38,7 @@ from bot.service.commands import (
     parse_new,
     parse_variant,
 )
-from bot.service.events import Button, ChatEvent, Outgoing, Reply
+from bot.service.events import Button, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.wording import duration, explain, reminder, result_text, to_move, variant_name
 from bot.storage import StaleGame, Storage, StorageBusy
 
@@ -57,6 +57,10 @@ BUTTONS_PER_ROW = 5
 HEARTBEAT_SECONDS = 30.0
 DOWNTIME_THRESHOLD = 120.0
 MAX_BUTTON_ROWS = 5      # Discord's limit: 5 rows of 5
+# Outbox retries: 5 s, 10 s, 20 s ... up to 15 min between tries; dropped after about a day.
+OUTBOX_FIRST_RETRY = 5.0
+OUTBOX_MAX_RETRY = 900.0
+OUTBOX_MAX_ATTEMPTS = 100
 
 
 @dataclass
@@ -90,11 +94,18 @@ class GameService:
         self.rng = rng or random.Random()
         # When this process last wrote its heartbeat, per platform ticked.
         self._beats: dict[str | None, float] = {}
+        self._listeners: list[Callable[[str], None]] = []
 
     # -- entry points ------------------------------------------------------------------
 
     def handle(self, event: ChatEvent) -> list[Reply]:
         """The replies to one chat event.  Never raises for anything a user can type."""
+        replies = self._handle(event)
+        # The event may have changed a clock or written to the outbox: the adapter looks again.
+        self._notify(event.platform)
+        return replies
+
+    def _handle(self, event: ChatEvent) -> list[Reply]:
         now = self.clock()
         lang = pick_language(event.language)
         # A button press is answered privately (it also stops the button's spinner).
@@ -123,19 +134,42 @@ class GameService:
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
         """An adapter tells us which message shows a game's board (for replies to it)."""
-        self.storage.remember_message(platform, chat_id, str(message_id), game_id)
+        try:
+            self.storage.remember_message(platform, chat_id, str(message_id), game_id)
+        except StorageBusy:
+            # Only replies to this board lose their game; #id and buttons still work.
+            log.warning("board message %s of game %s not remembered: the database is busy", message_id, game_id)
 
     def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat got a new id (a Telegram group became a supergroup): its games follow it."""
         self.storage.move_chat(platform, str(old_chat_id), str(new_chat_id))
 
-    def tick(self, now: float | None = None, platform: str | None = None) -> list[Outgoing]:
-        """Deadline work: reminders when a tenth of the move time is left, losses on time.
+    # -- speaking on its own: timed work and the outbox -------------------------------------------
 
-        Each platform's process ticks only its own games (``platform``): a tick does the work
-        as it reports it, so one adapter must not take another's messages."""
+    def add_listener(self, listener: Callable[[str], None]) -> None:
+        """``listener(platform)`` is called, from whatever thread made the change, after the
+        outbox of that platform got a message or one of its clocks changed (a move resets a
+        deadline): the adapter wakes up and looks again."""
+        self._listeners.append(listener)
+
+    def _notify(self, platform: str) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener(platform)
+            except Exception:
+                log.exception("outbox listener failed")
+
+    def say(self, platform: str, chat_id: str, reply: Reply) -> int:
+        """Put a message in the outbox (inside the caller's transaction, so it is written together
+        with the change that caused it, or not at all)."""
+        return self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
+
+    def run_due(self, platform: str | None = None, now: float | None = None) -> int:
+        """Do the timed work that is due (reminders when a tenth of the move time is left, losses
+        on time): each change and its message go into one transaction.  How many messages were
+        written.  Each platform's process runs only its own games (``platform``)."""
         now = self.clock() if now is None else now
-        out: list[Outgoing] = []
+        written = 0
         try:
             if now - self._beats.get(platform, float("-inf")) >= HEARTBEAT_SECONDS:
                 self.storage.beat(platform, now)
@@ -146,27 +180,86 @@ class GameService:
             due = []
         for row in due:
             try:
-                chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
-                turn = Position.from_fen(row["variant"], row["fen"]).turn
-                name = row["white_name"] if turn == "W" else row["black_name"]
-                player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
-                lang = chat.get("language") or pick_language(player.get("language"))
-                if row["deadline_at"] <= now:
-                    out.append(Outgoing(row["platform"], row["chat_id"], self._time_out(lang, row, now)))
-                else:
-                    if not self.storage.mark_reminded(row["id"], row["version"]):
-                        continue
-                    text = reminder(lang, name, row["id"], row["deadline_at"] - now)
-                    out.append(Outgoing(row["platform"], row["chat_id"], Reply(text, game_id=row["id"])))
+                with self.storage.transaction():
+                    reply = self._deadline_message(row, now)
+                    if reply is not None:
+                        self.say(row["platform"], row["chat_id"], reply)
+                        written += 1
             except StaleGame:
                 continue
             except StorageBusy:
-                # The next tick tries again; what was done so far is reported.
+                # The next run tries again.
                 log.warning("deadline work stopped at game %s: the database is busy", row["id"])
                 break
             except Exception:
                 # One damaged game must not stop every other clock.
                 log.exception("deadline work failed for game %s", row["id"])
+        for name in {row["platform"] for row in due}:
+            self._notify(name)
+        return written
+
+    def _deadline_message(self, row: dict[str, Any], now: float) -> Reply | None:
+        """End the game on time or mark its reminder sent; the message to say, if any."""
+        chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
+        turn = Position.from_fen(row["variant"], row["fen"]).turn
+        name = row["white_name"] if turn == "W" else row["black_name"]
+        player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
+        lang = chat.get("language") or pick_language(player.get("language"))
+        if row["deadline_at"] <= now:
+            return self._time_out(lang, row, now)
+        if not self.storage.mark_reminded(row["id"], row["version"]):
+            return None
+        return Reply(reminder(lang, name, row["id"], row["deadline_at"] - now), game_id=row["id"])
+
+    def pending_messages(self, platform: str, limit: int = 50) -> list[OutboxItem]:
+        """The outbox messages of a platform that are due now, oldest first."""
+        rows = self.storage.due_messages(platform, self.clock(), limit)
+        return [OutboxItem(r["id"], r["platform"], r["chat_id"], Reply.from_json(r["payload"]), r["attempts"])
+                for r in rows]
+
+    def message_sent(self, item_id: int) -> None:
+        """The adapter delivered an outbox message: it is never delivered again."""
+        self.storage.mark_sent(item_id, self.clock())
+
+    def message_failed(self, item_id: int, error: str, *, permanent: bool = False) -> None:
+        """The adapter could not deliver an outbox message.  A transient failure is tried again
+        later (backing off); a permanent one (chat gone, bot removed) drops the message, and so
+        does a message that kept failing for about a day."""
+        row = self.storage.outbox_message(item_id)
+        if row is None or row["status"] != "pending":
+            return
+        if permanent or row["attempts"] + 1 >= OUTBOX_MAX_ATTEMPTS:
+            self.storage.drop_message(item_id, error)
+            log.warning("message %s to %s chat %s dropped: %s", item_id, row["platform"], row["chat_id"], error)
+            if permanent:
+                self.chat_gone(row["platform"], row["chat_id"])
+            return
+        delay = min(OUTBOX_FIRST_RETRY * 2 ** row["attempts"], OUTBOX_MAX_RETRY)
+        self.storage.retry_later(item_id, self.clock() + delay, error)
+
+    def chat_gone(self, platform: str, chat_id: str) -> None:
+        """The bot can no longer post in a chat (removed, forbidden): stop what the service would
+        post there on its own.  Games stay as they are: players may come back."""
+        log.info("%s chat %s can no longer be written to", platform, chat_id)
+
+    def next_wakeup(self, platform: str | None) -> float | None:
+        """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
+        None when nothing is scheduled."""
+        try:
+            return self.storage.next_wakeup(platform)
+        except StorageBusy:
+            return self.clock() + 1.0
+
+    def tick(self, now: float | None = None, platform: str | None = None) -> list[Outgoing]:
+        """The due work and the outbox drained at once, as a list (for a caller without a delivery
+        loop: the console, tests).  The messages returned count as delivered."""
+        self.run_due(platform, now)
+        out: list[Outgoing] = []
+        platforms = [platform] if platform is not None else self.storage.outbox_platforms()
+        for name in platforms:
+            for item in self.pending_messages(name, limit=1000):
+                self.message_sent(item.id)
+                out.append(Outgoing(item.platform, item.chat_id, item.reply))
         return out
 
     def resume_after_downtime(self, platform: str | None = None) -> float:

@@ -69,6 +69,16 @@ MIGRATIONS: list[list[str]] = [
         """INSERT INTO meta (key, value) SELECT 'last_number',
             max(coalesce((SELECT max(id) FROM challenges), 0), coalesce((SELECT max(id) FROM games), 0))""",
     ],
+    [
+        # What the service says on its own, written in the transaction of the change that caused
+        # it and delivered by the platform's adapter (status pending -> sent, or dropped).
+        """CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
+            payload TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending',
+            attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL NOT NULL,
+            created_at REAL NOT NULL, sent_at REAL, error TEXT)""",
+        "CREATE INDEX outbox_due ON outbox (platform, status, next_attempt_at)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -519,6 +529,60 @@ class Storage:
         """The chat's most recent game, finished or not, or None."""
         return self._one("SELECT * FROM games WHERE platform=? AND chat_id=? ORDER BY id DESC LIMIT 1",
                          (platform, chat_id))
+
+    # -- outbox -------------------------------------------------------------------------------------
+
+    def enqueue(self, platform: str, chat_id: str, payload: str, now: float) -> int:
+        """Add a message to the outbox (inside the caller's transaction when there is one)."""
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT INTO outbox (platform, chat_id, payload, next_attempt_at, created_at) VALUES (?,?,?,?,?)",
+                (platform, chat_id, payload, now, now))
+            return int(cur.lastrowid)
+
+    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[dict[str, Any]]:
+        """Pending outbox messages of a platform whose time has come, oldest first."""
+        return self._all("SELECT * FROM outbox WHERE platform=? AND status='pending' AND next_attempt_at<=? "
+                         "ORDER BY id LIMIT ?", (platform, now, limit))
+
+    def outbox_message(self, message_id: int) -> dict[str, Any] | None:
+        """One outbox message, whatever its status."""
+        return self._one("SELECT * FROM outbox WHERE id=?", (message_id,))
+
+    def mark_sent(self, message_id: int, now: float) -> bool:
+        """A pending message was delivered; False if it was not pending (delivered or dropped)."""
+        with self.transaction():
+            cur = self.db.execute("UPDATE outbox SET status='sent', sent_at=? WHERE id=? AND status='pending'",
+                                  (now, message_id))
+            return cur.rowcount == 1
+
+    def retry_later(self, message_id: int, at: float, error: str) -> None:
+        """A delivery failed for now: count the attempt and try again at ``at``."""
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
+                            "WHERE id=? AND status='pending'", (at, error[:500], message_id))
+
+    def drop_message(self, message_id: int, error: str) -> None:
+        """A message that can never be delivered: keep it, marked dropped, for the record."""
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET status='dropped', attempts=attempts+1, error=? "
+                            "WHERE id=? AND status='pending'", (error[:500], message_id))
+
+    def outbox_platforms(self) -> list[str]:
+        """The platforms that have pending outbox messages."""
+        return [r["platform"] for r in self._all("SELECT DISTINCT platform FROM outbox WHERE status='pending'")]
+
+    def next_wakeup(self, platform: str | None) -> float | None:
+        """The earliest time something of ``platform`` (None: all) is due: an outbox message, a
+        reminder (a tenth of the move time before the deadline) or a deadline."""
+        where = " AND platform=?" if platform is not None else ""
+        params = (platform,) if platform is not None else ()
+        outbox = self._one(f"SELECT min(next_attempt_at) AS t FROM outbox WHERE status='pending'{where}", params)
+        clocks = self._one(
+            "SELECT min(CASE WHEN reminded=0 THEN deadline_at - move_seconds / 10.0 ELSE deadline_at END) AS t "
+            f"FROM games WHERE status='active' AND deadline_at IS NOT NULL{where}", params)
+        times = [row["t"] for row in (outbox, clocks) if row and row["t"] is not None]
+        return min(times) if times else None
 
 
 def _beat_key(platform: str | None) -> str:

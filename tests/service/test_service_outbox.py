@@ -4,10 +4,12 @@ scheduled for its due time, delivered once, retried with backoff, dropped when u
 from __future__ import annotations
 
 import pytest
-from conftest import PLATFORM, T0
 
 from bot.service import Button, Reply
 from bot.service.service import OUTBOX_FIRST_RETRY, OUTBOX_MAX_ATTEMPTS
+
+PLATFORM = "test"          # the chat harness's platform (tests/service/conftest.py)
+T0 = 1_700_000_000.0       # and the start of its clock
 
 
 @pytest.fixture

@@ -13,6 +13,10 @@ A move is stored before its board is shown, so the board must reach the chat:
 every Bot API call is retried a few times on a transient failure (flood control,
 a 5xx, a network error), and a board edit Telegram refuses is replaced by a new
 board message.
+
+What is shared with the other adapters (service calls off the loop, per-chat order,
+splitting a reply into messages, remembering boards, the outbox delivery task) is in
+bot.platforms.base; this module only speaks the Bot API.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import warnings
-from collections import defaultdict
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any, TypeVar
 
 from telegram import (
+    Bot,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputFile,
@@ -53,13 +58,14 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.service import ChatEvent, GameService, Reply
+from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
+from bot.service import Button, ChatEvent, GameService, Reply
 
 PLATFORM = "telegram"
 CAPTION_LIMIT = 1024
 TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
-TICK_SECONDS = 30
+STARTUP_GRACE_SECONDS = 5.0
 CONCURRENT_UPDATES = 16
 # Waits between attempts of one Bot API call after a 5xx or a network error: a few attempts, then
 # the failure is reported.  Flood control (429) waits what Telegram asks, up to MAX_FLOOD_WAIT.
@@ -83,29 +89,59 @@ def _flood_wait(err: RetryAfter) -> float:
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
 
 
-def _chunks(text: str, size: int = TEXT_LIMIT) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
-
-
-def _markup(reply: Reply) -> InlineKeyboardMarkup | None:
-    if not reply.buttons:
+def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
+    if not buttons:
         return None
     return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action) for b in row]
-                                 for row in reply.buttons])
+                                 for row in buttons])
 
 
-class TelegramAdapter:
+# Refusals that mean the chat will never take a message from us (Forbidden covers "bot was kicked",
+# "bot was blocked by the user", "user is deactivated").
+_GONE = ("chat not found", "chat_write_forbidden", "have no rights to send", "not enough rights to send",
+         "need administrator rights", "bot was kicked", "peer_id_invalid")
+
+
+class DraughtsApplication(Application):  # type: ignore[misc]
+    """The Application, whose start and stop also start and stop the adapter's delivery task
+    (run_polling calls them; so can anyone driving the Application by hand)."""
+
+    __slots__ = ("adapter",)
+
+    def __init__(self, *, adapter: TelegramAdapter, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.adapter = adapter
+
+    async def start(self) -> None:
+        await super().start()
+        self.adapter.start_delivery()
+
+    async def stop(self) -> None:
+        await self.adapter.stop_delivery()
+        await super().stop()
+
+
+class TelegramAdapter(ChatAdapter):
     """Handlers for one bot token, all answered by one GameService."""
+
+    platform = PLATFORM
+    text_limit = TEXT_LIMIT
+    caption_limit = CAPTION_LIMIT
+    files_together = False
+    # Updates sent while the bot was down arrive at once after a restart and are judged at their
+    # send time: timed work already overdue at start waits this long, so that such a move is
+    # played before a clock that ran out meanwhile is called.
+    startup_grace = STARTUP_GRACE_SECONDS
 
     def __init__(self, service: GameService,
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
-        self.service = service
-        self._chat_locks: defaultdict[int, asyncio.Lock] = defaultdict(asyncio.Lock)
-        self._sleep = sleep
+        super().__init__(service, sleep)
+        self.bot: Bot | None = None
 
     def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
-        """The python-telegram-bot Application with our handlers and the deadline job."""
-        builder = Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
+        """The python-telegram-bot Application with our handlers; its start starts the delivery task."""
+        builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
+                   .application_class(DraughtsApplication, kwargs={"adapter": self}))
         if request is not None:
             builder = builder.request(request).get_updates_request(request)
         if rate_limiter:
@@ -113,20 +149,12 @@ class TelegramAdapter:
             # queues instead of failing, and retries after a 429.
             builder = builder.rate_limiter(AIORateLimiter(max_retries=2))
         app = builder.build()
+        self.bot = app.bot
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self.on_message))
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_error_handler(self.on_error)
-        if app.job_queue is not None:
-            # Deadlines live in the database; the job only looks at them.  The first look waits
-            # one interval, so that moves sent while the bot was down (queued by Telegram, judged
-            # at their send time) are likely played before a clock that ran out meanwhile is called.
-            app.job_queue.run_repeating(self.on_tick, interval=TICK_SECONDS, first=TICK_SECONDS, name="deadlines")
         return app
-
-    async def call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """Run a service call in a worker thread (storage serializes its own connection)."""
-        return await asyncio.to_thread(func, *args, **kwargs)
 
     # -- incoming ------------------------------------------------------------------------------
 
@@ -148,9 +176,9 @@ class TelegramAdapter:
                             reply_to=str(msg.reply_to_message.message_id) if msg.reply_to_message else None)
         if event is None:
             return
-        async with self._chat_locks[msg.chat_id]:
+        async with self.chat_lock(msg.chat_id):
             for reply in await self.call(self.service.handle, event):
-                await self.send(context, msg.chat_id, reply, reply_to=msg.message_id)
+                await self.send(msg.chat_id, reply, reply_to=msg.message_id)
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button press: always answered, so the client stops its spinner."""
@@ -162,7 +190,7 @@ class TelegramAdapter:
         if event is None or message is None:
             await self._answer(query)
             return
-        async with self._chat_locks[message.chat_id]:
+        async with self.chat_lock(message.chat_id):
             try:
                 replies = await self.call(self.service.handle, event)
             except BaseException:
@@ -176,9 +204,9 @@ class TelegramAdapter:
                 if reply.private:
                     continue
                 if reply.replaces_board and reply.image is not None:
-                    await self.edit(context, message, reply)
+                    await self.edit(message, reply)
                 else:
-                    await self.send(context, message.chat_id, reply)
+                    await self.send(message.chat_id, reply)
 
     async def _answer(self, query: Any, alert: str | None = None) -> None:
         # The move may already be played: a refused answer (a query too old after a restart)
@@ -194,38 +222,36 @@ class TelegramAdapter:
         if msg is not None and msg.migrate_to_chat_id:
             await self.call(self.service.chat_moved, PLATFORM, str(msg.chat_id), str(msg.migrate_to_chat_id))
 
-    async def on_tick(self, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """Reminders and losses on time; one chat that fails does not silence the others."""
-        for outgoing in await self.call(self.service.tick, platform=PLATFORM):
-            chat_id = int(outgoing.chat_id)
-            try:
-                async with self._chat_locks[chat_id]:
-                    await self.send(context, chat_id, outgoing.reply)
-            except TelegramError as err:
-                log.warning("deadline message to telegram chat %s not delivered: %s", chat_id, err)
-
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         log.error("telegram handler failed: %r", context.error, exc_info=context.error)
 
     # -- outgoing ----------------------------------------------------------------------------------
 
-    async def send(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply,
-                   reply_to: int | None = None) -> None:
-        """Post a reply; a chat that moved is followed, a chat that removed us is skipped."""
+    def failure_kind(self, exc: BaseException) -> str:
+        if isinstance(exc, Forbidden):
+            return PERMANENT
+        if isinstance(exc, BadRequest) and any(words in str(exc).lower() for words in _GONE):
+            return PERMANENT
+        return TRANSIENT
+
+    async def deliver(self, chat_id: str | int, reply: Reply, *, reply_to: str | int | None = None) -> None:
+        """Every message of a reply; a chat that became a supergroup is followed to its new id."""
         try:
-            await self._send(context, chat_id, reply, reply_to)
+            await super().deliver(str(chat_id), reply, reply_to=None if reply_to is None else str(reply_to))
         except ChatMigrated as moved:
             await self.call(self.service.chat_moved, PLATFORM, str(chat_id), str(moved.new_chat_id))
-            try:
-                await self._send(context, moved.new_chat_id, reply, None)
-            except TelegramError as err:
-                log.warning("telegram chat %s (moved from %s) not reachable: %s", moved.new_chat_id, chat_id, err)
+            await super().deliver(str(moved.new_chat_id), reply)
+
+    async def send(self, chat_id: int | str, reply: Reply, reply_to: int | None = None) -> None:
+        """Answer in a chat: a chat that removed us is skipped, one Telegram stays unreachable for
+        through every retry is given up (logged); anything else is a bug and raised."""
+        try:
+            await self.deliver(chat_id, reply, reply_to=reply_to)
         except Forbidden:
             log.info("telegram chat %s does not accept our messages any more", chat_id)
         except TelegramError as err:
-            if not _transient(err):
+            if not _transient(err) and self.failure_kind(err) != PERMANENT:
                 raise
-            # Telegram stayed unreachable through every retry: nothing more can be done now.
             log.warning("reply to telegram chat %s not delivered: %s", chat_id, err)
 
     async def _api(self, call: Callable[[], Awaitable[T]]) -> T:
@@ -243,53 +269,35 @@ class TelegramAdapter:
                 if wait > MAX_FLOOD_WAIT:
                     raise
                 log.info("telegram call failed (%s); try %d in %.1f s", err, attempt + 2, wait)
-                await self._sleep(wait)
+                await self.sleep(wait)
         raise AssertionError("unreachable")
 
-    async def _send(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply,
-                    reply_to: int | None) -> None:
-        bot = context.bot
-        markup = _markup(reply)
-        if reply.image is not None:
-            fits = len(reply.text) <= CAPTION_LIMIT
-            photo = InputFile(reply.image, filename="board.png")
-            sent = await self._api(lambda: bot.send_photo(
-                chat_id, photo, caption=reply.text if fits else None, reply_markup=markup,
-                reply_to_message_id=reply_to, allow_sending_without_reply=True))
-            # Remembered before the rest goes out: the board is in the chat even if the rest fails.
-            await self._remember(chat_id, sent.message_id, reply)
-            if not fits:
-                await self._texts(bot, chat_id, reply.text)
-        else:
-            parts = _chunks(reply.text)
-            for i, part in enumerate(parts):
-                last = i == len(parts) - 1
-                sent = await self._api(lambda part=part, last=last, first=i == 0: bot.send_message(
-                    chat_id, part, reply_markup=markup if last else None,
-                    reply_to_message_id=reply_to if first else None, allow_sending_without_reply=True))
-            await self._remember(chat_id, sent.message_id, reply)
-        await self._extras(context, chat_id, reply)
-
-    async def _remember(self, chat_id: int, message_id: int, reply: Reply) -> None:
-        if reply.game_id is not None:
-            await self.call(self.service.remember_board, PLATFORM, str(chat_id), str(message_id), reply.game_id)
-
-    async def _extras(self, context: ContextTypes.DEFAULT_TYPE, chat_id: int, reply: Reply) -> None:
-        """The capture animation and any file, each as its own message."""
-        bot = context.bot
-        if reply.animation is not None:
-            gif = InputFile(reply.animation, filename="capture.gif")
-            await self._api(lambda: bot.send_animation(chat_id, gif))
-        if reply.document is not None:
-            name, data = reply.document
+    async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
+        bot = self.bot
+        assert bot is not None, "build() first"
+        chat = int(chat_id)
+        markup = _markup(piece.buttons)
+        answer: dict[str, Any] = {}
+        if reply_to is not None:
+            answer = {"reply_to_message_id": int(reply_to), "allow_sending_without_reply": True}
+        caption = piece.text or None
+        if piece.image is not None:
+            photo = InputFile(piece.image, filename="board.png")
+            sent = await self._api(lambda: bot.send_photo(chat, photo, caption=caption, reply_markup=markup, **answer))
+        elif piece.animation is not None:
+            gif = InputFile(piece.animation, filename="capture.gif")
+            sent = await self._api(lambda: bot.send_animation(chat, gif, caption=caption, reply_markup=markup,
+                                                              **answer))
+        elif piece.document is not None:
+            name, data = piece.document
             document = InputFile(data, filename=name)
-            await self._api(lambda: bot.send_document(chat_id, document))
+            sent = await self._api(lambda: bot.send_document(chat, document, caption=caption, reply_markup=markup,
+                                                             **answer))
+        else:
+            sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
+        return str(sent.message_id)
 
-    async def _texts(self, bot: Any, chat_id: int, text: str) -> None:
-        for part in _chunks(text):
-            await self._api(lambda part=part: bot.send_message(chat_id, part))
-
-    async def edit(self, context: ContextTypes.DEFAULT_TYPE, message: Message, reply: Reply) -> None:
+    async def edit(self, message: Message, reply: Reply) -> None:
         """Replace a board message in place (a button step: piece chosen, move played, stale board).
 
         When Telegram will not edit it (deleted, too old, the chat moved, still failing after the
@@ -299,7 +307,7 @@ class TelegramAdapter:
         # it the PNG goes up as a stray part and Telegram answers "media not found".
         media = InputMediaPhoto(InputFile(reply.image, filename="board.png", attach=True),
                                 caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…")
-        markup = _markup(reply)
+        markup = _markup(reply.buttons)
         try:
             await self._api(lambda: message.edit_media(media, reply_markup=markup))
         except Forbidden as err:
@@ -309,23 +317,29 @@ class TelegramAdapter:
         except TelegramError as err:
             if not (isinstance(err, BadRequest) and "not modified" in str(err).lower()):
                 log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
-                await self.send(context, message.chat_id, reply)
+                await self.send(message.chat_id, reply)
                 return
-        await self._remember(message.chat_id, message.message_id, reply)
-        if not fits:
-            await self._texts(context.bot, message.chat_id, reply.text)
-        await self._extras(context, message.chat_id, reply)
+        if reply.game_id is not None:
+            await self.remember(message.chat_id, message.message_id, reply.game_id)
+        # What the edit could not carry follows as messages of its own: the full text, the GIF, a file.
+        rest = replace(reply, image=None, buttons=[], game_id=None)
+        if fits:
+            rest = replace(rest, text="")
+        for piece in self.pieces(rest):
+            if piece.text or piece.has_file:
+                await self.send_piece(str(message.chat_id), piece)
+
+
+def build_application(token: str, *, service: GameService, request: BaseRequest | None = None,
+                      rate_limiter: bool = True) -> Application:
+    """The Application as production runs it (only the HTTP layer, ``request``, can be swapped)."""
+    return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)
 
 
 def run_telegram(token: str, service: GameService) -> int:
     """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused."""
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    app = TelegramAdapter(service).build(token)
-    try:
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
-    except InvalidToken:
-        # The library's own message quotes the token: say it in our words instead.
-        log.error("Telegram refused TELEGRAM_BOT_TOKEN; check it with @BotFather")
-        return 1
-    return 0
+    app = build_application(token, service=service)
+    return run_until_stopped(lambda: app.run_polling(allowed_updates=Update.ALL_TYPES), refused=InvalidToken,
+                             platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")

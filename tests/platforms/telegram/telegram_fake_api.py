@@ -94,6 +94,7 @@ class Call:
     status: int = 200
     error: str | None = None
     injected: bool = False                     # a failure a test asked for (fail, kick, migrate)
+    at: float = field(default_factory=time.time)   # when the request reached Telegram
 
 
 @dataclass

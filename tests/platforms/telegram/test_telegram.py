@@ -112,10 +112,13 @@ async def test_one_failed_deadline_message_does_not_silence_the_others(tg):
     tg.service.clock = lambda: time.time() + 3600
     tg.http.fail("sendPhoto", 400, "Bad Request: chat not found")
     before = len(tg.http.named("sendPhoto"))
-    await tg.app.job_queue.get_jobs_by_name("deadlines")[0].run(tg.app)
+    await tg.adapter.delivery_round()
     sent = tg.http.named("sendPhoto")[before:]
     assert len(sent) == 2                                   # the second chat still hears its result
     assert "acabó el tiempo" in sent[1].params["caption"]
+    # "chat not found" is for good: that message is dropped, not tried again.
+    statuses = sorted(r[0] for r in tg.storage.db.execute("SELECT status FROM outbox").fetchall())
+    assert statuses == ["dropped", "sent"]
 
 
 async def test_a_send_to_a_migrated_group_follows_it(tg):
@@ -135,12 +138,11 @@ async def test_group_migration_moves_the_games(tg):
     assert tg.storage.active_games("telegram", "-100777")[0]["id"] == 1
 
 
-async def test_deadline_job_posts_the_loss_on_time(tg):
+async def test_the_delivery_round_posts_the_loss_on_time(tg):
     await tg.say("ana", "/new italian white 5m")
     await tg.say("bob", "/accept")
     tg.service.clock = lambda: time.time() + 3600
-    job = tg.app.job_queue.get_jobs_by_name("deadlines")[0]
-    await job.run(tg.app)
+    await tg.adapter.delivery_round()
     params = tg.http.named("sendPhoto")[-1].params
     # Said in the language of the player who lost (Ana's client is Spanish).
     assert "Gana Bob: a Ana se le acabó el tiempo" in params["caption"]
@@ -156,10 +158,9 @@ async def test_pdn_is_sent_as_a_document(tg):
 
 
 async def test_long_text_is_split_under_the_limit(tg):
-    from types import SimpleNamespace
 
     from bot.service import Reply
-    await tg.adapter.send(SimpleNamespace(bot=tg.app.bot), GROUP["id"], Reply("x" * 9000))
+    await tg.adapter.send(GROUP["id"], Reply("x" * 9000))
     texts = [c.params["text"] for c in tg.http.named("sendMessage")]
     assert [len(t) for t in texts] == [4096, 4096, 808]
 

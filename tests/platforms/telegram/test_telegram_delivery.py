@@ -175,7 +175,7 @@ async def test_a_loss_on_time_survives_a_bad_gateway(tg):
     await started(tg)
     tg.service.clock = lambda: time.time() + 3600
     tg.http.fail("sendPhoto", 502, "Bad Gateway")
-    await tg.app.job_queue.get_jobs_by_name("deadlines")[0].run(tg.app)
+    await tg.adapter.delivery_round()
     delivered = tg.http.named("sendPhoto", ok_only=True)
     assert len(delivered) == 2 and "se le acabó el tiempo" in delivered[-1].params["caption"]
 
@@ -185,7 +185,7 @@ async def test_a_reminder_waits_out_flood_control(tg):
     tg.service.clock = lambda: time.time() + 285                    # 15 s of 5 minutes left
     tg.http.fail("sendMessage", 429, "Too Many Requests: retry after 3", retry_after=3)
     sent = len(tg.http.named("sendMessage", ok_only=True))
-    await tg.app.job_queue.get_jobs_by_name("deadlines")[0].run(tg.app)
+    await tg.adapter.delivery_round()
     reminders = tg.http.named("sendMessage", ok_only=True)[sent:]
     assert len(reminders) == 1 and "para mover en la partida #1" in reminders[0].params["text"]
 

@@ -1,0 +1,346 @@
+"""What every chat adapter shares, written once: Telegram and Discord keep only their platform.
+
+- Service calls run in a worker thread (``call``): the service does SQLite and Pillow work, and
+  the event loop must keep answering the platform meanwhile.
+- One chat at a time and in order (``chat_lock``): a chat's replies and the messages the service
+  sends on its own never interleave, and a chat held back by rate limits holds back no other.
+- One way to turn a ``Reply`` into messages (``pieces``): the text split at line ends, the board,
+  the capture GIF and any file, the buttons on the message that shows the board.
+- The memory of which message shows which board (``remember``): replies to a board find its game.
+- The outbox: one delivery task per adapter does the timed work that fell due, delivers every
+  pending message (per chat, in order), marks it sent, or reports the failure as transient (the
+  service tries again later) or permanent (the chat is gone; the service drops the message).  It
+  sleeps until the service's next timer or until the service says it wrote a message.
+- A token the platform refuses is one log line and exit status 1, never a traceback quoting it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from bot.service import Button, GameService, Reply
+
+log = logging.getLogger(__name__)
+
+PERMANENT = "permanent"
+TRANSIENT = "transient"
+# The longest sleep of the delivery task: a missed wake-up (a timer another process set) costs at
+# most this long.
+MAX_IDLE_SECONDS = 60.0
+# After a round that failed as a whole (the database locked, say), the next one waits this long.
+ROUND_RETRY_SECONDS = 5.0
+OUTBOX_BATCH = 50
+
+
+def split_text(text: str, limit: int) -> list[str]:
+    """The text in pieces of at most ``limit`` characters, cut at line ends where possible (else at
+    the last space that fits, else anywhere).  Never an empty list."""
+    text = text or ""
+    if len(text) <= limit:
+        return [text]
+    chunks: list[str] = []
+    current = ""
+    for line in text.splitlines(keepends=True):
+        while len(line) > limit:
+            if current:
+                chunks.append(current)
+                current = ""
+            cut = line.rfind(" ", 0, limit)
+            cut = cut + 1 if cut > 0 else limit
+            chunks.append(line[:cut])
+            line = line[cut:]
+        if len(current) + len(line) > limit:
+            chunks.append(current)
+            current = ""
+        current += line
+    if current:
+        chunks.append(current)
+    # A piece of only line ends would be refused as empty: a zero-width space stands in.
+    return [c.rstrip("\n") or "\u200b" for c in chunks]
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One platform message of a reply: text (a caption when it carries a file), files, buttons."""
+
+    text: str
+    image: bytes | None = None
+    animation: bytes | None = None
+    document: tuple[str, bytes] | None = None
+    buttons: list[list[Button]] = field(default_factory=list)
+    board: bool = False           # the message to remember as the reply's game board
+
+    @property
+    def has_file(self) -> bool:
+        return self.image is not None or self.animation is not None or self.document is not None
+
+
+def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together: bool) -> list[Piece]:
+    """The messages one reply takes, in order.
+
+    The text is split at line ends; all but the last chunk go first as plain messages.  The last
+    chunk travels with the first file (the board) as its caption when it fits, else on its own
+    just before it; the buttons go on that message, which is the one remembered as the board.  A
+    platform that takes several files in one message (``files_together``) gets them all there;
+    otherwise each further file (the capture GIF, a PDN) is its own message after it."""
+    chunks = split_text(reply.text, text_limit)
+    board = reply.game_id is not None
+    files: list[dict[str, Any]] = []
+    if reply.image is not None:
+        files.append({"image": reply.image})
+    if reply.animation is not None:
+        files.append({"animation": reply.animation})
+    if reply.document is not None:
+        files.append({"document": reply.document})
+    out = [Piece(chunk) for chunk in chunks[:-1]]
+    last = chunks[-1]
+    if not files:
+        return [*out, Piece(last, buttons=reply.buttons, board=board)]
+    if len(last) > caption_limit:
+        out.append(Piece(last))
+        last = ""
+    if files_together:
+        together: dict[str, Any] = {k: v for f in files for k, v in f.items()}
+        return [*out, Piece(last, buttons=reply.buttons, board=board, **together)]
+    out.append(Piece(last, buttons=reply.buttons, board=board, **files[0]))
+    out.extend(Piece("", **f) for f in files[1:])
+    return out
+
+
+@dataclass
+class DeliveryStats:
+    """What the delivery task did, for logs and tests."""
+
+    rounds: int = 0
+    sent: int = 0
+    failed: int = 0
+    dropped: int = 0
+
+
+class ChatAdapter:
+    """The part of an adapter every platform shares; subclasses send one ``Piece`` their way and
+    say which failures are permanent."""
+
+    platform: ClassVar[str]
+    text_limit: ClassVar[int]
+    caption_limit: ClassVar[int]
+    files_together: ClassVar[bool] = False
+    # Timed work already overdue when delivery starts waits this long (see TelegramAdapter).
+    startup_grace: ClassVar[float] = 0.0
+
+    def __init__(self, service: GameService,
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+        self.service = service
+        self.sleep = sleep        # how retries inside one send wait (tests pass one that does not)
+        self._chat_locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
+        self._wake: asyncio.Event | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._listening = False
+        self.delivery = DeliveryStats()
+
+    # -- the service, off the event loop -----------------------------------------------------------
+
+    async def call(self, func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """Run a service call in a worker thread (storage serializes its own connection)."""
+        return await asyncio.to_thread(func, *args, **kwargs)
+
+    def chat_lock(self, chat_id: str | int) -> asyncio.Lock:
+        """The lock that keeps one chat's messages in order."""
+        return self._chat_locks[str(chat_id)]
+
+    async def remember(self, chat_id: str | int, message_id: str | int, game_id: int) -> None:
+        """Note which message shows a game's board; a failure loses only replies to it."""
+        try:
+            await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id)
+        except Exception:
+            log.exception("could not remember %s board message %s of game %s", self.platform, message_id, game_id)
+
+    # -- delivery ------------------------------------------------------------------------------------
+
+    def pieces(self, reply: Reply) -> list[Piece]:
+        return pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
+                      files_together=self.files_together)
+
+    async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
+        """Send one message to a chat (retrying transient failures as the platform allows);
+        the new message's id.  Raises what the platform raised when it could not."""
+        raise NotImplementedError
+
+    async def deliver(self, chat_id: str, reply: Reply, *, reply_to: str | None = None) -> None:
+        """Every message of a reply, in order; the board message is remembered as soon as it is
+        out, so that it is known even if a later piece fails.  Raises the first failure."""
+        for index, piece in enumerate(self.pieces(reply)):
+            message_id = await self.send_piece(chat_id, piece, reply_to=reply_to if index == 0 else None)
+            if piece.board and reply.game_id is not None and message_id is not None:
+                await self.remember(chat_id, message_id, reply.game_id)
+
+    def failure_kind(self, exc: BaseException) -> str:
+        """PERMANENT when the chat will never take a message (gone, the bot removed or forbidden),
+        else TRANSIENT."""
+        raise NotImplementedError
+
+    # -- the outbox ------------------------------------------------------------------------------------
+
+    def wake(self) -> None:
+        """Make the delivery task look at the outbox and the timers now (thread-safe)."""
+        loop, event = self._loop, self._wake
+        if loop is None or event is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):       # the loop closed meanwhile
+            loop.call_soon_threadsafe(event.set)
+
+    def _on_service_change(self, platform: str) -> None:
+        # Called by the service from any thread after it committed outbox rows or moved a timer.
+        if platform == self.platform:
+            self.wake()
+
+    def start_delivery(self) -> None:
+        """Start the delivery task in the running loop (once; idempotent)."""
+        if self._task is not None and not self._task.done():
+            return
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        if not self._listening:
+            self.service.add_listener(self._on_service_change)
+            self._listening = True
+        self._task = asyncio.create_task(self._delivery_loop(), name=f"{self.platform}-delivery")
+
+    async def stop_delivery(self) -> None:
+        """Stop the delivery task; a message being sent is abandoned unmarked (it goes out again
+        after the restart: better twice than never)."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    @property
+    def delivering(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    async def _delivery_loop(self) -> None:
+        assert self._wake is not None
+        hold_until = None
+        if self.startup_grace > 0:
+            with contextlib.suppress(Exception):
+                now = await self.call(self.service.clock)
+                due = await self.call(self.service.next_wakeup, self.platform)
+                if due is not None and due <= now:
+                    hold_until = now + self.startup_grace
+        while True:
+            # Cleared before the round: a row written while the round runs wakes the next one.
+            self._wake.clear()
+            try:
+                held = hold_until is not None and await self.call(self.service.clock) < hold_until
+                await self.delivery_round(timers=not held)
+                if held:
+                    timeout = max(hold_until - await self.call(self.service.clock), 0.0)
+                else:
+                    hold_until = None
+                    timeout = await self.call(self._idle_seconds)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("%s delivery round failed; trying again in %.0f s", self.platform, ROUND_RETRY_SECONDS)
+                timeout = ROUND_RETRY_SECONDS
+            if timeout > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _idle_seconds(self) -> float:
+        """How long the delivery task may sleep: until the service's next timer, at most a minute."""
+        due = self.service.next_wakeup(self.platform)
+        if due is None:
+            return MAX_IDLE_SECONDS
+        return min(max(due - self.service.clock(), 0.0), MAX_IDLE_SECONDS)
+
+    async def delivery_round(self, timers: bool = True) -> int:
+        """Do the timed work that fell due (unless ``timers`` is false), then deliver what is
+        pending; how many messages were sent."""
+        self.delivery.rounds += 1
+        if timers:
+            await self.call(self.service.run_due, self.platform)
+        sent = 0
+        while True:
+            items = await self.call(self.service.pending_messages, self.platform, OUTBOX_BATCH)
+            if not items:
+                return sent
+            # Every row of a batch is settled (sent, put back for later, or dropped), so the next
+            # batch holds only rows not seen yet.
+            sent += await self._deliver_items(items)
+            if len(items) < OUTBOX_BATCH:
+                return sent
+
+    async def _deliver_items(self, items: Iterable[Any]) -> int:
+        """One batch, each chat in its own task and in order; how many were sent."""
+        by_chat: dict[str, list[Any]] = {}
+        for item in items:
+            by_chat.setdefault(str(item.chat_id), []).append(item)
+        results = await asyncio.gather(*(self._deliver_chat(chat_id, queue) for chat_id, queue in by_chat.items()))
+        return sum(results)
+
+    async def _deliver_chat(self, chat_id: str, queue: list[Any]) -> int:
+        sent = 0
+        async with self.chat_lock(chat_id):
+            for index, item in enumerate(queue):
+                try:
+                    await self.deliver(chat_id, item.reply)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    kind = self.failure_kind(exc)
+                    await self._report_failure(item, exc, kind)
+                    if kind == TRANSIENT:
+                        # The chat's later messages wait with it, so none overtakes it: each is
+                        # put back with the same backoff (they are due again together, in order).
+                        for later in queue[index + 1:]:
+                            await self.call(self.service.message_failed, later.id,
+                                            f"waiting for message {item.id}", permanent=False)
+                        return sent
+                    continue
+                await self.call(self.service.message_sent, item.id)
+                sent += 1
+                self.delivery.sent += 1
+        return sent
+
+    async def _report_failure(self, item: Any, exc: BaseException, kind: str) -> None:
+        permanent = kind == PERMANENT
+        error = describe_error(exc)
+        if permanent:
+            self.delivery.dropped += 1
+            log.warning("%s chat %s will not take message %s (%s): dropped", self.platform, item.chat_id,
+                        item.id, error)
+        else:
+            self.delivery.failed += 1
+            log.warning("%s message %s to chat %s not delivered (%s); it will be tried again", self.platform,
+                        item.id, item.chat_id, error)
+        await self.call(self.service.message_failed, item.id, error, permanent=permanent)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A failure in a log line and the outbox: its type and message, never longer than a line.
+    (Platform errors carry no token: URLs are not part of their messages.)"""
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}"[:300] if text else type(exc).__name__
+
+
+def run_until_stopped(run: Callable[[], object], *, refused: type[BaseException] | tuple[type[BaseException], ...],
+                      platform: str, variable: str, where: str) -> int:
+    """Run a bot until it stops (0).  A token the platform refuses is one log line and 1: the
+    library's own message may quote the token, so it is not logged."""
+    try:
+        run()
+    except refused:
+        log.error("%s refused %s; check it %s", platform, variable, where)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.service import Button, Reply
-from bot.service.service import OUTBOX_FIRST_RETRY, OUTBOX_MAX_ATTEMPTS
+from bot.service.features.common import OUTBOX_FIRST_RETRY, OUTBOX_MAX_ATTEMPTS
 
 PLATFORM = "test"          # the chat harness's platform (tests/service/conftest.py)
 T0 = 1_700_000_000.0       # and the start of its clock

@@ -13,7 +13,7 @@ from pathlib import Path
 from storage_helpers import PLATFORM, T0, Bot
 
 from bot.service import GameService
-from bot.service.service import DOWNTIME_THRESHOLD, HEARTBEAT_SECONDS
+from bot.service.features.common import DOWNTIME_THRESHOLD, HEARTBEAT_SECONDS
 from bot.storage import Storage
 
 REPO = Path(__file__).resolve().parents[2]

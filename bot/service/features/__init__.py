@@ -1,0 +1,1 @@
+"""The service's features, one module each; ``GameService`` combines them."""

@@ -1,0 +1,88 @@
+"""Clocks: reminders and losses on time, as timed work; deadlines after downtime."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.i18n import pick_language
+from bot.rules import (
+    Position,
+)
+from bot.service.events import Reply
+from bot.service.features.common import (
+    DOWNTIME_THRESHOLD,
+    HEARTBEAT_SECONDS,
+    log,
+)
+from bot.service.features.games import GamesCore
+from bot.service.wording import reminder
+from bot.storage import StaleGame, StorageBusy
+
+
+class ClocksFeature(GamesCore):
+    """Clocks: reminders and losses on time, as timed work; deadlines after downtime."""
+
+    def run_due(self, platform: str | None = None, now: float | None = None) -> int:
+        """Do the timed work that is due (reminders when a tenth of the move time is left, losses
+        on time): each change and its message go into one transaction.  How many messages were
+        written.  Each platform's process runs only its own games (``platform``)."""
+        now = self.clock() if now is None else now
+        written = 0
+        try:
+            if now - self._beats.get(platform, float("-inf")) >= HEARTBEAT_SECONDS:
+                self.storage.beat(platform, now)
+                self._beats[platform] = now
+            due = self.storage.due_games(now, platform)
+        except StorageBusy:
+            log.warning("deadline check skipped: the database is busy")
+            due = []
+        for row in due:
+            try:
+                with self.storage.transaction():
+                    reply = self._deadline_message(row, now)
+                    if reply is not None:
+                        self.say(row["platform"], row["chat_id"], reply)
+                        written += 1
+            except StaleGame:
+                continue
+            except StorageBusy:
+                # The next run tries again.
+                log.warning("deadline work stopped at game %s: the database is busy", row["id"])
+                break
+            except Exception:
+                # One damaged game must not stop every other clock.
+                log.exception("deadline work failed for game %s", row["id"])
+        for name in {row["platform"] for row in due}:
+            self._notify(name)
+        return written
+
+    def _deadline_message(self, row: dict[str, Any], now: float) -> Reply | None:
+        """End the game on time or mark its reminder sent; the message to say, if any."""
+        chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
+        turn = Position.from_fen(row["variant"], row["fen"]).turn
+        name = row["white_name"] if turn == "W" else row["black_name"]
+        player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
+        lang = chat.get("language") or pick_language(player.get("language"))
+        if row["deadline_at"] <= now:
+            return self._time_out(lang, row, now)
+        if not self.storage.mark_reminded(row["id"], row["version"]):
+            return None
+        return Reply(reminder(lang, name, row["id"], row["deadline_at"] - now), game_id=row["id"])
+
+    def _time_out(self, lang: str, row: dict[str, Any], now: float) -> Reply:
+        """End a game whose side to move ran out of time; the announcement with the final board."""
+        game = self._load(row)
+        result = game.lose_on_time(game.turn)
+        self._finish(row, result, now)
+        return self._board_reply(lang, self.storage.game(row["id"]), self._over_text(lang, row, result))
+
+    def resume_after_downtime(self, platform: str | None = None) -> float:
+        """Call once at start-up: when no process served ``platform`` (None: all) for longer than
+        DOWNTIME_THRESHOLD, every active game's deadline moves forward by the time the bot was
+        away, so no one loses on time for the bot's outage.  The seconds added (0 if none)."""
+        now = self.clock()
+        gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD)
+        self._beats[platform] = now
+        if gap:
+            log.warning("the bot was down for %.0f s: %s deadlines extended by that", gap, platform or "all")
+        return gap

@@ -1,0 +1,104 @@
+"""What every feature of the service shares: the event context, limits, small helpers."""
+
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from bot.rules import (
+    Position,
+    Result,
+)
+from bot.service.commands import (
+    clean_text,
+)
+from bot.service.events import Button, ChatEvent
+
+log = logging.getLogger("bot.service")
+
+MAX_OPEN_CHALLENGES = 5
+# An open challenge nobody takes lapses after a day, or after its move time when that is longer.
+CHALLENGE_LIFETIME = 24 * 3600
+# A second /resign within this many seconds confirms the first.
+RESIGN_CONFIRM_SECONDS = 60
+# Commands whose only argument is an optional #id: anything else typed is a mistake to point out.
+REF_ONLY = {"accept", "decline", "cancel", "resign", "draw", "board", "pdn"}
+BUTTONS_PER_ROW = 5
+# A running process notes it is alive at most this often (from tick); a start-up finding the
+# last note older than the threshold treats the gap as downtime and extends the deadlines.
+HEARTBEAT_SECONDS = 30.0
+DOWNTIME_THRESHOLD = 120.0
+MAX_BUTTON_ROWS = 5      # Discord's limit: 5 rows of 5
+# Outbox retries: 5 s, 10 s, 20 s ... up to 15 min between tries; dropped after about a day.
+OUTBOX_FIRST_RETRY = 5.0
+OUTBOX_MAX_RETRY = 900.0
+OUTBOX_MAX_ATTEMPTS = 100
+
+
+@dataclass
+class Ctx:
+    """What every handler needs about the event being answered."""
+
+    event: ChatEvent
+    lang: str
+    chat: dict[str, Any]
+    now: float
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.event.platform, self.event.chat_id
+
+    @property
+    def sent(self) -> float:
+        """When the user acted: the platform's send time if it has one (messages queued while
+        the bot was down must not lose on time for the bot's downtime), never in the future."""
+        sent_at = self.event.sent_at
+        return min(sent_at, self.now) if sent_at is not None else self.now
+
+
+def reply_flipped(row: dict[str, Any]) -> bool:
+    """Boards are seen from the side to move (from White's side once the game is over)."""
+    if row["status"] != "active":
+        return False
+    return Position.from_fen(row["variant"], row["fen"]).turn == "B"
+
+
+def _last_move(row: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """The squares of a game's last move and the squares it captured on."""
+    last = json.loads(row["last_path"]) if row["last_path"] else []
+    captured = json.loads(row["last_captured"]) if row["last_captured"] else []
+    return last, captured
+
+
+def _stored_result(row: dict[str, Any]) -> Result:
+    return Result(row["result_score"], row["result_reason"], row["winner"])
+
+
+def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
+    """Buttons in rows that fit every platform (Discord: 5 rows of 5)."""
+    limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
+    buttons = buttons[:limit]
+    return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
+
+
+def _resign_key(game_id: int, user_id: str) -> str:
+    return f"resign:{game_id}:{user_id}"
+
+
+def _ids(ids: list[int]) -> str:
+    return ", ".join(f"#{i}" for i in ids)
+
+
+def _is_user(event: ChatEvent, handle: str) -> bool:
+    """Whether an @handle names this user.  Display names can be chosen freely, so they count
+    only for users who have no handle at all (platforms without usernames)."""
+    if event.username:
+        return event.username.lower() == handle
+    return _name(event).lower() == handle
+
+
+def _name(event: ChatEvent) -> str:
+    name = clean_text(event.user_name or "")[:64]
+    return name or (event.username or f"user {event.user_id}")[:64]

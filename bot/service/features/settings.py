@@ -1,0 +1,76 @@
+"""Chat settings and information: help, rules, language, default variant."""
+
+from __future__ import annotations
+
+from bot.i18n import LANGUAGES, t
+from bot.rules import (
+    VARIANTS,
+)
+from bot.service.commands import (
+    parse_variant,
+)
+from bot.service.events import Reply
+from bot.service.features.common import (
+    Ctx,
+)
+from bot.service.features.games import GamesCore
+from bot.service.wording import variant_name
+
+
+class SettingsFeature(GamesCore):
+    """Chat settings and information: help, rules, language, default variant."""
+
+    def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """The command list."""
+        return [Reply(t(ctx.lang, "help.text"))]
+
+    def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """The rules of a variant: the one named, else the one the player is playing here,
+        else the chat's default."""
+        if args:
+            variant = parse_variant(args)
+            if variant is None:
+                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args)[:30]))]
+        else:
+            variant = self._current_variant(ctx)
+        return [Reply(t(ctx.lang, f"rules.{variant}"))]
+
+    def _current_variant(self, ctx: Ctx) -> str:
+        """The variant of the game the user means (the board replied to, else their latest
+        game here still being played), else the chat's default."""
+        row = None
+        if ctx.event.reply_to:
+            ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+            row = self.storage.game(ref) if ref is not None else None
+        games = self._my_games(ctx)
+        if row is None and games:
+            row = games[-1]
+        return row["variant"] if row else self._default_variant(ctx)
+
+    def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Set the chat's language."""
+        if len(args) != 1 or args[0].lower() not in LANGUAGES:
+            return [Reply(t(ctx.lang, "lang.usage"))]
+        lang = args[0].lower()
+        self.storage.set_chat(*ctx.key, language=lang)
+        return [Reply(t(lang, "lang.set"))]
+
+    def cmd_settings(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Show or change the chat's language and default variant."""
+        if not args:
+            return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
+                            variant=variant_name(ctx.lang, self._default_variant(ctx))))]
+        if len(args) >= 2 and args[0].lower() in ("variant", "variante"):
+            variant = parse_variant(args[1:])
+            if variant is None:
+                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args[1:])[:30]))]
+            self.storage.set_chat(*ctx.key, variant=variant)
+            return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
+        if len(args) == 2 and args[0].lower() in ("lang", "language", "idioma", "lingua"):
+            return self.cmd_lang(ctx, args[1:])
+        return [Reply(t(ctx.lang, "settings.usage"))]
+
+    def _default_variant(self, ctx: Ctx) -> str:
+        if ctx.chat.get("variant") in VARIANTS:
+            return ctx.chat["variant"]
+        return "spanish" if ctx.lang == "es" else "italian"

@@ -35,6 +35,8 @@ TRANSIENT = "transient"
 MAX_IDLE_SECONDS = 60.0
 # After a round that failed as a whole (the database locked, say), the next one waits this long.
 ROUND_RETRY_SECONDS = 5.0
+# How long stopping waits for the message being sent.
+STOP_TIMEOUT_SECONDS = 10.0
 OUTBOX_BATCH = 50
 
 
@@ -143,6 +145,7 @@ class ChatAdapter:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
         self._listening = False
+        self._stopping = False
         self.delivery = DeliveryStats()
 
     # -- the service, off the event loop -----------------------------------------------------------
@@ -212,15 +215,23 @@ class ChatAdapter:
             self._listening = True
         self._task = asyncio.create_task(self._delivery_loop(), name=f"{self.platform}-delivery")
 
-    async def stop_delivery(self) -> None:
-        """Stop the delivery task; a message being sent is abandoned unmarked (it goes out again
-        after the restart: better twice than never)."""
+    async def stop_delivery(self, timeout: float = STOP_TIMEOUT_SECONDS) -> None:
+        """Stop the delivery task after the message it is sending (so a message out is also marked
+        sent); after ``timeout`` it is cancelled, and a message sent but not yet marked goes out
+        again after the restart: better twice than never."""
         task, self._task = self._task, None
         if task is None:
             return
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        self._stopping = True
+        self.wake()
+        try:
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        except TimeoutError:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        finally:
+            self._stopping = False
 
     @property
     def delivering(self) -> bool:
@@ -235,7 +246,7 @@ class ChatAdapter:
                 due = await self.call(self.service.next_wakeup, self.platform)
                 if due is not None and due <= now:
                     hold_until = now + self.startup_grace
-        while True:
+        while not self._stopping:
             # Cleared before the round: a row written while the round runs wakes the next one.
             self._wake.clear()
             try:

@@ -8,26 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.rules import VARIANTS
+from bot.service.registry import REGISTRY
 
 MAX_TEXT = 1000
-
-# Localized aliases map to the canonical command (the same on every platform).
-ALIASES: dict[str, str] = {
-    "help": "help", "start": "help", "ayuda": "help", "aiuto": "help",
-    "rules": "rules", "reglas": "rules", "regole": "rules",
-    "new": "new", "nueva": "new", "nuova": "new", "reto": "new", "sfida": "new", "challenge": "new",
-    "accept": "accept", "aceptar": "accept", "accetta": "accept",
-    "decline": "decline", "rechazar": "decline", "rifiuta": "decline",
-    "cancel": "cancel", "cancelar": "cancel", "annulla": "cancel",
-    "move": "move", "m": "move", "mover": "move", "muovi": "move", "jugar": "move", "gioca": "move",
-    "board": "board", "tablero": "board", "damiera": "board",
-    "resign": "resign", "rendirse": "resign", "abandonar": "resign", "abbandona": "resign",
-    "draw": "draw", "tablas": "draw", "patta": "draw",
-    "games": "games", "partidas": "games", "partite": "games",
-    "pdn": "pdn",
-    "lang": "lang", "idioma": "lang", "lingua": "lang", "language": "lang",
-    "settings": "settings", "ajustes": "settings", "impostazioni": "settings",
-}
 
 VARIANT_WORDS: dict[str, str] = {
     "spanish": "spanish", "espanola": "spanish", "espanolas": "spanish", "espanol": "spanish",
@@ -83,7 +66,8 @@ def parse_command(text: str) -> Command | None:
     # Telegram adds @BotName to commands in groups.
     raw, _, addressee = head.partition("@")
     raw = raw.lower()
-    return Command(ALIASES.get(raw), raw, rest.split(), rest.strip(), addressee.lower() or None)
+    spec = REGISTRY.lookup(raw)
+    return Command(spec.name if spec else None, raw, rest.split(), rest.strip(), addressee.lower() or None)
 
 
 def fold(word: str) -> str:

@@ -23,6 +23,7 @@ class ChatEvent:
     reply_to: str | None = None       # id of the message this one replies to
     bot_username: str | None = None   # our own handle: commands addressed to other bots are ignored
     sent_at: float | None = None      # when the platform says it was sent (epoch seconds)
+    is_admin: bool = False            # the platform says the user administers the chat
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ engine, and renders boards; it knows no platform.
 from __future__ import annotations
 
 import random
+import re
 import time
 from collections.abc import Callable
 
@@ -26,13 +27,13 @@ from bot.service.features.common import (
     OUTBOX_FIRST_RETRY,
     OUTBOX_MAX_ATTEMPTS,
     OUTBOX_MAX_RETRY,
-    REF_ONLY,
     Ctx,
     _name,
     log,
 )
 from bot.service.features.play import PlayFeature
 from bot.service.features.settings import SettingsFeature
+from bot.service.registry import REGISTRY, Permission
 from bot.storage import Storage, StorageBusy
 
 
@@ -166,6 +167,16 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
                 out.append(Outgoing(item.platform, item.chat_id, item.reply))
         return out
 
+    def _button(self, ctx: Ctx, action: str) -> list[Reply]:
+        """A button press: its action string routed through the registry's button table."""
+        parts = str(action)[:64].split(":")
+        spec = REGISTRY.button(parts[0])
+        nums = parts[1:]
+        if (spec is None or len(nums) != spec.numbers
+                or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in nums)):
+            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
+        return getattr(self, spec.handler)(ctx, spec.kind, [int(p) for p in nums])
+
     def _text(self, ctx: Ctx, raw: str) -> list[Reply]:
         if len(raw) > MAX_TEXT:
             if raw.lstrip()[:1] in ("/", "!") or ctx.event.chat_kind == "private":
@@ -185,9 +196,13 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
             return []
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
-        if cmd.name in REF_ONLY:
+        spec = REGISTRY.lookup(cmd.name)
+        if spec.permission is Permission.ADMINS and not ctx.event.is_admin:
+            return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
+        handler = getattr(self, spec.handler)
+        if spec.ref_only:
             ref, ok = only_ref(cmd.args)
             if not ok:
                 return [Reply(t(ctx.lang, "error.ref_only", command=cmd.raw_name[:30]))]
-            return getattr(self, f"cmd_{cmd.name}")(ctx, [f"#{ref}"] if ref is not None else [])
-        return getattr(self, f"cmd_{cmd.name}")(ctx, cmd.args)
+            return handler(ctx, [f"#{ref}"] if ref is not None else [])
+        return handler(ctx, cmd.args)

@@ -441,12 +441,12 @@ def test_italian_explanations_as_italian_players_say_them(chat):
 
 
 @pytest.mark.parametrize("lang, key, phrase", [
-    ("es", "help.text", "haz una jugada"),
-    ("es", "help.text", "toca una pieza y luego la casilla de llegada"),
+    ("es", "help.move", "haz una jugada"),
+    ("es", "help.board", "toca una pieza y luego la casilla de llegada"),
     ("es", "err.available", "Jugadas posibles:"),
     ("es", "result.draw.agreement", "Tablas de mutuo acuerdo"),
-    ("it", "help.text", "[bianco|nero|casuale]"),
-    ("it", "help.text", "e poi la casella di arrivo"),
+    ("it", "help.new", "[bianco|nero|casuale]"),
+    ("it", "help.board", "e poi la casella di arrivo"),
     ("it", "err.available", "Mosse possibili:"),
     ("it", "err.king_must_capture", "A parità di pezzi la presa spetta alla dama"),
     ("it", "err.law_of_quality", "A parità devi prendere più dame"),

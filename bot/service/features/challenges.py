@@ -23,6 +23,7 @@ from bot.service.features.common import (
     _name,
 )
 from bot.service.features.games import GamesCore
+from bot.service.registry import ButtonKind, action
 from bot.service.wording import duration, variant_name
 
 
@@ -50,9 +51,11 @@ class ChallengesFeature(GamesCore):
         text = t(ctx.lang, key, name=_name(ev), id=cid, target=spec.target or "",
                  variant=variant_name(ctx.lang, variant), colors=t(ctx.lang, f"colors.{spec.color}", name=_name(ev)),
                  time=duration(ctx.lang, spec.move_seconds))
-        buttons = [Button(t(ctx.lang, "button.accept"), f"acc:{cid}", f"/accept #{cid}", style="go")]
+        buttons = [Button(t(ctx.lang, "button.accept"), action(ButtonKind.ACCEPT, cid), f"/accept #{cid}",
+                          style="go")]
         if spec.target:
-            buttons.append(Button(t(ctx.lang, "button.decline"), f"dec:{cid}", f"/decline #{cid}", style="stop"))
+            buttons.append(Button(t(ctx.lang, "button.decline"), action(ButtonKind.DECLINE, cid),
+                                  f"/decline #{cid}", style="stop"))
         return [Reply(text, buttons=[buttons])]
 
     def _acceptable(self, ctx: Ctx, challenge: dict[str, Any]) -> str | None:
@@ -217,3 +220,9 @@ class ChallengesFeature(GamesCore):
             lines.append(t(ctx.lang, "games.challenges"))
             lines += [self._challenge_line(ctx.lang, c) for c in challenges]
         return [Reply("\n".join(lines))]
+
+    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+        """The Accept or Decline button of a challenge."""
+        if kind is ButtonKind.ACCEPT:
+            return self.cmd_accept(ctx, [f"#{ids[0]}"])
+        return self.cmd_decline(ctx, [f"#{ids[0]}"])

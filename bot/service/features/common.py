@@ -23,8 +23,6 @@ MAX_OPEN_CHALLENGES = 5
 CHALLENGE_LIFETIME = 24 * 3600
 # A second /resign within this many seconds confirms the first.
 RESIGN_CONFIRM_SECONDS = 60
-# Commands whose only argument is an optional #id: anything else typed is a mistake to point out.
-REF_ONLY = {"accept", "decline", "cancel", "resign", "draw", "board", "pdn"}
 BUTTONS_PER_ROW = 5
 # A running process notes it is alive at most this often (from tick); a start-up finding the
 # last note older than the threshold treats the gap as downtime and extends the deadlines.

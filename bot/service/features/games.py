@@ -22,6 +22,7 @@ from bot.service.features.common import (
     _stored_result,
     reply_flipped,
 )
+from bot.service.registry import ButtonKind, action
 from bot.service.wording import result_text, to_move, variant_name
 from bot.storage import StaleGame, Storage
 
@@ -133,6 +134,6 @@ class GamesCore:
         buttons: list[list[Button]] = []
         if row["status"] == "active":
             starts = sorted({m.start for m in pos.legal_moves()})
-            buttons = _rows([Button(str(sq), f"s:{row['id']}:{row['ply']}:{sq}") for sq in starts])
+            buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row['id'], row['ply'], sq)) for sq in starts])
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
                      replaces_board=replaces, game_id=row["id"])

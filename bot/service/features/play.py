@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import time
 from typing import Any
 
@@ -31,6 +30,7 @@ from bot.service.features.common import (
     reply_flipped,
 )
 from bot.service.features.games import GamesCore
+from bot.service.registry import ButtonKind, action
 from bot.service.wording import explain
 from bot.storage import StaleGame
 
@@ -103,8 +103,8 @@ class PlayFeature(GamesCore):
         if asked and asked["ply"] == row["ply"] and 0 <= ctx.now - asked["at"] <= RESIGN_CONFIRM_SECONDS:
             return self._resign(ctx, row)
         self.storage.set_pending(key, {"ply": row["ply"], "at": ctx.now})
-        button = Button(t(ctx.lang, "button.resign"), f"rs:{row['id']}:{row['ply']}", f"/resign #{row['id']}",
-                        style="stop")
+        button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row["id"], row["ply"]),
+                        f"/resign #{row['id']}", style="stop")
         other = row["black_name"] if self._color_of(row, ctx.event.user_id) == "W" else row["white_name"]
         text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row["id"], other=other)
         return [Reply(text, buttons=[[button]])]
@@ -138,8 +138,9 @@ class PlayFeature(GamesCore):
             return [Reply(t(ctx.lang, "move.stale"))]
         other = row["black_name"] if color == "W" else row["white_name"]
         return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row["id"]),
-                      buttons=[[Button(t(ctx.lang, "button.accept_draw"), f"dr:{row['id']}:{row['ply']}",
-                                      f"/draw #{row['id']}", style="go")]])]
+                      buttons=[[Button(t(ctx.lang, "button.accept_draw"),
+                                       action(ButtonKind.DRAW, row["id"], row["ply"]),
+                                       f"/draw #{row['id']}", style="go")]])]
 
     def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Show a game's board, with its buttons."""
@@ -169,40 +170,29 @@ class PlayFeature(GamesCore):
                                 "White": row["white_name"], "Black": row["black_name"]})
         return [Reply(text, document=(f"game-{row['id']}.pdn", text.encode("utf-8")))]
 
-    def _button(self, ctx: Ctx, action: str) -> list[Reply]:
-        parts = str(action)[:64].split(":")
-        kind, nums = parts[0], parts[1:]
-        if not nums or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in nums):
-            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
-        ids = [int(p) for p in nums]
-        if kind == "acc" and len(ids) == 1:
-            return self.cmd_accept(ctx, [f"#{ids[0]}"])
-        if kind == "dec" and len(ids) == 1:
-            return self.cmd_decline(ctx, [f"#{ids[0]}"])
-        expected = {"p": 2, "s": 3, "d": 4, "m": 3, "dr": 2, "rs": 2}
-        if expected.get(kind) != len(ids):
-            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
+    def press_game(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+        """A button of a game's board or question: the numbers start with the game and its ply."""
         gid, ply = ids[0], ids[1]
         row, problem = self._resolve(ctx, gid)
         if row is None:
             for reply in problem:
                 reply.private = True
             return problem
-        if kind == "rs":
+        if kind is ButtonKind.RESIGN:
             # Only the player who asked, and only while nothing was played since the question.
             asked = self.storage.pending(_resign_key(gid, ctx.event.user_id))
             if not asked or asked["ply"] != ply or row["ply"] != ply:
                 return [Reply(t(ctx.lang, "resign.not_asked"), private=True)]
             return self._resign(ctx, row)
         if row["ply"] != ply:
-            if kind == "dr":
+            if kind is ButtonKind.DRAW:
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
             repeat = self._repeated_press(ctx, row, kind, ids)
             if repeat is not None:
                 return [repeat]
             return [self._board_reply(ctx.lang, row, t(ctx.lang, "button.stale"), replaces=True)]
         color = self._color_of(row, ctx.event.user_id)
-        if kind == "dr":
+        if kind is ButtonKind.DRAW:
             # Only a standing offer from the opponent can be accepted by this button.
             if row["draw_offer"] in (None, color):
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
@@ -212,11 +202,11 @@ class PlayFeature(GamesCore):
             mover = row["white_name"] if pos.turn == "W" else row["black_name"]
             return [Reply(t(ctx.lang, "err.not_your_turn", name=mover), private=True)]
         legal = pos.legal_moves()
-        if kind == "p":
+        if kind is ButtonKind.PIECES:
             return [self._board_reply(ctx.lang, row, self._to_move_line(ctx.lang, row, ctx.now), replaces=True)]
-        if kind == "s":
+        if kind is ButtonKind.SELECT:
             return [self._select_reply(ctx.lang, row, pos, ids[2])]
-        if kind == "d":
+        if kind is ButtonKind.DESTINATION:
             matching = [m for m in legal if m.start == ids[2] and m.end == ids[3]]
             if len(matching) == 1:
                 return self._play(ctx, row, matching[0], via_button=True)
@@ -234,7 +224,7 @@ class PlayFeature(GamesCore):
 
         The board it pressed on already shows the move, so it is not out of date: the answer is the
         same board and words the first press gave."""
-        if kind not in ("d", "m") or ids[1] != row["ply"] - 1:
+        if kind not in (ButtonKind.DESTINATION, ButtonKind.PATH) or ids[1] != row["ply"] - 1:
             return None
         moves = self.storage.moves(row["id"])
         if not moves or moves[-1]["ply"] != row["ply"] or moves[-1]["by_user"] != ctx.event.user_id:
@@ -243,7 +233,7 @@ class PlayFeature(GamesCore):
                   else Position.from_fen(row["variant"], row["start_fen"]) if row["start_fen"]
                   else Position.start(row["variant"]))
         legal = before.legal_moves()
-        if kind == "d":
+        if kind is ButtonKind.DESTINATION:
             pressed = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
         else:
             pressed = legal[ids[2]:ids[2] + 1]
@@ -265,9 +255,9 @@ class PlayFeature(GamesCore):
         for end in ends:
             same = [m for m in moves if m.end == end]
             command = f"/m {same[0]}" if len(same) == 1 else None
-            buttons.append(Button(f"{square}→{end}", f"d:{gid}:{ply}:{square}:{end}", command))
+            buttons.append(Button(f"{square}→{end}", action(ButtonKind.DESTINATION, gid, ply, square, end), command))
         rows = _rows(buttons, reserve=1)
-        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}", style="back")])
+        rows.append([Button(t(lang, "button.back"), action(ButtonKind.PIECES, gid, ply), style="back")])
         return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
                      buttons=rows, replaces_board=True, game_id=gid)
 
@@ -275,11 +265,11 @@ class PlayFeature(GamesCore):
                      matching: list[Move]) -> Reply:
         gid, ply = row["id"], row["ply"]
         # Button n is the route drawn with number n; no more routes are drawn than fit as buttons.
-        buttons = [Button(f"{n}: {m}", f"m:{gid}:{ply}:{legal.index(m)}", f"/m {m}")
+        buttons = [Button(f"{n}: {m}", action(ButtonKind.PATH, gid, ply, legal.index(m)), f"/m {m}")
                    for n, m in enumerate(matching, 1)]
         rows = _rows(buttons, reserve=1)
         shown = matching[:sum(len(r) for r in rows)]
-        rows.append([Button(t(lang, "button.back"), f"p:{gid}:{ply}", style="back")])
+        rows.append([Button(t(lang, "button.back"), action(ButtonKind.PIECES, gid, ply), style="back")])
         view = boards.board_view(pos, *_last_move(row), dots=[matching[0].end], selected=matching[0].start,
                                  flipped=reply_flipped(row), routes=[m.path for m in shown])
         return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,

@@ -14,6 +14,7 @@ from bot.service.features.common import (
     Ctx,
 )
 from bot.service.features.games import GamesCore
+from bot.service.registry import REGISTRY
 from bot.service.wording import variant_name
 
 
@@ -22,7 +23,7 @@ class SettingsFeature(GamesCore):
 
     def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The command list."""
-        return [Reply(t(ctx.lang, "help.text"))]
+        return [Reply(REGISTRY.help_text(ctx.lang))]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The rules of a variant: the one named, else the one the player is playing here,

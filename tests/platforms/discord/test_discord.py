@@ -32,6 +32,7 @@ from bot.i18n import t
 from bot.platforms.discord import GameButton, sync_tree
 from bot.platforms.discord.render import mention, only_user, split_text
 from bot.service import GameService
+from bot.service.registry import REGISTRY
 from bot.service.wording import variant_name
 from bot.storage import Storage
 
@@ -223,7 +224,7 @@ async def test_spanish_locale_gets_spanish_answers(h: Harness):
     token = await h.slash("help", "ana", locale="es-ES")
     answer = h.only_answer(token)
     assert answer.ephemeral                              # help is for the one who asked
-    assert answer.content == t("es", "help.text")[:2000]
+    assert answer.content == REGISTRY.help_text("es")[:2000]
     token = await h.slash("new", "ana", {"move_time": "2h"}, locale="es-ES")
     assert "#1" in h.only_answer(token).content
     assert h.only_answer(token).content != t("en", "new.open", name="Ana", id=1, target="", variant="", colors="",

@@ -1,0 +1,194 @@
+"""Every command and button action of the service, declared once.
+
+The one table drives routing of typed text, ``/help`` in each language, the button actions and
+the Discord slash-command definitions.  Adding a command means: a ``CommandSpec`` here, its
+handler (a ``GameService`` method taking ``(ctx, args)``), and its catalog lines
+(``help.<name>`` in es, it, en).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.i18n import LANGUAGES, t
+
+
+class Permission(StrEnum):
+    """Who may use a command."""
+
+    ANYONE = "anyone"
+    PLAYERS = "players"          # a player of the game it is about (checked by the handler)
+    ADMINS = "admins"            # chat administrators (the platform says who is one)
+
+
+class ArgKind(StrEnum):
+    """What an argument is, so a platform can offer the right input (Discord option types)."""
+
+    VARIANT = "variant"
+    COLOR = "color"
+    USER = "user"
+    DURATION = "duration"
+    GAME = "game"                # '#id'
+    MOVE = "move"
+    LANGUAGE = "language"
+    LEVEL = "level"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a command, in the order it is typed."""
+
+    name: str
+    kind: ArgKind
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A command: its canonical (English) name, its aliases per language (the first one is the
+    one help mentions), its arguments, who may use it, whether it is about a game."""
+
+    name: str
+    handler: str
+    aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    args: tuple[Arg, ...] = ()
+    permission: Permission = Permission.ANYONE
+    needs_game: bool = False
+    ref_only: bool = False       # its only argument is an optional #id: anything else is a mistake
+    listed: bool = True          # a line of its own in /help
+
+    def words(self) -> list[str]:
+        """Every name the command answers to, lower case."""
+        out = [self.name]
+        for lang in self.aliases:
+            out += [a.lower() for a in self.aliases[lang]]
+        return out
+
+
+class ButtonKind(StrEnum):
+    """The first field of a button action (``kind:number:number...``, at most 64 bytes)."""
+
+    ACCEPT = "acc"               # acc:<challenge>
+    DECLINE = "dec"              # dec:<challenge>
+    PIECES = "p"                 # p:<game>:<ply>            back to the pieces that can move
+    SELECT = "s"                 # s:<game>:<ply>:<square>   a piece touched
+    DESTINATION = "d"            # d:<game>:<ply>:<from>:<to>
+    PATH = "m"                   # m:<game>:<ply>:<index of the legal move>
+    DRAW = "dr"                  # dr:<game>:<ply>           accept the standing offer
+    RESIGN = "rs"                # rs:<game>:<ply>           confirm the resignation
+
+
+def action(kind: ButtonKind, *numbers: int) -> str:
+    """A button's action string: ``kind:n:n...`` (short, and valid after a restart)."""
+    return ":".join([kind.value, *map(str, numbers)])
+
+
+@dataclass(frozen=True)
+class ButtonSpec:
+    """A button action: how many numbers it carries and the handler ``(ctx, kind, numbers)``."""
+
+    kind: ButtonKind
+    numbers: int
+    handler: str
+
+
+class Registry:
+    """Commands and button actions, in the order help lists them."""
+
+    def __init__(self) -> None:
+        self._commands: dict[str, CommandSpec] = {}
+        self._words: dict[str, str] = {}
+        self._buttons: dict[str, ButtonSpec] = {}
+
+    def add(self, spec: CommandSpec) -> CommandSpec:
+        """Declare a command; a name or alias already taken is a programming error."""
+        for word in spec.words():
+            owner = self._words.get(word)
+            if owner is not None and owner != spec.name:
+                raise ValueError(f"/{word} already names /{owner}")
+        self._commands[spec.name] = spec
+        for word in spec.words():
+            self._words[word] = spec.name
+        return spec
+
+    def remove(self, name: str) -> None:
+        """Take a command out again (tests that add a throwaway one)."""
+        self._commands.pop(name, None)
+        self._words = {w: n for w, n in self._words.items() if n != name}
+
+    def add_button(self, spec: ButtonSpec) -> ButtonSpec:
+        """Declare a button action."""
+        self._buttons[spec.kind.value] = spec
+        return spec
+
+    def lookup(self, word: str) -> CommandSpec | None:
+        """The command a typed name (or alias) means, or None."""
+        name = self._words.get(word.lower())
+        return self._commands[name] if name else None
+
+    def button(self, kind: str) -> ButtonSpec | None:
+        """The button action of a kind, or None."""
+        return self._buttons.get(kind)
+
+    def __iter__(self) -> Iterator[CommandSpec]:
+        return iter(list(self._commands.values()))
+
+    def help_text(self, lang: str) -> str:
+        """/help in a language: one line per listed command, then the aliases it understands."""
+        lines = [t(lang, "help.intro")]
+        lines += [f"/{spec.name} {t(lang, f'help.{spec.name}')}" for spec in self if spec.listed]
+        lines.append(t(lang, "help.outro"))
+        shown = [f"/{spec.aliases[lang][0]}" for spec in self if spec.aliases.get(lang) and lang != "en"]
+        if len(shown) > 1:
+            names = ", ".join(shown[:-1]) + t(lang, "help.and") + shown[-1]
+            lines.append(t(lang, "help.aliases", names=names))
+        return "\n".join(lines)
+
+
+def _aliases(es: tuple[str, ...] = (), it: tuple[str, ...] = (), en: tuple[str, ...] = ()) -> dict[str, tuple]:
+    return {lang: words for lang, words in zip(LANGUAGES, (es, it, en), strict=True) if words}
+
+
+GAME = Arg("game", ArgKind.GAME)
+
+REGISTRY = Registry()
+for _spec in (
+    CommandSpec("new", "cmd_new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
+                (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
+                 Arg("time", ArgKind.DURATION))),
+    CommandSpec("accept", "cmd_accept", _aliases(("aceptar",), ("accetta",)), (GAME,), ref_only=True),
+    CommandSpec("decline", "cmd_decline", _aliases(("rechazar",), ("rifiuta",)), (GAME,), ref_only=True),
+    CommandSpec("cancel", "cmd_cancel", _aliases(("cancelar",), ("annulla",)), (GAME,), ref_only=True),
+    CommandSpec("move", "cmd_move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
+                (Arg("move", ArgKind.MOVE, required=True), GAME), Permission.PLAYERS, needs_game=True),
+    CommandSpec("board", "cmd_board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True,
+                ref_only=True),
+    CommandSpec("draw", "cmd_draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS,
+                needs_game=True, ref_only=True),
+    CommandSpec("resign", "cmd_resign", _aliases(("rendirse", "abandonar"), ("abbandona",)), (GAME,),
+                Permission.PLAYERS, needs_game=True, ref_only=True),
+    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
+    CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
+    CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
+    CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
+                (Arg("language", ArgKind.LANGUAGE, required=True),)),
+    CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
+                (Arg("setting", ArgKind.TEXT), Arg("value", ArgKind.TEXT))),
+    CommandSpec("help", "cmd_help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False),
+):
+    REGISTRY.add(_spec)
+
+for _button in (
+    ButtonSpec(ButtonKind.ACCEPT, 1, "press_challenge"),
+    ButtonSpec(ButtonKind.DECLINE, 1, "press_challenge"),
+    ButtonSpec(ButtonKind.PIECES, 2, "press_game"),
+    ButtonSpec(ButtonKind.SELECT, 3, "press_game"),
+    ButtonSpec(ButtonKind.DESTINATION, 4, "press_game"),
+    ButtonSpec(ButtonKind.PATH, 3, "press_game"),
+    ButtonSpec(ButtonKind.DRAW, 2, "press_game"),
+    ButtonSpec(ButtonKind.RESIGN, 2, "press_game"),
+):
+    REGISTRY.add_button(_button)

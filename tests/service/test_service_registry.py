@@ -1,0 +1,81 @@
+"""One command table: a command declared in the registry alone is routed, listed in /help in
+every language, and offered by the platforms."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from bot.i18n import LANGUAGES, catalog
+from bot.service import GameService, Reply
+from bot.service.registry import REGISTRY, Arg, ArgKind, ButtonKind, CommandSpec, Permission, action
+
+
+@pytest.fixture
+def throwaway(monkeypatch):
+    """/coin (es /moneda, it /moneta): a command that exists only for this test."""
+    spec = CommandSpec("coin", "cmd_coin", {"es": ("moneda",), "it": ("moneta",)},
+                       (Arg("side", ArgKind.TEXT),))
+    REGISTRY.add(spec)
+
+    def cmd_coin(self, ctx, args):
+        return [Reply(f"coin for {ctx.event.user_name}: {' '.join(args) or '-'}")]
+
+    monkeypatch.setattr(GameService, "cmd_coin", cmd_coin, raising=False)
+    for lang, line in (("en", "[side] - toss a coin"), ("es", "[cara|cruz] - lanza una moneda"),
+                       ("it", "[testa|croce] - lancia una moneta")):
+        monkeypatch.setitem(catalog(lang), "help.coin", line)
+    yield spec
+    REGISTRY.remove("coin")
+
+
+def test_a_registered_command_is_routed_by_name_and_by_alias(chat, throwaway):
+    assert chat.text("ana", "/coin heads") == "coin for Ana: heads"
+    assert chat.text("ana", "/moneda cara") == "coin for Ana: cara"
+    assert chat.text("ana", "/moneta") == "coin for Ana: -"
+
+
+@pytest.mark.parametrize("lang, line, alias", [
+    ("en", "/coin [side] - toss a coin", None),
+    ("es", "/coin [cara|cruz] - lanza una moneda", "/moneda"),
+    ("it", "/coin [testa|croce] - lancia una moneta", "/moneta"),
+])
+def test_a_registered_command_is_in_help_in_every_language(chat, throwaway, lang, line, alias):
+    chat.say("ana", f"/lang {lang}")
+    text = chat.text("ana", "/help")
+    assert line in text.split("\n")
+    if alias:
+        assert alias in text.split("\n")[-1]
+
+
+def test_every_declared_command_has_a_help_line_in_every_language():
+    for spec in REGISTRY:
+        if spec.listed:
+            for lang in LANGUAGES:
+                assert f"help.{spec.name}" in catalog(lang), (lang, spec.name)
+        assert callable(getattr(GameService, spec.handler))
+
+
+def test_admin_only_commands_are_refused_to_others(chat, monkeypatch):
+    spec = CommandSpec("purge", "cmd_help", {}, permission=Permission.ADMINS, listed=False)
+    REGISTRY.add(spec)
+    try:
+        refused = chat.text("ana", "/purge")
+        assert "/purge" in refused and "admin" in refused.lower()
+        allowed = chat.service.handle(dataclasses.replace(chat.event("ana", "/purge"), is_admin=True))
+        assert "/new" in allowed[0].text
+    finally:
+        REGISTRY.remove("purge")
+
+
+def test_a_name_cannot_mean_two_commands():
+    with pytest.raises(ValueError):
+        REGISTRY.add(CommandSpec("tablas2", "cmd_draw", {"es": ("tablas",)}))
+    assert REGISTRY.lookup("tablas").name == "draw"
+
+
+def test_button_actions_come_from_the_table():
+    assert action(ButtonKind.SELECT, 7, 12, 22) == "s:7:12:22"
+    assert REGISTRY.button("s").numbers == 3
+    assert REGISTRY.button("zz") is None

@@ -199,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-plies", type=int, default=220)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--l2", type=float, default=5e-7, help="pull towards the starting weights")
+    parser.add_argument("--l2", type=float, default=1e-7, help="pull towards the starting weights")
     parser.add_argument("--cache", type=Path, default=None,
                         help="folder to keep self-play positions in, to refit without replaying")
     parser.add_argument("--write", action="store_true", help="rewrite bot/ai/weights.py")

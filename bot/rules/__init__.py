@@ -9,15 +9,15 @@ between it and the ``Move`` API.  Positions and variants pickle by variant id.
 from . import movegen
 from .errors import ErrorCode, IllegalMove
 from .position import Move, Position, format_move
-from .variants import BLACK, VARIANTS, WHITE, Variant, get_variant
+from .variants import BLACK, VARIANTS, WHITE, CapturePriority, Color, Variant, get_variant
 
 __all__ = [
-    "movegen", "BLACK", "VARIANTS", "WHITE", "ErrorCode", "IllegalMove", "Move", "Position",
-    "Variant", "format_move", "get_variant",
+    "movegen", "BLACK", "VARIANTS", "WHITE", "CapturePriority", "Color", "ErrorCode", "IllegalMove", "Move",
+    "Position", "Variant", "format_move", "get_variant",
 ]
-from .game import Game, Result  # noqa: E402
+from .game import Game, Result, ResultReason  # noqa: E402
 
-__all__ += ["Game", "Result"]
+__all__ += ["Game", "Result", "ResultReason"]
 from .pdn import read_pdn, write_pdn  # noqa: E402
 
 __all__ += ["read_pdn", "write_pdn"]

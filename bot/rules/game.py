@@ -4,13 +4,25 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from enum import StrEnum
 
 from .errors import ErrorCode, IllegalMove
 from .position import Move, Position
-from .variants import BLACK, WHITE, Variant, get_variant
+from .variants import BLACK, WHITE, Color, Variant, get_variant
 
 WIN_SCORE = {WHITE: "1-0", BLACK: "0-1"}
 DRAW_SCORE = "1/2-1/2"
+
+
+class ResultReason(StrEnum):
+    """Why a game ended (the values are what storage and the catalogs use)."""
+
+    NO_MOVES = "no_moves"          # the side to move has no legal move (or no pieces)
+    RESIGN = "resign"
+    AGREEMENT = "agreement"
+    REPETITION = "repetition"
+    NO_PROGRESS = "no_progress"    # the variant's count of moves without capture or man move
+    TIME = "time"
 
 
 @dataclass(frozen=True)
@@ -18,8 +30,8 @@ class Result:
     """How a game ended: the PDN score, why, and the winner (None for a draw)."""
 
     score: str
-    reason: str  # no_moves, resign, agreement, repetition, no_progress, time
-    winner: str | None = None
+    reason: ResultReason
+    winner: Color | None = None
 
 
 def other(color: str) -> str:
@@ -97,25 +109,25 @@ class Game:
         pos = self.position
         if not pos.legal_moves():
             winner = other(pos.turn)
-            self.result = Result(WIN_SCORE[winner], "no_moves", winner)
+            self.result = Result(WIN_SCORE[winner], ResultReason.NO_MOVES, winner)
         elif not self.draw_rules:
             return
         elif self._seen[pos.key] >= 3:
-            self.result = Result(DRAW_SCORE, "repetition")
+            self.result = Result(DRAW_SCORE, ResultReason.REPETITION)
         elif self.quiet_plies >= self.variant.no_progress_plies:
-            self.result = Result(DRAW_SCORE, "no_progress")
+            self.result = Result(DRAW_SCORE, ResultReason.NO_PROGRESS)
 
     def resign(self, color: str) -> Result:
         """The player of ``color`` resigns."""
-        return self._finish(Result(WIN_SCORE[other(color)], "resign", other(color)))
+        return self._finish(Result(WIN_SCORE[other(color)], ResultReason.RESIGN, other(color)))
 
     def agree_draw(self) -> Result:
         """Both players agreed to a draw."""
-        return self._finish(Result(DRAW_SCORE, "agreement"))
+        return self._finish(Result(DRAW_SCORE, ResultReason.AGREEMENT))
 
     def lose_on_time(self, color: str) -> Result:
         """The player of ``color`` ran out of time."""
-        return self._finish(Result(WIN_SCORE[other(color)], "time", other(color)))
+        return self._finish(Result(WIN_SCORE[other(color)], ResultReason.TIME, other(color)))
 
     def _finish(self, result: Result) -> Result:
         if self.result is not None:

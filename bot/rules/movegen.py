@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from .variants import Variant
+from .variants import CapturePriority, Variant
 
 Raw = tuple[tuple[int, ...], int, tuple[int, ...], bool, bool]
 
@@ -105,13 +105,13 @@ def best_captures(v: Variant, raws: list[Raw]) -> list[Raw]:
     counts = [r[1].bit_count() for r in raws]
     top = max(counts)
     best = [r for r, c in zip(raws, counts, strict=False) if c == top]
-    if len(best) > 1 and v.priority == "italian":
+    if len(best) > 1 and v.priority is CapturePriority.ITALIAN:
         if any(r[3] for r in best):
             best = [r for r in best if r[3]]
     if len(best) > 1:
         most = max(len(r[2]) for r in best)
         best = [r for r in best if len(r[2]) == most]
-    if len(best) > 1 and v.priority == "italian" and most:
+    if len(best) > 1 and v.priority is CapturePriority.ITALIAN and most:
         earliest = min(r[2] for r in best)
         best = [r for r in best if r[2] == earliest]
     return best

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from . import movegen
 from .errors import ErrorCode, IllegalMove
 from .move import Move
+from .variants import CapturePriority
 
 if TYPE_CHECKING:  # position imports this module; a runtime import back would be a cycle
     from .position import Position
@@ -117,9 +118,9 @@ def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> Ille
     count, best_count = attempted[1].bit_count(), best[1].bit_count()
     if count < best_count:
         code = ErrorCode.LAW_OF_QUANTITY
-    elif v.priority == "italian" and best[3] and not attempted[3]:
+    elif v.priority is CapturePriority.ITALIAN and best[3] and not attempted[3]:
         code = ErrorCode.KING_MUST_CAPTURE
-    elif len(attempted[2]) < len(best[2]) or v.priority != "italian":
+    elif len(attempted[2]) < len(best[2]) or v.priority is not CapturePriority.ITALIAN:
         code = ErrorCode.LAW_OF_QUALITY
     else:
         code = ErrorCode.KING_EARLIEST

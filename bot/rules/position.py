@@ -7,7 +7,7 @@ import re
 from . import movegen, notation
 from .errors import IllegalMove
 from .move import Move, format_move
-from .variants import BLACK, WHITE, Variant, get_variant
+from .variants import BLACK, WHITE, Color, Variant, get_variant
 
 __all__ = ["Move", "Position", "format_move"]
 
@@ -107,8 +107,8 @@ class Position:
     # -- queries --------------------------------------------------------------
 
     @property
-    def turn(self) -> str:
-        """The side to move, ``W`` or ``B``."""
+    def turn(self) -> Color:
+        """The side to move (``Color.WHITE`` reads as ``W``)."""
         return WHITE if self.white else BLACK
 
     @property

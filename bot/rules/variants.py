@@ -10,9 +10,30 @@ of playable squares removes every wrap-around without per-edge masks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 
-WHITE = "W"
-BLACK = "B"
+
+class Color(StrEnum):
+    """A side.  The values are the FEN letters, so a colour reads and stores as ``W``/``B``."""
+
+    WHITE = "W"
+    BLACK = "B"
+
+    @property
+    def other(self) -> Color:
+        """The opponent's colour."""
+        return Color.BLACK if self is Color.WHITE else Color.WHITE
+
+
+class CapturePriority(StrEnum):
+    """Which captures a variant makes compulsory among all available (docs/rules.md §4)."""
+
+    QUANTITY_QUALITY = "quantity_quality"    # spanish: most pieces, then most kings
+    ITALIAN = "italian"                      # most pieces, with a king, most kings, king earliest
+
+
+WHITE = Color.WHITE
+BLACK = Color.BLACK
 
 # Direction order used by every table: up-left, up-right, down-left, down-right
 # (up = towards row 0, Black's side, where White promotes).
@@ -30,7 +51,7 @@ class Variant:
     flying_kings: bool
     men_capture_kings: bool
     # "quantity_quality" (spanish) or "italian" (four criteria).
-    priority: str
+    priority: CapturePriority
     # Plies in a row with no capture and no man move that draw the game.
     no_progress_plies: int
     # "italian": square 1 top-left, left to right, top to bottom.
@@ -165,17 +186,17 @@ class Variant:
 
 SPANISH = Variant(
     id="spanish", size=8, flying_kings=True, men_capture_kings=True,
-    priority="quantity_quality", no_progress_plies=50, numbering="spanish",
+    priority=CapturePriority.QUANTITY_QUALITY, no_progress_plies=50, numbering="spanish",
     pdn_gametype="24,W,8,8,N1,1", start_rows=3,
 )
 ITALIAN = Variant(
     id="italian", size=8, flying_kings=False, men_capture_kings=False,
-    priority="italian", no_progress_plies=80, numbering="italian",
+    priority=CapturePriority.ITALIAN, no_progress_plies=80, numbering="italian",
     pdn_gametype="22,W,8,8,N2,1", start_rows=3,
 )
 TRIESTINA = Variant(
     id="triestina", size=10, flying_kings=False, men_capture_kings=False,
-    priority="italian", no_progress_plies=80, numbering="italian",
+    priority=CapturePriority.ITALIAN, no_progress_plies=80, numbering="italian",
     pdn_gametype="22,W,10,10,N2,1", start_rows=4,
 )
 

@@ -26,7 +26,7 @@ def _kings(pos: Position, squares) -> int:
     return sum(1 for sq in squares if (pos.piece_at(sq) or "").isupper())
 
 
-def explain(lang: str, err: IllegalMove, pos: Position, typed: str = "", to_move: str = "") -> str:
+def illegal_move_text(lang: str, err: IllegalMove, pos: Position, typed: str = "", to_move: str = "") -> str:
     """The rule that forbids a move, in words (docs/rules.md §5)."""
     code = err.code
     sq = err.squares[0] if err.squares else ""

@@ -31,7 +31,7 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import explain
+from bot.service.wording import illegal_move_text
 from bot.storage import StaleGame
 
 
@@ -57,7 +57,7 @@ class PlayFeature(GamesCore):
         try:
             played = game.play(move, by=color)
         except IllegalMove as err:
-            text = explain(ctx.lang, err, before, typed=typed[:40], to_move=to_move)
+            text = illegal_move_text(ctx.lang, err, before, typed=typed[:40], to_move=to_move)
             return [Reply(text, private=via_button)]
         fields: dict[str, Any] = {
             "fen": game.position.fen(), "ply": row["ply"] + 1, "quiet_plies": game.quiet_plies,

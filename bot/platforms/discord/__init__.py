@@ -3,10 +3,11 @@
 from bot.platforms.discord.bot import (
     DraughtsBot,
     GameButton,
+    build_bot,
     run_discord,
     serve_discord,
     sync_commands,
     sync_tree,
 )
 
-__all__ = ["DraughtsBot", "GameButton", "run_discord", "serve_discord", "sync_commands", "sync_tree"]
+__all__ = ["DraughtsBot", "GameButton", "build_bot", "run_discord", "serve_discord", "sync_commands", "sync_tree"]

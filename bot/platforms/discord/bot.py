@@ -16,27 +16,26 @@ Rules this module follows (see PLATFORMS.md):
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 import discord
 from discord import app_commands
-from discord.ext import commands, tasks
+from discord.ext import commands
 
 from bot.i18n import pick_language, t
+from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
-from bot.service import ChatEvent, GameService, Outgoing, Reply
+from bot.service import ChatEvent, GameService, Reply
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PLATFORM = "discord"
-DEADLINE_SECONDS = 30
 # Answers to these concern only the one who asked: shown to them alone.
 EPHEMERAL_COMMANDS = frozenset({"help", "rules"})
 
@@ -73,6 +72,13 @@ ACK_RETRY_MAX_SECONDS = 0.5     # ...so it is retried briefly
 # The interaction can no longer be answered: Unknown Webhook, Unknown interaction, and Invalid
 # Webhook Token (the token is older than 15 minutes).
 GONE_CODES = frozenset({10015, 10062, 50027})
+# The channel will never take a message from us: Unknown Channel, Missing Access, Missing
+# Permissions, Cannot send messages to this user.
+CHANNEL_GONE_CODES = frozenset({10003, 50001, 50013, 50007})
+
+
+class NotAChannel(ValueError):
+    """A chat id that cannot be a Discord channel."""
 
 
 def retry_delay(exc: BaseException, attempt: int, max_seconds: float = RETRY_MAX_SECONDS) -> float | None:
@@ -238,13 +244,11 @@ class Responder:
             mentioned = render.mention(text, self.mention.handle, self.mention.user_id)
             if mentioned != text:
                 text, allowed = mentioned, render.only_user(self.mention.user_id)
-        chunks = render.split_text(text)
         message = None
-        for index, chunk in enumerate(chunks):
-            last = index == len(chunks) - 1
-            message = await self._deliver(chunk, reply if last else None, private, allowed)
-        if reply.game_id is not None and message is not None and not private:
-            await self.bot.remember(self.channel_id, message.id, reply.game_id)
+        for piece in self.bot.pieces(replace(reply, text=text)):
+            message = await self._deliver(piece, private, allowed)
+            if piece.board and reply.game_id is not None and message is not None and not private:
+                await self.bot.remember(self.channel_id, message.id, reply.game_id)
         return message
 
     async def replace(self, reply: Reply) -> None:
@@ -264,26 +268,24 @@ class Responder:
             await self.send(reply)          # the new board, as a new message in the channel
             return
         for chunk in chunks[1:]:
-            await self._deliver(chunk, None, False, render.NO_MENTIONS)
+            await self._deliver(Piece(chunk), False, render.NO_MENTIONS)
         if reply.game_id is not None:
             await self.bot.remember(self.channel_id, message.id, reply.game_id)
 
-    async def _deliver(self, content: str, reply: Reply | None, private: bool,
+    async def _deliver(self, piece: Piece, private: bool,
                        allowed: discord.AllowedMentions) -> discord.Message | None:
-        """One message through the interaction, retried; through the channel once it is gone.
-        ``reply`` carries the files and buttons (the last piece of a long text)."""
+        """One message through the interaction, retried; through the channel once it is gone."""
         if not self.gone:
             try:
                 return await self.bot.with_retries("answering an interaction", lambda: self._post(
-                    content, render.files_of(reply) if reply else [],
-                    self.bot.view_for(reply) if reply else None, private, allowed))
+                    piece.text, render.files_of(piece), self.bot.view_for(piece), private, allowed))
             except (discord.HTTPException, discord.RateLimited) as exc:
                 if not self._give_up_on_interaction(exc):
                     raise
         if private:
             log.warning("a private answer in channel %s was dropped: its interaction is gone", self.channel_id)
             return None
-        return await self.bot.send_to_channel(self.channel_id, content, reply, allowed)
+        return await self.bot.send_to_channel(self.channel_id, piece, allowed)
 
     def _give_up_on_interaction(self, exc: BaseException) -> bool:
         """After a failure that retries did not cure: whether to turn to the channel."""
@@ -363,25 +365,32 @@ class DraughtsTree(app_commands.CommandTree):
             await Responder(client, interaction, placeholder=False).fail()
 
 
-class DraughtsBot(commands.AutoShardedBot):
-    """The draughts bot on Discord, built around one GameService."""
+class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
+    """The draughts bot on Discord, built around one GameService; what every adapter does
+    (service calls, per-channel order, splitting replies, board memory, the outbox) comes from
+    ChatAdapter, the rest is Discord's."""
+
+    platform = PLATFORM
+    text_limit = render.MAX_CONTENT
+    caption_limit = render.MAX_CONTENT
+    files_together = True           # one message carries the board, the GIF and a file
 
     def __init__(self, service: GameService, *, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
                  **options: Any) -> None:
+        ChatAdapter.__init__(self, service, sleep)
         intents = discord.Intents.none()
         intents.guilds = True          # channel cache; not privileged
         options.setdefault("intents", intents)
         options.setdefault("allowed_mentions", render.NO_MENTIONS)
         options.setdefault("help_command", None)
-        super().__init__(
+        commands.AutoShardedBot.__init__(
+            self,
             command_prefix=commands.when_mentioned,
             tree_cls=DraughtsTree,
             allowed_contexts=app_commands.AppCommandContext(guild=True, dm_channel=True, private_channel=False),
             allowed_installs=app_commands.AppInstallationType(guild=True, user=False),
             **options,
         )
-        self.service = service
-        self.sleep = sleep          # how retries wait (tests pass one that does not)
         for command in build_commands(self):
             self.tree.add_command(command)
 
@@ -390,19 +399,20 @@ class DraughtsBot(commands.AutoShardedBot):
 
     async def on_ready(self) -> None:
         log.info("connected to Discord as %s (%s guilds)", self.user, len(self.guilds))
-        if not self.deadline_loop.is_running():
-            self.deadline_loop.start()
+        # Not in setup_hook: `sync` logs in too, and must deliver nothing.  Idempotent, as
+        # on_ready comes again after a reconnect.
+        self.start_delivery()
 
     async def close(self) -> None:
-        self.deadline_loop.cancel()
-        await super().close()
+        await self.stop_delivery()
+        await commands.AutoShardedBot.close(self)
 
     # -- the service, off the event loop -----------------------------------------------------
 
     async def call_service(self, func: Callable[..., Any], *args: Any) -> Any:
         """Service calls do SQLite and Pillow work: run them in a thread so the gateway keeps its
         heartbeat (storage serializes its own connection)."""
-        return await asyncio.to_thread(func, *args)
+        return await self.call(func, *args)
 
     async def with_retries(self, what: str, attempt: Callable[[], Awaitable[T]], *,
                            attempts: int = RETRY_ATTEMPTS, max_seconds: float = RETRY_MAX_SECONDS) -> T:
@@ -425,13 +435,7 @@ class DraughtsBot(commands.AutoShardedBot):
         await self.with_retries("acknowledging an interaction", lambda: interaction.response.defer(**kwargs),
                                 attempts=ACK_RETRY_ATTEMPTS, max_seconds=ACK_RETRY_MAX_SECONDS)
 
-    async def remember(self, channel_id: str, message_id: int, game_id: int) -> None:
-        try:
-            await self.call_service(self.service.remember_board, PLATFORM, channel_id, str(message_id), game_id)
-        except Exception:
-            log.exception("could not remember board message %s of game %s", message_id, game_id)
-
-    def view_for(self, reply: Reply) -> discord.ui.View | None:
+    def view_for(self, reply: Reply | Piece) -> discord.ui.View | None:
         return render.view_of(reply, lambda action, label, style, row: GameButton(action, label, style, row))
 
     # -- slash commands ------------------------------------------------------------------------
@@ -493,69 +497,33 @@ class DraughtsBot(commands.AutoShardedBot):
         action = custom_id.removeprefix(render.PREFIX) or "?"
         await self.handle_click(interaction, action)
 
-    # -- deadlines -----------------------------------------------------------------------------------
+    # -- the outbox ----------------------------------------------------------------------------------
 
-    @tasks.loop(seconds=DEADLINE_SECONDS)
-    async def deadline_loop(self) -> None:
-        await self.post_deadlines()
+    def failure_kind(self, exc: BaseException) -> str:
+        if isinstance(exc, NotAChannel | discord.Forbidden):
+            return PERMANENT
+        if isinstance(exc, discord.HTTPException) and exc.code in CHANNEL_GONE_CODES:
+            return PERMANENT
+        return TRANSIENT
 
-    @deadline_loop.before_loop
-    async def _before_deadlines(self) -> None:
-        await self.wait_until_ready()
+    async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
+        return str((await self.send_to_channel(chat_id, piece, render.NO_MENTIONS)).id)
 
-    async def post_deadlines(self) -> int:
-        """One round of deadline work: reminders and losses on time, posted to their channels.
-        Returns how many messages went out."""
-        try:
-            outgoing: list[Outgoing] = await self.call_service(functools.partial(self.service.tick,
-                                                                                 platform=PLATFORM))
-        except Exception:
-            log.exception("deadline check failed")
-            return 0
-        posted = 0
-        for item in outgoing:
-            if item.platform != PLATFORM:
-                log.warning("deadline message for platform %s dropped (chat %s)", item.platform, item.chat_id)
-                continue
-            try:
-                posted += await self.post(item.chat_id, item.reply)
-            except (discord.NotFound, discord.Forbidden) as exc:
-                log.warning("channel %s is gone or closed to us (HTTP %s); deadline message dropped",
-                            item.chat_id, exc.status)
-            except Exception:
-                log.exception("posting a deadline message to channel %s failed", item.chat_id)
-        return posted
-
-    async def post(self, chat_id: str, reply: Reply) -> int:
-        """Send one unprompted reply to a channel; how many messages that took."""
-        chunks = render.split_text(reply.text)
-        message = None
-        for index, chunk in enumerate(chunks):
-            last = index == len(chunks) - 1
-            message = await self.send_to_channel(chat_id, chunk, reply if last else None, render.NO_MENTIONS)
-            if message is None:
-                return 0
-        if reply.game_id is not None and message is not None:
-            await self.remember(chat_id, message.id, reply.game_id)
-        return len(chunks)
-
-    async def send_to_channel(self, chat_id: str, content: str, reply: Reply | None,
-                              allowed: discord.AllowedMentions) -> discord.Message | None:
-        """One message to a channel through the bot's REST, retried over transient failures;
-        ``reply`` carries the files and buttons.  None for a chat id that is no channel."""
+    async def send_to_channel(self, chat_id: str, piece: Piece,
+                              allowed: discord.AllowedMentions) -> discord.Message:
+        """One message to a channel through the bot's REST, retried over transient failures."""
         try:
             channel_id = int(chat_id)
         except ValueError:
-            log.warning("not a Discord channel id: %r", chat_id)
-            return None
+            raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
         channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
 
         def attempt() -> Awaitable[discord.Message]:
-            kwargs: dict[str, Any] = {"files": render.files_of(reply) if reply else [], "allowed_mentions": allowed}
-            view = self.view_for(reply) if reply else None
+            kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed}
+            view = self.view_for(piece)
             if view is not None:
                 kwargs["view"] = view
-            return channel.send(content, **kwargs)  # type: ignore[union-attr]
+            return channel.send(piece.text, **kwargs)  # type: ignore[union-attr]
 
         return await self.with_retries(f"posting to channel {chat_id}", attempt)
 
@@ -655,28 +623,27 @@ def build_commands(bot: DraughtsBot) -> list[app_commands.Command[Any, ..., Any]
 # -- running -----------------------------------------------------------------------------------------
 
 
+def build_bot(*, service: GameService) -> DraughtsBot:
+    """The bot as production runs it (tests replace only its HTTP layer)."""
+    return DraughtsBot(service)
+
+
 async def serve_discord(token: str, service: GameService) -> None:
     """Run the bot in the current event loop until it is closed (to share a loop with others)."""
-    bot = DraughtsBot(service)
+    bot = build_bot(service=service)
     async with bot:
         await bot.start(token)
 
 
 def run_discord(token: str, service: GameService) -> int:
     """Run the bot until interrupted; 1 when Discord refuses the token."""
-    try:
-        asyncio.run(serve_discord(token, service))
-    except discord.LoginFailure:
-        log.error("Discord refused DISCORD_BOT_TOKEN; check it in the developer portal")
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return run_until_stopped(lambda: asyncio.run(serve_discord(token, service)), refused=discord.LoginFailure,
+                             platform="Discord", variable="DISCORD_BOT_TOKEN", where="in the developer portal")
 
 
 async def sync_tree(token: str, service: GameService, guild_id: int | None = None) -> list[app_commands.AppCommand]:
     """Log in, upload the slash commands (globally, or to one guild at once), and return."""
-    bot = DraughtsBot(service)
+    bot = build_bot(service=service)
     async with bot:
         await bot.login(token)
         if guild_id is not None:
@@ -695,10 +662,10 @@ def sync_commands(token: str, service: GameService, guild_id: int | None = None)
     ``DISCORD_GUILD_ID`` syncs to that one server only (instant, for testing)."""
     if guild_id is None and os.environ.get("DISCORD_GUILD_ID", "").strip().isdigit():
         guild_id = int(os.environ["DISCORD_GUILD_ID"])
-    try:
-        synced = asyncio.run(sync_tree(token, service, guild_id))
-    except discord.LoginFailure:
-        log.error("Discord refused DISCORD_BOT_TOKEN; check it in the developer portal")
-        return 1
-    print(f"synced {len(synced)} slash commands" + (f" to guild {guild_id}" if guild_id else " globally"))
-    return 0
+    synced: list[app_commands.AppCommand] = []
+    status = run_until_stopped(lambda: synced.extend(asyncio.run(sync_tree(token, service, guild_id))),
+                               refused=discord.LoginFailure, platform="Discord", variable="DISCORD_BOT_TOKEN",
+                               where="in the developer portal")
+    if status == 0:
+        print(f"synced {len(synced)} slash commands" + (f" to guild {guild_id}" if guild_id else " globally"))
+    return status

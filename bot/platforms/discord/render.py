@@ -12,6 +12,7 @@ import re
 
 import discord
 
+from bot.platforms import base
 from bot.service import Button, Reply
 
 MAX_CONTENT = 2000
@@ -27,30 +28,9 @@ NO_MENTIONS = discord.AllowedMentions.none()
 
 
 def split_text(text: str, limit: int = MAX_CONTENT) -> list[str]:
-    """The text in pieces of at most ``limit`` characters, cut at line ends where possible."""
-    text = text or ""
-    if len(text) <= limit:
-        return [text]
-    chunks: list[str] = []
-    current = ""
-    for line in text.splitlines(keepends=True):
-        while len(line) > limit:
-            if current:
-                chunks.append(current)
-                current = ""
-            # A line longer than a message: cut at the last space that fits, else anywhere.
-            cut = line.rfind(" ", 0, limit)
-            cut = cut + 1 if cut > 0 else limit
-            chunks.append(line[:cut])
-            line = line[cut:]
-        if len(current) + len(line) > limit:
-            chunks.append(current)
-            current = ""
-        current += line
-    if current:
-        chunks.append(current)
-    chunks = [c.rstrip("\n") or "\u200b" for c in chunks]
-    return chunks
+    """The text in pieces of at most ``limit`` characters, cut at line ends where possible
+    (the one way every adapter splits, at Discord's limit)."""
+    return base.split_text(text, limit)
 
 
 def mention(text: str, handle: str, user_id: int) -> str:
@@ -67,8 +47,9 @@ def only_user(user_id: int) -> discord.AllowedMentions:
                                    users=[discord.Object(id=user_id)])
 
 
-def files_of(reply: Reply) -> list[discord.File]:
-    """Fresh file objects for a reply (discord.py closes them after each request)."""
+def files_of(reply: Reply | base.Piece) -> list[discord.File]:
+    """Fresh file objects for a reply or one message of it (discord.py closes them after each
+    request)."""
     files = []
     if reply.image:
         files.append(discord.File(io.BytesIO(reply.image), filename="board.png"))
@@ -103,7 +84,7 @@ def label_of(button: Button) -> str:
     return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
 
 
-def view_of(reply: Reply, item_factory) -> discord.ui.View | None:
+def view_of(reply: Reply | base.Piece, item_factory) -> discord.ui.View | None:
     """A persistent view with the reply's buttons (None without buttons).
 
     ``item_factory(action, label, style, row)`` makes one dynamic item; rows beyond Discord's

@@ -139,6 +139,7 @@ class Call:
     files: dict[str, bytes] = field(default_factory=dict)
     token: str | None = None
     error: int | None = None            # the Discord error code it was answered with, if any
+    at: float = field(default_factory=time.time)     # when the request reached Discord
 
     @property
     def flags(self) -> int:

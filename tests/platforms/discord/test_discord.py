@@ -48,8 +48,7 @@ async def test_login_registers_the_persistent_buttons_and_no_privileged_intent(h
     assert TEMPLATE in h.bot._connection._view_store._dynamic_items
     intents = h.bot.intents
     assert not (intents.members or intents.presences or intents.message_content)
-    assert h.bot.deadline_loop.seconds == 30
-    assert not h.bot.deadline_loop.is_running()     # starts on_ready, never for `sync`
+    assert not h.bot.delivering                     # starts on_ready, never for `sync`
     assert not h.fake.requests(method="PUT")        # no sync on start
 
 
@@ -191,17 +190,17 @@ async def test_private_replies_are_ephemeral(h: Harness):
 async def test_deadline_work_posts_a_reminder_then_the_loss_on_time(h: Harness):
     game_id, _ = await h.new_game()
     h.now[0] += 3600 - 300       # a tenth of the hour is left
-    assert await h.bot.post_deadlines() == 1
+    assert await h.bot.delivery_round() == 1
     posts = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")
     assert len(posts) == 1
     reminder = posts[0].payload["content"]
     assert f"#{game_id}" in reminder and "Ana" in reminder
     sent = [s for s in h.fake.messages.values() if s.content == reminder][0]
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(sent.id)) == game_id
-    assert await h.bot.post_deadlines() == 0       # once only
+    assert await h.bot.delivery_round() == 0       # once only
 
     h.now[0] += 600
-    assert await h.bot.post_deadlines() == 1
+    assert await h.bot.delivery_round() == 1
     final = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")[-1]
     assert final.files["board.png"].startswith(PNG)
     assert h.storage.game(game_id)["status"] == "finished"
@@ -214,10 +213,15 @@ async def test_deadline_in_a_channel_that_is_gone_is_logged_and_skipped(h: Harne
     h.fake.gone_channels.add(OTHER_CHANNEL_ID)
     h.now[0] += 3400
     with caplog.at_level(logging.WARNING):
-        assert await h.bot.post_deadlines() == 1
-    assert any(str(OTHER_CHANNEL_ID) in r.getMessage() for r in caplog.records if r.levelno == logging.WARNING)
+        assert await h.bot.delivery_round() == 1
+    assert any(str(OTHER_CHANNEL_ID) in r.getMessage() and "dropped" in r.getMessage()
+               for r in caplog.records if r.levelno == logging.WARNING)
     posts = [c for c in h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")]
-    assert len(posts) == 2 and f"#{game_id}" in posts[-1].payload["content"]
+    assert len(posts) == 2
+    assert f"#{game_id}" in next(c for c in posts if c.error is None).payload["content"]
+    # Unknown Channel is for good: that message is dropped, the other one sent.
+    statuses = sorted(r[0] for r in h.storage.db.execute("SELECT status FROM outbox").fetchall())
+    assert statuses == ["dropped", "sent"]
 
 
 async def test_spanish_locale_gets_spanish_answers(h: Harness):
@@ -379,22 +383,23 @@ async def test_deadline_messages_are_retried_then_delivered(h: Harness):
     h.fake.script("/channels/{channel_id}/messages", http_error(502, 0, "Bad Gateway"))
     h.fake.script("/channels/{channel_id}/messages", http_error(429, 0, "Slow down", retry_after=2.0))
     h.now[0] += 3600 - 300
-    assert await h.bot.post_deadlines() == 1
+    assert await h.bot.delivery_round() == 1
     posts = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")
     assert len(posts) == 3 and 2.0 in h.sleeps
     assert [s.content for s in h.fake.channel_posts()] == [posts[-1].payload["content"]]
     assert f"#{game_id}" in posts[-1].payload["content"]
 
 
-async def test_a_deadline_message_discord_keeps_refusing_is_given_up_after_a_few_tries(h: Harness, bot_errors):
+async def test_a_deadline_message_discord_keeps_refusing_is_put_back_after_a_few_tries(h: Harness):
     await h.new_game()
     h.fake.script("/channels/{channel_id}/messages", http_error(503, 0, "Service Unavailable"), times=100)
     h.now[0] += 3600 - 300
-    assert await h.bot.post_deadlines() == 0
+    assert await h.bot.delivery_round() == 0
     tries = len(h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages"))
     assert 2 <= tries <= 5 and len(h.sleeps) == tries - 1
-    assert [r.name for r in bot_errors] == ["bot.platforms.discord.bot"]
-    bot_errors.clear()       # the one expected error: a lost deadline message
+    # Not lost: back in the outbox, to be tried again after a backoff.
+    row = h.storage.db.execute("SELECT status, attempts, next_attempt_at FROM outbox").fetchone()
+    assert (row[0], row[1]) == ("pending", 1) and row[2] > h.now[0]
 
 
 async def test_a_failed_acknowledgement_is_tried_again_in_time(h: Harness):

@@ -1,0 +1,158 @@
+"""What the service says on its own reaches Discord through the outbox: the delivery task started
+on_ready wakes at the service's next timer (not at a 30 s poll), posts each message once, tries a
+transient failure again later and drops a message to a channel that is gone or closed to us.
+
+For the timing test the service's clock is the real one plus an offset, so "due in 0.3 s" is a
+real 0.3 s: nothing sleeps for long, and the delay measured is the real one."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+
+from discord_fake import CHANNEL_ID, TOKEN, FakeDiscord, Harness, http_error, install
+
+from bot.platforms.discord import DraughtsBot, build_bot
+from bot.service import GameService, Reply
+from bot.storage import Storage
+
+POSTS = "/channels/{channel_id}/messages"
+MOVE_SECONDS = 3600
+LEAD = 0.3
+
+
+def outbox(h: Harness) -> list[tuple[str, int]]:
+    return [(r[0], r[1]) for r in h.storage.db.execute("SELECT status, attempts FROM outbox ORDER BY id")]
+
+
+def channel_posts(h: Harness) -> list:
+    return h.fake.requests(method="POST", path_end=POSTS)
+
+
+async def first_post(h: Harness, contains: str, after: int, timeout: float = 3.0):
+    give_up = time.monotonic() + timeout
+    while time.monotonic() < give_up:
+        for call in channel_posts(h)[after:]:
+            if call.error is None and contains in (call.payload or {}).get("content", ""):
+                return call
+        await asyncio.sleep(0.005)
+    raise AssertionError(f"no post with {contains!r} within {timeout} s")
+
+
+async def test_a_reminder_and_a_time_out_reach_the_channel_within_a_second_of_their_due_time(h: Harness):
+    game_id, _ = await h.new_game()
+    game = h.storage.game(game_id)
+    offset = [0.0]
+    h.bot.service.clock = lambda: time.time() + offset[0]
+    reminder_at = game["deadline_at"] - MOVE_SECONDS / 10
+    offset[0] = reminder_at - LEAD - time.time()
+    await h.bot.on_ready()                               # what starts the delivery task in production
+    assert h.bot.delivering
+    call = await first_post(h, "left to move in game", 0)
+    reminder_delay = call.at + offset[0] - reminder_at
+    # The loss on time, due LEAD seconds after the task is started again (the test's clock jumps).
+    await h.bot.stop_delivery()
+    offset[0] = game["deadline_at"] - LEAD - time.time()
+    before = len(channel_posts(h))
+    await h.bot.on_ready()
+    call = await first_post(h, "ran out of time", before)
+    timeout_delay = call.at + offset[0] - game["deadline_at"]
+    await h.bot.close()
+    print(f"discord: reminder {reminder_delay * 1000:.0f} ms, time-out {timeout_delay * 1000:.0f} ms after due")
+    assert 0 <= reminder_delay < 1.0
+    assert 0 <= timeout_delay < 1.0
+    assert not h.bot.delivering
+    assert call.files["board.png"].startswith(b"\x89PNG")
+    assert h.storage.game(game_id)["result_reason"] == "time"
+    assert outbox(h) == [("sent", 0), ("sent", 0)]
+
+
+async def test_a_new_deadline_wakes_the_idle_delivery_task(h: Harness):
+    await h.bot.on_ready()
+    await asyncio.sleep(0.05)
+    rounds = h.bot.delivery.rounds
+    assert rounds >= 1                                   # nothing scheduled: asleep for up to a minute
+    await h.new_game()                                   # a game with a clock: the service says so
+    await asyncio.sleep(0.2)
+    assert h.bot.delivery.rounds > rounds
+
+
+async def test_a_transient_failure_is_tried_again_later_and_delivered_once(h: Harness, caplog):
+    game_id, _ = await h.new_game()
+    h.fake.script(POSTS, http_error(503, 0, "Service Unavailable"), times=4)    # outlasts one send's retries
+    h.now[0] += MOVE_SECONDS * 0.9 + 1
+    with caplog.at_level(logging.WARNING, logger="bot.platforms"):
+        assert await h.bot.delivery_round() == 0
+    assert outbox(h) == [("pending", 1)]
+    assert any("tried again" in r.getMessage() for r in caplog.records)
+    assert await h.bot.delivery_round() == 0             # backing off
+    h.now[0] += 6
+    assert await h.bot.delivery_round() == 1
+    assert await h.bot.delivery_round() == 0
+    delivered = [c for c in channel_posts(h) if c.error is None]
+    assert len(delivered) == 1 and f"#{game_id}" in delivered[0].payload["content"]
+    assert outbox(h) == [("sent", 1)]
+
+
+async def test_a_channel_closed_to_the_bot_is_dropped(h: Harness, caplog):
+    await h.new_game()
+    h.fake.script(POSTS, http_error(403, 50001, "Missing Access"))
+    h.now[0] += MOVE_SECONDS * 0.9 + 1
+    with caplog.at_level(logging.WARNING, logger="bot.platforms"):
+        assert await h.bot.delivery_round() == 0
+    assert len(channel_posts(h)) == 1                   # tried once: a refusal is not retried
+    assert outbox(h) == [("dropped", 1)]
+    assert any("dropped" in r.getMessage() and str(CHANNEL_ID) in r.getMessage() for r in caplog.records)
+
+
+async def test_a_chat_id_that_is_no_channel_is_dropped(h: Harness):
+    with h.storage.transaction():
+        h.bot.service.say("discord", "not-a-channel", Reply("hello"))
+    assert await h.bot.delivery_round() == 0
+    assert outbox(h) == [("dropped", 1)] and not channel_posts(h)
+
+
+async def test_a_later_message_never_overtakes_one_that_failed(h: Harness):
+    await h.new_game()
+    h.now[0] += MOVE_SECONDS * 0.9 + 1
+    h.bot.service.run_due("discord")                    # the reminder is written...
+    with h.storage.transaction():                        # ...then a second message for the channel
+        h.bot.service.say("discord", str(CHANNEL_ID), Reply("second"))
+    h.fake.script(POSTS, http_error(502, 0, "Bad Gateway"), times=4)
+    await h.bot.delivery_round()
+    assert [s for s, _ in outbox(h)] == ["pending", "pending"]
+    assert all(c.payload["content"] != "second" for c in channel_posts(h))
+    h.now[0] += 6
+    assert await h.bot.delivery_round() == 2
+    contents = [c.payload["content"] for c in channel_posts(h) if c.error is None]
+    assert contents[-1] == "second" and "left to move" in contents[-2]
+
+
+async def test_a_message_is_delivered_once_across_a_restart(h: Harness, tmp_path, monkeypatch):
+    await h.new_game()
+    h.now[0] += MOVE_SECONDS * 0.9 + 1
+    assert await h.bot.delivery_round() == 1
+    h.now[0] += MOVE_SECONDS
+    h.fake.script(POSTS, http_error(502, 0, "Bad Gateway"), times=4)
+    assert await h.bot.delivery_round() == 0             # the loss on time is still to be delivered
+    # A new process on the same database: its own storage, service, bot and connection.
+    storage = Storage(tmp_path / "discord.db")
+    fake = FakeDiscord()
+    try:
+        service = GameService(storage, clock=lambda: h.now[0] + 10, rng=random.Random(2))
+        bot = build_bot(service=service)
+        assert isinstance(bot, DraughtsBot)
+        install(fake, monkeypatch, bot.http)
+        await bot.login(TOKEN)
+        assert await bot.delivery_round() == 1
+        assert await bot.delivery_round() == 0
+        await bot.close()
+    finally:
+        storage.close()
+    posts = fake.requests(method="POST", path_end=POSTS)
+    assert len(posts) == 1 and "ran out of time" in posts[0].payload["content"]
+    h.now[0] += 100                                      # and the first process does not send it again
+    assert await h.bot.delivery_round() == 0
+    assert outbox(h) == [("sent", 0), ("sent", 1)]

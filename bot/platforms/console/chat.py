@@ -3,6 +3,10 @@
 ``/as NAME`` switches who is typing, ``/chat NAME`` which chat (a new name is
 a new group chat), ``/press ACTION`` presses a button, ``/reply N TEXT``
 answers message N.  Images are saved to a folder and their paths printed.
+
+What the service says on its own (reminders, losses on time) comes from its outbox: it is
+printed before and after each input line and, when interactive, by a thread that sleeps until
+the service's next timer or until the service says it wrote something.
 """
 
 from __future__ import annotations
@@ -13,10 +17,13 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from bot.service import ChatEvent, GameService, Outgoing, Reply
+from bot.service import ChatEvent, GameService, Reply
 from bot.storage import StorageBusy
 
 PLATFORM = "console"
+# The longest the interactive delivery thread sleeps (a timer set by another process is seen
+# at most this late).
+MAX_IDLE_SECONDS = 60.0
 
 
 class ConsoleChat:
@@ -31,26 +38,49 @@ class ConsoleChat:
         self.chat = chat
         self.language = language or os.environ.get("LANG", "en")
         self.counter = 0
-        # The deadline ticker and the input loop take turns.
+        # The delivery thread and the input loop take turns.
         self._lock = threading.Lock()
+        self._wake = threading.Event()
+        service.add_listener(self._on_service_change)
 
     def prompt(self) -> str:
         return f"{self.user}@{self.chat}> "
 
     def line(self, text: str) -> None:
-        """Handle one input line (deadlines that fell due are announced first)."""
+        """Handle one input line (what the service has to say on its own comes first, and any it
+        wrote because of the line comes after it)."""
         with self._lock:
-            self._tick()
+            self._deliver()
             self._line(text)
+            self._deliver()
 
-    def _tick(self) -> None:
-        for outgoing in self.service.tick(platform=PLATFORM):
-            self._print_outgoing(outgoing)
+    def _on_service_change(self, platform: str) -> None:
+        if platform == PLATFORM:
+            self._wake.set()
 
-    def _ticker(self, stop: threading.Event, every: float) -> None:
-        while not stop.wait(every):
-            with self._lock:
-                self._tick()
+    def _deliver(self) -> None:
+        """Do the timed work that fell due and print every pending outbox message, once."""
+        self.service.run_due(PLATFORM)
+        for item in self.service.pending_messages(PLATFORM, limit=1000):
+            self._print_reply(item.chat_id, item.reply, unprompted=True)
+            self.service.message_sent(item.id)
+
+    def _idle_seconds(self, longest: float) -> float:
+        due = self.service.next_wakeup(PLATFORM)
+        if due is None:
+            return longest
+        return min(max(due - self.service.clock(), 0.0), longest)
+
+    def _delivery_thread(self, stop: threading.Event, longest: float) -> None:
+        while not stop.is_set():
+            self._wake.clear()
+            try:
+                with self._lock:
+                    self._deliver()
+                wait = self._idle_seconds(longest)
+            except StorageBusy:
+                wait = 1.0          # the next look tries again
+            self._wake.wait(wait)
 
     def _line(self, text: str) -> None:
         stripped = text.strip()
@@ -81,9 +111,6 @@ class ConsoleChat:
     def _say(self, text: str) -> None:
         self.out.write(text + "\n")
         self.out.flush()
-
-    def _print_outgoing(self, outgoing: Outgoing) -> None:
-        self._print_reply(outgoing.chat_id, outgoing.reply, unprompted=True)
 
     def _save(self, data: bytes, suffix: str) -> Path:
         self.images.mkdir(parents=True, exist_ok=True)
@@ -132,13 +159,14 @@ class ConsoleChat:
         except OSError as err:
             self._say(f"  {what} could not be saved in {self.images}: {err.strerror or err}")
 
-    def run(self, stdin: TextIO, interactive: bool = False, tick_every: float = 20.0) -> None:
-        """Read until the end of input; when interactive, also check deadlines every ``tick_every`` s."""
+    def run(self, stdin: TextIO, interactive: bool = False, tick_every: float = MAX_IDLE_SECONDS) -> None:
+        """Read until the end of input; when interactive, a thread also prints what the service
+        says on its own, waking at its next timer (and at least every ``tick_every`` s)."""
         self._say("Draughts console chat. /help for the commands; /as NAME, /chat NAME, /press ACTION, "
                   "/reply N TEXT to act as others; end of input (Ctrl-D) to quit.")
         stop = threading.Event()
         if interactive:
-            threading.Thread(target=self._ticker, args=(stop, tick_every), daemon=True).start()
+            threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True).start()
         try:
             while True:
                 if interactive:
@@ -150,5 +178,6 @@ class ConsoleChat:
                 self.line(text)
         finally:
             stop.set()
+            self._wake.set()
         if interactive:
             self._say("")

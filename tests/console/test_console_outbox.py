@@ -1,0 +1,71 @@
+"""The console prints what the service says on its own from the outbox: at the service's next
+timer (not at a poll), once, also across a restart."""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import threading
+import time
+
+from bot.platforms.console import ConsoleChat
+from bot.service import GameService
+from bot.storage import Storage
+
+LEAD = 0.3
+
+
+def test_the_interactive_console_prints_a_reminder_within_a_second_of_its_due_time(console, now):
+    console.feed("/new italian white 1h", "/as Bob", "/accept")
+    game = console.storage.game(1)
+    reminder_at = game["deadline_at"] - 360
+    offset = reminder_at - LEAD - time.time()
+    console.service.clock = lambda: time.time() + offset
+    printed_at: list[float] = []
+
+    class Stamped(io.StringIO):
+        def write(self, text: str) -> int:
+            if "left to move in game #1" in text and not printed_at:
+                printed_at.append(time.time())
+            return super().write(text)
+
+    console.chat.out = console.out = Stamped()
+    read_end, write_end = os.pipe()
+    with os.fdopen(read_end, "r") as stdin, os.fdopen(write_end, "w") as writer:
+        # A minute between looks at the latest: only the timer can print it in time.
+        runner = threading.Thread(target=console.chat.run, args=(stdin,), kwargs={"interactive": True,
+                                                                                  "tick_every": 60.0})
+        runner.start()
+        try:
+            give_up = time.monotonic() + 5
+            while not printed_at and time.monotonic() < give_up:
+                time.sleep(0.01)
+        finally:
+            writer.close()
+            runner.join(timeout=10)
+    assert not runner.is_alive()
+    assert printed_at, console.out.getvalue()
+    delay = printed_at[0] + offset - reminder_at
+    print(f"console: reminder {delay * 1000:.0f} ms after due")
+    assert 0 <= delay < 1.0
+    assert console.out.getvalue().count("left to move in game #1") == 1
+
+
+def test_a_message_printed_once_is_not_printed_again_after_a_restart(console, now, tmp_path):
+    console.feed("/new italian white 1h", "/as Bob", "/accept")
+    now[0] += 55 * 60
+    assert "left to move in game #1" in console.feed("/games")
+    storage = Storage(tmp_path / "console.db")
+    try:
+        out = io.StringIO()
+        chat = ConsoleChat(GameService(storage, clock=lambda: now[0], rng=random.Random(1)), out,
+                           tmp_path / "images", language="en")
+        chat.line("/games")
+        assert "left to move" not in out.getvalue()
+        now[0] += 10 * 60
+        chat.line("/games")
+        assert out.getvalue().count("Bob wins: Ana ran out of time") == 1
+    finally:
+        storage.close()
+    assert "ran out of time" not in console.feed("/games")

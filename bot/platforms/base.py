@@ -31,8 +31,9 @@ log = logging.getLogger(__name__)
 PERMANENT = "permanent"
 TRANSIENT = "transient"
 # The longest sleep of the delivery task: a missed wake-up (a timer another process set) costs at
-# most this long.
-MAX_IDLE_SECONDS = 60.0
+# most this long.  Also the heartbeat's pace: run_due writes the heartbeat that start-up reads to
+# tell how long the bot was down (the service writes it at most every 30 s).
+MAX_IDLE_SECONDS = 30.0
 # After a round that failed as a whole (the database locked, say), the next one waits this long.
 ROUND_RETRY_SECONDS = 5.0
 # How long stopping waits for the message being sent.

@@ -23,7 +23,7 @@ from bot.storage import StorageBusy
 PLATFORM = "console"
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen
 # at most this late).
-MAX_IDLE_SECONDS = 60.0
+MAX_IDLE_SECONDS = 30.0
 
 
 class ConsoleChat:

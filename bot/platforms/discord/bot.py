@@ -453,14 +453,17 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
-        try:
-            replies = await self.call_service(self.service.handle, event_for(interaction, text=text))
-            for reply in replies:
-                await responder.send(reply)
-            await responder.finish()
-        except Exception:
-            log.exception("answering /%s failed", name)
-            await responder.fail()
+        # Acknowledged first (Discord's 3 s), then one channel at a time: answers and what the
+        # outbox posts there keep their order.
+        async with self.chat_lock(str(interaction.channel_id)):
+            try:
+                replies = await self.call_service(self.service.handle, event_for(interaction, text=text))
+                for reply in replies:
+                    await responder.send(reply)
+                await responder.finish()
+            except Exception:
+                log.exception("answering /%s failed", name)
+                await responder.fail()
 
     # -- buttons ---------------------------------------------------------------------------------
 
@@ -472,16 +475,17 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             log.warning("could not acknowledge a button click (%s)", describe(exc))
             return
         responder = Responder(self, interaction, placeholder=False)
-        try:
-            replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
-            for reply in replies:
-                if reply.replaces_board and not reply.private and interaction.message is not None:
-                    await responder.replace(reply)
-                else:
-                    await responder.send(reply)
-        except Exception:
-            log.exception("answering a button click failed")
-            await responder.fail()
+        async with self.chat_lock(str(interaction.channel_id)):
+            try:
+                replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
+                for reply in replies:
+                    if reply.replaces_board and not reply.private and interaction.message is not None:
+                        await responder.replace(reply)
+                    else:
+                        await responder.send(reply)
+            except Exception:
+                log.exception("answering a button click failed")
+                await responder.fail()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Clicks no GameButton will take (an id that is not ours, or one the message does not

@@ -156,3 +156,27 @@ async def test_a_message_is_delivered_once_across_a_restart(h: Harness, tmp_path
     h.now[0] += 100                                      # and the first process does not send it again
     assert await h.bot.delivery_round() == 0
     assert outbox(h) == [("sent", 0), ("sent", 1)]
+
+
+async def test_answers_and_outbox_posts_in_one_channel_take_turns(h: Harness):
+    game_id, _ = await h.new_game()
+    h.now[0] += MOVE_SECONDS * 0.9 + 1                   # a reminder is due in this channel
+    lock = h.bot.chat_lock(str(CHANNEL_ID))
+    await lock.acquire()                                 # something is being sent there meanwhile
+    try:
+        payload = h.slash_payload("games", "ana")
+        h.bot._connection.parse_interaction_create(payload)
+        delivery = asyncio.create_task(h.bot.delivery_round())
+        await asyncio.sleep(0.3)
+        # The command is acknowledged at once (Discord's 3 s), but neither it nor the reminder
+        # is sent while the channel is busy.
+        assert [c.payload["type"] for c in h.fake.requests(payload["token"], path_end="/callback")] == [5]
+        assert not h.fake.answers(payload["token"]) and not channel_posts(h)
+    finally:
+        lock.release()
+    assert await delivery == 1
+    for _ in range(100):
+        if h.fake.answers(payload["token"]):
+            break
+        await asyncio.sleep(0.01)
+    assert h.fake.answers(payload["token"]) and len(channel_posts(h)) == 1

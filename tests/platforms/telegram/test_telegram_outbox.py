@@ -11,6 +11,7 @@ import asyncio
 import logging
 import time
 
+import pytest
 from telegram_fake_api import GROUP, FakeBotAPI
 
 from bot.platforms.telegram import TelegramAdapter, build_application
@@ -172,3 +173,28 @@ async def test_a_message_is_delivered_once_across_a_restart(tg, tmp_path):
     offset[0] = 3700
     assert await tg.adapter.delivery_round() == 0
     assert outbox(tg) == [("sent", 0), ("sent", 1)]
+
+
+@pytest.mark.parametrize("grace, played", [(0.5, True), (0.0, False)])
+async def test_a_move_queued_while_the_bot_was_down_is_played_before_an_overdue_clock_is_called(
+        tg, grace, played):
+    game = await five_minute_game(tg)
+    offset = clock_with_offset(tg)
+    offset[0] = game["deadline_at"] + 10 - time.time()  # back up ten seconds after Ana's deadline
+    with tg.storage.transaction():                       # and a message that was waiting meanwhile
+        tg.service.say("telegram", str(CHAT), Reply("queued"))
+    tg.adapter.startup_grace = grace
+    await tg.app.start()
+    try:
+        await first_call(tg, "sendMessage", "queued", 0)  # pending messages go out at once, grace or not
+        await asyncio.sleep(0.1)
+        # Ana's move, sent before her deadline (Telegram dates it so), reaches the bot only now.
+        await tg.say("ana", "/m 22-18")
+        await asyncio.sleep(grace + 0.2)
+    finally:
+        await tg.app.stop()
+    row = tg.storage.game(1)
+    if played:
+        assert (row["ply"], row["status"]) == (1, "active")
+    else:
+        assert (row["ply"], row["result_reason"]) == (0, "time")

@@ -36,6 +36,9 @@ TRANSIENT = "transient"
 MAX_IDLE_SECONDS = 30.0
 # After a round that failed as a whole (the database locked, say), the next one waits this long.
 ROUND_RETRY_SECONDS = 5.0
+# Work still due right after a round that did it all is work the service cannot do (a damaged
+# game): the next looks back off from this, doubling, so the task does not spin.
+STUCK_FIRST_SECONDS = 0.05
 # How long stopping waits for the message being sent.
 STOP_TIMEOUT_SECONDS = 10.0
 OUTBOX_BATCH = 50
@@ -241,6 +244,7 @@ class ChatAdapter:
     async def _delivery_loop(self) -> None:
         assert self._wake is not None
         hold_until = None
+        stuck = 0
         if self.startup_grace > 0:
             with contextlib.suppress(Exception):
                 now = await self.call(self.service.clock)
@@ -258,6 +262,12 @@ class ChatAdapter:
                 else:
                     hold_until = None
                     timeout = await self.call(self._idle_seconds)
+                    if timeout <= 0:
+                        # (A message written meanwhile still wakes the task at once.)
+                        timeout = min(STUCK_FIRST_SECONDS * 2 ** stuck, MAX_IDLE_SECONDS)
+                        stuck += 1
+                    else:
+                        stuck = 0
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -280,6 +290,10 @@ class ChatAdapter:
         self.delivery.rounds += 1
         if timers:
             await self.call(self.service.run_due, self.platform)
+            # run_due's own wake-up is answered by this very round; one for a change made since
+            # is too: everything committed before this point is read below (pending, next timer).
+            if self._wake is not None:
+                self._wake.clear()
         sent = 0
         while True:
             items = await self.call(self.service.pending_messages, self.platform, OUTBOX_BATCH)

@@ -61,6 +61,8 @@ class ConsoleChat:
     def _deliver(self) -> None:
         """Do the timed work that fell due and print every pending outbox message, once."""
         self.service.run_due(PLATFORM)
+        # Its own wake-up is answered right here (everything committed so far is read below).
+        self._wake.clear()
         for item in self.service.pending_messages(PLATFORM, limit=1000):
             self._print_reply(item.chat_id, item.reply, unprompted=True)
             self.service.message_sent(item.id)
@@ -72,6 +74,7 @@ class ConsoleChat:
         return min(max(due - self.service.clock(), 0.0), longest)
 
     def _delivery_thread(self, stop: threading.Event, longest: float) -> None:
+        stuck = 0
         while not stop.is_set():
             self._wake.clear()
             try:
@@ -80,6 +83,13 @@ class ConsoleChat:
                 wait = self._idle_seconds(longest)
             except StorageBusy:
                 wait = 1.0          # the next look tries again
+            if wait <= 0:
+                # Still due right after being done: work the service cannot do (a damaged game).
+                # Back off instead of spinning.
+                wait = min(0.05 * 2 ** stuck, longest)
+                stuck += 1
+            else:
+                stuck = 0
             self._wake.wait(wait)
 
     def _line(self, text: str) -> None:

@@ -198,3 +198,21 @@ async def test_a_move_queued_while_the_bot_was_down_is_played_before_an_overdue_
         assert (row["ply"], row["status"]) == (1, "active")
     else:
         assert (row["ply"], row["result_reason"]) == (0, "time")
+
+
+async def test_timed_work_the_service_cannot_do_does_not_make_the_task_spin(tg, bot_errors):
+    await five_minute_game(tg)
+    with tg.storage.transaction():
+        tg.storage.db.execute("UPDATE games SET fen='damaged'")     # every look at its clock fails
+    offset = clock_with_offset(tg)
+    offset[0] = 285
+    tg.adapter.startup_grace = 0
+    await tg.app.start()
+    try:
+        await asyncio.sleep(0.6)
+    finally:
+        await tg.app.stop()
+    # Still due after every round: the looks back off (0.05, 0.1, 0.2, 0.4 s...) instead of spinning.
+    assert 2 <= tg.adapter.delivery.rounds <= 6
+    assert bot_errors and all("deadline work failed" in r.getMessage() for r in bot_errors)
+    bot_errors.clear()       # the expected errors: the service's log of the damaged game

@@ -204,3 +204,19 @@ def test_missing_token_is_one_clear_line_pointing_to_the_console(tmp_path):
         lines = out.stderr.strip().splitlines()
         assert len(lines) == 1 and f"{platform.upper()}_BOT_TOKEN is not set" in lines[0]
         assert "python -m bot" in lines[0]
+
+
+async def test_a_board_whose_text_outgrows_a_caption_comes_after_the_text_and_is_remembered(tg):
+    from bot.service import Button, Reply
+
+    await tg.say("ana", "/new italian white")
+    await tg.say("bob", "/accept")
+    png = tg.http.named("sendPhoto")[-1].files["photo"]
+    before = len(tg.http.calls)
+    await tg.adapter.send(GROUP["id"], Reply("y" * 1500, image=png, buttons=[[Button("22", "s:1:0:22")]], game_id=1))
+    sent = tg.http.calls[before:]
+    assert [c.method for c in sent] == ["sendMessage", "sendPhoto"]
+    assert sent[0].params["text"] == "y" * 1500 and "caption" not in sent[1].params
+    assert photo_buttons(sent[1]) == ["s:1:0:22"]
+    board = tg.last_board()
+    assert tg.storage.game_of_message("telegram", str(GROUP["id"]), str(board.message_id)) == 1

@@ -243,8 +243,8 @@ class TelegramAdapter(ChatAdapter):
             await super().deliver(str(moved.new_chat_id), reply)
 
     async def send(self, chat_id: int | str, reply: Reply, reply_to: int | None = None) -> None:
-        """Answer in a chat: a chat that removed us is skipped, one Telegram stays unreachable for
-        through every retry is given up (logged); anything else is a bug and raised."""
+        """Answer in a chat.  A chat that removed us or is gone is skipped, and a send that still
+        fails after its retries is given up (both logged); any other refusal is raised."""
         try:
             await self.deliver(chat_id, reply, reply_to=reply_to)
         except Forbidden:

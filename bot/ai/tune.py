@@ -16,9 +16,9 @@ How it was run (the weights in ``weights.py`` came from this)::
    linear part of the evaluation from White's side.  ``k`` is fitted first with the
    starting weights, then every weight but the man's (fixed at 100, the unit) by
    gradient descent (Adam) on the mean squared error, as in Texel's method, with a
-   small L2 pull towards the starting weights (``--l2``).  One game in ten is held
-   out (whole games, since a game's positions share its result) to report the error
-   before and after.
+   small L2 pull towards the starting weights.  One game in ten is held out (whole
+   games, since a game's positions share its result); each pull in ``--l2`` is fitted
+   and the one with the lowest held-out error is kept.
 4. ``--write`` rewrites ``bot/ai/weights.py`` with the fitted weights, keeping the
    other variants' entries.
 
@@ -151,7 +151,7 @@ def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int 
     return w
 
 
-def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int, l2: float,
+def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int, l2: list[float],
          cache: Path | None = None) -> dict[str, float]:
     start = dict(STARTING_WEIGHTS[variant])
     w0 = [float(start.get(name, 0.0)) for name in FEATURES]
@@ -168,11 +168,17 @@ def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps:
     train = [s for s in samples if s[2] % 10 != 0]
     k = fit_k(train, w0)
     before = _loss(held, w0, k)
-    w = fit_weights(train, w0, k, steps, l2=l2)
-    after = _loss(held, w, k)
-    print(f"{variant}: {len(samples)} positions from {games} games, k={k:.3f}, "
-          f"held-out games' error {before:.5f} -> {after:.5f}", flush=True)
-    return {name: round(x, 1) for name, x in zip(FEATURES, w, strict=True)}
+    best: tuple[float, float, list[float]] | None = None
+    for pull in l2:
+        w = fit_weights(train, w0, k, steps, l2=pull)
+        after = _loss(held, w, k)
+        print(f"{variant}: {len(samples)} positions from {games} games, k={k:.3f}, l2={pull:g}: "
+              f"held-out games' error {before:.5f} -> {after:.5f}", flush=True)
+        if best is None or after < best[0]:
+            best = (after, pull, w)
+    assert best is not None
+    print(f"{variant}: keeping l2={best[1]:g}", flush=True)
+    return {name: round(x, 1) for name, x in zip(FEATURES, best[2], strict=True)}
 
 
 def write_weights(weights: dict[str, dict[str, float]], path: Path, note: str) -> None:
@@ -199,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-plies", type=int, default=220)
     parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--l2", type=float, default=1e-7, help="pull towards the starting weights")
+    parser.add_argument("--l2", default="1e-7,1e-6",
+                        help="pulls towards the starting weights to try; the one with the lowest "
+                             "held-out error is kept")
     parser.add_argument("--cache", type=Path, default=None,
                         help="folder to keep self-play positions in, to refit without replaying")
     parser.add_argument("--write", action="store_true", help="rewrite bot/ai/weights.py")
@@ -207,8 +215,9 @@ def main(argv: list[str] | None = None) -> int:
     variants = sorted(VARIANTS) if args.variant == "all" else [args.variant]
     fitted = {v: dict(WEIGHTS[v]) for v in WEIGHTS}
     for variant in variants:
+        pulls = [float(x) for x in args.l2.split(",")]
         fitted[variant] = tune(variant, args.games, args.depth, args.max_plies, args.seed, args.steps,
-                               args.l2, args.cache)
+                               pulls, args.cache)
         print(f"  {variant}: {fitted[variant]}", flush=True)
     if args.write:
         note = (f"--games {args.games} --depth {args.depth} --seed {args.seed} --steps {args.steps} "

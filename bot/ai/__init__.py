@@ -42,6 +42,9 @@ LEVELS: dict[int, Level] = {
 }
 
 
+CROWN_SLACK = 80
+
+
 @dataclass(frozen=True)
 class SearchResult:
     """The chosen move, its score for the side to move (hundredths of a man; beyond
@@ -131,14 +134,19 @@ def search_position(
             if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
                 break
     score, move = best_scored[0]
+    kings = state[1].bit_count()
     if margin and len(best_scored) > 1:
         near = [m for s, m in best_scored if s >= score - margin]
-        # Even a beginner crowns a man when it is free: the evaluation may count a
-        # runaway man as almost a king, so the margin alone could hide the difference.
-        kings = state[1].bit_count()
-        crowning = [m for m in near if m[4].bit_count() > kings]
-        move = rng.choice(crowning or near)
+        move = rng.choice(near)
         score = next(s for s, m in best_scored if m is move)
+    # Crown a man when it is free.  The linear evaluation can count a man on the row
+    # before crowning (advanced, runaway) at about a king, so without this the engine
+    # may leave it there; a crowning within CROWN_SLACK of the choice is taken instead.
+    # Only for the levels that choose loosely anyway: the strong ones follow the search.
+    if margin and not move[4].bit_count() > kings and len(best_scored) > 1:
+        crowning = [(s, m) for s, m in best_scored if m[4].bit_count() > kings and s >= score - CROWN_SLACK]
+        if crowning:
+            score, move = max(crowning, key=lambda sm: sm[0])
     keys = searcher.pv(state, move[0], max(done_depth, 1))
     line: list[Move] = []
     p = pos

@@ -38,13 +38,14 @@ def test_the_losing_side_repeats_for_a_draw():
 
 
 def test_the_winning_side_avoids_the_repetition():
-    start = "W:WK11,23,25:BK13"
-    # Without history the engine's choice is the king move 11-14 ...
-    assert str(choose_move("italian", start, level=4, rng=1).move) == "11-14"
+    start = "W:WK9,12,25:BK21"
+    pos = Position.from_fen("italian", start)
+    # Without history the engine's choice is the king move 9-5 ...
+    assert str(search_position(pos, max_depth=5, seconds=10).move) == "9-5"
     # ... which after this shuffle would repeat a position: it plays something else.
-    history = cycle("italian", start, ("11-14", "14-11"), ("13-9", "9-13"))
-    result = choose_move("italian", history[-1], level=4, history=history[:-1], rng=1)
-    assert str(result.move) != "11-14"
+    history = cycle("italian", start, ("9-5", "5-9"), ("21-17", "17-21"))
+    result = search_position(pos, max_depth=5, seconds=10, history=history[:-1])
+    assert str(result.move) != "9-5"
     assert result.score > 200
 
 

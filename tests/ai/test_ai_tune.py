@@ -31,3 +31,9 @@ def test_self_play_labels_quiet_positions_with_the_result():
     samples = self_play("italian", games=1, depth=1, max_plies=60, seed=3, log=False)
     assert samples
     assert all(len(f) == len(FEATURES) and y in (0.0, 0.5, 1.0) and g == 0 for f, y, g in samples)
+
+
+def test_fitted_weights_value_a_flying_king_far_above_a_short_one():
+    from bot.ai.weights import WEIGHTS
+    assert WEIGHTS["spanish"]["kings"] > 1.5 * WEIGHTS["italian"]["kings"]
+    assert all(w["men"] == 100 for w in WEIGHTS.values())

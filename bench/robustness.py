@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO))
 from bot.i18n import t  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService  # noqa: E402
-from bot.storage import Storage  # noqa: E402
+from bot.storage import SQLiteStore as Storage  # noqa: E402
 
 ACK = re.compile(r"\] bot: (\w+) played (\S+) \(game #(\d+)\)")
 NAMES = {"W": "Ana", "B": "Bob"}

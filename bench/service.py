@@ -36,7 +36,7 @@ from bot.service import (  # noqa: E402
     GameService,
     boards,  # noqa: E402
 )
-from bot.storage import Storage  # noqa: E402
+from bot.storage import SQLiteStore as Storage  # noqa: E402
 from renderers import render_image  # noqa: E402
 from renderers.board import _to_palette  # noqa: E402
 

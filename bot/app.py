@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bot.service import GameService
-    from bot.storage import Storage
+    from bot.storage import Store
 
 DEFAULT_DB = "draughts.db"
 
@@ -88,7 +88,7 @@ def log_level(value: str | None) -> int | None:
 
 def busy_timeout() -> float | None:
     """Seconds a write waits for another process's lock ($DRAUGHTS_BUSY_TIMEOUT), None if invalid."""
-    from bot.storage.db import DEFAULT_BUSY_TIMEOUT
+    from bot.storage import DEFAULT_BUSY_TIMEOUT
 
     text = os.environ.get("DRAUGHTS_BUSY_TIMEOUT", "").strip()
     if not text:
@@ -100,9 +100,31 @@ def busy_timeout() -> float | None:
     return seconds if 0 <= seconds <= 3600 else None
 
 
-def open_storage(path: str) -> Storage | None:
+def open_store(database: str, timeout: float | None = None) -> Store:
+    """The store for a database path (or a ``sqlite:///path`` URL), opened and checked; StorageError
+    with a one-line reason when it cannot be used."""
+    from bot.storage import DEFAULT_BUSY_TIMEOUT, SQLiteStore, StorageError
+
+    path = database
+    if database.startswith("sqlite:///"):
+        path = database[len("sqlite:///"):]
+    elif "://" in database:
+        scheme = database.split("://", 1)[0]
+        raise StorageError(f"database URL scheme {scheme!r} is not supported (use a file path or sqlite:///path)")
+    return SQLiteStore(path, busy_timeout=DEFAULT_BUSY_TIMEOUT if timeout is None else timeout)
+
+
+def build_service(database: str) -> GameService:
+    """The production wiring: the store for ``database`` (a path, or a ``sqlite:///`` URL) and the
+    game service on it, with the wall clock.  StorageError when the database cannot be used."""
+    from bot.service import GameService
+
+    return GameService(open_store(database, busy_timeout()))
+
+
+def open_storage(path: str) -> Store | None:
     """The database, checked; None after one line on stderr saying why it cannot be used."""
-    from bot.storage import Storage, StorageError
+    from bot.storage import StorageError
 
     timeout = busy_timeout()
     if timeout is None:
@@ -110,13 +132,13 @@ def open_storage(path: str) -> Storage | None:
               "seconds between 0 and 3600", file=sys.stderr)
         return None
     try:
-        return Storage(path, busy_timeout=timeout)
+        return open_store(path, timeout)
     except StorageError as err:
         print(f"error: {err}", file=sys.stderr)
         return None
 
 
-def start_service(storage: Storage, platform: str) -> GameService | None:
+def start_service(storage: Store, platform: str) -> GameService | None:
     """The game service, after extending deadlines for the time the bot was down; None (and one
     line on stderr) when the database stays locked."""
     from bot.service import GameService

@@ -34,7 +34,7 @@ from bot.service.features.common import (
 from bot.service.features.play import PlayFeature
 from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY, Permission
-from bot.storage import Storage, StorageBusy
+from bot.storage import StorageBusy, Store
 
 
 class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature):
@@ -43,7 +43,7 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
     Each feature (challenges, play, clocks, settings) lives in its own module under
     ``bot/service/features``; this class combines them and holds what every platform calls."""
 
-    def __init__(self, storage: Storage, clock: Callable[[], float] = time.time,
+    def __init__(self, storage: Store, clock: Callable[[], float] = time.time,
                  rng: random.Random | None = None) -> None:
         self.storage = storage
         self.clock = clock
@@ -66,7 +66,7 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
         private = event.action is not None
         try:
             chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
-            lang = chat["language"] or lang
+            lang = chat.language or lang
             ctx = Ctx(event, lang, chat, now)
             try:
                 self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
@@ -119,27 +119,28 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
     def pending_messages(self, platform: str, limit: int = 50) -> list[OutboxItem]:
         """The outbox messages of a platform that are due now, oldest first."""
         rows = self.storage.due_messages(platform, self.clock(), limit)
-        return [OutboxItem(r["id"], r["platform"], r["chat_id"], Reply.from_json(r["payload"]), r["attempts"])
+        return [OutboxItem(r.id, r.platform, r.chat_id, Reply.from_json(r.payload), r.attempts)
                 for r in rows]
 
-    def message_sent(self, item_id: int) -> None:
-        """The adapter delivered an outbox message: it is never delivered again."""
-        self.storage.mark_sent(item_id, self.clock())
+    def message_sent(self, item_id: int) -> bool:
+        """The adapter delivered an outbox message: it is never delivered again.  False when it was
+        no longer pending (another process got to it first)."""
+        return self.storage.mark_sent(item_id, self.clock())
 
     def message_failed(self, item_id: int, error: str, *, permanent: bool = False) -> None:
         """The adapter could not deliver an outbox message.  A transient failure is tried again
         later (backing off); a permanent one (chat gone, bot removed) drops the message, and so
         does a message that kept failing for about a day."""
         row = self.storage.outbox_message(item_id)
-        if row is None or row["status"] != "pending":
+        if row is None or row.status != "pending":
             return
-        if permanent or row["attempts"] + 1 >= OUTBOX_MAX_ATTEMPTS:
+        if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
             self.storage.drop_message(item_id, error)
-            log.warning("message %s to %s chat %s dropped: %s", item_id, row["platform"], row["chat_id"], error)
+            log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
             if permanent:
-                self.chat_gone(row["platform"], row["chat_id"])
+                self.chat_gone(row.platform, row.chat_id)
             return
-        delay = min(OUTBOX_FIRST_RETRY * 2 ** row["attempts"], OUTBOX_MAX_RETRY)
+        delay = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
         self.storage.retry_later(item_id, self.clock() + delay, error)
 
     def chat_gone(self, platform: str, chat_id: str) -> None:
@@ -163,8 +164,9 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
         platforms = [platform] if platform is not None else self.storage.outbox_platforms()
         for name in platforms:
             for item in self.pending_messages(name, limit=1000):
-                self.message_sent(item.id)
-                out.append(Outgoing(item.platform, item.chat_id, item.reply))
+                # Claimed before it is handed over: of two processes draining at once, one has it.
+                if self.message_sent(item.id):
+                    out.append(Outgoing(item.platform, item.chat_id, item.reply))
         return out
 
     def _button(self, ctx: Ctx, action: str) -> list[Reply]:

@@ -1,5 +1,14 @@
-"""SQLite storage (through sqlite-utils); reached only through the game service."""
+"""Storage behind one typed contract (``base.Store``, records in ``records``); the SQLite backend
+(``sqlite.SQLiteStore``) is the one in production.  Reached only through the game service."""
 
-from .db import StaleGame, Storage, StorageBusy, StorageError
+from .base import StaleGame, StorageBusy, StorageError, Store
+from .records import ChallengeRecord, ChatRecord, GameRecord, MoveRecord, OutboxRecord, PlayerRecord
+from .sqlite import DEFAULT_BUSY_TIMEOUT, MIGRATIONS, SQLiteStore
 
-__all__ = ["Storage", "StaleGame", "StorageBusy", "StorageError"]
+# The name the service and its tests have always used for the production store.
+Storage = SQLiteStore
+
+__all__ = [
+    "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "ChallengeRecord", "ChatRecord", "GameRecord", "MoveRecord",
+    "OutboxRecord", "PlayerRecord", "SQLiteStore", "StaleGame", "Storage", "StorageBusy", "StorageError", "Store",
+]

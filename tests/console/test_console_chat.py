@@ -27,7 +27,7 @@ def saved_files(output: str) -> list[Path]:
 
 def current_game(console, game_id: int):
     row = console.storage.game(game_id)
-    return row, Position.from_fen(row["variant"], row["fen"])
+    return row, Position.from_fen(row.variant, row.fen)
 
 
 def test_whole_game_played_to_a_result_through_the_console(console):
@@ -37,9 +37,9 @@ def test_whole_game_played_to_a_result_through_the_console(console):
     names = {"W": "Ana", "B": "Bob"}
     for ply in range(400):
         row, pos = current_game(console, 1)
-        if row["status"] != "active":
+        if row.status != "active":
             break
-        assert row["ply"] == ply
+        assert row.ply == ply
         move = rng.choice(pos.legal_moves())
         console.feed(f"/as {names[pos.turn]}")
         if ply % 5 == 4:
@@ -60,8 +60,8 @@ def test_whole_game_played_to_a_result_through_the_console(console):
     results = RESULT_LINE.findall(text)
     assert len(results) == 1, results
     row = console.storage.game(1)
-    assert row["status"] == "finished" and row["result_score"] in ("1-0", "0-1", "1/2-1/2")
-    assert len(console.storage.moves(1)) == row["ply"]
+    assert row.status == "finished" and row.result_score in ("1-0", "0-1", "1/2-1/2")
+    assert len(console.storage.moves(1)) == row.ply
     files = saved_files(text)
     assert files and all(f.exists() for f in files)
     # The last board shown is the final position.
@@ -84,13 +84,13 @@ def test_console_as_and_chat_switch_user_and_chat(console):
     out = console.feed("/as Carol", "/chat lobby")
     assert "(now Carol in chat lobby)" in out
     console.feed("/new spanish")
-    assert console.storage.open_challenges("console", "lobby")[0]["challenger_id"] == "carol"
+    assert console.storage.open_challenges("console", "lobby")[0].challenger_id == "carol"
     assert console.storage.open_challenges("console", "main") == []
 
 
 def test_console_press_runs_a_button(console):
     console.feed("/new italian white", "/as Bob", "/press acc:1")
-    assert console.storage.game(1)["black_id"] == "bob"
+    assert console.storage.game(1).black_id == "bob"
 
 
 def test_console_reply_answers_a_board(console):
@@ -100,7 +100,7 @@ def test_console_reply_answers_a_board(console):
     console.feed("/as Ana")
     assert "several games" in console.feed("/m 22-18")
     console.feed(f"/reply {second} /m 22-18")
-    assert console.storage.game(2)["ply"] == 1 and console.storage.game(1)["ply"] == 0
+    assert console.storage.game(2).ply == 1 and console.storage.game(1).ply == 0
 
 
 def test_console_blank_lines_are_ignored(console):

@@ -19,7 +19,7 @@ LEAD = 0.3
 def test_the_interactive_console_prints_a_reminder_within_a_second_of_its_due_time(console, now):
     console.feed("/new italian white 1h", "/as Bob", "/accept")
     game = console.storage.game(1)
-    reminder_at = game["deadline_at"] - 360
+    reminder_at = game.deadline_at - 360
     offset = reminder_at - LEAD - time.time()
     console.service.clock = lambda: time.time() + offset
     printed_at: list[float] = []

@@ -30,7 +30,7 @@ def test_a_full_disk_for_images_does_not_stop_the_console(console):
     out = console.feed("/new italian white", "/as Bob", "/accept", "/as Ana", "/m 22-18")
     # The move is stored and announced, the text board printed, and one line says the image failed.
     assert "Ana played 22-18 (game #1)" in out
-    assert console.storage.game(1)["ply"] == 1
+    assert console.storage.game(1).ply == 1
     assert " o  .  o  .  o  .  o  ." in out
     failures = [line for line in out.splitlines() if "could not be saved" in line]
     assert failures and all("No space left on device" in line for line in failures)
@@ -39,7 +39,7 @@ def test_a_full_disk_for_images_does_not_stop_the_console(console):
     out = console.feed("/as Bob", "/m 11-15", "/pdn")
     assert "Bob played 11-15 (game #1)" in out and "1. 22-18 11-15" in out
     assert "file could not be saved" in out
-    assert console.storage.game(1)["ply"] == 2
+    assert console.storage.game(1).ply == 2
 
 
 def test_console_answers_busy_while_another_process_holds_the_lock_and_goes_on(console):

@@ -20,7 +20,7 @@ import pytest
 import bot.i18n
 from bot.rules import Move, Position
 from bot.service import ChatEvent, GameService, Reply
-from bot.storage import Storage
+from bot.storage import GameRecord, MoveRecord, Storage
 
 T0 = 1_700_000_000.0
 PLATFORM = "test"
@@ -99,37 +99,42 @@ class ChatHarness:
 
     # -- reading the database ------------------------------------------------------------------
 
-    def rows(self, table: str) -> list[dict[str, Any]]:
-        return [dict(r) for r in self.storage.db[table].rows]
+    def rows(self, table: str) -> list[Any]:
+        """Every challenge or game of this chat's platform, as records, oldest first."""
+        if table == "challenges":
+            return self.storage.find_challenges(PLATFORM)
+        assert table == "games", table
+        return self.storage.find_games(PLATFORM)[::-1]
 
-    def snapshot(self) -> dict[str, list[dict[str, Any]]]:
-        """Everything a bad input must leave unchanged."""
-        return {table: self.rows(table) for table in ("challenges", "games", "moves", "messages")}
+    def snapshot(self) -> dict[str, list[tuple]]:
+        """Everything a bad input must leave unchanged (the outbox and meta rows aside)."""
+        dump = self.storage.dump()
+        return {table: dump.get(table, []) for table in ("challenges", "games", "moves", "messages")}
 
-    def game(self, game_id: int) -> dict[str, Any]:
+    def game(self, game_id: int) -> GameRecord:
         row = self.storage.game(game_id)
         assert row is not None
         return row
 
-    def moves(self, game_id: int) -> list[dict[str, Any]]:
+    def moves(self, game_id: int) -> list[MoveRecord]:
         return self.storage.moves(game_id)
 
     def position(self, game_id: int) -> Position:
         row = self.game(game_id)
-        return Position.from_fen(row["variant"], row["fen"])
+        return Position.from_fen(row.variant, row.fen)
 
     def to_move(self, game_id: int) -> str:
         """The user id of the player to move."""
         row = self.game(game_id)
-        return row["white_id"] if self.position(game_id).turn == "W" else row["black_id"]
+        return row.white_id if self.position(game_id).turn == "W" else row.black_id
 
     # -- shortcuts ---------------------------------------------------------------------------
 
     def challenge(self, user: str, args: str = "") -> int:
         """``user`` sends /new ARGS; the id of the challenge it opened."""
-        before = {c["id"] for c in self.rows("challenges")}
+        before = {c.id for c in self.rows("challenges")}
         replies = self.say(user, f"/new {args}".strip())
-        new = [c["id"] for c in self.rows("challenges") if c["id"] not in before]
+        new = [c.id for c in self.rows("challenges") if c.id not in before]
         assert len(new) == 1, [r.text for r in replies]
         assert f"#{new[0]}" in replies[0].text
         return new[0]
@@ -138,7 +143,7 @@ class ChatHarness:
         """A game started the ordinary way: ``white`` challenges as white, ``black`` accepts."""
         cid = self.challenge(white, f"{variant} white {extra}")
         replies = self.say(black, f"/accept #{cid}")
-        game_id = self.storage.challenge(cid)["game_id"]
+        game_id = self.storage.challenge(cid).game_id
         assert game_id is not None, [r.text for r in replies]
         assert replies[0].game_id == game_id
         return game_id

@@ -261,6 +261,6 @@ def test_odd_user_names_do_not_break_the_game(chat):
     event = chat.event("bob", text=f"/accept #{cid}")
     weird = type(event)(**{**event.__dict__, "user_name": "\u202e\x00🙂" + "n" * 500})
     replies = chat.check(chat.service.handle(weird))
-    game_id = chat.storage.challenge(cid)["game_id"]
+    game_id = chat.storage.challenge(cid).game_id
     assert game_id is not None and replies[0].game_id == game_id
-    assert len(chat.game(game_id)["black_name"]) <= 64
+    assert len(chat.game(game_id).black_name) <= 64

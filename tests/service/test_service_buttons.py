@@ -72,8 +72,8 @@ def test_pressing_a_destination_plays_the_move(chat, game, actions_of):
     reply = chat.press("ana", f"d:{game}:0:22:18")[0]
     assert reply.replaces_board
     assert "Ana played 22-18" in reply.text
-    assert [m["notation"] for m in chat.moves(game)] == ["22-18"]
-    assert chat.game(game)["ply"] == 1
+    assert [m.notation for m in chat.moves(game)] == ["22-18"]
+    assert chat.game(game).ply == 1
     # The new board offers Black's pieces at ply 1.
     assert all(a.startswith(f"s:{game}:1:") for a in actions_of(reply))
 
@@ -83,7 +83,7 @@ def test_back_button_shows_the_board_again(chat, game, actions_of):
     reply = chat.press("ana", f"p:{game}:0")[0]
     assert reply.replaces_board
     assert actions_of(reply) == [f"s:{game}:0:{sq}" for sq in (21, 22, 23, 24)]
-    assert chat.game(game)["ply"] == 0
+    assert chat.game(game).ply == 0
 
 
 def test_capture_with_two_paths_offers_path_buttons(chat, two_paths_game, actions_of):
@@ -113,7 +113,7 @@ def test_capture_with_two_paths_offers_path_buttons(chat, two_paths_game, action
     reply = chat.press("bob", chosen.action)[0]
     notation = chosen.command.removeprefix("/m ")
     assert f"Bob played {notation}" in reply.text
-    assert chat.moves(game)[-1]["notation"] == notation
+    assert chat.moves(game)[-1].notation == notation
     move = next(m for m in same_ends if str(m) == notation)
     assert chat.position(game) == pos.play(move)
     # A two-piece capture comes with its animation.
@@ -232,4 +232,4 @@ def test_piece_buttons_in_a_spanish_game(chat, actions_of):
     first = pos.legal_moves()[0]
     chat.press("ana", f"s:{game}:0:{first.start}")
     chat.press("ana", f"d:{game}:0:{first.start}:{first.end}")
-    assert [m["notation"] for m in chat.moves(game)] == [str(first)]
+    assert [m.notation for m in chat.moves(game)] == [str(first)]

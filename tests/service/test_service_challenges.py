@@ -6,17 +6,17 @@ from __future__ import annotations
 def test_open_challenge_can_be_accepted_by_anyone(chat):
     cid = chat.challenge("ana", "italian white")
     chat.say("zoe", "/accept")
-    row = chat.game(chat.storage.challenge(cid)["game_id"])
-    assert (row["white_id"], row["black_id"]) == ("ana", "zoe")
+    row = chat.game(chat.storage.challenge(cid).game_id)
+    assert (row.white_id, row.black_id) == ("ana", "zoe")
 
 
 def test_targeted_challenge_is_accepted_by_its_target(chat):
     cid = chat.challenge("ana", "italian white @bob")
     text = chat.text("bob", "/accept")
     assert "Game #1 starts" in text
-    assert chat.storage.challenge(cid)["status"] == "accepted"
-    row = chat.game(chat.storage.challenge(cid)["game_id"])
-    assert (row["white_id"], row["black_id"]) == ("ana", "bob")
+    assert chat.storage.challenge(cid).status == "accepted"
+    row = chat.game(chat.storage.challenge(cid).game_id)
+    assert (row.white_id, row.black_id) == ("ana", "bob")
 
 
 def test_targeted_challenge_names_the_target_and_has_a_decline_button(chat, actions_of):
@@ -28,7 +28,7 @@ def test_targeted_challenge_names_the_target_and_has_a_decline_button(chat, acti
 def test_targeted_challenge_target_matched_without_case(chat):
     cid = chat.challenge("ana", "@BOB")
     chat.say("bob", f"/accept #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "accepted"
+    assert chat.storage.challenge(cid).status == "accepted"
 
 
 def test_targeted_challenge_cannot_be_accepted_by_someone_else(chat):
@@ -58,14 +58,14 @@ def test_targeted_challenge_cannot_be_declined_by_someone_else(chat):
 def test_targeted_challenge_declined_by_its_target(chat):
     cid = chat.challenge("ana", "@bob")
     assert "declined" in chat.text("bob", f"/decline #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "declined"
+    assert chat.storage.challenge(cid).status == "declined"
     assert chat.rows("games") == []
 
 
 def test_targeted_challenge_declined_with_the_button(chat):
     cid = chat.challenge("ana", "@bob")
     chat.press("bob", f"dec:{cid}")
-    assert chat.storage.challenge(cid)["status"] == "declined"
+    assert chat.storage.challenge(cid).status == "declined"
 
 
 def test_challenger_cannot_accept_own_challenge(chat):
@@ -126,4 +126,4 @@ def test_targeted_challenge_reaches_a_user_without_a_handle_by_name(chat):
     event = chat.event("u-123", text=f"/accept #{cid}")
     event = type(event)(**{**event.__dict__, "user_name": "Dave", "username": None})
     chat.check(chat.service.handle(event))
-    assert chat.storage.challenge(cid)["status"] == "accepted"
+    assert chat.storage.challenge(cid).status == "accepted"

@@ -59,13 +59,13 @@ def three_paths(chat):
     """A spanish game set up at a position where a king has three routes to one square."""
     game = chat.new_game("ana", "bob", "spanish")
     row = chat.game(game)
-    chat.storage.update_game(game, row["version"], {"fen": THREE_PATHS_FEN, "start_fen": THREE_PATHS_FEN})
+    chat.storage.update_game(game, row.version, {"fen": THREE_PATHS_FEN, "start_fen": THREE_PATHS_FEN})
     return game
 
 
 def to_paths(chat, game: int, user: str, start: int, end: int):
     """Touch the piece, then the square: the paths screen."""
-    ply = chat.game(game)["ply"]
+    ply = chat.game(game).ply
     board = chat.say(user, f"/board #{game}")[0]
     select = chat.press(user, f"s:{game}:{ply}:{start}")[0]
     paths = chat.press(user, f"d:{game}:{ply}:{start}:{end}")[0]
@@ -103,7 +103,7 @@ def test_three_paths_of_a_spanish_king(chat, three_paths):
     # Button 3 plays route 3.
     reply = chat.press("ana", path_buttons[2].action)[0]
     assert f"Ana played {THREE_PATHS[2]}" in reply.text
-    assert chat.moves(three_paths)[-1]["notation"] == THREE_PATHS[2]
+    assert chat.moves(three_paths)[-1].notation == THREE_PATHS[2]
 
 
 def test_two_and_three_paths_pictures_differ(chat, two_paths, three_paths):
@@ -155,7 +155,7 @@ def test_double_tap_on_a_destination_does_not_call_the_board_out_of_date(chat):
     assert again.replaces_board and [b.action for b in buttons(again)] == [b.action for b in buttons(first)]
     assert again.animation is None
     assert chat.snapshot() == after_first
-    assert [m["notation"] for m in chat.moves(game)] == ["22-18"]
+    assert [m.notation for m in chat.moves(game)] == ["22-18"]
 
 
 def test_double_tap_on_a_path_button_does_not_call_the_board_out_of_date(chat, two_paths):
@@ -194,4 +194,4 @@ def test_repeat_press_in_a_game_set_up_from_a_position(chat, three_paths):
     first = chat.press("ana", chosen.action)[0]
     again = chat.press("ana", chosen.action)[0]
     assert "out of date" not in again.text and again.text == first.text
-    assert Position.from_fen("spanish", chat.game(three_paths)["fen"]).turn == "B"
+    assert Position.from_fen("spanish", chat.game(three_paths).fen).turn == "B"

@@ -64,22 +64,22 @@ def test_italian_rules_state_the_house_draw_rule(chat):
 def test_new_with_every_argument_stores_the_challenge(chat):
     cid = chat.challenge("ana", "triestina black @bob 2h")
     row = chat.storage.challenge(cid)
-    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"], row["status"]) == \
+    assert (row.variant, row.color, row.target_username, row.move_seconds, row.status) == \
         ("triestina", "black", "bob", 7200, "open")
-    assert row["challenger_id"] == "ana"
+    assert row.challenger_id == "ana"
 
 
 def test_new_arguments_in_any_order(chat):
     cid = chat.challenge("ana", "3d @Bob white spanish")
     row = chat.storage.challenge(cid)
-    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"]) == \
+    assert (row.variant, row.color, row.target_username, row.move_seconds) == \
         ("spanish", "white", "bob", 3 * 86400)
 
 
 def test_new_defaults_random_colour_chat_variant_one_day(chat):
     cid = chat.challenge("ana")
     row = chat.storage.challenge(cid)
-    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"]) == \
+    assert (row.variant, row.color, row.target_username, row.move_seconds) == \
         ("italian", "random", None, 86400)
 
 
@@ -94,18 +94,18 @@ def test_new_reply_says_who_plays_what_and_has_an_accept_button(chat, actions_of
 def test_new_colour_is_the_challengers(chat):
     game_id = chat.new_game("ana", "bob", "italian")
     row = chat.game(game_id)
-    assert (row["white_id"], row["black_id"]) == ("ana", "bob")
+    assert (row.white_id, row.black_id) == ("ana", "bob")
     cid = chat.challenge("carol", "black")
     chat.say("dave", f"/accept #{cid}")
-    row = chat.game(chat.storage.challenge(cid)["game_id"])
-    assert (row["white_id"], row["black_id"]) == ("dave", "carol")
+    row = chat.game(chat.storage.challenge(cid).game_id)
+    assert (row.white_id, row.black_id) == ("dave", "carol")
 
 
 def test_new_random_colour_gives_each_player_one_side(chat):
     cid = chat.challenge("ana", "random")
     chat.say("bob", "/accept")
-    row = chat.game(chat.storage.challenge(cid)["game_id"])
-    assert {row["white_id"], row["black_id"]} == {"ana", "bob"}
+    row = chat.game(chat.storage.challenge(cid).game_id)
+    assert {row.white_id, row.black_id} == {"ana", "bob"}
 
 
 def test_new_cannot_challenge_oneself(chat):
@@ -129,24 +129,24 @@ def test_accept_starts_the_game_with_a_board(chat, actions_of):
     cid = chat.challenge("ana", "italian white")
     replies = chat.say("bob", "/accept")
     reply = replies[0]
-    game_id = chat.storage.challenge(cid)["game_id"]
-    assert chat.storage.challenge(cid)["status"] == "accepted"
+    game_id = chat.storage.challenge(cid).game_id
+    assert chat.storage.challenge(cid).status == "accepted"
     assert "Game #1 starts" in reply.text and "Ana (white)" in reply.text and "Bob (black)" in reply.text
     assert "Ana (white) to move" in reply.text
     assert reply.game_id == game_id
     assert _png_size(reply.image)[0] > 100
     assert reply.board_text
     row = chat.game(game_id)
-    assert (row["status"], row["ply"], row["variant"]) == ("active", 0, "italian")
+    assert (row.status, row.ply, row.variant) == ("active", 0, "italian")
 
 
 def test_accept_by_id(chat):
     first = chat.challenge("ana", "italian")
     second = chat.challenge("carol", "spanish")
     chat.say("bob", f"/accept #{second}")
-    assert chat.storage.challenge(second)["status"] == "accepted"
-    assert chat.storage.challenge(first)["status"] == "open"
-    assert chat.game(chat.storage.challenge(second)["game_id"])["variant"] == "spanish"
+    assert chat.storage.challenge(second).status == "accepted"
+    assert chat.storage.challenge(first).status == "open"
+    assert chat.game(chat.storage.challenge(second).game_id).variant == "spanish"
 
 
 def test_accept_with_several_open_challenges_asks_which(chat):
@@ -171,7 +171,7 @@ def test_decline_of_a_targeted_challenge(chat):
     cid = chat.challenge("ana", "@bob")
     text = chat.text("bob", "/decline")
     assert f"Bob declined challenge #{cid} from Ana" in text
-    assert chat.storage.challenge(cid)["status"] == "declined"
+    assert chat.storage.challenge(cid).status == "declined"
     assert "no longer open" in chat.text("bob", f"/accept #{cid}")
     assert chat.rows("games") == []
 
@@ -180,20 +180,20 @@ def test_decline_by_id(chat):
     chat.challenge("ana", "@bob")
     cid = chat.challenge("carol", "@bob")
     chat.say("bob", f"/decline #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "declined"
-    assert chat.storage.challenge(1)["status"] == "open"
+    assert chat.storage.challenge(cid).status == "declined"
+    assert chat.storage.challenge(1).status == "open"
 
 
 def test_decline_of_an_open_challenge_is_refused(chat):
     cid = chat.challenge("ana")
     assert "open to everyone" in chat.text("bob", f"/decline #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "open"
+    assert chat.storage.challenge(cid).status == "open"
 
 
 def test_decline_own_challenge_points_to_cancel(chat):
     cid = chat.challenge("ana", "@bob")
     assert f"/cancel #{cid}" in chat.text("ana", f"/decline #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "open"
+    assert chat.storage.challenge(cid).status == "open"
 
 
 def test_decline_with_nothing_to_decline(chat):
@@ -205,7 +205,7 @@ def test_cancel_withdraws_own_challenges(chat):
     second = chat.challenge("ana", "@bob")
     text = chat.text("ana", "/cancel")
     assert f"#{first}" in text and f"#{second}" in text and "withdrawn" in text
-    assert {c["status"] for c in chat.rows("challenges")} == {"cancelled"}
+    assert {c.status for c in chat.rows("challenges")} == {"cancelled"}
     assert "no open challenge" in chat.text("bob", "/accept")
     assert chat.rows("games") == []
 
@@ -214,8 +214,8 @@ def test_cancel_by_id_leaves_the_others(chat):
     first = chat.challenge("ana")
     second = chat.challenge("ana")
     chat.say("ana", f"/cancel #{second}")
-    assert chat.storage.challenge(first)["status"] == "open"
-    assert chat.storage.challenge(second)["status"] == "cancelled"
+    assert chat.storage.challenge(first).status == "open"
+    assert chat.storage.challenge(second).status == "cancelled"
 
 
 def test_cancel_someone_elses_challenge_is_refused(chat):
@@ -238,23 +238,23 @@ def test_move_command_plays_a_move(chat):
     assert "Ana played 22-18 (game #1)" in replies[0].text
     assert "Bob (black) to move" in replies[0].text
     row = chat.game(game_id)
-    assert row["ply"] == 1 and row["fen"].startswith("B:")
-    assert [m["notation"] for m in chat.moves(game_id)] == ["22-18"]
-    assert chat.moves(game_id)[0]["by_user"] == "ana"
+    assert row.ply == 1 and row.fen.startswith("B:")
+    assert [m.notation for m in chat.moves(game_id)] == ["22-18"]
+    assert chat.moves(game_id)[0].by_user == "ana"
 
 
 def test_move_alias_m_plays_a_move(chat):
     game_id = chat.new_game()
     chat.say("ana", "/m 22-18")
     chat.say("bob", "/m 11-15")
-    assert [m["notation"] for m in chat.moves(game_id)] == ["22-18", "11-15"]
+    assert [m.notation for m in chat.moves(game_id)] == ["22-18", "11-15"]
 
 
 @pytest.mark.parametrize("typed", ["22 18", "22:18", "22–18", " 22 - 18 "])
 def test_move_accepts_other_separators(chat, typed):
     game_id = chat.new_game()
     chat.say("ana", f"/m {typed}")
-    assert [m["notation"] for m in chat.moves(game_id)] == ["22-18"]
+    assert [m.notation for m in chat.moves(game_id)] == ["22-18"]
 
 
 def test_capture_short_form_is_recorded_with_its_whole_path(chat):
@@ -262,7 +262,7 @@ def test_capture_short_form_is_recorded_with_its_whole_path(chat):
     chat.play(game_id, ["24-20", "11-14", "23-19"])
     chat.say("bob", "/m 14x23")
     chat.say("ana", "/m 28x19")   # the only capture back
-    assert [m["notation"] for m in chat.moves(game_id)][-2:] == ["14x23", "28x19"]
+    assert [m.notation for m in chat.moves(game_id)][-2:] == ["14x23", "28x19"]
 
 
 def test_move_reply_carries_the_new_board(chat, actions_of):
@@ -310,15 +310,15 @@ def test_resign_ends_the_game_for_the_opponent(chat):
     text = chat.resign("bob")
     assert "Game #1 is over" in text and "Ana wins: Bob resigned" in text
     row = chat.game(game_id)
-    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+    assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1-0", "resign", "W")
-    assert row["deadline_at"] is None
+    assert row.deadline_at is None
 
 
 def test_resign_out_of_turn_is_allowed(chat):
     game_id = chat.new_game()
     chat.resign("bob")      # White is to move
-    assert chat.game(game_id)["result_score"] == "1-0"
+    assert chat.game(game_id).result_score == "1-0"
 
 
 def test_resign_by_a_spectator_is_refused(chat):
@@ -338,11 +338,11 @@ def test_draw_offer_then_accept_by_opponent(chat, actions_of):
     assert "Ana offers a draw in game #1" in replies[0].text and "Bob" in replies[0].text
     # The button names the ply it was offered at, so an old button cannot accept a later offer.
     assert actions_of(replies[0]) == [f"dr:{game_id}:0"]
-    assert chat.game(game_id)["draw_offer"] == "W"
+    assert chat.game(game_id).draw_offer == "W"
     text = chat.text("bob", "/draw")
     assert "Draw by agreement" in text
     row = chat.game(game_id)
-    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+    assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1/2-1/2", "agreement", None)
 
 
@@ -350,7 +350,7 @@ def test_draw_accepted_with_the_button(chat):
     game_id = chat.new_game()
     chat.say("ana", "/draw")
     chat.press("bob", f"dr:{game_id}:0")
-    assert chat.game(game_id)["result_score"] == "1/2-1/2"
+    assert chat.game(game_id).result_score == "1/2-1/2"
 
 
 def test_draw_button_after_the_offer_was_declined_by_a_move_makes_no_new_offer(chat):
@@ -361,7 +361,7 @@ def test_draw_button_after_the_offer_was_declined_by_a_move_makes_no_new_offer(c
     replies = chat.press("ana", f"dr:{game_id}:0")
     assert "no draw offer" in replies[0].text and replies[0].private
     assert chat.snapshot() == before
-    assert chat.game(game_id)["draw_offer"] is None
+    assert chat.game(game_id).draw_offer is None
 
 
 def test_draw_button_by_the_player_who_offered_does_nothing(chat):
@@ -378,7 +378,7 @@ def test_draw_offer_twice_by_the_same_player(chat):
     before = chat.snapshot()
     assert "already offered" in chat.text("ana", "/draw")
     assert chat.snapshot() == before
-    assert chat.game(game_id)["status"] == "active"
+    assert chat.game(game_id).status == "active"
 
 
 def test_draw_offer_declined_by_the_opponents_move(chat):
@@ -388,19 +388,19 @@ def test_draw_offer_declined_by_the_opponents_move(chat):
     text = chat.text("bob", "/m 11-15")
     assert "declined" in text
     row = chat.game(game_id)
-    assert row["draw_offer"] is None and row["status"] == "active"
+    assert row.draw_offer is None and row.status == "active"
     # Bob's /draw is now an offer of his own, not an acceptance.
     assert "Bob offers a draw" in chat.text("bob", "/draw")
-    assert chat.game(game_id)["status"] == "active"
+    assert chat.game(game_id).status == "active"
 
 
 def test_draw_offer_stands_when_the_offerer_moves(chat):
     game_id = chat.new_game()
     chat.say("ana", "/draw")
     chat.say("ana", "/m 22-18")
-    assert chat.game(game_id)["draw_offer"] == "W"
+    assert chat.game(game_id).draw_offer == "W"
     chat.say("bob", "/draw")
-    assert chat.game(game_id)["result_reason"] == "agreement"
+    assert chat.game(game_id).result_reason == "agreement"
 
 
 def test_draw_by_a_spectator_is_refused(chat):
@@ -444,9 +444,9 @@ def test_pdn_reads_back_to_the_same_moves(chat):
     assert data.decode("utf-8") == reply.text
     games = read_pdn(reply.text)
     assert len(games) == 1
-    assert [str(m) for m in games[0].moves] == [m["notation"] for m in chat.moves(game_id)] == played
+    assert [str(m) for m in games[0].moves] == [m.notation for m in chat.moves(game_id)] == played
     assert games[0].tags["White"] == "Ana" and games[0].tags["Black"] == "Bob"
-    assert games[0].position.fen() == chat.game(game_id)["fen"]
+    assert games[0].position.fen() == chat.game(game_id).fen
 
 
 def test_pdn_of_a_finished_game_has_its_result(chat):
@@ -475,7 +475,7 @@ def test_pdn_of_a_spanish_game_names_its_variant(chat):
 @pytest.mark.parametrize("lang", ["es", "it"])
 def test_lang_switches_the_chat_language(chat, catalog, lang):
     replies = chat.say("ana", f"/lang {lang}")
-    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == lang
+    assert chat.storage.chat(chat.platform, chat.chat_id).language == lang
     messages = catalog(lang)
     if messages is not None:
         assert replies[0].text == messages["lang.set"]
@@ -488,19 +488,19 @@ def test_lang_switches_the_chat_language(chat, catalog, lang):
 def test_lang_en_switches_back_to_english(chat):
     chat.say("ana", "/lang en")
     assert chat.text("ana", "/lang en") == "From now on I speak English in this chat."
-    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == "en"
+    assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 def test_lang_with_an_unknown_language(chat):
     assert "/lang es" in chat.text("ana", "/lang fr")
-    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] is None
+    assert chat.storage.chat(chat.platform, chat.chat_id).language is None
 
 
 def test_lang_only_changes_its_own_chat(chat):
     chat.say("ana", "/lang en", chat="other-chat")
-    assert chat.storage.chat(chat.platform, "other-chat")["language"] == "en"
+    assert chat.storage.chat(chat.platform, "other-chat").language == "en"
     assert chat.storage.chat(chat.platform, chat.chat_id) is None or \
-        chat.storage.chat(chat.platform, chat.chat_id)["language"] is None
+        chat.storage.chat(chat.platform, chat.chat_id).language is None
 
 
 # -- /settings --------------------------------------------------------------------------------------
@@ -513,20 +513,20 @@ def test_settings_show(chat):
 
 def test_settings_set_variant(chat):
     assert "Spanish draughts" in chat.text("ana", "/settings variant spanish")
-    assert chat.storage.chat(chat.platform, chat.chat_id)["variant"] == "spanish"
+    assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
     assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
     cid = chat.challenge("ana")
-    assert chat.storage.challenge(cid)["variant"] == "spanish"
+    assert chat.storage.challenge(cid).variant == "spanish"
 
 
 def test_settings_set_unknown_variant(chat):
     assert "don't know the variant" in chat.text("ana", "/settings variant chess")
-    assert chat.storage.chat(chat.platform, chat.chat_id)["variant"] is None
+    assert chat.storage.chat(chat.platform, chat.chat_id).variant is None
 
 
 def test_settings_set_lang(chat):
     assert chat.text("ana", "/settings lang en") == "From now on I speak English in this chat."
-    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == "en"
+    assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 def test_settings_with_nonsense(chat):
@@ -540,13 +540,13 @@ def test_alias_nueva_opens_a_challenge_with_spanish_words(chat):
     replies = chat.say("ana", "/nueva española blancas 2horas")
     row = chat.rows("challenges")[-1]
     assert "Challenge #" in replies[0].text
-    assert (row["variant"], row["color"], row["move_seconds"]) == ("spanish", "white", 7200)
+    assert (row.variant, row.color, row.move_seconds) == ("spanish", "white", 7200)
 
 
 def test_alias_nuova_opens_a_challenge_with_italian_words(chat):
     chat.say("ana", "/nuova italiana nero 3giorni")
     row = chat.rows("challenges")[-1]
-    assert (row["variant"], row["color"], row["move_seconds"]) == ("italian", "black", 3 * 86400)
+    assert (row.variant, row.color, row.move_seconds) == ("italian", "black", 3 * 86400)
 
 
 @pytest.mark.parametrize("accept, move, board", [("aceptar", "mover", "tablero"),
@@ -554,9 +554,9 @@ def test_alias_nuova_opens_a_challenge_with_italian_words(chat):
 def test_localized_aliases_of_accept_move_board(chat, accept, move, board):
     cid = chat.challenge("ana", "italian white")
     chat.say("bob", f"/{accept} #{cid}")
-    game_id = chat.storage.challenge(cid)["game_id"]
+    game_id = chat.storage.challenge(cid).game_id
     chat.say("ana", f"/{move} 22-18")
-    assert chat.game(game_id)["ply"] == 1
+    assert chat.game(game_id).ply == 1
     assert chat.say("bob", f"/{board}")[0].game_id == game_id
 
 
@@ -568,13 +568,13 @@ def test_command_addressed_to_the_bot_by_name(chat):
 def test_bang_prefix_works_like_slash(chat):
     game_id = chat.new_game()
     chat.say("ana", "!m 22-18")
-    assert chat.game(game_id)["ply"] == 1
+    assert chat.game(game_id).ply == 1
 
 
 def test_bare_move_from_a_player(chat):
     game_id = chat.new_game()
     chat.say("ana", "22-18")
-    assert chat.game(game_id)["ply"] == 1
+    assert chat.game(game_id).ply == 1
 
 
 def test_bare_move_from_a_spectator_is_ignored(chat):
@@ -617,7 +617,7 @@ def test_the_new_usage_example_of_each_language_works(chat, catalog, lang):
     chat.say("ana", f"/lang {lang}")
     chat.say("ana", example)
     [row] = chat.rows("challenges")
-    assert (row["variant"], row["color"], row["target_username"], row["move_seconds"]) == \
+    assert (row.variant, row.color, row.target_username, row.move_seconds) == \
         ("italian", "white", "maria", 7200)
 
 
@@ -631,9 +631,9 @@ def test_settings_examples_of_each_language_work(chat, catalog, lang):
     variant_word = re.search(r"/settings (\S+) (\w+)\|", usage)
     lang_word = re.search(r"/settings (\S+) es\|it\|en", usage)
     chat.say("ana", f"/settings {variant_word.group(1)} {variant_word.group(2)}")
-    assert chat.storage.chat(chat.platform, chat.chat_id)["variant"] == "spanish"
+    assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
     chat.say("ana", f"/settings {lang_word.group(1)} en")
-    assert chat.storage.chat(chat.platform, chat.chat_id)["language"] == "en"
+    assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 # -- the end of a game on the board, and who sees what ----------------------------------------------
@@ -650,9 +650,9 @@ def test_game_ends_when_the_side_to_move_has_no_legal_move(chat):
     assert "Game #1 is over" in reply.text and "Ana wins: Bob has no legal move" in reply.text
     assert reply.buttons == []
     row = chat.game(game_id)
-    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+    assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1-0", "no_moves", "W")
-    assert row["deadline_at"] is None
+    assert row.deadline_at is None
     before = chat.snapshot()
     assert "over" in chat.text("bob", f"/m #{game_id} 8-12")
     assert chat.snapshot() == before
@@ -679,7 +679,7 @@ def test_triestina_game_on_ten_by_ten(chat):
     assert all(31 <= m.start <= 50 for m in pos.legal_moves())
     first = pos.legal_moves()[0]
     chat.play(game_id, [str(first)])
-    assert chat.moves(game_id)[0]["notation"] == str(first)
+    assert chat.moves(game_id)[0].notation == str(first)
 
 
 def test_pdn_of_a_game_without_moves(chat):

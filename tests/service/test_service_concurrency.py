@@ -61,7 +61,7 @@ def test_two_concurrent_moves_on_one_game_exactly_one_is_played(chat, second_ser
         black = f"bob{round_}"
         game = chat.new_game("ana", black, "italian")
         row = chat.game(game)
-        start = Position.from_fen(row["variant"], row["fen"])
+        start = Position.from_fen(row.variant, row.fen)
         a, b = race([lambda g=game: one.handle(chat.event("ana", text=f"/m #{g} {RACING['A']}")),
                      lambda g=game: two.handle(chat.event("ana", text=f"/m #{g} {RACING['B']}"))])
         chat.check(a)
@@ -69,10 +69,10 @@ def test_two_concurrent_moves_on_one_game_exactly_one_is_played(chat, second_ser
         played = chat.moves(game)
         assert len(played) == 1, f"round {round_}: {len(played)} moves recorded"
         after = chat.game(game)
-        assert (after["ply"], after["version"], after["status"]) == (1, row["version"] + 1, "active")
-        notation = played[0]["notation"]
+        assert (after.ply, after.version, after.status) == (1, row.version + 1, "active")
+        notation = played[0].notation
         assert notation in RACING.values()
-        assert after["fen"] == played[0]["fen_after"] == start.play(start.parse_move(notation)).fen()
+        assert after.fen == played[0].fen_after == start.play(start.parse_move(notation)).fen()
         winner, loser = (a, b) if notation == RACING["A"] else (b, a)
         assert f"Ana played {notation}" in winner[0].text
         assert len(loser) == 1 and "played" not in loser[0].text
@@ -88,8 +88,8 @@ def test_two_concurrent_identical_moves_are_played_once(chat, second_services):
                  lambda: two.handle(chat.event("ana", text="/m 22-18"))])
     chat.check(a)
     chat.check(b)
-    assert [m["notation"] for m in chat.moves(game)] == ["22-18"]
-    assert chat.game(game)["ply"] == 1
+    assert [m.notation for m in chat.moves(game)] == ["22-18"]
+    assert chat.game(game).ply == 1
     assert sum("Ana played 22-18" in r[0].text for r in (a, b)) == 1
 
 
@@ -100,7 +100,7 @@ def test_two_concurrent_button_presses_play_one_move(chat, second_services):
                  lambda: two.handle(chat.event("ana", action=f"d:{game}:0:23:19"))])
     chat.check(a)
     chat.check(b)
-    assert len(chat.moves(game)) == 1 and chat.game(game)["ply"] == 1
+    assert len(chat.moves(game)) == 1 and chat.game(game).ply == 1
 
 
 def test_two_concurrent_accepts_make_one_game(chat, second_services):
@@ -111,13 +111,13 @@ def test_two_concurrent_accepts_make_one_game(chat, second_services):
                      lambda c=cid: two.handle(chat.event("carol", text=f"/accept #{c}"))])
         chat.check(a)
         chat.check(b)
-        games = [g for g in chat.rows("games") if g["id"] == chat.storage.challenge(cid)["game_id"]]
+        games = [g for g in chat.rows("games") if g.id == chat.storage.challenge(cid).game_id]
         assert len(games) == 1
         started = [r for r in (a, b) if "starts" in r[0].text]
         assert len(started) == 1
         other = b if started[0] is a else a
         assert "no longer open" in other[0].text
-        chat.resign("ana", f"/resign #{games[0]['id']}")
+        chat.resign("ana", f"/resign #{games[0].id}")
     assert len(chat.rows("games")) == ROUNDS
 
 
@@ -130,8 +130,8 @@ def test_move_racing_a_resignation(chat, second_services):
     chat.check(a)
     chat.check(b)
     row = chat.game(game)
-    assert row["status"] == "finished" or (row["ply"] == 1 and row["status"] == "active")
-    assert len(chat.moves(game)) == row["ply"]
+    assert row.status == "finished" or (row.ply == 1 and row.status == "active")
+    assert len(chat.moves(game)) == row.ply
 
 
 def test_two_services_ticking_together_send_one_reminder_and_one_result(chat, second_services, now):
@@ -144,4 +144,4 @@ def test_two_services_ticking_together_send_one_reminder_and_one_result(chat, se
     a, b = race([one.tick, two.tick])
     assert len(a) + len(b) == 1
     assert "ran out of time" in (a + b)[0].reply.text
-    assert chat.game(game)["result_reason"] == "time"
+    assert chat.game(game).result_reason == "time"

@@ -16,15 +16,15 @@ def game(chat):
 
 def test_new_with_one_hour_sets_the_deadline(chat, game, now):
     row = chat.game(game)
-    assert row["move_seconds"] == HOUR
-    assert row["deadline_at"] == now[0] + HOUR
+    assert row.move_seconds == HOUR
+    assert row.deadline_at == now[0] + HOUR
     assert "1h left" in chat.text("ana", "/board")
 
 
 def test_no_reminder_before_54_minutes(chat, game, now):
     now[0] += 53 * MINUTE
     assert chat.service.tick() == []
-    assert chat.game(game)["reminded"] == 0
+    assert chat.game(game).reminded == 0
 
 
 def test_reminder_after_54_minutes_is_sent_exactly_once(chat, game, now):
@@ -35,11 +35,11 @@ def test_reminder_after_54_minutes_is_sent_exactly_once(chat, game, now):
     assert (sent.platform, sent.chat_id) == (chat.platform, chat.chat_id)
     assert sent.reply.game_id == game
     assert f"Ana: 5m left to move in game #{game}" in sent.reply.text
-    assert chat.game(game)["reminded"] == 1
+    assert chat.game(game).reminded == 1
     now[0] += MINUTE
     assert chat.service.tick() == []
     assert chat.service.tick() == []
-    assert chat.game(game)["status"] == "active"
+    assert chat.game(game).status == "active"
 
 
 def test_reminder_is_sent_once_even_after_a_restart(chat, game, now):
@@ -54,7 +54,7 @@ def test_a_move_resets_the_clock_and_the_reminder(chat, game, now):
     chat.service.tick()
     chat.say("ana", "/m 22-18")
     row = chat.game(game)
-    assert row["deadline_at"] == now[0] + HOUR and row["reminded"] == 0
+    assert row.deadline_at == now[0] + HOUR and row.reminded == 0
     now[0] += 54 * MINUTE
     out = chat.service.tick()
     assert len(out) == 1 and "Bob:" in out[0].reply.text
@@ -70,9 +70,9 @@ def test_side_to_move_loses_on_time(chat, game, now):
     assert f"Game #{game} is over" in text and "Bob wins: Ana ran out of time" in text
     assert out[0].reply.image and out[0].reply.buttons == []
     row = chat.game(game)
-    assert (row["status"], row["result_score"], row["result_reason"], row["winner"]) == \
+    assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "0-1", "time", "B")
-    assert row["deadline_at"] is None
+    assert row.deadline_at is None
     assert chat.service.tick() == []
 
 
@@ -81,7 +81,7 @@ def test_black_loses_on_time_after_whites_move(chat, game, now):
     now[0] += HOUR + 1
     out = chat.service.tick()
     assert len(out) == 1 and "Ana wins: Bob ran out of time" in out[0].reply.text
-    assert chat.game(game)["winner"] == "W"
+    assert chat.game(game).winner == "W"
 
 
 def test_loss_on_time_without_a_reminder_first(chat, game, now):
@@ -115,13 +115,13 @@ def test_move_after_the_deadline_is_not_played_even_before_the_tick(chat, game, 
     chat.service.tick()
     row = chat.game(game)
     assert chat.moves(game) == []
-    assert (row["status"], row["result_reason"], row["winner"]) == ("finished", "time", "B")
+    assert (row.status, row.result_reason, row.winner) == ("finished", "time", "B")
 
 
 def test_tick_with_an_explicit_time(chat, game, now):
     assert len(chat.service.tick(now[0] + 55 * MINUTE)) == 1
     assert len(chat.service.tick(now[0] + HOUR + 1)) == 1
-    assert chat.game(game)["result_reason"] == "time"
+    assert chat.game(game).result_reason == "time"
 
 
 @pytest.mark.parametrize("word", ["4m", "8d", "0m", "9999h", "1m"])
@@ -135,4 +135,4 @@ def test_bad_move_time_is_rejected(chat, word):
                                            ("3dias", 3 * 86400)])
 def test_move_time_limits_and_words(chat, word, seconds):
     cid = chat.challenge("ana", word)
-    assert chat.storage.challenge(cid)["move_seconds"] == seconds
+    assert chat.storage.challenge(cid).move_seconds == seconds

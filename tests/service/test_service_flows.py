@@ -14,7 +14,7 @@ from bot.service.commands import parse_duration, parse_new, parse_variant
 def set_position(chat, game: int, fen: str) -> None:
     """Put a game (at ply 0) on another position, as if it had started there."""
     row = chat.game(game)
-    chat.storage.update_game(game, row["version"], {"fen": fen, "start_fen": fen})
+    chat.storage.update_game(game, row.version, {"fen": fen, "start_fen": fen})
 
 
 # -- 8. /resign asks for confirmation ------------------------------------------------------------
@@ -28,7 +28,7 @@ def test_resign_asks_first_and_changes_nothing(chat, actions_of):
     assert actions_of(replies[0]) == [f"rs:{game}:0"]
     assert replies[0].buttons[0][0].label == "Resign"
     assert chat.snapshot() == before
-    assert chat.game(game)["status"] == "active"
+    assert chat.game(game).status == "active"
 
 
 def test_a_second_resign_within_a_minute_confirms(chat, now):
@@ -36,7 +36,7 @@ def test_a_second_resign_within_a_minute_confirms(chat, now):
     chat.say("bob", "/resign")
     now[0] += 59
     assert "Ana wins: Bob resigned" in chat.text("bob", "/resign")
-    assert chat.game(game)["result_reason"] == "resign"
+    assert chat.game(game).result_reason == "resign"
 
 
 def test_a_second_resign_after_a_minute_asks_again(chat, now):
@@ -44,7 +44,7 @@ def test_a_second_resign_after_a_minute_asks_again(chat, now):
     chat.say("bob", "/resign")
     now[0] += 61
     assert "do you really resign" in chat.text("bob", "/resign")
-    assert chat.game(game)["status"] == "active"
+    assert chat.game(game).status == "active"
     assert "Bob resigned" in chat.text("bob", "/resign")
 
 
@@ -53,7 +53,7 @@ def test_the_resign_button_confirms(chat):
     action = chat.say("bob", "/resign")[0].buttons[0][0].action
     text = "\n".join(r.text for r in chat.press("bob", action))
     assert "Ana wins: Bob resigned" in text
-    assert chat.game(game)["winner"] == "W"
+    assert chat.game(game).winner == "W"
 
 
 def test_the_resign_button_does_nothing_for_the_opponent(chat):
@@ -63,7 +63,7 @@ def test_the_resign_button_does_nothing_for_the_opponent(chat):
     replies = chat.press("ana", action)
     assert replies and all(r.private for r in replies)
     assert "did not ask for" in replies[0].text
-    assert chat.snapshot() == before and chat.game(game)["status"] == "active"
+    assert chat.snapshot() == before and chat.game(game).status == "active"
 
 
 def test_the_resign_question_lapses_when_a_move_is_played(chat):
@@ -71,9 +71,9 @@ def test_the_resign_question_lapses_when_a_move_is_played(chat):
     action = chat.say("ana", "/resign")[0].buttons[0][0].action
     chat.play(game, ["22-18", "11-15"])
     replies = chat.press("ana", action)
-    assert replies[0].private and chat.game(game)["status"] == "active"
+    assert replies[0].private and chat.game(game).status == "active"
     assert "do you really resign" in chat.text("ana", "/resign")
-    assert chat.game(game)["status"] == "active"
+    assert chat.game(game).status == "active"
 
 
 def test_the_resign_question_survives_a_restart(chat, now):
@@ -82,7 +82,7 @@ def test_the_resign_question_survives_a_restart(chat, now):
     chat.restart()
     now[0] += 10
     assert "Bob resigned" in chat.text("bob", "/resign")
-    assert chat.game(game)["status"] == "finished"
+    assert chat.game(game).status == "finished"
 
 
 def test_the_resign_button_in_spanish_and_italian(chat, now):
@@ -168,7 +168,7 @@ def test_new_with_contradicting_arguments_is_refused(chat, args, first, second):
 def test_new_with_the_same_value_twice_is_fine(chat):
     cid = chat.challenge("ana", "white blancas 2h 120m")
     row = chat.storage.challenge(cid)
-    assert (row["color"], row["move_seconds"]) == ("white", 7200)
+    assert (row.color, row.move_seconds) == ("white", 7200)
 
 
 @pytest.mark.parametrize("command, variant", [
@@ -179,11 +179,11 @@ def test_new_with_the_same_value_twice_is_fine(chat):
     ("/nuova dama spagnola bianco 1h30m", "spanish"),
 ])
 def test_new_understands_the_variant_names_the_bot_writes(chat, command, variant):
-    before = {c["id"] for c in chat.rows("challenges")}
+    before = {c.id for c in chat.rows("challenges")}
     text = chat.text("ana", command)
-    new = [c for c in chat.rows("challenges") if c["id"] not in before]
+    new = [c for c in chat.rows("challenges") if c.id not in before]
     assert len(new) == 1, text
-    assert new[0]["variant"] == variant
+    assert new[0].variant == variant
 
 
 def test_every_catalog_variant_name_is_understood():
@@ -213,7 +213,7 @@ def test_times_that_are_not_times(word):
 
 def test_new_with_a_compound_time(chat):
     cid = chat.challenge("ana", "1h30m")
-    assert chat.storage.challenge(cid)["move_seconds"] == 5400
+    assert chat.storage.challenge(cid).move_seconds == 5400
     assert "1h 30m" in chat.text("ana", "/games")
 
 
@@ -286,7 +286,7 @@ def test_open_challenges_expire_after_a_day(chat, now):
     replies = chat.press("bob", f"acc:{cid}")
     assert "has expired" in replies[0].text and replies[0].private
     assert f"Challenge #{cid} has expired" in chat.text("ana", f"/cancel #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "expired"
+    assert chat.storage.challenge(cid).status == "expired"
     assert chat.rows("games") == []
     chat.challenge("ana")      # an expired challenge does not count against the limit of 5
 
@@ -295,7 +295,7 @@ def test_a_challenge_with_a_longer_move_time_lasts_that_long(chat, now):
     cid = chat.challenge("ana", "3d")
     now[0] += 3 * 86400 - 10
     chat.say("bob", f"/accept #{cid}")
-    assert chat.storage.challenge(cid)["status"] == "accepted"
+    assert chat.storage.challenge(cid).status == "accepted"
 
 
 def test_accepting_one_challenge_withdraws_the_challengers_other_open_ones(chat):
@@ -306,7 +306,7 @@ def test_accepting_one_challenge_withdraws_the_challengers_other_open_ones(chat)
     others = chat.challenge("carol")
     text = chat.text("bob", f"/accept #{second}")
     assert f"Ana's other open challenges are withdrawn: #{first}, #{third}." in text
-    statuses = {c["id"]: c["status"] for c in chat.rows("challenges")}
+    statuses = {c.id: c.status for c in chat.rows("challenges")}
     assert statuses == {first: "cancelled", second: "accepted", third: "cancelled", targeted: "open",
                         others: "open"}
 

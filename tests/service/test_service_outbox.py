@@ -41,8 +41,8 @@ def test_a_reminder_and_a_time_out_are_ready_the_moment_they_are_due(chat, game,
     assert chat.service.run_due(PLATFORM) == 1
     [item] = chat.service.pending_messages(PLATFORM)
     assert item.reply.image is not None                  # the final board comes with it
-    assert chat.game(game)["status"] == "finished"
-    assert chat.game(game)["result_reason"] == "time"
+    assert chat.game(game).status == "finished"
+    assert chat.game(game).result_reason == "time"
 
 
 def test_the_state_change_and_its_message_are_one_transaction(chat, game, now, monkeypatch, bot_errors):
@@ -54,7 +54,7 @@ def test_the_state_change_and_its_message_are_one_transaction(chat, game, now, m
     monkeypatch.setattr(chat.storage, "enqueue", broken_enqueue)
     assert chat.service.run_due(PLATFORM) == 0
     # The loss on time was not written without its announcement.
-    assert chat.game(game)["status"] == "active"
+    assert chat.game(game).status == "active"
     assert [r.getMessage() for r in bot_errors] == [f"deadline work failed for game {game}"]
     bot_errors.clear()
 
@@ -90,7 +90,7 @@ def test_a_transient_failure_backs_off_and_a_permanent_one_drops(chat, game, now
     chat.service.message_failed(item.id, "403 Forbidden: bot was kicked", permanent=True)
     now[0] += 10_000
     assert chat.service.pending_messages(PLATFORM) == []
-    assert chat.rows("outbox")[0]["status"] == "dropped"
+    assert chat.storage.find_outbox()[0].status == "dropped"
 
 
 def test_a_message_that_keeps_failing_is_dropped_in_the_end(chat, game, now):
@@ -104,7 +104,7 @@ def test_a_message_that_keeps_failing_is_dropped_in_the_end(chat, game, now):
         if not items:
             break
         chat.service.message_failed(items[0].id, "timeout")
-    assert chat.rows("outbox")[0]["status"] == "dropped"
+    assert chat.storage.find_outbox()[0].status == "dropped"
 
 
 def test_listeners_hear_of_moves_and_of_new_messages(chat, game, now):

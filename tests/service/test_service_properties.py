@@ -22,17 +22,17 @@ COMMANDS = ["/m ", "/move ", "/new ", "/accept ", "/decline ", "/cancel ", "/dra
 def check_games(chat):
     """Every game: moves numbered 1..ply, each FEN the replay of the notations, a clock iff active."""
     for row in chat.rows("games"):
-        moves = chat.moves(row["id"])
-        assert [m["ply"] for m in moves] == list(range(1, row["ply"] + 1))
-        pos = Position.start(row["variant"])
+        moves = chat.moves(row.id)
+        assert [m.ply for m in moves] == list(range(1, row.ply + 1))
+        pos = Position.start(row.variant)
         for m in moves:
-            pos = pos.play(pos.parse_move(m["notation"]))
-            assert pos.fen() == m["fen_after"]
-        assert pos.fen() == row["fen"]
-        if row["status"] == "active":
-            assert row["deadline_at"] is not None and row["result_score"] is None
+            pos = pos.play(pos.parse_move(m.notation))
+            assert pos.fen() == m.fen_after
+        assert pos.fen() == row.fen
+        if row.status == "active":
+            assert row.deadline_at is not None and row.result_score is None
         else:
-            assert row["deadline_at"] is None and row["result_score"] in ("1-0", "0-1", "1/2-1/2")
+            assert row.deadline_at is None and row.result_score in ("1-0", "0-1", "1/2-1/2")
 
 
 @FUZZ
@@ -77,10 +77,10 @@ def test_random_chat_traffic_keeps_every_game_consistent(chat, now, seed):
             text += rng.choice(["", f" #{rng.randint(1, 6)}"])
         elif roll < 0.6 and games:
             game = rng.choice(games)
-            pos = Position.from_fen(game["variant"], game["fen"])
-            mover = game["white_id"] if pos.turn == "W" else game["black_id"]
+            pos = Position.from_fen(game.variant, game.fen)
+            mover = game.white_id if pos.turn == "W" else game.black_id
             user = mover if rng.random() < 0.8 else user
-            text = f"/m #{game['id']} {rng.choice(pos.legal_moves())}"
+            text = f"/m #{game.id} {rng.choice(pos.legal_moves())}"
         elif roll < 0.8 and actions:
             action = rng.choice(actions[-30:])
         elif roll < 0.85:

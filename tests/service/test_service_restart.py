@@ -12,7 +12,7 @@ def finish_by_moves(chat, game, seed, limit=400):
     rng = random.Random(seed)
     for _ in range(limit):
         row = chat.game(game)
-        if row["status"] == "finished":
+        if row.status == "finished":
             return row
         move = rng.choice(chat.position(game).legal_moves())
         chat.play(game, [str(move)])
@@ -29,15 +29,15 @@ def test_restart_continues_the_same_game_to_the_end(chat):
     chat.play(game, ["28x19"], ref=False)
     chat.restart()
     final = finish_by_moves(chat, game, seed=3)
-    assert final["result_score"] in ("1-0", "0-1", "1/2-1/2")
+    assert final.result_score in ("1-0", "0-1", "1/2-1/2")
     chat.restart()
     assert chat.game(game) == final
-    notations = [m["notation"] for m in chat.moves(game)]
+    notations = [m.notation for m in chat.moves(game)]
     assert notations[:5] == ["24-20", "11-14", "23-19", "14x23", "28x19"]
-    assert [m["ply"] for m in chat.moves(game)] == list(range(1, len(notations) + 1))
+    assert [m.ply for m in chat.moves(game)] == list(range(1, len(notations) + 1))
     pdn = read_pdn(chat.say("ana", f"/pdn #{game}")[0].text)[0]
     assert [str(m) for m in pdn.moves] == notations
-    assert pdn.result.score == final["result_score"]
+    assert pdn.result.score == final.result_score
 
 
 def test_restart_replays_to_the_stored_position(chat):
@@ -45,21 +45,21 @@ def test_restart_replays_to_the_stored_position(chat):
     rng = random.Random(5)
     for _ in range(12):
         chat.play(game, [str(rng.choice(chat.position(game).legal_moves()))])
-    assert any("x" in m["notation"] for m in chat.moves(game))
+    assert any("x" in m.notation for m in chat.moves(game))
     chat.restart()
     pos = Position.start("spanish")
     for m in chat.moves(game):
-        pos = pos.play(pos.parse_move(m["notation"]))
-        assert pos.fen() == m["fen_after"]
-    assert pos.fen() == chat.game(game)["fen"]
+        pos = pos.play(pos.parse_move(m.notation))
+        assert pos.fen() == m.fen_after
+    assert pos.fen() == chat.game(game).fen
 
 
 def test_restart_keeps_open_challenges(chat):
     cid = chat.challenge("ana", "triestina @bob 2h")
     chat.restart()
     chat.say("bob", "/accept")
-    game = chat.storage.challenge(cid)["game_id"]
-    assert chat.game(game)["variant"] == "triestina" and chat.game(game)["move_seconds"] == 7200
+    game = chat.storage.challenge(cid).game_id
+    assert chat.game(game).variant == "triestina" and chat.game(game).move_seconds == 7200
 
 
 def test_restart_keeps_a_draw_offer(chat):
@@ -67,14 +67,14 @@ def test_restart_keeps_a_draw_offer(chat):
     chat.say("ana", "/draw")
     chat.restart()
     assert "Draw by agreement" in chat.text("bob", "/draw")
-    assert chat.game(game)["result_reason"] == "agreement"
+    assert chat.game(game).result_reason == "agreement"
 
 
 def test_restart_keeps_chat_settings(chat):
     chat.say("ana", "/settings variant spanish")
     chat.restart()
     cid = chat.challenge("ana")
-    assert chat.storage.challenge(cid)["variant"] == "spanish"
+    assert chat.storage.challenge(cid).variant == "spanish"
 
 
 def test_restart_keeps_remembered_boards(chat):
@@ -83,7 +83,7 @@ def test_restart_keeps_remembered_boards(chat):
     chat.service.remember_board(chat.platform, chat.chat_id, "m-1", second)
     chat.restart()
     chat.say("ana", "/m 22-18", reply_to="m-1")
-    assert chat.game(second)["ply"] == 1 and chat.game(first)["ply"] == 0
+    assert chat.game(second).ply == 1 and chat.game(first).ply == 0
 
 
 def test_buttons_of_before_the_restart_still_work(chat):
@@ -95,7 +95,7 @@ def test_buttons_of_before_the_restart_still_work(chat):
     destination = next(b.action for row in select.buttons for b in row if b.action.startswith("d:"))
     chat.restart()
     chat.press("ana", destination)
-    assert chat.game(game)["ply"] == 1
+    assert chat.game(game).ply == 1
 
 
 # An italian game that reaches kings on both sides (white to move after these 48 plies);
@@ -112,8 +112,8 @@ def test_repetition_is_counted_across_restarts(chat):
     chat.play(game, KINGS)
     for i, move in enumerate(SHUFFLE * 2, start=1):
         chat.restart()
-        assert chat.game(game)["status"] == "active", f"ended early, after shuffle ply {i - 1}"
+        assert chat.game(game).status == "active", f"ended early, after shuffle ply {i - 1}"
         chat.play(game, [move])
     row = chat.game(game)
-    assert (row["status"], row["result_score"], row["result_reason"]) == ("finished", "1/2-1/2", "repetition")
+    assert (row.status, row.result_score, row.result_reason) == ("finished", "1/2-1/2", "repetition")
     assert "the same position occurred for the third time" in chat.text("ana", f"/board #{game}")

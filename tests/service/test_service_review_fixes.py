@@ -7,8 +7,7 @@ import threading
 
 from bot.rules import Move, Position
 from bot.rules.notation import looks_like_move
-from bot.storage import Storage
-from bot.storage.db import MIGRATIONS
+from bot.storage import MIGRATIONS, Storage
 
 
 def finishes_within(seconds: float, call) -> bool:
@@ -31,7 +30,7 @@ def test_a_bare_move_with_an_em_dash_or_tab_is_played(chat):
     game_id = chat.new_game()
     assert "Ana played 22-18" in chat.text("ana", "22\u201418")
     assert "Bob played 11-15" in chat.text("bob", "11\t-\t15")
-    assert chat.game(game_id)["ply"] == 2
+    assert chat.game(game_id).ply == 2
 
 
 def test_stray_words_after_resign_change_nothing(chat):
@@ -39,14 +38,14 @@ def test_stray_words_after_resign_change_nothing(chat):
     before = chat.snapshot()
     answer = chat.text("ana", "/resign maybe later")
     assert "/resign" in answer and "#3" in answer
-    assert chat.snapshot() == before and chat.game(game_id)["status"] == "active"
+    assert chat.snapshot() == before and chat.game(game_id).status == "active"
 
 
 def test_a_bare_number_names_the_challenge(chat):
     first = chat.challenge("ana", "italian")
     chat.challenge("carl", "spanish")
     assert "starts" in chat.text("bob", f"/accept {first}")
-    assert chat.game(1)["variant"] == "italian"
+    assert chat.game(1).variant == "italian"
 
 
 def test_commands_addressed_to_another_bot_are_ignored(chat):
@@ -66,7 +65,7 @@ def test_a_move_sent_before_the_deadline_but_delivered_late_is_played(chat):
     event = dataclasses.replace(chat.event("ana", "/m 22-18"), sent_at=sent)
     assert "Ana played 22-18" in chat.check(chat.service.handle(event))[0].text
     row = chat.game(game_id)
-    assert row["status"] == "active" and row["ply"] == 1
+    assert row.status == "active" and row.ply == 1
 
 
 def test_a_move_sent_after_the_deadline_loses_on_time(chat):
@@ -74,7 +73,7 @@ def test_a_move_sent_after_the_deadline_loses_on_time(chat):
     chat.now[0] += 3700
     event = dataclasses.replace(chat.event("ana", "/m 22-18"), sent_at=chat.now[0] - 10)
     assert "ran out of time" in chat.check(chat.service.handle(event))[0].text
-    assert chat.moves(game_id) == [] and chat.game(game_id)["result_reason"] == "time"
+    assert chat.moves(game_id) == [] and chat.game(game_id).result_reason == "time"
 
 
 def test_a_move_right_after_the_game_ended_says_it_is_over(chat):
@@ -105,16 +104,16 @@ def test_each_platform_ticks_only_its_own_games(chat):
     game_id = chat.new_game(extra="1h")
     chat.now[0] += 3700
     assert chat.service.tick(platform="telegram") == []
-    assert chat.game(game_id)["status"] == "active"
+    assert chat.game(game_id).status == "active"
     out = chat.service.tick(platform=chat.platform)
     assert [o.chat_id for o in out] == [chat.chat_id]
-    assert chat.game(game_id)["result_reason"] == "time"
+    assert chat.game(game_id).result_reason == "time"
 
 
 def test_a_chat_moving_onto_an_id_that_already_has_a_row_merges(chat):
     game_id = chat.new_game()
     chat.say("ana", "/games", chat="new-id")          # the new chat already exists
     chat.service.chat_moved(chat.platform, chat.chat_id, "new-id")
-    assert chat.storage.game(game_id)["chat_id"] == "new-id"
+    assert chat.storage.game(game_id).chat_id == "new-id"
     assert chat.storage.chat(chat.platform, chat.chat_id) is None
     assert chat.storage.chat(chat.platform, "new-id") is not None

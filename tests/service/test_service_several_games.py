@@ -23,9 +23,9 @@ def test_player_with_two_games_must_say_which(chat, two_games):
 def test_player_with_two_games_names_the_game_with_id(chat, two_games):
     first, second = two_games
     chat.say("ana", f"/m #{second} 22-18")
-    assert chat.game(second)["ply"] == 1 and chat.game(first)["ply"] == 0
+    assert chat.game(second).ply == 1 and chat.game(first).ply == 0
     chat.say("ana", f"/m 21-17 #{first}")     # the reference may come after the move
-    assert chat.game(first)["ply"] == 1 and chat.game(second)["ply"] == 1
+    assert chat.game(first).ply == 1 and chat.game(second).ply == 1
 
 
 def test_player_with_two_games_replies_to_the_board(chat, two_games):
@@ -33,10 +33,10 @@ def test_player_with_two_games_replies_to_the_board(chat, two_games):
     chat.service.remember_board(chat.platform, chat.chat_id, "msg-17", second)
     chat.service.remember_board(chat.platform, chat.chat_id, "msg-18", first)
     chat.say("ana", "/m 22-18", reply_to="msg-17")
-    assert [m["notation"] for m in chat.moves(second)] == ["22-18"]
+    assert [m.notation for m in chat.moves(second)] == ["22-18"]
     assert chat.moves(first) == []
     chat.say("ana", "/m 23-19", reply_to="msg-18")
-    assert [m["notation"] for m in chat.moves(first)] == ["23-19"]
+    assert [m.notation for m in chat.moves(first)] == ["23-19"]
 
 
 def test_reply_to_an_unknown_message_still_asks_which(chat, two_games):
@@ -49,7 +49,7 @@ def test_explicit_id_wins_over_the_replied_board(chat, two_games):
     first, second = two_games
     chat.service.remember_board(chat.platform, chat.chat_id, "msg-1", first)
     chat.say("ana", f"/m #{second} 22-18", reply_to="msg-1")
-    assert chat.game(second)["ply"] == 1 and chat.game(first)["ply"] == 0
+    assert chat.game(second).ply == 1 and chat.game(first).ply == 0
 
 
 def test_opponents_with_one_game_need_no_id(chat, two_games):
@@ -58,8 +58,8 @@ def test_opponents_with_one_game_need_no_id(chat, two_games):
     chat.say("ana", f"/m #{second} 22-18")
     chat.say("bob", "/m 11-15")
     chat.say("carol", "/m 12-15")
-    assert [m["notation"] for m in chat.moves(first)] == ["22-18", "11-15"]
-    assert [m["notation"] for m in chat.moves(second)] == ["22-18", "12-15"]
+    assert [m.notation for m in chat.moves(first)] == ["22-18", "11-15"]
+    assert [m.notation for m in chat.moves(second)] == ["22-18", "12-15"]
 
 
 def test_player_cannot_move_in_a_game_of_others_by_id(chat, two_games):
@@ -83,10 +83,10 @@ def test_board_and_resign_with_two_games(chat, two_games):
     assert "several games" in chat.text("ana", "/resign")
     assert chat.say("ana", f"/board #{second}")[0].game_id == second
     chat.resign("ana", f"/resign #{second}")
-    assert chat.game(second)["status"] == "finished" and chat.game(first)["status"] == "active"
+    assert chat.game(second).status == "finished" and chat.game(first).status == "active"
     # Only one game left: no id needed any more.
     chat.say("ana", "/m 22-18")
-    assert chat.game(first)["ply"] == 1
+    assert chat.game(first).ply == 1
 
 
 def test_games_lists_both(chat, two_games):

@@ -53,8 +53,8 @@ class Bot:
 
     def new_game(self, white: str = "ana", black: str = "bob", extra: str = "") -> int:
         self.say(white, f"/new italian white {extra}".strip())
-        cid = self.storage.open_challenges(PLATFORM, GROUP)[-1]["id"]
+        cid = self.storage.open_challenges(PLATFORM, GROUP)[-1].id
         self.say(black, f"/accept #{cid}")
-        game_id = self.storage.challenge(cid)["game_id"]
+        game_id = self.storage.challenge(cid).game_id
         assert game_id is not None
         return game_id

@@ -30,7 +30,7 @@ def test_storage_raises_storage_busy_after_its_timeout(tmp_path):
             waited = time.monotonic() - started
         assert 0.25 <= waited < 3
         # The connection is usable again once the lock is gone.
-        assert storage.ensure_chat("p", "c", "group", 1.0)["chat_id"] == "c"
+        assert storage.ensure_chat("p", "c", "group", 1.0).chat_id == "c"
     finally:
         storage.close()
 
@@ -41,14 +41,14 @@ def test_known_chat_and_unchanged_player_take_no_write_lock(tmp_path):
         storage.ensure_chat("p", "c", "group", 1.0)
         storage.save_player("p", "u", "Ana", "ana", "en", 1.0)
         with write_lock_held(tmp_path / "s.db"):
-            assert storage.ensure_chat("p", "c", "group", 2.0)["created_at"] == 1.0
+            assert storage.ensure_chat("p", "c", "group", 2.0).created_at == 1.0
             assert storage.save_player("p", "u", "Ana", "ana", "en", 2.0) is False
             with pytest.raises(StorageBusy):
                 storage.save_player("p", "u", "Ana Maria", "ana", "en", 2.0)
             with pytest.raises(StorageBusy):
                 storage.ensure_chat("p", "new", "group", 2.0)
         assert storage.save_player("p", "u", "Ana Maria", "ana", "en", 3.0) is True
-        assert storage.player("p", "u")["name"] == "Ana Maria"
+        assert storage.player("p", "u").name == "Ana Maria"
     finally:
         storage.close()
 
@@ -77,7 +77,7 @@ def test_a_write_while_locked_answers_busy_and_changes_nothing(bot):
         assert reply.text == t("en", "error.busy") and not reply.private
         [reply] = bot.say("carol", "/new spanish")
         assert reply.text == t("en", "error.busy")
-    assert bot.storage.game(game)["ply"] == 0
+    assert bot.storage.game(game).ply == 0
     assert bot.storage.open_challenges(PLATFORM, GROUP) == []
     # Once the lock is gone the same messages work.
     assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
@@ -88,9 +88,9 @@ def test_a_button_press_while_locked_gets_a_private_busy_answer(bot):
     game = bot.new_game()
     row = bot.storage.game(game)
     with write_lock_held(bot.path):
-        replies = bot.service.handle(event("ana", action=f"d:{game}:{row['ply']}:22:18"))
+        replies = bot.service.handle(event("ana", action=f"d:{game}:{row.ply}:22:18"))
     assert [(r.text, r.private) for r in replies] == [(t("en", "error.busy"), True)]
-    assert bot.storage.game(game)["ply"] == 0
+    assert bot.storage.game(game).ply == 0
 
 
 def test_the_busy_answer_is_in_the_users_language(bot):
@@ -112,10 +112,10 @@ def test_tick_survives_a_held_lock_and_does_the_work_afterwards(bot, now, caplog
     with write_lock_held(bot.path), caplog.at_level(logging.WARNING, logger="bot"):
         assert bot.service.tick(platform=PLATFORM) == []
     assert any("busy" in r.getMessage() for r in caplog.records)
-    assert bot.storage.game(game)["status"] == "active"
+    assert bot.storage.game(game).status == "active"
     [out] = bot.service.tick(platform=PLATFORM)
     assert "ran out of time" in out.reply.text
-    assert bot.storage.game(game)["status"] == "finished"
+    assert bot.storage.game(game).status == "finished"
 
 
 def test_a_chat_id_that_cannot_be_stored_still_gets_an_answer(bot, bot_errors):

@@ -33,16 +33,16 @@ def test_tick_keeps_a_heartbeat_without_writing_at_every_tick(bot, now):
 def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_time(tmp_path, now):
     bot = Bot(tmp_path / "t.db", now)
     game = bot.new_game(extra="1h")
-    deadline = bot.storage.game(game)["deadline_at"]
+    deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)          # the running bot's last heartbeat, at T0
     bot.storage.close()
     now[0] = T0 + 3 * 3600                       # down for three hours: the clock of game #1 ran out
     bot = Bot(tmp_path / "t.db", now)
     try:
         assert bot.service.resume_after_downtime(PLATFORM) == 3 * 3600
-        assert bot.storage.game(game)["deadline_at"] == deadline + 3 * 3600
+        assert bot.storage.game(game).deadline_at == deadline + 3 * 3600
         assert bot.service.tick(platform=PLATFORM) == []
-        assert bot.storage.game(game)["status"] == "active"
+        assert bot.storage.game(game).status == "active"
         assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
         # A second start finds a fresh heartbeat and adds nothing.
         assert bot.service.resume_after_downtime(PLATFORM) == 0
@@ -53,12 +53,12 @@ def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_tim
 def test_a_short_gap_changes_nothing(tmp_path, now):
     bot = Bot(tmp_path / "t.db", now)
     game = bot.new_game(extra="1h")
-    deadline = bot.storage.game(game)["deadline_at"]
+    deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)
     now[0] += DOWNTIME_THRESHOLD - 1
     try:
         assert bot.service.resume_after_downtime(PLATFORM) == 0
-        assert bot.storage.game(game)["deadline_at"] == deadline
+        assert bot.storage.game(game).deadline_at == deadline
     finally:
         bot.storage.close()
 
@@ -70,13 +70,13 @@ def test_only_the_restarted_platforms_games_move(tmp_path, now):
         other = bot.storage.create_game({
             "platform": "elsewhere", "chat_id": "c", "variant": "italian", "start_fen": None,
             "white_id": "x", "white_name": "X", "black_id": "y", "black_name": "Y",
-            "fen": bot.storage.game(game)["fen"], "move_seconds": 3600, "deadline_at": T0 + 3600,
+            "fen": bot.storage.game(game).fen, "move_seconds": 3600, "deadline_at": T0 + 3600,
             "created_at": T0})
         bot.service.tick(platform=PLATFORM)
         now[0] += 600
         assert bot.service.resume_after_downtime(PLATFORM) == 600
-        assert bot.storage.game(game)["deadline_at"] == T0 + 3600 + 600
-        assert bot.storage.game(other)["deadline_at"] == T0 + 3600
+        assert bot.storage.game(game).deadline_at == T0 + 3600 + 600
+        assert bot.storage.game(other).deadline_at == T0 + 3600
     finally:
         bot.storage.close()
 
@@ -84,7 +84,7 @@ def test_only_the_restarted_platforms_games_move(tmp_path, now):
 def test_two_processes_starting_together_extend_once(tmp_path, now):
     bot = Bot(tmp_path / "t.db", now)
     game = bot.new_game(extra="1h")
-    deadline = bot.storage.game(game)["deadline_at"]
+    deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)
     bot.storage.close()
     later = T0 + 1800
@@ -103,7 +103,7 @@ def test_two_processes_starting_together_extend_once(tmp_path, now):
         thread.join(timeout=30)
     try:
         assert sorted(added) == [0, 0, 0, 1800]
-        assert starts[0].storage.game(game)["deadline_at"] == deadline + 1800
+        assert starts[0].storage.game(game).deadline_at == deadline + 1800
     finally:
         for service in starts:
             service.storage.close()

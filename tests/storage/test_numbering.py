@@ -10,8 +10,7 @@ import sqlite3
 
 from storage_helpers import GROUP, PLATFORM
 
-from bot.storage import Storage
-from bot.storage.db import MIGRATIONS
+from bot.storage import MIGRATIONS, Storage
 
 CHALLENGE = dict(platform=PLATFORM, chat_id=GROUP, challenger_id="ana", challenger_name="Ana",
                  target_username=None, variant="italian", color="white", move_seconds=3600, created_at=1.0)
@@ -34,9 +33,9 @@ def test_resign_hash_n_ends_the_game_that_came_from_challenge_n(bot):
     assert "Game #3 starts" in bot.text("dave", "/accept #3")
     assert "#2" in bot.text("bob", "/resign #2")
     bot.say("bob", "/resign #2")                  # resigning asks to confirm: the second one does it
-    assert bot.storage.game(2)["status"] == "finished" and {bot.storage.game(2)["white_id"],
-                                                            bot.storage.game(2)["black_id"]} == {"ana", "bob"}
-    assert bot.storage.game(3)["status"] == "active"
+    assert bot.storage.game(2).status == "finished" and {bot.storage.game(2).white_id,
+                                                            bot.storage.game(2).black_id} == {"ana", "bob"}
+    assert bot.storage.game(3).status == "active"
     assert bot.storage.game(1) is None
 
 
@@ -47,7 +46,7 @@ def test_a_game_without_a_challenge_draws_from_the_same_numbers(tmp_path):
         game = storage.create_game(game_fields())
         second = storage.create_challenge(**CHALLENGE)
         assert (first, game, second) == (1, 2, 3)
-        assert storage.challenge(game) is None and storage.game(game)["white_id"] == "ana"
+        assert storage.challenge(game) is None and storage.game(game).white_id == "ana"
         assert storage.accept_challenge(second, game_fields("ana", "carol")) == second
         assert storage.create_game(game_fields()) == 4
     finally:
@@ -92,8 +91,8 @@ def test_migration_keeps_old_ids_and_numbers_new_things_above_both(tmp_path):
         assert storage.accept_challenge(9, game_fields("ana", "bob")) == 9
         # ...and one whose number an old game already has gets a new number, never a clash.
         assert storage.accept_challenge(4, game_fields("ana", "carol")) == 12
-        assert storage.game(4)["white_id"] == "ana" and storage.game(12)["black_id"] == "carol"
-        assert storage.challenge(4)["game_id"] == 12
+        assert storage.game(4).white_id == "ana" and storage.game(12).black_id == "carol"
+        assert storage.challenge(4).game_id == 12
     finally:
         storage.close()
     # Reopening runs no migration twice and keeps the counter.

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import Storage, StorageError
-from bot.storage.db import MIGRATIONS
+from bot.storage import MIGRATIONS, Storage, StorageError
 
 REPO = Path(__file__).resolve().parents[2]
 NOBODY = 65534

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.i18n import t
 from bot.rules import (
     Position,
@@ -25,6 +23,7 @@ from bot.service.features.common import (
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import duration, variant_name
+from bot.storage.records import ChallengeRecord
 
 
 class ChallengesFeature(GamesCore):
@@ -39,7 +38,7 @@ class ChallengesFeature(GamesCore):
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
             return [Reply(t(ctx.lang, "new.self"))]
-        mine = [c for c in self._live_challenges(ctx) if c["challenger_id"] == ev.user_id]
+        mine = [c for c in self._live_challenges(ctx) if c.challenger_id == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
             return [Reply(t(ctx.lang, "new.too_many", max=MAX_OPEN_CHALLENGES))]
         variant = spec.variant or self._default_variant(ctx)
@@ -58,43 +57,43 @@ class ChallengesFeature(GamesCore):
                                   f"/decline #{cid}", style="stop"))
         return [Reply(text, buttons=[buttons])]
 
-    def _acceptable(self, ctx: Ctx, challenge: dict[str, Any]) -> str | None:
+    def _acceptable(self, ctx: Ctx, challenge: ChallengeRecord) -> str | None:
         """Why this user cannot accept the challenge (a catalog key), or None."""
         ev = ctx.event
-        if challenge["challenger_id"] == ev.user_id:
+        if challenge.challenger_id == ev.user_id:
             return "accept.own"
-        target = challenge["target_username"]
+        target = challenge.target_username
         if target and not _is_user(ev, target):
             return "accept.not_for_you"
         return None
 
-    def _expires_at(self, ch: dict[str, Any]) -> float:
-        return ch["created_at"] + max(CHALLENGE_LIFETIME, ch["move_seconds"])
+    def _expires_at(self, ch: ChallengeRecord) -> float:
+        return ch.created_at + max(CHALLENGE_LIFETIME, ch.move_seconds)
 
-    def _live_challenges(self, ctx: Ctx) -> list[dict[str, Any]]:
+    def _live_challenges(self, ctx: Ctx) -> list[ChallengeRecord]:
         """The chat's open challenges that have not lapsed; lapsed ones are closed as expired
         (so they are neither listed nor acceptable, and say 'expired' when named)."""
         live = []
         for ch in self.storage.open_challenges(*ctx.key):
             if self._expires_at(ch) <= ctx.now:
-                self.storage.close_challenge(ch["id"], "expired")
+                self.storage.close_challenge(ch.id, "expired")
             else:
                 live.append(ch)
         return live
 
-    def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[dict[str, Any] | None, list[Reply]]:
+    def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[ChallengeRecord | None, list[Reply]]:
         """Challenge #cid if it is open in this chat, else the answer saying why not."""
         ch = self.storage.challenge(cid)
         # From a button, only the presser needs to hear why it did nothing.
         private = ctx.event.action is not None
-        if ch is None or (ch["platform"], ch["chat_id"]) != ctx.key:
+        if ch is None or (ch.platform, ch.chat_id) != ctx.key:
             return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
-        if ch["status"] == "open" and self._expires_at(ch) <= ctx.now:
+        if ch.status == "open" and self._expires_at(ch) <= ctx.now:
             self.storage.close_challenge(cid, "expired")
             ch = dict(ch, status="expired")
-        if ch["status"] == "expired":
+        if ch.status == "expired":
             return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
-        if ch["status"] != "open":
+        if ch.status != "open":
             return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
         return ch, []
 
@@ -107,13 +106,13 @@ class ChallengesFeature(GamesCore):
                 return problem
             why = self._acceptable(ctx, ch)
             if why:
-                return [Reply(t(ctx.lang, why, id=ref, target=ch["target_username"] or ""),
+                return [Reply(t(ctx.lang, why, id=ref, target=ch.target_username or ""),
                               private=ctx.event.action is not None)]
             return self._start_game(ctx, ch)
         live = self._live_challenges(ctx)
         open_ = [c for c in live if self._acceptable(ctx, c) is None]
         if not open_:
-            own = [c["id"] for c in live if c["challenger_id"] == ctx.event.user_id]
+            own = [c.id for c in live if c.challenger_id == ctx.event.user_id]
             if own and len(own) == len(live):
                 return [Reply(t(ctx.lang, "accept.only_own", ids=_ids(own)))]
             return [Reply(t(ctx.lang, "accept.none"))]
@@ -122,32 +121,32 @@ class ChallengesFeature(GamesCore):
             return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
         return self._start_game(ctx, open_[0])
 
-    def _start_game(self, ctx: Ctx, ch: dict[str, Any]) -> list[Reply]:
+    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> list[Reply]:
         ev = ctx.event
-        color = ch["color"] if ch["color"] != "random" else self.rng.choice(["white", "black"])
-        challenger = (ch["challenger_id"], ch["challenger_name"])
+        color = ch.color if ch.color != "random" else self.rng.choice(["white", "black"])
+        challenger = (ch.challenger_id, ch.challenger_name)
         acceptor = (ev.user_id, _name(ev))
         white, black = (challenger, acceptor) if color == "white" else (acceptor, challenger)
-        start = Position.start(ch["variant"])
-        game_id = self.storage.accept_challenge(ch["id"], {
-            "platform": ch["platform"], "chat_id": ch["chat_id"], "variant": ch["variant"], "start_fen": None,
+        start = Position.start(ch.variant)
+        game_id = self.storage.accept_challenge(ch.id, {
+            "platform": ch.platform, "chat_id": ch.chat_id, "variant": ch.variant, "start_fen": None,
             "white_id": white[0], "white_name": white[1], "black_id": black[0], "black_name": black[1],
-            "fen": start.fen(), "move_seconds": ch["move_seconds"],
-            "deadline_at": ctx.now + ch["move_seconds"], "created_at": ctx.now,
+            "fen": start.fen(), "move_seconds": ch.move_seconds,
+            "deadline_at": ctx.now + ch.move_seconds, "created_at": ctx.now,
         })
         if game_id is None:
-            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]), private=ev.action is not None)]
+            return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=ev.action is not None)]
         row = self.storage.game(game_id)
-        lines = [t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch["variant"]),
+        lines = [t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch.variant),
                    white=white[1], black=black[1])]
         # A challenger who has a game no longer waits for another: her other open-to-anyone
         # challenges here would start a second game behind her back.
-        others = [c for c in self._live_challenges(ctx) if c["challenger_id"] == ch["challenger_id"]
-                  and not c["target_username"] and c["id"] != ch["id"]]
-        withdrawn = [c["id"] for c in others if self.storage.close_challenge(c["id"], "cancelled")]
+        others = [c for c in self._live_challenges(ctx) if c.challenger_id == ch.challenger_id
+                  and not c.target_username and c.id != ch.id]
+        withdrawn = [c.id for c in others if self.storage.close_challenge(c.id, "cancelled")]
         if withdrawn:
             key = "challenge.other_withdrawn" if len(withdrawn) == 1 else "challenge.others_withdrawn"
-            lines.append(t(ctx.lang, key, name=ch["challenger_name"], ids=_ids(withdrawn)))
+            lines.append(t(ctx.lang, key, name=ch.challenger_name, ids=_ids(withdrawn)))
         lines.append(self._to_move_line(ctx.lang, row, ctx.now))
         text = "\n".join(lines)
         return [self._board_reply(ctx.lang, row, text)]
@@ -159,17 +158,17 @@ class ChallengesFeature(GamesCore):
         # From the Decline button a refusal is for the presser only, as from Accept.
         private = ev.action is not None
         mine = [c for c in self._live_challenges(ctx)
-                if c["target_username"] and self._acceptable(ctx, c) is None]
+                if c.target_username and self._acceptable(ctx, c) is None]
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
                 return problem
-            if ch["challenger_id"] == ev.user_id:
+            if ch.challenger_id == ev.user_id:
                 return [Reply(t(ctx.lang, "decline.own", id=ref), private=private)]
-            if not ch["target_username"]:
+            if not ch.target_username:
                 return [Reply(t(ctx.lang, "decline.open", id=ref), private=private)]
             if self._acceptable(ctx, ch) is not None:
-                return [Reply(t(ctx.lang, "accept.not_for_you", id=ref, target=ch["target_username"]),
+                return [Reply(t(ctx.lang, "accept.not_for_you", id=ref, target=ch.target_username),
                               private=private)]
             mine = [ch]
         if not mine:
@@ -178,33 +177,33 @@ class ChallengesFeature(GamesCore):
             listing = "\n".join(self._challenge_line(ctx.lang, c) for c in mine)
             return [Reply(t(ctx.lang, "decline.which") + "\n" + listing, private=private)]
         ch = mine[0]
-        if not self.storage.close_challenge(ch["id"], "declined"):
-            return [Reply(t(ctx.lang, "challenge.closed", id=ch["id"]), private=private)]
-        return [Reply(t(ctx.lang, "decline.done", id=ch["id"], name=_name(ev), challenger=ch["challenger_name"]))]
+        if not self.storage.close_challenge(ch.id, "declined"):
+            return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=private)]
+        return [Reply(t(ctx.lang, "decline.done", id=ch.id, name=_name(ev), challenger=ch.challenger_name))]
 
     def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Withdraw one of your open challenges (#id), or all of them."""
         ref, _ = game_ref(args)
-        mine = [c for c in self._live_challenges(ctx) if c["challenger_id"] == ctx.event.user_id]
+        mine = [c for c in self._live_challenges(ctx) if c.challenger_id == ctx.event.user_id]
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
                 return problem
-            if ch["challenger_id"] != ctx.event.user_id:
+            if ch.challenger_id != ctx.event.user_id:
                 return [Reply(t(ctx.lang, "cancel.not_yours", id=ref))]
             mine = [ch]
         if not mine:
             return [Reply(t(ctx.lang, "cancel.none"))]
-        done = [c["id"] for c in mine if self.storage.close_challenge(c["id"], "cancelled")]
+        done = [c.id for c in mine if self.storage.close_challenge(c.id, "cancelled")]
         if not done:
             return [Reply(t(ctx.lang, "cancel.none"))]
         key = "cancel.done" if len(done) == 1 else "cancel.done_many"
         return [Reply(t(ctx.lang, key, ids=_ids(done)))]
 
-    def _challenge_line(self, lang: str, ch: dict[str, Any]) -> str:
-        target = f" → @{ch['target_username']}" if ch["target_username"] else ""
-        return (f"#{ch['id']} {ch['challenger_name']}{target}: {variant_name(lang, ch['variant'])}, "
-                f"{t(lang, 'color.' + ch['color'])}, {duration(lang, ch['move_seconds'])}")
+    def _challenge_line(self, lang: str, ch: ChallengeRecord) -> str:
+        target = f" → @{ch.target_username}" if ch.target_username else ""
+        return (f"#{ch.id} {ch.challenger_name}{target}: {variant_name(lang, ch.variant)}, "
+                f"{t(lang, 'color.' + ch.color)}, {duration(lang, ch.move_seconds)}")
 
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The games and open challenges of the chat."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.i18n import pick_language
 from bot.rules import (
     Position,
@@ -17,6 +15,7 @@ from bot.service.features.common import (
 from bot.service.features.games import GamesCore
 from bot.service.wording import reminder
 from bot.storage import StaleGame, StorageBusy
+from bot.storage.records import GameRecord
 
 
 class ClocksFeature(GamesCore):
@@ -41,40 +40,40 @@ class ClocksFeature(GamesCore):
                 with self.storage.transaction():
                     reply = self._deadline_message(row, now)
                     if reply is not None:
-                        self.say(row["platform"], row["chat_id"], reply)
+                        self.say(row.platform, row.chat_id, reply)
                         written += 1
             except StaleGame:
                 continue
             except StorageBusy:
                 # The next run tries again.
-                log.warning("deadline work stopped at game %s: the database is busy", row["id"])
+                log.warning("deadline work stopped at game %s: the database is busy", row.id)
                 break
             except Exception:
                 # One damaged game must not stop every other clock.
-                log.exception("deadline work failed for game %s", row["id"])
-        for name in {row["platform"] for row in due}:
+                log.exception("deadline work failed for game %s", row.id)
+        for name in {row.platform for row in due}:
             self._notify(name)
         return written
 
-    def _deadline_message(self, row: dict[str, Any], now: float) -> Reply | None:
+    def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
         """End the game on time or mark its reminder sent; the message to say, if any."""
-        chat = self.storage.chat(row["platform"], row["chat_id"]) or {}
-        turn = Position.from_fen(row["variant"], row["fen"]).turn
-        name = row["white_name"] if turn == "W" else row["black_name"]
-        player = self.storage.player(row["platform"], row["white_id" if turn == "W" else "black_id"]) or {}
-        lang = chat.get("language") or pick_language(player.get("language"))
-        if row["deadline_at"] <= now:
+        chat = self.storage.chat(row.platform, row.chat_id)
+        turn = Position.from_fen(row.variant, row.fen).turn
+        name = row.white_name if turn == "W" else row.black_name
+        player = self.storage.player(row.platform, row.white_id if turn == "W" else row.black_id)
+        lang = (chat and chat.language) or pick_language(player.language if player else None)
+        if row.deadline_at <= now:
             return self._time_out(lang, row, now)
-        if not self.storage.mark_reminded(row["id"], row["version"]):
+        if not self.storage.mark_reminded(row.id, row.version):
             return None
-        return Reply(reminder(lang, name, row["id"], row["deadline_at"] - now), game_id=row["id"])
+        return Reply(reminder(lang, name, row.id, row.deadline_at - now), game_id=row.id)
 
-    def _time_out(self, lang: str, row: dict[str, Any], now: float) -> Reply:
+    def _time_out(self, lang: str, row: GameRecord, now: float) -> Reply:
         """End a game whose side to move ran out of time; the announcement with the final board."""
         game = self._load(row)
         result = game.lose_on_time(game.turn)
         self._finish(row, result, now)
-        return self._board_reply(lang, self.storage.game(row["id"]), self._over_text(lang, row, result))
+        return self._board_reply(lang, self.storage.game(row.id), self._over_text(lang, row, result))
 
     def resume_after_downtime(self, platform: str | None = None) -> float:
         """Call once at start-up: when no process served ``platform`` (None: all) for longer than

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
-from typing import Any
 
 from bot.rules import (
     Position,
@@ -15,6 +13,7 @@ from bot.service.commands import (
     clean_text,
 )
 from bot.service.events import Button, ChatEvent
+from bot.storage.records import ChatRecord, GameRecord
 
 log = logging.getLogger("bot.service")
 
@@ -41,7 +40,7 @@ class Ctx:
 
     event: ChatEvent
     lang: str
-    chat: dict[str, Any]
+    chat: ChatRecord
     now: float
 
     @property
@@ -56,22 +55,20 @@ class Ctx:
         return min(sent_at, self.now) if sent_at is not None else self.now
 
 
-def reply_flipped(row: dict[str, Any]) -> bool:
+def reply_flipped(row: GameRecord) -> bool:
     """Boards are seen from the side to move (from White's side once the game is over)."""
-    if row["status"] != "active":
+    if row.status != "active":
         return False
-    return Position.from_fen(row["variant"], row["fen"]).turn == "B"
+    return Position.from_fen(row.variant, row.fen).turn == "B"
 
 
-def _last_move(row: dict[str, Any]) -> tuple[list[int], list[int]]:
+def _last_move(row: GameRecord) -> tuple[list[int], list[int]]:
     """The squares of a game's last move and the squares it captured on."""
-    last = json.loads(row["last_path"]) if row["last_path"] else []
-    captured = json.loads(row["last_captured"]) if row["last_captured"] else []
-    return last, captured
+    return list(row.last_path), list(row.last_captured)
 
 
-def _stored_result(row: dict[str, Any]) -> Result:
-    return Result(row["result_score"], row["result_reason"], row["winner"])
+def _stored_result(row: GameRecord) -> Result:
+    return Result(row.result_score, row.result_reason, row.winner)
 
 
 def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:

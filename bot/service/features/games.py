@@ -24,32 +24,33 @@ from bot.service.features.common import (
 )
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import result_text, to_move, variant_name
-from bot.storage import StaleGame, Storage
+from bot.storage import StaleGame, Store
+from bot.storage.records import GameRecord
 
 
 class GamesCore:
     """Shared by every feature: storage, clock, randomness, and the game helpers."""
 
-    storage: Storage
+    storage: Store
     clock: Callable[[], float]
     rng: random.Random
 
-    def _my_games(self, ctx: Ctx) -> list[dict[str, Any]]:
+    def _my_games(self, ctx: Ctx) -> list[GameRecord]:
         uid = ctx.event.user_id
-        return [g for g in self.storage.active_games(*ctx.key) if uid in (g["white_id"], g["black_id"])]
+        return [g for g in self.storage.active_games(*ctx.key) if uid in (g.white_id, g.black_id)]
 
     def _resolve(self, ctx: Ctx, ref: int | None, mine_only: bool = True,
-                 finished_ok: bool = False) -> tuple[dict[str, Any] | None, list[Reply]]:
+                 finished_ok: bool = False) -> tuple[GameRecord | None, list[Reply]]:
         """The game a command means: #id, the board replied to, or the user's only game here."""
         if ref is None and ctx.event.reply_to:
             ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
         if ref is not None:
             row = self.storage.game(ref)
-            if row is None or (row["platform"], row["chat_id"]) != ctx.key:
+            if row is None or (row.platform, row.chat_id) != ctx.key:
                 return None, [Reply(t(ctx.lang, "game.unknown", id=ref))]
-            if row["status"] != "active" and not finished_ok:
+            if row.status != "active" and not finished_ok:
                 return None, [Reply(t(ctx.lang, "err.game_over"))]
-            if mine_only and ctx.event.user_id not in (row["white_id"], row["black_id"]):
+            if mine_only and ctx.event.user_id not in (row.white_id, row.black_id):
                 return None, [Reply(t(ctx.lang, "game.not_player", id=ref), private=True)]
             return self._unless_expired(ctx, row)
         games = self._my_games(ctx)
@@ -64,7 +65,7 @@ class GamesCore:
         if not games:
             if mine_only:
                 recent = self.storage.recent_games(*ctx.key, ctx.event.user_id)
-                if recent and recent[0]["status"] == "finished" and recent[0]["finished_at"] > ctx.now - 86400:
+                if recent and recent[0].status == "finished" and recent[0].finished_at > ctx.now - 86400:
                     # "No game here" would be confusing right after one ended.
                     return None, [Reply(self._over_text(ctx.lang, recent[0]) + "\n" + t(ctx.lang, "game.new_hint"))]
                 if self.storage.active_games(*ctx.key):
@@ -75,65 +76,65 @@ class GamesCore:
             return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
         return self._unless_expired(ctx, games[0])
 
-    def _unless_expired(self, ctx: Ctx, row: dict[str, Any]) -> tuple[dict[str, Any] | None, list[Reply]]:
+    def _unless_expired(self, ctx: Ctx, row: GameRecord) -> tuple[GameRecord | None, list[Reply]]:
         """The game, or, when its clock ran out before the scheduler noticed (say, after
         downtime), the loss on time announced instead: no move is played after the deadline."""
-        if row["status"] != "active" or row["deadline_at"] is None or row["deadline_at"] > ctx.sent:
+        if row.status != "active" or row.deadline_at is None or row.deadline_at > ctx.sent:
             return row, []
         try:
             return None, [self._time_out(ctx.lang, row, ctx.now)]
         except StaleGame:
             return None, [Reply(t(ctx.lang, "move.stale"))]
 
-    def _game_line(self, lang: str, g: dict[str, Any]) -> str:
-        turn = Position.from_fen(g["variant"], g["fen"]).turn
-        mover = g["white_name"] if turn == "W" else g["black_name"]
-        return t(lang, "games.line", id=g["id"], variant=variant_name(lang, g["variant"]),
-                 white=g["white_name"], black=g["black_name"], mover=mover, ply=g["ply"] // 2 + 1)
+    def _game_line(self, lang: str, g: GameRecord) -> str:
+        turn = Position.from_fen(g.variant, g.fen).turn
+        mover = g.white_name if turn == "W" else g.black_name
+        return t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
+                 white=g.white_name, black=g.black_name, mover=mover, ply=g.ply // 2 + 1)
 
-    def _load(self, row: dict[str, Any]) -> Game:
+    def _load(self, row: GameRecord) -> Game:
         """The live game of a stored row, without replaying it (docs/rules.md §4: repetition needs only
         the positions since the last capture or man move)."""
-        need = row["quiet_plies"] + 1
-        fens = self.storage.recent_fens(row["id"], need)
+        need = row.quiet_plies + 1
+        fens = self.storage.recent_fens(row.id, need)
         if len(fens) < need:
-            start = row["start_fen"] or Position.start(row["variant"]).fen()
+            start = row.start_fen or Position.start(row.variant).fen()
             fens = [start, *fens]
-        return Game.resume(row["variant"], row["start_fen"], fens, row["quiet_plies"])
+        return Game.resume(row.variant, row.start_fen, fens, row.quiet_plies)
 
-    def _color_of(self, row: dict[str, Any], user_id: str) -> str | None:
-        if row["white_id"] == user_id:
+    def _color_of(self, row: GameRecord, user_id: str) -> str | None:
+        if row.white_id == user_id:
             return "W"
-        if row["black_id"] == user_id:
+        if row.black_id == user_id:
             return "B"
         return None
 
-    def _over_text(self, lang: str, row: dict[str, Any], result: Result | None = None) -> str:
+    def _over_text(self, lang: str, row: GameRecord, result: Result | None = None) -> str:
         """'Game #N is over.' and how it ended (``row`` as it is once the game ended)."""
         result = result or _stored_result(row)
-        final = Position.from_fen(row["variant"], row["fen"])
-        return t(lang, "game.over", id=row["id"]) + " " + result_text(lang, result, row["white_name"],
-                                                                      row["black_name"], final)
+        final = Position.from_fen(row.variant, row.fen)
+        return t(lang, "game.over", id=row.id) + " " + result_text(lang, result, row.white_name,
+                                                                      row.black_name, final)
 
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
                 "winner": result.winner, "finished_at": now, "deadline_at": None, "draw_offer": None}
 
-    def _finish(self, row: dict[str, Any], result: Result, now: float) -> None:
-        self.storage.update_game(row["id"], row["version"], self._result_fields(result, now))
+    def _finish(self, row: GameRecord, result: Result, now: float) -> None:
+        self.storage.update_game(row.id, row.version, self._result_fields(result, now))
 
-    def _to_move_line(self, lang: str, row: dict[str, Any], now: float) -> str:
-        turn = Position.from_fen(row["variant"], row["fen"]).turn
-        name = row["white_name"] if turn == "W" else row["black_name"]
-        return to_move(lang, name, turn, (row["deadline_at"] or now) - now)
+    def _to_move_line(self, lang: str, row: GameRecord, now: float) -> str:
+        turn = Position.from_fen(row.variant, row.fen).turn
+        name = row.white_name if turn == "W" else row.black_name
+        return to_move(lang, name, turn, (row.deadline_at or now) - now)
 
-    def _board_reply(self, lang: str, row: dict[str, Any], text: str, replaces: bool = False) -> Reply:
+    def _board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""
-        pos = Position.from_fen(row["variant"], row["fen"])
+        pos = Position.from_fen(row.variant, row.fen)
         view = boards.board_view(pos, *_last_move(row), flipped=reply_flipped(row))
         buttons: list[list[Button]] = []
-        if row["status"] == "active":
+        if row.status == "active":
             starts = sorted({m.start for m in pos.legal_moves()})
-            buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row['id'], row['ply'], sq)) for sq in starts])
+            buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
-                     replaces_board=replaces, game_id=row["id"])
+                     replaces_board=replaces, game_id=row.id)

@@ -33,6 +33,7 @@ from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import illegal_move_text
 from bot.storage import StaleGame
+from bot.storage.records import GameRecord
 
 
 class PlayFeature(GamesCore):
@@ -48,11 +49,11 @@ class PlayFeature(GamesCore):
             return problem
         return self._play(ctx, row, " ".join(words), via_button=False)
 
-    def _play(self, ctx: Ctx, row: dict[str, Any], move: str | Move, via_button: bool) -> list[Reply]:
+    def _play(self, ctx: Ctx, row: GameRecord, move: str | Move, via_button: bool) -> list[Reply]:
         game = self._load(row)
         before = game.position
         color = self._color_of(row, ctx.event.user_id)
-        to_move = row["white_name"] if before.turn == "W" else row["black_name"]
+        to_move = row.white_name if before.turn == "W" else row.black_name
         typed = move if isinstance(move, str) else str(move)
         try:
             played = game.play(move, by=color)
@@ -60,28 +61,28 @@ class PlayFeature(GamesCore):
             text = illegal_move_text(ctx.lang, err, before, typed=typed[:40], to_move=to_move)
             return [Reply(text, private=via_button)]
         fields: dict[str, Any] = {
-            "fen": game.position.fen(), "ply": row["ply"] + 1, "quiet_plies": game.quiet_plies,
-            "deadline_at": ctx.now + row["move_seconds"], "reminded": 0,
+            "fen": game.position.fen(), "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
+            "deadline_at": ctx.now + row.move_seconds, "reminded": 0,
             "last_path": list(played.path), "last_captured": list(played.captured),
             # Moving answers an opponent's draw offer with a no; one's own offer stands.
-            "draw_offer": row["draw_offer"] if row["draw_offer"] == color else None,
+            "draw_offer": row.draw_offer if row.draw_offer == color else None,
         }
         if game.result is not None:
             fields.update(self._result_fields(game.result, ctx.now))
-        move_row = {"ply": row["ply"] + 1, "notation": str(played), "fen_after": fields["fen"],
+        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fields["fen"],
                     "by_user": ctx.event.user_id, "played_at": ctx.now}
         try:
-            self.storage.update_game(row["id"], row["version"], fields, move_row)
+            self.storage.update_game(row.id, row.version, fields, move_row)
         except StaleGame:
-            fresh = self.storage.game(row["id"])
+            fresh = self.storage.game(row.id)
             return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "move.stale"))]
-        fresh = self.storage.game(row["id"])
+        fresh = self.storage.game(row.id)
         mover = _name(ctx.event)
-        text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row["id"])
+        text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row.id)
         if game.result is not None:
             text += "\n" + self._over_text(ctx.lang, fresh, game.result)
         else:
-            if fields["draw_offer"] is None and row["draw_offer"] and row["draw_offer"] != color:
+            if fields["draw_offer"] is None and row.draw_offer and row.draw_offer != color:
                 text += "\n" + t(ctx.lang, "draw.declined_by_move")
             text += "\n" + self._to_move_line(ctx.lang, fresh, ctx.now)
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
@@ -98,28 +99,28 @@ class PlayFeature(GamesCore):
         row, problem = self._resolve(ctx, ref)
         if row is None:
             return problem
-        key = _resign_key(row["id"], ctx.event.user_id)
+        key = _resign_key(row.id, ctx.event.user_id)
         asked = self.storage.pending(key)
-        if asked and asked["ply"] == row["ply"] and 0 <= ctx.now - asked["at"] <= RESIGN_CONFIRM_SECONDS:
+        if asked and asked["ply"] == row.ply and 0 <= ctx.now - asked["at"] <= RESIGN_CONFIRM_SECONDS:
             return self._resign(ctx, row)
-        self.storage.set_pending(key, {"ply": row["ply"], "at": ctx.now})
-        button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row["id"], row["ply"]),
-                        f"/resign #{row['id']}", style="stop")
-        other = row["black_name"] if self._color_of(row, ctx.event.user_id) == "W" else row["white_name"]
-        text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row["id"], other=other)
+        self.storage.set_pending(key, {"ply": row.ply, "at": ctx.now})
+        button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row.id, row.ply),
+                        f"/resign #{row.id}", style="stop")
+        other = row.black_name if self._color_of(row, ctx.event.user_id) == "W" else row.white_name
+        text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row.id, other=other)
         return [Reply(text, buttons=[[button]])]
 
-    def _resign(self, ctx: Ctx, row: dict[str, Any]) -> list[Reply]:
-        self.storage.drop_pending(_resign_key(row["id"], ctx.event.user_id))
+    def _resign(self, ctx: Ctx, row: GameRecord) -> list[Reply]:
+        self.storage.drop_pending(_resign_key(row.id, ctx.event.user_id))
         result = self._load(row).resign(self._color_of(row, ctx.event.user_id))
         return self._end_by_players(ctx, row, result)
 
-    def _end_by_players(self, ctx: Ctx, row: dict[str, Any], result: Result) -> list[Reply]:
+    def _end_by_players(self, ctx: Ctx, row: GameRecord, result: Result) -> list[Reply]:
         try:
             self._finish(row, result, ctx.now)
         except StaleGame:
-            return [self._board_reply(ctx.lang, self.storage.game(row["id"]), t(ctx.lang, "move.stale"))]
-        return [self._board_reply(ctx.lang, self.storage.game(row["id"]), self._over_text(ctx.lang, row, result))]
+            return [self._board_reply(ctx.lang, self.storage.game(row.id), t(ctx.lang, "move.stale"))]
+        return [self._board_reply(ctx.lang, self.storage.game(row.id), self._over_text(ctx.lang, row, result))]
 
     def cmd_draw(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Offer a draw, or accept the opponent's offer."""
@@ -128,19 +129,19 @@ class PlayFeature(GamesCore):
         if row is None:
             return problem
         color = self._color_of(row, ctx.event.user_id)
-        if row["draw_offer"] and row["draw_offer"] != color:
+        if row.draw_offer and row.draw_offer != color:
             return self._end_by_players(ctx, row, self._load(row).agree_draw())
-        if row["draw_offer"] == color:
+        if row.draw_offer == color:
             return [Reply(t(ctx.lang, "draw.already"))]
         try:
-            self.storage.update_game(row["id"], row["version"], {"draw_offer": color})
+            self.storage.update_game(row.id, row.version, {"draw_offer": color})
         except StaleGame:
             return [Reply(t(ctx.lang, "move.stale"))]
-        other = row["black_name"] if color == "W" else row["white_name"]
-        return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row["id"]),
+        other = row.black_name if color == "W" else row.white_name
+        return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row.id),
                       buttons=[[Button(t(ctx.lang, "button.accept_draw"),
-                                       action(ButtonKind.DRAW, row["id"], row["ply"]),
-                                       f"/draw #{row['id']}", style="go")]])]
+                                       action(ButtonKind.DRAW, row.id, row.ply),
+                                       f"/draw #{row.id}", style="go")]])]
 
     def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Show a game's board, with its buttons."""
@@ -148,7 +149,7 @@ class PlayFeature(GamesCore):
         row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:
             return problem
-        if row["status"] == "active":
+        if row.status == "active":
             text = self._game_line(ctx.lang, row) + "\n" + self._to_move_line(ctx.lang, row, ctx.now)
         else:
             text = self._over_text(ctx.lang, row)
@@ -160,15 +161,15 @@ class PlayFeature(GamesCore):
         row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:
             return problem
-        game = Game(row["variant"], row["start_fen"], draw_rules=False)
-        for m in self.storage.moves(row["id"]):
-            game.play(m["notation"])
-        if row["status"] == "finished":
+        game = Game(row.variant, row.start_fen, draw_rules=False)
+        for m in self.storage.moves(row.id):
+            game.play(m.notation)
+        if row.status == "finished":
             game.result = _stored_result(row)
-        date = time.strftime("%Y.%m.%d", time.gmtime(row["created_at"]))
-        text = write_pdn(game, {"Event": f"Game #{row['id']}", "Site": row["platform"], "Date": date,
-                                "White": row["white_name"], "Black": row["black_name"]})
-        return [Reply(text, document=(f"game-{row['id']}.pdn", text.encode("utf-8")))]
+        date = time.strftime("%Y.%m.%d", time.gmtime(row.created_at))
+        text = write_pdn(game, {"Event": f"Game #{row.id}", "Site": row.platform, "Date": date,
+                                "White": row.white_name, "Black": row.black_name})
+        return [Reply(text, document=(f"game-{row.id}.pdn", text.encode("utf-8")))]
 
     def press_game(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
         """A button of a game's board or question: the numbers start with the game and its ply."""
@@ -181,10 +182,10 @@ class PlayFeature(GamesCore):
         if kind is ButtonKind.RESIGN:
             # Only the player who asked, and only while nothing was played since the question.
             asked = self.storage.pending(_resign_key(gid, ctx.event.user_id))
-            if not asked or asked["ply"] != ply or row["ply"] != ply:
+            if not asked or asked["ply"] != ply or row.ply != ply:
                 return [Reply(t(ctx.lang, "resign.not_asked"), private=True)]
             return self._resign(ctx, row)
-        if row["ply"] != ply:
+        if row.ply != ply:
             if kind is ButtonKind.DRAW:
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
             repeat = self._repeated_press(ctx, row, kind, ids)
@@ -194,12 +195,12 @@ class PlayFeature(GamesCore):
         color = self._color_of(row, ctx.event.user_id)
         if kind is ButtonKind.DRAW:
             # Only a standing offer from the opponent can be accepted by this button.
-            if row["draw_offer"] in (None, color):
+            if row.draw_offer in (None, color):
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
             return self._end_by_players(ctx, row, self._load(row).agree_draw())
-        pos = Position.from_fen(row["variant"], row["fen"])
+        pos = Position.from_fen(row.variant, row.fen)
         if color != pos.turn:
-            mover = row["white_name"] if pos.turn == "W" else row["black_name"]
+            mover = row.white_name if pos.turn == "W" else row.black_name
             return [Reply(t(ctx.lang, "err.not_your_turn", name=mover), private=True)]
         legal = pos.legal_moves()
         if kind is ButtonKind.PIECES:
@@ -218,39 +219,39 @@ class PlayFeature(GamesCore):
             return [Reply(t(ctx.lang, "button.stale"), private=True)]
         return self._play(ctx, row, legal[index], via_button=True)
 
-    def _repeated_press(self, ctx: Ctx, row: dict[str, Any], kind: str, ids: list[int]) -> Reply | None:
+    def _repeated_press(self, ctx: Ctx, row: GameRecord, kind: str, ids: list[int]) -> Reply | None:
         """The answer to a second press of the button that just played this user's move (a double
         tap: both presses left before the first answer arrived), or None for any other old button.
 
         The board it pressed on already shows the move, so it is not out of date: the answer is the
         same board and words the first press gave."""
-        if kind not in (ButtonKind.DESTINATION, ButtonKind.PATH) or ids[1] != row["ply"] - 1:
+        if kind not in (ButtonKind.DESTINATION, ButtonKind.PATH) or ids[1] != row.ply - 1:
             return None
-        moves = self.storage.moves(row["id"])
-        if not moves or moves[-1]["ply"] != row["ply"] or moves[-1]["by_user"] != ctx.event.user_id:
+        moves = self.storage.moves(row.id)
+        if not moves or moves[-1].ply != row.ply or moves[-1].by_user != ctx.event.user_id:
             return None
-        before = (Position.from_fen(row["variant"], moves[-2]["fen_after"]) if len(moves) > 1
-                  else Position.from_fen(row["variant"], row["start_fen"]) if row["start_fen"]
-                  else Position.start(row["variant"]))
+        before = (Position.from_fen(row.variant, moves[-2].fen_after) if len(moves) > 1
+                  else Position.from_fen(row.variant, row.start_fen) if row.start_fen
+                  else Position.start(row.variant))
         legal = before.legal_moves()
         if kind is ButtonKind.DESTINATION:
             pressed = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
         else:
             pressed = legal[ids[2]:ids[2] + 1]
-        if len(pressed) != 1 or str(pressed[0]) != moves[-1]["notation"]:
+        if len(pressed) != 1 or str(pressed[0]) != moves[-1].notation:
             return None
-        text = t(ctx.lang, "move.played", name=_name(ctx.event), move=moves[-1]["notation"], id=row["id"])
+        text = t(ctx.lang, "move.played", name=_name(ctx.event), move=moves[-1].notation, id=row.id)
         text += "\n" + self._to_move_line(ctx.lang, row, ctx.now)
         return self._board_reply(ctx.lang, row, text, replaces=True)
 
-    def _select_reply(self, lang: str, row: dict[str, Any], pos: Position, square: int) -> Reply:
+    def _select_reply(self, lang: str, row: GameRecord, pos: Position, square: int) -> Reply:
         moves = [m for m in pos.legal_moves() if m.start == square]
         if not moves:
             return Reply(t(lang, "button.stale"), private=True)
         ends = sorted({m.end for m in moves})
         # The opponent's last move stays drawn while the player chooses.
         view = boards.board_view(pos, *_last_move(row), dots=ends, selected=square, flipped=reply_flipped(row))
-        gid, ply = row["id"], row["ply"]
+        gid, ply = row.id, row.ply
         buttons = []
         for end in ends:
             same = [m for m in moves if m.end == end]
@@ -261,9 +262,9 @@ class PlayFeature(GamesCore):
         return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
                      buttons=rows, replaces_board=True, game_id=gid)
 
-    def _paths_reply(self, lang: str, row: dict[str, Any], pos: Position, legal: list[Move],
+    def _paths_reply(self, lang: str, row: GameRecord, pos: Position, legal: list[Move],
                      matching: list[Move]) -> Reply:
-        gid, ply = row["id"], row["ply"]
+        gid, ply = row.id, row.ply
         # Button n is the route drawn with number n; no more routes are drawn than fit as buttons.
         buttons = [Button(f"{n}: {m}", action(ButtonKind.PATH, gid, ply, legal.index(m)), f"/m {m}")
                    for n, m in enumerate(matching, 1)]

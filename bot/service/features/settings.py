@@ -46,7 +46,7 @@ class SettingsFeature(GamesCore):
         games = self._my_games(ctx)
         if row is None and games:
             row = games[-1]
-        return row["variant"] if row else self._default_variant(ctx)
+        return row.variant if row else self._default_variant(ctx)
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Set the chat's language."""
@@ -72,6 +72,6 @@ class SettingsFeature(GamesCore):
         return [Reply(t(ctx.lang, "settings.usage"))]
 
     def _default_variant(self, ctx: Ctx) -> str:
-        if ctx.chat.get("variant") in VARIANTS:
-            return ctx.chat["variant"]
+        if ctx.chat.variant in VARIANTS:
+            return ctx.chat.variant
         return "spanish" if ctx.lang == "es" else "italian"

@@ -767,13 +767,13 @@ class Harness:
         cid = int(re.search(r"#(\d+)", challenge.content).group(1))
         token = await self.slash("accept", black, {"id": cid})
         board = self.only_answer(token)
-        game_id = self.storage.challenge(cid)["game_id"]
+        game_id = self.storage.challenge(cid).game_id
         assert game_id is not None, board.content
         return game_id, board
 
     def legal(self, game_id: int) -> list[str]:
         row = self.storage.game(game_id)
-        return [str(m) for m in Position.from_fen(row["variant"], row["fen"]).legal_moves()]
+        return [str(m) for m in Position.from_fen(row.variant, row.fen).legal_moves()]
 
 
 @dataclass(frozen=True)

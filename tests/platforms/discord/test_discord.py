@@ -63,11 +63,11 @@ async def test_new_then_accept_posts_a_board_with_persistent_buttons(h: Harness)
     assert challenge.custom_ids() == ["dr:acc:1", "dr:dec:1"]
     assert all(TEMPLATE.fullmatch(cid) for cid in challenge.custom_ids())
     stored = h.storage.challenge(1)
-    assert stored["target_username"] == "bob" and stored["move_seconds"] == 7200 and stored["color"] == "white"
+    assert stored.target_username == "bob" and stored.move_seconds == 7200 and stored.color == "white"
 
     token = await h.slash("accept", "bob", {"id": 1})
     board = h.only_answer(token)
-    game_id = h.storage.challenge(1)["game_id"]
+    game_id = h.storage.challenge(1).game_id
     assert game_id is not None
     assert f"#{game_id}" in board.content
     edit = h.fake.requests(token, method="PATCH")[-1]
@@ -79,7 +79,7 @@ async def test_new_then_accept_posts_a_board_with_persistent_buttons(h: Harness)
     assert len(board.message["components"]) <= 5
     # The board message is remembered for the game.
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(board.id)) == game_id
-    assert h.storage.game(game_id)["white_name"] == "Ana"
+    assert h.storage.game(game_id).white_name == "Ana"
 
 
 async def test_a_challenge_to_one_member_mentions_them_for_real(h: Harness):
@@ -91,7 +91,7 @@ async def test_a_challenge_to_one_member_mentions_them_for_real(h: Harness):
     assert challenge.notified == [bob]
     sent = [c for c in h.fake.requests(token, method="POST") if c.payload.get("content") == challenge.content]
     assert sent and sent[-1].payload["allowed_mentions"] == {"parse": [], "users": [int(bob)]}
-    assert h.storage.challenge(1)["target_username"] == "bob"        # the service still matches the handle
+    assert h.storage.challenge(1).target_username == "bob"        # the service still matches the handle
     # An open challenge, and anything else the bot says, mentions nobody.
     token = await h.slash("new", "cid", {})
     assert h.only_answer(token).notified == []
@@ -105,8 +105,8 @@ async def test_move_command_plays_the_move(h: Harness):
     move = h.legal(game_id)[0]
     token = await h.slash("move", "ana", {"move": move, "game": game_id})
     answer = h.only_answer(token)
-    assert h.storage.game(game_id)["ply"] == 1
-    assert [m["notation"] for m in h.storage.moves(game_id)] == [move]
+    assert h.storage.game(game_id).ply == 1
+    assert [m.notation for m in h.storage.moves(game_id)] == [move]
     assert move in answer.content and answer.filenames()[0] == "board.png"
     assert all(cid.startswith(f"dr:s:{game_id}:1:") for cid in answer.custom_ids())
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(answer.id)) == game_id
@@ -132,7 +132,7 @@ async def test_clicking_a_piece_edits_the_board_with_its_destinations(h: Harness
     # Choosing a destination plays the move, again by editing the board.
     destination = next(cid for cid in ids if cid.startswith("dr:d:"))
     token = await h.click(destination, "ana", edited)
-    assert h.storage.game(game_id)["ply"] == 1
+    assert h.storage.game(game_id).ply == 1
     assert h.fake.requests(token, method="PATCH")
     assert all(cid.startswith(f"dr:s:{game_id}:1:") for cid in h.fake.messages[board.id].custom_ids())
 
@@ -141,7 +141,7 @@ async def test_stale_unknown_and_missing_button_ids_are_still_answered(h: Harnes
     game_id, board = await h.new_game()
     old_piece = board.custom_ids()[0]
     await h.slash("move", "ana", {"move": h.legal(game_id)[0]})
-    assert h.storage.game(game_id)["ply"] == 1
+    assert h.storage.game(game_id).ply == 1
 
     # A button of an old position: the service shows the current board in its place.
     token = await h.click(old_piece, "bob", board)
@@ -184,7 +184,7 @@ async def test_private_replies_are_ephemeral(h: Harness):
     answer = h.only_answer(token)
     assert answer.ephemeral and h.fake.requests(token, method="POST")[-1].flags & 64
     assert json.dumps(h.fake.messages[board.id].message) == before
-    assert h.storage.game(game_id)["ply"] == 0
+    assert h.storage.game(game_id).ply == 0
 
 
 async def test_deadline_work_posts_a_reminder_then_the_loss_on_time(h: Harness):
@@ -203,7 +203,7 @@ async def test_deadline_work_posts_a_reminder_then_the_loss_on_time(h: Harness):
     assert await h.bot.delivery_round() == 1
     final = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")[-1]
     assert final.files["board.png"].startswith(PNG)
-    assert h.storage.game(game_id)["status"] == "finished"
+    assert h.storage.game(game_id).status == "finished"
 
 
 async def test_deadline_in_a_channel_that_is_gone_is_logged_and_skipped(h: Harness, caplog):
@@ -220,7 +220,7 @@ async def test_deadline_in_a_channel_that_is_gone_is_logged_and_skipped(h: Harne
     assert len(posts) == 2
     assert f"#{game_id}" in next(c for c in posts if c.error is None).payload["content"]
     # Unknown Channel is for good: that message is dropped, the other one sent.
-    statuses = sorted(r[0] for r in h.storage.db.execute("SELECT status FROM outbox").fetchall())
+    statuses = sorted(m.status for m in h.storage.find_outbox())
     assert statuses == ["dropped", "sent"]
 
 
@@ -233,7 +233,7 @@ async def test_spanish_locale_gets_spanish_answers(h: Harness):
     assert "#1" in h.only_answer(token).content
     assert h.only_answer(token).content != t("en", "new.open", name="Ana", id=1, target="", variant="", colors="",
                                              time="")
-    assert h.storage.challenge(1)["variant"] == "spanish"   # Spanish speakers default to Spanish draughts
+    assert h.storage.challenge(1).variant == "spanish"   # Spanish speakers default to Spanish draughts
 
 
 async def test_pdn_sends_a_file(h: Harness):
@@ -255,7 +255,7 @@ async def test_other_commands_rebuild_the_typed_text(h: Harness):
     offer = h.only_answer(token)
     assert offer.custom_ids() == [f"dr:dr:{game_id}:0"]
     token = await h.click(offer.custom_ids()[0], "bob", offer)
-    assert h.storage.game(game_id)["status"] == "finished"
+    assert h.storage.game(game_id).status == "finished"
     token = await h.slash("games", "cid")
     assert h.only_answer(token).content == t("en", "games.empty")
     token = await h.slash("settings", "ana", {"key": "variant", "value": "spanish"})
@@ -266,27 +266,27 @@ async def test_other_commands_rebuild_the_typed_text(h: Harness):
     assert h.only_answer(token).content == t("it", "rules.triestina")[:2000]
     token = await h.slash("new", "ana", {"opponent": Member("bob")})
     challenge = h.storage.challenge(2)
-    assert (challenge["target_username"], challenge["status"]) == ("bob", "open")
+    assert (challenge.target_username, challenge.status) == ("bob", "open")
     assert f"<@{uid('bob')}>" in h.only_answer(token).content
     token = await h.slash("decline", "bob", {})
     assert "#2" in h.only_answer(token).content
-    assert h.storage.challenge(2)["status"] == "declined"
+    assert h.storage.challenge(2).status == "declined"
     await h.slash("new", "ana", {})
     token = await h.slash("cancel", "ana", {"id": 3})
-    assert h.storage.challenge(3)["status"] == "cancelled"
+    assert h.storage.challenge(3).status == "cancelled"
     token = await h.slash("board", "cid", {"game": game_id})
     assert h.only_answer(token).filenames() == ["board.png"]
     token = await h.slash("resign", "cid", {})
     # Carl plays no game here: told so, and nothing changes.
     assert h.only_answer(token).content == t("it", "game.none")
-    assert h.storage.game(game_id)["result_reason"] == "agreement"
+    assert h.storage.game(game_id).result_reason == "agreement"
 
 
 async def test_direct_messages_are_private_chats(h: Harness):
     token = await h.slash("games", "ana", dm=True)
     assert h.only_answer(token).content
     chat = h.storage.chat("discord", str(DM_CHANNEL_ID))
-    assert chat is not None and chat["kind"] == "private"
+    assert chat is not None and chat.kind == "private"
 
 
 async def test_a_member_option_in_a_dm_is_answered_not_failed(h: Harness):
@@ -326,7 +326,7 @@ async def test_a_move_whose_interaction_is_gone_still_shows_the_board_in_the_cha
     h.fake.expire(payload["token"], status=status, code=code, after_ack=True)
     with caplog.at_level(logging.WARNING):
         token = await h.feed(payload)
-    assert h.storage.game(game_id)["ply"] == 1                  # the move is committed...
+    assert h.storage.game(game_id).ply == 1                  # the move is committed...
     assert not h.fake.answers(token)                            # ...the interaction cannot show it...
     posts = h.fake.channel_posts()
     assert len(posts) == 1                                      # ...so the channel does
@@ -345,7 +345,7 @@ async def test_a_click_whose_interaction_is_gone_posts_the_new_board(h: Harness)
     payload = h.click_payload(destination, "ana", h.fake.messages[board.id])
     h.fake.expire(payload["token"], after_ack=True)
     token = await h.feed(payload)
-    assert h.storage.game(game_id)["ply"] == 1
+    assert h.storage.game(game_id).ply == 1
     assert h.fake.requests(token, method="PATCH") and not h.fake.answers(token)
     [posted] = h.fake.channel_posts()
     assert posted.filenames() == ["board.png"]
@@ -375,7 +375,7 @@ async def test_an_interaction_that_keeps_failing_falls_back_to_the_channel(h: Ha
     assert 2 <= tries <= 5                                      # bounded
     assert sum(h.sleeps) <= 30
     [posted] = h.fake.channel_posts()
-    assert posted.filenames() == ["board.png"] and h.storage.game(game_id)["ply"] == 1
+    assert posted.filenames() == ["board.png"] and h.storage.game(game_id).ply == 1
 
 
 async def test_deadline_messages_are_retried_then_delivered(h: Harness):
@@ -398,8 +398,8 @@ async def test_a_deadline_message_discord_keeps_refusing_is_put_back_after_a_few
     tries = len(h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages"))
     assert 2 <= tries <= 5 and len(h.sleeps) == tries - 1
     # Not lost: back in the outbox, to be tried again after a backoff.
-    row = h.storage.db.execute("SELECT status, attempts, next_attempt_at FROM outbox").fetchone()
-    assert (row[0], row[1]) == ("pending", 1) and row[2] > h.now[0]
+    [row] = h.storage.find_outbox()
+    assert (row.status, row.attempts) == ("pending", 1) and row.next_attempt_at > h.now[0]
 
 
 async def test_a_failed_acknowledgement_is_tried_again_in_time(h: Harness):

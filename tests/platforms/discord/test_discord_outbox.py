@@ -24,7 +24,7 @@ LEAD = 0.3
 
 
 def outbox(h: Harness) -> list[tuple[str, int]]:
-    return [(r[0], r[1]) for r in h.storage.db.execute("SELECT status, attempts FROM outbox ORDER BY id")]
+    return [(m.status, m.attempts) for m in h.storage.find_outbox()]
 
 
 def channel_posts(h: Harness) -> list:
@@ -46,7 +46,7 @@ async def test_a_reminder_and_a_time_out_reach_the_channel_within_a_second_of_th
     game = h.storage.game(game_id)
     offset = [0.0]
     h.bot.service.clock = lambda: time.time() + offset[0]
-    reminder_at = game["deadline_at"] - MOVE_SECONDS / 10
+    reminder_at = game.deadline_at - MOVE_SECONDS / 10
     offset[0] = reminder_at - LEAD - time.time()
     await h.bot.on_ready()                               # what starts the delivery task in production
     assert h.bot.delivering
@@ -54,18 +54,18 @@ async def test_a_reminder_and_a_time_out_reach_the_channel_within_a_second_of_th
     reminder_delay = call.at + offset[0] - reminder_at
     # The loss on time, due LEAD seconds after the task is started again (the test's clock jumps).
     await h.bot.stop_delivery()
-    offset[0] = game["deadline_at"] - LEAD - time.time()
+    offset[0] = game.deadline_at - LEAD - time.time()
     before = len(channel_posts(h))
     await h.bot.on_ready()
     call = await first_post(h, "ran out of time", before)
-    timeout_delay = call.at + offset[0] - game["deadline_at"]
+    timeout_delay = call.at + offset[0] - game.deadline_at
     await h.bot.close()
     print(f"discord: reminder {reminder_delay * 1000:.0f} ms, time-out {timeout_delay * 1000:.0f} ms after due")
     assert 0 <= reminder_delay < 1.0
     assert 0 <= timeout_delay < 1.0
     assert not h.bot.delivering
     assert call.files["board.png"].startswith(b"\x89PNG")
-    assert h.storage.game(game_id)["result_reason"] == "time"
+    assert h.storage.game(game_id).result_reason == "time"
     assert outbox(h) == [("sent", 0), ("sent", 0)]
 
 

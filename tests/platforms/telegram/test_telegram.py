@@ -32,11 +32,10 @@ async def test_typed_move_and_reply_to_the_board(tg):
     await tg.say("eve", "/new italian white")
     await tg.say("bob", "/accept")                 # Bob now plays two games here, black in both
     await tg.say("ana", "/m 22-18")
-    assert tg.storage.game(1)["ply"] == 1
-    board_of_game_1 = tg.storage.db.execute(
-        "SELECT message_id FROM messages WHERE game_id=1 ORDER BY rowid DESC").fetchone()[0]
+    assert tg.storage.game(1).ply == 1
+    board_of_game_1 = [m for m, g in tg.storage.board_messages("telegram", str(GROUP["id"])) if g == 1][-1]
     await tg.say("bob", "11-15", reply_to=int(board_of_game_1))   # a bare move replying to the board
-    assert (tg.storage.game(1)["ply"], tg.storage.game(2)["ply"]) == (2, 0)
+    assert (tg.storage.game(1).ply, tg.storage.game(2).ply) == (2, 0)
 
 
 async def test_commands_for_another_bot_are_ignored(tg):
@@ -56,7 +55,7 @@ async def test_piece_button_edits_the_board_and_destination_plays(tg):
     assert photo_buttons(call)[:2] == ["d:1:0:22:18", "d:1:0:22:19"]
     assert int(call.wire["message_id"]) == board.message_id
     await tg.press("ana", "d:1:0:22:18")
-    assert tg.storage.game(1)["ply"] == 1
+    assert tg.storage.game(1).ply == 1
     # The board message itself now shows the move: Telegram accepted both edits.
     assert "22-18" in tg.http.messages[(GROUP["id"], board.message_id)].text
     assert [c.status for c in tg.http.named("editMessageMedia")] == [200, 200]
@@ -68,7 +67,7 @@ async def test_wrong_player_gets_an_alert_and_nothing_changes(tg):
     await tg.press("eve", "s:1:0:22")
     params = tg.http.named("answerCallbackQuery")[-1].params
     assert params.get("show_alert") is True and params.get("text")
-    assert tg.storage.game(1)["ply"] == 0
+    assert tg.storage.game(1).ply == 0
 
 
 async def test_garbage_button_data_is_answered(tg):
@@ -99,7 +98,7 @@ async def test_a_refused_button_answer_still_shows_the_played_move(tg):
     await tg.say("bob", "/accept")
     tg.http.fail("answerCallbackQuery", 400, QUERY_INVALID)
     await tg.press("ana", "d:1:0:22:18")
-    assert tg.storage.game(1)["ply"] == 1
+    assert tg.storage.game(1).ply == 1
     edit = tg.http.named("editMessageMedia")[-1]
     assert edit.status == 200 and "Ana jugó 22-18" in tg.http.media_json(edit)["caption"]   # Ana plays in Spanish
 
@@ -117,7 +116,7 @@ async def test_one_failed_deadline_message_does_not_silence_the_others(tg):
     assert len(sent) == 2                                   # the second chat still hears its result
     assert "acabó el tiempo" in sent[1].params["caption"]
     # "chat not found" is for good: that message is dropped, not tried again.
-    statuses = sorted(r[0] for r in tg.storage.db.execute("SELECT status FROM outbox").fetchall())
+    statuses = sorted(m.status for m in tg.storage.find_outbox())
     assert statuses == ["dropped", "sent"]
 
 
@@ -127,7 +126,7 @@ async def test_a_send_to_a_migrated_group_follows_it(tg):
     tg.http.migrate(GROUP["id"], -100888)
     await tg.say("ana", "/games")
     assert tg.http.named("sendMessage")[-1].params["chat_id"] == -100888
-    assert tg.storage.active_games("telegram", "-100888")[0]["id"] == 1
+    assert tg.storage.active_games("telegram", "-100888")[0].id == 1
 
 
 async def test_group_migration_moves_the_games(tg):
@@ -135,7 +134,7 @@ async def test_group_migration_moves_the_games(tg):
     await tg.say("bob", "/accept")
     await tg.update(message={"message_id": 77, "date": int(time.time()), "chat": GROUP, "from": USERS["ana"],
                              "migrate_to_chat_id": -100777})
-    assert tg.storage.active_games("telegram", "-100777")[0]["id"] == 1
+    assert tg.storage.active_games("telegram", "-100777")[0].id == 1
 
 
 async def test_the_delivery_round_posts_the_loss_on_time(tg):
@@ -146,7 +145,7 @@ async def test_the_delivery_round_posts_the_loss_on_time(tg):
     params = tg.http.named("sendPhoto")[-1].params
     # Said in the language of the player who lost (Ana's client is Spanish).
     assert "Gana Bob: a Ana se le acabó el tiempo" in params["caption"]
-    assert tg.storage.game(1)["result_reason"] == "time"
+    assert tg.storage.game(1).result_reason == "time"
 
 
 async def test_pdn_is_sent_as_a_document(tg):

@@ -31,8 +31,7 @@ def buttons(call) -> list[str]:
 
 
 def board_rows(tg) -> list[tuple[str, int]]:
-    return [(str(m), g) for m, g in tg.storage.db.execute(
-        "SELECT message_id, game_id FROM messages WHERE chat_id=? ORDER BY rowid", (str(CHAT),)).fetchall()]
+    return tg.storage.board_messages("telegram", str(CHAT))
 
 
 def assert_attached_png(tg, call) -> None:
@@ -86,7 +85,7 @@ async def test_a_refused_edit_after_a_button_move_sends_the_board(tg, descriptio
     board = await started(tg)
     tg.http.fail("editMessageMedia", 400, description)
     await tg.press("ana", "d:1:0:22:18", message_id=board.message_id)
-    assert tg.storage.game(1)["ply"] == 1
+    assert tg.storage.game(1).ply == 1
     new = tg.http.named("sendPhoto", ok_only=True)[-1]
     assert len(tg.http.named("sendPhoto", ok_only=True)) == 2
     assert "Ana jugó 22-18" in new.params["caption"] and buttons(new)[0].startswith("s:1:1:")
@@ -95,7 +94,7 @@ async def test_a_refused_edit_after_a_button_move_sends_the_board(tg, descriptio
     # The new message is the game's board now: Bob answers by replying to it with a bare move.
     assert board_rows(tg)[-1] == (str(shown.message_id), 1)
     await tg.say("bob", "11-15", reply_to=shown.message_id)
-    assert tg.storage.game(1)["ply"] == 2
+    assert tg.storage.game(1).ply == 2
 
 
 async def test_a_deleted_board_gets_a_new_one(tg):
@@ -117,7 +116,7 @@ async def test_a_forbidden_edit_is_logged_and_not_chased(tg, caplog):
     calls = len(tg.http.calls)
     with caplog.at_level(logging.INFO, logger="bot.platforms.telegram"):
         await tg.press("ana", "d:1:0:22:18", message_id=board.message_id)
-    assert tg.storage.game(1)["ply"] == 1
+    assert tg.storage.game(1).ply == 1
     assert [c.method for c in tg.http.calls[calls:]] == ["answerCallbackQuery", "editMessageMedia"]
     assert any(str(CHAT) in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
 
@@ -223,5 +222,5 @@ async def test_each_kind_of_press_is_answered_once(tg):
     for user, data in [("eve", "s:1:0:22"), ("ana", "s:1:0:22"), ("ana", "p:1:0"), ("ana", "zz:9"),
                        ("ana", "d:1:0:22:18"), ("ana", "s:1:0:21"), ("bob", "dr:1:1")]:
         await tg.press(user, data, message_id=board.message_id)
-    assert tg.storage.game(1)["ply"] == 1
+    assert tg.storage.game(1).ply == 1
     assert len(tg.http.named("answerCallbackQuery")) == 8

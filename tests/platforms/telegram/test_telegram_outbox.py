@@ -24,7 +24,7 @@ LEAD = 0.3                       # how far ahead of now the test puts the due ti
 
 
 def outbox(tg) -> list[tuple[str, int]]:
-    return [(r[0], r[1]) for r in tg.storage.db.execute("SELECT status, attempts FROM outbox ORDER BY id")]
+    return [(m.status, m.attempts) for m in tg.storage.find_outbox()]
 
 
 async def five_minute_game(tg) -> dict:
@@ -54,7 +54,7 @@ async def first_call(tg, method: str, contains: str, after: int, timeout: float 
 async def test_a_reminder_and_a_time_out_reach_the_chat_within_a_second_of_their_due_time(tg):
     game = await five_minute_game(tg)
     offset = clock_with_offset(tg)
-    reminder_at = game["deadline_at"] - MOVE_SECONDS / 10
+    reminder_at = game.deadline_at - MOVE_SECONDS / 10
     # The reminder falls due LEAD seconds after the Application starts.
     offset[0] = reminder_at - LEAD - time.time()
     before = len(tg.http.calls)
@@ -66,18 +66,18 @@ async def test_a_reminder_and_a_time_out_reach_the_chat_within_a_second_of_their
         # The loss on time, due LEAD seconds after the delivery task is started again (a restart:
         # the task sleeps on its own timer, and the test's clock is about to jump).
         await tg.adapter.stop_delivery()
-        offset[0] = game["deadline_at"] - LEAD - time.time()
+        offset[0] = game.deadline_at - LEAD - time.time()
         before = len(tg.http.calls)
         tg.adapter.start_delivery()
         call = await first_call(tg, "sendPhoto", "se le acabó el tiempo", before)
-        timeout_delay = call.at + offset[0] - game["deadline_at"]
+        timeout_delay = call.at + offset[0] - game.deadline_at
     finally:
         await tg.app.stop()
     print(f"telegram: reminder {reminder_delay * 1000:.0f} ms, time-out {timeout_delay * 1000:.0f} ms after due")
     assert 0 <= reminder_delay < 1.0
     assert 0 <= timeout_delay < 1.0
     assert not tg.adapter.delivering
-    assert tg.storage.game(1)["result_reason"] == "time"
+    assert tg.storage.game(1).result_reason == "time"
     assert outbox(tg) == [("sent", 0), ("sent", 0)]
 
 
@@ -180,7 +180,7 @@ async def test_a_move_queued_while_the_bot_was_down_is_played_before_an_overdue_
         tg, grace, played):
     game = await five_minute_game(tg)
     offset = clock_with_offset(tg)
-    offset[0] = game["deadline_at"] + 10 - time.time()  # back up ten seconds after Ana's deadline
+    offset[0] = game.deadline_at + 10 - time.time()  # back up ten seconds after Ana's deadline
     with tg.storage.transaction():                       # and a message that was waiting meanwhile
         tg.service.say("telegram", str(CHAT), Reply("queued"))
     tg.adapter.startup_grace = grace
@@ -195,9 +195,9 @@ async def test_a_move_queued_while_the_bot_was_down_is_played_before_an_overdue_
         await tg.app.stop()
     row = tg.storage.game(1)
     if played:
-        assert (row["ply"], row["status"]) == (1, "active")
+        assert (row.ply, row.status) == (1, "active")
     else:
-        assert (row["ply"], row["result_reason"]) == (0, "time")
+        assert (row.ply, row.result_reason) == (0, "time")
 
 
 async def test_timed_work_the_service_cannot_do_does_not_make_the_task_spin(tg, bot_errors):

@@ -1,12 +1,10 @@
-"""Players, chats, challenges, games and moves in one SQLite file.
+"""The SQLite backend of the storage contract (through sqlite-utils): one file, WAL mode.
 
-WAL mode, one connection per Storage, every change to a game in one
-transaction guarded by the game's version number (optimistic concurrency):
-of two writers that read the same version, exactly one wins.
-
-Challenges and games share one numbering (``#N`` names one thing): a game
-started from a challenge takes the challenge's number, and every new number
-comes from one counter above every id in use.
+Writes go through one connection, inside ``BEGIN IMMEDIATE`` so a write transaction takes the lock
+before it reads what it will change; reads outside a write go through a second, read-only
+connection, so a read-only command never waits behind a write that is waiting for another
+process's lock.  Everything SQLite-specific (PRAGMAs, ``OR IGNORE``/``OR REPLACE``, JSON text for
+lists, 0/1 for booleans) stays in this module: the service sees only ``Store`` and its records.
 """
 
 from __future__ import annotations
@@ -21,6 +19,30 @@ from pathlib import Path
 from typing import Any
 
 import sqlite_utils
+
+from .base import (
+    CHAT_SETTINGS,
+    GAME_UPDATE_FIELDS,
+    MOVE_FIELDS,
+    NEW_CHALLENGE_FIELDS,
+    NEW_CHALLENGE_OPTIONAL,
+    NEW_GAME_FIELDS,
+    NEW_GAME_OPTIONAL,
+    StaleGame,
+    StorageBusy,
+    StorageError,
+    Store,
+    check_fields,
+)
+from .records import (
+    ChallengeRecord,
+    ChatRecord,
+    GameRecord,
+    MoveRecord,
+    OutboxRecord,
+    PlayerRecord,
+    field_names,
+)
 
 # Each migration is a list of statements, applied in order; PRAGMA user_version records how
 # many have run.  Append new ones; never edit one that has shipped.
@@ -87,13 +109,14 @@ PLAYER_WAIT = 0.2
 # SQLite primary result codes (the low byte of an extended code).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
-
-class StorageError(Exception):
-    """The database cannot be used; the message is one line for whoever runs the bot."""
-
-
-class StorageBusy(StorageError):
-    """Another connection held the write lock for longer than the busy timeout."""
+_TABLES: dict[type, str] = {
+    PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
+    MoveRecord: "moves", OutboxRecord: "outbox",
+}
+# The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
+_COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
+_SQUARE_LISTS = ("last_path", "last_captured")
+_CLOSED = frozenset({"declined", "cancelled", "expired"})
 
 
 def _code(err: sqlite3.Error) -> int:
@@ -106,12 +129,30 @@ def _is_busy(err: sqlite3.Error) -> bool:
     return isinstance(err, sqlite3.OperationalError) and "database is locked" in str(err)
 
 
-class StaleGame(Exception):
-    """The game changed since it was read (another move or action won the race)."""
+def _squares(text: str | None) -> tuple[int, ...]:
+    return tuple(json.loads(text)) if text else ()
 
 
-class Storage:
-    """The database; every method is one short transaction.
+def _record(cls: type, row: dict[str, Any]) -> Any:
+    if cls is GameRecord:
+        row = dict(row, reminded=bool(row["reminded"]),
+                   **{key: _squares(row[key]) for key in _SQUARE_LISTS})
+    return cls(**row)
+
+
+def _encode_game(fields: dict[str, Any]) -> dict[str, Any]:
+    """Game values as stored: squares as JSON text, booleans as 0/1."""
+    out = dict(fields)
+    for key in _SQUARE_LISTS:
+        if isinstance(out.get(key), list | tuple):
+            out[key] = json.dumps([int(square) for square in out[key]])
+    if "reminded" in out:
+        out["reminded"] = int(bool(out["reminded"]))
+    return out
+
+
+class SQLiteStore(Store):
+    """The database in one SQLite file; every method is one short transaction.
 
     Opening checks the file (a database, undamaged, writable, not from a newer bot) and
     raises StorageError with a one-line reason; a write that waits longer than
@@ -276,8 +317,27 @@ class Storage:
                 raise
         return [dict(zip(names, row, strict=True)) for row in (rows[:1] if first else rows)]
 
+    def _records(self, cls: type, where: str, params: tuple = ()) -> list[Any]:
+        """The rows of ``cls``'s table that ``where`` (plus ORDER BY / LIMIT) selects, as records."""
+        rows = self._all(f"SELECT {_COLUMNS[cls]} FROM {_TABLES[cls]} WHERE {where}", params)
+        return [_record(cls, row) for row in rows]
+
+    def _record(self, cls: type, where: str, params: tuple = ()) -> Any:
+        rows = self._all(f"SELECT {_COLUMNS[cls]} FROM {_TABLES[cls]} WHERE {where}", params, first=True)
+        return _record(cls, rows[0]) if rows else None
+
+    def dump(self) -> dict[str, list[tuple]]:
+        tables = [r["name"] for r in self._all("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
+        out: dict[str, list[tuple]] = {}
+        for table in tables:
+            rows = self._all(f"SELECT * FROM [{table}]")
+            if table == "meta":
+                # When the file was last opened is not state: two databases given the same calls match.
+                rows = [r for r in rows if r["key"] != "opened_at"]
+            out[table] = sorted((tuple(r.values()) for r in rows), key=repr)
+        return out
+
     def close(self) -> None:
-        """Close the connections."""
         if self._reader is not None:
             self._reader.close()
         if self.db is not None:
@@ -298,9 +358,8 @@ class Storage:
 
     def save_player(self, platform: str, user_id: str, name: str, username: str | None,
                     language: str | None, now: float) -> bool:
-        """Note how a player is called now; False (and no write lock taken) when nothing changed."""
         known = self.player(platform, user_id)
-        if known and (known["name"], known["username"], known["language"]) == (name, username, language):
+        if known and (known.name, known.username, known.language) == (name, username, language):
             return False
         # A name refresh never makes a command wait: under a held lock it waits for the next message.
         with self.transaction(wait=min(self.busy_timeout, PLAYER_WAIT)):
@@ -310,16 +369,13 @@ class Storage:
                 pk=("platform", "user_id"))
         return True
 
-    def player(self, platform: str, user_id: str) -> dict[str, Any] | None:
-        """A player as last seen, or None."""
-        return self._one("SELECT * FROM players WHERE platform=? AND user_id=?", (platform, user_id))
+    def player(self, platform: str, user_id: str) -> PlayerRecord | None:
+        return self._record(PlayerRecord, "platform=? AND user_id=?", (platform, user_id))
 
-    def chat(self, platform: str, chat_id: str) -> dict[str, Any] | None:
-        """A chat and its settings, or None."""
-        return self._one("SELECT * FROM chats WHERE platform=? AND chat_id=?", (platform, chat_id))
+    def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
+        return self._record(ChatRecord, "platform=? AND chat_id=?", (platform, chat_id))
 
-    def ensure_chat(self, platform: str, chat_id: str, kind: str, now: float) -> dict[str, Any]:
-        """The chat, created with no settings on first sight (a chat already known costs no write)."""
+    def ensure_chat(self, platform: str, chat_id: str, kind: str, now: float) -> ChatRecord:
         known = self.chat(platform, chat_id)
         if known is not None:
             return known
@@ -327,20 +383,17 @@ class Storage:
             self.db.execute(
                 "INSERT OR IGNORE INTO chats (platform, chat_id, kind, created_at) VALUES (?,?,?,?)",
                 (platform, chat_id, kind, now))
-        return self.chat(platform, chat_id)
+            # Read inside the transaction: the row is there even if another process made it.
+            return self.chat(platform, chat_id)
 
     def set_chat(self, platform: str, chat_id: str, **fields: Any) -> None:
-        """Change a chat's settings (language, variant)."""
-        allowed = {"language", "variant"}
-        if not set(fields) <= allowed:
-            raise ValueError(f"unknown chat settings {set(fields) - allowed}")
+        check_fields("chat setting", fields, CHAT_SETTINGS)
         with self.transaction():
             for name, value in fields.items():
                 self.db.execute(f"UPDATE chats SET {name}=? WHERE platform=? AND chat_id=?",
                                 (value, platform, chat_id))
 
     def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
-        """A chat got a new id (a Telegram group became a supergroup): carry everything over."""
         with self.transaction():
             # The new chat may already have a row (someone typed there first): it keeps its own
             # settings, and the old row goes.
@@ -348,37 +401,42 @@ class Storage:
                 self.db.execute(f"UPDATE OR IGNORE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                                 (new_chat_id, platform, old_chat_id))
                 self.db.execute(f"DELETE FROM {table} WHERE platform=? AND chat_id=?", (platform, old_chat_id))
-            for table in ("challenges", "games"):
+            # Messages still to be sent follow the chat too (the old id no longer takes any).
+            for table in ("challenges", "games", "outbox"):
                 self.db.execute(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                                 (new_chat_id, platform, old_chat_id))
 
     # -- challenges -------------------------------------------------------------------------
 
     def create_challenge(self, **fields: Any) -> int:
-        """Store an open challenge; its number (which the game it may become will keep)."""
+        check_fields("challenge", fields, NEW_CHALLENGE_FIELDS, NEW_CHALLENGE_OPTIONAL)
         with self.transaction():
             number = self._next_number()
             self.db["challenges"].insert(dict(fields, id=number, status="open"))
             return number
 
-    def challenge(self, challenge_id: int) -> dict[str, Any] | None:
-        """A challenge by id, or None."""
-        return self._one("SELECT * FROM challenges WHERE id=?", (challenge_id,))
+    def challenge(self, challenge_id: int) -> ChallengeRecord | None:
+        return self._record(ChallengeRecord, "id=?", (challenge_id,))
 
-    def open_challenges(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
-        """The open challenges of a chat, oldest first."""
-        return self._all("SELECT * FROM challenges WHERE platform=? AND chat_id=? AND status='open' ORDER BY id",
-                         (platform, chat_id))
+    def open_challenges(self, platform: str, chat_id: str) -> list[ChallengeRecord]:
+        return self._records(ChallengeRecord, "platform=? AND chat_id=? AND status='open' ORDER BY id",
+                             (platform, chat_id))
+
+    def find_challenges(self, platform: str | None = None, chat_id: str | None = None,
+                        status: str | None = None) -> list[ChallengeRecord]:
+        where, params = _filters(platform=platform, chat_id=chat_id, status=status)
+        return self._records(ChallengeRecord, f"{where} ORDER BY id", params)
 
     def close_challenge(self, challenge_id: int, status: str) -> bool:
-        """Mark an open challenge declined or cancelled; False if it was no longer open."""
+        if status not in _CLOSED:
+            raise ValueError(f"a challenge cannot be closed as {status!r}")
         with self.transaction():
             cur = self.db.execute("UPDATE challenges SET status=? WHERE id=? AND status='open'",
                                   (status, challenge_id))
             return cur.rowcount == 1
 
     def accept_challenge(self, challenge_id: int, game: dict[str, Any]) -> int | None:
-        """Turn an open challenge into a game atomically; None if someone else got there first."""
+        check_fields("game", game, NEW_GAME_FIELDS, NEW_GAME_OPTIONAL)
         with self.transaction():
             cur = self.db.execute("UPDATE challenges SET status='accepted' WHERE id=? AND status='open'",
                                   (challenge_id,))
@@ -393,49 +451,50 @@ class Storage:
             return game_id
 
     def create_game(self, game: dict[str, Any]) -> int:
-        """Start a game that no challenge led to (e.g. against the bot); its new number."""
+        check_fields("game", game, NEW_GAME_FIELDS, NEW_GAME_OPTIONAL)
         with self.transaction():
             game_id = self._next_number()
             self._insert_game(game_id, game)
             return game_id
 
     def _insert_game(self, game_id: int, game: dict[str, Any]) -> None:
-        self.db["games"].insert(dict(game, id=game_id, version=0, ply=0, quiet_plies=0, status="active",
-                                     reminded=0))
+        self.db["games"].insert(dict(_encode_game(game), id=game_id, version=0, ply=0, quiet_plies=0,
+                                     status="active", reminded=0))
 
     # -- games --------------------------------------------------------------------------------
 
-    def game(self, game_id: int) -> dict[str, Any] | None:
-        """A game by id, or None."""
-        return self._one("SELECT * FROM games WHERE id=?", (game_id,))
+    def game(self, game_id: int) -> GameRecord | None:
+        return self._record(GameRecord, "id=?", (game_id,))
 
-    def active_games(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
-        """The games still being played in a chat, oldest first."""
-        return self._all("SELECT * FROM games WHERE platform=? AND chat_id=? AND status='active' ORDER BY id",
-                         (platform, chat_id))
+    def active_games(self, platform: str, chat_id: str) -> list[GameRecord]:
+        return self._records(GameRecord, "platform=? AND chat_id=? AND status='active' ORDER BY id",
+                             (platform, chat_id))
 
-    def recent_games(self, platform: str, chat_id: str, user_id: str, limit: int = 1) -> list[dict[str, Any]]:
-        """A player's latest games in a chat, newest first, finished or not."""
-        return self._all(
-            "SELECT * FROM games WHERE platform=? AND chat_id=? AND (white_id=? OR black_id=?) "
-            "ORDER BY id DESC LIMIT ?", (platform, chat_id, user_id, user_id, limit))
+    def recent_games(self, platform: str, chat_id: str, user_id: str, limit: int = 1) -> list[GameRecord]:
+        return self._records(GameRecord, "platform=? AND chat_id=? AND (white_id=? OR black_id=?) "
+                             "ORDER BY id DESC LIMIT ?", (platform, chat_id, user_id, user_id, limit))
+
+    def last_game(self, platform: str, chat_id: str) -> GameRecord | None:
+        return self._record(GameRecord, "platform=? AND chat_id=? ORDER BY id DESC LIMIT 1", (platform, chat_id))
+
+    def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
+                   limit: int | None = None) -> list[GameRecord]:
+        where, params = _filters(platform=platform, chat_id=chat_id, status=status)
+        return self._records(GameRecord, f"{where} ORDER BY id DESC LIMIT ?", (*params, -1 if limit is None else limit))
 
     def recent_fens(self, game_id: int, count: int) -> list[str]:
-        """The FENs after the last ``count`` moves, oldest first."""
         rows = self._all("SELECT fen_after FROM moves WHERE game_id=? ORDER BY ply DESC LIMIT ?", (game_id, count))
         return [r["fen_after"] for r in reversed(rows)]
 
-    def moves(self, game_id: int) -> list[dict[str, Any]]:
-        """Every move of a game in order."""
-        return self._all("SELECT * FROM moves WHERE game_id=? ORDER BY ply", (game_id,))
+    def moves(self, game_id: int) -> list[MoveRecord]:
+        return self._records(MoveRecord, "game_id=? ORDER BY ply", (game_id,))
 
     def update_game(self, game_id: int, version: int, fields: dict[str, Any],
                     move: dict[str, Any] | None = None) -> None:
-        """Change a game (and record a move) if it is still at ``version``; StaleGame otherwise."""
-        fields = dict(fields, version=version + 1)
-        for key in ("last_path", "last_captured"):
-            if isinstance(fields.get(key), list | tuple):
-                fields[key] = json.dumps(list(fields[key]))
+        check_fields("game update", fields, GAME_UPDATE_FIELDS)
+        if move is not None:
+            check_fields("move", move, MOVE_FIELDS, ())
+        fields = dict(_encode_game(fields), version=version + 1)
         names = ", ".join(f"{k}=?" for k in fields)
         with self.transaction():
             cur = self.db.execute(f"UPDATE games SET {names} WHERE id=? AND version=?",
@@ -446,55 +505,48 @@ class Storage:
                 self.db["moves"].insert(dict(move, game_id=game_id))
 
     def mark_reminded(self, game_id: int, version: int) -> bool:
-        """Note that the reminder went out, without changing the game's version (a reminder
-        must not make a move sent at the same moment stale); False if the game moved on."""
         with self.transaction():
             cur = self.db.execute("UPDATE games SET reminded=1 WHERE id=? AND version=? AND reminded=0",
                                   (game_id, version))
             return cur.rowcount == 1
 
-    def due_games(self, now: float, platform: str | None = None) -> list[dict[str, Any]]:
-        """Active games (of one platform, or all) whose clock has run out or whose reminder is due."""
+    def due_games(self, now: float, platform: str | None = None) -> list[GameRecord]:
         where = "AND platform=?" if platform is not None else ""
         params = (now, now, platform) if platform is not None else (now, now)
-        return self._all(
-            "SELECT * FROM games WHERE status='active' AND deadline_at IS NOT NULL AND "
+        return self._records(
+            GameRecord, "status='active' AND deadline_at IS NOT NULL AND "
             f"(deadline_at <= ? OR (reminded=0 AND deadline_at - move_seconds / 10.0 <= ?)) {where} "
             "ORDER BY deadline_at", params)
 
     # -- board messages --------------------------------------------------------------------------
 
     def remember_message(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
-        """Note that a message shows a game's board (so a reply to it names the game)."""
         with self.transaction():
             self.db["messages"].upsert(
                 {"platform": platform, "chat_id": chat_id, "message_id": message_id, "game_id": game_id},
                 pk=("platform", "chat_id", "message_id"))
 
     def game_of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
-        """The game whose board a message shows, or None."""
         row = self._one("SELECT game_id FROM messages WHERE platform=? AND chat_id=? AND message_id=?",
                         (platform, chat_id, message_id))
         return row["game_id"] if row else None
 
+    def board_messages(self, platform: str, chat_id: str) -> list[tuple[str, int]]:
+        rows = self._all("SELECT message_id, game_id FROM messages WHERE platform=? AND chat_id=? ORDER BY rowid",
+                         (platform, chat_id))
+        return [(r["message_id"], r["game_id"]) for r in rows]
+
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     def beat(self, platform: str | None, now: float) -> None:
-        """Note that a process serving ``platform`` (None: every platform) is running at ``now``."""
         with self.transaction():
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
 
     def last_beat(self, platform: str | None) -> float | None:
-        """When a process serving ``platform`` last noted it was running, or None."""
         row = self._one("SELECT value FROM meta WHERE key=?", (_beat_key(platform),))
         return float(row["value"]) if row else None
 
     def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
-        """At start-up: if the last heartbeat is more than ``threshold`` s old, push every active
-        game's deadline (of ``platform``, or all) forward by the gap; the seconds added (0 if none).
-
-        Reading and renewing the heartbeat in the same write transaction makes it happen once:
-        a second process starting right after finds a fresh heartbeat."""
         with self.transaction():
             row = self.db.execute("SELECT value FROM meta WHERE key=?", (_beat_key(platform),)).fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
@@ -507,74 +559,61 @@ class Storage:
                             (gap, platform) if platform is not None else (gap,))
             return gap
 
-    # -- questions waiting for a confirmation (service: /resign) ------------------------------------
+    # -- questions waiting for a confirmation ------------------------------------------------------
 
     def set_pending(self, key: str, value: Any) -> None:
-        """Remember a question put to a user (a JSON value in meta), until answered or replaced."""
         with self.transaction():
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
                             (f"pending:{key}", json.dumps(value)))
 
     def pending(self, key: str) -> Any:
-        """The value of a question still waiting, or None."""
         row = self._one("SELECT value FROM meta WHERE key=?", (f"pending:{key}",))
         return json.loads(row["value"]) if row else None
 
     def drop_pending(self, key: str) -> None:
-        """Forget a question (answered, or no longer relevant)."""
         with self.transaction():
             self.db.execute("DELETE FROM meta WHERE key=?", (f"pending:{key}",))
-
-    def last_game(self, platform: str, chat_id: str) -> dict[str, Any] | None:
-        """The chat's most recent game, finished or not, or None."""
-        return self._one("SELECT * FROM games WHERE platform=? AND chat_id=? ORDER BY id DESC LIMIT 1",
-                         (platform, chat_id))
 
     # -- outbox -------------------------------------------------------------------------------------
 
     def enqueue(self, platform: str, chat_id: str, payload: str, now: float) -> int:
-        """Add a message to the outbox (inside the caller's transaction when there is one)."""
         with self.transaction():
             cur = self.db.execute(
                 "INSERT INTO outbox (platform, chat_id, payload, next_attempt_at, created_at) VALUES (?,?,?,?,?)",
                 (platform, chat_id, payload, now, now))
             return int(cur.lastrowid)
 
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[dict[str, Any]]:
-        """Pending outbox messages of a platform whose time has come, oldest first."""
-        return self._all("SELECT * FROM outbox WHERE platform=? AND status='pending' AND next_attempt_at<=? "
-                         "ORDER BY id LIMIT ?", (platform, now, limit))
+    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
+        return self._records(OutboxRecord, "platform=? AND status='pending' AND next_attempt_at<=? "
+                             "ORDER BY id LIMIT ?", (platform, now, limit))
 
-    def outbox_message(self, message_id: int) -> dict[str, Any] | None:
-        """One outbox message, whatever its status."""
-        return self._one("SELECT * FROM outbox WHERE id=?", (message_id,))
+    def outbox_message(self, message_id: int) -> OutboxRecord | None:
+        return self._record(OutboxRecord, "id=?", (message_id,))
+
+    def find_outbox(self, platform: str | None = None, status: str | None = None) -> list[OutboxRecord]:
+        where, params = _filters(platform=platform, status=status)
+        return self._records(OutboxRecord, f"{where} ORDER BY id", params)
 
     def mark_sent(self, message_id: int, now: float) -> bool:
-        """A pending message was delivered; False if it was not pending (delivered or dropped)."""
         with self.transaction():
             cur = self.db.execute("UPDATE outbox SET status='sent', sent_at=? WHERE id=? AND status='pending'",
                                   (now, message_id))
             return cur.rowcount == 1
 
     def retry_later(self, message_id: int, at: float, error: str) -> None:
-        """A delivery failed for now: count the attempt and try again at ``at``."""
         with self.transaction():
             self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
                             "WHERE id=? AND status='pending'", (at, error[:500], message_id))
 
     def drop_message(self, message_id: int, error: str) -> None:
-        """A message that can never be delivered: keep it, marked dropped, for the record."""
         with self.transaction():
             self.db.execute("UPDATE outbox SET status='dropped', attempts=attempts+1, error=? "
                             "WHERE id=? AND status='pending'", (error[:500], message_id))
 
     def outbox_platforms(self) -> list[str]:
-        """The platforms that have pending outbox messages."""
         return [r["platform"] for r in self._all("SELECT DISTINCT platform FROM outbox WHERE status='pending'")]
 
     def next_wakeup(self, platform: str | None) -> float | None:
-        """The earliest time something of ``platform`` (None: all) is due: an outbox message, a
-        reminder (a tenth of the move time before the deadline) or a deadline."""
         where = " AND platform=?" if platform is not None else ""
         params = (platform,) if platform is not None else ()
         outbox = self._one(f"SELECT min(next_attempt_at) AS t FROM outbox WHERE status='pending'{where}", params)
@@ -583,6 +622,12 @@ class Storage:
             f"FROM games WHERE status='active' AND deadline_at IS NOT NULL{where}", params)
         times = [row["t"] for row in (outbox, clocks) if row and row["t"] is not None]
         return min(times) if times else None
+
+
+def _filters(**values: str | None) -> tuple[str, tuple]:
+    """A WHERE clause matching every value that is not None ('1' when none is)."""
+    given = {name: value for name, value in values.items() if value is not None}
+    return " AND ".join(f"{name}=?" for name in given) or "1", tuple(given.values())
 
 
 def _beat_key(platform: str | None) -> str:

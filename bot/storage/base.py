@@ -1,0 +1,306 @@
+"""The storage contract: what the service may ask of a database, whichever database it is.
+
+Players, chats, challenges, games and moves, board messages, heartbeats, pending questions and
+the outbox.  Every method is one short transaction of its own, or joins the caller's
+``transaction()``.  Every change to a game is guarded by the game's version number (optimistic
+concurrency): of two writers that read the same version, exactly one wins, the other gets
+StaleGame.
+
+Challenges and games share one numbering (``#N`` names one thing): a game started from a
+challenge takes the challenge's number, and every new number is above every id in use.
+
+Rows come back as the records of ``records.py``.  Changes are given as ``{column: value}``
+dicts; a name that is not a column the caller may set raises ValueError and changes nothing.
+tests/storage/test_contract.py checks every backend against this.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Collection, Iterable
+from contextlib import AbstractContextManager
+from typing import Any
+
+from .records import (
+    ChallengeRecord,
+    ChatRecord,
+    GameRecord,
+    MoveRecord,
+    OutboxRecord,
+    PlayerRecord,
+    field_names,
+)
+
+
+class StorageError(Exception):
+    """The database cannot be used; the message is one line for whoever runs the bot."""
+
+
+class StorageBusy(StorageError):
+    """Another connection held the write lock for longer than the busy timeout."""
+
+
+class StaleGame(Exception):
+    """The game changed since it was read (another move or action won the race)."""
+
+
+# What a caller may set; the rest (ids, status, version, counters) the store assigns.
+CHAT_SETTINGS = frozenset({"language", "variant"})
+NEW_CHALLENGE_FIELDS = frozenset(field_names(ChallengeRecord)) - {"id", "status", "game_id"}
+NEW_CHALLENGE_OPTIONAL = frozenset({"target_username"})
+NEW_GAME_FIELDS = frozenset(field_names(GameRecord)) - {"id", "version", "ply", "quiet_plies", "status", "reminded"}
+NEW_GAME_OPTIONAL = frozenset({"start_fen", "result_score", "result_reason", "winner", "draw_offer", "deadline_at",
+                               "last_path", "last_captured", "finished_at"})
+GAME_UPDATE_FIELDS = frozenset(field_names(GameRecord)) - {"id", "version"}
+MOVE_FIELDS = frozenset(field_names(MoveRecord)) - {"game_id"}
+
+
+def check_fields(what: str, given: Iterable[str], allowed: Collection[str],
+                 optional: Collection[str] | None = None) -> None:
+    """ValueError unless every name in ``given`` is allowed and, when ``optional`` is given,
+    every allowed name that is not optional is there (a typo must not become a silent no-op)."""
+    names = set(given)
+    unknown = names - set(allowed)
+    if unknown:
+        raise ValueError(f"unknown {what} fields: {', '.join(sorted(unknown))}")
+    if optional is not None:
+        missing = set(allowed) - set(optional) - names
+        if missing:
+            raise ValueError(f"missing {what} fields: {', '.join(sorted(missing))}")
+
+
+class Store(abc.ABC):
+    """A database for the service; see the module docstring for what every backend promises.
+
+    Opening a store checks the database and raises StorageError with a one-line reason if it
+    cannot be used; a write that cannot get its lock in time raises StorageBusy."""
+
+    # -- transactions and lifetime -------------------------------------------------------------
+
+    @abc.abstractmethod
+    def transaction(self) -> AbstractContextManager[None]:
+        """One write transaction: everything inside commits together or not at all.
+
+        Nested calls (including the store's own methods called inside) join the outer one, and
+        reads inside see its writes so far.  There are no savepoints: an exception caught inside
+        the block does not undo what the block wrote before it."""
+
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Close the connections."""
+
+    @abc.abstractmethod
+    def dump(self) -> dict[str, list[tuple]]:
+        """Everything stored, table by table, each row as a tuple in a stable order (for tests that
+        check an input changed nothing, and for comparing two databases)."""
+
+    # -- players and chats ---------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def save_player(self, platform: str, user_id: str, name: str, username: str | None,
+                    language: str | None, now: float) -> bool:
+        """Note how a player is called now; False (and no write) when nothing changed.
+
+        A name refresh never makes a command wait long: under contention it gives up quickly
+        (StorageBusy) and the next message tries again."""
+
+    @abc.abstractmethod
+    def player(self, platform: str, user_id: str) -> PlayerRecord | None:
+        """A player as last seen, or None."""
+
+    @abc.abstractmethod
+    def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
+        """A chat and its settings, or None."""
+
+    @abc.abstractmethod
+    def ensure_chat(self, platform: str, chat_id: str, kind: str, now: float) -> ChatRecord:
+        """The chat, created with no settings on first sight (a chat already known costs no write)."""
+
+    @abc.abstractmethod
+    def set_chat(self, platform: str, chat_id: str, **fields: Any) -> None:
+        """Change a chat's settings (language, variant); ValueError for any other name."""
+
+    @abc.abstractmethod
+    def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        """A chat got a new id (a Telegram group became a supergroup): carry everything over.
+
+        If the new id already has a chat (someone typed there first), it keeps its own settings
+        and, for a board message known under both ids, its own game; the old chat goes."""
+
+    # -- challenges ------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_challenge(self, **fields: Any) -> int:
+        """Store an open challenge; its number (which the game it may become will keep).
+
+        ``fields``: every ChallengeRecord field but id, status and game_id (target_username may
+        be left out)."""
+
+    @abc.abstractmethod
+    def challenge(self, challenge_id: int) -> ChallengeRecord | None:
+        """A challenge by id, or None."""
+
+    @abc.abstractmethod
+    def open_challenges(self, platform: str, chat_id: str) -> list[ChallengeRecord]:
+        """The open challenges of a chat, oldest first."""
+
+    @abc.abstractmethod
+    def find_challenges(self, platform: str | None = None, chat_id: str | None = None,
+                        status: str | None = None) -> list[ChallengeRecord]:
+        """Challenges of a platform and chat (None: any), with a status (None: any), oldest first."""
+
+    @abc.abstractmethod
+    def close_challenge(self, challenge_id: int, status: str) -> bool:
+        """Mark an open challenge declined, cancelled or expired; False if it was no longer open."""
+
+    @abc.abstractmethod
+    def accept_challenge(self, challenge_id: int, game: dict[str, Any]) -> int | None:
+        """Turn an open challenge into a game atomically; the game's number (the challenge's,
+        unless a game from before the shared numbering has it), or None if the challenge was no
+        longer open (someone else got there first).  ``game`` as for create_game."""
+
+    @abc.abstractmethod
+    def create_game(self, game: dict[str, Any]) -> int:
+        """Start a game that no challenge led to (e.g. against the bot); its new number.
+
+        ``game``: every GameRecord field but id, version, ply, quiet_plies, status and reminded
+        (the game starts active at ply 0, version 0); the nullable ones may be left out."""
+
+    # -- games -------------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def game(self, game_id: int) -> GameRecord | None:
+        """A game by id, or None."""
+
+    @abc.abstractmethod
+    def active_games(self, platform: str, chat_id: str) -> list[GameRecord]:
+        """The games still being played in a chat, oldest first."""
+
+    @abc.abstractmethod
+    def recent_games(self, platform: str, chat_id: str, user_id: str, limit: int = 1) -> list[GameRecord]:
+        """A player's latest games in a chat, newest first, finished or not."""
+
+    @abc.abstractmethod
+    def last_game(self, platform: str, chat_id: str) -> GameRecord | None:
+        """The chat's most recent game, finished or not, or None."""
+
+    @abc.abstractmethod
+    def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
+                   limit: int | None = None) -> list[GameRecord]:
+        """Games of a platform and chat (None: any), with a status (None: any), newest first."""
+
+    @abc.abstractmethod
+    def recent_fens(self, game_id: int, count: int) -> list[str]:
+        """The FENs after the last ``count`` moves, oldest first."""
+
+    @abc.abstractmethod
+    def moves(self, game_id: int) -> list[MoveRecord]:
+        """Every move of a game in order."""
+
+    @abc.abstractmethod
+    def update_game(self, game_id: int, version: int, fields: dict[str, Any],
+                    move: dict[str, Any] | None = None) -> None:
+        """Change a game (and record a move, in the same transaction) if it is still at
+        ``version``, which then goes up by one; StaleGame otherwise, and nothing changes.
+
+        ``fields``: GameRecord fields but id and version (last_path and last_captured as
+        sequences of squares); ``move``: every MoveRecord field but game_id."""
+
+    @abc.abstractmethod
+    def mark_reminded(self, game_id: int, version: int) -> bool:
+        """Note that the reminder went out, without changing the game's version (a reminder
+        must not make a move sent at the same moment stale); False if the game moved on or
+        was already reminded."""
+
+    @abc.abstractmethod
+    def due_games(self, now: float, platform: str | None = None) -> list[GameRecord]:
+        """Active games (of one platform, or all) whose clock has run out or whose reminder is
+        due (a tenth of the move time before the deadline, until reminded), earliest deadline first."""
+
+    # -- board messages ------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def remember_message(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
+        """Note that a message shows a game's board (so a reply to it names the game)."""
+
+    @abc.abstractmethod
+    def game_of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
+        """The game whose board a message shows, or None."""
+
+    @abc.abstractmethod
+    def board_messages(self, platform: str, chat_id: str) -> list[tuple[str, int]]:
+        """Every (message id, game id) remembered in a chat, in the order they were noted."""
+
+    # -- heartbeat and downtime -------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def beat(self, platform: str | None, now: float) -> None:
+        """Note that a process serving ``platform`` (None: every platform) is running at ``now``."""
+
+    @abc.abstractmethod
+    def last_beat(self, platform: str | None) -> float | None:
+        """When a process serving ``platform`` last noted it was running, or None."""
+
+    @abc.abstractmethod
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+        """At start-up: if the last heartbeat is more than ``threshold`` s old, push every active
+        game's deadline (of ``platform``, or all) forward by the gap; the seconds added (0 if none).
+
+        Reading and renewing the heartbeat in the same write transaction makes it happen once:
+        a second process starting right after finds a fresh heartbeat."""
+
+    # -- questions waiting for a confirmation (service: /resign) ------------------------------------
+
+    @abc.abstractmethod
+    def set_pending(self, key: str, value: Any) -> None:
+        """Remember a question put to a user (any JSON value), until answered or replaced."""
+
+    @abc.abstractmethod
+    def pending(self, key: str) -> Any:
+        """The value of a question still waiting, or None."""
+
+    @abc.abstractmethod
+    def drop_pending(self, key: str) -> None:
+        """Forget a question (answered, or no longer relevant)."""
+
+    # -- outbox ---------------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def enqueue(self, platform: str, chat_id: str, payload: str, now: float) -> int:
+        """Add a message to the outbox, due at ``now`` (inside the caller's transaction when there
+        is one, so it goes out only if the change that caused it is kept); its id."""
+
+    @abc.abstractmethod
+    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
+        """Pending outbox messages of a platform whose time has come, oldest first."""
+
+    @abc.abstractmethod
+    def outbox_message(self, message_id: int) -> OutboxRecord | None:
+        """One outbox message, whatever its status."""
+
+    @abc.abstractmethod
+    def find_outbox(self, platform: str | None = None, status: str | None = None) -> list[OutboxRecord]:
+        """Outbox messages of a platform (None: any) with a status (None: any), oldest first."""
+
+    @abc.abstractmethod
+    def mark_sent(self, message_id: int, now: float) -> bool:
+        """A pending message was delivered; False if it was not pending (delivered or dropped)."""
+
+    @abc.abstractmethod
+    def retry_later(self, message_id: int, at: float, error: str) -> None:
+        """A delivery failed for now: count the attempt and try again at ``at`` (the error is
+        kept, cut to 500 characters); nothing if the message is no longer pending."""
+
+    @abc.abstractmethod
+    def drop_message(self, message_id: int, error: str) -> None:
+        """A message that can never be delivered: keep it, marked dropped, for the record
+        (attempt counted, error cut to 500 characters); nothing if it is no longer pending."""
+
+    @abc.abstractmethod
+    def outbox_platforms(self) -> list[str]:
+        """The platforms that have pending outbox messages."""
+
+    @abc.abstractmethod
+    def next_wakeup(self, platform: str | None) -> float | None:
+        """The earliest time something of ``platform`` (None: all) is due: an outbox message, a
+        reminder (a tenth of the move time before the deadline) or a deadline; None if nothing is."""

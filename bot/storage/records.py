@@ -1,0 +1,116 @@
+"""The rows the service reads, as typed records.
+
+One frozen dataclass per table; field names are the column names (the service's updates are
+keyed by them), values are decoded: ``reminded`` is a bool, a last move's squares a tuple.
+A backend returns these and nothing else, so the service never sees how a value is stored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    """A player as last seen on a platform."""
+
+    platform: str
+    user_id: str
+    name: str
+    username: str | None
+    language: str | None
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRecord:
+    """A chat and its settings (None: not chosen, the service's default applies)."""
+
+    platform: str
+    chat_id: str
+    kind: str
+    language: str | None
+    variant: str | None
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChallengeRecord:
+    """A challenge; ``status`` is open, accepted, declined, cancelled or expired."""
+
+    id: int
+    platform: str
+    chat_id: str
+    challenger_id: str
+    challenger_name: str
+    target_username: str | None
+    variant: str
+    color: str
+    move_seconds: int
+    status: str
+    created_at: float
+    game_id: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game as of its ``version`` (every change bumps it); ``status`` is active or finished."""
+
+    id: int
+    platform: str
+    chat_id: str
+    variant: str
+    start_fen: str | None
+    white_id: str
+    white_name: str
+    black_id: str
+    black_name: str
+    fen: str
+    ply: int
+    quiet_plies: int
+    version: int
+    status: str
+    result_score: str | None
+    result_reason: str | None
+    winner: str | None
+    draw_offer: str | None
+    move_seconds: int
+    deadline_at: float | None
+    reminded: bool
+    last_path: tuple[int, ...]        # the squares of the last move, () before the first
+    last_captured: tuple[int, ...]    # the squares it captured on
+    created_at: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRecord:
+    """One move of a game; ``fen_after`` is the position it led to."""
+
+    game_id: int
+    ply: int
+    notation: str
+    fen_after: str
+    by_user: str
+    played_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxRecord:
+    """A message the service sends on its own; ``status`` is pending, sent or dropped."""
+
+    id: int
+    platform: str
+    chat_id: str
+    payload: str
+    status: str
+    attempts: int
+    next_attempt_at: float
+    created_at: float
+    sent_at: float | None
+    error: str | None
+
+
+def field_names(record: type) -> tuple[str, ...]:
+    """The fields of a record class, in column order."""
+    return tuple(f.name for f in fields(record))

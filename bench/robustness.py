@@ -182,16 +182,16 @@ def racing_moves(pairs: int, seed: int) -> dict:
         game_id = None
         for n in range(pairs):
             row = storage.game(game_id) if game_id else None
-            if row is None or row["status"] != "active":
+            if row is None or row.status != "active":
                 say("ana", "/new italian white 7d")
                 say("bob", "/accept")
-                game_id = storage.active_games("bench", "race")[-1]["id"]
+                game_id = storage.active_games("bench", "race")[-1].id
                 row = storage.game(game_id)
-            engine = Game(row["variant"], row["fen"], draw_rules=False)
+            engine = Game(row.variant, row.fen, draw_rules=False)
             legal = engine.position.legal_moves()
             kind = "same" if n % 2 == 0 or len(legal) < 2 else "different"
             first, second = (rng.choice(legal),) * 2 if kind == "same" else rng.sample(legal, 2)
-            user = row["white_id"] if engine.position.turn == "W" else row["black_id"]
+            user = row.white_id if engine.position.turn == "W" else row.black_id
             barrier, results = ctx.Barrier(2), ctx.Queue()
             procs = [ctx.Process(target=_racer, args=(db, barrier, results, user, f"/m #{game_id} {m}"))
                      for m in (first, second)]
@@ -205,7 +205,7 @@ def racing_moves(pairs: int, seed: int) -> dict:
             outcomes[kind][1] += 1
             outcomes[kind][0] += winners == 1
             after = storage.game(game_id)
-            plies_ok += after["ply"] == row["ply"] + 1 and len(storage.moves(game_id)) == after["ply"]
+            plies_ok += after.ply == row.ply + 1 and len(storage.moves(game_id)) == after.ply
         storage.close()
     return {"pairs": pairs, "same move: one winner": f"{outcomes['same'][0]}/{outcomes['same'][1]}",
             "different moves: one winner": f"{outcomes['different'][0]}/{outcomes['different'][1]}",
@@ -230,7 +230,7 @@ def held_lock(hold: float, seed: int) -> dict:
 
         service.handle(event("ana", "/new italian white"))
         service.handle(event("bob", "/accept"))
-        gid = storage.active_games("bench", "room")[0]["id"]
+        gid = storage.active_games("bench", "room")[0].id
         kinds = {
             "/games": lambda i: event("ana", "/games"),
             "/board": lambda i: event("bob", f"/board #{gid}"),
@@ -259,13 +259,20 @@ def held_lock(hold: float, seed: int) -> dict:
         rows: dict[str, object] = {}
         for i, (name, make) in enumerate(kinds.items()):
             holder = holding()
-            release = threading.Timer(hold, holder.interrupt)    # never held longer than ``hold``
-            release.start()
+            guard = threading.Lock()
+
+            def release(holder=holder, guard=guard) -> None:
+                with guard:
+                    if holder.in_transaction:
+                        holder.execute("ROLLBACK")
+
+            timer = threading.Timer(hold, release)      # never held longer than ``hold``
+            timer.start()
             t0 = time.perf_counter()
             result = answer(service.handle(make(i)))
             rows[f"alone: {name}"] = f"{(time.perf_counter() - t0) * 1000:.0f} ms, {result}"
-            release.cancel()
-            holder.execute("ROLLBACK")
+            timer.cancel()
+            release()
             holder.close()
         holder = holding()
         t0 = time.perf_counter()

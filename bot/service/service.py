@@ -116,6 +116,15 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
         with the change that caused it, or not at all)."""
         return self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
 
+    def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str) -> int:
+        """A direct answer the adapter could not deliver (still failing after its own retries): the
+        outbox takes it over, so it reaches the chat later with backoff instead of being lost."""
+        with self.storage.transaction():
+            item = self.say(platform, chat_id, reply)
+            self.storage.retry_later(item, self.clock() + OUTBOX_FIRST_RETRY, error)
+        self._notify(platform)
+        return item
+
     def pending_messages(self, platform: str, limit: int = 50) -> list[OutboxItem]:
         """The outbox messages of a platform that are due now, oldest first."""
         rows = self.storage.due_messages(platform, self.clock(), limit)

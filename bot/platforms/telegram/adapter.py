@@ -58,7 +58,7 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
+from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, describe_error, run_until_stopped
 from bot.service import Button, ChatEvent, GameService, Reply
 
 PLATFORM = "telegram"
@@ -243,16 +243,21 @@ class TelegramAdapter(ChatAdapter):
             await super().deliver(str(moved.new_chat_id), reply)
 
     async def send(self, chat_id: int | str, reply: Reply, reply_to: int | None = None) -> None:
-        """Answer in a chat.  A chat that removed us or is gone is skipped, and a send that still
-        fails after its retries is given up (both logged); any other refusal is raised."""
+        """Answer in a chat.  A chat that removed us or is gone is skipped (logged); a send that
+        still fails after its retries (or would have to wait out a long flood control) goes to the
+        outbox, which keeps trying with backoff; any other refusal is raised."""
         try:
             await self.deliver(chat_id, reply, reply_to=reply_to)
         except Forbidden:
             log.info("telegram chat %s does not accept our messages any more", chat_id)
         except TelegramError as err:
-            if not _transient(err) and self.failure_kind(err) != PERMANENT:
+            if self.failure_kind(err) == PERMANENT:
+                log.warning("reply to telegram chat %s not delivered: %s", chat_id, err)
+                return
+            if not _transient(err):
                 raise
-            log.warning("reply to telegram chat %s not delivered: %s", chat_id, err)
+            log.warning("reply to telegram chat %s not delivered yet (%s): the outbox will try again", chat_id, err)
+            await self.call(self.service.queue_reply, PLATFORM, str(chat_id), reply, describe_error(err))
 
     async def _api(self, call: Callable[[], Awaitable[T]]) -> T:
         """One Bot API call, tried again after a transient failure; the last failure is raised.

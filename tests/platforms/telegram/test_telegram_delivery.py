@@ -152,6 +152,21 @@ async def test_retries_are_bounded(tg, caplog):
     assert any("not delivered" in r.getMessage() for r in caplog.records)
 
 
+async def test_a_board_still_failing_after_the_retries_reaches_the_chat_through_the_outbox(tg):
+    await started(tg)
+    tg.http.fail("sendPhoto", 502, "Bad Gateway", times=4)          # every retry of the reply fails
+    await tg.say("ana", "/m 22-18")
+    assert tg.storage.game(1).ply == 1 and len(tg.http.named("sendPhoto", ok_only=True)) == 1
+    [queued] = tg.storage.find_outbox(status="pending")
+    assert queued.attempts == 1 and queued.next_attempt_at > time.time()     # backs off before trying again
+    tg.service.clock = lambda: time.time() + 60
+    await tg.adapter.delivery_round()
+    delivered = tg.http.named("sendPhoto", ok_only=True)
+    assert len(delivered) == 2 and "22-18" in delivered[-1].params["caption"]
+    assert [m.status for m in tg.storage.find_outbox()] == ["sent"]
+    assert board_rows(tg)[-1][1] == 1                                # the late board is known as game 1's
+
+
 async def test_a_long_flood_wait_is_not_slept_through(tg):
     await started(tg)
     tg.http.fail("sendPhoto", 429, "Too Many Requests: retry after 3600", retry_after=3600, times=5)
@@ -159,6 +174,7 @@ async def test_a_long_flood_wait_is_not_slept_through(tg):
     await tg.say("ana", "/m 22-18")
     assert all(s < 3600 for s in tg.sleeps) and time.monotonic() - started_at < 5
     assert len(tg.http.named("sendPhoto")) == 2                     # given up at once, not retried blindly
+    assert [m.status for m in tg.storage.find_outbox()] == ["pending"]  # ...and left to the outbox
 
 
 async def test_an_edit_survives_a_bad_gateway(tg):

@@ -39,11 +39,13 @@ class ArgKind(StrEnum):
 
 @dataclass(frozen=True)
 class Arg:
-    """One argument of a command, in the order it is typed."""
+    """One argument of a command, in the order it is typed; ``choices`` the words it takes when
+    they are few (a platform may offer them as a list)."""
 
     name: str
     kind: ArgKind
     required: bool = False
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -153,15 +155,20 @@ def _aliases(es: tuple[str, ...] = (), it: tuple[str, ...] = (), en: tuple[str, 
 
 
 GAME = Arg("game", ArgKind.GAME)
+# Challenges are named by their number as "id" (the option name Discord users already know).
+ID = Arg("id", ArgKind.GAME)
 
 REGISTRY = Registry()
 for _spec in (
     CommandSpec("new", "cmd_new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
                 (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
-                 Arg("time", ArgKind.DURATION))),
-    CommandSpec("accept", "cmd_accept", _aliases(("aceptar",), ("accetta",)), (GAME,), ref_only=True),
-    CommandSpec("decline", "cmd_decline", _aliases(("rechazar",), ("rifiuta",)), (GAME,), ref_only=True),
-    CommandSpec("cancel", "cmd_cancel", _aliases(("cancelar",), ("annulla",)), (GAME,), ref_only=True),
+                 Arg("move_time", ArgKind.DURATION))),
+    CommandSpec("play", "cmd_play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
+                (Arg("variant", ArgKind.VARIANT), Arg("level", ArgKind.LEVEL), Arg("color", ArgKind.COLOR),
+                 Arg("move_time", ArgKind.DURATION))),
+    CommandSpec("accept", "cmd_accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True),
+    CommandSpec("decline", "cmd_decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True),
+    CommandSpec("cancel", "cmd_cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True),
     CommandSpec("move", "cmd_move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
                 (Arg("move", ArgKind.MOVE, required=True), GAME), Permission.PLAYERS, needs_game=True),
     CommandSpec("board", "cmd_board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True,
@@ -170,13 +177,15 @@ for _spec in (
                 needs_game=True, ref_only=True),
     CommandSpec("resign", "cmd_resign", _aliases(("rendirse", "abandonar"), ("abbandona",)), (GAME,),
                 Permission.PLAYERS, needs_game=True, ref_only=True),
+    CommandSpec("analysis", "cmd_analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")),
+                (GAME,)),
     CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
                 (Arg("language", ArgKind.LANGUAGE, required=True),)),
     CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
-                (Arg("setting", ArgKind.TEXT), Arg("value", ArgKind.TEXT))),
+                (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT))),
     CommandSpec("help", "cmd_help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False),
 ):
     REGISTRY.add(_spec)

@@ -79,3 +79,14 @@ def test_button_actions_come_from_the_table():
     assert action(ButtonKind.SELECT, 7, 12, 22) == "s:7:12:22"
     assert REGISTRY.button("s").numbers == 3
     assert REGISTRY.button("zz") is None
+
+
+async def test_a_registered_command_is_in_the_discord_command_tree(chat, throwaway):
+    from bot.platforms.discord import build_bot
+
+    bot = build_bot(service=chat.service)        # built, never logged in: the tree is all there is
+    command = bot.tree.get_command("coin")
+    assert command is not None and command.description == "Toss a coin"
+    assert [p.name for p in command.parameters] == ["side"]
+    assert not command.parameters[0].required
+    assert {c.name for c in bot.tree.get_commands()} == {spec.name for spec in REGISTRY}

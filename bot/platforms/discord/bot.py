@@ -16,6 +16,7 @@ Rules this module follows (see PLATFORMS.md):
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import os
 import re
@@ -27,10 +28,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.i18n import pick_language, t
+from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
 from bot.service import ChatEvent, GameService, Reply
+from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -396,6 +398,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(GameButton)
+        await self.tree.set_translator(CatalogTranslator())
 
     async def on_ready(self) -> None:
         log.info("connected to Discord as %s (%s guilds)", self.user, len(self.guilds))
@@ -535,93 +538,110 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
 # -- the commands ------------------------------------------------------------------------------------
 
 
+DESCRIPTION_LIMIT = 100
+
+
+def command_description(lang: str, name: str) -> str:
+    """A slash command's description from its /help line ("[args] - what it does")."""
+    line = t(lang, f"help.{name}")
+    text = line.split(" - ", 1)[1] if " - " in line else line.lstrip("- ")
+    text = text[:1].upper() + text[1:]
+    return text if len(text) <= DESCRIPTION_LIMIT else text[:DESCRIPTION_LIMIT - 1] + "…"
+
+
+def option_description(lang: str, command: str, arg: Arg) -> str:
+    """An option's description: its own catalog line for this command, else the argument's."""
+    key = f"arg.{command}.{arg.name}"
+    if key not in catalog("en"):
+        key = f"arg.{arg.name}"
+    # An argument without a catalog line of its own is described by its name (Discord needs one).
+    text = t(lang, key) if key in catalog("en") else arg.name.replace("_", " ")
+    return text if len(text) <= DESCRIPTION_LIMIT else text[:DESCRIPTION_LIMIT - 1] + "…"
+
+
+_KIND_CHOICES = {ArgKind.VARIANT: VARIANT_CHOICES, ArgKind.COLOR: COLOR_CHOICES, ArgKind.LANGUAGE: LANGUAGE_CHOICES}
+_KIND_TYPES: dict[ArgKind, Any] = {
+    ArgKind.VARIANT: str, ArgKind.COLOR: str, ArgKind.LANGUAGE: str,
+    ArgKind.USER: discord.Member,
+    ArgKind.DURATION: app_commands.Range[str, 1, 20],
+    ArgKind.GAME: GameId,
+    ArgKind.MOVE: app_commands.Range[str, 1, 100],
+    ArgKind.LEVEL: app_commands.Range[int, 1, 5],
+    ArgKind.TEXT: app_commands.Range[str, 1, 30],
+}
+
+
+def _typed_word(arg: Arg, value: Any) -> str | None:
+    """An option's value as the word the command would have had typed."""
+    if value is None:
+        return None
+    if arg.kind is ArgKind.USER:
+        return "@" + handle_of(value)
+    if arg.kind is ArgKind.GAME:
+        return f"#{value}"
+    if arg.kind is ArgKind.DURATION:
+        return "".join(str(value).split())
+    return " ".join(str(value).split()) or None
+
+
+def slash_command(bot: DraughtsBot, spec: CommandSpec) -> app_commands.Command[Any, ..., Any]:
+    """The slash command for one registry command: an option per argument (choices and ranges by
+    its kind), whose values are put back into the typed command the service reads."""
+    params = [inspect.Parameter("interaction", inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                annotation=discord.Interaction)]
+    for arg in spec.args:
+        annotation = _KIND_TYPES[arg.kind]
+        if arg.required:
+            params.append(inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation))
+        else:
+            params.append(inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY,
+                                            annotation=annotation | None, default=None))
+    # Arguments typed in order; a game number goes first, as a player would write "/move #3 22-18".
+    order = sorted(spec.args, key=lambda a: a.kind is not ArgKind.GAME)
+
+    async def callback(interaction: discord.Interaction, **options: Any) -> None:
+        words = [f"/{spec.name}"] + [_typed_word(arg, options.get(arg.name)) for arg in order]
+        mention = None
+        for arg in spec.args:
+            member = options.get(arg.name)
+            if arg.kind is ArgKind.USER and member is not None:
+                mention = Mention(handle_of(member), member.id)
+        await bot.run_command(interaction, spec.name, typed(*words), mention)
+
+    callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+    callback.__name__ = f"slash_{spec.name}"
+    choices = {arg.name: _KIND_CHOICES.get(arg.kind) or [app_commands.Choice(name=c, value=c) for c in arg.choices]
+               for arg in spec.args if arg.kind in _KIND_CHOICES or arg.choices}
+    if choices:
+        app_commands.choices(**choices)(callback)
+    if spec.args:
+        app_commands.describe(**{arg.name: option_description("en", spec.name, arg) for arg in spec.args})(callback)
+    return app_commands.Command(name=spec.name, description=command_description("en", spec.name), callback=callback)
+
+
 def build_commands(bot: DraughtsBot) -> list[app_commands.Command[Any, ..., Any]]:
-    """The slash commands, with the canonical names; each rebuilds the typed command."""
+    """The slash commands: one per command of the service's registry, canonical names."""
+    return [slash_command(bot, spec) for spec in REGISTRY]
 
-    @app_commands.command(name="help", description="How to play and the list of commands")
-    async def help_(interaction: discord.Interaction) -> None:
-        await bot.run_command(interaction, "help", "/help")
 
-    @app_commands.command(name="rules", description="The rules of a variant")
-    @app_commands.describe(variant="Which variant (default: this chat's)")
-    @app_commands.choices(variant=VARIANT_CHOICES)
-    async def rules(interaction: discord.Interaction, variant: str | None = None) -> None:
-        await bot.run_command(interaction, "rules", typed("/rules", variant))
+class CatalogTranslator(app_commands.Translator):
+    """Command and option descriptions in Spanish and Italian from the same catalogs as /help, so
+    Discord shows them in the user's language."""
 
-    @app_commands.command(name="new", description="Challenge the channel or one member to a game")
-    @app_commands.describe(variant="Which variant (default: this chat's)", color="Your colour",
-                           opponent="Only this member may accept",
-                           move_time="Time for each move, e.g. 30m, 2h, 3d (default 1 day)")
-    @app_commands.choices(variant=VARIANT_CHOICES, color=COLOR_CHOICES)
-    async def new(interaction: discord.Interaction, variant: str | None = None, color: str | None = None,
-                  opponent: discord.Member | None = None,
-                  move_time: app_commands.Range[str, 1, 20] | None = None) -> None:
-        target = "@" + handle_of(opponent) if opponent is not None else None
-        time_word = "".join(move_time.split()) if move_time else None
-        mention = Mention(handle_of(opponent), opponent.id) if opponent is not None else None
-        await bot.run_command(interaction, "new", typed("/new", variant, color, target, time_word), mention)
-
-    @app_commands.command(name="accept", description="Accept a challenge")
-    @app_commands.describe(id="The challenge number (default: the one open to you)")
-    async def accept(interaction: discord.Interaction, id: GameId | None = None) -> None:
-        await bot.run_command(interaction, "accept", typed("/accept", ref(id)))
-
-    @app_commands.command(name="decline", description="Decline a challenge addressed to you")
-    @app_commands.describe(id="The challenge number")
-    async def decline(interaction: discord.Interaction, id: GameId | None = None) -> None:
-        await bot.run_command(interaction, "decline", typed("/decline", ref(id)))
-
-    @app_commands.command(name="cancel", description="Withdraw your open challenges")
-    @app_commands.describe(id="The challenge number (default: all of yours here)")
-    async def cancel(interaction: discord.Interaction, id: GameId | None = None) -> None:
-        await bot.run_command(interaction, "cancel", typed("/cancel", ref(id)))
-
-    @app_commands.command(name="move", description="Play a move, e.g. 22-18 or 23x14")
-    @app_commands.describe(move="The move, e.g. 22-18 (captures: 23x14 or 23x14x5)",
-                           game="The game number (default: your only game here)")
-    async def move(interaction: discord.Interaction, move: app_commands.Range[str, 1, 100],
-                   game: GameId | None = None) -> None:
-        await bot.run_command(interaction, "move", typed("/move", ref(game), " ".join(move.split())))
-
-    @app_commands.command(name="board", description="Show a game's board")
-    @app_commands.describe(game="The game number")
-    async def board(interaction: discord.Interaction, game: GameId | None = None) -> None:
-        await bot.run_command(interaction, "board", typed("/board", ref(game)))
-
-    @app_commands.command(name="resign", description="Resign your game")
-    @app_commands.describe(game="The game number")
-    async def resign(interaction: discord.Interaction, game: GameId | None = None) -> None:
-        await bot.run_command(interaction, "resign", typed("/resign", ref(game)))
-
-    @app_commands.command(name="draw", description="Offer a draw, or accept your opponent's offer")
-    @app_commands.describe(game="The game number")
-    async def draw(interaction: discord.Interaction, game: GameId | None = None) -> None:
-        await bot.run_command(interaction, "draw", typed("/draw", ref(game)))
-
-    @app_commands.command(name="games", description="The games and open challenges in this channel")
-    async def games(interaction: discord.Interaction) -> None:
-        await bot.run_command(interaction, "games", "/games")
-
-    @app_commands.command(name="pdn", description="A game's record as a PDN file")
-    @app_commands.describe(game="The game number")
-    async def pdn(interaction: discord.Interaction, game: GameId | None = None) -> None:
-        await bot.run_command(interaction, "pdn", typed("/pdn", ref(game)))
-
-    @app_commands.command(name="lang", description="The language of this channel")
-    @app_commands.describe(language="The language the bot speaks here")
-    @app_commands.choices(language=LANGUAGE_CHOICES)
-    async def lang(interaction: discord.Interaction, language: str) -> None:
-        await bot.run_command(interaction, "lang", typed("/lang", language))
-
-    @app_commands.command(name="settings", description="Show or change this channel's settings")
-    @app_commands.describe(key="What to change", value="The new value, e.g. spanish or es")
-    @app_commands.choices(key=SETTING_CHOICES)
-    async def settings(interaction: discord.Interaction, key: str | None = None,
-                       value: app_commands.Range[str, 1, 30] | None = None) -> None:
-        words = " ".join(value.split()) if value else None
-        await bot.run_command(interaction, "settings", typed("/settings", key, words))
-
-    return [help_, rules, new, accept, decline, cancel, move, board, resign, draw, games, pdn, lang, settings]
+    async def translate(self, string: app_commands.locale_str, locale: discord.Locale,
+                        context: app_commands.TranslationContext) -> str | None:
+        lang = pick_language(str(locale.value))
+        if lang == "en":
+            return None
+        location = context.location
+        if location is app_commands.TranslationContextLocation.command_description:
+            return command_description(lang, context.data.name)
+        if location is app_commands.TranslationContextLocation.parameter_description:
+            parameter = context.data
+            spec = REGISTRY.lookup(parameter.command.name)
+            arg = next((a for a in spec.args if a.name == parameter.name), None) if spec else None
+            return option_description(lang, spec.name, arg) if arg else None
+        return None
 
 
 # -- running -----------------------------------------------------------------------------------------

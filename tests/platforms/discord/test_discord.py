@@ -460,10 +460,16 @@ async def test_sync_uploads_the_commands_and_never_logs_the_token(tmp_path: Path
     put = fake.requests(method="PUT")
     assert len(put) == 1
     names = {c["name"] for c in put[0].payload}
-    assert names == {"help", "rules", "new", "accept", "decline", "cancel", "move", "board", "resign", "draw",
-                     "games", "pdn", "lang", "settings"}
-    assert len(synced) == 14
+    assert names == {"help", "rules", "new", "play", "accept", "decline", "cancel", "move", "board", "resign",
+                     "draw", "analysis", "games", "pdn", "lang", "settings"}
+    assert len(synced) == len(names)
     new = next(c for c in put[0].payload if c["name"] == "new")
     assert [(o["name"], o["type"]) for o in new["options"]] == [
         ("variant", 3), ("color", 3), ("opponent", 6), ("move_time", 3)]
+    play = next(c for c in put[0].payload if c["name"] == "play")
+    level = next(o for o in play["options"] if o["name"] == "level")
+    assert (level["type"], level["min_value"], level["max_value"]) == (4, 1, 5)
+    # Descriptions in Spanish and Italian from the same catalogs as /help.
+    assert new["description_localizations"]["es-ES"].startswith("Reta")
+    assert "it" in new["options"][0]["description_localizations"]
     assert all(TOKEN not in r.getMessage() and TOKEN not in str(r.args) for r in caplog.records)

@@ -175,6 +175,7 @@ def run(args: argparse.Namespace) -> int:
         storage = open_storage(database_path())
         if storage is None:
             return 2
+        service = None
         try:
             service = start_service(storage, command)
             if service is None:
@@ -185,6 +186,8 @@ def run(args: argparse.Namespace) -> int:
             logging.getLogger(__name__).exception("the %s bot stopped", command)
             return 1
         finally:
+            if service is not None:
+                service.close()
             storage.close()
     from bot.platforms.console import PLATFORM, ConsoleChat
 
@@ -205,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
         # The reader went away (e.g. piped into `head`): stop quietly, without a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
+        service.close()
         storage.close()
     return 0
 

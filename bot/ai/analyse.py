@@ -22,6 +22,7 @@ class MoveNote:
     best: Move
     best_score: int
     played_score: int
+    forced: bool = False          # the only legal move: not searched, no score
 
     @property
     def loss(self) -> int:
@@ -46,7 +47,7 @@ def analyse_game(game: Game, seconds: float = 0.3) -> list[MoveNote]:
     for ply, (pos, move) in enumerate(zip(game.positions, game.moves, strict=False)):
         before = fens[:-1]
         if len(pos.legal_moves()) == 1:
-            notes.append(MoveNote(ply, move, move, 0, 0))
+            notes.append(MoveNote(ply, move, move, 0, 0, forced=True))
         else:
             best = search_position(pos, 64, seconds, history=before)
             if best.move == move:
@@ -70,7 +71,8 @@ def _score_text(score: int) -> str:
 
 
 def annotate_pdn(game: Game, notes: list[MoveNote]) -> str:
-    """The game's PDN with each marked move followed by a comment naming the better move."""
+    """The game's PDN with a comment after every move that was searched: the evaluation after it
+    from White's side and, for a marked move, the better move and what it would have kept."""
     header = write_pdn(game).split("\n\n", 1)[0]
     words: list[str] = []
     white_to_move = game.start.white
@@ -83,9 +85,13 @@ def annotate_pdn(game: Game, notes: list[MoveNote]) -> str:
             words.append(f"{number}... {text}")
         else:
             words.append(text)
+        # Evaluations from White's side, as PDN readers show them.
+        sign = 1 if white_to_move else -1
         if note.mark:
-            words.append(f"{{{note.best} {_score_text(note.best_score)}, "
-                         f"played {_score_text(note.played_score)}}}")
+            words.append(f"{{{_score_text(sign * note.played_score)}; better {note.best} "
+                         f"{_score_text(sign * note.best_score)}}}")
+        elif not note.forced:
+            words.append(f"{{{_score_text(sign * note.played_score)}}}")
         if not white_to_move:
             number += 1
         white_to_move = not white_to_move

@@ -188,3 +188,61 @@ def game_ref(args: list[str]) -> tuple[int | None, list[str]]:
         else:
             rest.append(word)
     return ref, rest
+
+
+LEVEL_WORDS = {"level", "nivel", "livello", "lvl", "niv", "liv"}
+MIN_LEVEL, MAX_LEVEL = 1, 5
+DEFAULT_LEVEL = 3
+
+
+@dataclass(frozen=True)
+class PlayArgs:
+    variant: str | None
+    level: int
+    color: str              # the human's colour: white, black or random
+    move_seconds: int
+
+
+def parse_play(args: list[str]) -> PlayArgs:
+    """/play [variant] [level] [white|black|random] [move-time], in any order; the level as '3',
+    'level 3', 'nivel 3', 'L3'.  Two different values for one thing are refused, as for /new."""
+    typed: dict[str, str] = {}
+    value: dict[str, Any] = {}
+
+    def choose(what: str, word: str, val: Any) -> None:
+        if what in value and value[what] != val:
+            raise BadArgument(f"new.two_{what}" if what != "levels" else "play.two_levels",
+                              first=typed[what], second=word[:30])
+        typed.setdefault(what, word[:30])
+        value[what] = val
+
+    words = _drop_fillers(args)
+    i = 0
+    while i < len(words):
+        word = words[i]
+        low = fold(word)
+        level_word = re.fullmatch(r"(?:l|lv|lvl|level|nivel|livello)?(\d{1,3})", low)
+        if low in LEVEL_WORDS and i + 1 < len(words) and words[i + 1].isdigit():
+            level_word = re.fullmatch(r"(\d{1,3})", words[i + 1])
+            word = f"{word} {words[i + 1]}"
+            i += 1
+        if low in VARIANT_WORDS:
+            choose("variants", word, VARIANT_WORDS[low])
+        elif low in COLOR_WORDS:
+            choose("colors", word, COLOR_WORDS[low])
+        elif level_word is not None:
+            level = int(level_word.group(1))
+            if not MIN_LEVEL <= level <= MAX_LEVEL:
+                raise BadArgument("play.bad_level", word=word[:20], low=MIN_LEVEL, high=MAX_LEVEL)
+            choose("levels", word, level)
+        elif (dur := parse_duration(word)) is not None:
+            if not MIN_MOVE_SECONDS <= dur <= MAX_MOVE_SECONDS:
+                raise BadArgument("new.bad_time", word=word[:20])
+            choose("times", word, dur)
+        elif word.startswith("@"):
+            raise BadArgument("play.no_target")
+        else:
+            raise BadArgument("new.bad_arg", word=word[:30])
+        i += 1
+    return PlayArgs(value.get("variants"), value.get("levels", DEFAULT_LEVEL), value.get("colors", "random"),
+                    value.get("times", DEFAULT_MOVE_SECONDS))

@@ -21,6 +21,7 @@ from bot.service.commands import (
     parse_command,
 )
 from bot.service.events import ChatEvent, OutboxItem, Outgoing, Reply
+from bot.service.features.analysis import AnalysisFeature
 from bot.service.features.challenges import ChallengesFeature
 from bot.service.features.clocks import ClocksFeature
 from bot.service.features.common import (
@@ -31,23 +32,31 @@ from bot.service.features.common import (
     _name,
     log,
 )
+from bot.service.features.opponent import OpponentFeature
 from bot.service.features.play import PlayFeature
 from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY, Permission
+from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, Store
 
 
-class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature):
+class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PlayFeature, ChallengesFeature, SettingsFeature):
     """Answers chat events with replies; keeps every game in storage.
 
-    Each feature (challenges, play, clocks, settings) lives in its own module under
-    ``bot/service/features``; this class combines them and holds what every platform calls."""
+    Each feature (challenges, play, the bot opponent, clocks, settings) lives in its own module
+    under ``bot/service/features``; this class combines them and holds what every platform calls.
+
+    ``thinker`` runs the engine (a process pool by default, started on first use); ``bot_seconds``
+    caps the bot's time per move (None: each level's own)."""
 
     def __init__(self, storage: Store, clock: Callable[[], float] = time.time,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, thinker: Thinker | None = None,
+                 bot_seconds: float | None = None) -> None:
         self.storage = storage
         self.clock = clock
         self.rng = rng or random.Random()
+        self.thinker = thinker or Thinker()
+        self.bot_seconds = bot_seconds
         # When this process last wrote its heartbeat, per platform ticked.
         self._beats: dict[str | None, float] = {}
         self._listeners: list[Callable[[str], None]] = []
@@ -93,6 +102,16 @@ class GameService(ClocksFeature, PlayFeature, ChallengesFeature, SettingsFeature
         except StorageBusy:
             # Only replies to this board lose their game; #id and buttons still work.
             log.warning("board message %s of game %s not remembered: the database is busy", message_id, game_id)
+
+    def settle(self, timeout: float | None = None) -> bool:
+        """Wait until the bot has finished thinking about everything it was asked (its moves are
+        then in the outbox); False on timeout.  For callers without a delivery loop (the piped
+        console, tests, benchmarks)."""
+        return self.thinker.wait_idle(timeout)
+
+    def close(self) -> None:
+        """Stop the engine pool (a move it was thinking about is found again after a restart)."""
+        self.thinker.close()
 
     def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat got a new id (a Telegram group became a supergroup): its games follow it."""

@@ -50,7 +50,9 @@ NEW_CHALLENGE_FIELDS = frozenset(field_names(ChallengeRecord)) - {"id", "status"
 NEW_CHALLENGE_OPTIONAL = frozenset({"target_username"})
 NEW_GAME_FIELDS = frozenset(field_names(GameRecord)) - {"id", "version", "ply", "quiet_plies", "status", "reminded"}
 NEW_GAME_OPTIONAL = frozenset({"start_fen", "result_score", "result_reason", "winner", "draw_offer", "deadline_at",
-                               "last_path", "last_captured", "finished_at"})
+                               "last_path", "last_captured", "finished_at", "bot_level"})
+# The player id of the bot in games against it (no platform gives a user this id).
+BOT_ID = "bot:engine"
 GAME_UPDATE_FIELDS = frozenset(field_names(GameRecord)) - {"id", "version"}
 MOVE_FIELDS = frozenset(field_names(MoveRecord)) - {"game_id"}
 
@@ -188,6 +190,10 @@ class Store(abc.ABC):
     def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
                    limit: int | None = None) -> list[GameRecord]:
         """Games of a platform and chat (None: any), with a status (None: any), newest first."""
+
+    @abc.abstractmethod
+    def bot_games(self, platform: str | None = None) -> list[GameRecord]:
+        """Active games against the bot (of one platform, or all), oldest first."""
 
     @abc.abstractmethod
     def recent_fens(self, game_id: int, count: int) -> list[str]:

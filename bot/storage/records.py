@@ -81,6 +81,7 @@ class GameRecord:
     last_captured: tuple[int, ...]    # the squares it captured on
     created_at: float
     finished_at: float | None
+    bot_level: int | None = None      # a game against the bot: its level (the bot plays as BOT_ID)
 
 
 @dataclass(frozen=True, slots=True)

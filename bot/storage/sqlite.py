@@ -101,6 +101,11 @@ MIGRATIONS: list[list[str]] = [
             created_at REAL NOT NULL, sent_at REAL, error TEXT)""",
         "CREATE INDEX outbox_due ON outbox (platform, status, next_attempt_at)",
     ],
+    [
+        # Games against the bot: its level (NULL for a game between people).
+        "ALTER TABLE games ADD COLUMN bot_level INTEGER",
+        "CREATE INDEX games_bot ON games (status, bot_level)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -481,6 +486,10 @@ class SQLiteStore(Store):
                    limit: int | None = None) -> list[GameRecord]:
         where, params = _filters(platform=platform, chat_id=chat_id, status=status)
         return self._records(GameRecord, f"{where} ORDER BY id DESC LIMIT ?", (*params, -1 if limit is None else limit))
+
+    def bot_games(self, platform: str | None = None) -> list[GameRecord]:
+        where, params = _filters(platform=platform)
+        return self._records(GameRecord, f"status='active' AND bot_level IS NOT NULL AND {where} ORDER BY id", params)
 
     def recent_fens(self, game_id: int, count: int) -> list[str]:
         rows = self._all("SELECT fen_after FROM moves WHERE game_id=? ORDER BY ply DESC LIMIT ?", (game_id, count))

@@ -24,7 +24,11 @@ def test_missing_the_shot_is_marked_with_the_better_move():
     assert notes[0].mark in ("?", "??")
     assert notes[0].loss >= 90
     text = annotate_pdn(game, notes)
-    assert f"9-13{notes[0].mark} " in text and "{3-7 " in text
+    assert f"9-13{notes[0].mark} " in text and "better 3-7 " in text
+    # The comment gives the evaluation after the move and the better move's, from White's side.
+    comment = text.split(f"9-13{notes[0].mark} {{", 1)[1].split("}", 1)[0]
+    played, better = comment.split("; better 3-7 ")
+    assert float(better) - float(played) >= 0.9
     again = read_pdn(text, "spanish")[0]
     assert again.moves == game.moves
 

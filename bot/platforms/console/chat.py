@@ -24,6 +24,8 @@ PLATFORM = "console"
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen
 # at most this late).
 MAX_IDLE_SECONDS = 30.0
+# How long a piped console waits for the bot's move after a line (its longest think is a few seconds).
+BOT_WAIT_SECONDS = 60.0
 
 
 class ConsoleChat:
@@ -38,6 +40,7 @@ class ConsoleChat:
         self.chat = chat
         self.language = language or os.environ.get("LANG", "en")
         self.counter = 0
+        self.interactive = False
         # The delivery thread and the input loop take turns.
         self._lock = threading.Lock()
         self._wake = threading.Event()
@@ -52,6 +55,10 @@ class ConsoleChat:
         with self._lock:
             self._deliver()
             self._line(text)
+            if not self.interactive:
+                # Read from a pipe or a file, the bot's answer belongs right after the line that
+                # asked for it (at the prompt, the delivery thread prints it when it comes).
+                self.service.settle(BOT_WAIT_SECONDS)
             self._deliver()
 
     def _on_service_change(self, platform: str) -> None:
@@ -175,6 +182,7 @@ class ConsoleChat:
         self._say("Draughts console chat. /help for the commands; /as NAME, /chat NAME, /press ACTION, "
                   "/reply N TEXT to act as others; end of input (Ctrl-D) to quit.")
         stop = threading.Event()
+        self.interactive = interactive
         if interactive:
             threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True).start()
         try:

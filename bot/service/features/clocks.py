@@ -53,6 +53,11 @@ class ClocksFeature(GamesCore):
                 log.exception("deadline work failed for game %s", row.id)
         for name in {row.platform for row in due}:
             self._notify(name)
+        try:
+            # Games the bot is to move in and nothing thinks about (after a restart, say).
+            self._resume_bots(platform)
+        except StorageBusy:
+            log.warning("bot games not looked at: the database is busy")
         return written
 
     def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
@@ -72,7 +77,7 @@ class ClocksFeature(GamesCore):
         """End a game whose side to move ran out of time; the announcement with the final board."""
         game = self._load(row)
         result = game.lose_on_time(game.turn)
-        self._finish(row, result, now)
+        self.finish_game(row, result, now)
         return self._board_reply(lang, self.storage.game(row.id), self._over_text(lang, row, result))
 
     def resume_after_downtime(self, platform: str | None = None) -> float:

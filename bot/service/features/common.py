@@ -13,6 +13,7 @@ from bot.service.commands import (
     clean_text,
 )
 from bot.service.events import Button, ChatEvent
+from bot.storage import BOT_ID
 from bot.storage.records import ChatRecord, GameRecord
 
 log = logging.getLogger("bot.service")
@@ -56,7 +57,10 @@ class Ctx:
 
 
 def reply_flipped(row: GameRecord) -> bool:
-    """Boards are seen from the side to move (from White's side once the game is over)."""
+    """Boards are seen from the side to move (from White's side once the game is over); a game
+    against the bot is always seen from the human's side."""
+    if row.bot_level is not None:
+        return row.white_id == BOT_ID
     if row.status != "active":
         return False
     return Position.from_fen(row.variant, row.fen).turn == "B"

@@ -24,7 +24,7 @@ from bot.service.features.common import (
 )
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import result_text, to_move, variant_name
-from bot.storage import StaleGame, Store
+from bot.storage import BOT_ID, StaleGame, Store
 from bot.storage.records import GameRecord
 
 
@@ -89,8 +89,11 @@ class GamesCore:
     def _game_line(self, lang: str, g: GameRecord) -> str:
         turn = Position.from_fen(g.variant, g.fen).turn
         mover = g.white_name if turn == "W" else g.black_name
-        return t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
+        line = t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
                  white=g.white_name, black=g.black_name, mover=mover, ply=g.ply // 2 + 1)
+        if g.bot_level is not None:
+            line += f" ({t(lang, 'games.bot', level=g.bot_level)})"
+        return line
 
     def _load(self, row: GameRecord) -> Game:
         """The live game of a stored row, without replaying it (docs/rules.md §4: repetition needs only
@@ -101,6 +104,20 @@ class GamesCore:
             start = row.start_fen or Position.start(row.variant).fen()
             fens = [start, *fens]
         return Game.resume(row.variant, row.start_fen, fens, row.quiet_plies)
+
+    def _bot_to_move(self, row: GameRecord, pos: Position | None = None) -> bool:
+        """Whether it is the bot's turn in this game (only games against the bot have one)."""
+        if row.bot_level is None or row.status != "active":
+            return False
+        turn = (pos or Position.from_fen(row.variant, row.fen)).turn
+        return (row.white_id if turn == "W" else row.black_id) == BOT_ID
+
+    def _bot_name(self, lang: str, row: GameRecord) -> str:
+        return t(lang, "bot.name", level=row.bot_level)
+
+    def _think(self, row: GameRecord, lang: str | None = None) -> bool:
+        """Have the bot think about its move in ``row`` (the opponent feature does this)."""
+        raise NotImplementedError
 
     def _color_of(self, row: GameRecord, user_id: str) -> str | None:
         if row.white_id == user_id:
@@ -120,8 +137,21 @@ class GamesCore:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
                 "winner": result.winner, "finished_at": now, "deadline_at": None, "draw_offer": None}
 
-    def _finish(self, row: GameRecord, result: Result, now: float) -> None:
-        self.storage.update_game(row.id, row.version, self._result_fields(result, now))
+    def finish_game(self, row: GameRecord, result: Result, now: float, fields: dict[str, Any] | None = None,
+                    move: dict[str, Any] | None = None) -> GameRecord:
+        """The one path by which a result is written, whatever ended the game (a last move, a
+        resignation, a draw agreed, time): the result, any other ``fields`` and the ``move`` that
+        ended it, and what follows from a result (``_game_finished``), in one transaction.
+        StaleGame when the game moved on meanwhile.  The game as it is now."""
+        with self.storage.transaction():
+            self.storage.update_game(row.id, row.version, {**(fields or {}), **self._result_fields(result, now)}, move)
+            finished = self.storage.game(row.id)
+            self._game_finished(finished)
+        return finished
+
+    def _game_finished(self, game: GameRecord) -> None:
+        """Called inside the transaction that wrote a result; features that follow results (ratings)
+        extend it (and call super())."""
 
     def _to_move_line(self, lang: str, row: GameRecord, now: float) -> str:
         turn = Position.from_fen(row.variant, row.fen).turn
@@ -133,7 +163,7 @@ class GamesCore:
         pos = Position.from_fen(row.variant, row.fen)
         view = boards.board_view(pos, *_last_move(row), flipped=reply_flipped(row))
         buttons: list[list[Button]] = []
-        if row.status == "active":
+        if row.status == "active" and not self._bot_to_move(row, pos):
             starts = sorted({m.start for m in pos.legal_moves()})
             buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,

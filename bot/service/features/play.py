@@ -32,7 +32,7 @@ from bot.service.features.common import (
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import illegal_move_text
-from bot.storage import StaleGame
+from bot.storage import BOT_ID, StaleGame
 from bot.storage.records import GameRecord
 
 
@@ -67,16 +67,21 @@ class PlayFeature(GamesCore):
             # Moving answers an opponent's draw offer with a no; one's own offer stands.
             "draw_offer": row.draw_offer if row.draw_offer == color else None,
         }
-        if game.result is not None:
-            fields.update(self._result_fields(game.result, ctx.now))
+        bot_next = game.result is None and self._bot_to_move(row, game.position)
+        if bot_next:
+            # The bot's clock does not run: it answers as soon as it has thought.
+            fields["deadline_at"] = None
         move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fields["fen"],
                     "by_user": ctx.event.user_id, "played_at": ctx.now}
         try:
-            self.storage.update_game(row.id, row.version, fields, move_row)
+            if game.result is not None:
+                fresh = self.finish_game(row, game.result, ctx.now, fields, move_row)
+            else:
+                self.storage.update_game(row.id, row.version, fields, move_row)
+                fresh = self.storage.game(row.id)
         except StaleGame:
             fresh = self.storage.game(row.id)
             return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "move.stale"))]
-        fresh = self.storage.game(row.id)
         mover = _name(ctx.event)
         text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row.id)
         if game.result is not None:
@@ -84,9 +89,12 @@ class PlayFeature(GamesCore):
         else:
             if fields["draw_offer"] is None and row.draw_offer and row.draw_offer != color:
                 text += "\n" + t(ctx.lang, "draw.declined_by_move")
-            text += "\n" + self._to_move_line(ctx.lang, fresh, ctx.now)
+            text += "\n" + (t(ctx.lang, "bot.thinking", bot=self._bot_name(ctx.lang, fresh)) if bot_next
+                            else self._to_move_line(ctx.lang, fresh, ctx.now))
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
         reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+        if bot_next:
+            self._think(fresh, ctx.lang)
         return [reply]
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
@@ -117,7 +125,7 @@ class PlayFeature(GamesCore):
 
     def _end_by_players(self, ctx: Ctx, row: GameRecord, result: Result) -> list[Reply]:
         try:
-            self._finish(row, result, ctx.now)
+            self.finish_game(row, result, ctx.now)
         except StaleGame:
             return [self._board_reply(ctx.lang, self.storage.game(row.id), t(ctx.lang, "move.stale"))]
         return [self._board_reply(ctx.lang, self.storage.game(row.id), self._over_text(ctx.lang, row, result))]
@@ -128,6 +136,8 @@ class PlayFeature(GamesCore):
         row, problem = self._resolve(ctx, ref)
         if row is None:
             return problem
+        if row.bot_level is not None:
+            return self._bot_answers_draw(ctx, row)
         color = self._color_of(row, ctx.event.user_id)
         if row.draw_offer and row.draw_offer != color:
             return self._end_by_players(ctx, row, self._load(row).agree_draw())
@@ -167,8 +177,14 @@ class PlayFeature(GamesCore):
         if row.status == "finished":
             game.result = _stored_result(row)
         date = time.strftime("%Y.%m.%d", time.gmtime(row.created_at))
-        text = write_pdn(game, {"Event": f"Game #{row.id}", "Site": row.platform, "Date": date,
-                                "White": row.white_name, "Black": row.black_name})
+        tags = {"Event": f"Game #{row.id}", "Site": row.platform, "Date": date,
+                "White": row.white_name, "Black": row.black_name}
+        if row.bot_level is not None:
+            # Against the bot: which side it played, and at what level (PGN's WhiteType/BlackType).
+            tags["WhiteType"] = "program" if row.white_id == BOT_ID else "human"
+            tags["BlackType"] = "program" if row.black_id == BOT_ID else "human"
+            tags["BotLevel"] = str(row.bot_level)
+        text = write_pdn(game, tags)
         return [Reply(text, document=(f"game-{row.id}.pdn", text.encode("utf-8")))]
 
     def press_game(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:

@@ -1,0 +1,135 @@
+"""/analysis: the engine's view of a finished game, as a short report, a board picture of the
+biggest mistakes and an annotated PDN.
+
+The analysis runs in the engine pool like the bot's moves; a chat has at most one analysis at a
+time (so one chat cannot keep the pool to itself), and the result comes through the outbox.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from bot.ai import MoveNote, annotate_pdn
+from bot.i18n import t
+from bot.rules import Game
+from bot.service import boards
+from bot.service.commands import game_ref
+from bot.service.events import Reply
+from bot.service.features.common import Ctx, _stored_result
+from bot.service.features.games import GamesCore
+from bot.service.thinking import analysis_job
+from bot.storage.records import GameRecord
+from renderers.panels import render_board_grid
+
+log = logging.getLogger("bot.service")
+
+# Seconds of search per position looked at (two per move that was not the engine's choice).
+ANALYSIS_SECONDS = 0.1
+# Mistakes shown per side, and the least loss (hundredths of a man) that counts as one.
+MISTAKES_SHOWN = 3
+MIN_MISTAKE = 30
+# At most this many analyses at once in the whole pool, so the bot's own moves always find a worker.
+MAX_RUNNING = 2
+
+
+def _move_number(start_white: bool, ply: int) -> str:
+    """'12.' for White's 12th move, '12...' for Black's."""
+    offset = 0 if start_white else 1
+    number = (ply + offset) // 2 + 1
+    white = (ply + offset) % 2 == 0
+    return f"{number}." if white else f"{number}..."
+
+
+class AnalysisFeature(GamesCore):
+    """Analysis of finished games."""
+
+    def cmd_analysis(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Analyse a finished game of this chat: #id, the board replied to, else your last one."""
+        ref, rest = game_ref(args)
+        if rest:
+            return [Reply(t(ctx.lang, "error.ref_only", command="analysis"))]
+        row = self._analysis_game(ctx, ref)
+        if isinstance(row, Reply):
+            return [row]
+        running = self.thinker.running("analysis")
+        for _kind, platform, chat_id, game_id in running:
+            if (platform, chat_id) == ctx.key:
+                return [Reply(t(ctx.lang, "analysis.busy", id=game_id))]
+        if len(running) >= MAX_RUNNING:
+            return [Reply(t(ctx.lang, "analysis.pool_busy"))]
+        moves = [m.notation for m in self.storage.moves(row.id)]
+        if not moves:
+            return [Reply(t(ctx.lang, "analysis.no_moves", id=row.id))]
+        lang = ctx.lang
+        key = ("analysis", row.platform, row.chat_id, row.id)
+        started = self.thinker.submit(key, analysis_job, (row.variant, row.start_fen, moves, ANALYSIS_SECONDS),
+                                      on_done=lambda notes: self._analysed(row, lang, notes),
+                                      on_error=lambda err: self._analysis_failed(row, lang))
+        if not started:
+            return [Reply(t(ctx.lang, "analysis.busy", id=row.id))]
+        seconds = max(5, round(len(moves) * ANALYSIS_SECONDS * 2))
+        return [Reply(t(ctx.lang, "analysis.started", id=row.id, seconds=seconds))]
+
+    def _analysis_game(self, ctx: Ctx, ref: int | None) -> GameRecord | Reply:
+        if ref is None and ctx.event.reply_to:
+            ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+        if ref is not None:
+            row = self.storage.game(ref)
+            if row is None or (row.platform, row.chat_id) != ctx.key:
+                return Reply(t(ctx.lang, "game.unknown", id=ref))
+            if row.status == "active":
+                return Reply(t(ctx.lang, "analysis.active", id=row.id))
+            return row
+        mine = [g for g in self.storage.recent_games(*ctx.key, ctx.event.user_id, limit=10) if g.status == "finished"]
+        if mine:
+            return mine[0]
+        last = self.storage.find_games(*ctx.key, status="finished", limit=1)
+        if last:
+            return last[0]
+        return Reply(t(ctx.lang, "analysis.none"))
+
+    def _analysis_failed(self, row: GameRecord, lang: str) -> None:
+        self.say(row.platform, row.chat_id, Reply(t(lang, "analysis.failed", id=row.id)))
+        self._notify(row.platform)
+
+    def _analysed(self, row: GameRecord, lang: str, raw: list[dict[str, Any]]) -> None:
+        """The engine's notes are in: the report, its picture and the annotated PDN, to the chat."""
+        game = Game(row.variant, row.start_fen, draw_rules=False)
+        for m in self.storage.moves(row.id):
+            game.play(m.notation)
+        if row.status == "finished":
+            game.result = _stored_result(row)
+        notes = []
+        for note, before in zip(raw, game.positions, strict=False):
+            notes.append(MoveNote(note["ply"], before.parse_move(note["move"]), before.parse_move(note["best"]),
+                                  note["best_score"], note["played_score"], note.get("forced", False)))
+        white_to_start = game.start.white
+        lines = [t(lang, "analysis.title", id=row.id, white=row.white_name, black=row.black_name)]
+        views, captions = [], []
+        for side, name in (("W", row.white_name), ("B", row.black_name)):
+            own = [n for n in notes if (n.ply % 2 == 0) == (white_to_start == (side == "W"))]
+            worst = sorted((n for n in own if n.loss >= MIN_MISTAKE and n.move != n.best),
+                           key=lambda n: (-n.loss, n.ply))[:MISTAKES_SHOWN]
+            if not worst:
+                lines.append(t(lang, "analysis.clean", name=name))
+                continue
+            lines.append(t(lang, "analysis.side", name=name))
+            for n in sorted(worst, key=lambda n: n.ply):
+                entry = t(lang, "analysis.mistake", number=_move_number(white_to_start, n.ply),
+                          move=f"{n.move}{n.mark}", best=str(n.best), loss=f"{n.loss / 100:.1f}")
+                lines.append("• " + entry)
+                before = game.positions[n.ply]
+                views.append(boards.board_view(before, n.move.path, n.move.captured, routes=[n.best.path],
+                                               flipped=False))
+                captions.append(entry)
+        lines.append(t(lang, "analysis.legend" if views else "analysis.legend_pdn"))
+        image = render_board_grid(views, captions, title=lines[0]) if views else None
+        date = time.strftime("%Y.%m.%d", time.gmtime(row.created_at))
+        game.tags.update({"Event": f"Game #{row.id}", "Site": row.platform, "Date": date,
+                          "White": row.white_name, "Black": row.black_name, "Annotator": "draughts-bot"})
+        pdn = annotate_pdn(game, notes)
+        self.say(row.platform, row.chat_id, Reply("\n".join(lines), image=image,
+                                                  document=(f"game-{row.id}-analysis.pdn", pdn.encode("utf-8"))))
+        self._notify(row.platform)

@@ -1,0 +1,181 @@
+"""Playing against the bot: /play starts a game, the bot's moves come from the engine's pool.
+
+The bot never blocks the chat: after a human's move the service hands the position to the pool
+(``Thinker``) and answers at once; the bot's move is written when the search ends, together with
+its board message in the outbox, so the adapter delivers it like any message the service sends on
+its own.  Whether the bot is to move is read from the stored game, so after a restart the games
+it was thinking about are found again (``_resume_bots``, from the timed work) and nothing is
+played twice (the game's version guards the write).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from bot.i18n import pick_language, t
+from bot.rules import Game, Position
+from bot.service import boards
+from bot.service.commands import BadArgument, parse_play
+from bot.service.events import Reply
+from bot.service.features.common import Ctx, _name, reply_flipped
+from bot.service.features.games import GamesCore
+from bot.service.thinking import move_job
+from bot.service.wording import variant_name
+from bot.storage import BOT_ID, StaleGame
+from bot.storage.records import GameRecord
+
+log = logging.getLogger("bot.service")
+
+# A player has at most this many games against the bot in one chat at a time.
+MAX_BOT_GAMES = 1
+# A draw offer to the bot is accepted when its quick look says it stands this much worse (a man is 100).
+DRAW_ACCEPT_BELOW = -50
+DRAW_LOOK_SECONDS = 0.15
+
+
+class OpponentFeature(GamesCore):
+    """Games against the bot: /play, the bot's moves, its answer to a draw offer."""
+
+    def cmd_play(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
+        try:
+            spec = parse_play(args)
+        except BadArgument as err:
+            return [Reply(t(ctx.lang, err.key, **err.values) + " " + t(ctx.lang, "play.usage"))]
+        ev = ctx.event
+        mine = [g for g in self.storage.bot_games(ev.platform)
+                if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]
+        if len(mine) >= MAX_BOT_GAMES:
+            return [Reply(t(ctx.lang, "play.already", id=mine[0].id))]
+        variant = spec.variant or self._default_variant(ctx)
+        color = spec.color if spec.color != "random" else self.rng.choice(["white", "black"])
+        bot_name = t(ctx.lang, "bot.name", level=spec.level)
+        human = (ev.user_id, _name(ev))
+        white, black = (human, (BOT_ID, bot_name)) if color == "white" else ((BOT_ID, bot_name), human)
+        start = Position.start(variant)
+        bot_first = white[0] == BOT_ID
+        game_id = self.storage.create_game({
+            "platform": ev.platform, "chat_id": ev.chat_id, "variant": variant, "start_fen": None,
+            "white_id": white[0], "white_name": white[1], "black_id": black[0], "black_name": black[1],
+            "fen": start.fen(), "move_seconds": spec.move_seconds,
+            "deadline_at": None if bot_first else ctx.now + spec.move_seconds, "created_at": ctx.now,
+            "bot_level": spec.level,
+        })
+        row = self.storage.game(game_id)
+        lines = [t(ctx.lang, "play.started", id=game_id, variant=variant_name(ctx.lang, variant), name=human[1],
+                   color=t(ctx.lang, f"side.{color}"), level=spec.level)]
+        if bot_first:
+            lines.append(t(ctx.lang, "bot.thinking", bot=bot_name))
+        else:
+            lines.append(self._to_move_line(ctx.lang, row, ctx.now))
+        reply = self._board_reply(ctx.lang, row, "\n".join(lines))
+        if bot_first:
+            self._think(row, ctx.lang)
+        return [reply]
+
+    # -- the bot's move ------------------------------------------------------------------------------
+
+    def _think(self, row: GameRecord, lang: str | None = None) -> bool:
+        """Hand the position to the engine pool unless it is already being thought about; the
+        move is written by ``_bot_moved`` when the search ends."""
+        history = self._history_fens(row)
+        seed = self.rng.randrange(2 ** 31)
+        key = ("move", row.id, row.ply)
+        return self.thinker.submit(
+            key, move_job, (row.variant, row.fen, row.bot_level, history, seed, self.bot_seconds),
+            on_done=lambda result: self._bot_moved(row.id, row.ply, result))
+
+    def _history_fens(self, row: GameRecord) -> list[str]:
+        """The positions since the last capture or man move, oldest first (repetitions)."""
+        need = row.quiet_plies + 1
+        fens = self.storage.recent_fens(row.id, need)
+        if len(fens) < need:
+            fens = [row.start_fen or Position.start(row.variant).fen(), *fens]
+        return fens
+
+    def _bot_moved(self, game_id: int, ply: int, result: dict[str, Any]) -> None:
+        """The engine's answer: play it (if the game is still where it was) and say it in the
+        chat through the outbox, in the same transaction."""
+        row = self.storage.game(game_id)
+        if row is None or row.ply != ply or not self._bot_to_move(row):
+            return
+        now = self.clock()
+        lang = self._chat_language(row)
+        game = self._load(row)
+        before = game.position
+        played = game.play(result["move"])
+        fields: dict[str, Any] = {
+            "fen": game.position.fen(), "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
+            "deadline_at": now + row.move_seconds, "reminded": 0,
+            "last_path": list(played.path), "last_captured": list(played.captured),
+            # The bot's move answers a standing draw offer with a no.
+            "draw_offer": None,
+        }
+        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fields["fen"],
+                    "by_user": BOT_ID, "played_at": now}
+        try:
+            with self.storage.transaction():
+                if game.result is not None:
+                    fresh = self.finish_game(row, game.result, now, fields, move_row)
+                else:
+                    self.storage.update_game(row.id, row.version, fields, move_row)
+                    fresh = self.storage.game(row.id)
+                text = t(lang, "bot.played", bot=self._bot_name(lang, fresh), move=str(played), id=row.id)
+                if game.result is not None:
+                    text += "\n" + self._over_text(lang, fresh, game.result)
+                else:
+                    text += "\n" + self._to_move_line(lang, fresh, now)
+                reply = self._board_reply(lang, fresh, text)
+                reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+                self.say(row.platform, row.chat_id, reply)
+        except StaleGame:
+            # The human resigned or the game changed while the bot thought: nothing to play.
+            return
+        log.info("bot (level %s) played %s in game %s: score %s, depth %s, %.2f s", row.bot_level, played,
+                 row.id, result.get("score"), result.get("depth"), result.get("seconds", 0.0))
+        self._notify(row.platform)
+
+    def _chat_language(self, row: GameRecord) -> str:
+        chat = self.storage.chat(row.platform, row.chat_id)
+        if chat is not None and chat.language:
+            return chat.language
+        human = row.black_id if row.white_id == BOT_ID else row.white_id
+        player = self.storage.player(row.platform, human)
+        return pick_language(player.language if player else None)
+
+    def _resume_bots(self, platform: str | None) -> int:
+        """Start thinking in every game of ``platform`` where the bot is to move and nothing is
+        thinking yet (after a restart, or after a search that failed); how many were started."""
+        started = 0
+        for row in self.storage.bot_games(platform):
+            if self._bot_to_move(row) and self._think(row):
+                started += 1
+        return started
+
+    # -- a draw offered to the bot ---------------------------------------------------------------------
+
+    def _bot_answers_draw(self, ctx: Ctx, row: GameRecord) -> list[Reply]:
+        """The bot takes a draw when a quick look says it stands worse, or only kings are left
+        level; otherwise it plays on."""
+        from bot.ai import search_position
+
+        pos = Position.from_fen(row.variant, row.fen)
+        bot_to_move = self._bot_to_move(row, pos)
+        try:
+            score = search_position(pos, 4, DRAW_LOOK_SECONDS).score
+        except ValueError:
+            score = 0
+        bot_score = score if bot_to_move else -score
+        (wm, wk), (bm, bk) = pos.count("W"), pos.count("B")
+        level_kings = wm == bm == 0 and wk == bk
+        name = self._bot_name(ctx.lang, row)
+        if bot_score <= DRAW_ACCEPT_BELOW or level_kings:
+            result = Game(row.variant, row.fen).agree_draw()
+            try:
+                fresh = self.finish_game(row, result, ctx.now)
+            except StaleGame:
+                return [Reply(t(ctx.lang, "move.stale"))]
+            return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "bot.draw_accepted", bot=name) + "\n"
+                                      + self._over_text(ctx.lang, fresh, result))]
+        return [Reply(t(ctx.lang, "bot.draw_declined", bot=name))]

@@ -24,6 +24,12 @@ class ChatEvent:
     bot_username: str | None = None   # our own handle: commands addressed to other bots are ignored
     sent_at: float | None = None      # when the platform says it was sent (epoch seconds)
     is_admin: bool = False            # the platform says the user administers the chat
+    # Whether the platform can show a message to this user alone here (Discord's ephemeral
+    # answers can; a Telegram group cannot, except as a short alert on a button).
+    can_whisper: bool = True
+    # A link that opens a private chat with the bot carrying ``{payload}`` (Telegram's
+    # t.me/<bot>?start=<payload>), where the platform has one.
+    private_link: str | None = None
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,11 @@ class Reply:
     board_text: str | None = None         # the board drawn in text (console)
     document: tuple[str, bytes] | None = None   # (file name, content), e.g. a PDN
     private: bool = False                 # only for the user who asked (where possible)
+    post_id: int | None = None            # the puzzle post this board shows (replies to it answer it)
+    spoiler: str | None = None            # shown hidden after the text, revealed by a tap
+    # An emoji reaction to the user's message that stands in for this (private) reply where the
+    # platform cannot show a message to one user alone; the text is then not sent there.
+    reaction: str | None = None
 
     def to_json(self) -> str:
         """The reply as JSON text (binary parts in base64), to wait in the outbox."""
@@ -60,7 +71,7 @@ class Reply:
             "buttons": [[[b.label, b.action, b.command, b.style] for b in row] for row in self.buttons],
             "replaces_board": self.replaces_board, "game_id": self.game_id, "board_text": self.board_text,
             "document": [self.document[0], b64(self.document[1])] if self.document else None,
-            "private": self.private,
+            "private": self.private, "post_id": self.post_id, "spoiler": self.spoiler, "reaction": self.reaction,
         }, ensure_ascii=False)
 
     @classmethod
@@ -76,6 +87,7 @@ class Reply:
             buttons=[[Button(*b) for b in row] for row in data["buttons"]],
             replaces_board=data["replaces_board"], game_id=data["game_id"], board_text=data["board_text"],
             document=(document[0], raw(document[1]) or b"") if document else None, private=data["private"],
+            post_id=data.get("post_id"), spoiler=data.get("spoiler"), reaction=data.get("reaction"),
         )
 
 

@@ -61,6 +61,8 @@ class CommandSpec:
     needs_game: bool = False
     ref_only: bool = False       # its only argument is an optional #id: anything else is a mistake
     listed: bool = True          # a line of its own in /help
+    # First arguments that need a chat administrator (the command without them is for anyone).
+    admin_words: tuple[str, ...] = ()
 
     def words(self) -> list[str]:
         """Every name the command answers to, lower case."""
@@ -81,6 +83,11 @@ class ButtonKind(StrEnum):
     PATH = "m"                   # m:<game>:<ply>:<index of the legal move>
     DRAW = "dr"                  # dr:<game>:<ply>           accept the standing offer
     RESIGN = "rs"                # rs:<game>:<ply>           confirm the resignation
+    PUZZLE_SELECT = "zs"         # zs:<post>:<step>:<square> a piece touched in a puzzle
+    PUZZLE_DEST = "zd"           # zd:<post>:<step>:<from>:<to>
+    PUZZLE_PATH = "zm"           # zm:<post>:<step>:<index of the legal move>
+    PUZZLE_BACK = "zb"           # zb:<post>:<step>          back to the pieces
+    PUZZLE_HINT = "zh"           # zh:<post>:<step>          which piece moves next
 
 
 def action(kind: ButtonKind, *numbers: int) -> str:
@@ -125,6 +132,12 @@ class Registry:
         """Declare a button action."""
         self._buttons[spec.kind.value] = spec
         return spec
+
+    def needs_admin(self, spec: CommandSpec, args: list[str]) -> bool:
+        """Whether this use of a command is for chat administrators only."""
+        if spec.permission is Permission.ADMINS:
+            return True
+        return bool(args) and args[0].lower() in spec.admin_words
 
     def lookup(self, word: str) -> CommandSpec | None:
         """The command a typed name (or alias) means, or None."""
@@ -179,6 +192,14 @@ for _spec in (
                 Permission.PLAYERS, needs_game=True, ref_only=True),
     CommandSpec("analysis", "cmd_analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")),
                 (GAME,)),
+    CommandSpec("daily", "cmd_daily", _aliases(("diario", "reto_diario"), ("giornaliero", "quotidiano")),
+                (Arg("action", ArgKind.TEXT, choices=("on", "off")), Arg("time", ArgKind.TEXT),
+                 Arg("timezone", ArgKind.TEXT), Arg("variant", ArgKind.VARIANT)),
+                admin_words=("on", "off", "no", "stop", "si", "sí", "yes", "activar", "desactivar", "attiva",
+                             "disattiva")),
+    CommandSpec("puzzle", "cmd_puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
+                (Arg("variant", ArgKind.VARIANT),)),
+    CommandSpec("hint", "cmd_hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),)),
     CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
@@ -199,5 +220,10 @@ for _button in (
     ButtonSpec(ButtonKind.PATH, 3, "press_game"),
     ButtonSpec(ButtonKind.DRAW, 2, "press_game"),
     ButtonSpec(ButtonKind.RESIGN, 2, "press_game"),
+    ButtonSpec(ButtonKind.PUZZLE_SELECT, 3, "press_puzzle"),
+    ButtonSpec(ButtonKind.PUZZLE_DEST, 4, "press_puzzle"),
+    ButtonSpec(ButtonKind.PUZZLE_PATH, 3, "press_puzzle"),
+    ButtonSpec(ButtonKind.PUZZLE_BACK, 2, "press_puzzle"),
+    ButtonSpec(ButtonKind.PUZZLE_HINT, 2, "press_puzzle"),
 ):
     REGISTRY.add_button(_button)

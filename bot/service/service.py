@@ -34,13 +34,15 @@ from bot.service.features.common import (
 )
 from bot.service.features.opponent import OpponentFeature
 from bot.service.features.play import PlayFeature
+from bot.service.features.puzzles import PuzzlesFeature
 from bot.service.features.settings import SettingsFeature
-from bot.service.registry import REGISTRY, Permission
+from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, Store
 
 
-class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PlayFeature, ChallengesFeature, SettingsFeature):
+class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PuzzlesFeature, PlayFeature, ChallengesFeature,
+                  SettingsFeature):
     """Answers chat events with replies; keeps every game in storage.
 
     Each feature (challenges, play, the bot opponent, clocks, settings) lives in its own module
@@ -173,16 +175,34 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PlayFeature, 
 
     def chat_gone(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in a chat (removed, forbidden): stop what the service would
-        post there on its own.  Games stay as they are: players may come back."""
+        post there on its own (the daily puzzle).  Games stay as they are: players may come back."""
         log.info("%s chat %s can no longer be written to", platform, chat_id)
+        try:
+            if self.storage.unsubscribe(platform, chat_id, self.clock()):
+                self._daily_changed()
+                log.warning("%s chat %s unsubscribed from the daily puzzle: the bot cannot post there",
+                            platform, chat_id)
+        except StorageBusy:
+            log.warning("%s chat %s not unsubscribed: the database is busy (the next failed post tries again)",
+                        platform, chat_id)
+
+    def needs_admin(self, text: str | None) -> bool:
+        """Whether typed text is a command only chat administrators may use (so an adapter knows
+        when to ask the platform whether the user is one)."""
+        cmd = parse_command(text or "")
+        if cmd is None or cmd.name is None:
+            return False
+        return REGISTRY.needs_admin(REGISTRY.lookup(cmd.name), cmd.args)
 
     def next_wakeup(self, platform: str | None) -> float | None:
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            return self.storage.next_wakeup(platform)
+            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform)]
         except StorageBusy:
             return self.clock() + 1.0
+        known = [x for x in times if x is not None]
+        return min(known) if known else None
 
     def tick(self, now: float | None = None, platform: str | None = None) -> list[Outgoing]:
         """The due work and the outbox drained at once, as a list (for a caller without a delivery
@@ -215,9 +235,14 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PlayFeature, 
         cmd = parse_command(raw)
         if cmd is None:
             text = clean_text(raw)
-            # A bare move is taken from a player who has a game here.
-            if looks_like_move(text) and self._my_games(ctx):
-                return self.cmd_move(ctx, text.split())
+            # A bare move replying to a puzzle answers it; otherwise it is taken from a player who
+            # has a game here.
+            if looks_like_move(text.split()[0] if text else ""):
+                post = self.puzzle_reply_target(ctx)
+                if post is not None:
+                    return self.answer_puzzle(ctx, post, text)
+                if looks_like_move(text) and self._my_games(ctx):
+                    return self.cmd_move(ctx, text.split())
             if ctx.event.chat_kind == "private" and text:
                 return [Reply(t(ctx.lang, "help.hint"))]
             return []
@@ -227,7 +252,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PlayFeature, 
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
         spec = REGISTRY.lookup(cmd.name)
-        if spec.permission is Permission.ADMINS and not ctx.event.is_admin:
+        if REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin:
             return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
         handler = getattr(self, spec.handler)
         if spec.ref_only:

@@ -22,12 +22,17 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from .records import (
+    AttemptRecord,
     ChallengeRecord,
     ChatRecord,
     GameRecord,
     MoveRecord,
     OutboxRecord,
     PlayerRecord,
+    PuzzlePostRecord,
+    RatingEventRecord,
+    RatingRecord,
+    SubscriptionRecord,
     field_names,
 )
 
@@ -237,6 +242,14 @@ class Store(abc.ABC):
     def board_messages(self, platform: str, chat_id: str) -> list[tuple[str, int]]:
         """Every (message id, game id) remembered in a chat, in the order they were noted."""
 
+    @abc.abstractmethod
+    def remember_post_message(self, platform: str, chat_id: str, message_id: str, post_id: int) -> None:
+        """Note that a message shows a posted puzzle (so a reply to it answers the puzzle)."""
+
+    @abc.abstractmethod
+    def post_of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
+        """The puzzle post a message shows, or None."""
+
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     @abc.abstractmethod
@@ -310,3 +323,94 @@ class Store(abc.ABC):
     def next_wakeup(self, platform: str | None) -> float | None:
         """The earliest time something of ``platform`` (None: all) is due: an outbox message, a
         reminder (a tenth of the move time before the deadline) or a deadline; None if nothing is."""
+
+    # -- daily puzzles -------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float) -> None:
+        """Post the daily puzzle in a chat at ``time`` (HH:MM) in ``timezone``; replaces its setting."""
+
+    @abc.abstractmethod
+    def unsubscribe(self, platform: str, chat_id: str, now: float) -> bool:
+        """End a chat's daily puzzle; False if it had none."""
+
+    @abc.abstractmethod
+    def subscription(self, platform: str, chat_id: str) -> SubscriptionRecord | None:
+        """A chat's daily-puzzle setting (active or ended), or None."""
+
+    @abc.abstractmethod
+    def subscriptions(self, platform: str | None = None) -> list[SubscriptionRecord]:
+        """The active subscriptions (of one platform, or all)."""
+
+    @abc.abstractmethod
+    def claim_daily_post(self, platform: str, chat_id: str, day: str, variant: str, puzzle_id: str,
+                         now: float) -> int | None:
+        """Record the chat's puzzle of ``day``; its post id, or None if that day already has one
+        (whoever got there first posts it: a day is posted once, by one process)."""
+
+    @abc.abstractmethod
+    def create_personal_post(self, platform: str, chat_id: str, user_id: str, variant: str, puzzle_id: str,
+                             now: float) -> int:
+        """Record a puzzle put to one user; its post id."""
+
+    @abc.abstractmethod
+    def puzzle_post(self, post_id: int) -> PuzzlePostRecord | None:
+        """A post by id, or None."""
+
+    @abc.abstractmethod
+    def daily_posts(self, platform: str, chat_id: str, limit: int = 1) -> list[PuzzlePostRecord]:
+        """A chat's daily posts, the latest day first."""
+
+    @abc.abstractmethod
+    def personal_posts(self, platform: str, user_id: str, limit: int = 1) -> list[PuzzlePostRecord]:
+        """The puzzles a user asked for (any chat), newest first."""
+
+    @abc.abstractmethod
+    def claim_first_solver(self, post_id: int, user_id: str, name: str) -> bool:
+        """Name the post's first solver unless it has one; whether this user is it."""
+
+    @abc.abstractmethod
+    def attempt(self, post_id: int, user_id: str) -> AttemptRecord | None:
+        """A user's attempt at a post, or None."""
+
+    @abc.abstractmethod
+    def save_attempt(self, attempt: AttemptRecord) -> None:
+        """Store a user's attempt as it now is (created or replaced)."""
+
+    @abc.abstractmethod
+    def attempts(self, post_id: int) -> list[AttemptRecord]:
+        """Every attempt at a post, in the order they were started."""
+
+    @abc.abstractmethod
+    def chat_attempts(self, platform: str, chat_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        """Every attempt at the chat's daily posts, with its post, oldest post first."""
+
+    @abc.abstractmethod
+    def user_attempts(self, platform: str, user_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        """Every attempt of a user at daily posts (any chat of the platform), oldest post first."""
+
+    @abc.abstractmethod
+    def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        """Every attempt that was rated, in the order it was rated (ratings rebuild)."""
+
+    # -- ratings ---------------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def rating(self, platform: str, subject: str, pool: str) -> RatingRecord | None:
+        """A subject's rating in a pool, or None (never rated)."""
+
+    @abc.abstractmethod
+    def ratings(self, platform: str, pool: str) -> list[RatingRecord]:
+        """Every rating of a pool on a platform, best first."""
+
+    @abc.abstractmethod
+    def save_rating(self, rating: RatingRecord, source: str) -> None:
+        """Store a rating as it is after ``source`` (a game or a post), and note it in its history."""
+
+    @abc.abstractmethod
+    def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
+        """How a subject's rating in a pool went, oldest first."""
+
+    @abc.abstractmethod
+    def clear_ratings(self) -> None:
+        """Forget every rating and its history (before recomputing them from the games)."""

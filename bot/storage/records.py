@@ -115,3 +115,81 @@ class OutboxRecord:
 def field_names(record: type) -> tuple[str, ...]:
     """The fields of a record class, in column order."""
     return tuple(f.name for f in fields(record))
+
+
+@dataclass(frozen=True, slots=True)
+class SubscriptionRecord:
+    """A chat's daily puzzle: when (``time`` HH:MM in ``timezone``) and which variant."""
+
+    platform: str
+    chat_id: str
+    time: str
+    timezone: str
+    variant: str
+    active: bool
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzlePostRecord:
+    """A puzzle put to a chat: the day's (``kind`` daily, one per chat and local ``day``) or one
+    a user asked for (``kind`` personal, for ``user_id``)."""
+
+    id: int
+    platform: str
+    chat_id: str
+    kind: str
+    day: str | None
+    user_id: str | None
+    variant: str
+    puzzle_id: str
+    posted_at: float
+    first_solver_id: str | None
+    first_solver_name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRecord:
+    """One user's way through one posted puzzle: the moves accepted so far (theirs and the
+    forced replies), wrong tries, hints, when solved, and the score it was rated with (1 solved
+    cleanly, 0.5 with a hint, 0 after a wrong try; None until its first outcome)."""
+
+    post_id: int
+    user_id: str
+    user_name: str
+    progress: tuple[str, ...]
+    misses: int
+    hints: int
+    started_at: float
+    solved_at: float | None
+    rated_score: float | None
+    rated_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRecord:
+    """A Glicko-2 rating in one pool (a variant; 'puzzles'; '<variant>:bot' for games against the
+    bot) of a subject (a user id, or 'puzzle:<id>' on platform '*')."""
+
+    platform: str
+    subject: str
+    pool: str
+    rating: float
+    deviation: float
+    volatility: float
+    games: int
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingEventRecord:
+    """A rating as it was right after one game or puzzle (``source`` 'game:<id>' or 'post:<id>')."""
+
+    platform: str
+    subject: str
+    pool: str
+    source: str
+    at: float
+    rating: float
+    deviation: float

@@ -35,12 +35,17 @@ from .base import (
     check_fields,
 )
 from .records import (
+    AttemptRecord,
     ChallengeRecord,
     ChatRecord,
     GameRecord,
     MoveRecord,
     OutboxRecord,
     PlayerRecord,
+    PuzzlePostRecord,
+    RatingEventRecord,
+    RatingRecord,
+    SubscriptionRecord,
     field_names,
 )
 
@@ -106,6 +111,39 @@ MIGRATIONS: list[list[str]] = [
         "ALTER TABLE games ADD COLUMN bot_level INTEGER",
         "CREATE INDEX games_bot ON games (status, bot_level)",
     ],
+    [
+        # The daily puzzle: each chat's setting, the puzzles put to chats and users, and every
+        # user's way through each of them.
+        """CREATE TABLE subscriptions (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, time TEXT NOT NULL, timezone TEXT NOT NULL,
+            variant TEXT NOT NULL, active INTEGER NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
+            PRIMARY KEY (platform, chat_id))""",
+        """CREATE TABLE puzzle_posts (
+            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL, kind TEXT NOT NULL,
+            day TEXT, user_id TEXT, variant TEXT NOT NULL, puzzle_id TEXT NOT NULL, posted_at REAL NOT NULL,
+            first_solver_id TEXT, first_solver_name TEXT)""",
+        # One daily post per chat and day, whichever process gets there first.
+        "CREATE UNIQUE INDEX puzzle_posts_daily ON puzzle_posts (platform, chat_id, day) WHERE kind='daily'",
+        "CREATE INDEX puzzle_posts_user ON puzzle_posts (platform, user_id, kind)",
+        """CREATE TABLE attempts (
+            post_id INTEGER NOT NULL REFERENCES puzzle_posts(id), user_id TEXT NOT NULL, user_name TEXT NOT NULL,
+            progress TEXT NOT NULL, misses INTEGER NOT NULL, hints INTEGER NOT NULL, started_at REAL NOT NULL,
+            solved_at REAL, rated_score REAL, rated_at REAL, PRIMARY KEY (post_id, user_id))""",
+        """CREATE TABLE post_messages (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
+            post_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
+    ],
+    [
+        # Glicko-2 ratings, derived from the games and attempts (python -m bot ratings rebuild).
+        """CREATE TABLE ratings (
+            platform TEXT NOT NULL, subject TEXT NOT NULL, pool TEXT NOT NULL, rating REAL NOT NULL,
+            deviation REAL NOT NULL, volatility REAL NOT NULL, games INTEGER NOT NULL, updated_at REAL NOT NULL,
+            PRIMARY KEY (platform, subject, pool))""",
+        """CREATE TABLE rating_history (
+            platform TEXT NOT NULL, subject TEXT NOT NULL, pool TEXT NOT NULL, source TEXT NOT NULL,
+            at REAL NOT NULL, rating REAL NOT NULL, deviation REAL NOT NULL)""",
+        "CREATE INDEX rating_history_subject ON rating_history (platform, subject, pool)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -116,7 +154,9 @@ _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8
 
 _TABLES: dict[type, str] = {
     PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
-    MoveRecord: "moves", OutboxRecord: "outbox",
+    MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
+    PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
+    RatingEventRecord: "rating_history",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 _COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
@@ -142,6 +182,10 @@ def _record(cls: type, row: dict[str, Any]) -> Any:
     if cls is GameRecord:
         row = dict(row, reminded=bool(row["reminded"]),
                    **{key: _squares(row[key]) for key in _SQUARE_LISTS})
+    elif cls is SubscriptionRecord:
+        row = dict(row, active=bool(row["active"]))
+    elif cls is AttemptRecord:
+        row = dict(row, progress=tuple(json.loads(row["progress"])))
     return cls(**row)
 
 
@@ -156,7 +200,126 @@ def _encode_game(fields: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class SQLiteStore(Store):
+class _PuzzlesAndRatings:
+    """The SQLite side of daily puzzles and ratings (mixed into SQLiteStore)."""
+
+    # -- daily puzzles -------------------------------------------------------------------------------
+
+    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float) -> None:
+        with self.transaction():
+            self.db.execute(
+                "INSERT INTO subscriptions (platform, chat_id, time, timezone, variant, active, created_at, updated_at)"
+                " VALUES (?,?,?,?,?,1,?,?) ON CONFLICT (platform, chat_id) DO UPDATE SET time=excluded.time,"
+                " timezone=excluded.timezone, variant=excluded.variant, active=1, updated_at=excluded.updated_at,"
+                " created_at=CASE WHEN subscriptions.active THEN subscriptions.created_at ELSE excluded.created_at END",
+                (platform, chat_id, time, timezone, variant, now, now))
+
+    def unsubscribe(self, platform: str, chat_id: str, now: float) -> bool:
+        with self.transaction():
+            cur = self.db.execute("UPDATE subscriptions SET active=0, updated_at=? WHERE platform=? AND chat_id=? "
+                                  "AND active=1", (now, platform, chat_id))
+            return cur.rowcount == 1
+
+    def subscription(self, platform: str, chat_id: str) -> SubscriptionRecord | None:
+        return self._record(SubscriptionRecord, "platform=? AND chat_id=?", (platform, chat_id))
+
+    def subscriptions(self, platform: str | None = None) -> list[SubscriptionRecord]:
+        where, params = _filters(platform=platform)
+        return self._records(SubscriptionRecord, f"active=1 AND {where} ORDER BY platform, chat_id", params)
+
+    def claim_daily_post(self, platform: str, chat_id: str, day: str, variant: str, puzzle_id: str,
+                         now: float) -> int | None:
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT OR IGNORE INTO puzzle_posts (platform, chat_id, kind, day, variant, puzzle_id, posted_at)"
+                " VALUES (?,?,'daily',?,?,?,?)", (platform, chat_id, day, variant, puzzle_id, now))
+            return int(cur.lastrowid) if cur.rowcount == 1 else None
+
+    def create_personal_post(self, platform: str, chat_id: str, user_id: str, variant: str, puzzle_id: str,
+                             now: float) -> int:
+        with self.transaction():
+            cur = self.db.execute(
+                "INSERT INTO puzzle_posts (platform, chat_id, kind, user_id, variant, puzzle_id, posted_at)"
+                " VALUES (?,?,'personal',?,?,?,?)", (platform, chat_id, user_id, variant, puzzle_id, now))
+            return int(cur.lastrowid)
+
+    def puzzle_post(self, post_id: int) -> PuzzlePostRecord | None:
+        return self._record(PuzzlePostRecord, "id=?", (post_id,))
+
+    def daily_posts(self, platform: str, chat_id: str, limit: int = 1) -> list[PuzzlePostRecord]:
+        return self._records(PuzzlePostRecord, "platform=? AND chat_id=? AND kind='daily' ORDER BY day DESC, id DESC "
+                             "LIMIT ?", (platform, chat_id, limit))
+
+    def personal_posts(self, platform: str, user_id: str, limit: int = 1) -> list[PuzzlePostRecord]:
+        return self._records(PuzzlePostRecord, "platform=? AND user_id=? AND kind='personal' ORDER BY id DESC "
+                             "LIMIT ?", (platform, user_id, limit))
+
+    def claim_first_solver(self, post_id: int, user_id: str, name: str) -> bool:
+        with self.transaction():
+            cur = self.db.execute("UPDATE puzzle_posts SET first_solver_id=?, first_solver_name=? "
+                                  "WHERE id=? AND first_solver_id IS NULL", (user_id, name, post_id))
+            return cur.rowcount == 1
+
+    def attempt(self, post_id: int, user_id: str) -> AttemptRecord | None:
+        return self._record(AttemptRecord, "post_id=? AND user_id=?", (post_id, user_id))
+
+    def save_attempt(self, attempt: AttemptRecord) -> None:
+        values = {name: getattr(attempt, name) for name in field_names(AttemptRecord)}
+        values["progress"] = json.dumps(list(attempt.progress))
+        names = ", ".join(values)
+        with self.transaction():
+            self.db.execute(f"INSERT OR REPLACE INTO attempts ({names}) VALUES ({', '.join('?' * len(values))})",
+                            tuple(values.values()))
+
+    def attempts(self, post_id: int) -> list[AttemptRecord]:
+        return self._records(AttemptRecord, "post_id=? ORDER BY started_at, user_id", (post_id,))
+
+    def _post_attempts(self, where: str, params: tuple) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        rows = self._all(f"SELECT {_POST_COLUMNS}, {_ATTEMPT_COLUMNS} FROM attempts a JOIN puzzle_posts p "
+                         f"ON p.id = a.post_id WHERE {where}", params)
+        return [(_record(PuzzlePostRecord, {name: row[f"p_{name}"] for name in field_names(PuzzlePostRecord)}),
+                 _record(AttemptRecord, {name: row[f"a_{name}"] for name in field_names(AttemptRecord)}))
+                for row in rows]
+
+    def chat_attempts(self, platform: str, chat_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        return self._post_attempts("p.platform=? AND p.chat_id=? AND p.kind='daily' ORDER BY p.day, p.id, a.started_at",
+                                   (platform, chat_id))
+
+    def user_attempts(self, platform: str, user_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        return self._post_attempts("p.platform=? AND a.user_id=? AND p.kind='daily' ORDER BY p.day, p.id",
+                                   (platform, user_id))
+
+    def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        return self._post_attempts("a.rated_at IS NOT NULL ORDER BY a.rated_at, a.post_id, a.user_id", ())
+
+    # -- ratings ---------------------------------------------------------------------------------------
+
+    def rating(self, platform: str, subject: str, pool: str) -> RatingRecord | None:
+        return self._record(RatingRecord, "platform=? AND subject=? AND pool=?", (platform, subject, pool))
+
+    def ratings(self, platform: str, pool: str) -> list[RatingRecord]:
+        return self._records(RatingRecord, "platform=? AND pool=? ORDER BY rating DESC, subject", (platform, pool))
+
+    def save_rating(self, rating: RatingRecord, source: str) -> None:
+        values = {name: getattr(rating, name) for name in field_names(RatingRecord)}
+        with self.transaction():
+            self.db.execute(f"INSERT OR REPLACE INTO ratings ({', '.join(values)}) "
+                            f"VALUES ({', '.join('?' * len(values))})", tuple(values.values()))
+            self.db.execute("INSERT INTO rating_history (platform, subject, pool, source, at, rating, deviation) "
+                            "VALUES (?,?,?,?,?,?,?)", (rating.platform, rating.subject, rating.pool, source,
+                                                        rating.updated_at, rating.rating, rating.deviation))
+
+    def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
+        return self._records(RatingEventRecord, "platform=? AND subject=? AND pool=? ORDER BY at, rowid",
+                             (platform, subject, pool))
+
+    def clear_ratings(self) -> None:
+        with self.transaction():
+            self.db.execute("DELETE FROM ratings")
+            self.db.execute("DELETE FROM rating_history")
+
+
+class SQLiteStore(_PuzzlesAndRatings, Store):
     """The database in one SQLite file; every method is one short transaction.
 
     Opening checks the file (a database, undamaged, writable, not from a newer bot) and
@@ -402,7 +565,7 @@ class SQLiteStore(Store):
         with self.transaction():
             # The new chat may already have a row (someone typed there first): it keeps its own
             # settings, and the old row goes.
-            for table in ("chats", "messages"):
+            for table in ("chats", "messages", "post_messages", "subscriptions"):
                 self.db.execute(f"UPDATE OR IGNORE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                                 (new_chat_id, platform, old_chat_id))
                 self.db.execute(f"DELETE FROM {table} WHERE platform=? AND chat_id=?", (platform, old_chat_id))
@@ -410,6 +573,9 @@ class SQLiteStore(Store):
             for table in ("challenges", "games", "outbox"):
                 self.db.execute(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                                 (new_chat_id, platform, old_chat_id))
+            # A day the new id already has a post for keeps that one.
+            self.db.execute("UPDATE OR IGNORE puzzle_posts SET chat_id=? WHERE platform=? AND chat_id=?",
+                            (new_chat_id, platform, old_chat_id))
 
     # -- challenges -------------------------------------------------------------------------
 
@@ -545,6 +711,16 @@ class SQLiteStore(Store):
                          (platform, chat_id))
         return [(r["message_id"], r["game_id"]) for r in rows]
 
+    def remember_post_message(self, platform: str, chat_id: str, message_id: str, post_id: int) -> None:
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO post_messages (platform, chat_id, message_id, post_id) "
+                            "VALUES (?,?,?,?)", (platform, chat_id, message_id, post_id))
+
+    def post_of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
+        row = self._one("SELECT post_id FROM post_messages WHERE platform=? AND chat_id=? AND message_id=?",
+                        (platform, chat_id, message_id))
+        return row["post_id"] if row else None
+
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     def beat(self, platform: str | None, now: float) -> None:
@@ -633,6 +809,11 @@ class SQLiteStore(Store):
         return min(times) if times else None
 
 
+# Both tables have a user_id: the joined columns are named apart.
+_POST_COLUMNS = ", ".join(f"p.{name} AS p_{name}" for name in field_names(PuzzlePostRecord))
+_ATTEMPT_COLUMNS = ", ".join(f"a.{name} AS a_{name}" for name in field_names(AttemptRecord))
+
+
 def _filters(**values: str | None) -> tuple[str, tuple]:
     """A WHERE clause matching every value that is not None ('1' when none is)."""
     given = {name: value for name, value in values.items() if value is not None}
@@ -641,3 +822,4 @@ def _filters(**values: str | None) -> tuple[str, tuple]:
 
 def _beat_key(platform: str | None) -> str:
     return f"heartbeat:{platform or '*'}"
+

@@ -121,7 +121,9 @@ class ConsoleChat:
             reply_to, stripped = reply.group(1), reply.group(2)
         event = ChatEvent(platform=PLATFORM, chat_id=self.chat, chat_kind="group", user_id=self.user.lower(),
                           user_name=self.user, username=self.user.lower(), language=self.language,
-                          text=stripped, action=action, reply_to=reply_to)
+                          text=stripped, action=action, reply_to=reply_to,
+                          # Whoever runs the console owns its chats.
+                          is_admin=True)
         for r in self.service.handle(event):
             self._print_reply(self.chat, r)
 

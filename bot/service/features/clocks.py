@@ -58,6 +58,10 @@ class ClocksFeature(GamesCore):
             self._resume_bots(platform)
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
+        try:
+            written += self._post_dailies(platform, now)
+        except StorageBusy:
+            log.warning("daily puzzles not posted yet: the database is busy")
         return written
 
     def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:

@@ -40,10 +40,16 @@ class PlayFeature(GamesCore):
     """Playing: typed moves and buttons, draws, resignation, the board, PDN."""
 
     def cmd_move(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Play a typed move in your game."""
+        """Play a typed move in your game, or answer a puzzle: the one replied to, else, for a
+        user with no game here, their open puzzle or the chat's puzzle of the day."""
         ref, words = game_ref(args)
         if not words:
             return [Reply(t(ctx.lang, "move.usage"))]
+        post = self.puzzle_reply_target(ctx)
+        if post is None and ref is None and not self._my_games(ctx) and not ctx.event.reply_to:
+            post = self._puzzle_for(ctx)
+        if post is not None:
+            return self.answer_puzzle(ctx, post, " ".join(words))
         row, problem = self._resolve(ctx, ref)
         if row is None:
             return problem

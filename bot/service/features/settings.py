@@ -22,7 +22,11 @@ class SettingsFeature(GamesCore):
     """Chat settings and information: help, rules, language, default variant."""
 
     def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The command list."""
+        """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
+        if len(args) == 1:
+            opened = self.open_puzzle(ctx, args[0])
+            if opened is not None:
+                return opened
         return [Reply(REGISTRY.help_text(ctx.lang))]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:

@@ -1,0 +1,522 @@
+"""The daily puzzle: a proven golpe posted in each subscribed chat at the time it chose, answered
+in the chat (typed, as a reply to the post, or with the buttons), with streaks and a leaderboard;
+and /puzzle, a puzzle for one person.
+
+Posting is timed work (``_post_dailies``, called from ``run_due``): a chat's day is claimed in
+storage and its messages written to the outbox in the same transaction, so a day is posted once
+whatever restarts or processes there are, and a day missed while the bot was down is posted at
+start-up.  Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips
+nor doubles one.
+
+Each user has their own way through a post (an attempt): the moves accepted so far, wrong tries,
+hints.  The answers to one user are private where the platform allows (the event's
+``can_whisper``); only the first solver is announced to the chat.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import re
+from functools import cache
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from bot.i18n import pick_language, t
+from bot.puzzles import bank
+from bot.puzzles.solve import Verdict, hint, judge, position_after, puzzle_of_day
+from bot.rules import Position
+from bot.service import boards
+from bot.service.commands import parse_variant
+from bot.service.events import Button, Reply
+from bot.service.features.common import Ctx, _name, _rows
+from bot.service.features.games import GamesCore
+from bot.service.registry import ButtonKind, action
+from bot.service.wording import illegal_move_text, variant_name
+from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
+
+log = logging.getLogger("bot.service")
+
+DEFAULT_TIME = "09:00"
+DEFAULT_TIMEZONE = "Europe/Madrid"
+SOLVED_REACTION = "🎉"
+LEADERBOARD_SIZE = 10
+# How far back a daily post can still be answered: until the next one replaces it.
+_TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)")
+
+
+@cache
+def _zone_names() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
+def find_timezone(word: str) -> str | None:
+    """The IANA name a typed time zone means ('europe/rome' -> 'Europe/Rome'), or None."""
+    name = _zone_names().get(word.strip().lower())
+    if name is None and word.upper() == "UTC":
+        name = "UTC"
+    return name
+
+
+@cache
+def _by_id(variant: str) -> dict[str, dict[str, Any]]:
+    return {p["id"]: p for p in bank.load(variant)}
+
+
+def puzzle_by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
+    return _by_id(variant).get(puzzle_id)
+
+
+def streaks(days: list[str]) -> tuple[int, int]:
+    """(current, best) runs of consecutive days among ISO day strings; the current run is the one
+    ending on the latest day."""
+    dates = sorted({dt.date.fromisoformat(d) for d in days})
+    best = current = 0
+    previous = None
+    for day in dates:
+        current = current + 1 if previous is not None and (day - previous).days == 1 else 1
+        best = max(best, current)
+        previous = day
+    return current, best
+
+
+def streak_text(lang: str, days: int) -> str:
+    return t(lang, "streak.one") if days == 1 else t(lang, "streak.many", n=days)
+
+
+class PuzzlesFeature(GamesCore):
+    """Daily puzzles and personal ones."""
+
+    # -- /daily ------------------------------------------------------------------------------------
+
+    def cmd_daily(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """/daily: show the setting; /daily on [HH:MM] [time zone] [variant] and /daily off (admins)."""
+        if not args:
+            return [Reply(self._daily_setting_text(ctx))]
+        word = args[0].lower()
+        if word in ("off", "no", "stop", "desactivar", "disattiva"):
+            if len(args) > 1:
+                return [Reply(t(ctx.lang, "daily.usage"))]
+            if not self.storage.unsubscribe(*ctx.key, ctx.now):
+                return [Reply(t(ctx.lang, "daily.none"))]
+            self._daily_changed()
+            return [Reply(t(ctx.lang, "daily.off"))]
+        if word not in ("on", "si", "sí", "yes", "activar", "attiva"):
+            return [Reply(t(ctx.lang, "daily.usage"))]
+        time_text, zone, variant_words = DEFAULT_TIME, None, []
+        for arg in args[1:]:
+            match = _TIME.fullmatch(arg)
+            if match:
+                time_text = f"{int(match.group(1)):02d}:{match.group(2)}"
+            elif "/" in arg or arg.upper() == "UTC":
+                zone = find_timezone(arg)
+                if zone is None:
+                    return [Reply(t(ctx.lang, "daily.bad_zone", zone=arg[:40]))]
+            else:
+                variant_words.append(arg)
+        variant = self._default_variant(ctx)
+        if variant_words:
+            variant = parse_variant(variant_words)
+            if variant is None:
+                return [Reply(t(ctx.lang, "daily.bad_word", word=" ".join(variant_words)[:30]) + " "
+                              + t(ctx.lang, "daily.usage"))]
+        old = self.storage.subscription(*ctx.key)
+        zone = zone or (old.timezone if old else DEFAULT_TIMEZONE)
+        self.storage.subscribe(*ctx.key, time_text, zone, variant, ctx.now)
+        self._daily_changed()
+        return [Reply(t(ctx.lang, "daily.on", time=time_text, zone=zone, variant=variant_name(ctx.lang, variant)))]
+
+    def _daily_setting_text(self, ctx: Ctx) -> str:
+        sub = self.storage.subscription(*ctx.key)
+        if sub is None or not sub.active:
+            return t(ctx.lang, "daily.none")
+        return t(ctx.lang, "daily.show", time=sub.time, zone=sub.timezone,
+                 variant=variant_name(ctx.lang, sub.variant))
+
+    def _daily_changed(self) -> None:
+        self._daily_wakeup_cache = {}
+
+    # -- posting -------------------------------------------------------------------------------------
+
+    def _local_day(self, sub: SubscriptionRecord, now: float) -> tuple[dt.date, float]:
+        """The chat's local day at ``now`` and when that day's post is due (epoch seconds)."""
+        zone = ZoneInfo(sub.timezone)
+        day = dt.datetime.fromtimestamp(now, zone).date()
+        hour, minute = map(int, sub.time.split(":"))
+        due = dt.datetime.combine(day, dt.time(hour, minute), zone).timestamp()
+        return day, due
+
+    def _next_daily(self, sub: SubscriptionRecord, now: float) -> float:
+        """When the chat's next post is due: today's if it is not out yet, else tomorrow's."""
+        day, due = self._local_day(sub, now)
+        latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
+        posted = bool(latest) and latest[0].day == day.isoformat()
+        if not posted and due >= sub.created_at:
+            return due
+        zone = ZoneInfo(sub.timezone)
+        hour, minute = map(int, sub.time.split(":"))
+        return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(hour, minute), zone).timestamp()
+
+    def next_daily_wakeup(self, platform: str | None) -> float | None:
+        """The earliest time a daily post of ``platform`` is due, or None without subscriptions."""
+        cache_ = getattr(self, "_daily_wakeup_cache", None)
+        if cache_ is None:
+            cache_ = self._daily_wakeup_cache = {}
+        now = self.clock()
+        known = cache_.get(platform)
+        if known is not None and (known is False or known > now):
+            return None if known is False else known
+        times = []
+        for sub in self.storage.subscriptions(platform):
+            try:
+                times.append(self._next_daily(sub, now))
+            except (ZoneInfoNotFoundError, ValueError):
+                continue
+        value = min(times) if times else None
+        cache_[platform] = False if value is None else value
+        return value
+
+    def _post_dailies(self, platform: str | None, now: float) -> int:
+        """Post every daily puzzle that is due (once per chat and local day); how many were posted."""
+        posted = 0
+        for sub in self.storage.subscriptions(platform):
+            try:
+                day, due = self._local_day(sub, now)
+            except (ZoneInfoNotFoundError, ValueError):
+                log.warning("daily puzzle of %s chat %s: unusable time zone %r", sub.platform, sub.chat_id,
+                            sub.timezone)
+                continue
+            if now < due or due < sub.created_at:
+                continue
+            latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
+            if latest and latest[0].day == day.isoformat():
+                continue
+            puzzles = bank.load(sub.variant)
+            if not puzzles:
+                continue
+            puzzle = puzzle_of_day(puzzles, day, sub.variant)
+            with self.storage.transaction():
+                post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
+                                                        puzzle["id"], now)
+                if post_id is None:
+                    continue            # another process posted it a moment ago
+                lang = self._chat_lang(sub.platform, sub.chat_id)
+                if latest:
+                    self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
+                self.say(sub.platform, sub.chat_id, self._post_reply(lang, self.storage.puzzle_post(post_id), puzzle))
+            posted += 1
+            self._daily_changed()
+            self._notify(sub.platform)
+        return posted
+
+    def _chat_lang(self, platform: str, chat_id: str) -> str:
+        chat = self.storage.chat(platform, chat_id)
+        return (chat.language if chat and chat.language else None) or pick_language(None)
+
+    def _yesterday_reply(self, lang: str, post: PuzzlePostRecord) -> Reply:
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        solvers = [a.user_name for a in self.storage.attempts(post.id) if a.solved_at is not None]
+        solvers_text = (t(lang, "daily.solved_by", names=", ".join(solvers[:20]), count=len(solvers))
+                        if solvers else t(lang, "daily.nobody"))
+        line = " ".join(puzzle["solution"]) if puzzle else "?"
+        return Reply(t(lang, "daily.yesterday", day=post.day) + "\n" + solvers_text, spoiler=line)
+
+    def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any]) -> Reply:
+        pos = Position.from_fen(post.variant, puzzle["fen"])
+        text = t(lang, "daily.post", day=post.day, variant=variant_name(lang, post.variant),
+                 side=t(lang, f"puzzle.to_win.{pos.turn}"))
+        return self._puzzle_board(lang, post, pos, 0, text)
+
+    def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
+                      replaces: bool = False, private: bool = False) -> Reply:
+        """A puzzle position with its buttons: the pieces that can move, and a hint."""
+        view = boards.board_view(pos, flipped=not pos.white)
+        starts = sorted({m.start for m in pos.legal_moves()})
+        buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
+                        reserve=1)
+        buttons.append([Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
+                               f"/hint #{post.id}", style="back")])
+        return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons, post_id=post.id,
+                     replaces_board=replaces, private=private)
+
+    # -- /puzzle ---------------------------------------------------------------------------------------
+
+    def cmd_puzzle(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """A puzzle for you alone: /puzzle [variant] (one you have not been given before)."""
+        variant = self._default_variant(ctx)
+        if args:
+            variant = parse_variant(args)
+            if variant is None:
+                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args)[:30]))]
+        puzzles = bank.load(variant)
+        if not puzzles:
+            return [Reply(t(ctx.lang, "puzzle.none_left"))]
+        seen = {p.puzzle_id for p in self.storage.personal_posts(ctx.event.platform, ctx.event.user_id, 10_000)}
+        fresh = [p for p in puzzles if p["id"] not in seen] or puzzles
+        puzzle = self.rng.choice(fresh)
+        post_id = self.storage.create_personal_post(ctx.event.platform, ctx.event.chat_id, ctx.event.user_id,
+                                                    variant, puzzle["id"], ctx.now)
+        post = self.storage.puzzle_post(post_id)
+        pos = Position.from_fen(variant, puzzle["fen"])
+        text = t(ctx.lang, "puzzle.personal", variant=variant_name(ctx.lang, variant), rating=puzzle["rating"],
+                 side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post_id)
+        if not ctx.event.can_whisper and ctx.event.private_link:
+            # A group where nothing can be shown to one member: the puzzle waits in a private chat.
+            link = ctx.event.private_link.format(payload=f"p{post_id}")
+            return [Reply(t(ctx.lang, "puzzle.in_private", name=_name(ctx.event), link=link))]
+        return [self._puzzle_board(ctx.lang, post, pos, 0, text, private=self._whisper(ctx))]
+
+    def _whisper(self, ctx: Ctx) -> bool:
+        """Answers about one user's puzzle go to them alone (a private chat is private already)."""
+        return ctx.event.chat_kind != "private"
+
+    def open_puzzle(self, ctx: Ctx, payload: str) -> list[Reply] | None:
+        """``/start p<post>`` (a link from a group): the user's own way through that post, here."""
+        match = re.fullmatch(r"p(\d{1,9})", payload)
+        if not match:
+            return None
+        post = self.storage.puzzle_post(int(match.group(1)))
+        if post is None or post.platform != ctx.event.platform:
+            return [Reply(t(ctx.lang, "puzzle.unknown"))]
+        if post.kind == "personal" and post.user_id != ctx.event.user_id:
+            return [Reply(t(ctx.lang, "puzzle.not_yours"))]
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        if puzzle is None:
+            return [Reply(t(ctx.lang, "puzzle.unknown"))]
+        attempt = self.storage.attempt(post.id, ctx.event.user_id)
+        progress = list(attempt.progress) if attempt else []
+        pos = position_after(puzzle, progress)
+        if attempt and attempt.solved_at is not None:
+            return [Reply(t(ctx.lang, "puzzle.already"))]
+        text = t(ctx.lang, "puzzle.resume", variant=variant_name(ctx.lang, post.variant),
+                 side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post.id)
+        return [self._puzzle_board(ctx.lang, post, pos, len(progress), text)]
+
+    # -- answering -----------------------------------------------------------------------------------
+
+    def _puzzle_for(self, ctx: Ctx, ref: int | None = None) -> PuzzlePostRecord | None:
+        """The post a user's answer is for: #id or the message replied to, else their latest open
+        personal puzzle in this chat, else the chat's latest daily post."""
+        if ref is None and ctx.event.reply_to:
+            ref = self.storage.post_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+        if ref is not None:
+            post = self.storage.puzzle_post(ref)
+            return post if post is not None and post.platform == ctx.event.platform else None
+        mine = self.storage.personal_posts(ctx.event.platform, ctx.event.user_id, 1)
+        if mine and mine[0].chat_id == ctx.event.chat_id:
+            attempt = self.storage.attempt(mine[0].id, ctx.event.user_id)
+            if attempt is None or attempt.solved_at is None:
+                return mine[0]
+        daily = self.storage.daily_posts(*ctx.key, 1)
+        return daily[0] if daily else None
+
+    def puzzle_reply_target(self, ctx: Ctx) -> PuzzlePostRecord | None:
+        """The post a message replies to, if it replies to a puzzle."""
+        if not ctx.event.reply_to:
+            return None
+        post_id = self.storage.post_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+        return self.storage.puzzle_post(post_id) if post_id is not None else None
+
+    def answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str, via_button: bool = False) -> list[Reply]:
+        """Judge an answer (one move or a whole line) to a post for this user."""
+        ev = ctx.event
+        whisper = self._whisper(ctx)
+        if post.kind == "personal" and post.user_id != ev.user_id:
+            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=whisper)]
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        if puzzle is None:
+            return [Reply(t(ctx.lang, "puzzle.unknown"), private=whisper)]
+        attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
+            post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
+        if attempt.solved_at is not None:
+            return [Reply(t(ctx.lang, "puzzle.already"), private=whisper)]
+        progress = list(attempt.progress)
+        before = position_after(puzzle, progress)
+        answer = judge(puzzle, progress, text)
+        replaces = via_button and ev.chat_kind == "private"
+        if answer.verdict is Verdict.ILLEGAL:
+            if answer.error is None:
+                return [Reply(t(ctx.lang, "move.usage"), private=whisper)]
+            explained = illegal_move_text(ctx.lang, answer.error, answer.position or before, typed=text[:40])
+            return [Reply(explained, private=whisper)]
+        accepted = [*progress, *answer.played]
+        if answer.verdict is Verdict.WRONG:
+            wrong = text.split()[len(answer.played):][:1]
+            with self.storage.transaction():
+                attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1, user_name=_name(ev))
+                if attempt.rated_score is None:
+                    attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
+                    self._rate_puzzle(post, attempt)
+                self.storage.save_attempt(attempt)
+            lines = []
+            if answer.played:
+                lines.append(t(ctx.lang, "puzzle.right_so_far", moves=" ".join(answer.played)))
+            lines.append(t(ctx.lang, "puzzle.wrong", move=(wrong[0] if wrong else text)[:40]))
+            pos = answer.position or before
+            return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
+                                       private=whisper)] if via_button else [Reply("\n".join(lines), private=whisper)]
+        if answer.verdict is Verdict.RIGHT:
+            with self.storage.transaction():
+                self.storage.save_attempt(_replace(attempt, progress=tuple(accepted), user_name=_name(ev)))
+            opponent = answer.played[-1]
+            text_out = t(ctx.lang, "puzzle.right", reply=opponent)
+            return [self._puzzle_board(ctx.lang, post, answer.position, len(accepted), text_out, replaces=replaces,
+                                       private=whisper)]
+        return self._solved(ctx, post, attempt, accepted, whisper)
+
+    def _solved(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord, accepted: list[str],
+                whisper: bool) -> list[Reply]:
+        ev = ctx.event
+        with self.storage.transaction():
+            attempt = _replace(attempt, progress=tuple(accepted), solved_at=ctx.now, user_name=_name(ev))
+            if attempt.rated_score is None:
+                attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=ctx.now)
+                self._rate_puzzle(post, attempt)
+            self.storage.save_attempt(attempt)
+            first = post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, _name(ev))
+        current, _best = self.puzzle_streaks(ev.platform, ev.user_id)
+        if post.kind == "personal":
+            return [Reply(t(ctx.lang, "puzzle.solved_personal", line=" ".join(accepted)), private=whisper)]
+        if first:
+            # The one message every solve of the day puts in the chat.
+            announcement = t(ctx.lang, "puzzle.first", name=_name(ev), day=post.day,
+                             streak=streak_text(ctx.lang, current))
+            out = [Reply(announcement)]
+            if whisper and ev.can_whisper:
+                out.insert(0, Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted)), private=True))
+            return out
+        number = sum(1 for a in self.storage.attempts(post.id) if a.solved_at is not None)
+        text = t(ctx.lang, "puzzle.solved", number=number, streak=streak_text(ctx.lang, current))
+        return [Reply(text, private=whisper, reaction=SOLVED_REACTION)]
+
+    def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:
+        """A user's (current, best) streaks of days with a daily puzzle solved; the current one
+        counts only if its last day is today's or yesterday's post."""
+        days = [post.day for post, attempt in self.storage.user_attempts(platform, user_id)
+                if attempt.solved_at is not None and post.day]
+        current, best = streaks(days)
+        if days:
+            latest = max(dt.date.fromisoformat(d) for d in days)
+            today = dt.datetime.fromtimestamp(self.clock(), dt.UTC).date()
+            if (today - latest).days > 1:
+                current = 0
+        return current, best
+
+    def cmd_hint(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """/hint [#id]: which piece moves next in your puzzle (a hinted solve counts half)."""
+        ref = None
+        if args and re.fullmatch(r"#?\d{1,9}", args[0]):
+            ref = int(args[0].lstrip("#"))
+        post = self._puzzle_for(ctx, ref)
+        if post is None:
+            return [Reply(t(ctx.lang, "puzzle.none"))]
+        return self._hint(ctx, post)
+
+    def _hint(self, ctx: Ctx, post: PuzzlePostRecord) -> list[Reply]:
+        ev = ctx.event
+        whisper = self._whisper(ctx)
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        if puzzle is None:
+            return [Reply(t(ctx.lang, "puzzle.unknown"), private=whisper)]
+        if post.kind == "personal" and post.user_id != ev.user_id:
+            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=whisper)]
+        attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
+            post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
+        if attempt.solved_at is not None:
+            return [Reply(t(ctx.lang, "puzzle.already"), private=whisper)]
+        square = hint(puzzle, list(attempt.progress))
+        self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1, user_name=_name(ev)))
+        return [Reply(t(ctx.lang, "puzzle.hint", square=square), private=whisper)]
+
+    def press_puzzle(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+        """A button of a puzzle board: numbers start with the post and the step it was drawn at."""
+        post = self.storage.puzzle_post(ids[0])
+        whisper = self._whisper(ctx)
+        if post is None or post.platform != ctx.event.platform:
+            return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+        if kind is ButtonKind.PUZZLE_HINT:
+            return self._hint(ctx, post)
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        if puzzle is None:
+            return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+        if post.kind == "personal" and post.user_id != ctx.event.user_id:
+            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=True)]
+        attempt = self.storage.attempt(post.id, ctx.event.user_id)
+        if attempt is not None and attempt.solved_at is not None:
+            return [Reply(t(ctx.lang, "puzzle.already"), private=True)]
+        progress = list(attempt.progress) if attempt else []
+        pos = position_after(puzzle, progress)
+        step = len(progress)
+        replaces = ctx.event.chat_kind == "private"
+        if ids[1] != step:
+            # A board from another step (the shared post, or an older board): this user's own position.
+            text = t(ctx.lang, "puzzle.your_position", side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"))
+            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper)]
+        legal = pos.legal_moves()
+        if kind is ButtonKind.PUZZLE_BACK:
+            text = t(ctx.lang, "puzzle.your_position", side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"))
+            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper)]
+        if kind is ButtonKind.PUZZLE_SELECT:
+            square = ids[2]
+            moves = [m for m in legal if m.start == square]
+            if not moves:
+                return [Reply(t(ctx.lang, "button.stale"), private=True)]
+            ends = sorted({m.end for m in moves})
+            view = boards.board_view(pos, dots=ends, selected=square, flipped=not pos.white)
+            buttons = [Button(f"{square}→{end}", action(ButtonKind.PUZZLE_DEST, post.id, step, square, end))
+                       for end in ends]
+            rows = _rows(buttons, reserve=1)
+            rows.append([Button(t(ctx.lang, "button.back"), action(ButtonKind.PUZZLE_BACK, post.id, step),
+                                style="back")])
+            return [Reply(t(ctx.lang, "select.piece", square=square), image=boards.png(view),
+                          board_text=boards.text(view), buttons=rows, post_id=post.id, replaces_board=replaces,
+                          private=whisper)]
+        if kind is ButtonKind.PUZZLE_DEST:
+            matching = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
+            if not matching:
+                return [Reply(t(ctx.lang, "button.stale"), private=True)]
+            if len(matching) > 1:
+                buttons = [Button(f"{n}: {m}", action(ButtonKind.PUZZLE_PATH, post.id, step, legal.index(m)))
+                           for n, m in enumerate(matching, 1)]
+                rows = _rows(buttons, reserve=1)
+                shown = matching[:sum(len(r) for r in rows)]
+                rows.append([Button(t(ctx.lang, "button.back"), action(ButtonKind.PUZZLE_BACK, post.id, step),
+                                    style="back")])
+                view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start,
+                                         flipped=not pos.white, routes=[m.path for m in shown])
+                return [Reply(t(ctx.lang, "select.path"), image=boards.png(view), board_text=boards.text(view),
+                              buttons=rows, post_id=post.id, replaces_board=replaces, private=whisper)]
+            return self.answer_puzzle(ctx, post, str(matching[0]), via_button=True)
+        index = ids[2]
+        if index >= len(legal):
+            return [Reply(t(ctx.lang, "button.stale"), private=True)]
+        return self.answer_puzzle(ctx, post, str(legal[index]), via_button=True)
+
+    # -- /top puzzles --------------------------------------------------------------------------------
+
+    def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
+        """The chat's solvers: points (1 a clean solve, 1/2 with a hint), solves, current streak."""
+        table: dict[str, dict[str, Any]] = {}
+        for _post, attempt in self.storage.chat_attempts(platform, chat_id):
+            row = table.setdefault(attempt.user_id, {"user_id": attempt.user_id, "name": attempt.user_name,
+                                                     "points": 0.0, "solved": 0})
+            row["name"] = attempt.user_name
+            if attempt.solved_at is not None:
+                row["solved"] += 1
+                row["points"] += 0.5 if attempt.hints else 1.0
+        rows = [r for r in table.values() if r["solved"]]
+        for row in rows:
+            row["streak"] = self.puzzle_streaks(platform, row["user_id"])[0]
+        rows.sort(key=lambda r: (-r["points"], -r["solved"], r["name"].lower()))
+        return rows[:LEADERBOARD_SIZE]
+
+    # -- hooks -----------------------------------------------------------------------------------------
+
+    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> None:
+        """Called (inside the transaction) with an attempt's first outcome; ratings extend it."""
+
+
+def _replace(attempt: AttemptRecord, **changes: Any) -> AttemptRecord:
+    from dataclasses import replace
+
+    return replace(attempt, **changes)

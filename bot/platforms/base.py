@@ -21,7 +21,7 @@ import contextlib
 import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from bot.service import Button, GameService, Reply
@@ -80,7 +80,8 @@ class Piece:
     animation: bytes | None = None
     document: tuple[str, bytes] | None = None
     buttons: list[list[Button]] = field(default_factory=list)
-    board: bool = False           # the message to remember as the reply's game board
+    board: bool = False           # the message to remember as the reply's game board (or puzzle)
+    spoiler: str | None = None    # hidden text after ``text`` (each platform marks it its own way)
 
     @property
     def has_file(self) -> bool:
@@ -96,7 +97,16 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     platform that takes several files in one message (``files_together``) gets them all there;
     otherwise each further file (the capture GIF, a PDN) is its own message after it."""
     chunks = split_text(reply.text, text_limit)
-    board = reply.game_id is not None
+    board = reply.game_id is not None or reply.post_id is not None
+    if reply.spoiler:
+        # The hidden part goes with the last text message (never in a caption: no platform marks it there).
+        out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
+                     files_together=files_together)
+        spoiler = reply.spoiler[:text_limit // 2]
+        last = out[-1]
+        if not last.has_file and len(last.text) + len(spoiler) + 1 <= text_limit:
+            return [*out[:-1], replace(last, spoiler=spoiler)]
+        return [*out, Piece("", spoiler=spoiler)]
     files: list[dict[str, Any]] = []
     if reply.image is not None:
         files.append({"image": reply.image})
@@ -162,10 +172,14 @@ class ChatAdapter:
         """The lock that keeps one chat's messages in order."""
         return self._chat_locks[str(chat_id)]
 
-    async def remember(self, chat_id: str | int, message_id: str | int, game_id: int) -> None:
-        """Note which message shows a game's board; a failure loses only replies to it."""
+    async def remember(self, chat_id: str | int, message_id: str | int, game_id: int | None,
+                       post_id: int | None = None) -> None:
+        """Note which message shows a game's board or a puzzle; a failure loses only replies to it."""
+        if game_id is None and post_id is None:
+            return
         try:
-            await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id)
+            await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id,
+                            post_id)
         except Exception:
             log.exception("could not remember %s board message %s of game %s", self.platform, message_id, game_id)
 
@@ -185,8 +199,8 @@ class ChatAdapter:
         out, so that it is known even if a later piece fails.  Raises the first failure."""
         for index, piece in enumerate(self.pieces(reply)):
             message_id = await self.send_piece(chat_id, piece, reply_to=reply_to if index == 0 else None)
-            if piece.board and reply.game_id is not None and message_id is not None:
-                await self.remember(chat_id, message_id, reply.game_id)
+            if piece.board and message_id is not None:
+                await self.remember(chat_id, message_id, reply.game_id, reply.post_id)
 
     def failure_kind(self, exc: BaseException) -> str:
         """PERMANENT when the chat will never take a message (gone, the bot removed or forbidden),

@@ -97,13 +97,18 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PuzzlesFeatur
             log.exception("handler failed for %s event in chat %s", event.platform, event.chat_id)
             return [Reply(t(lang, "error.internal"), private=private)]
 
-    def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
-        """An adapter tells us which message shows a game's board (for replies to it)."""
+    def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int | None,
+                       post_id: int | None = None) -> None:
+        """An adapter tells us which message shows a game's board or a puzzle (for replies to it)."""
         try:
-            self.storage.remember_message(platform, chat_id, str(message_id), game_id)
+            if game_id is not None:
+                self.storage.remember_message(platform, chat_id, str(message_id), game_id)
+            if post_id is not None:
+                self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
         except StorageBusy:
-            # Only replies to this board lose their game; #id and buttons still work.
-            log.warning("board message %s of game %s not remembered: the database is busy", message_id, game_id)
+            # Only replies to this message lose their game or puzzle; #id and buttons still work.
+            log.warning("board message %s of game %s / puzzle %s not remembered: the database is busy",
+                        message_id, game_id, post_id)
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until the bot has finished thinking about everything it was asked (its moves are
@@ -237,12 +242,13 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PuzzlesFeatur
             text = clean_text(raw)
             # A bare move replying to a puzzle answers it; otherwise it is taken from a player who
             # has a game here.
-            if looks_like_move(text.split()[0] if text else ""):
+            whole = looks_like_move(text)
+            if whole or looks_like_move(text.split()[0] if text else ""):
                 post = self.puzzle_reply_target(ctx)
                 if post is not None:
                     return self.answer_puzzle(ctx, post, text)
-                if looks_like_move(text) and self._my_games(ctx):
-                    return self.cmd_move(ctx, text.split())
+            if whole and self._my_games(ctx):
+                return self.cmd_move(ctx, text.split())
             if ctx.event.chat_kind == "private" and text:
                 return [Reply(t(ctx.lang, "help.hint"))]
             return []

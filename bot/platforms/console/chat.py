@@ -151,6 +151,8 @@ class ConsoleChat:
         if reply.replaces_board:
             head += " (replaces the board)"
         self._say(f"{head}: {reply.text}")
+        if reply.spoiler:
+            self._say(f"  [spoiler, hidden until tapped in a chat] {reply.spoiler}")
         if reply.board_text:
             self._say(reply.board_text)
         if reply.image:
@@ -163,9 +165,9 @@ class ConsoleChat:
         for row in reply.buttons:
             for button in row:
                 self._say(f"  [{button.label}]  {button.command or '/press ' + button.action}")
-        if reply.game_id is not None:
+        if reply.game_id is not None or reply.post_id is not None:
             try:
-                self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id)
+                self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id, reply.post_id)
             except StorageBusy:
                 # Only /reply to this message is lost; the game itself is stored.
                 self._say(f"  (the database is busy: /reply {self.counter} will not find this board)")

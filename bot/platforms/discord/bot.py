@@ -150,7 +150,16 @@ def event_for(interaction: discord.Interaction, *, text: str | None = None,
         text=text,
         action=action,
         sent_at=interaction.created_at.timestamp(),
+        is_admin=is_admin(interaction),
     )
+
+
+def is_admin(interaction: discord.Interaction) -> bool:
+    """Manage Server or Manage Channels in this channel (the member's own DMs are theirs)."""
+    if interaction.guild_id is None:
+        return True
+    permissions = interaction.permissions
+    return bool(permissions.manage_guild or permissions.manage_channels or permissions.administrator)
 
 
 def typed(*words: str | None) -> str:
@@ -249,8 +258,8 @@ class Responder:
         message = None
         for piece in self.bot.pieces(replace(reply, text=text)):
             message = await self._deliver(piece, private, allowed)
-            if piece.board and reply.game_id is not None and message is not None and not private:
-                await self.bot.remember(self.channel_id, message.id, reply.game_id)
+            if piece.board and message is not None and not private:
+                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
         return message
 
     async def replace(self, reply: Reply) -> None:
@@ -271,8 +280,7 @@ class Responder:
             return
         for chunk in chunks[1:]:
             await self._deliver(Piece(chunk), False, render.NO_MENTIONS)
-        if reply.game_id is not None:
-            await self.bot.remember(self.channel_id, message.id, reply.game_id)
+        await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
 
     async def _deliver(self, piece: Piece, private: bool,
                        allowed: discord.AllowedMentions) -> discord.Message | None:
@@ -280,7 +288,7 @@ class Responder:
         if not self.gone:
             try:
                 return await self.bot.with_retries("answering an interaction", lambda: self._post(
-                    piece.text, render.files_of(piece), self.bot.view_for(piece), private, allowed))
+                    render.content_of(piece), render.files_of(piece), self.bot.view_for(piece), private, allowed))
             except (discord.HTTPException, discord.RateLimited) as exc:
                 if not self._give_up_on_interaction(exc):
                     raise
@@ -530,7 +538,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             view = self.view_for(piece)
             if view is not None:
                 kwargs["view"] = view
-            return channel.send(piece.text, **kwargs)  # type: ignore[union-attr]
+            return channel.send(render.content_of(piece), **kwargs)  # type: ignore[union-attr]
 
         return await self.with_retries(f"posting to channel {chat_id}", attempt)
 

@@ -98,3 +98,11 @@ def view_of(reply: Reply | base.Piece, item_factory) -> discord.ui.View | None:
         for button in row[:MAX_PER_ROW]:
             view.add_item(item_factory(button.action, label_of(button), button_style(button), index))
     return view
+
+
+def content_of(piece: base.Piece) -> str:
+    """A message's text, with its hidden part marked the Discord way (||spoiler||)."""
+    if not piece.spoiler:
+        return piece.text
+    hidden = "||" + piece.spoiler.replace("|", "¦") + "||"
+    return f"{piece.text}\n{hidden}" if piece.text else hidden

@@ -36,6 +36,8 @@ from telegram import (
     InputFile,
     InputMediaPhoto,
     Message,
+    MessageEntity,
+    ReactionTypeEmoji,
     Update,
 )
 from telegram.error import (
@@ -87,6 +89,11 @@ def _flood_wait(err: RetryAfter) -> float:
         warnings.simplefilter("ignore", PTBDeprecationWarning)
         value = err.retry_after
     return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+def _utf16(text: str) -> int:
+    """Telegram counts entity offsets and lengths in UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
 
 
 def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
@@ -162,10 +169,26 @@ class TelegramAdapter(ChatAdapter):
         chat, user = update.effective_chat, update.effective_user
         if chat is None or user is None or user.is_bot:
             return None
+        private = chat.type == "private"
+        username = context.bot.username
         return ChatEvent(
-            platform=PLATFORM, chat_id=str(chat.id), chat_kind="private" if chat.type == "private" else "group",
+            platform=PLATFORM, chat_id=str(chat.id), chat_kind="private" if private else "group",
             user_id=str(user.id), user_name=user.full_name, username=user.username,
-            language=user.language_code, bot_username=context.bot.username, **fields)
+            language=user.language_code, bot_username=username,
+            # A group has no message one member alone sees; a private chat with the bot is the place.
+            can_whisper=private, private_link=f"https://t.me/{username}?start={{payload}}" if username else None,
+            is_admin=private, **fields)
+
+    async def _is_admin(self, chat_id: int, user_id: int) -> bool:
+        """Whether the user administers the group (asked only for the commands that need it)."""
+        bot = self.bot
+        assert bot is not None
+        try:
+            member = await self._api(lambda: bot.get_chat_member(chat_id, user_id))
+        except TelegramError as err:
+            log.info("could not ask whether user %s administers chat %s: %s", user_id, chat_id, err)
+            return False
+        return member.status in ("creator", "administrator")
 
     async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A typed message: a command, or a bare move from a player."""
@@ -176,9 +199,24 @@ class TelegramAdapter(ChatAdapter):
                             reply_to=str(msg.reply_to_message.message_id) if msg.reply_to_message else None)
         if event is None:
             return
+        if not event.is_admin and self.service.needs_admin(event.text):
+            event = replace(event, is_admin=await self._is_admin(msg.chat_id, msg.from_user.id))
         async with self.chat_lock(msg.chat_id):
             for reply in await self.call(self.service.handle, event):
+                if reply.private and reply.reaction and event.chat_kind == "group":
+                    # Meant for the sender alone, and a group has no such message: a reaction to
+                    # theirs says it without a message for everyone.
+                    if await self._react(msg, reply.reaction):
+                        continue
                 await self.send(msg.chat_id, reply, reply_to=msg.message_id)
+
+    async def _react(self, msg: Message, emoji: str) -> bool:
+        try:
+            await self._api(lambda: msg.set_reaction(ReactionTypeEmoji(emoji)))
+        except TelegramError as err:
+            log.info("could not react in telegram chat %s: %s", msg.chat_id, err)
+            return False
+        return True
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         """A button press: always answered, so the client stops its spinner."""
@@ -198,8 +236,13 @@ class TelegramAdapter(ChatAdapter):
                 await self._answer(query)
                 raise
             private = [r for r in replies if r.private]
-            # Telegram has no message only one member sees; an alert on the button is the closest.
-            await self._answer(query, private[0].text[:ALERT_LIMIT] if private else None)
+            # Telegram has no message only one member sees; an alert on the button is the closest,
+            # and a board for one member (a puzzle) waits in their private chat with the bot.
+            board = next((r for r in private if r.post_id is not None and r.image is not None), None)
+            if board is not None and event.chat_kind == "group" and event.private_link:
+                await self._answer(query, url=event.private_link.format(payload=f"p{board.post_id}"))
+            else:
+                await self._answer(query, private[0].text[:ALERT_LIMIT] if private else None)
             for reply in replies:
                 if reply.private:
                     continue
@@ -208,11 +251,14 @@ class TelegramAdapter(ChatAdapter):
                 else:
                     await self.send(message.chat_id, reply)
 
-    async def _answer(self, query: Any, alert: str | None = None) -> None:
+    async def _answer(self, query: Any, alert: str | None = None, url: str | None = None) -> None:
         # The move may already be played: a refused answer (a query too old after a restart)
         # must not keep the new board from being shown.
         try:
-            await self._api(lambda: query.answer(alert, show_alert=bool(alert)))
+            if url is not None:
+                await self._api(lambda: query.answer(url=url))
+            else:
+                await self._api(lambda: query.answer(alert, show_alert=bool(alert)))
         except TelegramError as err:
             log.info("could not answer a button press: %s", err)
 
@@ -298,6 +344,11 @@ class TelegramAdapter(ChatAdapter):
             document = InputFile(data, filename=name)
             sent = await self._api(lambda: bot.send_document(chat, document, caption=caption, reply_markup=markup,
                                                              **answer))
+        elif piece.spoiler:
+            head = f"{piece.text}\n" if piece.text else ""
+            hidden = MessageEntity(MessageEntity.SPOILER, _utf16(head), _utf16(piece.spoiler))
+            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=[hidden],
+                                                            reply_markup=markup, **answer))
         else:
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
         return str(sent.message_id)
@@ -324,8 +375,7 @@ class TelegramAdapter(ChatAdapter):
                 log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
                 await self.send(message.chat_id, reply)
                 return
-        if reply.game_id is not None:
-            await self.remember(message.chat_id, message.message_id, reply.game_id)
+        await self.remember(message.chat_id, message.message_id, reply.game_id, reply.post_id)
         # What the edit could not carry follows as messages of its own: the full text, the GIF, a file.
         rest = replace(reply, image=None, buttons=[], game_id=None)
         if fits:

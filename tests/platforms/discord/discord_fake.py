@@ -672,7 +672,9 @@ class Harness:
     # -- payloads ----------------------------------------------------------------------------------------
 
     def _base(self, kind: int, user: str, *, locale: str, age: float, dm: bool,
-              channel_id: int) -> dict[str, Any]:
+              channel_id: int, admin: bool = False) -> dict[str, Any]:
+        # A member's permissions in the channel; an admin also has Manage Server (1 << 5).
+        member_permissions = str(2248473465835073 | (1 << 5)) if admin else "2248473465835073"
         iid = self.fake.snowflake(age)
         token = f"aW50ZXJhY3Rpb246{iid}"
         payload: dict[str, Any] = {
@@ -695,14 +697,15 @@ class Harness:
                 channel_id=str(channel_id),
                 member={"user": USERS[user], "roles": [], "joined_at": iso(1_600_000_000), "deaf": False,
                         "mute": False, "flags": 0, "nick": None, "avatar": None, "pending": False,
-                        "permissions": "2248473465835073"},
+                        "permissions": member_permissions},
             )
         self.fake.interactions[token] = InteractionState(iid, token, DM_CHANNEL_ID if dm else channel_id, None)
         return payload
 
     def slash_payload(self, name: str, user: str, options: dict[str, Any] | None = None, *, locale: str = "en-US",
-                      age: float = 0.0, dm: bool = False, channel_id: int = CHANNEL_ID) -> dict[str, Any]:
-        payload = self._base(2, user, locale=locale, age=age, dm=dm, channel_id=channel_id)
+                      age: float = 0.0, dm: bool = False, channel_id: int = CHANNEL_ID,
+                      admin: bool = False) -> dict[str, Any]:
+        payload = self._base(2, user, locale=locale, age=age, dm=dm, channel_id=channel_id, admin=admin)
         opts, resolved = [], {}
         for key, value in (options or {}).items():
             if isinstance(value, bool):

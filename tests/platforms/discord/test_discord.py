@@ -460,8 +460,9 @@ async def test_sync_uploads_the_commands_and_never_logs_the_token(tmp_path: Path
     put = fake.requests(method="PUT")
     assert len(put) == 1
     names = {c["name"] for c in put[0].payload}
-    assert names == {"help", "rules", "new", "play", "accept", "decline", "cancel", "move", "board", "resign",
-                     "draw", "analysis", "games", "pdn", "lang", "settings"}
+    assert names == {spec.name for spec in REGISTRY}
+    assert names >= {"help", "rules", "new", "play", "accept", "decline", "cancel", "move", "board", "resign",
+                     "draw", "analysis", "games", "pdn", "lang", "settings", "daily", "puzzle", "hint"}
     assert len(synced) == len(names)
     new = next(c for c in put[0].payload if c["name"] == "new")
     assert [(o["name"], o["type"]) for o in new["options"]] == [

@@ -68,7 +68,14 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "editMessageReplyMarkup": ((), None),
     "answerCallbackQuery": (("callback_query_id",), None),
     "deleteMessage": (("chat_id", "message_id"), None),
+    "getChatMember": (("chat_id", "user_id"), None),
+    "setMessageReaction": (("chat_id", "message_id"), None),
 }
+# Entity types a bot may send, and the emoji bots may react with (a part of Telegram's list).
+ENTITY_TYPES = {"mention", "hashtag", "cashtag", "bot_command", "url", "email", "phone_number", "bold", "italic",
+                "underline", "strikethrough", "spoiler", "blockquote", "expandable_blockquote", "code", "pre",
+                "text_link", "text_mention", "custom_emoji"}
+REACTIONS = {"👍", "👎", "❤", "🔥", "🎉", "🤔", "👏", "😁", "🏆", "💯", "🤩", "👌"}
 SENT_KIND = {"sendMessage": "text", "sendPhoto": "photo", "sendAnimation": "animation",
              "sendDocument": "document"}
 
@@ -150,6 +157,7 @@ class FakeBotAPI(BaseRequest):
         self.queries: dict[str, dict] = {}         # id -> {"chat_id", "message_id", "answers"}
         self.kicked: set[int] = set()
         self.migrated: dict[int, int] = {}
+        self.admins: set[tuple[int, int]] = set()     # (chat id, user id) of group administrators
         self._failures: dict[str, list[tuple[int, dict]]] = {}
         self._message_ids: dict[int, itertools.count] = {}
         self._query_ids = itertools.count(5000)
@@ -288,6 +296,33 @@ class FakeBotAPI(BaseRequest):
             return BOT
         if name == "answerCallbackQuery":
             return self._answer_query(wire)
+        if name == "getChatMember":
+            chat_id = self._chat(wire["chat_id"])
+            user = next((u for u in USERS.values() if str(u["id"]) == wire["user_id"]), None)
+            if user is None:
+                raise Refused("Bad Request: user not found")
+            status = "administrator" if (chat_id, user["id"]) in self.admins else "member"
+            member = {"status": status, "user": user}
+            if status == "administrator":
+                member.update({flag: True for flag in ("can_be_edited", "is_anonymous", "can_manage_chat",
+                                                       "can_delete_messages", "can_manage_video_chats",
+                                                       "can_restrict_members", "can_promote_members",
+                                                       "can_change_info", "can_invite_users", "can_post_stories",
+                                                       "can_edit_stories", "can_delete_stories")})
+            return member
+        if name == "setMessageReaction":
+            chat_id = self._chat(wire["chat_id"])
+            target = self.messages.get((chat_id, int(wire["message_id"])))
+            if target is None:
+                raise Refused("Bad Request: message to react not found")
+            reactions = json.loads(wire.get("reaction", "[]"))
+            if not isinstance(reactions, list) or len(reactions) > 1:
+                raise Refused("Bad Request: REACTIONS_TOO_MANY")
+            for reaction in reactions:
+                if reaction.get("type") != "emoji" or reaction.get("emoji") not in REACTIONS:
+                    raise Refused("Bad Request: REACTION_INVALID")
+            target.extra["reactions"] = reactions
+            return True
         if name in SENT_KIND:
             chat_id = self._chat(wire["chat_id"])
             self._check_reply(chat_id, wire)
@@ -297,6 +332,7 @@ class FakeBotAPI(BaseRequest):
                     raise Refused("Bad Request: message text is empty")
                 if len(text) > TEXT_LIMIT:
                     raise Refused("Bad Request: message is too long")
+                self._entities(text, wire.get("entities"))
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, "text", text, markup=markup)
             else:
                 data = self._file(wire, uploads, file_param)
@@ -475,8 +511,31 @@ class FakeBotAPI(BaseRequest):
         text = wire.get("text")
         if text is not None and len(text) > ALERT_LIMIT:
             raise Refused("Bad Request: MESSAGE_TOO_LONG")
-        query["answers"].append({"text": text, "show_alert": wire.get("show_alert") == "true"})
+        url = wire.get("url")
+        if url is not None:
+            # Only a game's URL or a link that starts a private chat with this bot may be opened.
+            prefix = f"https://t.me/{BOT['username']}?start="
+            payload = url.removeprefix(prefix)
+            if not url.startswith(prefix) or not 1 <= len(payload) <= 64 or not all(
+                    ch.isascii() and (ch.isalnum() or ch in "_-") for ch in payload):
+                raise Refused("Bad Request: URL_INVALID")
+        query["answers"].append({"text": text, "show_alert": wire.get("show_alert") == "true", "url": url})
         return True
+
+    @staticmethod
+    def _entities(text: str, raw: str | None) -> None:
+        if raw is None:
+            return
+        entities = json.loads(raw)
+        units = len(text.encode("utf-16-le")) // 2
+        if not isinstance(entities, list):
+            raise Refused("Bad Request: can't parse entities JSON object")
+        for entity in entities:
+            offset, length = entity.get("offset"), entity.get("length")
+            if entity.get("type") not in ENTITY_TYPES or not isinstance(offset, int) or not isinstance(length, int):
+                raise Refused("Bad Request: can't parse entities: unsupported entity")
+            if offset < 0 or length <= 0 or offset + length > units:
+                raise Refused("Bad Request: can't parse entities: entity is out of the text")
 
     def unanswered_or_twice(self) -> list[str]:
         """Callback queries that did not get exactly one answer attempt (refused ones count)."""

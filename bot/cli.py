@@ -1,4 +1,4 @@
-"""Command line: ``python -m bot [console|telegram|discord|rules ...|ai ...]``."""
+"""Command line: ``python -m bot [console|telegram|discord|rules ...|ai ...|puzzles ...|games ...|ratings ...]``."""
 
 from __future__ import annotations
 
@@ -144,6 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("move")
     from bot.puzzles.cli import add_commands as add_puzzle_commands
     add_puzzle_commands(sub)
+    from bot.operator_cli import add_commands as add_operator_commands
+    add_operator_commands(sub)
     ai = sub.add_parser("ai", help="the draughts engine")
     asub = ai.add_subparsers(dest="ai_command", required=True)
     move = asub.add_parser("move", help="the engine's move for a FEN (printed on the last line)")
@@ -162,7 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("rules", "puzzles", "ai"):
+    if args.command in ("rules", "puzzles", "ai", "games", "ratings"):
         return args.func(args)
     from bot.app import run
     return run(args)

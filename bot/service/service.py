@@ -35,14 +35,15 @@ from bot.service.features.common import (
 from bot.service.features.opponent import OpponentFeature
 from bot.service.features.play import PlayFeature
 from bot.service.features.puzzles import PuzzlesFeature
+from bot.service.features.ratings import RatingsFeature
 from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, Store
 
 
-class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, PuzzlesFeature, PlayFeature, ChallengesFeature,
-                  SettingsFeature):
+class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeature, PuzzlesFeature, PlayFeature,
+                  ChallengesFeature, SettingsFeature):
     """Answers chat events with replies; keeps every game in storage.
 
     Each feature (challenges, play, the bot opponent, clocks, settings) lives in its own module

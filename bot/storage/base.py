@@ -116,6 +116,10 @@ class Store(abc.ABC):
         """A player as last seen, or None."""
 
     @abc.abstractmethod
+    def player_by_username(self, platform: str, username: str) -> PlayerRecord | None:
+        """The player last seen with this @handle (any case), or None."""
+
+    @abc.abstractmethod
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         """A chat and its settings, or None."""
 
@@ -193,8 +197,9 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
-                   limit: int | None = None) -> list[GameRecord]:
-        """Games of a platform and chat (None: any), with a status (None: any), newest first."""
+                   limit: int | None = None, user_id: str | None = None) -> list[GameRecord]:
+        """Games of a platform and chat (None: any), with a status (None: any), that ``user_id``
+        played in (None: anyone's), newest first."""
 
     @abc.abstractmethod
     def bot_games(self, platform: str | None = None) -> list[GameRecord]:

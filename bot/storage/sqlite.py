@@ -540,6 +540,10 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def player(self, platform: str, user_id: str) -> PlayerRecord | None:
         return self._record(PlayerRecord, "platform=? AND user_id=?", (platform, user_id))
 
+    def player_by_username(self, platform: str, username: str) -> PlayerRecord | None:
+        return self._record(PlayerRecord, "platform=? AND lower(username)=lower(?) ORDER BY updated_at DESC LIMIT 1",
+                            (platform, username))
+
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         return self._record(ChatRecord, "platform=? AND chat_id=?", (platform, chat_id))
 
@@ -649,8 +653,10 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         return self._record(GameRecord, "platform=? AND chat_id=? ORDER BY id DESC LIMIT 1", (platform, chat_id))
 
     def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
-                   limit: int | None = None) -> list[GameRecord]:
+                   limit: int | None = None, user_id: str | None = None) -> list[GameRecord]:
         where, params = _filters(platform=platform, chat_id=chat_id, status=status)
+        if user_id is not None:
+            where, params = f"{where} AND (white_id=? OR black_id=?)", (*params, user_id, user_id)
         return self._records(GameRecord, f"{where} ORDER BY id DESC LIMIT ?", (*params, -1 if limit is None else limit))
 
     def bot_games(self, platform: str | None = None) -> list[GameRecord]:

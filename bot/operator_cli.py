@@ -1,0 +1,132 @@
+"""The operator's view, without SQL: ``python -m bot games list|show`` and ``python -m bot ratings rebuild``.
+
+They read the same database the bot uses ($DRAUGHTS_DB, or --db), through the storage contract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from bot.storage import BOT_ID, GameRecord, StorageError, Store
+
+
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """The `games` and `ratings` commands."""
+    games = sub.add_parser("games", help="the stored games: list them, or show one")
+    actions = games.add_subparsers(dest="action", required=True)
+    listing = actions.add_parser("list", help="one line per game, newest first")
+    listing.add_argument("--platform", default=None)
+    listing.add_argument("--chat", default=None)
+    listing.add_argument("--status", choices=["active", "finished"], default=None)
+    listing.add_argument("--limit", type=int, default=None)
+    listing.add_argument("--json", action="store_true", help="a JSON list of games instead")
+    listing.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    listing.set_defaults(func=games_list)
+    show = actions.add_parser("show", help="one game in full: players, position, moves, result")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true")
+    show.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    show.set_defaults(func=games_show)
+    ratings = sub.add_parser("ratings", help="the ratings: recompute them from the stored games")
+    ractions = ratings.add_subparsers(dest="action", required=True)
+    rebuild = ractions.add_parser("rebuild", help="forget every rating and compute it again from the games")
+    rebuild.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    rebuild.set_defaults(func=ratings_rebuild)
+
+
+def _store(args: argparse.Namespace) -> Store | None:
+    from bot.app import database_path, open_store
+
+    try:
+        return open_store(database_path(args.db))
+    except StorageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return None
+
+
+def _summary(game: GameRecord) -> dict[str, Any]:
+    return {
+        "id": game.id, "platform": game.platform, "chat": game.chat_id, "variant": game.variant,
+        "white": {"id": game.white_id, "name": game.white_name},
+        "black": {"id": game.black_id, "name": game.black_name},
+        "bot_level": game.bot_level, "status": game.status, "ply": game.ply, "fen": game.fen,
+        "result": game.result_score, "reason": game.result_reason,
+        "created_at": game.created_at, "finished_at": game.finished_at,
+    }
+
+
+def games_list(args: argparse.Namespace) -> int:
+    """Print the games, newest first: id, platform, chat, variant, players, status, ply, result."""
+    store = _store(args)
+    if store is None:
+        return 2
+    try:
+        games = store.find_games(args.platform, args.chat, args.status, args.limit)
+    finally:
+        store.close()
+    if args.json:
+        print(json.dumps([_summary(g) for g in games], ensure_ascii=False, indent=2))
+        return 0
+    for g in games:
+        result = f"{g.result_score} ({g.result_reason})" if g.status == "finished" else "*"
+        bot = f" [bot level {g.bot_level}]" if g.bot_level is not None else ""
+        print(f"#{g.id}\t{g.platform}\t{g.chat_id}\t{g.variant}\t{g.white_name} - {g.black_name}{bot}\t"
+              f"{g.status}\tply {g.ply}\t{result}")
+    return 0
+
+
+def games_show(args: argparse.Namespace) -> int:
+    """Print one game: its fields, the position as FEN and every move in full notation."""
+    store = _store(args)
+    if store is None:
+        return 2
+    try:
+        game = store.game(args.id)
+        moves = store.moves(args.id) if game else []
+    finally:
+        store.close()
+    if game is None:
+        print(f"error: there is no game #{args.id}", file=sys.stderr)
+        return 1
+    data = _summary(game)
+    data["start_fen"] = game.start_fen
+    data["moves"] = [{"ply": m.ply, "move": m.notation, "by": "bot" if m.by_user == BOT_ID else m.by_user,
+                      "at": m.played_at} for m in moves]
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+        return 0
+    bot = f" (the bot at level {game.bot_level})" if game.bot_level is not None else ""
+    print(f"game #{game.id}: {game.variant} on {game.platform}, chat {game.chat_id}{bot}")
+    print(f"white: {game.white_name} ({game.white_id})")
+    print(f"black: {game.black_name} ({game.black_id})")
+    status = game.status if game.status == "active" else f"finished: {game.result_score} ({game.result_reason})"
+    print(f"status: {status}")
+    print(f"ply: {game.ply}")
+    print(f"fen: {game.fen}")
+    if game.start_fen:
+        print(f"start: {game.start_fen}")
+    line = []
+    for m in moves:
+        number = f"{(m.ply + 1) // 2}. " if m.ply % 2 == 1 else ""
+        line.append(f"{number}{m.notation}")
+    print("moves: " + (" ".join(line) if line else "(none)"))
+    return 0
+
+
+def ratings_rebuild(args: argparse.Namespace) -> int:
+    """Recompute every rating from the stored games and puzzle attempts."""
+    from bot.service import GameService
+
+    store = _store(args)
+    if store is None:
+        return 2
+    try:
+        service = GameService(store)
+        counts = service.rebuild_ratings()
+    finally:
+        store.close()
+    print(f"ratings rebuilt from {counts['games']} rated games and {counts['attempts']} rated puzzle attempts")
+    return 0

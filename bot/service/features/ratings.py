@@ -1,0 +1,315 @@
+"""Ratings, stats and leaderboards.
+
+Glicko-2 (bot/ratings) per variant for games between people; games against the bot go to a pool
+of their own ('<variant>:bot', the bot's levels at fixed ratings) and never move the rating
+between people; a game that ends in its first two moves by resignation or time is not rated.
+Puzzles have their own pool ('puzzles'), and each puzzle is rated too, moving with its solvers.
+
+Every rating is derived from what is stored (finished games, rated attempts) by the same
+functions, live at the end of each game or attempt and all at once by ``rebuild_ratings``
+(``python -m bot ratings rebuild``), so both give the same numbers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from bot.i18n import t
+from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
+from bot.rules import VARIANTS
+from bot.service.commands import fold, parse_variant
+from bot.service.events import Reply
+from bot.service.features.common import Ctx, _name
+from bot.service.features.games import GamesCore
+from bot.service.wording import variant_name
+from bot.storage import BOT_ID
+from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
+from renderers.panels import render_line_chart, render_table
+
+log = logging.getLogger("bot.service")
+
+PUZZLE_POOL = "puzzles"
+PUZZLE_PLATFORM = "*"          # a puzzle's own rating is the same on every platform
+# The bot's levels as opponents in the '<variant>:bot' pools: fixed, sure ratings.
+BOT_RATINGS = {1: 800.0, 2: 1100.0, 3: 1400.0, 4: 1700.0, 5: 2000.0}
+BOT_DEVIATION = 60.0
+# A puzzle starts from the bank's difficulty with this deviation.
+PUZZLE_START_DEVIATION = 300.0
+MIN_LEADERBOARD_GAMES = 5
+UNRATED_REASONS = ("resign", "time")
+TOP_SIZE = 10
+
+
+def game_pool(game: GameRecord) -> str:
+    return game.variant if game.bot_level is None else f"{game.variant}:bot"
+
+
+def is_rated(game: GameRecord) -> bool:
+    """Whether a finished game counts for ratings: it did not end in its first two moves by a
+    resignation or on time (a misclick or a challenge nobody meant to play)."""
+    return game.status == "finished" and not (game.ply < 2 and game.result_reason in UNRATED_REASONS)
+
+
+def _white_score(game: GameRecord) -> float:
+    if game.winner == "W":
+        return 1.0
+    if game.winner == "B":
+        return 0.0
+    return 0.5
+
+
+@dataclass(frozen=True)
+class Record:
+    """Games, wins, draws and losses."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+
+class RatingsFeature(GamesCore):
+    """Ratings at the end of games and puzzles; /stats and /top."""
+
+    rating_settings: Settings = LICHESS
+
+    # -- updating ------------------------------------------------------------------------------------
+
+    def _game_finished(self, game: GameRecord) -> None:
+        super()._game_finished(game)
+        self._rate_game(game)
+
+    def _current(self, platform: str, subject: str, pool: str,
+                 start: Rating | None = None) -> tuple[Rating, int, float | None]:
+        stored = self.storage.rating(platform, subject, pool)
+        if stored is None:
+            return start or Rating(self.rating_settings.rating, self.rating_settings.deviation,
+                                   self.rating_settings.volatility), 0, None
+        return Rating(stored.rating, stored.deviation, stored.volatility), stored.games, stored.updated_at
+
+    def _rate_game(self, game: GameRecord) -> None:
+        """Update both players' ratings for a finished game (inside its transaction)."""
+        if not is_rated(game):
+            return
+        at = game.finished_at if game.finished_at is not None else game.created_at
+        pool = game_pool(game)
+        sides = [(game.white_id, _white_score(game)), (game.black_id, 1.0 - _white_score(game))]
+        before = {}
+        for user_id, _score in sides:
+            if user_id == BOT_ID:
+                level = game.bot_level or 3
+                before[user_id] = (Rating(BOT_RATINGS.get(level, 1400.0), BOT_DEVIATION, 0.06), 0, None)
+            else:
+                before[user_id] = self._current(game.platform, user_id, pool)
+        (white_id, white_score), (black_id, black_score) = sides
+        for user_id, score, other in ((white_id, white_score, black_id), (black_id, black_score, white_id)):
+            if user_id == BOT_ID:
+                continue            # the bot's levels keep their ratings
+            mine, games, last = before[user_id]
+            theirs = before[other][0]
+            new = update(mine, [Outcome(theirs, score)], self.rating_settings,
+                         periods=periods_between(last, at, self.rating_settings))
+            self.storage.save_rating(RatingRecord(game.platform, user_id, pool, new.rating, new.deviation,
+                                                  new.volatility, games + 1, at), f"game:{game.id}")
+
+    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> None:
+        super()._rate_puzzle(post, attempt)
+        if attempt.rated_score is None or attempt.rated_at is None:
+            return
+        from bot.service.features.puzzles import puzzle_by_id
+
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        start = Rating(float(puzzle["rating"]) if puzzle else 1500.0, PUZZLE_START_DEVIATION,
+                       self.rating_settings.volatility)
+        subject = f"puzzle:{post.puzzle_id}"
+        player, games, last = self._current(post.platform, attempt.user_id, PUZZLE_POOL)
+        item, tries, item_last = self._current(PUZZLE_PLATFORM, subject, PUZZLE_POOL, start)
+        at = attempt.rated_at
+        score = attempt.rated_score
+        new_player = update(player, [Outcome(item, score)], self.rating_settings,
+                            periods=periods_between(last, at, self.rating_settings))
+        new_item = update(item, [Outcome(player, 1.0 - score)], self.rating_settings,
+                          periods=periods_between(item_last, at, self.rating_settings))
+        source = f"post:{post.id}"
+        self.storage.save_rating(RatingRecord(post.platform, attempt.user_id, PUZZLE_POOL, new_player.rating,
+                                              new_player.deviation, new_player.volatility, games + 1, at), source)
+        self.storage.save_rating(RatingRecord(PUZZLE_PLATFORM, subject, PUZZLE_POOL, new_item.rating,
+                                              new_item.deviation, new_item.volatility, tries + 1, at), source)
+
+    def rebuild_ratings(self) -> dict[str, int]:
+        """Forget every rating and compute them again from the stored games and attempts, in the
+        order they happened; how many games and attempts were rated."""
+        games = [g for g in self.storage.find_games(status="finished") if is_rated(g)]
+        games.sort(key=lambda g: (g.finished_at if g.finished_at is not None else g.created_at, g.id))
+        attempts = self.storage.rated_attempts()
+        events: list[tuple[float, int, int, Any]] = []
+        for game in games:
+            events.append((game.finished_at if game.finished_at is not None else game.created_at, 0, game.id, game))
+        for index, (post, attempt) in enumerate(attempts):
+            events.append((attempt.rated_at or 0.0, 1, index, (post, attempt)))
+        events.sort(key=lambda e: e[:3])
+        with self.storage.transaction():
+            self.storage.clear_ratings()
+            for _at, kind, _n, item in events:
+                if kind == 0:
+                    self._rate_game(item)
+                else:
+                    self._rate_puzzle(*item)
+        return {"games": len(games), "attempts": len(attempts)}
+
+    # -- /stats ----------------------------------------------------------------------------------------
+
+    def _shown(self, record: RatingRecord | None) -> str:
+        if record is None:
+            return "-"
+        return Rating(record.rating, record.deviation, record.volatility).shown(self.rating_settings)
+
+    def _who(self, ctx: Ctx, word: str) -> tuple[str, str] | None:
+        """(user id, name) of an @handle seen on this platform."""
+        handle = word.lstrip("@")
+        if not handle:
+            return None
+        if ctx.event.username and handle.lower() == ctx.event.username.lower():
+            return ctx.event.user_id, _name(ctx.event)
+        player = self.storage.player_by_username(ctx.event.platform, handle)
+        return (player.user_id, player.name) if player else None
+
+    def _record(self, games: list[GameRecord], user_id: str) -> dict[str, Record]:
+        """Per pool: games, wins, draws, losses of a user among finished games."""
+        tally: dict[str, Counter] = {}
+        for g in games:
+            if g.status != "finished" or user_id not in (g.white_id, g.black_id):
+                continue
+            c = tally.setdefault(game_pool(g), Counter())
+            color = "W" if g.white_id == user_id else "B"
+            c["games"] += 1
+            c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
+        return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}
+
+    def cmd_stats(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """/stats [@user]: ratings, results and puzzle streaks; /stats @a @b: their games together."""
+        people = []
+        for word in args:
+            if not word.startswith("@"):
+                return [Reply(t(ctx.lang, "stats.usage"))]
+            who = self._who(ctx, word)
+            if who is None:
+                return [Reply(t(ctx.lang, "stats.unknown", name=word[:40]))]
+            people.append(who)
+        if len(people) > 2:
+            return [Reply(t(ctx.lang, "stats.usage"))]
+        if len(people) == 2:
+            return self._head_to_head(ctx, *people)
+        user_id, name = people[0] if people else (ctx.event.user_id, _name(ctx.event))
+        platform = ctx.event.platform
+        games = self.storage.find_games(platform, status="finished", user_id=user_id)
+        results = self._record(games, user_id)
+        lines = [t(ctx.lang, "stats.title", name=name)]
+        series = []
+        for variant in VARIANTS:
+            name_of = variant_name(ctx.lang, variant)
+            for pool, label in ((variant, name_of), (f"{variant}:bot", t(ctx.lang, "stats.vs_bot", variant=name_of))):
+                rating = self.storage.rating(platform, user_id, pool)
+                record = results.get(pool)
+                if rating is None and record is None:
+                    continue
+                r = record or Record()
+                deviation = f" ±{round(rating.deviation)}" if rating else ""
+                lines.append(t(ctx.lang, "stats.line", pool=label, rating=self._shown(rating), deviation=deviation,
+                               games=r.games, wins=r.wins, draws=r.draws, losses=r.losses))
+                history = self.storage.rating_history(platform, user_id, pool)
+                if history and ":" not in pool:
+                    series.append((label, [1500.0] + [h.rating for h in history]))
+        puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
+        current, best = self.puzzle_streaks(platform, user_id)
+        solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id) if a.solved_at is not None)
+        if puzzle is not None or solved:
+            lines.append(t(ctx.lang, "stats.puzzles", rating=self._shown(puzzle), solved=solved, streak=current,
+                           best=best))
+        if len(lines) == 1:
+            lines.append(t(ctx.lang, "stats.nothing"))
+        image = None
+        if series:
+            image = render_line_chart(series[:4], title=t(ctx.lang, "stats.chart", name=name))
+        return [Reply("\n".join(lines), image=image)]
+
+    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply]:
+        games = [g for g in self.storage.find_games(ctx.event.platform, status="finished", user_id=a[0])
+                 if b[0] in (g.white_id, g.black_id) and a[0] != b[0]]
+        results = self._record(games, a[0])
+        lines = [t(ctx.lang, "stats.h2h_title", a=a[1], b=b[1])]
+        for pool, r in sorted(results.items()):
+            lines.append(t(ctx.lang, "stats.h2h_line", variant=variant_name(ctx.lang, pool.split(":")[0]), a=a[1],
+                           b=b[1], wins=r.wins, draws=r.draws, losses=r.losses))
+        if not results:
+            lines.append(t(ctx.lang, "stats.h2h_none"))
+        return [Reply("\n".join(lines))]
+
+    # -- /top ------------------------------------------------------------------------------------------
+
+    def cmd_top(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """/top [variant] (this chat), /top global [variant], /top puzzles."""
+        words = [fold(w) for w in args]
+        if words and words[0] in ("puzzles", "puzzle", "problemas", "problemi", "golpes"):
+            if len(words) > 1:
+                return [Reply(t(ctx.lang, "top.usage"))]
+            return self._top_puzzles(ctx)
+        everywhere = bool(words) and words[0] in ("global", "todos", "tutti", "all")
+        rest = args[1:] if everywhere else args
+        variant = self._default_variant(ctx)
+        if rest:
+            variant = parse_variant(rest)
+            if variant is None:
+                return [Reply(t(ctx.lang, "top.usage"))]
+        platform = ctx.event.platform
+        ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
+        if everywhere:
+            counts = {subject: r.games for subject, r in ratings.items()}
+        else:
+            counts = Counter()
+            for g in self.storage.find_games(platform, ctx.event.chat_id, status="finished"):
+                if g.variant == variant and g.bot_level is None and is_rated(g):
+                    counts[g.white_id] += 1
+                    counts[g.black_id] += 1
+        names = self._names(platform)
+        rows = [(ratings[s], n) for s, n in counts.items() if n >= MIN_LEADERBOARD_GAMES and s in ratings]
+        rows.sort(key=lambda item: (-item[0].rating, item[0].subject))
+        title_key = "top.global_title" if everywhere else "top.title"
+        title = t(ctx.lang, title_key, variant=variant_name(ctx.lang, variant))
+        if not rows:
+            return [Reply(title + "\n" + t(ctx.lang, "top.empty", min=MIN_LEADERBOARD_GAMES))]
+        table = [[f"{i}. {names.get(r.subject, r.subject)}", self._shown(r), str(n)]
+                 for i, (r, n) in enumerate(rows[:TOP_SIZE], 1)]
+        text = title + "\n" + "\n".join(f"{cells[0]} — {cells[1]} ({t(ctx.lang, 'top.games', n=cells[2])})"
+                                        for cells in table)
+        image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"), t(ctx.lang, "top.played")],
+                             table)
+        return [Reply(text, image=image)]
+
+    def _names(self, platform: str) -> dict[str, str]:
+        """The names players were last seen with (from their games, newest last)."""
+        names: dict[str, str] = {}
+        for g in reversed(self.storage.find_games(platform)):
+            names[g.white_id] = g.white_name
+            names[g.black_id] = g.black_name
+        return names
+
+    def _top_puzzles(self, ctx: Ctx) -> list[Reply]:
+        rows = self.puzzle_leaderboard(*ctx.key)
+        title = t(ctx.lang, "top.puzzles_title")
+        if not rows:
+            return [Reply(title + "\n" + t(ctx.lang, "top.puzzles_empty"))]
+        table = []
+        for i, row in enumerate(rows, 1):
+            rating = self.storage.rating(ctx.event.platform, row["user_id"], PUZZLE_POOL)
+            points = f"{row['points']:g}"
+            table.append([f"{i}. {row['name']}", points, str(row["solved"]), str(row["streak"]), self._shown(rating)])
+        text = title + "\n" + "\n".join(
+            t(ctx.lang, "top.puzzles_line", rank_name=cells[0], points=cells[1], solved=cells[2], streak=cells[3],
+              rating=cells[4]) for cells in table)
+        image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.points"), t(ctx.lang, "top.solved"),
+                                     t(ctx.lang, "top.streak"), t(ctx.lang, "top.rating")], table)
+        return [Reply(text, image=image)]

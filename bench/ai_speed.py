@@ -10,6 +10,11 @@ random playout of 24 plies that ends level, with a choice of moves), runs ``bot.
 for ``--seconds`` and prints the depth finished, nodes, nodes per second and the
 deepest ply reached (captures and threats go past the nominal depth).  The
 machine is shared with other work, so the numbers are noisy.
+
+Then, in the same run, py-draughts 1.10.1's ``TurboEngine`` (international rules, 10x10; installed
+in ``bench/.venvs/py-draughts`` as ``bench/perft.py`` does) searches the international start and a
+seeded middlegame for the same time, and the ratio of our Triestina (10x10) nodes per second to its
+nodes per second is printed (target >= 1x).  ``--no-turbo`` skips it.
 """
 
 from __future__ import annotations
@@ -23,6 +28,39 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.ai import search_position  # noqa: E402
 from bot.rules import VARIANTS, Position  # noqa: E402
+
+TURBO_SNIPPET = r"""
+import json, random, sys, time
+from draughts import Board
+from draughts.engines import TurboEngine
+seconds = float(sys.argv[1])
+out = []
+for name, plies in (("start", 0), ("middlegame", 24)):
+    board = Board()
+    rng = random.Random(0)
+    for _ in range(plies):
+        board.push(rng.choice(list(board.legal_moves)))
+    engine = TurboEngine(depth_limit=64, time_limit=seconds)
+    started = time.perf_counter()
+    engine.get_best_move(board)
+    took = time.perf_counter() - started
+    out.append({"position": name, "nodes": engine.nodes, "depth": engine.completed_depth, "seconds": took})
+print(json.dumps(out))
+"""
+
+
+def turbo(seconds: float) -> list[dict]:
+    """TurboEngine's nodes and depth in ``seconds`` on the international start and a middlegame."""
+    import json
+    import subprocess
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from perft import VENVS_DIR, ensure_venv
+
+    python = ensure_venv("py-draughts")
+    res = subprocess.run([str(python), "-I", "-c", TURBO_SNIPPET, str(seconds)], capture_output=True, text=True,
+                         cwd=str(VENVS_DIR), check=True)
+    return json.loads(res.stdout.strip().splitlines()[-1])
 
 
 def middlegame(variant: str, plies: int = 24) -> Position:
@@ -45,13 +83,24 @@ def middlegame(variant: str, plies: int = 24) -> Position:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--no-turbo", action="store_true", help="skip the py-draughts TurboEngine comparison")
     args = parser.parse_args()
     print(f"{'variant':10} {'position':11} {'depth':>5} {'nodes':>9} {'nodes/s':>9} {'time':>6}  move")
+    ours: dict[tuple[str, str], tuple[float, int]] = {}
     for variant in sorted(VARIANTS):
         for name, pos in (("start", Position.start(variant)), ("middlegame", middlegame(variant))):
             r = search_position(pos, 64, args.seconds)
+            ours[(variant, name)] = (r.nodes / r.seconds, r.depth)
             print(f"{variant:10} {name:11} {r.depth:5} {r.nodes:9} {r.nodes / r.seconds:9,.0f} "
                   f"{r.seconds:5.2f}s  {r.move}  ({pos.fen()})")
+    if args.no_turbo:
+        return
+    print()
+    for row in turbo(args.seconds):
+        rate = row["nodes"] / row["seconds"]
+        mine, depth = ours[("triestina", row["position"])]
+        print(f"TurboEngine international {row['position']:11} depth {row['depth']:3} {rate:9,.0f} nodes/s   "
+              f"ours (triestina) {mine:9,.0f} nodes/s depth {depth}   ratio {mine / rate:.2f}x (target >= 1x)")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,7 @@ def measure_service(variant: str, moves: list[str], rounds: int) -> tuple[list[f
             service = GameService(storage, rng=random.Random(0))
             service.handle(event("ana", f"/new {variant} white"))
             service.handle(event("luca", "/accept"))
-            game_id = storage.active_games("bench", "room")[0]["id"]
+            game_id = storage.active_games("bench", "room")[0].id
             for i, text in enumerate(moves):
                 started = time.perf_counter()
                 replies = service.handle(event(PLAYERS[i % 2], f"/m {text}"))
@@ -78,7 +78,7 @@ def measure_service(variant: str, moves: list[str], rounds: int) -> tuple[list[f
                 if not replies or replies[0].image is None:
                     raise SystemExit(f"move {text} was not played: {replies[0].text if replies else 'no reply'}")
                 row = storage.game(game_id)
-                pos = Position.from_fen(variant, row["fen"])
+                pos = Position.from_fen(variant, row.fen)
                 last = [int(s) for s in text.replace("x", "-").split("-")]
                 view = boards.board_view(pos, last)
                 started = time.perf_counter()

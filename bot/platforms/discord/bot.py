@@ -112,7 +112,7 @@ def interaction_gone(exc: BaseException) -> bool:
     return isinstance(exc, discord.HTTPException) and exc.code in GONE_CODES
 
 
-def describe(exc: BaseException) -> str:
+def describe_http_failure(exc: BaseException) -> str:
     """An HTTP failure in a log line (status and Discord code; never a URL, which holds tokens)."""
     if isinstance(exc, discord.HTTPException):
         return f"HTTP {exc.status}, code {exc.code}"
@@ -303,7 +303,7 @@ class Responder:
             return False        # a refusal of what we sent: the channel would refuse it too
         if not self.gone:
             log.warning("interaction in channel %s is gone or failing (%s); answering in the channel",
-                        self.channel_id, describe(exc))
+                        self.channel_id, describe_http_failure(exc))
         self.gone = True
         self.placeholder = False
         return True
@@ -333,7 +333,8 @@ class Responder:
             try:
                 await self.bot.with_retries("removing a placeholder", self.interaction.delete_original_response)
             except (discord.HTTPException, discord.RateLimited) as exc:
-                log.warning("could not remove the placeholder in channel %s (%s)", self.channel_id, describe(exc))
+                log.warning("could not remove the placeholder in channel %s (%s)", self.channel_id,
+                            describe_http_failure(exc))
             self.placeholder = False
 
     async def fail(self) -> None:
@@ -350,7 +351,7 @@ class Responder:
                 return
             await self.bot.with_retries("apologising", lambda: self._post(text, [], None, True))
         except (discord.HTTPException, discord.RateLimited) as exc:
-            log.warning("could not tell the user about a failure (%s)", describe(exc))
+            log.warning("could not tell the user about a failure (%s)", describe_http_failure(exc))
         except Exception:
             log.exception("could not tell the user about a failure")
 
@@ -437,7 +438,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
                 delay = retry_delay(exc, number, max_seconds)
                 if delay is None or number == attempts - 1:
                     raise
-                log.warning("%s failed (%s); trying again in %.1f s", what, describe(exc), delay)
+                log.warning("%s failed (%s); trying again in %.1f s", what, describe_http_failure(exc), delay)
                 await self.sleep(delay)
         raise AssertionError("unreachable")
 
@@ -460,7 +461,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             await self.acknowledge(interaction, ephemeral=ephemeral, thinking=True)
         except (discord.HTTPException, discord.RateLimited) as exc:
             # Too late (10062) or already answered: nothing the user could see any more.
-            log.warning("could not acknowledge /%s (%s)", name, describe(exc))
+            log.warning("could not acknowledge /%s (%s)", name, describe_http_failure(exc))
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
@@ -483,7 +484,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         try:
             await self.acknowledge(interaction)
         except (discord.HTTPException, discord.RateLimited) as exc:
-            log.warning("could not acknowledge a button click (%s)", describe(exc))
+            log.warning("could not acknowledge a button click (%s)", describe_http_failure(exc))
             return
         responder = Responder(self, interaction, placeholder=False)
         async with self.chat_lock(str(interaction.channel_id)):

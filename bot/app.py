@@ -145,6 +145,7 @@ def start_service(storage: Store, platform: str) -> GameService | None:
     from bot.storage import StorageBusy
 
     service = GameService(storage)
+    service.warm_up()
     try:
         service.resume_after_downtime(platform)
     except StorageBusy as err:

@@ -117,6 +117,10 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         console, tests, benchmarks)."""
         return self.thinker.wait_idle(timeout)
 
+    def warm_up(self) -> None:
+        """Start the engine's processes in the background (call once when the bot starts)."""
+        self.thinker.warm()
+
     def close(self) -> None:
         """Stop the engine pool (a move it was thinking about is found again after a restart)."""
         self.thinker.close()

@@ -45,6 +45,15 @@ def worker_count() -> int:
 # -- the jobs (run in the worker processes; module-level so they pickle by name) -----------------------
 
 
+def warm_job() -> bool:
+    """Load the engine in a worker (its modules and tables), so the first real search is not slower."""
+    from bot.ai import choose_move
+    from bot.rules import Position
+
+    choose_move("italian", Position.start("italian").fen(), 1, time_limit=0.01, rng=0)
+    return True
+
+
 def move_job(variant: str, fen: str, level: int, history: list[str], seed: int,
              seconds: float | None = None) -> dict[str, Any]:
     """The bot's move for a position: its notation and how the search went."""
@@ -89,6 +98,12 @@ class Thinker:
             self._executor = ProcessPoolExecutor(max_workers=self.workers,
                                                  mp_context=multiprocessing.get_context("spawn"))
         return self._executor
+
+    def warm(self) -> None:
+        """Start the worker processes now, in the background (a process pool starts them on
+        demand, and the first move after a start would pay for it)."""
+        for n in range(self.workers):
+            self.submit(("warm", n), warm_job, (), on_done=lambda _result: None)
 
     def busy(self, key: Hashable) -> bool:
         """Whether work under ``key`` is being done (or waits for a worker)."""

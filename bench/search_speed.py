@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python bench/search_speed.py            # depth 5 (about half a minute)
+    python bench/search_speed.py            # depth 5 (a few seconds)
     python bench/search_speed.py --depth 4  # quicker
 
 Both sides run the same plain fixed-depth alpha-beta (negamax, material only:
@@ -11,7 +11,9 @@ run, and must return the same score at every position (move order differs, so
 the node counts differ a little; nodes per second is what is compared):
 
 (a) the public ``Move`` API as it existed before the fast generator was public:
-    ``Position.legal_moves()`` then ``Position.play(move)`` at every node;
+    ``Position.legal_moves()`` then ``Position.play(move)`` at every node (run on the code from
+    before the redesign, commit b988ce5, this path gave the same nodes per second within noise, so
+    it stands for "today" in the issue's sense);
 (b) the fast API: ``movegen.fast(variant).moves(um, uk, tm, tk, white)``, which
     returns ``(key, um', uk', tm', tk')`` tuples, children already turned round
     for the opponent, with no ``Move`` or ``Position`` objects; at a leaf, where

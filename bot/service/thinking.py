@@ -139,6 +139,10 @@ class Thinker:
     def _finished(self, key: Hashable, future: Future, on_done: Callable[[Any], None],
                   on_error: Callable[[BaseException], None] | None) -> None:
         try:
+            if self._closed or future.cancelled():
+                # Stopped meanwhile: whoever handles the result may be gone (its database closed);
+                # the work is found again after the restart.
+                return
             error = future.exception()
             if error is None:
                 try:
@@ -179,9 +183,13 @@ class Thinker:
         return True
 
     def close(self) -> None:
-        """Stop the pool (work not started is dropped: it is found again after a restart)."""
+        """Stop the pool: work not started is cancelled, results still coming are ignored (the
+        work is found again after a restart)."""
         with self._lock:
             self._closed = True
             executor, self._executor = self._executor, None
+            running = list(self._running.values())
+        for future in running:
+            future.cancel()
         if executor is not None and self._own:
             executor.shutdown(wait=False, cancel_futures=True)

@@ -154,6 +154,9 @@ class GamesCore:
         extend it (and call super())."""
 
     def _to_move_line(self, lang: str, row: GameRecord, now: float) -> str:
+        if self._bot_to_move(row):
+            # The bot has no clock: it answers as soon as it has thought.
+            return t(lang, "bot.thinking", bot=self._bot_name(lang, row))
         turn = Position.from_fen(row.variant, row.fen).turn
         name = row.white_name if turn == "W" else row.black_name
         return to_move(lang, name, turn, (row.deadline_at or now) - now)

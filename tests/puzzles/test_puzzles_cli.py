@@ -1,0 +1,128 @@
+"""`python -m bot puzzles export|generate|check` as a user runs them (issue 9).
+
+``export`` prints the bank as JSON lines with exactly the keys id, variant, fen, solution, tags,
+rating (our checks read it: kept exact).  ``generate`` writes to the bank of the package it runs
+from, so it runs here on a copy of the package in a temporary directory, never on the checkout's.
+``check`` re-proves the whole bank (about a minute): the same re-proof is done on a few puzzles
+through ``bank.reprove`` instead."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.puzzles import bank
+from bot.rules import Position
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = sys.executable
+EXPORT_KEYS = ["id", "variant", "fen", "solution", "tags", "rating"]
+VARIANTS = ("spanish", "italian", "triestina")
+
+
+def run(*args: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([PYTHON, "-m", "bot", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_export_prints_the_bank_as_json_lines_with_exactly_the_documented_keys(variant):
+    done = run("puzzles", "export", "--variant", variant)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    records = [json.loads(line) for line in lines]
+    shipped = bank.load(variant)
+    assert len(records) == len(shipped) >= 365
+    for record in records:
+        assert list(record) == EXPORT_KEYS            # those keys, in that order, nothing more (no tree)
+        assert record["variant"] == variant
+        assert isinstance(record["solution"], list) and len(record["solution"]) % 2 == 1
+        assert all(isinstance(m, str) for m in record["solution"])
+        assert isinstance(record["tags"], dict) and isinstance(record["rating"], int | float)
+    assert [r["id"] for r in records] == [p["id"] for p in shipped]
+    by_id = {p["id"]: p for p in shipped}
+    for record in records:
+        p = by_id[record["id"]]
+        assert (record["fen"], record["solution"], record["tags"], record["rating"]) == (
+            p["fen"], p["solution"], p["tags"], p["rating"])
+
+
+def test_the_exported_main_line_is_in_full_notation_and_playable_from_the_fen():
+    """What a checker reading only the export can do: play the line from the FEN."""
+    done = run("puzzles", "export", "--variant", "spanish")
+    assert done.returncode == 0, done.stderr
+    for line in done.stdout.splitlines()[:60]:
+        record = json.loads(line)
+        pos = Position.from_fen(record["variant"], record["fen"])
+        for text in record["solution"]:
+            move = pos.parse_move(text)
+            # Full notation: every square of a capture is written, as the engine writes it.
+            assert str(move) == text, (record["id"], text, str(move))
+            pos = pos.play(move)
+
+
+def test_export_of_an_unknown_variant_is_refused():
+    done = run("puzzles", "export", "--variant", "checkers")
+    assert done.returncode != 0
+    assert done.stdout == ""
+    assert "invalid choice" in done.stderr
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_what_check_does_for_the_whole_bank_holds_for_a_few_puzzles(variant):
+    """`puzzles check` re-proves every puzzle with bank.reprove; two per variant here."""
+    chosen = bank.load(variant)[1::200][:2]
+    assert len(chosen) == 2
+    assert [bank.reprove(p) for p in chosen] == [None, None]
+
+
+@pytest.fixture
+def package_copy(tmp_path) -> Path:
+    """A copy of the package to run ``generate`` from: it writes the bank next to its own code."""
+    copy = tmp_path / "pkg"
+    shutil.copytree(ROOT / "bot", copy / "bot", ignore=shutil.ignore_patterns("__pycache__"))
+    return copy
+
+
+def test_generate_adds_proven_puzzles_to_the_bank_it_runs_from(package_copy):
+    real = bank.bank_file("spanish")
+    before = digest(real)
+    copy = package_copy
+    copied_bank = copy / "bot" / "puzzles" / "bank" / "spanish.jsonl"
+    existing = [json.loads(line) for line in copied_bank.read_text(encoding="utf-8").splitlines()]
+    done = run("puzzles", "generate", "--variant", "spanish", "--count", "1", "--seed", "1", cwd=copy, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert digest(real) == before, "generate wrote to the checkout's bank"
+    after = [json.loads(line) for line in copied_bank.read_text(encoding="utf-8").splitlines()]
+    assert len(after) == len(existing) + 1
+    assert f"the bank has {len(after)}" in done.stdout
+    assert "1/1 puzzles" in done.stderr                 # the progress bar
+    new = [p for p in after if p["id"] not in {e["id"] for e in existing}]
+    assert len(new) == 1
+    puzzle = new[0]
+    assert bank.reprove(puzzle) is None
+    assert puzzle["tags"]["sacrifices"] >= 1
+    keys = {Position.from_fen("spanish", p["fen"]).key for p in existing}
+    assert Position.from_fen("spanish", puzzle["fen"]).key not in keys
+    assert [p["id"] for p in after] == sorted(p["id"] for p in after)
+    # The copy's export shows it too.
+    exported = run("puzzles", "export", "--variant", "spanish", cwd=copy)
+    assert puzzle["id"] in {json.loads(line)["id"] for line in exported.stdout.splitlines()}
+
+
+def test_generate_refuses_a_count_below_one_and_changes_nothing(package_copy):
+    copied_bank = package_copy / "bot" / "puzzles" / "bank" / "italian.jsonl"
+    before = digest(copied_bank)
+    done = run("puzzles", "generate", "--variant", "italian", "--count", "0", cwd=package_copy)
+    assert done.returncode == 2
+    assert "--count" in done.stderr
+    assert digest(copied_bank) == before

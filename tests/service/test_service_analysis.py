@@ -1,0 +1,236 @@
+"""/analysis: the engine's view of a finished game, sent later through the outbox as a report, a
+picture of the mistakes and an annotated PDN; one analysis per chat at a time.
+
+Real parts throughout (SQLite file, rules, engine, Pillow); the engine runs in threads, or in
+``HeldExecutor`` when a test needs an analysis to stay running.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from bot.i18n import t
+from bot.rules import Position, read_pdn
+from bot.service import GameService
+from bot.service.thinking import Thinker
+
+PNG = b"\x89PNG\r\n\x1a\n"
+SETTLE = 30.0
+# White's third move, 22-19, leaves a man to 15x24 (about two men by the engine's count).
+BLUNDER_LINE = ["24-20", "12-15", "22-19", "15x24"]
+
+
+class HeldExecutor(Executor):
+    """Takes jobs and runs them only when ``run_all`` is called (in the caller's thread)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[Future, Any, tuple, dict]] = []
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        self.jobs.append((future, fn, args, kwargs))
+        return future
+
+    def run_all(self) -> int:
+        jobs, self.jobs = self.jobs, []
+        for future, fn, args, kwargs in jobs:
+            if future.set_running_or_notify_cancel():
+                try:
+                    future.set_result(fn(*args, **kwargs))
+                except BaseException as exc:
+                    future.set_exception(exc)
+        return len(jobs)
+
+
+@pytest.fixture
+def pool():
+    executor = ThreadPoolExecutor(2)
+    yield executor
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def use_service(chat, thinker: Thinker) -> GameService:
+    chat.service = GameService(chat.storage, clock=lambda: chat.now[0], rng=random.Random(1), thinker=thinker,
+                               bot_seconds=0.2)
+    return chat.service
+
+
+@pytest.fixture
+def an(chat, pool):
+    use_service(chat, Thinker(pool))
+    yield chat
+    assert chat.service.settle(SETTLE)
+
+
+@pytest.fixture
+def held(chat):
+    executor = HeldExecutor()
+    use_service(chat, Thinker(executor))
+    return chat, executor
+
+
+def finished_game(chat, moves: list[str] = BLUNDER_LINE, resigner: str = "ana", chat_id: str | None = None) -> int:
+    """Ana (white) and Bob play ``moves``; then ``resigner`` resigns, confirming with a second /resign."""
+    kw = {"chat": chat_id} if chat_id else {}
+    cid_before = {c.id for c in chat.rows("challenges")}
+    chat.say("ana", "/new italian white", **kw)
+    cid = next(c.id for c in chat.rows("challenges") if c.id not in cid_before)
+    chat.say("bob", f"/accept #{cid}", **kw)
+    game = chat.storage.challenge(cid).game_id
+    for move in moves:
+        user = chat.to_move(game)
+        chat.say(user, f"/m #{game} {move}", **kw)
+    assert [m.notation for m in chat.moves(game)] == moves
+    chat.say(resigner, f"/resign #{game}", **kw)
+    chat.say(resigner, f"/resign #{game}", **kw)
+    assert chat.game(game).status == "finished"
+    return game
+
+
+def outbox(chat) -> list:
+    return [item.reply for item in chat.service.pending_messages(chat.platform, limit=1000)]
+
+
+def reports(chat, game: int) -> list:
+    title = f"Analysis of game #{game}:"
+    return [r for r in outbox(chat) if r.text.startswith(title)]
+
+
+def test_analysis_of_a_game_still_being_played_is_refused(an):
+    game = an.new_game()
+    text = an.text("ana", f"/analysis #{game}")
+    assert text == t("en", "analysis.active", id=game)
+    assert an.service.thinker.running() == [] and outbox(an) == []
+
+
+def test_analysis_without_a_finished_game_says_so(an):
+    assert an.text("ana", "/analysis") == t("en", "analysis.none")
+    an.new_game()                            # an active game is nothing to analyse either
+    assert an.text("ana", "/analysis") == t("en", "analysis.none")
+    assert an.service.thinker.running() == [] and outbox(an) == []
+
+
+def test_analysis_of_a_game_of_another_chat_is_unknown_here(an):
+    game = finished_game(an, chat_id="group-2")
+    assert an.text("ana", f"/analysis #{game}") == t("en", "game.unknown", id=game)
+    assert an.text("ana", f"/analysis #{game} please") == t("en", "error.ref_only", command="analysis")
+
+
+def test_analysis_of_a_game_resigned_before_any_move_has_nothing_to_look_at(an):
+    game = finished_game(an, moves=[])
+    assert an.text("bob", "/analysis") == t("en", "analysis.no_moves", id=game)
+    assert an.service.thinker.running() == []
+
+
+def test_analysis_reports_the_blunder_with_a_picture_and_an_annotated_pdn(an):
+    game = finished_game(an)
+    text = an.text("bob", "/analysis")
+    assert text.startswith(f"Analysing game #{game}…")
+    assert an.service.settle(SETTLE)
+    [report] = reports(an, game)
+    lines = report.text.splitlines()
+    assert lines[0] == t("en", "analysis.title", id=game, white="Ana", black="Bob")
+    # White's side names the move that lost the man, with the engine's better move and the cost.
+    white_at = lines.index(t("en", "analysis.side", name="Ana"))
+    white_lines = []
+    for line in lines[white_at + 1:]:
+        if not line.startswith("• "):
+            break
+        white_lines.append(line)
+    assert 1 <= len(white_lines) <= 3                     # at most three per side
+    [blunder] = [line for line in white_lines if line.startswith("• 2. 22-19")]
+    assert re.fullmatch(r"• 2\. 22-19\?{0,2}, better \d+-\d+ \(costs \d+\.\d men\)", blunder), blunder
+    assert float(re.search(r"costs (\d+\.\d)", blunder).group(1)) >= 1.0
+    # Black has a line of its own: its mistakes, or that it made none.
+    assert (t("en", "analysis.side", name="Bob") in lines) or (t("en", "analysis.clean", name="Bob") in lines)
+    assert lines[-1] == t("en", "analysis.legend")
+    # The picture of the mistakes.
+    assert report.image is not None and report.image.startswith(PNG)
+    # The PDN: the same moves and result, a comment after every move that was searched.
+    name, data = report.document
+    assert name == f"game-{game}-analysis.pdn"
+    pdn = data.decode("utf-8")
+    [parsed] = read_pdn(pdn)
+    assert [str(m) for m in parsed.moves] == BLUNDER_LINE
+    assert parsed.result.score == "0-1"
+    assert parsed.tags["White"] == "Ana" and parsed.tags["Black"] == "Bob"
+    assert parsed.tags["Annotator"] == "draughts-bot"
+    comments = re.findall(r"\{([^}]*)\}", pdn)
+    searched = 0                              # a move that was the only one is not commented
+    pos = Position.start("italian")
+    for move in BLUNDER_LINE:
+        searched += len(pos.legal_moves()) > 1
+        pos = pos.play(pos.parse_move(move))
+    assert len(comments) == searched
+    assert all(re.match(r"[+-]\d+\.\d\d|win|loss", c) for c in comments), comments
+    assert re.search(r"22-19\?{1,2} \{[^}]*better \d+-\d+", pdn), pdn
+    # Delivered once.
+    out = an.service.tick(platform=an.platform)
+    assert [o.reply.text for o in out] == [report.text] and reports(an, game) == []
+
+
+def test_analysis_takes_the_game_named_or_the_board_replied_to(an):
+    older = finished_game(an)
+    newer = finished_game(an, resigner="bob")
+    assert an.text("ana", f"/analysis #{older}").startswith(f"Analysing game #{older}…")
+    assert an.service.settle(SETTLE)
+    assert len(reports(an, older)) == 1 and reports(an, newer) == []
+    an.service.tick(platform=an.platform)
+    an.service.remember_board(an.platform, an.chat_id, "m-7", older)
+    assert an.text("bob", "/analysis", reply_to="m-7").startswith(f"Analysing game #{older}…")
+    assert an.service.settle(SETTLE)
+    assert len(reports(an, older)) == 1 and reports(an, newer) == []
+    # Without either, the asker's last finished game.
+    an.service.tick(platform=an.platform)
+    assert an.text("bob", "/analysis").startswith(f"Analysing game #{newer}…")
+
+
+def test_a_second_analysis_in_the_same_chat_waits_for_the_first(held):
+    chat, executor = held
+    first = finished_game(chat)
+    second = finished_game(chat, resigner="bob")
+    assert chat.text("ana", f"/analysis #{first}").startswith(f"Analysing game #{first}…")
+    assert chat.text("bob", f"/analysis #{second}") == t("en", "analysis.busy", id=first)
+    assert chat.text("ana", f"/analysis #{first}") == t("en", "analysis.busy", id=first)
+    assert len(executor.jobs) == 1 and not chat.service.settle(0.05)
+    assert executor.run_all() == 1
+    assert chat.service.settle(1.0)
+    assert len(reports(chat, first)) == 1 and reports(chat, second) == []
+    # Once it is done, the chat may ask again.
+    assert chat.text("bob", f"/analysis #{second}").startswith(f"Analysing game #{second}…")
+    executor.run_all()
+    assert len(reports(chat, second)) == 1
+
+
+def test_the_pool_takes_at_most_two_analyses_at_once(held):
+    chat, executor = held
+    games = {room: finished_game(chat, chat_id=room) for room in ("room-a", "room-b", "room-c")}
+    assert chat.text("ana", "/analysis", chat="room-a").startswith("Analysing")
+    assert chat.text("ana", "/analysis", chat="room-b").startswith("Analysing")
+    assert chat.text("ana", "/analysis", chat="room-c") == t("en", "analysis.pool_busy")
+    assert executor.run_all() == 2
+    assert chat.text("ana", "/analysis", chat="room-c").startswith(f"Analysing game #{games['room-c']}")
+    executor.run_all()
+    texts = [item.reply.text for item in chat.service.pending_messages(chat.platform)]
+    assert sorted(re.match(r"Analysis of game #(\d+)", x).group(1) for x in texts) == \
+        sorted(str(g) for g in games.values())
+
+
+def test_analysis_of_a_finished_game_against_the_bot(an):
+    an.say("ana", "/play italian white level 1")
+    an.say("ana", "/m 22-18")
+    assert an.service.settle(SETTLE)
+    an.resign("ana")
+    game = an.rows("games")[-1].id
+    assert an.game(game).status == "finished" and len(an.moves(game)) == 2
+    assert an.text("ana", "/analysis").startswith(f"Analysing game #{game}…")
+    assert an.service.settle(SETTLE)
+    [report] = reports(an, game)
+    assert report.text.splitlines()[0] == t("en", "analysis.title", id=game, white="Ana", black="Bot (level 1)")
+    [parsed] = read_pdn(report.document[1].decode("utf-8"))
+    assert [str(m) for m in parsed.moves] == [m.notation for m in an.moves(game)]

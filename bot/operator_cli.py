@@ -38,10 +38,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _store(args: argparse.Namespace) -> Store | None:
+    from pathlib import Path
+
     from bot.app import database_path, open_store
 
+    database = database_path(args.db)
+    path = database.removeprefix("sqlite:///")
+    if "://" not in path and not Path(path).exists():
+        # A view of the bot's database: a mistyped path must not make a new, empty one.
+        print(f"error: there is no database {path}", file=sys.stderr)
+        return None
     try:
-        return open_store(database_path(args.db))
+        return open_store(database)
     except StorageError as err:
         print(f"error: {err}", file=sys.stderr)
         return None

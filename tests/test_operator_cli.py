@@ -261,10 +261,6 @@ def test_games_show_a_missing_id_fails_on_stderr(database):
     assert proc.returncode != 0 and proc.stdout == "" and "9999" in proc.stderr
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a read-only operator command on a mistyped database path silently creates an empty database "
-    "there and answers 'no games' with exit 0 (operator_cli._store opens it with SQLiteStore, which "
-    "creates the file); expected: a nonzero exit and a message on stderr"))
 def test_games_list_on_a_missing_database_fails(tmp_path):
     missing = tmp_path / "typo.db"
     proc = run("games", "list", db=missing)

@@ -538,11 +538,6 @@ def test_an_idle_players_deviation_grows_before_the_next_game(room, now):
                                      periods=periods_between(t1, t_late))
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rebuild_ratings orders games finished at the same moment by id, but live they were rated in the "
-    "order they finished: run_due ends overdue games by deadline_at (SQLiteStore.due_games ORDER BY "
-    "deadline_at) with one `now`, so a player's two games lost on time in one pass are rated in the "
-    "opposite order by the rebuild and the numbers differ (features/ratings.py rebuild_ratings sort key)"))
 def test_rebuild_equals_live_for_two_games_lost_on_time_in_one_pass(room, now):
     # ana plays two games at once; in both she is to move.  Game 2's clock started first.
     first = room.start("ana", "bob")

@@ -31,7 +31,9 @@ class ClocksFeature(GamesCore):
             if now - self._beats.get(platform, float("-inf")) >= HEARTBEAT_SECONDS:
                 self.storage.beat(platform, now)
                 self._beats[platform] = now
-            due = self.storage.due_games(now, platform)
+            # All due now: ended in game order, the order a ratings rebuild reads games that finished
+            # at the same moment in.
+            due = sorted(self.storage.due_games(now, platform), key=lambda row: row.id)
         except StorageBusy:
             log.warning("deadline check skipped: the database is busy")
             due = []

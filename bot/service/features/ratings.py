@@ -283,8 +283,10 @@ class RatingsFeature(GamesCore):
             return [Reply(title + "\n" + t(ctx.lang, "top.empty", min=MIN_LEADERBOARD_GAMES))]
         table = [[f"{i}. {names.get(r.subject, r.subject)}", self._shown(r), str(n)]
                  for i, (r, n) in enumerate(rows[:TOP_SIZE], 1)]
-        text = title + "\n" + "\n".join(f"{cells[0]} — {cells[1]} ({t(ctx.lang, 'top.games', n=cells[2])})"
-                                        for cells in table)
+        def played(n: str) -> str:
+            return t(ctx.lang, "top.game_one") if n == "1" else t(ctx.lang, "top.games", n=n)
+
+        text = title + "\n" + "\n".join(f"{cells[0]} — {cells[1]} ({played(cells[2])})" for cells in table)
         image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"), t(ctx.lang, "top.played")],
                              table)
         return [Reply(text, image=image)]

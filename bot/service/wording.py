@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.i18n import t
-from bot.rules import ErrorCode, IllegalMove, Move, Position, Result
+from bot.rules import Color, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
 
 MAX_LISTED = 8
 
@@ -93,9 +93,10 @@ def result_text(lang: str, result: Result, white: str, black: str, final: Positi
         if result.reason == "no_progress":
             return t(lang, "result.draw.no_progress", moves=final.variant.no_progress_plies // 2)
         return t(lang, f"result.draw.{result.reason}")
-    winner, loser = (white, black) if result.winner == "W" else (black, white)
+    winner, loser = (white, black) if result.winner == Color.WHITE else (black, white)
     reason = result.reason
-    if reason == "no_moves" and not _has_pieces(final, "B" if result.winner == "W" else "W"):
+    loser_color = Color.BLACK if result.winner == Color.WHITE else Color.WHITE
+    if reason == ResultReason.NO_MOVES and not _has_pieces(final, loser_color):
         reason = "no_pieces"
     return t(lang, f"result.win.{reason}", winner=winner, loser=loser)
 
@@ -125,7 +126,7 @@ def duration(lang: str, seconds: float) -> str:
 
 def to_move(lang: str, name: str, turn: str, seconds_left: float) -> str:
     """'Ana (white) to move; 5h left.' (its own sentence in the last minute)."""
-    color = t(lang, "color.white" if turn == "W" else "color.black")
+    color = t(lang, "color.white" if turn == Color.WHITE else "color.black")
     if seconds_left < 60:
         return t(lang, "game.to_move_last_minute", name=name, color=color)
     return t(lang, "game.to_move", name=name, color=color, left=duration(lang, seconds_left))

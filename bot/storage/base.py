@@ -332,8 +332,10 @@ class Store(abc.ABC):
     # -- daily puzzles -------------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float) -> None:
-        """Post the daily puzzle in a chat at ``time`` (HH:MM) in ``timezone``; replaces its setting."""
+    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float,
+                  language: str | None = None) -> None:
+        """Post the daily puzzle in a chat at ``time`` (HH:MM) in ``timezone``, in ``language`` when the
+        chat has none of its own (the one who subscribed it speaks it); replaces its setting."""
 
     @abc.abstractmethod
     def unsubscribe(self, platform: str, chat_id: str, now: float) -> bool:

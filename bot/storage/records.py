@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from bot.rules import Color, ResultReason
+
 
 @dataclass(frozen=True, slots=True)
 class PlayerRecord:
@@ -71,9 +73,9 @@ class GameRecord:
     version: int
     status: str
     result_score: str | None
-    result_reason: str | None
-    winner: str | None
-    draw_offer: str | None
+    result_reason: ResultReason | None
+    winner: Color | None
+    draw_offer: Color | None          # the side whose draw offer stands
     move_seconds: int
     deadline_at: float | None
     reminded: bool
@@ -126,6 +128,7 @@ class SubscriptionRecord:
     time: str
     timezone: str
     variant: str
+    language: str | None              # for a chat without a language of its own
     active: bool
     created_at: float
     updated_at: float

@@ -20,6 +20,8 @@ from typing import Any
 
 import sqlite_utils
 
+from bot.rules import Color, ResultReason
+
 from .base import (
     CHAT_SETTINGS,
     GAME_UPDATE_FIELDS,
@@ -116,8 +118,8 @@ MIGRATIONS: list[list[str]] = [
         # user's way through each of them.
         """CREATE TABLE subscriptions (
             platform TEXT NOT NULL, chat_id TEXT NOT NULL, time TEXT NOT NULL, timezone TEXT NOT NULL,
-            variant TEXT NOT NULL, active INTEGER NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL,
-            PRIMARY KEY (platform, chat_id))""",
+            variant TEXT NOT NULL, language TEXT, active INTEGER NOT NULL, created_at REAL NOT NULL,
+            updated_at REAL NOT NULL, PRIMARY KEY (platform, chat_id))""",
         """CREATE TABLE puzzle_posts (
             id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL, kind TEXT NOT NULL,
             day TEXT, user_id TEXT, variant TEXT NOT NULL, puzzle_id TEXT NOT NULL, posted_at REAL NOT NULL,
@@ -181,7 +183,9 @@ def _squares(text: str | None) -> tuple[int, ...]:
 def _record(cls: type, row: dict[str, Any]) -> Any:
     if cls is GameRecord:
         row = dict(row, reminded=bool(row["reminded"]),
-                   **{key: _squares(row[key]) for key in _SQUARE_LISTS})
+                   **{key: _squares(row[key]) for key in _SQUARE_LISTS},
+                   **{key: Color(row[key]) if row[key] else None for key in ("winner", "draw_offer")},
+                   result_reason=ResultReason(row["result_reason"]) if row["result_reason"] else None)
     elif cls is SubscriptionRecord:
         row = dict(row, active=bool(row["active"]))
     elif cls is AttemptRecord:
@@ -205,14 +209,16 @@ class _PuzzlesAndRatings:
 
     # -- daily puzzles -------------------------------------------------------------------------------
 
-    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float) -> None:
+    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float,
+                  language: str | None = None) -> None:
         with self.transaction():
             self.db.execute(
-                "INSERT INTO subscriptions (platform, chat_id, time, timezone, variant, active, created_at, updated_at)"
-                " VALUES (?,?,?,?,?,1,?,?) ON CONFLICT (platform, chat_id) DO UPDATE SET time=excluded.time,"
-                " timezone=excluded.timezone, variant=excluded.variant, active=1, updated_at=excluded.updated_at,"
+                "INSERT INTO subscriptions (platform, chat_id, time, timezone, variant, language, active, created_at,"
+                " updated_at) VALUES (?,?,?,?,?,?,1,?,?) ON CONFLICT (platform, chat_id) DO UPDATE SET"
+                " time=excluded.time, timezone=excluded.timezone, variant=excluded.variant,"
+                " language=excluded.language, active=1, updated_at=excluded.updated_at,"
                 " created_at=CASE WHEN subscriptions.active THEN subscriptions.created_at ELSE excluded.created_at END",
-                (platform, chat_id, time, timezone, variant, now, now))
+                (platform, chat_id, time, timezone, variant, language, now, now))
 
     def unsubscribe(self, platform: str, chat_id: str, now: float) -> bool:
         with self.transaction():

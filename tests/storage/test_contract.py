@@ -121,7 +121,7 @@ def play(store: Store, game_id: int, count: int) -> GameRecord:
 
 def finish(store: Store, game_id: int, at: float = T0 + 100) -> GameRecord:
     game = store.game(game_id)
-    store.update_game(game_id, game.version, {"status": "finished", "result_score": "1-0", "winner": "white",
+    store.update_game(game_id, game.version, {"status": "finished", "result_score": "1-0", "winner": "W",
                                               "result_reason": "resign", "finished_at": at, "deadline_at": None})
     return store.game(game_id)
 
@@ -448,9 +448,9 @@ def test_create_game_starts_active_at_ply_0_version_0_with_defaults(store):
 
 def test_create_game_keeps_the_optional_fields_given(store):
     _, path, captured, fen = LINE[0]
-    game = new_game(store, start_fen=FEN, fen=fen, draw_offer="white", last_path=list(path),
+    game = new_game(store, start_fen=FEN, fen=fen, draw_offer="W", last_path=list(path),
                     last_captured=list(captured))
-    assert (game.start_fen, game.fen, game.draw_offer, game.deadline_at) == (FEN, fen, "white", T0 + HOUR)
+    assert (game.start_fen, game.fen, game.draw_offer, game.deadline_at) == (FEN, fen, "W", T0 + HOUR)
     assert game.last_path == path and isinstance(game.last_path, tuple)
     assert game.last_captured == () and isinstance(game.last_captured, tuple)
 
@@ -487,9 +487,9 @@ def test_create_game_rejects_each_missing_required_field_and_changes_nothing(sto
 
 def test_update_game_changes_fields_and_bumps_the_version(store):
     game = new_game(store)
-    store.update_game(game.id, 0, {"draw_offer": "black", "quiet_plies": 3, "deadline_at": T0 + 2 * HOUR})
+    store.update_game(game.id, 0, {"draw_offer": "B", "quiet_plies": 3, "deadline_at": T0 + 2 * HOUR})
     after = store.game(game.id)
-    assert (after.draw_offer, after.quiet_plies, after.deadline_at, after.version) == ("black", 3, T0 + 2 * HOUR, 1)
+    assert (after.draw_offer, after.quiet_plies, after.deadline_at, after.version) == ("B", 3, T0 + 2 * HOUR, 1)
     assert store.moves(game.id) == []
 
 
@@ -512,7 +512,7 @@ def test_update_game_returns_decoded_values(store):
 
 def test_update_game_can_finish_a_game(store):
     game = finish(store, new_game(store).id)
-    assert (game.status, game.result_score, game.winner, game.result_reason) == ("finished", "1-0", "white", "resign")
+    assert (game.status, game.result_score, game.winner, game.result_reason) == ("finished", "1-0", "W", "resign")
     assert (game.finished_at, game.deadline_at, game.version) == (T0 + 100, None, 1)
 
 
@@ -527,11 +527,11 @@ def test_update_game_with_a_stale_version_raises_and_changes_nothing(store):
 
 def test_of_two_writers_at_the_same_version_exactly_one_wins(store):
     game = new_game(store)
-    store.update_game(game.id, game.version, {"draw_offer": "white"})
+    store.update_game(game.id, game.version, {"draw_offer": "W"})
     with pytest.raises(StaleGame):
-        store.update_game(game.id, game.version, {"status": "finished", "winner": "black"})
+        store.update_game(game.id, game.version, {"status": "finished", "winner": "B"})
     after = store.game(game.id)
-    assert (after.draw_offer, after.status, after.version) == ("white", "active", 1)
+    assert (after.draw_offer, after.status, after.version) == ("W", "active", 1)
 
 
 @pytest.mark.parametrize("bad", [{"colour": "white"}, {"version": 5}, {"id": 99}])
@@ -539,7 +539,7 @@ def test_update_game_rejects_fields_the_caller_may_not_set_and_changes_nothing(s
     game = new_game(store)
     before = store.dump()
     with pytest.raises(ValueError):
-        store.update_game(game.id, 0, {"draw_offer": "white", **bad})
+        store.update_game(game.id, 0, {"draw_offer": "W", **bad})
     assert store.dump() == before
 
 
@@ -624,7 +624,7 @@ def test_mark_reminded_notes_it_without_bumping_the_version(store):
     game = new_game(store)
     assert store.mark_reminded(game.id, 0) is True
     assert store.game(game.id).reminded is True and store.game(game.id).version == 0
-    store.update_game(game.id, 0, {"draw_offer": "white"})          # a move read before the reminder still wins
+    store.update_game(game.id, 0, {"draw_offer": "W"})          # a move read before the reminder still wins
     assert store.game(game.id).version == 1
 
 
@@ -973,7 +973,7 @@ def test_transaction_that_raises_writes_nothing(store):
     before = store.dump()
     with pytest.raises(RuntimeError), store.transaction():
         store.create_challenge(**challenge_fields())
-        store.update_game(game.id, 0, {"draw_offer": "white"}, move=None)
+        store.update_game(game.id, 0, {"draw_offer": "W"}, move=None)
         store.set_pending("k", 1)
         store.ensure_chat(P, GROUP, "group", T0)
         raise RuntimeError("boom")
@@ -1005,7 +1005,7 @@ def test_reads_inside_a_transaction_see_its_writes(store):
         assert store.challenge(cid).status == "open"
         gid = store.accept_challenge(cid, game_fields())
         assert store.game(gid).version == 0 and store.challenge(cid).game_id == gid
-        store.update_game(gid, 0, {"draw_offer": "black"})
+        store.update_game(gid, 0, {"draw_offer": "B"})
         assert store.game(gid).version == 1
         store.set_pending("k", [1, 2])
         assert store.pending("k") == [1, 2]
@@ -1020,7 +1020,7 @@ def test_an_exception_caught_inside_a_transaction_does_not_undo_earlier_writes(s
         with pytest.raises(ValueError):
             store.create_game(game_fields(colour="white"))
         with pytest.raises(StaleGame):
-            store.update_game(game.id, 7, {"draw_offer": "white"})
+            store.update_game(game.id, 7, {"draw_offer": "W"})
         store.set_pending("also kept", 2)
     assert (store.pending("kept"), store.pending("also kept")) == (1, 2)
     assert store.game(game.id) == game
@@ -1083,7 +1083,7 @@ def test_dump_is_unchanged_by_calls_that_fail(store):
         with pytest.raises(ValueError):
             call()
     with pytest.raises(StaleGame):
-        store.update_game(game.id, game.version + 1, {"draw_offer": "white"})
+        store.update_game(game.id, game.version + 1, {"draw_offer": "W"})
     assert store.dump() == before
 
 

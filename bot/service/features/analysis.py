@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.ai import MoveNote, annotate_pdn
 from bot.i18n import t
-from bot.rules import Game
+from bot.rules import Color, Game
 from bot.service import boards
 from bot.service.commands import game_ref
 from bot.service.events import Reply
@@ -108,8 +108,8 @@ class AnalysisFeature(GamesCore):
         white_to_start = game.start.white
         lines = [t(lang, "analysis.title", id=row.id, white=row.white_name, black=row.black_name)]
         views, captions = [], []
-        for side, name in (("W", row.white_name), ("B", row.black_name)):
-            own = [n for n in notes if (n.ply % 2 == 0) == (white_to_start == (side == "W"))]
+        for side, name in ((Color.WHITE, row.white_name), (Color.BLACK, row.black_name)):
+            own = [n for n in notes if (n.ply % 2 == 0) == (white_to_start == (side == Color.WHITE))]
             worst = sorted((n for n in own if n.loss >= MIN_MISTAKE and n.move != n.best),
                            key=lambda n: (-n.loss, n.ply))[:MISTAKES_SHOWN]
             if not worst:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.i18n import pick_language
 from bot.rules import (
+    Color,
     Position,
 )
 from bot.service.events import Reply
@@ -70,8 +71,8 @@ class ClocksFeature(GamesCore):
         """End the game on time or mark its reminder sent; the message to say, if any."""
         chat = self.storage.chat(row.platform, row.chat_id)
         turn = Position.from_fen(row.variant, row.fen).turn
-        name = row.white_name if turn == "W" else row.black_name
-        player = self.storage.player(row.platform, row.white_id if turn == "W" else row.black_id)
+        name = row.white_name if turn == Color.WHITE else row.black_name
+        player = self.storage.player(row.platform, row.white_id if turn == Color.WHITE else row.black_id)
         lang = (chat and chat.language) or pick_language(player.language if player else None)
         if row.deadline_at <= now:
             return self._time_out(lang, row, now)

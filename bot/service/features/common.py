@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass
 
 from bot.rules import (
+    Color,
     Position,
     Result,
 )
@@ -63,7 +64,7 @@ def reply_flipped(row: GameRecord) -> bool:
         return row.white_id == BOT_ID
     if row.status != "active":
         return False
-    return Position.from_fen(row.variant, row.fen).turn == "B"
+    return Position.from_fen(row.variant, row.fen).turn == Color.BLACK
 
 
 def _last_move(row: GameRecord) -> tuple[list[int], list[int]]:

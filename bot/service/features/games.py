@@ -9,6 +9,7 @@ from typing import Any
 
 from bot.i18n import t
 from bot.rules import (
+    Color,
     Game,
     Position,
     Result,
@@ -88,7 +89,7 @@ class GamesCore:
 
     def _game_line(self, lang: str, g: GameRecord) -> str:
         turn = Position.from_fen(g.variant, g.fen).turn
-        mover = g.white_name if turn == "W" else g.black_name
+        mover = g.white_name if turn == Color.WHITE else g.black_name
         line = t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
                  white=g.white_name, black=g.black_name, mover=mover, ply=g.ply // 2 + 1)
         if g.bot_level is not None:
@@ -110,7 +111,7 @@ class GamesCore:
         if row.bot_level is None or row.status != "active":
             return False
         turn = (pos or Position.from_fen(row.variant, row.fen)).turn
-        return (row.white_id if turn == "W" else row.black_id) == BOT_ID
+        return (row.white_id if turn == Color.WHITE else row.black_id) == BOT_ID
 
     def _bot_name(self, lang: str, row: GameRecord) -> str:
         return t(lang, "bot.name", level=row.bot_level)
@@ -121,9 +122,9 @@ class GamesCore:
 
     def _color_of(self, row: GameRecord, user_id: str) -> str | None:
         if row.white_id == user_id:
-            return "W"
+            return Color.WHITE
         if row.black_id == user_id:
-            return "B"
+            return Color.BLACK
         return None
 
     def _over_text(self, lang: str, row: GameRecord, result: Result | None = None) -> str:
@@ -158,7 +159,7 @@ class GamesCore:
             # The bot has no clock: it answers as soon as it has thought.
             return t(lang, "bot.thinking", bot=self._bot_name(lang, row))
         turn = Position.from_fen(row.variant, row.fen).turn
-        name = row.white_name if turn == "W" else row.black_name
+        name = row.white_name if turn == Color.WHITE else row.black_name
         return to_move(lang, name, turn, (row.deadline_at or now) - now)
 
     def _board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:

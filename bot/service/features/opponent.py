@@ -14,7 +14,7 @@ import logging
 from typing import Any
 
 from bot.i18n import pick_language, t
-from bot.rules import Game, Position
+from bot.rules import Color, Game, Position
 from bot.service import boards
 from bot.service.commands import BadArgument, parse_play
 from bot.service.events import Reply
@@ -167,7 +167,7 @@ class OpponentFeature(GamesCore):
         except ValueError:
             score = 0
         bot_score = score if bot_to_move else -score
-        (wm, wk), (bm, bk) = pos.count("W"), pos.count("B")
+        (wm, wk), (bm, bk) = pos.count(Color.WHITE), pos.count(Color.BLACK)
         level_kings = wm == bm == 0 and wk == bk
         name = self._bot_name(ctx.lang, row)
         if bot_score <= DRAW_ACCEPT_BELOW or level_kings:

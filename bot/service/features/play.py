@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.i18n import t
 from bot.rules import (
+    Color,
     Game,
     IllegalMove,
     Move,
@@ -59,7 +60,7 @@ class PlayFeature(GamesCore):
         game = self._load(row)
         before = game.position
         color = self._color_of(row, ctx.event.user_id)
-        to_move = row.white_name if before.turn == "W" else row.black_name
+        to_move = row.white_name if before.turn == Color.WHITE else row.black_name
         typed = move if isinstance(move, str) else str(move)
         try:
             played = game.play(move, by=color)
@@ -120,7 +121,7 @@ class PlayFeature(GamesCore):
         self.storage.set_pending(key, {"ply": row.ply, "at": ctx.now})
         button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row.id, row.ply),
                         f"/resign #{row.id}", style="stop")
-        other = row.black_name if self._color_of(row, ctx.event.user_id) == "W" else row.white_name
+        other = row.black_name if self._color_of(row, ctx.event.user_id) == Color.WHITE else row.white_name
         text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row.id, other=other)
         return [Reply(text, buttons=[[button]])]
 
@@ -153,7 +154,7 @@ class PlayFeature(GamesCore):
             self.storage.update_game(row.id, row.version, {"draw_offer": color})
         except StaleGame:
             return [Reply(t(ctx.lang, "move.stale"))]
-        other = row.black_name if color == "W" else row.white_name
+        other = row.black_name if color == Color.WHITE else row.white_name
         return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row.id),
                       buttons=[[Button(t(ctx.lang, "button.accept_draw"),
                                        action(ButtonKind.DRAW, row.id, row.ply),
@@ -222,7 +223,7 @@ class PlayFeature(GamesCore):
             return self._end_by_players(ctx, row, self._load(row).agree_draw())
         pos = Position.from_fen(row.variant, row.fen)
         if color != pos.turn:
-            mover = row.white_name if pos.turn == "W" else row.black_name
+            mover = row.white_name if pos.turn == Color.WHITE else row.black_name
             return [Reply(t(ctx.lang, "err.not_your_turn", name=mover), private=True)]
         legal = pos.legal_moves()
         if kind is ButtonKind.PIECES:

@@ -122,7 +122,7 @@ class PuzzlesFeature(GamesCore):
                               + t(ctx.lang, "daily.usage"))]
         old = self.storage.subscription(*ctx.key)
         zone = zone or (old.timezone if old else DEFAULT_TIMEZONE)
-        self.storage.subscribe(*ctx.key, time_text, zone, variant, ctx.now)
+        self.storage.subscribe(*ctx.key, time_text, zone, variant, ctx.now, language=ctx.lang)
         self._daily_changed()
         return [Reply(t(ctx.lang, "daily.on", time=time_text, zone=zone, variant=variant_name(ctx.lang, variant)))]
 
@@ -200,7 +200,7 @@ class PuzzlesFeature(GamesCore):
                                                         puzzle["id"], now)
                 if post_id is None:
                     continue            # another process posted it a moment ago
-                lang = self._chat_lang(sub.platform, sub.chat_id)
+                lang = self._chat_lang(sub.platform, sub.chat_id, sub.language)
                 if latest:
                     self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
                 self.say(sub.platform, sub.chat_id, self._post_reply(lang, self.storage.puzzle_post(post_id), puzzle))
@@ -209,9 +209,9 @@ class PuzzlesFeature(GamesCore):
             self._notify(sub.platform)
         return posted
 
-    def _chat_lang(self, platform: str, chat_id: str) -> str:
+    def _chat_lang(self, platform: str, chat_id: str, fallback: str | None = None) -> str:
         chat = self.storage.chat(platform, chat_id)
-        return (chat.language if chat and chat.language else None) or pick_language(None)
+        return (chat.language if chat and chat.language else None) or pick_language(fallback)
 
     def _yesterday_reply(self, lang: str, post: PuzzlePostRecord) -> Reply:
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
@@ -288,17 +288,34 @@ class PuzzlesFeature(GamesCore):
         pos = position_after(puzzle, progress)
         if attempt and attempt.solved_at is not None:
             return [Reply(t(ctx.lang, "puzzle.already"))]
+        self._note_opened(ctx, post)
         text = t(ctx.lang, "puzzle.resume", variant=variant_name(ctx.lang, post.variant),
                  side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post.id)
         return [self._puzzle_board(ctx.lang, post, pos, len(progress), text)]
 
     # -- answering -----------------------------------------------------------------------------------
 
+    def _opened_key(self, ctx: Ctx) -> str:
+        return f"opened:{ctx.event.platform}:{ctx.event.chat_id}:{ctx.event.user_id}"
+
+    def _note_opened(self, ctx: Ctx, post: PuzzlePostRecord) -> None:
+        """In a private chat, the puzzle the user works on there (opened from a group's link, say)
+        is the one a typed answer there is for."""
+        if ctx.event.chat_kind == "private" and post.chat_id != ctx.event.chat_id:
+            self.storage.set_pending(self._opened_key(ctx), post.id)
+
     def _puzzle_for(self, ctx: Ctx, ref: int | None = None) -> PuzzlePostRecord | None:
-        """The post a user's answer is for: #id or the message replied to, else their latest open
-        personal puzzle in this chat, else the chat's latest daily post."""
+        """The post a user's answer is for: #id or the message replied to, else (in a private chat)
+        the puzzle opened there, else their latest open personal puzzle in this chat, else the
+        chat's latest daily post."""
         if ref is None and ctx.event.reply_to:
             ref = self.storage.post_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
+        if ref is None and ctx.event.chat_kind == "private":
+            opened = self.storage.pending(self._opened_key(ctx))
+            if isinstance(opened, int):
+                attempt = self.storage.attempt(opened, ctx.event.user_id)
+                if attempt is None or attempt.solved_at is None:
+                    ref = opened
         if ref is not None:
             post = self.storage.puzzle_post(ref)
             return post if post is not None and post.platform == ctx.event.platform else None
@@ -379,6 +396,14 @@ class PuzzlesFeature(GamesCore):
             return [Reply(t(ctx.lang, "puzzle.solved_personal", line=" ".join(accepted)), private=whisper)]
         if first:
             # The one message every solve of the day puts in the chat.
+            if (post.platform, post.chat_id) != ctx.key:
+                # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
+                lang = self._chat_lang(post.platform, post.chat_id, ctx.lang)
+                self.say(post.platform, post.chat_id, Reply(t(lang, "puzzle.first", name=_name(ev), day=post.day,
+                                                              streak=streak_text(lang, current))))
+                self._notify(post.platform)
+                return [Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted))),
+                        Reply(t(ctx.lang, "puzzle.first_elsewhere"))]
             announcement = t(ctx.lang, "puzzle.first", name=_name(ev), day=post.day,
                              streak=streak_text(ctx.lang, current))
             out = [Reply(announcement)]
@@ -392,13 +417,19 @@ class PuzzlesFeature(GamesCore):
     def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:
         """A user's (current, best) streaks of days with a daily puzzle solved; the current one
         counts only if its last day is today's or yesterday's post."""
-        days = [post.day for post, attempt in self.storage.user_attempts(platform, user_id)
-                if attempt.solved_at is not None and post.day]
-        current, best = streaks(days)
-        if days:
-            latest = max(dt.date.fromisoformat(d) for d in days)
-            today = dt.datetime.fromtimestamp(self.clock(), dt.UTC).date()
-            if (today - latest).days > 1:
+        solved = [post for post, attempt in self.storage.user_attempts(platform, user_id)
+                  if attempt.solved_at is not None and post.day]
+        current, best = streaks([post.day for post in solved])
+        if solved:
+            last = max(solved, key=lambda post: post.day)
+            # "Today" where that puzzle was posted: a streak lasts until that chat's day is over.
+            sub = self.storage.subscription(last.platform, last.chat_id)
+            try:
+                zone = ZoneInfo(sub.timezone) if sub else dt.UTC
+            except (ZoneInfoNotFoundError, ValueError):
+                zone = dt.UTC
+            today = dt.datetime.fromtimestamp(self.clock(), zone).date()
+            if (today - dt.date.fromisoformat(last.day)).days > 1:
                 current = 0
         return current, best
 
@@ -434,6 +465,7 @@ class PuzzlesFeature(GamesCore):
         whisper = self._whisper(ctx)
         if post is None or post.platform != ctx.event.platform:
             return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+        self._note_opened(ctx, post)
         if kind is ButtonKind.PUZZLE_HINT:
             return self._hint(ctx, post)
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)

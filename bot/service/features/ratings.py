@@ -19,7 +19,7 @@ from typing import Any
 
 from bot.i18n import t
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
-from bot.rules import VARIANTS
+from bot.rules import VARIANTS, Color
 from bot.service.commands import fold, parse_variant
 from bot.service.events import Reply
 from bot.service.features.common import Ctx, _name
@@ -54,9 +54,9 @@ def is_rated(game: GameRecord) -> bool:
 
 
 def _white_score(game: GameRecord) -> float:
-    if game.winner == "W":
+    if game.winner == Color.WHITE:
         return 1.0
-    if game.winner == "B":
+    if game.winner == Color.BLACK:
         return 0.0
     return 0.5
 
@@ -184,7 +184,7 @@ class RatingsFeature(GamesCore):
             if g.status != "finished" or user_id not in (g.white_id, g.black_id):
                 continue
             c = tally.setdefault(game_pool(g), Counter())
-            color = "W" if g.white_id == user_id else "B"
+            color = Color.WHITE if g.white_id == user_id else Color.BLACK
             c["games"] += 1
             c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
         return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}

@@ -743,8 +743,11 @@ class Harness:
         before = asyncio.all_tasks()
         self.bot._connection.parse_interaction_create(payload)
         for _ in range(100):
+            # discord.py keeps an ephemeral message's view for the 15 minutes its interaction lives:
+            # that timer is not work the event started.
             pending = [task for task in asyncio.all_tasks() - before
-                       if task is not asyncio.current_task() and not task.done()]
+                       if task is not asyncio.current_task() and not task.done()
+                       and "timeout_task_impl" not in repr(task.get_coro())]
             if not pending:
                 break
             await asyncio.wait(pending, timeout=20)

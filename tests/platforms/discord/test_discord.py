@@ -226,9 +226,10 @@ async def test_deadline_in_a_channel_that_is_gone_is_logged_and_skipped(h: Harne
 
 async def test_spanish_locale_gets_spanish_answers(h: Harness):
     token = await h.slash("help", "ana", locale="es-ES")
-    answer = h.only_answer(token)
-    assert answer.ephemeral                              # help is for the one who asked
-    assert answer.content == REGISTRY.help_text("es")[:2000]
+    answers = h.fake.answers(token)
+    assert answers and all(a.ephemeral for a in answers)   # help is for the one who asked
+    # Longer than one Discord message: split at line ends, nothing lost.
+    assert "\n".join(a.content for a in answers) == REGISTRY.help_text("es")
     token = await h.slash("new", "ana", {"move_time": "2h"}, locale="es-ES")
     assert "#1" in h.only_answer(token).content
     assert h.only_answer(token).content != t("en", "new.open", name="Ana", id=1, target="", variant="", colors="",

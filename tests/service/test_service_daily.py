@@ -1,0 +1,882 @@
+"""The daily puzzle through the game service (issue 9): /daily, the post made once per chat and
+local day (restarts, downtime, several processes, daylight saving), what the post shows, the
+whole answer flow (right, wrong but legal, illegal, hint, replies, buttons, completion, first
+solver, later solvers, streaks, /top puzzles), chats that are gone, and /puzzle for one person.
+
+Everything is real: a SQLite file in tmp_path, the rules engine, Pillow boards, the shipped bank.
+Only the clock (a list the test moves) and the random draw (seeded) are fixed."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import threading
+from functools import cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.i18n import t
+from bot.puzzles import bank
+from bot.puzzles.solve import puzzle_of_day
+from bot.rules import ErrorCode, IllegalMove, Position
+from bot.service import ChatEvent, GameService, Outgoing, Reply
+from bot.service.wording import variant_name
+from bot.storage import Storage
+
+PLATFORM = "test"
+GROUP = "group-1"
+OTHER = "group-2"
+MADRID = ZoneInfo("Europe/Madrid")
+ROME = ZoneInfo("Europe/Rome")
+PNG = b"\x89PNG\r\n\x1a\n"
+TG_LINK = "https://t.me/Bot?start={payload}"
+
+
+def local(day: dt.date, hour: int = 0, minute: int = 0, second: int = 0, zone: ZoneInfo = MADRID) -> float:
+    """Epoch seconds of a wall-clock time in a zone."""
+    return dt.datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone).timestamp()
+
+
+def puzzle(post_or_id: Any, variant: str | None = None) -> dict[str, Any]:
+    """The bank record of a post (or of a puzzle id in a variant)."""
+    if variant is None:
+        variant, puzzle_id = post_or_id.variant, post_or_id.puzzle_id
+    else:
+        puzzle_id = post_or_id
+    return next(p for p in bank.load(variant) if p["id"] == puzzle_id)
+
+
+@cache
+def golpe_day() -> tuple[dt.date, dict[str, Any]]:
+    """A day whose Italian puzzle starts quietly (no capture on the board, a key move that is no
+    capture) and takes the solver three moves: right, right again, then solved."""
+    puzzles = bank.load("italian")
+    day = dt.date(2026, 6, 1)
+    for _ in range(400):
+        p = puzzle_of_day(puzzles, day, "italian")
+        pos = Position.from_fen("italian", p["fen"])
+        if (len(p["solution"]) >= 5 and "x" not in p["solution"][0]
+                and not any(m.is_capture for m in pos.legal_moves())):
+            return day, p
+        day += dt.timedelta(days=1)
+    raise AssertionError("no quiet three-move Italian puzzle in 400 days")
+
+
+def wrong_move(p: dict[str, Any]) -> str:
+    """A legal first move that is not the golpe."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    return next(str(m) for m in pos.legal_moves() if str(m) not in p["tree"])
+
+
+def illegal_step(p: dict[str, Any]) -> str:
+    """A move of one of the solver's men that the rules forbid as a step (e.g. backwards)."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    mine = "w" if pos.turn == "W" else "b"
+    for square, piece in sorted(pos.pieces().items()):
+        if piece != mine:
+            continue
+        for target in range(1, pos.variant.squares + 1):
+            if target == square or pos.piece_at(target) is not None:
+                continue
+            try:
+                pos.parse_move(f"{square}-{target}")
+            except IllegalMove as err:
+                if err.code == ErrorCode.ILLEGAL_STEP:
+                    return f"{square}-{target}"
+    raise AssertionError("no illegal step found")
+
+
+def start_square(p: dict[str, Any], index: int = 0) -> int:
+    return int(p["solution"][index].replace("x", "-").split("-")[0])
+
+
+def actions(reply: Reply) -> list[str]:
+    return [b.action for row in reply.buttons for b in row]
+
+
+def labels(reply: Reply) -> list[str]:
+    return [b.label for row in reply.buttons for b in row]
+
+
+def texts(replies: list[Reply]) -> str:
+    return "\n".join(r.text for r in replies)
+
+
+def internal_errors() -> set[str]:
+    return {t(lang, "error.internal") for lang in ("en", "es", "it")}
+
+
+class Daily:
+    """Chats on one real service; users are lower-case ids shown capitalized."""
+
+    def __init__(self, db_path: Path, now: list[float]) -> None:
+        self.db_path = db_path
+        self.now = now
+        self.storage = Storage(db_path)
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+        self.others: list[Storage] = []
+
+    def restart(self) -> None:
+        """A brand-new Storage and GameService on the same database file (the old ones gone)."""
+        self.storage.close()
+        self.storage = Storage(self.db_path)
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+
+    def second_process(self) -> GameService:
+        """Another process on the same file (its own connection), with the same clock."""
+        storage = Storage(self.db_path)
+        self.others.append(storage)
+        return GameService(storage, clock=lambda: self.now[0], rng=random.Random(2))
+
+    def close(self) -> None:
+        self.storage.close()
+        for storage in self.others:
+            storage.close()
+
+    def event(self, user: str, text: str | None = None, action: str | None = None, *, chat: str = GROUP,
+              kind: str = "group", admin: bool = False, reply_to: str | None = None, language: str | None = None,
+              can_whisper: bool = True, private_link: str | None = None) -> ChatEvent:
+        return ChatEvent(platform=PLATFORM, chat_id=chat, user_id=user, user_name=user.capitalize(),
+                         chat_kind=kind, username=user, language=language, text=text, action=action,
+                         reply_to=reply_to, is_admin=admin, can_whisper=can_whisper, private_link=private_link)
+
+    def check(self, replies: list[Reply]) -> list[Reply]:
+        for reply in replies:
+            assert reply.text not in internal_errors(), reply.text
+            for action in actions(reply):
+                assert len(action.encode()) <= 64, action
+        return replies
+
+    def say(self, user: str, text: str, **kw: Any) -> list[Reply]:
+        return self.check(self.service.handle(self.event(user, text=text, **kw)))
+
+    def press(self, user: str, action: str, **kw: Any) -> list[Reply]:
+        return self.check(self.service.handle(self.event(user, action=action, **kw)))
+
+    def text(self, user: str, text: str, **kw: Any) -> str:
+        return texts(self.say(user, text, **kw))
+
+    def subscribe(self, args: str = "", chat: str = GROUP, **kw: Any) -> str:
+        kw.setdefault("admin", True)
+        return self.text("ana", f"/daily on {args}".strip(), chat=chat, **kw)
+
+    def tick(self, service: GameService | None = None) -> list[Outgoing]:
+        return (service or self.service).tick(platform=PLATFORM)
+
+    def posts(self, chat: str = GROUP) -> list:
+        return self.storage.daily_posts(PLATFORM, chat, 1000)
+
+    def at(self, day: dt.date, hour: int = 0, minute: int = 0, second: int = 0, zone: ZoneInfo = MADRID) -> None:
+        self.now[0] = local(day, hour, minute, second, zone)
+
+
+def boards(out: list[Outgoing], chat: str | None = None) -> list[Outgoing]:
+    """The puzzle boards among messages the service sent on its own."""
+    return [o for o in out if o.reply.post_id is not None and (chat is None or o.chat_id == chat)]
+
+
+DAY = dt.date(2026, 5, 4)
+
+
+@pytest.fixture
+def daily(tmp_path: Path):
+    harness = Daily(tmp_path / "daily.db", [local(DAY, 8, 0)])
+    yield harness
+    harness.close()
+
+
+@pytest.fixture
+def golpe(daily: Daily):
+    """A group subscribed (Italian, 09:00 Madrid) and the day's post out: (post, puzzle)."""
+    day, expected = golpe_day()
+    daily.at(day, 8)
+    daily.subscribe("italian")
+    daily.at(day, 9)
+    out = daily.tick()
+    assert len(boards(out)) == 1
+    post = daily.posts()[0]
+    assert post.puzzle_id == expected["id"]
+    return post, expected
+
+
+# -- /daily --------------------------------------------------------------------------------------
+
+
+def test_daily_on_by_someone_who_is_not_an_admin_is_refused_and_changes_nothing(daily):
+    assert daily.text("bob", "/daily on") == t("en", "error.admins_only", command="daily")
+    assert daily.text("bob", "/daily on 08:00 Europe/Rome italian") == t("en", "error.admins_only", command="daily")
+    assert daily.storage.subscription(PLATFORM, GROUP) is None
+    assert daily.text("bob", "/daily") == t("en", "daily.none")       # seeing the setting is for everyone
+    daily.subscribe()
+    assert daily.text("bob", "/daily off") == t("en", "error.admins_only", command="daily")
+    assert daily.storage.subscription(PLATFORM, GROUP).active
+
+
+def test_daily_on_defaults_to_nine_in_madrid_and_the_chats_variant(daily):
+    assert daily.subscribe() == t("en", "daily.on", time="09:00", zone="Europe/Madrid", variant="Italian draughts")
+    sub = daily.storage.subscription(PLATFORM, GROUP)
+    assert (sub.time, sub.timezone, sub.variant, sub.active) == ("09:00", "Europe/Madrid", "italian", True)
+    # A Spanish-speaking chat's default variant is Spanish draughts; a chat's chosen variant wins.
+    daily.subscribe(chat=OTHER, language="es")
+    assert daily.storage.subscription(PLATFORM, OTHER).variant == "spanish"
+    daily.say("ana", "/settings variant triestina", chat="group-3")
+    daily.subscribe(chat="group-3")
+    assert daily.storage.subscription(PLATFORM, "group-3").variant == "triestina"
+
+
+def test_daily_on_with_a_time_a_time_zone_and_a_variant(daily):
+    answer = daily.subscribe("07:30 Europe/Rome triestina")
+    sub = daily.storage.subscription(PLATFORM, GROUP)
+    assert (sub.time, sub.timezone, sub.variant) == ("07:30", "Europe/Rome", "triestina")
+    assert "07:30" in answer and "Europe/Rome" in answer
+    # Zone names are understood whatever their case; changing only the time keeps the zone.
+    daily.subscribe("18:05 america/buenos_aires spanish", chat=OTHER)
+    sub = daily.storage.subscription(PLATFORM, OTHER)
+    assert (sub.time, sub.timezone, sub.variant) == ("18:05", "America/Buenos_Aires", "spanish")
+    daily.subscribe("06:45")
+    sub = daily.storage.subscription(PLATFORM, GROUP)
+    assert (sub.time, sub.timezone) == ("06:45", "Europe/Rome")
+
+
+def test_an_unknown_time_zone_is_refused_and_the_setting_is_kept(daily):
+    assert daily.subscribe("08:00 Mars/Olympus_Mons") == t("en", "daily.bad_zone", zone="Mars/Olympus_Mons")
+    assert daily.storage.subscription(PLATFORM, GROUP) is None
+    daily.subscribe("10:00 Europe/Rome")
+    daily.subscribe("11:00 Atlantis/Capital")
+    sub = daily.storage.subscription(PLATFORM, GROUP)
+    assert (sub.time, sub.timezone) == ("10:00", "Europe/Rome")
+
+
+def test_daily_shows_the_setting_and_daily_off_ends_it(daily):
+    daily.subscribe("08:15 Europe/Rome italian")
+    assert daily.text("bob", "/daily") == t("en", "daily.show", time="08:15", zone="Europe/Rome",
+                                            variant="Italian draughts")
+    assert daily.text("ana", "/daily off", admin=True) == t("en", "daily.off")
+    assert not daily.storage.subscription(PLATFORM, GROUP).active
+    assert daily.text("bob", "/daily") == t("en", "daily.none")
+    assert daily.text("ana", "/daily off", admin=True) == t("en", "daily.none")
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    assert daily.tick() == []
+
+
+# -- posting, once per chat and local day ----------------------------------------------------------------
+
+
+def test_nothing_before_nine_then_exactly_one_post_and_nothing_more_that_day(daily):
+    daily.subscribe()
+    daily.at(DAY, 8, 59, 59)
+    assert daily.tick() == []
+    daily.at(DAY, 9, 0, 0)
+    out = daily.tick()
+    assert len(out) == 1 and len(boards(out, GROUP)) == 1
+    for hour, minute in ((9, 0), (9, 10), (15, 0), (23, 59)):
+        daily.at(DAY, hour, minute, 30)
+        assert daily.tick() == []
+    assert [p.day for p in daily.posts()] == [DAY.isoformat()]
+    # The next morning, the next one.
+    daily.at(DAY + dt.timedelta(days=1), 8, 59)
+    assert daily.tick() == []
+    daily.at(DAY + dt.timedelta(days=1), 9, 1)
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [(DAY + dt.timedelta(days=1)).isoformat(), DAY.isoformat()]
+
+
+def test_a_restart_the_same_day_posts_nothing_again(daily):
+    daily.subscribe()
+    daily.at(DAY, 9, 5)
+    assert len(boards(daily.tick())) == 1
+    daily.at(DAY, 9, 6)
+    daily.restart()
+    assert daily.tick() == []
+    daily.at(DAY, 18)
+    daily.restart()
+    assert daily.tick() == []
+    assert len(daily.posts()) == 1
+
+
+def test_a_post_missed_while_the_bot_was_down_is_made_once_at_start_up(daily):
+    daily.subscribe()
+    daily.at(DAY, 8, 30)
+    assert daily.tick() == []
+    daily.at(DAY, 11)                     # down from 08:30 to 11:00
+    daily.restart()
+    # The start-up knows there is work due now (the delivery task runs it at once).
+    assert daily.service.next_wakeup(PLATFORM) <= daily.now[0]
+    out = daily.tick()
+    assert len(boards(out)) == 1
+    assert daily.posts()[0].day == DAY.isoformat()
+    assert daily.tick() == []
+    assert daily.service.next_wakeup(PLATFORM) == local(DAY + dt.timedelta(days=1), 9)
+
+
+def test_several_days_down_posts_only_todays_puzzle(daily):
+    daily.subscribe()
+    daily.at(DAY, 9)
+    first = boards(daily.tick())
+    assert len(first) == 1
+    today = DAY + dt.timedelta(days=3)
+    daily.at(today, 10)
+    daily.restart()
+    out = daily.tick()
+    assert len(boards(out)) == 1
+    assert [p.day for p in daily.posts()] == [today.isoformat(), DAY.isoformat()]
+    assert daily.tick() == []
+
+
+def test_several_days_down_before_the_first_post_posts_only_today(daily):
+    daily.subscribe()
+    daily.at(DAY + dt.timedelta(days=4), 12)
+    daily.restart()
+    out = daily.tick()
+    assert len(out) == 1 and len(boards(out)) == 1         # no "yesterday" message: there was none
+    assert [p.day for p in daily.posts()] == [(DAY + dt.timedelta(days=4)).isoformat()]
+
+
+def tick_at_once(daily: Daily, services: list[GameService]) -> list[list[Outgoing]]:
+    """Every service ticks in its own thread, released together."""
+    barrier = threading.Barrier(len(services))
+    results: list[list[Outgoing]] = [[] for _ in services]
+    errors: list[BaseException] = []
+
+    def run(i: int) -> None:
+        try:
+            barrier.wait()
+            results[i] = daily.tick(services[i])
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(services))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert errors == []
+    return results
+
+
+def test_two_processes_ticking_at_once_post_once(daily):
+    daily.subscribe()
+    daily.subscribe(chat=OTHER)
+    services = [daily.service, daily.second_process()]
+    for n in range(4):
+        daily.at(DAY + dt.timedelta(days=n), 9, 0, 1)
+        results = tick_at_once(daily, services)
+        # A process that found the database busy posts on its next tick; still once in all.
+        later = [daily.tick(s) for s in services]
+        everything = [o for r in results + later for o in r]
+        assert sorted(o.chat_id for o in boards(everything)) == [GROUP, OTHER], n
+        assert len(daily.posts(GROUP)) == len(daily.posts(OTHER)) == n + 1
+
+
+@pytest.mark.parametrize("day, time", [
+    (dt.date(2026, 3, 29), "09:00"),      # spring forward: 02:00 -> 03:00
+    (dt.date(2026, 10, 25), "09:00"),     # fall back: 03:00 -> 02:00
+    (dt.date(2026, 3, 29), "02:30"),      # a time that does not exist that day
+    (dt.date(2026, 10, 25), "02:30"),     # a time that happens twice that day
+])
+def test_a_daylight_saving_change_neither_skips_nor_doubles_a_day(daily, day, time):
+    first = day - dt.timedelta(days=1)
+    daily.at(first, 0, 0)
+    daily.subscribe(time)
+    step = 600
+    end = local(day + dt.timedelta(days=2), 0, 0)
+    posted: list[tuple[str, float]] = []
+    while daily.now[0] < end:
+        for o in boards(daily.tick()):
+            posted.append((daily.storage.puzzle_post(o.reply.post_id).day, daily.now[0]))
+        daily.now[0] += step
+    days = [first + dt.timedelta(days=n) for n in range(3)]
+    assert [d for d, _ in posted] == [d.isoformat() for d in days]
+    hour, minute = map(int, time.split(":"))
+    for (_, at), d in zip(posted, days, strict=True):
+        seen = dt.datetime.fromtimestamp(at, MADRID)
+        assert seen.date() == d
+        due = dt.datetime(d.year, d.month, d.day, hour, minute, tzinfo=MADRID).timestamp()
+        assert due <= at < due + step
+
+
+def test_subscribing_after_the_time_posts_the_first_puzzle_the_next_day(daily):
+    daily.at(DAY, 10)
+    daily.subscribe()
+    for hour in (10, 14, 23):
+        daily.at(DAY, hour, 30)
+        assert daily.tick() == []
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    assert len(boards(daily.tick())) == 1
+    assert daily.posts()[0].day == (DAY + dt.timedelta(days=1)).isoformat()
+
+
+def test_a_later_time_chosen_before_it_is_due_posts_that_day(daily):
+    daily.subscribe()                      # 08:00: due at 09:00
+    daily.at(DAY, 8, 30)
+    daily.subscribe("12:00")
+    daily.at(DAY, 9, 30)
+    assert daily.tick() == []
+    daily.at(DAY, 12)
+    assert len(boards(daily.tick())) == 1
+
+
+def test_each_chat_is_posted_in_its_own_time_zone(daily):
+    daily.subscribe("09:00 Europe/Madrid")
+    daily.subscribe("09:00 America/New_York", chat=OTHER)
+    daily.at(DAY, 9)
+    assert [o.chat_id for o in boards(daily.tick())] == [GROUP]
+    daily.at(DAY, 9, 0, zone=ZoneInfo("America/New_York"))
+    assert [o.chat_id for o in boards(daily.tick())] == [OTHER]
+    assert daily.posts(OTHER)[0].day == DAY.isoformat()
+
+
+# -- the post ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang, white, black", [
+    ("en", "White to play and win", "Black to play and win"),
+    ("es", "juegan las blancas y ganan", "juegan las negras y ganan"),
+    ("it", "il Bianco muove e vince", "il Nero muove e vince"),
+])
+def test_the_post_is_the_board_with_its_side_to_win_in_the_chats_language_and_its_buttons(daily, lang, white,
+                                                                                          black):
+    if lang != "en":
+        daily.say("ana", f"/lang {lang}")
+    daily.subscribe("italian")
+    daily.at(DAY, 9)
+    out = daily.tick()
+    assert len(out) == 1
+    reply = out[0].reply
+    post = daily.posts()[0]
+    assert reply.post_id == post.id
+    assert reply.image is not None and reply.image.startswith(PNG)
+    p = puzzle(post)
+    pos = Position.from_fen("italian", p["fen"])
+    side = white if pos.turn == "W" else black
+    assert side.lower() in reply.text.lower()
+    assert (black if pos.turn == "W" else white).lower() not in reply.text.lower()
+    # One button per piece that can move, then the hint.
+    starts = sorted({m.start for m in pos.legal_moves()})
+    assert labels(reply) == [str(s) for s in starts] + [t(lang, "button.hint")]
+    assert actions(reply) == [f"zs:{post.id}:0:{s}" for s in starts] + [f"zh:{post.id}:0"]
+    assert not reply.private
+
+
+def _rows_of_numbers(board_text: str) -> list[set[int]]:
+    return [{int(cell) for cell in line.split() if cell.isdigit()} for line in board_text.splitlines()]
+
+
+@pytest.mark.parametrize("turn", ["W", "B"])
+def test_the_post_shows_the_side_to_move_at_the_bottom(daily, turn):
+    """Italian squares are numbered from Black's side: row r from the top holds 4r+1..4r+4 with
+    White at the bottom, and the reverse when the board is turned for Black."""
+    puzzles = bank.load("italian")
+    day = DAY
+    while Position.from_fen("italian", puzzle_of_day(puzzles, day, "italian")["fen"]).turn != turn:
+        day += dt.timedelta(days=1)
+    daily.at(day, 8)
+    daily.subscribe("italian")
+    daily.at(day, 9)
+    reply = boards(daily.tick())[0].reply
+    rows = _rows_of_numbers(reply.board_text)
+    assert len(rows) == 8 and any(rows)
+    for r, numbers in enumerate(rows):
+        expected = set(range(4 * r + 1, 4 * r + 5)) if turn == "W" else set(range(29 - 4 * r, 33 - 4 * r))
+        assert numbers <= expected, (r, numbers, reply.board_text)
+
+
+def test_the_next_days_post_begins_with_yesterdays_solution_as_a_spoiler_and_who_solved_it(daily):
+    daily.subscribe("italian")
+    daily.at(DAY, 9)
+    daily.tick()
+    first = daily.posts()[0]
+    line = " ".join(puzzle(first)["solution"])
+    daily.say("ana", f"/m {line}")
+    daily.say("bob", f"/m {line}")
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    out = daily.tick()
+    assert len(out) == 2
+    yesterday, today = out[0].reply, out[1].reply
+    assert yesterday.spoiler == line
+    assert line not in yesterday.text                      # only behind the spoiler
+    assert yesterday.post_id is None and today.post_id == daily.posts()[0].id
+    assert t("en", "daily.yesterday", day=DAY.isoformat()) in yesterday.text
+    assert t("en", "daily.solved_by", names="Ana, Bob", count=2) in yesterday.text
+    # A day nobody solved says so.
+    daily.at(DAY + dt.timedelta(days=2), 9)
+    out = daily.tick()
+    assert t("en", "daily.nobody") in out[0].reply.text
+    assert out[0].reply.spoiler == " ".join(puzzle(daily.posts()[1])["solution"])
+
+
+def test_everyone_gets_the_same_puzzle_of_the_day_per_variant(daily):
+    daily.subscribe("italian")
+    daily.subscribe("09:00 Europe/Rome italian", chat=OTHER)
+    daily.subscribe("spanish", chat="group-3")
+    daily.at(DAY, 9)
+    out = daily.tick()
+    assert sorted(o.chat_id for o in boards(out)) == sorted([GROUP, OTHER, "group-3"])
+    one, two, three = daily.posts(GROUP)[0], daily.posts(OTHER)[0], daily.posts("group-3")[0]
+    assert one.puzzle_id == two.puzzle_id
+    assert one.id != two.id                                # each chat has its own post (and solvers)
+    assert three.variant == "spanish" and three.puzzle_id in {p["id"] for p in bank.load("spanish")}
+    # Another day, another puzzle, still shared.
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    daily.tick()
+    assert daily.posts(GROUP)[0].puzzle_id == daily.posts(OTHER)[0].puzzle_id != one.puzzle_id
+
+
+# -- answering ----------------------------------------------------------------------------------------------
+
+
+def test_a_legal_move_that_is_not_the_golpe_counts_a_miss_and_may_be_tried_again(daily, golpe):
+    post, p = golpe
+    wrong = wrong_move(p)
+    replies = daily.say("ana", f"/m {wrong}")
+    assert texts(replies) == t("en", "puzzle.wrong", move=wrong)
+    assert all(r.private for r in replies)
+    attempt = daily.storage.attempt(post.id, "ana")
+    assert (attempt.misses, attempt.progress, attempt.solved_at) == (1, (), None)
+    daily.say("ana", f"/m {wrong}")
+    assert daily.storage.attempt(post.id, "ana").misses == 2
+    assert t("en", "puzzle.right", reply=p["solution"][1]) in daily.text("ana", f"/m {p['solution'][0]}")
+
+
+def test_an_illegal_move_gets_the_rule_that_forbids_it_and_is_no_miss(daily, golpe):
+    post, p = golpe
+    move = illegal_step(p)
+    text = daily.text("ana", f"/m {move}")
+    assert text.startswith(t("en", "err.illegal_step", move=move))
+    attempt = daily.storage.attempt(post.id, "ana")
+    assert attempt is None or attempt.misses == 0
+
+
+def test_the_hint_names_the_piece_that_moves_and_is_counted(daily, golpe):
+    post, p = golpe
+    assert daily.text("ana", "/hint") == t("en", "puzzle.hint", square=start_square(p))
+    assert daily.storage.attempt(post.id, "ana").hints == 1
+    # The hint button of the post does the same, for the next piece once the line has moved on.
+    daily.say("ana", f"/m {p['solution'][0]}")
+    replies = daily.press("ana", f"zh:{post.id}:2")
+    assert texts(replies) == t("en", "puzzle.hint", square=start_square(p, 2))
+    assert replies[0].private
+    assert daily.storage.attempt(post.id, "ana").hints == 2
+
+
+def test_a_right_move_is_answered_with_the_forced_reply_until_the_golpe_is_complete(daily, golpe):
+    post, p = golpe
+    line = p["solution"]
+    first = daily.say("ana", f"/m {line[0]}")
+    assert len(first) == 1
+    assert first[0].text == t("en", "puzzle.right", reply=line[1])
+    assert first[0].image.startswith(PNG) and first[0].post_id == post.id and first[0].private
+    assert daily.storage.attempt(post.id, "ana").progress == tuple(line[:2])
+    second = daily.say("ana", f"/m {line[2]}")
+    assert second[0].text == t("en", "puzzle.right", reply=line[3])
+    # The buttons of the new board are for the position after the reply.
+    assert all(a.startswith((f"zs:{post.id}:4:", f"zh:{post.id}:4")) for a in actions(second[0]))
+    done = daily.say("ana", f"/m {line[4]}")
+    assert daily.storage.attempt(post.id, "ana").solved_at == daily.now[0]
+    public = [r for r in done if not r.private]
+    assert [r.text for r in public] == [t("en", "puzzle.first", name="Ana", day=post.day,
+                                          streak=t("en", "streak.one"))]
+    assert daily.text("ana", f"/m {line[0]}") == t("en", "puzzle.already")
+
+
+def test_the_whole_line_typed_at_once_solves_it_with_or_without_the_replies(daily, golpe):
+    post, p = golpe
+    line = p["solution"]
+    replies = daily.say("ana", "/m " + " ".join(line))
+    assert any(not r.private and "Ana" in r.text for r in replies)
+    solvers_only = " ".join(line[0::2])
+    daily.say("bob", "/m " + solvers_only)
+    assert daily.storage.attempt(post.id, "bob").solved_at is not None
+
+
+def test_every_move_that_reaches_the_same_result_is_accepted_at_a_later_turn(daily):
+    """The solution is a tree: where the solver has two winning continuations, both are right."""
+    puzzles = bank.load("italian")
+    day = dt.date(2026, 6, 1)
+    for _ in range(400):
+        p = puzzle_of_day(puzzles, day, "italian")
+        node = p["tree"][p["solution"][0]][p["solution"][1]]
+        if len(node) >= 2:
+            break
+        day += dt.timedelta(days=1)
+    else:
+        raise AssertionError("no puzzle with two continuations")
+    other = next(m for m in node if m != p["solution"][2])
+    daily.at(day, 8)
+    daily.subscribe("italian")
+    daily.at(day, 9)
+    daily.tick()
+    post = daily.posts()[0]
+    assert post.puzzle_id == p["id"]
+    daily.say("ana", f"/m {p['solution'][0]}")
+    replies = daily.say("ana", f"/m {other}")
+    assert t("en", "puzzle.wrong", move=other) not in texts(replies)
+    attempt = daily.storage.attempt(post.id, "ana")
+    assert attempt.misses == 0 and other in attempt.progress
+    if not node[other]:
+        assert attempt.solved_at is not None
+
+
+def test_a_bare_move_replying_to_the_post_answers_it(daily, golpe):
+    post, p = golpe
+    # Without a reply a bare move in a group is no answer (no game here): privacy-mode chats
+    # only show the bot its commands and replies to it.
+    assert daily.say("ana", p["solution"][0]) == []
+    daily.service.remember_board(PLATFORM, GROUP, "777", None, post.id)
+    replies = daily.say("ana", p["solution"][0], reply_to="777")
+    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    replies = daily.say("ana", f"{p['solution'][2]} {p['solution'][3]} {p['solution'][4]}", reply_to="777")
+    assert daily.storage.attempt(post.id, "ana").solved_at is not None
+    assert any(not r.private for r in replies)
+
+
+def _play_by_buttons(daily: Daily, user: str, post_id: int, step: int, move: str, **kw: Any) -> list[Reply]:
+    """Touch the piece, then its square (and the path, when several captures end there)."""
+    squares = [int(s) for s in move.replace("x", "-").split("-")]
+    board = daily.press(user, f"zs:{post_id}:{step}:{squares[0]}", **kw)
+    assert len(board) == 1 and board[0].image.startswith(PNG)
+    target = f"zd:{post_id}:{step}:{squares[0]}:{squares[-1]}"
+    assert target in actions(board[0])
+    replies = daily.press(user, target, **kw)
+    paths = [b for r in replies for row in r.buttons for b in row if b.action.startswith(f"zm:{post_id}:")]
+    if paths:
+        chosen = next(b for b in paths if b.label.endswith(move))
+        replies = daily.press(user, chosen.action, **kw)
+    return replies
+
+
+def test_the_buttons_play_the_golpe(daily, golpe):
+    post, p = golpe
+    line = p["solution"]
+    replies = _play_by_buttons(daily, "ana", post.id, 0, line[0])
+    assert texts(replies) == t("en", "puzzle.right", reply=line[1])
+    assert daily.storage.attempt(post.id, "ana").progress == tuple(line[:2])
+    _play_by_buttons(daily, "ana", post.id, 2, line[2])
+    done = _play_by_buttons(daily, "ana", post.id, 4, line[4])
+    assert daily.storage.attempt(post.id, "ana").solved_at is not None
+    assert any(not r.private and "Ana" in r.text for r in done)
+
+
+def test_a_button_of_the_shared_post_shows_each_user_their_own_position(daily, golpe):
+    post, p = golpe
+    daily.say("ana", f"/m {p['solution'][0]}")
+    # Ana presses a piece on the post (step 0) after she moved on: she gets her own board.
+    replies = daily.press("ana", f"zs:{post.id}:0:{start_square(p)}")
+    assert replies[0].private and replies[0].image.startswith(PNG)
+    assert all(a.startswith((f"zs:{post.id}:2:", f"zh:{post.id}:2")) for a in actions(replies[0]))
+    # Bob has not started: the same press selects the piece for him.
+    replies = daily.press("bob", f"zs:{post.id}:0:{start_square(p)}")
+    assert any(a.startswith(f"zd:{post.id}:0:{start_square(p)}:") for a in actions(replies[0]))
+
+
+def test_the_first_solver_is_announced_and_later_ones_are_answered_privately(daily, golpe):
+    post, p = golpe
+    line = " ".join(p["solution"])
+    first = daily.say("ana", f"/m {line}")
+    public = [r for r in first if not r.private]
+    assert len(public) == 1 and "Ana" in public[0].text
+    assert daily.storage.puzzle_post(post.id).first_solver_id == "ana"
+    second = daily.say("bob", f"/m {line}")
+    assert second and all(r.private for r in second)
+    assert [r.reaction for r in second] == ["🎉"]
+    assert second[0].text == t("en", "puzzle.solved", number=2, streak=t("en", "streak.one"))
+    third = daily.say("eve", f"/m {line}")
+    assert all(r.private for r in third) and "3" in third[0].text
+    assert daily.storage.puzzle_post(post.id).first_solver_id == "ana"
+
+
+def test_in_a_chat_without_private_answers_the_first_solver_gets_only_the_announcement(daily, golpe):
+    post, p = golpe
+    replies = daily.say("ana", "/m " + " ".join(p["solution"]), can_whisper=False, private_link=TG_LINK)
+    assert [r.private for r in replies] == [False]
+    later = daily.say("bob", "/m " + " ".join(p["solution"]), can_whisper=False, private_link=TG_LINK)
+    # The later solver's answer is a reaction where nothing can be shown to one member alone.
+    assert [(r.private, r.reaction) for r in later] == [(True, "🎉")]
+
+
+def test_solving_on_consecutive_days_makes_a_streak(daily):
+    daily.subscribe("italian")
+    for n, expected in ((0, t("en", "streak.one")), (1, t("en", "streak.many", n=2)),
+                        (2, t("en", "streak.many", n=3)), (4, t("en", "streak.one"))):
+        daily.at(DAY + dt.timedelta(days=n), 9, 30)
+        daily.tick()
+        post = daily.posts()[0]
+        assert post.day == (DAY + dt.timedelta(days=n)).isoformat()
+        replies = daily.say("ana", "/m " + " ".join(puzzle(post)["solution"]))
+        announcement = next(r.text for r in replies if not r.private)
+        assert announcement == t("en", "puzzle.first", name="Ana", day=post.day, streak=expected), n
+    assert daily.service.puzzle_streaks(PLATFORM, "ana") == (1, 3)
+
+
+def test_top_puzzles_lists_the_chats_solvers_with_their_points_a_hinted_solve_counting_half(daily):
+    daily.subscribe("italian")
+    assert t("en", "top.puzzles_empty") in daily.text("bob", "/top puzzles")
+    for n in range(2):
+        daily.at(DAY + dt.timedelta(days=n), 9, 30)
+        daily.tick()
+        line = " ".join(puzzle(daily.posts()[0])["solution"])
+        daily.say("ana", f"/m {line}")
+        if n == 1:
+            daily.say("bob", "/hint")
+            daily.say("bob", f"/m {line}")
+    replies = daily.say("eve", "/top puzzles")
+    text = replies[0].text
+    assert text.startswith(t("en", "top.puzzles_title"))
+    assert "1. Ana — points: 2, solved: 2, streak: 2" in text
+    assert "2. Bob — points: 0.5, solved: 1, streak: 1" in text
+    assert "Eve" not in text
+    assert replies[0].image is not None and replies[0].image.startswith(PNG)
+
+
+# -- a chat that is gone ------------------------------------------------------------------------------------
+
+
+def test_a_daily_post_that_cannot_be_delivered_unsubscribes_the_chat_and_nothing_else_breaks(daily):
+    daily.subscribe()
+    daily.subscribe(chat=OTHER)
+    daily.say("ana", "/new italian white")
+    daily.say("bob", "/accept #1")
+    game = daily.storage.game(1)
+    assert game is not None and game.status == "active"
+    daily.at(DAY, 9)
+    assert daily.service.run_due(PLATFORM) >= 2
+    items = daily.service.pending_messages(PLATFORM)
+    gone = [i for i in items if i.chat_id == GROUP and i.reply.post_id is not None]
+    assert len(gone) == 1
+    for item in items:
+        if item.chat_id == GROUP:
+            daily.service.message_failed(item.id, "Forbidden: bot was kicked from the group chat", permanent=True)
+        else:
+            assert daily.service.message_sent(item.id)
+    assert not daily.storage.subscription(PLATFORM, GROUP).active
+    assert daily.storage.subscription(PLATFORM, OTHER).active
+    assert daily.storage.outbox_message(gone[0].id).status == "dropped"
+    assert daily.storage.game(1).status == "active"             # games stay: players may come back
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    out = daily.tick()
+    assert {o.chat_id for o in boards(out)} == {OTHER}
+    assert not [o for o in out if o.chat_id == GROUP and o.reply.spoiler]      # no "yesterday" either
+    assert len(daily.posts(GROUP)) == 1 and len(daily.posts(OTHER)) == 2
+    # The chat can subscribe again when it wants.
+    daily.subscribe()
+    assert daily.storage.subscription(PLATFORM, GROUP).active
+
+
+def test_chat_gone_for_a_chat_without_a_subscription_is_harmless(daily):
+    daily.service.chat_gone(PLATFORM, "nowhere")
+    daily.subscribe()
+    daily.service.chat_gone(PLATFORM, GROUP)
+    daily.service.chat_gone(PLATFORM, GROUP)
+    assert not daily.storage.subscription(PLATFORM, GROUP).active
+
+
+# -- /puzzle, for one person -----------------------------------------------------------------------------
+
+
+def test_puzzle_gives_a_personal_puzzle_shown_to_the_one_who_asked(daily):
+    replies = daily.say("ana", "/puzzle spanish")
+    assert len(replies) == 1
+    reply = replies[0]
+    assert reply.private and reply.image.startswith(PNG) and reply.post_id is not None
+    post = daily.storage.puzzle_post(reply.post_id)
+    assert (post.kind, post.user_id, post.variant) == ("personal", "ana", "spanish")
+    p = puzzle(post)
+    assert f"#{post.id}" in reply.text
+    assert actions(reply)[-1] == f"zh:{post.id}:0"
+    # The owner answers it with /m; it is not the daily post.
+    right = daily.say("ana", f"/m {p['solution'][0]}")
+    assert right[0].text == t("en", "puzzle.right", reply=p["solution"][1]) and right[0].private
+    done = daily.say("ana", "/m " + " ".join(p["solution"][2:]))
+    assert all(r.private for r in done)
+    assert done[0].text == t("en", "puzzle.solved_personal", line=" ".join(p["solution"]))
+    # Another /puzzle is another puzzle.
+    again = daily.say("ana", "/puzzle spanish")[0]
+    assert daily.storage.puzzle_post(again.post_id).puzzle_id != post.puzzle_id
+
+
+def test_puzzle_in_a_private_chat_is_not_a_whisper(daily):
+    reply = daily.say("ana", "/puzzle", chat="ana-dm", kind="private", admin=True)[0]
+    assert not reply.private and reply.image is not None
+    assert daily.storage.puzzle_post(reply.post_id).variant == "italian"
+
+
+def test_puzzle_in_a_group_without_private_answers_links_to_the_private_chat(daily):
+    replies = daily.say("ana", "/puzzle italian", can_whisper=False, private_link=TG_LINK)
+    assert len(replies) == 1 and replies[0].image is None
+    post = daily.storage.personal_posts(PLATFORM, "ana", 1)[0]
+    link = f"https://t.me/Bot?start=p{post.id}"
+    assert link in replies[0].text
+    assert replies[0].text == t("en", "puzzle.in_private", name="Ana", link=link)
+    # The link opens it in the private chat.
+    shown = daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
+    assert len(shown) == 1
+    assert shown[0].post_id == post.id and shown[0].image.startswith(PNG)
+    assert f"zh:{post.id}:0" in actions(shown[0])
+    # Answered there with the buttons of that board (one's own chat: the board is edited).
+    p = puzzle(post)
+    replies = _play_by_buttons(daily, "ana", post.id, 0, p["solution"][0], chat="ana-dm", kind="private", admin=True)
+    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    assert replies[0].replaces_board and not replies[0].private
+    # Opened again later, it resumes where she is.
+    again = daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
+    assert all(a.startswith((f"zs:{post.id}:2:", f"zh:{post.id}:2")) for a in actions(again[0]))
+
+
+def test_a_personal_puzzle_opened_in_the_private_chat_is_answered_there_with_a_typed_move(daily):
+    daily.say("ana", "/puzzle italian", can_whisper=False, private_link=TG_LINK)
+    post = daily.storage.personal_posts(PLATFORM, "ana", 1)[0]
+    daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
+    p = puzzle(post)
+    assert daily.text("ana", f"/m {p['solution'][0]}", chat="ana-dm", kind="private", admin=True) == t(
+        "en", "puzzle.right", reply=p["solution"][1])
+
+
+def test_nobody_else_can_answer_someones_personal_puzzle(daily):
+    reply = daily.say("ana", "/puzzle italian")[0]
+    post = daily.storage.puzzle_post(reply.post_id)
+    p = puzzle(post)
+    not_yours = t("en", "puzzle.not_yours")
+    assert daily.text("bob", f"/start p{post.id}", chat="bob-dm", kind="private", admin=True) == not_yours
+    assert texts(daily.press("bob", f"zs:{post.id}:0:{start_square(p)}")) == not_yours
+    assert texts(daily.press("bob", f"zh:{post.id}:0")) == not_yours
+    assert daily.text("bob", f"/hint #{post.id}") == not_yours
+    daily.service.remember_board(PLATFORM, GROUP, "555", None, post.id)
+    assert daily.text("bob", "/m " + " ".join(p["solution"]), reply_to="555") == not_yours
+    assert daily.storage.attempt(post.id, "bob") is None
+    assert daily.text("bob", "/start p99999", chat="bob-dm", kind="private", admin=True) == t("en", "puzzle.unknown")
+
+
+def test_a_chat_subscribed_by_a_spanish_speaker_gets_its_post_in_spanish(daily):
+    answer = daily.subscribe(language="es")
+    assert answer == t("es", "daily.on", time="09:00", zone="Europe/Madrid", variant=variant_name("es", "spanish"))
+    assert daily.storage.subscription(PLATFORM, GROUP).variant == "spanish"
+    daily.at(DAY, 9)
+    reply = boards(daily.tick())[0].reply
+    pos = Position.from_fen("spanish", puzzle(daily.posts()[0])["fen"])
+    assert t("es", f"puzzle.to_win.{pos.turn}") in reply.text
+
+
+def test_a_daily_post_opened_in_the_private_chat_is_answered_there_with_a_typed_move(daily, golpe):
+    post, p = golpe
+    shown = daily.say("eve", f"/start p{post.id}", chat="eve-dm", kind="private", admin=True)
+    assert shown[0].post_id == post.id
+    assert daily.text("eve", f"/m {p['solution'][0]}", chat="eve-dm", kind="private", admin=True) == t(
+        "en", "puzzle.right", reply=p["solution"][1])
+
+
+def test_a_streak_is_kept_until_the_chats_local_day_is_over(daily):
+    la = ZoneInfo("America/Los_Angeles")
+    daily.at(DAY, 8, zone=la)
+    daily.subscribe("09:00 America/Los_Angeles italian")
+    daily.at(DAY, 9, 30, zone=la)
+    daily.tick()
+    daily.say("ana", "/m " + " ".join(puzzle(daily.posts()[0])["solution"]))
+    assert daily.service.puzzle_streaks(PLATFORM, "ana") == (1, 1)
+    # The next evening in Los Angeles (already two days later in UTC), the day's puzzle unsolved yet.
+    daily.at(DAY + dt.timedelta(days=1), 20, zone=la)
+    daily.tick()
+    assert daily.posts()[0].day == (DAY + dt.timedelta(days=1)).isoformat()
+    assert daily.service.puzzle_streaks(PLATFORM, "ana") == (1, 1)

@@ -165,6 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command in ("rules", "puzzles", "ai", "games", "ratings"):
-        return args.func(args)
+        try:
+            return args.func(args)
+        except BrokenPipeError:
+            # The reader went away (piped into `head`): stop quietly, without a traceback.
+            import os
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
     from bot.app import run
     return run(args)

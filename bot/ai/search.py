@@ -25,6 +25,9 @@ TT_LIMIT = 1_500_000
 # Nodes between two looks at the clock: a node can cost a millisecond in a
 # Spanish position full of flying kings with long captures, so keep it small.
 CLOCK_EVERY = 63
+# Late move reductions: from this depth, quiet moves after the first LMR_AFTER go one ply shallower first.
+LMR_DEPTH = 3
+LMR_AFTER = 3
 
 State = tuple[int, int, int, int, bool]
 
@@ -136,15 +139,24 @@ class Searcher:
         best = -INF
         best_key = 0
         orig_alpha = alpha
+        # Late quiet moves of a well-ordered list are searched a ply shallower first (and again at
+        # full depth only if they turn out better): the depth goes to the moves that matter.
+        reduce_from = LMR_AFTER if depth >= LMR_DEPTH and not capture and n > LMR_AFTER else n
+        k1, k2 = self.killers[ply]
         path.append(state)
         try:
             first = True
-            for key, a, b, c, d in moves:
+            for i, (key, a, b, c, d) in enumerate(moves):
                 child_quiet = 0 if key >> 16 or c != um else quiet + 1
                 if first:
                     score = -self.search(a, b, c, d, nxt, child_depth, -beta, -alpha, ply + 1, child_quiet)
                     first = False
                 else:
+                    if i >= reduce_from and key != k1 and key != k2:
+                        score = -self.search(a, b, c, d, nxt, child_depth - 1, -alpha - 1, -alpha, ply + 1,
+                                             child_quiet)
+                        if score <= alpha:
+                            continue
                     score = -self.search(a, b, c, d, nxt, child_depth, -alpha - 1, -alpha, ply + 1, child_quiet)
                     if alpha < score < beta:
                         score = -self.search(a, b, c, d, nxt, child_depth, -beta, -score, ply + 1, child_quiet)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import random
 import re
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from executors import HeldExecutor
 
 from bot.i18n import t
 from bot.rules import Position, read_pdn
@@ -23,28 +23,6 @@ PNG = b"\x89PNG\r\n\x1a\n"
 SETTLE = 30.0
 # White's third move, 22-19, leaves a man to 15x24 (about two men by the engine's count).
 BLUNDER_LINE = ["24-20", "12-15", "22-19", "15x24"]
-
-
-class HeldExecutor(Executor):
-    """Takes jobs and runs them only when ``run_all`` is called (in the caller's thread)."""
-
-    def __init__(self) -> None:
-        self.jobs: list[tuple[Future, Any, tuple, dict]] = []
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
-        self.jobs.append((future, fn, args, kwargs))
-        return future
-
-    def run_all(self) -> int:
-        jobs, self.jobs = self.jobs, []
-        for future, fn, args, kwargs in jobs:
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn(*args, **kwargs))
-                except BaseException as exc:
-                    future.set_exception(exc)
-        return len(jobs)
 
 
 @pytest.fixture

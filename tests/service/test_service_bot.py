@@ -15,6 +15,7 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 import pytest
+from executors import HeldExecutor
 
 from bot.i18n import t
 from bot.rules import Position, read_pdn
@@ -28,28 +29,6 @@ PNG = b"\x89PNG\r\n\x1a\n"
 BOT_SECONDS = 0.2
 SETTLE = 20.0
 DAY = 24 * 3600
-
-
-class HeldExecutor(Executor):
-    """Takes jobs and runs them only when ``run_all`` is called (in the caller's thread)."""
-
-    def __init__(self) -> None:
-        self.jobs: list[tuple[Future, Any, tuple, dict]] = []
-
-    def submit(self, fn, /, *args, **kwargs) -> Future:
-        future: Future = Future()
-        self.jobs.append((future, fn, args, kwargs))
-        return future
-
-    def run_all(self) -> int:
-        jobs, self.jobs = self.jobs, []
-        for future, fn, args, kwargs in jobs:
-            if future.set_running_or_notify_cancel():
-                try:
-                    future.set_result(fn(*args, **kwargs))
-                except BaseException as exc:  # handed to the future, as a pool would
-                    future.set_exception(exc)
-        return len(jobs)
 
 
 class NeverExecutor(Executor):

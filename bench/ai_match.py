@@ -138,6 +138,7 @@ def play_one(task: tuple) -> tuple:
         game.play(text)
         fens.append(game.position.fen())
     winner = game.result.winner if game.result else None
+    stats["cut"] = game.result is None
     return variant, white, black, winner, len(game.moves), stats
 
 
@@ -147,9 +148,12 @@ def main() -> None:
     parser.add_argument("--pairings", default="l5-greedy,l5-ab6,l2-l1,l3-l2,l4-l3,l5-l4",
                         help="comma-separated A-B: A is the player measured")
     parser.add_argument("--openings", type=int, default=2, help="openings per variant and pairing (2 games each)")
-    parser.add_argument("--max-plies", type=int, default=200)
+    # Long enough for 10x10 games and king endings: the variants' own draw rules end the rest.
+    parser.add_argument("--max-plies", type=int, default=600)
     parser.add_argument("--time-scale", type=float, default=1.0, help="multiplies levels 1-4's time")
-    parser.add_argument("--l5-seconds", type=float, default=0.5)
+    parser.add_argument("--l5-seconds", type=float, default=0.5,
+                        help="level 5's time per move (0.5 s for the targets against greedy and ab6; the ladder "
+                             "l5-l4 is level 5 at its own 2 s)")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
@@ -173,7 +177,7 @@ def main() -> None:
         for variant, white, black, winner, plies, stats in pool.map(play_one, tasks):
             for player, other, color in ((white, black, "W"), (black, white, "B")):
                 key = (variant, player, other)
-                row = table.setdefault(key, [0, 0, 0, 0, 0])
+                row = table.setdefault(key, [0, 0, 0, 0, 0, 0])
                 if winner is None:
                     row[1] += 1
                 elif winner == color:
@@ -182,18 +186,21 @@ def main() -> None:
                     row[2] += 1
                 row[3] += stats[color]["depth"]
                 row[4] += stats[color]["moves"]
+                row[5] += stats["cut"]
             print(f"  {variant:9} {white:>6} (W) - {black:<6} (B): "
                   f"{'draw' if winner is None else winner + ' wins'} in {plies} plies", flush=True)
     print(f"\nresults ({time.perf_counter() - started:.0f}s):")
     for pairing in args.pairings.split(","):
         a, b = pairing.split("-")
         for variant in variants:
-            w, d, lost, depth, moves = table.get((variant, a, b), [0, 0, 0, 0, 0])
+            w, d, lost, depth, moves, cut = table.get((variant, a, b), [0, 0, 0, 0, 0, 0])
             n = w + d + lost
             if not n:
                 continue
             avg_depth = f", mean depth {depth / moves:.1f}" if moves else ""
-            print(f"{variant:9} {a:>6} vs {b:<6}: +{w} ={d} -{lost}  score {100 * (w + d / 2) / n:5.1f}%{avg_depth}")
+            cuts = f", {cut} stopped at --max-plies" if cut else ""
+            print(f"{variant:9} {a:>6} vs {b:<6}: +{w} ={d} -{lost}  score {100 * (w + d / 2) / n:5.1f}%{avg_depth}"
+                  f"{cuts}")
 
 
 if __name__ == "__main__":

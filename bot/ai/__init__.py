@@ -33,11 +33,13 @@ class Level:
     margin: int = 0
 
 
+# Each level a clear step above the one below (bench/ai_match.py measures it): the depth doubles
+# roughly from level to level, and the lower ones choose more loosely.
 LEVELS: dict[int, Level] = {
     1: Level(max_depth=1, seconds=0.3, margin=40),
-    2: Level(max_depth=3, seconds=0.5, margin=15),
-    3: Level(max_depth=5, seconds=0.8, margin=5),
-    4: Level(max_depth=7, seconds=1.2),
+    2: Level(max_depth=2, seconds=0.4, margin=20),
+    3: Level(max_depth=4, seconds=0.6, margin=8),
+    4: Level(max_depth=6, seconds=1.0),
     5: Level(max_depth=64, seconds=2.0),
 }
 

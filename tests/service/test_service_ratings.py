@@ -381,6 +381,30 @@ def test_stats_shows_rating_results_and_a_chart(room):
     assert stats_line(room, "bob", 6, 2, 1, 3) in room.text("bob", "/stats").splitlines()
 
 
+def test_stats_shows_an_idle_players_deviation_as_of_today(room, now):
+    """A rating left alone for years is no longer sure: /stats and /top show the deviation grown
+    by the idle time (and the provisional mark once it passes 110); the stored rating is kept."""
+    for _ in range(5):
+        room.game("ana", "bob", "white")
+    # An established player: a long history would have settled the deviation this low.
+    played = room.rating("ana")
+    room.storage.save_rating(RatingRecord(PLATFORM, "ana", "italian", played.rating, 60.0,
+                                          played.volatility, played.games, played.updated_at), "test")
+    stored = room.rating("ana")
+    assert not as_rating(stored).shown().endswith("?")
+    assert stats_line(room, "ana", 5, 5, 0, 0) in room.text("ana", "/stats").splitlines()
+    now[0] += 3 * 365 * DAY
+    today = update(as_rating(stored), [], LICHESS, periods=periods_between(stored.updated_at, now[0]))
+    assert today.deviation > 110
+    shown = today.shown()
+    assert shown.endswith("?")
+    line = (f"• Italian draughts: {shown} ±{round(today.deviation)} — 5 games: "
+            "5 won, 0 drawn, 0 lost")
+    assert line in room.text("ana", "/stats").splitlines()
+    assert shown in room.text("ana", "/top")
+    assert room.rating("ana") == stored
+
+
 def test_stats_of_another_user(room):
     play_series(room)
     replies = room.say("ana", "/stats @bob")

@@ -162,10 +162,19 @@ class RatingsFeature(GamesCore):
 
     # -- /stats ----------------------------------------------------------------------------------------
 
+    def _as_of_now(self, record: RatingRecord) -> Rating:
+        """The rating as it stands today: an idle player's deviation has grown since the last
+        rated result (lichess shows it the same way), so a long-idle player turns provisional."""
+        stored = Rating(record.rating, record.deviation, record.volatility)
+        if record.updated_at is None:
+            return stored
+        return update(stored, [], self.rating_settings,
+                      periods=periods_between(record.updated_at, self.clock(), self.rating_settings))
+
     def _shown(self, record: RatingRecord | None) -> str:
         if record is None:
             return "-"
-        return Rating(record.rating, record.deviation, record.volatility).shown(self.rating_settings)
+        return self._as_of_now(record).shown(self.rating_settings)
 
     def _who(self, ctx: Ctx, word: str) -> tuple[str, str] | None:
         """(user id, name) of an @handle seen on this platform."""
@@ -217,7 +226,7 @@ class RatingsFeature(GamesCore):
                 if rating is None and record is None:
                     continue
                 r = record or Record()
-                deviation = f" ±{round(rating.deviation)}" if rating else ""
+                deviation = f" ±{round(self._as_of_now(rating).deviation)}" if rating else ""
                 lines.append(t(ctx.lang, "stats.line", pool=label, rating=self._shown(rating), deviation=deviation,
                                games=r.games, wins=r.wins, draws=r.draws, losses=r.losses))
                 history = self.storage.rating_history(platform, user_id, pool)

@@ -12,14 +12,17 @@ from __future__ import annotations
 import json
 import random
 import re
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import pytest
+from executors import HeldExecutor
 
 import bot.i18n
 from bot.rules import Move, Position
 from bot.service import ChatEvent, GameService, Reply
+from bot.service.thinking import Thinker
 from bot.storage import GameRecord, MoveRecord, Storage
 
 T0 = 1_700_000_000.0
@@ -58,6 +61,12 @@ class ChatHarness:
         self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
         self.actions: list[str] = []
         self._internal = internal_error_texts()
+
+    def use_thinker(self, thinker: Thinker, bot_seconds: float = 0.2) -> GameService:
+        """The harness on a service whose engine runs on ``thinker`` (a short time per bot move)."""
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1), thinker=thinker,
+                                   bot_seconds=bot_seconds)
+        return self.service
 
     def restart(self) -> None:
         """A brand-new Storage and GameService on the same database file."""
@@ -168,6 +177,22 @@ def chat(tmp_path: Path, now: list[float]):
     harness = ChatHarness(tmp_path / "t.db", now)
     yield harness
     harness.storage.close()
+
+
+@pytest.fixture
+def pool():
+    """Two threads for the engine (the production process pool is tested on its own)."""
+    executor = ThreadPoolExecutor(2)
+    yield executor
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+@pytest.fixture
+def held(chat):
+    """The chat harness on a service whose engine answers only when the test releases it."""
+    executor = HeldExecutor()
+    chat.use_thinker(Thinker(executor))
+    return chat, executor
 
 
 def button_actions(reply: Reply) -> list[str]:

@@ -7,16 +7,12 @@ Real parts throughout (SQLite file, rules, engine, Pillow); the engine runs in t
 
 from __future__ import annotations
 
-import random
 import re
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from executors import HeldExecutor
 
 from bot.i18n import t
 from bot.rules import Position, read_pdn
-from bot.service import GameService
 from bot.service.thinking import Thinker
 
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -26,30 +22,10 @@ BLUNDER_LINE = ["24-20", "12-15", "22-19", "15x24"]
 
 
 @pytest.fixture
-def pool():
-    executor = ThreadPoolExecutor(2)
-    yield executor
-    executor.shutdown(wait=True, cancel_futures=True)
-
-
-def use_service(chat, thinker: Thinker) -> GameService:
-    chat.service = GameService(chat.storage, clock=lambda: chat.now[0], rng=random.Random(1), thinker=thinker,
-                               bot_seconds=0.2)
-    return chat.service
-
-
-@pytest.fixture
 def an(chat, pool):
-    use_service(chat, Thinker(pool))
+    chat.use_thinker(Thinker(pool))
     yield chat
     assert chat.service.settle(SETTLE)
-
-
-@pytest.fixture
-def held(chat):
-    executor = HeldExecutor()
-    use_service(chat, Thinker(executor))
-    return chat, executor
 
 
 def finished_game(chat, moves: list[str] = BLUNDER_LINE, resigner: str = "ana", chat_id: str | None = None) -> int:

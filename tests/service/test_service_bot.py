@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 import re
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from concurrent.futures import Executor, Future
 from typing import Any
 
 import pytest
@@ -46,40 +46,18 @@ class NeverExecutor(Executor):
 
 
 @pytest.fixture
-def pool():
-    executor = ThreadPoolExecutor(2)
-    yield executor
-    executor.shutdown(wait=True, cancel_futures=True)
-
-
-def use_service(chat, thinker: Thinker) -> GameService:
-    """The harness's chat on a service whose engine runs on ``thinker``."""
-    chat.service = GameService(chat.storage, clock=lambda: chat.now[0], rng=random.Random(1), thinker=thinker,
-                               bot_seconds=BOT_SECONDS)
-    return chat.service
-
-
-@pytest.fixture
 def bot(chat, pool):
     """The chat harness on a service whose engine runs in two threads."""
-    use_service(chat, Thinker(pool))
+    chat.use_thinker(Thinker(pool))
     yield chat
     assert chat.service.settle(SETTLE)
-
-
-@pytest.fixture
-def held(chat):
-    """The chat harness on a service whose engine answers only when the test releases it."""
-    executor = HeldExecutor()
-    use_service(chat, Thinker(executor))
-    return chat, executor
 
 
 def restart(chat, thinker: Thinker) -> GameService:
     """A new process: the old service is dropped unsettled; a new Storage and service on the file."""
     chat.storage.close()
     chat.storage = Storage(chat.db_path)
-    return use_service(chat, thinker)
+    return chat.use_thinker(thinker)
 
 
 def start_bot_game(harness, args: str, user: str = "ana", **kw: Any) -> tuple[int, str]:
@@ -440,7 +418,7 @@ def test_no_deadline_runs_while_the_bot_thinks(held, now):
 
 def test_a_restart_while_the_bot_is_to_move_plays_its_move_exactly_once(chat, pool):
     never = NeverExecutor()
-    use_service(chat, Thinker(never))
+    chat.use_thinker(Thinker(never))
     game, _ = start_bot_game(chat, "italian white level 1")
     assert "thinking" in chat.text("ana", "/m 22-18")
     assert never.submitted == 1 and chat.game(game).ply == 1
@@ -463,7 +441,7 @@ def test_a_restart_while_the_bot_is_to_move_plays_its_move_exactly_once(chat, po
 
 def test_a_restart_also_resumes_a_game_the_bot_opens_when_tick_is_all_that_runs(chat, pool):
     never = NeverExecutor()
-    use_service(chat, Thinker(never))
+    chat.use_thinker(Thinker(never))
     game, _ = start_bot_game(chat, "italian black level 1")
     assert never.submitted == 1 and chat.game(game).ply == 0
     service = restart(chat, Thinker(pool))
@@ -491,7 +469,7 @@ def test_a_result_for_a_game_that_ended_meanwhile_changes_nothing(held):
 
 def test_a_late_result_from_another_process_after_the_bot_moved_changes_nothing(chat, pool):
     executor = HeldExecutor()
-    first = use_service(chat, Thinker(executor))
+    first = chat.use_thinker(Thinker(executor))
     game, _ = start_bot_game(chat, "italian white level 1")
     chat.say("ana", "/m 22-18")
     # A second process on the same file finds the game and lets the bot move.

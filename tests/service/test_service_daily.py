@@ -17,12 +17,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from harness import ChatHarness
 
 from bot.i18n import t
 from bot.puzzles import bank
 from bot.puzzles.solve import puzzle_of_day
 from bot.rules import ErrorCode, IllegalMove, Position
-from bot.service import ChatEvent, GameService, Outgoing, Reply
+from bot.service import GameService, Outgoing, Reply
 from bot.service.wording import variant_name
 from bot.storage import Storage
 
@@ -105,25 +106,12 @@ def texts(replies: list[Reply]) -> str:
     return "\n".join(r.text for r in replies)
 
 
-def internal_errors() -> set[str]:
-    return {t(lang, "error.internal") for lang in ("en", "es", "it")}
-
-
-class Daily:
-    """Chats on one real service; users are lower-case ids shown capitalized."""
+class Daily(ChatHarness):
+    """Chats on one real service, and other processes on the same file."""
 
     def __init__(self, db_path: Path, now: list[float]) -> None:
-        self.db_path = db_path
-        self.now = now
-        self.storage = Storage(db_path)
-        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+        super().__init__(db_path, now)
         self.others: list[Storage] = []
-
-    def restart(self) -> None:
-        """A brand-new Storage and GameService on the same database file (the old ones gone)."""
-        self.storage.close()
-        self.storage = Storage(self.db_path)
-        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
 
     def second_process(self) -> GameService:
         """Another process on the same file (its own connection), with the same clock."""
@@ -135,29 +123,6 @@ class Daily:
         self.storage.close()
         for storage in self.others:
             storage.close()
-
-    def event(self, user: str, text: str | None = None, action: str | None = None, *, chat: str = GROUP,
-              kind: str = "group", admin: bool = False, reply_to: str | None = None, language: str | None = None,
-              can_whisper: bool = True, private_link: str | None = None) -> ChatEvent:
-        return ChatEvent(platform=PLATFORM, chat_id=chat, user_id=user, user_name=user.capitalize(),
-                         chat_kind=kind, username=user, language=language, text=text, action=action,
-                         reply_to=reply_to, is_admin=admin, can_whisper=can_whisper, private_link=private_link)
-
-    def check(self, replies: list[Reply]) -> list[Reply]:
-        for reply in replies:
-            assert reply.text not in internal_errors(), reply.text
-            for action in actions(reply):
-                assert len(action.encode()) <= 64, action
-        return replies
-
-    def say(self, user: str, text: str, **kw: Any) -> list[Reply]:
-        return self.check(self.service.handle(self.event(user, text=text, **kw)))
-
-    def press(self, user: str, action: str, **kw: Any) -> list[Reply]:
-        return self.check(self.service.handle(self.event(user, action=action, **kw)))
-
-    def text(self, user: str, text: str, **kw: Any) -> str:
-        return texts(self.say(user, text, **kw))
 
     def subscribe(self, args: str = "", chat: str = GROUP, **kw: Any) -> str:
         kw.setdefault("admin", True)

@@ -145,12 +145,14 @@ def start_service(storage: Store, platform: str) -> GameService | None:
     from bot.storage import StorageBusy
 
     service = GameService(storage)
-    service.warm_up()
     try:
         service.resume_after_downtime(platform)
     except StorageBusy as err:
+        service.close()
         print(f"error: {err}; stop the other process or try again", file=sys.stderr)
         return None
+    # Only a service that will run starts the engine's processes.
+    service.warm_up()
     return service
 
 

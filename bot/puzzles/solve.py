@@ -33,6 +33,7 @@ class Answer:
     played: list[str] = field(default_factory=list)
     position: Position | None = None
     error: IllegalMove | None = None
+    wrong: str | None = None          # the token, as typed, of a legal move that is not the golpe
 
 
 def _follow(puzzle: dict, moves: list[str]) -> tuple[Position, Tree]:
@@ -74,7 +75,7 @@ def judge(puzzle: dict, moves: list[str], text: str) -> Answer:
             return Answer(Verdict.ILLEGAL, played, pos, err)
         name = str(move)
         if name not in node:
-            return Answer(Verdict.WRONG, played, pos)
+            return Answer(Verdict.WRONG, played, pos, wrong=tokens[i])
         pos = pos.play(move)
         played.append(name)
         replies = node[name]

@@ -845,3 +845,88 @@ def test_a_streak_is_kept_until_the_chats_local_day_is_over(daily):
     daily.tick()
     assert daily.posts()[0].day == (DAY + dt.timedelta(days=1)).isoformat()
     assert daily.service.puzzle_streaks(PLATFORM, "ana") == (1, 1)
+
+
+# -- review fixes ------------------------------------------------------------------------------------
+
+
+def test_yesterdays_post_cannot_be_answered_once_its_solution_is_out(daily):
+    daily.subscribe("italian")
+    daily.at(DAY, 9)
+    daily.tick()
+    old = daily.posts()[0]
+    p = puzzle(old)
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    daily.tick()
+    assert daily.posts()[0].id != old.id
+    over = t("en", "puzzle.over", day=old.day)
+    # Every way to reach the old post: a button of its board, /hint #id, the private-chat link.
+    assert texts(daily.press("ana", f"zs:{old.id}:0:{start_square(p)}")) == over
+    assert texts(daily.say("ana", f"/hint #{old.id}")) == over
+    assert texts(daily.say("ana", f"/start p{old.id}", chat="ana-dm", kind="private")) == over
+    assert daily.storage.attempt(old.id, "ana") is None
+    assert daily.storage.puzzle_post(old.id).first_solver_id is None
+    # Today's post is answered as usual.
+    today = daily.posts()[0]
+    daily.say("ana", f"/m {' '.join(puzzle(today)['solution'])}")
+    assert daily.storage.attempt(today.id, "ana").solved_at is not None
+    assert daily.storage.attempt(old.id, "ana") is None
+    assert texts(daily.say("bob", f"/start p{old.id}", chat="bob-dm", kind="private")) == over
+
+
+def second_turn_wrong_move(p: dict[str, Any]) -> str:
+    """A legal move for the solver after the key move and its forced reply that is not the golpe."""
+    line = p["solution"]
+    pos = Position.from_fen(p["variant"], p["fen"])
+    pos = pos.play(pos.parse_move(line[0]))
+    pos = pos.play(pos.parse_move(line[1]))
+    node = p["tree"][line[0]][line[1]]
+    return next(str(m) for m in pos.legal_moves() if str(m) not in node)
+
+
+def test_a_wrong_move_after_right_ones_is_the_one_named(daily, golpe):
+    post, p = golpe
+    line = p["solution"]
+    assert len(line) >= 3
+    wrong = second_turn_wrong_move(p)
+    expected = "\n".join([t("en", "puzzle.right_so_far", moves=" ".join(line[:2])),
+                          t("en", "puzzle.wrong", move=wrong)])
+    # The bot's reply left out, typed in, and with commas: the wrong move is the one named.
+    assert daily.text("ana", f"/m {line[0]} {wrong}") == expected
+    assert daily.text("bob", f"/m {line[0]} {line[1]} {wrong}") == expected
+    assert daily.text("cid", f"/m {line[0]}, {wrong}") == expected
+    assert daily.storage.attempt(post.id, "ana").misses == 1
+
+
+def test_one_user_answering_in_two_places_at_once_is_rated_once(daily, golpe):
+    """The group and the user's private chat (here in two processes) answer at the same moment:
+    one solve, one rating update for the user and for the puzzle."""
+    post, p = golpe
+    line = " ".join(p["solution"])
+    other = daily.second_process()
+    users = ["ana", "bob", "cid", "dan"]
+    for user in users:
+        daily.say(user, f"/start p{post.id}", chat=f"{user}-dm", kind="private")
+        barrier = threading.Barrier(2)
+        errors: list[BaseException] = []
+
+        def answer(service: GameService, user: str = user, barrier: threading.Barrier = barrier,
+                   errors: list[BaseException] = errors, **kw: Any) -> None:
+            try:
+                barrier.wait()
+                daily.check(service.handle(daily.event(user, text=f"/m {line}", **kw)))
+            except BaseException as err:  # noqa: BLE001 - reported below
+                errors.append(err)
+
+        threads = [threading.Thread(target=answer, args=(daily.service,)),
+                   threading.Thread(target=answer, args=(other,),
+                                    kwargs={"chat": f"{user}-dm", "kind": "private"})]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert not errors
+        attempt = daily.storage.attempt(post.id, user)
+        assert attempt.solved_at is not None and attempt.rated_score == 1.0
+        assert len(daily.storage.rating_history(PLATFORM, user, "puzzles")) == 1
+    assert len(daily.storage.rating_history("*", f"puzzle:{post.puzzle_id}", "puzzles")) == len(users)

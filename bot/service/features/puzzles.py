@@ -41,7 +41,6 @@ DEFAULT_TIME = "09:00"
 DEFAULT_TIMEZONE = "Europe/Madrid"
 SOLVED_REACTION = "🎉"
 LEADERBOARD_SIZE = 10
-# How far back a daily post can still be answered: until the next one replaces it.
 _TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)")
 
 
@@ -278,16 +277,12 @@ class PuzzlesFeature(GamesCore):
         post = self.storage.puzzle_post(int(match.group(1)))
         if post is None or post.platform != ctx.event.platform:
             return [Reply(t(ctx.lang, "puzzle.unknown"))]
-        if post.kind == "personal" and post.user_id != ctx.event.user_id:
-            return [Reply(t(ctx.lang, "puzzle.not_yours"))]
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        if puzzle is None:
-            return [Reply(t(ctx.lang, "puzzle.unknown"))]
-        attempt = self.storage.attempt(post.id, ctx.event.user_id)
-        progress = list(attempt.progress) if attempt else []
+        found = self._attempt_at(ctx, post, private=False)
+        if isinstance(found, list):
+            return found
+        puzzle, attempt = found
+        progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
-        if attempt and attempt.solved_at is not None:
-            return [Reply(t(ctx.lang, "puzzle.already"))]
         self._note_opened(ctx, post)
         text = t(ctx.lang, "puzzle.resume", variant=variant_name(ctx.lang, post.variant),
                  side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post.id)
@@ -334,66 +329,87 @@ class PuzzlesFeature(GamesCore):
         post_id = self.storage.post_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
         return self.storage.puzzle_post(post_id) if post_id is not None else None
 
+    def _attempt_at(self, ctx: Ctx, post: PuzzlePostRecord,
+                    private: bool) -> tuple[dict[str, Any], AttemptRecord] | list[Reply]:
+        """The puzzle and this user's attempt at a post (a fresh one if none yet), or the answer
+        that refuses it: someone else's puzzle, one no longer in the bank, a daily post that the
+        next day's (with its solution) replaced, or one already solved."""
+        ev = ctx.event
+        if post.kind == "personal" and post.user_id != ev.user_id:
+            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=private)]
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        if puzzle is None:
+            return [Reply(t(ctx.lang, "puzzle.unknown"), private=private)]
+        if post.kind == "daily":
+            latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
+            if latest and latest[0].id != post.id:
+                return [Reply(t(ctx.lang, "puzzle.over", day=post.day), private=private)]
+        attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
+            post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
+        if attempt.solved_at is not None:
+            return [Reply(t(ctx.lang, "puzzle.already"), private=private)]
+        return puzzle, attempt
+
     def answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str, via_button: bool = False) -> list[Reply]:
         """Judge an answer (one move or a whole line) to a post for this user."""
         ev = ctx.event
         whisper = self._whisper(ctx)
-        if post.kind == "personal" and post.user_id != ev.user_id:
-            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=whisper)]
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        if puzzle is None:
-            return [Reply(t(ctx.lang, "puzzle.unknown"), private=whisper)]
-        attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
-            post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
-        if attempt.solved_at is not None:
-            return [Reply(t(ctx.lang, "puzzle.already"), private=whisper)]
-        progress = list(attempt.progress)
-        before = position_after(puzzle, progress)
-        answer = judge(puzzle, progress, text)
-        replaces = via_button and ev.chat_kind == "private"
-        if answer.verdict is Verdict.ILLEGAL:
-            if answer.error is None:
-                return [Reply(t(ctx.lang, "move.usage"), private=whisper)]
-            explained = illegal_move_text(ctx.lang, answer.error, answer.position or before, typed=text[:40])
-            return [Reply(explained, private=whisper)]
-        accepted = [*progress, *answer.played]
-        if answer.verdict is Verdict.WRONG:
-            wrong = text.split()[len(answer.played):][:1]
-            with self.storage.transaction():
+        # The attempt is read and written in one transaction: two answers of one user at once (in
+        # the group and in a private chat, or in two processes) are judged one after the other.
+        first = False
+        with self.storage.transaction():
+            found = self._attempt_at(ctx, post, whisper)
+            if isinstance(found, list):
+                return found
+            puzzle, attempt = found
+            progress = list(attempt.progress)
+            answer = judge(puzzle, progress, text)
+            accepted = [*progress, *answer.played]
+            if answer.verdict is Verdict.WRONG:
                 attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1, user_name=_name(ev))
                 if attempt.rated_score is None:
                     attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
                     self._rate_puzzle(post, attempt)
                 self.storage.save_attempt(attempt)
+            elif answer.verdict is Verdict.RIGHT:
+                self.storage.save_attempt(_replace(attempt, progress=tuple(accepted), user_name=_name(ev)))
+            elif answer.verdict is Verdict.SOLVED:
+                first = self._record_solve(ctx, post, attempt, accepted)
+        pos = answer.position or position_after(puzzle, progress)
+        replaces = via_button and ev.chat_kind == "private"
+        if answer.verdict is Verdict.ILLEGAL:
+            if answer.error is None:
+                return [Reply(t(ctx.lang, "move.usage"), private=whisper)]
+            return [Reply(illegal_move_text(ctx.lang, answer.error, pos, typed=text[:40]), private=whisper)]
+        if answer.verdict is Verdict.WRONG:
             lines = []
             if answer.played:
                 lines.append(t(ctx.lang, "puzzle.right_so_far", moves=" ".join(answer.played)))
-            lines.append(t(ctx.lang, "puzzle.wrong", move=(wrong[0] if wrong else text)[:40]))
-            pos = answer.position or before
+            lines.append(t(ctx.lang, "puzzle.wrong", move=(answer.wrong or text)[:40]))
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
                                        private=whisper)] if via_button else [Reply("\n".join(lines), private=whisper)]
         if answer.verdict is Verdict.RIGHT:
-            with self.storage.transaction():
-                self.storage.save_attempt(_replace(attempt, progress=tuple(accepted), user_name=_name(ev)))
-            opponent = answer.played[-1]
-            text_out = t(ctx.lang, "puzzle.right", reply=opponent)
-            return [self._puzzle_board(ctx.lang, post, answer.position, len(accepted), text_out, replaces=replaces,
+            text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1])
+            return [self._puzzle_board(ctx.lang, post, pos, len(accepted), text_out, replaces=replaces,
                                        private=whisper)]
-        return self._solved(ctx, post, attempt, accepted, whisper)
+        return self._solved(ctx, post, accepted, first, whisper)
 
-    def _solved(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord, accepted: list[str],
+    def _record_solve(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord, accepted: list[str]) -> bool:
+        """Store a solve (inside the caller's transaction) and rate it; whether it was the post's first."""
+        ev = ctx.event
+        attempt = _replace(attempt, progress=tuple(accepted), solved_at=ctx.now, user_name=_name(ev))
+        if attempt.rated_score is None:
+            attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=ctx.now)
+            self._rate_puzzle(post, attempt)
+        self.storage.save_attempt(attempt)
+        return post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, _name(ev))
+
+    def _solved(self, ctx: Ctx, post: PuzzlePostRecord, accepted: list[str], first: bool,
                 whisper: bool) -> list[Reply]:
         ev = ctx.event
-        with self.storage.transaction():
-            attempt = _replace(attempt, progress=tuple(accepted), solved_at=ctx.now, user_name=_name(ev))
-            if attempt.rated_score is None:
-                attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=ctx.now)
-                self._rate_puzzle(post, attempt)
-            self.storage.save_attempt(attempt)
-            first = post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, _name(ev))
-        current, _best = self.puzzle_streaks(ev.platform, ev.user_id)
         if post.kind == "personal":
             return [Reply(t(ctx.lang, "puzzle.solved_personal", line=" ".join(accepted)), private=whisper)]
+        current, _best = self.puzzle_streaks(ev.platform, ev.user_id)
         if first:
             # The one message every solve of the day puts in the chat.
             if (post.platform, post.chat_id) != ctx.key:
@@ -444,19 +460,14 @@ class PuzzlesFeature(GamesCore):
         return self._hint(ctx, post)
 
     def _hint(self, ctx: Ctx, post: PuzzlePostRecord) -> list[Reply]:
-        ev = ctx.event
         whisper = self._whisper(ctx)
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        if puzzle is None:
-            return [Reply(t(ctx.lang, "puzzle.unknown"), private=whisper)]
-        if post.kind == "personal" and post.user_id != ev.user_id:
-            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=whisper)]
-        attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
-            post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
-        if attempt.solved_at is not None:
-            return [Reply(t(ctx.lang, "puzzle.already"), private=whisper)]
-        square = hint(puzzle, list(attempt.progress))
-        self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1, user_name=_name(ev)))
+        with self.storage.transaction():
+            found = self._attempt_at(ctx, post, whisper)
+            if isinstance(found, list):
+                return found
+            puzzle, attempt = found
+            square = hint(puzzle, list(attempt.progress))
+            self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1, user_name=_name(ctx.event)))
         return [Reply(t(ctx.lang, "puzzle.hint", square=square), private=whisper)]
 
     def press_puzzle(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
@@ -468,15 +479,11 @@ class PuzzlesFeature(GamesCore):
         self._note_opened(ctx, post)
         if kind is ButtonKind.PUZZLE_HINT:
             return self._hint(ctx, post)
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        if puzzle is None:
-            return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
-        if post.kind == "personal" and post.user_id != ctx.event.user_id:
-            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=True)]
-        attempt = self.storage.attempt(post.id, ctx.event.user_id)
-        if attempt is not None and attempt.solved_at is not None:
-            return [Reply(t(ctx.lang, "puzzle.already"), private=True)]
-        progress = list(attempt.progress) if attempt else []
+        found = self._attempt_at(ctx, post, private=True)
+        if isinstance(found, list):
+            return found
+        puzzle, attempt = found
+        progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
         step = len(progress)
         replaces = ctx.event.chat_kind == "private"

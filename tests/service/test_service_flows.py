@@ -291,6 +291,22 @@ def test_open_challenges_expire_after_a_day(chat, now):
     chat.challenge("ana")      # an expired challenge does not count against the limit of 5
 
 
+@pytest.mark.parametrize("command", ["/accept #{cid}", "/decline #{cid}", "/cancel #{cid}", "button"])
+def test_a_challenge_that_lapsed_unseen_is_expired_by_the_first_command_naming_it(chat, now, command):
+    """Nobody listed the challenge after it lapsed: the command naming it is the first to see it."""
+    cid = chat.challenge("ana", "2h")
+    now[0] += 24 * 3600 + 1
+    user = "ana" if command.startswith("/cancel") else "bob"
+    if command == "button":
+        replies = chat.press(user, f"acc:{cid}")
+        assert replies[0].private
+    else:
+        replies = chat.say(user, command.format(cid=cid))
+    assert f"Challenge #{cid} has expired" in replies[0].text
+    assert chat.storage.challenge(cid).status == "expired"
+    assert chat.rows("games") == []
+
+
 def test_a_challenge_with_a_longer_move_time_lasts_that_long(chat, now):
     cid = chat.challenge("ana", "3d")
     now[0] += 3 * 86400 - 10

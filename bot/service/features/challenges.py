@@ -90,7 +90,7 @@ class ChallengesFeature(GamesCore):
             return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
         if ch.status == "open" and self._expires_at(ch) <= ctx.now:
             self.storage.close_challenge(cid, "expired")
-            ch = dict(ch, status="expired")
+            return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
         if ch.status == "expired":
             return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
         if ch.status != "open":

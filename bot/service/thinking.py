@@ -5,8 +5,9 @@ and, with several workers, delays no other game.
 Work is keyed (a game and its ply, an analysis and its chat): a key already being worked on is
 not submitted twice, which is what makes "resume every game the bot is to move in" after a
 restart safe to call as often as one likes.  Results come back through a callback, called in a
-thread of the pool's; the service writes them with the game's version check, so a result that
-arrives for a position that moved on changes nothing.
+small thread pool of the Thinker's own (not on the process pool's manager thread, which would stop
+collecting every other result while one is written); the service writes them with the game's
+version check, so a result that arrives for a position that moved on changes nothing.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Hashable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -27,6 +28,8 @@ MAX_WORKERS = 8
 # After a job failed, its key waits this long before it may be submitted again (no hot loop on a
 # position the engine cannot handle).
 FAILED_BACKOFF_SECONDS = 30.0
+# Threads that handle results (write the move, render its board): a slow one does not hold up others.
+RESULT_THREADS = 2
 
 
 def worker_count() -> int:
@@ -92,6 +95,7 @@ class Thinker:
         self._running: dict[Hashable, Future] = {}
         self._failed: dict[Hashable, float] = {}
         self._closed = False
+        self._results = ThreadPoolExecutor(RESULT_THREADS, thread_name_prefix="bot-results")
 
     def _pool(self) -> Executor:
         if self._executor is None:
@@ -133,8 +137,18 @@ class Thinker:
                 self._executor = None
                 future = self._pool().submit(job, *args)
             self._running[key] = future
-        future.add_done_callback(lambda f: self._finished(key, f, on_done, on_error))
+        future.add_done_callback(lambda f: self._hand_over(key, f, on_done, on_error))
         return True
+
+    def _hand_over(self, key: Hashable, future: Future, on_done: Callable[[Any], None],
+                   on_error: Callable[[BaseException], None] | None) -> None:
+        try:
+            self._results.submit(self._finished, key, future, on_done, on_error)
+        except RuntimeError:
+            # Closed meanwhile: the result is not wanted (the work is found again after a restart).
+            with self._lock:
+                self._running.pop(key, None)
+                self._lock.notify_all()
 
     def _finished(self, key: Hashable, future: Future, on_done: Callable[[Any], None],
                   on_error: Callable[[BaseException], None] | None) -> None:
@@ -193,3 +207,4 @@ class Thinker:
             future.cancel()
         if executor is not None and self._own:
             executor.shutdown(wait=False, cancel_futures=True)
+        self._results.shutdown(wait=False)

@@ -4,10 +4,11 @@ and, with several workers, delays no other game.
 
 Work is keyed (a game and its ply, an analysis and its chat): a key already being worked on is
 not submitted twice, which is what makes "resume every game the bot is to move in" after a
-restart safe to call as often as one likes.  Results come back through a callback, called in a
-small thread pool of the Thinker's own (not on the process pool's manager thread, which would stop
-collecting every other result while one is written); the service writes them with the game's
-version check, so a result that arrives for a position that moved on changes nothing.
+restart safe to call as often as one likes.  Results come back through a callback: from a
+process pool, in a small thread pool of the Thinker's own (not on the pool's manager thread, which
+would stop collecting every other result while one is written); from a thread pool, in the worker
+that did the job.  The service writes them with the game's version check, so a result that
+arrives for a position that moved on changes nothing.
 """
 
 from __future__ import annotations
@@ -137,7 +138,12 @@ class Thinker:
                 self._executor = None
                 future = self._pool().submit(job, *args)
             self._running[key] = future
-        future.add_done_callback(lambda f: self._hand_over(key, f, on_done, on_error))
+            in_processes = isinstance(self._executor, ProcessPoolExecutor)
+        if in_processes:
+            future.add_done_callback(lambda f: self._hand_over(key, f, on_done, on_error))
+        else:
+            # A thread pool's worker calls back itself: nothing else waits on that thread.
+            future.add_done_callback(lambda f: self._finished(key, f, on_done, on_error))
         return True
 
     def _hand_over(self, key: Hashable, future: Future, on_done: Callable[[Any], None],
@@ -207,4 +213,5 @@ class Thinker:
             future.cancel()
         if executor is not None and self._own:
             executor.shutdown(wait=False, cancel_futures=True)
-        self._results.shutdown(wait=False)
+        # A result being written finishes before the caller closes the database under it.
+        self._results.shutdown(wait=True)

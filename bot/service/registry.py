@@ -171,6 +171,11 @@ GAME = Arg("game", ArgKind.GAME)
 # Challenges are named by their number as "id" (the option name Discord users already know).
 ID = Arg("id", ArgKind.GAME)
 
+
+# The words of /daily that change the setting (chat admins only); cmd_daily reads the same lists.
+DAILY_ON_WORDS = ("on", "si", "sí", "yes", "activar", "attiva")
+DAILY_OFF_WORDS = ("off", "no", "stop", "desactivar", "disattiva")
+
 REGISTRY = Registry()
 for _spec in (
     CommandSpec("new", "cmd_new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
@@ -195,8 +200,7 @@ for _spec in (
     CommandSpec("daily", "cmd_daily", _aliases(("diario", "reto_diario"), ("giornaliero", "quotidiano")),
                 (Arg("action", ArgKind.TEXT, choices=("on", "off")), Arg("time", ArgKind.TEXT),
                  Arg("timezone", ArgKind.TEXT), Arg("variant", ArgKind.VARIANT)),
-                admin_words=("on", "off", "no", "stop", "si", "sí", "yes", "activar", "desactivar", "attiva",
-                             "disattiva")),
+                admin_words=DAILY_ON_WORDS + DAILY_OFF_WORDS),
     CommandSpec("puzzle", "cmd_puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
                 (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("hint", "cmd_hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),)),

@@ -47,7 +47,8 @@ def pool():
 def held(chat):
     """The chat harness on a service whose engine answers only when the test releases it."""
     executor = HeldExecutor()
-    chat.use_thinker(Thinker(executor))
+    # Four workers, as on a machine with four CPUs (the limits that depend on it are fixed).
+    chat.use_thinker(Thinker(executor, workers=4))
     return chat, executor
 
 

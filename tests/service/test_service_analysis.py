@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from executors import HeldExecutor
 
 from bot.i18n import t
 from bot.rules import Position, read_pdn
@@ -159,6 +160,19 @@ def test_a_second_analysis_in_the_same_chat_waits_for_the_first(held):
     assert chat.text("bob", f"/analysis #{second}").startswith(f"Analysing game #{second}…")
     executor.run_all()
     assert len(reports(chat, second)) == 1
+
+
+@pytest.mark.parametrize("workers, at_once", [(1, 1), (2, 1), (3, 2), (8, 2)])
+def test_analyses_leave_the_bot_a_worker_on_a_small_machine(chat, workers, at_once):
+    executor = HeldExecutor()
+    chat.use_thinker(Thinker(executor, workers=workers))
+    rooms = [f"room-{n}" for n in range(at_once + 1)]
+    for room in rooms:
+        finished_game(chat, chat_id=room)
+    for room in rooms[:at_once]:
+        assert chat.text("ana", "/analysis", chat=room).startswith("Analysing")
+    assert chat.text("ana", "/analysis", chat=rooms[-1]) == t("en", "analysis.pool_busy")
+    assert executor.run_all() == at_once
 
 
 def test_the_pool_takes_at_most_two_analyses_at_once(held):

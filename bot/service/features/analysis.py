@@ -57,7 +57,8 @@ class AnalysisFeature(GamesCore):
         for _kind, platform, chat_id, game_id in running:
             if (platform, chat_id) == ctx.key:
                 return [Reply(t(ctx.lang, "analysis.busy", id=game_id))]
-        if len(running) >= MAX_RUNNING:
+        # Never every worker: on a small machine the bot's moves still find one (one worker: one analysis).
+        if len(running) >= max(1, min(MAX_RUNNING, self.thinker.workers - 1)):
             return [Reply(t(ctx.lang, "analysis.pool_busy"))]
         moves = [m.notation for m in self.storage.moves(row.id)]
         if not moves:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from bot.i18n import pick_language
 from bot.rules import (
     Color,
     Position,
@@ -69,11 +68,9 @@ class ClocksFeature(GamesCore):
 
     def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
         """End the game on time or mark its reminder sent; the message to say, if any."""
-        chat = self.storage.chat(row.platform, row.chat_id)
         turn = Position.from_fen(row.variant, row.fen).turn
         name = row.white_name if turn == Color.WHITE else row.black_name
-        player = self.storage.player(row.platform, row.white_id if turn == Color.WHITE else row.black_id)
-        lang = (chat and chat.language) or pick_language(player.language if player else None)
+        lang = self._game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
         if row.deadline_at <= now:
             return self._time_out(lang, row, now)
         if not self.storage.mark_reminded(row.id, row.version):

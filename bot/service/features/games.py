@@ -7,7 +7,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from bot.i18n import t
+from bot.i18n import pick_language, t
 from bot.rules import (
     Color,
     Game,
@@ -96,15 +96,31 @@ class GamesCore:
             line += f" ({t(lang, 'games.bot', level=g.bot_level)})"
         return line
 
-    def _load(self, row: GameRecord) -> Game:
-        """The live game of a stored row, without replaying it (docs/rules.md §4: repetition needs only
-        the positions since the last capture or man move)."""
+    def _recent_fens(self, row: GameRecord) -> list[str]:
+        """The positions since the last capture or man move, oldest first (docs/rules.md §4:
+        all that repetition needs)."""
         need = row.quiet_plies + 1
         fens = self.storage.recent_fens(row.id, need)
         if len(fens) < need:
-            start = row.start_fen or Position.start(row.variant).fen()
-            fens = [start, *fens]
-        return Game.resume(row.variant, row.start_fen, fens, row.quiet_plies)
+            fens = [row.start_fen or Position.start(row.variant).fen(), *fens]
+        return fens
+
+    def _load(self, row: GameRecord) -> Game:
+        """The live game of a stored row, without replaying it."""
+        return Game.resume(row.variant, row.start_fen, self._recent_fens(row), row.quiet_plies)
+
+    def _chat_lang(self, platform: str, chat_id: str, fallback: str | None = None) -> str:
+        """The chat's language, else ``fallback`` (a user's language), else the default."""
+        chat = self.storage.chat(platform, chat_id)
+        return (chat.language if chat and chat.language else None) or pick_language(fallback)
+
+    def _game_lang(self, row: GameRecord, user_id: str) -> str:
+        """The language to speak about a game: its chat's, else that player's own."""
+        chat = self.storage.chat(row.platform, row.chat_id)
+        if chat is not None and chat.language:
+            return chat.language
+        player = self.storage.player(row.platform, user_id)
+        return pick_language(player.language if player else None)
 
     def _bot_to_move(self, row: GameRecord, pos: Position | None = None) -> bool:
         """Whether it is the bot's turn in this game (only games against the bot have one)."""
@@ -116,7 +132,7 @@ class GamesCore:
     def _bot_name(self, lang: str, row: GameRecord) -> str:
         return t(lang, "bot.name", level=row.bot_level)
 
-    def _think(self, row: GameRecord, lang: str | None = None) -> bool:
+    def _think(self, row: GameRecord) -> bool:
         """Have the bot think about its move in ``row`` (the opponent feature does this)."""
         raise NotImplementedError
 

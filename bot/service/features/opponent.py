@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bot.i18n import pick_language, t
+from bot.i18n import t
 from bot.rules import Color, Game, Position
 from bot.service import boards
 from bot.service.commands import BadArgument, parse_play
@@ -71,28 +71,21 @@ class OpponentFeature(GamesCore):
             lines.append(self._to_move_line(ctx.lang, row, ctx.now))
         reply = self._board_reply(ctx.lang, row, "\n".join(lines))
         if bot_first:
-            self._think(row, ctx.lang)
+            self._think(row)
         return [reply]
 
     # -- the bot's move ------------------------------------------------------------------------------
 
-    def _think(self, row: GameRecord, lang: str | None = None) -> bool:
+    def _think(self, row: GameRecord) -> bool:
         """Hand the position to the engine pool unless it is already being thought about; the
         move is written by ``_bot_moved`` when the search ends."""
-        history = self._history_fens(row)
-        seed = self.rng.randrange(2 ** 31)
         key = ("move", row.id, row.ply)
+        if self.thinker.busy(key):
+            return False            # the usual case when timed work looks again: nothing to read
+        seed = self.rng.randrange(2 ** 31)
         return self.thinker.submit(
-            key, move_job, (row.variant, row.fen, row.bot_level, history, seed, self.bot_seconds),
+            key, move_job, (row.variant, row.fen, row.bot_level, self._recent_fens(row), seed, self.bot_seconds),
             on_done=lambda result: self._bot_moved(row.id, row.ply, result))
-
-    def _history_fens(self, row: GameRecord) -> list[str]:
-        """The positions since the last capture or man move, oldest first (repetitions)."""
-        need = row.quiet_plies + 1
-        fens = self.storage.recent_fens(row.id, need)
-        if len(fens) < need:
-            fens = [row.start_fen or Position.start(row.variant).fen(), *fens]
-        return fens
 
     def _bot_moved(self, game_id: int, ply: int, result: dict[str, Any]) -> None:
         """The engine's answer: play it (if the game is still where it was) and say it in the
@@ -101,7 +94,7 @@ class OpponentFeature(GamesCore):
         if row is None or row.ply != ply or not self._bot_to_move(row):
             return
         now = self.clock()
-        lang = self._chat_language(row)
+        lang = self._game_lang(row, row.black_id if row.white_id == BOT_ID else row.white_id)
         game = self._load(row)
         before = game.position
         played = game.play(result["move"])
@@ -135,14 +128,6 @@ class OpponentFeature(GamesCore):
         log.info("bot (level %s) played %s in game %s: score %s, depth %s, %.2f s", row.bot_level, played,
                  row.id, result.get("score"), result.get("depth"), result.get("seconds", 0.0))
         self._notify(row.platform)
-
-    def _chat_language(self, row: GameRecord) -> str:
-        chat = self.storage.chat(row.platform, row.chat_id)
-        if chat is not None and chat.language:
-            return chat.language
-        human = row.black_id if row.white_id == BOT_ID else row.white_id
-        player = self.storage.player(row.platform, human)
-        return pick_language(player.language if player else None)
 
     def _resume_bots(self, platform: str | None) -> int:
         """Start thinking in every game of ``platform`` where the bot is to move and nothing is

@@ -101,7 +101,7 @@ class PlayFeature(GamesCore):
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
         reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
         if bot_next:
-            self._think(fresh, ctx.lang)
+            self._think(fresh)
         return [reply]
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:

@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from bot.i18n import pick_language, t
+from bot.i18n import t
 from bot.puzzles import bank
 from bot.puzzles.solve import Verdict, hint, judge, position_after, puzzle_of_day
 from bot.rules import Position
@@ -31,7 +31,7 @@ from bot.service.commands import parse_variant
 from bot.service.events import Button, Reply
 from bot.service.features.common import Ctx, _name, _rows
 from bot.service.features.games import GamesCore
-from bot.service.registry import ButtonKind, action
+from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
 from bot.service.wording import illegal_move_text, variant_name
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
@@ -93,14 +93,14 @@ class PuzzlesFeature(GamesCore):
         if not args:
             return [Reply(self._daily_setting_text(ctx))]
         word = args[0].lower()
-        if word in ("off", "no", "stop", "desactivar", "disattiva"):
+        if word in DAILY_OFF_WORDS:
             if len(args) > 1:
                 return [Reply(t(ctx.lang, "daily.usage"))]
             if not self.storage.unsubscribe(*ctx.key, ctx.now):
                 return [Reply(t(ctx.lang, "daily.none"))]
             self._daily_changed()
             return [Reply(t(ctx.lang, "daily.off"))]
-        if word not in ("on", "si", "sí", "yes", "activar", "attiva"):
+        if word not in DAILY_ON_WORDS:
             return [Reply(t(ctx.lang, "daily.usage"))]
         time_text, zone, variant_words = DEFAULT_TIME, None, []
         for arg in args[1:]:
@@ -207,10 +207,6 @@ class PuzzlesFeature(GamesCore):
             self._daily_changed()
             self._notify(sub.platform)
         return posted
-
-    def _chat_lang(self, platform: str, chat_id: str, fallback: str | None = None) -> str:
-        chat = self.storage.chat(platform, chat_id)
-        return (chat.language if chat and chat.language else None) or pick_language(fallback)
 
     def _yesterday_reply(self, lang: str, post: PuzzlePostRecord) -> Reply:
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)

@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from bot.storage import BOT_ID, GameRecord, StorageError, Store
+from bot.storage import BOT_ID, GameRecord, Store
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -40,7 +40,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 def _store(args: argparse.Namespace) -> Store | None:
     from pathlib import Path
 
-    from bot.app import database_path, open_store
+    from bot.app import database_path, open_storage
 
     database = database_path(args.db)
     path = database.removeprefix("sqlite:///")
@@ -48,11 +48,7 @@ def _store(args: argparse.Namespace) -> Store | None:
         # A view of the bot's database: a mistyped path must not make a new, empty one.
         print(f"error: there is no database {path}", file=sys.stderr)
         return None
-    try:
-        return open_store(database)
-    except StorageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return None
+    return open_storage(database)
 
 
 def _summary(game: GameRecord) -> dict[str, Any]:

@@ -33,6 +33,16 @@ def load(variant: str) -> list[dict[str, Any]]:
     return list(_load(variant))
 
 
+@cache
+def _index(variant: str) -> dict[str, dict[str, Any]]:
+    return {p["id"]: p for p in _load(variant)}
+
+
+def by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
+    """One puzzle of the variant's bank, or None when the bank has no such id."""
+    return _index(variant).get(puzzle_id)
+
+
 def save(variant: str, puzzles: list[dict[str, Any]]) -> None:
     """Write the variant's bank, sorted by id, one puzzle a line."""
     BANK_DIR.mkdir(parents=True, exist_ok=True)
@@ -40,6 +50,7 @@ def save(variant: str, puzzles: list[dict[str, Any]]) -> None:
     text = "".join(json.dumps(p, ensure_ascii=False, separators=(",", ":")) + "\n" for p in ordered)
     bank_file(variant).write_text(text, encoding="utf-8")
     _load.cache_clear()
+    _index.cache_clear()
 
 
 def export_line(puzzle: dict[str, Any]) -> str:

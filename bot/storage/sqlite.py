@@ -146,6 +146,10 @@ MIGRATIONS: list[list[str]] = [
             at REAL NOT NULL, rating REAL NOT NULL, deviation REAL NOT NULL)""",
         "CREATE INDEX rating_history_subject ON rating_history (platform, subject, pool)",
     ],
+    [
+        # A user's attempts (streaks, /stats) without reading every attempt.
+        "CREATE INDEX attempts_user ON attempts (user_id)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0

@@ -930,3 +930,13 @@ def test_one_user_answering_in_two_places_at_once_is_rated_once(daily, golpe):
         assert attempt.solved_at is not None and attempt.rated_score == 1.0
         assert len(daily.storage.rating_history(PLATFORM, user, "puzzles")) == 1
     assert len(daily.storage.rating_history("*", f"puzzle:{post.puzzle_id}", "puzzles")) == len(users)
+
+
+def test_a_chat_subscribed_through_another_process_is_posted_by_this_one(daily):
+    daily.at(DAY, 8)
+    assert daily.tick() == []                      # no subscription yet, and this process knows it
+    other = daily.second_process()
+    daily.check(other.handle(daily.event("ana", text="/daily on italian", admin=True)))
+    daily.at(DAY, 9)
+    out = daily.tick()
+    assert len(boards(out)) == 1 and len(daily.posts()) == 1

@@ -33,6 +33,7 @@ from bot.service.features.common import Ctx, _name, _rows
 from bot.service.features.games import GamesCore
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
 from bot.service.wording import illegal_move_text, variant_name
+from bot.storage import StorageBusy
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
 log = logging.getLogger("bot.service")
@@ -41,6 +42,8 @@ DEFAULT_TIME = "09:00"
 DEFAULT_TIMEZONE = "Europe/Madrid"
 SOLVED_REACTION = "🎉"
 LEADERBOARD_SIZE = 10
+# How long the time of the next daily post is trusted before the subscriptions are read again.
+DAILY_RECHECK_SECONDS = 60.0
 _TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)")
 
 
@@ -57,13 +60,8 @@ def find_timezone(word: str) -> str | None:
     return name
 
 
-@cache
-def _by_id(variant: str) -> dict[str, dict[str, Any]]:
-    return {p["id"]: p for p in bank.load(variant)}
-
-
 def puzzle_by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
-    return _by_id(variant).get(puzzle_id)
+    return bank.by_id(variant, puzzle_id)
 
 
 def streaks(days: list[str]) -> tuple[int, int]:
@@ -157,14 +155,19 @@ class PuzzlesFeature(GamesCore):
         return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(hour, minute), zone).timestamp()
 
     def next_daily_wakeup(self, platform: str | None) -> float | None:
-        """The earliest time a daily post of ``platform`` is due, or None without subscriptions."""
+        """The earliest time a daily post of ``platform`` is due, or None without subscriptions.
+
+        Remembered until it is due, until this process changes a subscription or posts, and at
+        most DAILY_RECHECK_SECONDS (another process may have subscribed a chat meanwhile)."""
         cache_ = getattr(self, "_daily_wakeup_cache", None)
         if cache_ is None:
             cache_ = self._daily_wakeup_cache = {}
         now = self.clock()
         known = cache_.get(platform)
-        if known is not None and (known is False or known > now):
-            return None if known is False else known
+        if known is not None:
+            value, found_at = known
+            if 0 <= now - found_at < DAILY_RECHECK_SECONDS and (value is None or value > now):
+                return value
         times = []
         for sub in self.storage.subscriptions(platform):
             try:
@@ -172,41 +175,52 @@ class PuzzlesFeature(GamesCore):
             except (ZoneInfoNotFoundError, ValueError):
                 continue
         value = min(times) if times else None
-        cache_[platform] = False if value is None else value
+        cache_[platform] = (value, now)
         return value
 
     def _post_dailies(self, platform: str | None, now: float) -> int:
         """Post every daily puzzle that is due (once per chat and local day); how many were posted."""
+        wakeup = self.next_daily_wakeup(platform)
+        if wakeup is None or wakeup > now:
+            return 0                    # the usual round: nothing due, no chat looked at
         posted = 0
         for sub in self.storage.subscriptions(platform):
             try:
-                day, due = self._local_day(sub, now)
+                posted += self._post_daily(sub, now)
+            except StorageBusy:
+                raise
             except (ZoneInfoNotFoundError, ValueError):
                 log.warning("daily puzzle of %s chat %s: unusable time zone %r", sub.platform, sub.chat_id,
                             sub.timezone)
-                continue
-            if now < due or due < sub.created_at:
-                continue
-            latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-            if latest and latest[0].day == day.isoformat():
-                continue
-            puzzles = bank.load(sub.variant)
-            if not puzzles:
-                continue
-            puzzle = puzzle_of_day(puzzles, day, sub.variant)
-            with self.storage.transaction():
-                post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
-                                                        puzzle["id"], now)
-                if post_id is None:
-                    continue            # another process posted it a moment ago
-                lang = self._chat_lang(sub.platform, sub.chat_id, sub.language)
-                if latest:
-                    self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
-                self.say(sub.platform, sub.chat_id, self._post_reply(lang, self.storage.puzzle_post(post_id), puzzle))
-            posted += 1
-            self._daily_changed()
-            self._notify(sub.platform)
+            except Exception:
+                # One chat's broken post must not stop every other chat's.
+                log.exception("daily puzzle of %s chat %s failed", sub.platform, sub.chat_id)
         return posted
+
+    def _post_daily(self, sub: SubscriptionRecord, now: float) -> int:
+        """Post a chat's daily puzzle if it is due and not posted yet; 1 if it was posted."""
+        day, due = self._local_day(sub, now)
+        if now < due or due < sub.created_at:
+            return 0
+        latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
+        if latest and latest[0].day == day.isoformat():
+            return 0
+        puzzles = bank.load(sub.variant)
+        if not puzzles:
+            return 0
+        puzzle = puzzle_of_day(puzzles, day, sub.variant)
+        with self.storage.transaction():
+            post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
+                                                    puzzle["id"], now)
+            if post_id is None:
+                return 0                # another process posted it a moment ago
+            lang = self._chat_lang(sub.platform, sub.chat_id, sub.language)
+            if latest:
+                self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
+            self.say(sub.platform, sub.chat_id, self._post_reply(lang, self.storage.puzzle_post(post_id), puzzle))
+        self._daily_changed()
+        self._notify(sub.platform)
+        return 1
 
     def _yesterday_reply(self, lang: str, post: PuzzlePostRecord) -> Reply:
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
@@ -539,11 +553,11 @@ class PuzzlesFeature(GamesCore):
             if attempt.solved_at is not None:
                 row["solved"] += 1
                 row["points"] += 0.5 if attempt.hints else 1.0
-        rows = [r for r in table.values() if r["solved"]]
+        rows = sorted((r for r in table.values() if r["solved"]),
+                      key=lambda r: (-r["points"], -r["solved"], r["name"].lower()))[:LEADERBOARD_SIZE]
         for row in rows:
             row["streak"] = self.puzzle_streaks(platform, row["user_id"])[0]
-        rows.sort(key=lambda r: (-r["points"], -r["solved"], r["name"].lower()))
-        return rows[:LEADERBOARD_SIZE]
+        return rows
 
     # -- hooks -----------------------------------------------------------------------------------------
 

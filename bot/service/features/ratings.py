@@ -283,14 +283,13 @@ class RatingsFeature(GamesCore):
                 if g.variant == variant and g.bot_level is None and is_rated(g):
                     counts[g.white_id] += 1
                     counts[g.black_id] += 1
-        names = self._names(platform)
         rows = [(ratings[s], n) for s, n in counts.items() if n >= MIN_LEADERBOARD_GAMES and s in ratings]
         rows.sort(key=lambda item: (-item[0].rating, item[0].subject))
         title_key = "top.global_title" if everywhere else "top.title"
         title = t(ctx.lang, title_key, variant=variant_name(ctx.lang, variant))
         if not rows:
             return [Reply(title + "\n" + t(ctx.lang, "top.empty", min=MIN_LEADERBOARD_GAMES))]
-        table = [[f"{i}. {names.get(r.subject, r.subject)}", self._shown(r), str(n)]
+        table = [[f"{i}. {self._player_name(r.platform, r.subject)}", self._shown(r), str(n)]
                  for i, (r, n) in enumerate(rows[:TOP_SIZE], 1)]
         def played(n: str) -> str:
             return t(ctx.lang, "top.game_one") if n == "1" else t(ctx.lang, "top.games", n=n)
@@ -300,13 +299,10 @@ class RatingsFeature(GamesCore):
                              table)
         return [Reply(text, image=image)]
 
-    def _names(self, platform: str) -> dict[str, str]:
-        """The names players were last seen with (from their games, newest last)."""
-        names: dict[str, str] = {}
-        for g in reversed(self.storage.find_games(platform)):
-            names[g.white_id] = g.white_name
-            names[g.black_id] = g.black_name
-        return names
+    def _player_name(self, platform: str, user_id: str) -> str:
+        """The name a player was last seen with."""
+        player = self.storage.player(platform, user_id)
+        return player.name if player else user_id
 
     def _top_puzzles(self, ctx: Ctx) -> list[Reply]:
         rows = self.puzzle_leaderboard(*ctx.key)

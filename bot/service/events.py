@@ -61,6 +61,9 @@ class Reply:
     # An emoji reaction to the user's message that stands in for this (private) reply where the
     # platform cannot show a message to one user alone; the text is then not sent there.
     reaction: str | None = None
+    # What ``/start <payload>`` in a private chat opens this board with (a puzzle post): a platform
+    # that cannot show a group member a board of their own sends them there instead.
+    start_payload: str | None = None
 
     def to_json(self) -> str:
         """The reply as JSON text (binary parts in base64), to wait in the outbox."""
@@ -72,6 +75,7 @@ class Reply:
             "replaces_board": self.replaces_board, "game_id": self.game_id, "board_text": self.board_text,
             "document": [self.document[0], b64(self.document[1])] if self.document else None,
             "private": self.private, "post_id": self.post_id, "spoiler": self.spoiler, "reaction": self.reaction,
+            "start_payload": self.start_payload,
         }, ensure_ascii=False)
 
     @classmethod
@@ -88,6 +92,7 @@ class Reply:
             replaces_board=data["replaces_board"], game_id=data["game_id"], board_text=data["board_text"],
             document=(document[0], raw(document[1]) or b"") if document else None, private=data["private"],
             post_id=data.get("post_id"), spoiler=data.get("spoiler"), reaction=data.get("reaction"),
+            start_payload=data.get("start_payload"),
         )
 
 

@@ -238,9 +238,9 @@ class TelegramAdapter(ChatAdapter):
             private = [r for r in replies if r.private]
             # Telegram has no message only one member sees; an alert on the button is the closest,
             # and a board for one member (a puzzle) waits in their private chat with the bot.
-            board = next((r for r in private if r.post_id is not None and r.image is not None), None)
+            board = next((r for r in private if r.start_payload and r.image is not None), None)
             if board is not None and event.chat_kind == "group" and event.private_link:
-                await self._answer(query, url=event.private_link.format(payload=f"p{board.post_id}"))
+                await self._answer(query, url=event.private_link.format(payload=board.start_payload))
             else:
                 await self._answer(query, private[0].text[:ALERT_LIMIT] if private else None)
             for reply in replies:

@@ -60,6 +60,14 @@ def find_timezone(word: str) -> str | None:
     return name
 
 
+_START_PAYLOAD = re.compile(r"p(\d{1,9})")
+
+
+def _start_payload(post_id: int) -> str:
+    """The ``/start`` payload that opens a post in a private chat (read back by open_puzzle)."""
+    return f"p{post_id}"
+
+
 def puzzle_by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
     return bank.by_id(variant, puzzle_id)
 
@@ -246,7 +254,7 @@ class PuzzlesFeature(GamesCore):
         buttons.append([Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
                                f"/hint #{post.id}", style="back")])
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons, post_id=post.id,
-                     replaces_board=replaces, private=private)
+                     replaces_board=replaces, private=private, start_payload=_start_payload(post.id))
 
     # -- /puzzle ---------------------------------------------------------------------------------------
 
@@ -271,7 +279,7 @@ class PuzzlesFeature(GamesCore):
                  side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post_id)
         if not ctx.event.can_whisper and ctx.event.private_link:
             # A group where nothing can be shown to one member: the puzzle waits in a private chat.
-            link = ctx.event.private_link.format(payload=f"p{post_id}")
+            link = ctx.event.private_link.format(payload=_start_payload(post_id))
             return [Reply(t(ctx.lang, "puzzle.in_private", name=_name(ctx.event), link=link))]
         return [self._puzzle_board(ctx.lang, post, pos, 0, text, private=self._whisper(ctx))]
 
@@ -281,7 +289,7 @@ class PuzzlesFeature(GamesCore):
 
     def open_puzzle(self, ctx: Ctx, payload: str) -> list[Reply] | None:
         """``/start p<post>`` (a link from a group): the user's own way through that post, here."""
-        match = re.fullmatch(r"p(\d{1,9})", payload)
+        match = _START_PAYLOAD.fullmatch(payload)
         if not match:
             return None
         post = self.storage.puzzle_post(int(match.group(1)))
@@ -518,8 +526,8 @@ class PuzzlesFeature(GamesCore):
             rows.append([Button(t(ctx.lang, "button.back"), action(ButtonKind.PUZZLE_BACK, post.id, step),
                                 style="back")])
             return [Reply(t(ctx.lang, "select.piece", square=square), image=boards.png(view),
-                          board_text=boards.text(view), buttons=rows, post_id=post.id, replaces_board=replaces,
-                          private=whisper)]
+                          board_text=boards.text(view), buttons=rows, post_id=post.id,
+                          start_payload=_start_payload(post.id), replaces_board=replaces, private=whisper)]
         if kind is ButtonKind.PUZZLE_DEST:
             matching = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
             if not matching:
@@ -534,7 +542,8 @@ class PuzzlesFeature(GamesCore):
                 view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start,
                                          flipped=not pos.white, routes=[m.path for m in shown])
                 return [Reply(t(ctx.lang, "select.path"), image=boards.png(view), board_text=boards.text(view),
-                              buttons=rows, post_id=post.id, replaces_board=replaces, private=whisper)]
+                              buttons=rows, post_id=post.id, start_payload=_start_payload(post.id),
+                              replaces_board=replaces, private=whisper)]
             return self.answer_puzzle(ctx, post, str(matching[0]), via_button=True)
         index = ids[2]
         if index >= len(legal):

@@ -202,3 +202,7 @@ def test_analysis_of_a_finished_game_against_the_bot(an):
     assert report.text.splitlines()[0] == t("en", "analysis.title", id=game, white="Ana", black="Bot (level 1)")
     [parsed] = read_pdn(report.document[1].decode("utf-8"))
     assert [str(m) for m in parsed.moves] == [m.notation for m in an.moves(game)]
+    # The annotated PDN says who the bot was, as /pdn does.
+    assert (parsed.tags.get("WhiteType"), parsed.tags.get("BlackType"), parsed.tags.get("BotLevel")) == \
+        ("human", "program", "1")
+    assert parsed.tags.get("Annotator") == "draughts-bot"

@@ -8,16 +8,15 @@ time (so one chat cannot keep the pool to itself), and the result comes through 
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
 from bot.ai import MoveNote, annotate_pdn
 from bot.i18n import t
-from bot.rules import Color, Game
+from bot.rules import Color
 from bot.service import boards
 from bot.service.commands import game_ref
 from bot.service.events import Reply
-from bot.service.features.common import Ctx, _stored_result
+from bot.service.features.common import Ctx
 from bot.service.features.games import GamesCore
 from bot.service.thinking import analysis_job
 from bot.storage.records import GameRecord
@@ -97,11 +96,7 @@ class AnalysisFeature(GamesCore):
 
     def _analysed(self, row: GameRecord, lang: str, raw: list[dict[str, Any]]) -> None:
         """The engine's notes are in: the report, its picture and the annotated PDN, to the chat."""
-        game = Game(row.variant, row.start_fen, draw_rules=False)
-        for m in self.storage.moves(row.id):
-            game.play(m.notation)
-        if row.status == "finished":
-            game.result = _stored_result(row)
+        game = self._stored_game(row)
         notes = []
         for note, before in zip(raw, game.positions, strict=False):
             notes.append(MoveNote(note["ply"], before.parse_move(note["move"]), before.parse_move(note["best"]),
@@ -127,9 +122,7 @@ class AnalysisFeature(GamesCore):
                 captions.append(entry)
         lines.append(t(lang, "analysis.legend" if views else "analysis.legend_pdn"))
         image = render_board_grid(views, captions, title=lines[0]) if views else None
-        date = time.strftime("%Y.%m.%d", time.gmtime(row.created_at))
-        game.tags.update({"Event": f"Game #{row.id}", "Site": row.platform, "Date": date,
-                          "White": row.white_name, "Black": row.black_name, "Annotator": "draughts-bot"})
+        game.tags["Annotator"] = "draughts-bot"
         pdn = annotate_pdn(game, notes)
         self.say(row.platform, row.chat_id, Reply("\n".join(lines), image=image,
                                                   document=(f"game-{row.id}-analysis.pdn", pdn.encode("utf-8"))))

@@ -4,6 +4,7 @@ the one path by which a result is written (``finish_game``)."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -104,6 +105,23 @@ class GamesCore:
         if len(fens) < need:
             fens = [row.start_fen or Position.start(row.variant).fen(), *fens]
         return fens
+
+    def _stored_game(self, row: GameRecord) -> Game:
+        """A stored game replayed from its moves, with its result and its PDN tags (players, and
+        for a game against the bot which side it played and its level, as PGN's WhiteType/BlackType)."""
+        game = Game(row.variant, row.start_fen, draw_rules=False)
+        for m in self.storage.moves(row.id):
+            game.play(m.notation)
+        if row.status == "finished":
+            game.result = _stored_result(row)
+        game.tags.update({"Event": f"Game #{row.id}", "Site": row.platform,
+                          "Date": time.strftime("%Y.%m.%d", time.gmtime(row.created_at)),
+                          "White": row.white_name, "Black": row.black_name})
+        if row.bot_level is not None:
+            game.tags.update({"WhiteType": "program" if row.white_id == BOT_ID else "human",
+                              "BlackType": "program" if row.black_id == BOT_ID else "human",
+                              "BotLevel": str(row.bot_level)})
+        return game
 
     def _load(self, row: GameRecord) -> Game:
         """The live game of a stored row, without replaying it."""

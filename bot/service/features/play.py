@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from bot.i18n import t
 from bot.rules import (
     Color,
-    Game,
     IllegalMove,
     Move,
     Position,
@@ -27,13 +25,12 @@ from bot.service.features.common import (
     _name,
     _resign_key,
     _rows,
-    _stored_result,
     reply_flipped,
 )
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import illegal_move_text
-from bot.storage import BOT_ID, StaleGame
+from bot.storage import StaleGame
 from bot.storage.records import GameRecord
 
 
@@ -178,20 +175,7 @@ class PlayFeature(GamesCore):
         row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:
             return problem
-        game = Game(row.variant, row.start_fen, draw_rules=False)
-        for m in self.storage.moves(row.id):
-            game.play(m.notation)
-        if row.status == "finished":
-            game.result = _stored_result(row)
-        date = time.strftime("%Y.%m.%d", time.gmtime(row.created_at))
-        tags = {"Event": f"Game #{row.id}", "Site": row.platform, "Date": date,
-                "White": row.white_name, "Black": row.black_name}
-        if row.bot_level is not None:
-            # Against the bot: which side it played, and at what level (PGN's WhiteType/BlackType).
-            tags["WhiteType"] = "program" if row.white_id == BOT_ID else "human"
-            tags["BlackType"] = "program" if row.black_id == BOT_ID else "human"
-            tags["BotLevel"] = str(row.bot_level)
-        text = write_pdn(game, tags)
+        text = write_pdn(self._stored_game(row))
         return [Reply(text, document=(f"game-{row.id}.pdn", text.encode("utf-8")))]
 
     def press_game(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:

@@ -12,6 +12,7 @@ from bot.i18n import pick_language, t
 from bot.rules import (
     Color,
     Game,
+    Move,
     Position,
     Result,
 )
@@ -105,6 +106,24 @@ class GamesCore:
         if len(fens) < need:
             fens = [row.start_fen or Position.start(row.variant).fen(), *fens]
         return fens
+
+    def _write_move(self, row: GameRecord, game: Game, played: Move, by_user: str, now: float,
+                    draw_offer: str | None, deadline_at: float | None) -> GameRecord:
+        """Store a move just played on ``game`` (the live game of ``row``): the position, the clock,
+        the move's row, and the result when it ended the game.  The fresh record; StaleGame when
+        the game changed meanwhile (nothing is written then)."""
+        fen = game.position.fen()
+        fields: dict[str, Any] = {
+            "fen": fen, "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
+            "deadline_at": deadline_at, "reminded": 0,
+            "last_path": list(played.path), "last_captured": list(played.captured), "draw_offer": draw_offer,
+        }
+        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fen, "by_user": by_user,
+                    "played_at": now}
+        if game.result is not None:
+            return self.finish_game(row, game.result, now, fields, move_row)
+        self.storage.update_game(row.id, row.version, fields, move_row)
+        return self.storage.game(row.id)
 
     def _stored_game(self, row: GameRecord) -> Game:
         """A stored game replayed from its moves, with its result and its PDN tags (players, and

@@ -98,22 +98,10 @@ class OpponentFeature(GamesCore):
         game = self._load(row)
         before = game.position
         played = game.play(result["move"])
-        fields: dict[str, Any] = {
-            "fen": game.position.fen(), "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
-            "deadline_at": now + row.move_seconds, "reminded": 0,
-            "last_path": list(played.path), "last_captured": list(played.captured),
-            # The bot's move answers a standing draw offer with a no.
-            "draw_offer": None,
-        }
-        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fields["fen"],
-                    "by_user": BOT_ID, "played_at": now}
         try:
             with self.storage.transaction():
-                if game.result is not None:
-                    fresh = self.finish_game(row, game.result, now, fields, move_row)
-                else:
-                    self.storage.update_game(row.id, row.version, fields, move_row)
-                    fresh = self.storage.game(row.id)
+                # The bot's move answers a standing draw offer with a no.
+                fresh = self._write_move(row, game, played, BOT_ID, now, None, now + row.move_seconds)
                 text = t(lang, "bot.played", bot=self._bot_name(lang, fresh), move=str(played), id=row.id)
                 if game.result is not None:
                     text += "\n" + self._over_text(lang, fresh, game.result)

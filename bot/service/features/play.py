@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from bot.i18n import t
 from bot.rules import (
     Color,
@@ -64,25 +62,13 @@ class PlayFeature(GamesCore):
         except IllegalMove as err:
             text = illegal_move_text(ctx.lang, err, before, typed=typed[:40], to_move=to_move)
             return [Reply(text, private=via_button)]
-        fields: dict[str, Any] = {
-            "fen": game.position.fen(), "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
-            "deadline_at": ctx.now + row.move_seconds, "reminded": 0,
-            "last_path": list(played.path), "last_captured": list(played.captured),
-            # Moving answers an opponent's draw offer with a no; one's own offer stands.
-            "draw_offer": row.draw_offer if row.draw_offer == color else None,
-        }
+        # Moving answers an opponent's draw offer with a no; one's own offer stands.
+        draw_offer = row.draw_offer if row.draw_offer == color else None
         bot_next = game.result is None and self._bot_to_move(row, game.position)
-        if bot_next:
-            # The bot's clock does not run: it answers as soon as it has thought.
-            fields["deadline_at"] = None
-        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fields["fen"],
-                    "by_user": ctx.event.user_id, "played_at": ctx.now}
+        # The bot's clock does not run: it answers as soon as it has thought.
+        deadline = None if bot_next else ctx.now + row.move_seconds
         try:
-            if game.result is not None:
-                fresh = self.finish_game(row, game.result, ctx.now, fields, move_row)
-            else:
-                self.storage.update_game(row.id, row.version, fields, move_row)
-                fresh = self.storage.game(row.id)
+            fresh = self._write_move(row, game, played, ctx.event.user_id, ctx.now, draw_offer, deadline)
         except StaleGame:
             fresh = self.storage.game(row.id)
             return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "move.stale"))]
@@ -91,7 +77,7 @@ class PlayFeature(GamesCore):
         if game.result is not None:
             text += "\n" + self._over_text(ctx.lang, fresh, game.result)
         else:
-            if fields["draw_offer"] is None and row.draw_offer and row.draw_offer != color:
+            if draw_offer is None and row.draw_offer and row.draw_offer != color:
                 text += "\n" + t(ctx.lang, "draw.declined_by_move")
             text += "\n" + (t(ctx.lang, "bot.thinking", bot=self._bot_name(ctx.lang, fresh)) if bot_next
                             else self._to_move_line(ctx.lang, fresh, ctx.now))

@@ -6,11 +6,16 @@ They read the same database the bot uses ($DRAUGHTS_DB, or --db), through the st
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 from bot.storage import BOT_ID, GameRecord, Store
+
+if TYPE_CHECKING:
+    from bot.service import GameService
 
 
 def add_commands(sub: argparse._SubParsersAction) -> None:
@@ -35,6 +40,23 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     rebuild = ractions.add_parser("rebuild", help="forget every rating and compute it again from the games")
     rebuild.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
     rebuild.set_defaults(func=ratings_rebuild)
+
+
+@contextlib.contextmanager
+def _service(args: argparse.Namespace) -> Iterator[GameService | None]:
+    """The game service on the database the arguments name (None after one line saying why not)."""
+    from bot.service import GameService
+
+    store = _store(args)
+    if store is None:
+        yield None
+        return
+    service = GameService(store)
+    try:
+        yield service
+    finally:
+        service.close()
+        store.close()
 
 
 def _store(args: argparse.Namespace) -> Store | None:
@@ -64,13 +86,10 @@ def _summary(game: GameRecord) -> dict[str, Any]:
 
 def games_list(args: argparse.Namespace) -> int:
     """Print the games, newest first: id, platform, chat, variant, players, status, ply, result."""
-    store = _store(args)
-    if store is None:
-        return 2
-    try:
-        games = store.find_games(args.platform, args.chat, args.status, args.limit)
-    finally:
-        store.close()
+    with _service(args) as service:
+        if service is None:
+            return 2
+        games = service.find_games(args.platform, args.chat, args.status, args.limit)
     if args.json:
         print(json.dumps([_summary(g) for g in games], ensure_ascii=False, indent=2))
         return 0
@@ -84,14 +103,10 @@ def games_list(args: argparse.Namespace) -> int:
 
 def games_show(args: argparse.Namespace) -> int:
     """Print one game: its fields, the position as FEN and every move in full notation."""
-    store = _store(args)
-    if store is None:
-        return 2
-    try:
-        game = store.game(args.id)
-        moves = store.moves(args.id) if game else []
-    finally:
-        store.close()
+    with _service(args) as service:
+        if service is None:
+            return 2
+        game, moves = service.game_with_moves(args.id)
     if game is None:
         print(f"error: there is no game #{args.id}", file=sys.stderr)
         return 1
@@ -122,15 +137,9 @@ def games_show(args: argparse.Namespace) -> int:
 
 def ratings_rebuild(args: argparse.Namespace) -> int:
     """Recompute every rating from the stored games and puzzle attempts."""
-    from bot.service import GameService
-
-    store = _store(args)
-    if store is None:
-        return 2
-    try:
-        service = GameService(store)
+    with _service(args) as service:
+        if service is None:
+            return 2
         counts = service.rebuild_ratings()
-    finally:
-        store.close()
     print(f"ratings rebuilt from {counts['games']} rated games and {counts['attempts']} rated puzzle attempts")
     return 0

@@ -40,6 +40,7 @@ from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, Store
+from bot.storage.records import GameRecord, MoveRecord
 
 
 class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeature, PuzzlesFeature, PlayFeature,
@@ -124,6 +125,18 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     def close(self) -> None:
         """Stop the engine pool (a move it was thinking about is found again after a restart)."""
         self.thinker.close()
+
+    # -- the operator's view (python -m bot games ...) ----------------------------------------------
+
+    def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
+                   limit: int | None = None) -> list[GameRecord]:
+        """Stored games, newest first, filtered by platform, chat and status."""
+        return self.storage.find_games(platform, chat_id, status, limit)
+
+    def game_with_moves(self, game_id: int) -> tuple[GameRecord | None, list[MoveRecord]]:
+        """A stored game and its moves in order (None and no moves when there is no such game)."""
+        game = self.storage.game(game_id)
+        return game, (self.storage.moves(game_id) if game else [])
 
     def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat got a new id (a Telegram group became a supergroup): its games follow it."""

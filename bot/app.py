@@ -151,8 +151,6 @@ def start_service(storage: Store, platform: str) -> GameService | None:
         service.close()
         print(f"error: {err}; stop the other process or try again", file=sys.stderr)
         return None
-    # Only a service that will run starts the engine's processes.
-    service.warm_up()
     return service
 
 
@@ -201,6 +199,7 @@ def run(args: argparse.Namespace) -> int:
     if service is None:
         storage.close()
         return 2
+    service.warm_up()
     images = Path(getattr(args, "images", None) or os.environ.get("DRAUGHTS_IMAGES", "boards"))
     chat = ConsoleChat(service, sys.stdout, images)
     try:
@@ -219,8 +218,10 @@ def run(args: argparse.Namespace) -> int:
 def _run_platform(command: str, token: str, service: GameService, args: argparse.Namespace) -> int:
     if command == "telegram":
         from bot.platforms.telegram import run_telegram
+        service.warm_up()
         return run_telegram(token, service)
     from bot.platforms.discord import run_discord, sync_commands
     if getattr(args, "action", "run") == "sync":
-        return sync_commands(token, service)
+        return sync_commands(token, service)        # a one-off: no engine needed
+    service.warm_up()
     return run_discord(token, service)

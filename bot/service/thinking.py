@@ -192,10 +192,11 @@ class Thinker:
             self._failed[key] = time.monotonic() + FAILED_BACKOFF_SECONDS
 
     def wait_idle(self, timeout: float | None = None) -> bool:
-        """Wait until nothing is being worked on (results handled too); False on timeout."""
+        """Wait until nothing asked for is being worked on (results handled too); False on timeout."""
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
-            while self._running:
+            # Warming the workers up is nobody's answer: it is not waited for.
+            while any(not (isinstance(k, tuple) and k[:1] == ("warm",)) for k in self._running):
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False

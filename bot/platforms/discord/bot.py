@@ -167,10 +167,6 @@ def typed(*words: str | None) -> str:
     return " ".join(w for w in words if w)
 
 
-def ref(game: int | None) -> str | None:
-    return f"#{game}" if game is not None else None
-
-
 # -- buttons ---------------------------------------------------------------------------------------
 
 

@@ -46,9 +46,14 @@ class Harness:
     async def update(self, **payload) -> None:
         await self.app.process_update(Update.de_json({"update_id": next(self.update_ids), **payload}, self.app.bot))
 
-    async def say(self, user: str, text: str, reply_to: int | None = None, chat: dict = GROUP) -> int:
-        message = self.http.incoming(chat, USERS[user], text, reply_to=reply_to)
-        await self.update(message=message)
+    async def say(self, user: str, text: str, reply_to: int | None = None, chat: dict = GROUP,
+                  thread: int | None = None, sender_chat: dict | None = None) -> int:
+        """A user writes; the bot gets the message only if Telegram would hand it over (privacy
+        mode: see FakeBotAPI.reaches_bot)."""
+        message = self.http.incoming(chat, USERS[user], text, reply_to=reply_to, thread=thread,
+                                     sender_chat=sender_chat)
+        if self.http.reaches_bot(message):
+            await self.update(message=message)
         return message["message_id"]
 
     async def press(self, user: str, data: str, message_id: int | None = None, chat: dict = GROUP) -> str:

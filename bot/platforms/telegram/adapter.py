@@ -73,6 +73,7 @@ CONCURRENT_UPDATES = 16
 # the failure is reported.  Flood control (429) waits what Telegram asks, up to MAX_FLOOD_WAIT.
 RETRY_DELAYS = (1.0, 3.0, 9.0)
 MAX_FLOOD_WAIT = 60.0
+GENERAL_THREAD = 1
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -96,6 +97,34 @@ def _utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
+def chat_key(chat_id: int, thread_id: int | None = None) -> str:
+    """Our id of a Telegram chat.  A forum topic is a chat of its own (games, settings, the daily
+    post): "<chat>:<topic>".  General (thread 1, or none) is the group itself."""
+    return f"{chat_id}:{thread_id}" if thread_id and thread_id != GENERAL_THREAD else str(chat_id)
+
+
+def chat_address(key: str | int) -> tuple[int, int | None]:
+    """Where ``chat_key`` points: the Telegram chat id and the topic's message_thread_id (None
+    for General and chats without topics)."""
+    chat, _, thread = str(key).partition(":")
+    return int(chat), (int(thread) if thread else None)
+
+
+def _key_of(message: Message) -> str:
+    # In a group that is not a forum, message_thread_id names a reply thread, not a topic.
+    return chat_key(message.chat_id, message.message_thread_id if message.is_topic_message else None)
+
+
+def _replied(message: Message) -> str | None:
+    """The message this one replies to, if the user chose one: in a topic Telegram makes every
+    message a reply to the topic's creation message."""
+    original = message.reply_to_message
+    if original is None or original.forum_topic_created is not None or (
+            message.is_topic_message and original.message_id == message.message_thread_id):
+        return None
+    return str(original.message_id)
+
+
 def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
     if not buttons:
         return None
@@ -106,7 +135,9 @@ def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
 # Refusals that mean the chat will never take a message from us (Forbidden covers "bot was kicked",
 # "bot was blocked by the user", "user is deactivated").
 _GONE = ("chat not found", "chat_write_forbidden", "have no rights to send", "not enough rights to send",
-         "need administrator rights", "bot was kicked", "peer_id_invalid")
+         "need administrator rights", "bot was kicked", "peer_id_invalid",
+         # a closed topic (or General) or a deleted one: the bot may not post there
+         "topic_closed", "message thread not found")
 
 
 class DraughtsApplication(Application):  # type: ignore[misc]
@@ -172,12 +203,17 @@ class TelegramAdapter(ChatAdapter):
         private = chat.type == "private"
         username = context.bot.username
         return ChatEvent(
-            platform=PLATFORM, chat_id=str(chat.id), chat_kind="private" if private else "group",
+            platform=PLATFORM, chat_id=self._chat_of(update, chat.id), chat_kind="private" if private else "group",
             user_id=str(user.id), user_name=user.full_name, username=user.username,
             language=user.language_code, bot_username=username,
             # A group has no message one member alone sees; a private chat with the bot is the place.
             can_whisper=private, private_link=f"https://t.me/{username}?start={{payload}}" if username else None,
             is_admin=private, **fields)
+
+    @staticmethod
+    def _chat_of(update: Update, chat_id: int) -> str:
+        message = update.effective_message          # a button's message, for a press
+        return _key_of(message) if isinstance(message, Message) else str(chat_id)
 
     async def _is_admin(self, chat_id: int, user_id: int) -> bool:
         """Whether the user administers the group (asked only for the commands that need it)."""
@@ -195,20 +231,19 @@ class TelegramAdapter(ChatAdapter):
         msg = update.effective_message
         if msg is None or msg.text is None:
             return
-        event = self._event(update, context, text=msg.text, sent_at=msg.date.timestamp(),
-                            reply_to=str(msg.reply_to_message.message_id) if msg.reply_to_message else None)
+        event = self._event(update, context, text=msg.text, sent_at=msg.date.timestamp(), reply_to=_replied(msg))
         if event is None:
             return
         if not event.is_admin and self.service.needs_admin(event.text):
             event = replace(event, is_admin=await self._is_admin(msg.chat_id, msg.from_user.id))
-        async with self.chat_lock(msg.chat_id):
+        async with self.chat_lock(event.chat_id):
             for reply in await self.call(self.service.handle, event):
                 if reply.private and reply.reaction and event.chat_kind == "group":
                     # Meant for the sender alone, and a group has no such message: a reaction to
                     # theirs says it without a message for everyone.
                     if await self._react(msg, reply.reaction):
                         continue
-                await self.send(msg.chat_id, reply, reply_to=msg.message_id)
+                await self.send(event.chat_id, reply, reply_to=msg.message_id)
 
     async def _react(self, msg: Message, emoji: str) -> bool:
         try:
@@ -228,7 +263,7 @@ class TelegramAdapter(ChatAdapter):
         if event is None or message is None:
             await self._answer(query)
             return
-        async with self.chat_lock(message.chat_id):
+        async with self.chat_lock(event.chat_id):
             try:
                 replies = await self.call(self.service.handle, event)
             except BaseException:
@@ -249,7 +284,7 @@ class TelegramAdapter(ChatAdapter):
                 if reply.replaces_board and reply.image is not None:
                     await self.edit(message, reply)
                 else:
-                    await self.send(message.chat_id, reply)
+                    await self.send(event.chat_id, reply)
 
     async def _answer(self, query: Any, alert: str | None = None, url: str | None = None) -> None:
         # The move may already be played: a refused answer (a query too old after a restart)
@@ -285,8 +320,15 @@ class TelegramAdapter(ChatAdapter):
         try:
             await super().deliver(str(chat_id), reply, reply_to=None if reply_to is None else str(reply_to))
         except ChatMigrated as moved:
-            await self.call(self.service.chat_moved, PLATFORM, str(chat_id), str(moved.new_chat_id))
-            await super().deliver(str(moved.new_chat_id), reply)
+            new = chat_key(moved.new_chat_id, chat_address(chat_id)[1])
+            await self.call(self.service.chat_moved, PLATFORM, str(chat_id), new)
+            await super().deliver(new, reply)
+        except BadRequest as err:
+            if reply_to is None or "replied not found" not in str(err).lower():
+                raise
+            # The message answered was deleted meanwhile, and in a topic Telegram ignores
+            # allow_sending_without_reply.  Only the first message replies: none went out yet.
+            await super().deliver(str(chat_id), reply)
 
     async def send(self, chat_id: int | str, reply: Reply, reply_to: int | None = None) -> None:
         """Answer in a chat.  A chat that removed us or is gone is skipped (logged); a send that
@@ -326,11 +368,11 @@ class TelegramAdapter(ChatAdapter):
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         bot = self.bot
         assert bot is not None, "build() first"
-        chat = int(chat_id)
+        chat, thread = chat_address(chat_id)
         markup = _markup(piece.buttons)
-        answer: dict[str, Any] = {}
+        answer: dict[str, Any] = {"message_thread_id": thread}
         if reply_to is not None:
-            answer = {"reply_to_message_id": int(reply_to), "allow_sending_without_reply": True}
+            answer.update(reply_to_message_id=int(reply_to), allow_sending_without_reply=True)
         caption = piece.text or None
         if piece.image is not None:
             photo = InputFile(piece.image, filename="board.png")
@@ -358,6 +400,7 @@ class TelegramAdapter(ChatAdapter):
 
         When Telegram will not edit it (deleted, too old, the chat moved, still failing after the
         retries), the board goes out as a new message instead: the move may already be stored."""
+        key = _key_of(message)
         fits = len(reply.text) <= CAPTION_LIMIT
         # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
         # it the PNG goes up as a stray part and Telegram answers "media not found".
@@ -373,16 +416,16 @@ class TelegramAdapter(ChatAdapter):
         except TelegramError as err:
             if not (isinstance(err, BadRequest) and "not modified" in str(err).lower()):
                 log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
-                await self.send(message.chat_id, reply)
+                await self.send(key, reply)
                 return
-        await self.remember(message.chat_id, message.message_id, reply.game_id, reply.post_id)
+        await self.remember(key, message.message_id, reply.game_id, reply.post_id)
         # What the edit could not carry follows as messages of its own: the full text, the GIF, a file.
         rest = replace(reply, image=None, buttons=[], game_id=None)
         if fits:
             rest = replace(rest, text="")
         for piece in self.pieces(rest):
             if piece.text or piece.has_file:
-                await self.send_piece(str(message.chat_id), piece)
+                await self.send_piece(key, piece)
 
 
 def build_application(token: str, *, service: GameService, request: BaseRequest | None = None,

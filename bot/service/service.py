@@ -82,8 +82,9 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             lang = chat.language or lang
             ctx = Ctx(event, lang, chat, now)
             try:
-                self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
-                                         event.language, now)
+                if not event.as_chat:          # a group or channel is no player
+                    self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
+                                             event.language, now)
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
@@ -256,6 +257,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                 return [Reply(t(ctx.lang, "error.too_long", max=MAX_TEXT))]
             return []
         cmd = parse_command(raw)
+        if cmd is None and ctx.event.as_chat:
+            return []                          # no player to answer for, and only commands are asked
         if cmd is None:
             text = clean_text(raw)
             # A bare move replying to a puzzle answers it; otherwise it is taken from a player who
@@ -276,6 +279,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
         spec = REGISTRY.lookup(cmd.name)
+        if ctx.event.as_chat and not REGISTRY.needs_admin(spec, cmd.args):
+            return [Reply(t(ctx.lang, "error.write_as_yourself", command=cmd.raw_name[:30]))]
         if REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin:
             return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
         handler = getattr(self, spec.handler)

@@ -198,17 +198,30 @@ class TelegramAdapter(ChatAdapter):
 
     def _event(self, update: Update, context: ContextTypes.DEFAULT_TYPE, **fields: Any) -> ChatEvent | None:
         chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None or user.is_bot:
+        if chat is None:
             return None
         private = chat.type == "private"
         username = context.bot.username
+        # Written as a chat: ``from`` is a service bot (@GroupAnonymousBot for an anonymous admin,
+        # who writes as the group itself; @Channel_Bot for a member posting as their channel).
+        as_chat = update.message.sender_chat if update.message is not None else None
+        if as_chat is not None:
+            if update.message.is_automatic_forward:
+                return None                    # a channel's post copied into its discussion group
+            who = {"user_id": str(as_chat.id), "user_name": as_chat.effective_name or str(as_chat.id),
+                   "username": as_chat.username, "language": None, "as_chat": True,
+                   "is_admin": as_chat.id == chat.id}
+        elif user is None or user.is_bot:
+            return None
+        else:
+            who = {"user_id": str(user.id), "user_name": user.full_name, "username": user.username,
+                   "language": user.language_code, "is_admin": private}
         return ChatEvent(
             platform=PLATFORM, chat_id=self._chat_of(update, chat.id), chat_kind="private" if private else "group",
-            user_id=str(user.id), user_name=user.full_name, username=user.username,
-            language=user.language_code, bot_username=username,
+            bot_username=username,
             # A group has no message one member alone sees; a private chat with the bot is the place.
             can_whisper=private, private_link=f"https://t.me/{username}?start={{payload}}" if username else None,
-            is_admin=private, **fields)
+            **who, **fields)
 
     @staticmethod
     def _chat_of(update: Update, chat_id: int) -> str:
@@ -234,7 +247,7 @@ class TelegramAdapter(ChatAdapter):
         event = self._event(update, context, text=msg.text, sent_at=msg.date.timestamp(), reply_to=_replied(msg))
         if event is None:
             return
-        if not event.is_admin and self.service.needs_admin(event.text):
+        if not event.is_admin and not event.as_chat and self.service.needs_admin(event.text):
             event = replace(event, is_admin=await self._is_admin(msg.chat_id, msg.from_user.id))
         async with self.chat_lock(event.chat_id):
             for reply in await self.call(self.service.handle, event):

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import warnings
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from datetime import timedelta
@@ -43,6 +45,7 @@ from telegram import (
 from telegram.error import (
     BadRequest,
     ChatMigrated,
+    Conflict,
     Forbidden,
     InvalidToken,
     NetworkError,
@@ -74,6 +77,10 @@ CONCURRENT_UPDATES = 16
 RETRY_DELAYS = (1.0, 3.0, 9.0)
 MAX_FLOOD_WAIT = 60.0
 GENERAL_THREAD = 1
+# getUpdates answers 409 Conflict while another process polls with the token.  A restart that
+# overlaps the old process's last poll gives one; this many within the window mean two bots.
+CONFLICTS_TO_STOP = 3
+CONFLICT_WINDOW_SECONDS = 60.0
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -175,6 +182,8 @@ class TelegramAdapter(ChatAdapter):
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         super().__init__(service, sleep)
         self.bot: Bot | None = None
+        self._conflicts: deque[float] = deque()
+        self.conflicted = False               # stopped because another process polls with the token
 
     def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
         """The python-telegram-bot Application with our handlers; its start starts the delivery task."""
@@ -317,7 +326,26 @@ class TelegramAdapter(ChatAdapter):
             await self.call(self.service.chat_moved, PLATFORM, str(msg.chat_id), str(msg.migrate_to_chat_id))
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if isinstance(context.error, Conflict):
+            self._on_conflict(context.application)
+            return
         log.error("telegram handler failed: %r", context.error, exc_info=context.error)
+
+    def _on_conflict(self, app: Application) -> None:
+        """Polling met 409 Conflict: after a few within a minute the bot stops (run_telegram then
+        exits with status 1) instead of fighting the other process for updates forever."""
+        now = time.monotonic()
+        self._conflicts.append(now)
+        while self._conflicts and self._conflicts[0] < now - CONFLICT_WINDOW_SECONDS:
+            self._conflicts.popleft()
+        if len(self._conflicts) < CONFLICTS_TO_STOP:
+            log.info("telegram answered 409 Conflict: another process is polling with this token")
+            return
+        if not self.conflicted:
+            self.conflicted = True
+            log.error("another instance uses TELEGRAM_BOT_TOKEN (Telegram answers 409 Conflict): stopping; "
+                      "run one process per token")
+            app.stop_running()
 
     # -- outgoing ----------------------------------------------------------------------------------
 
@@ -447,10 +475,12 @@ def build_application(token: str, *, service: GameService, request: BaseRequest 
     return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)
 
 
-def run_telegram(token: str, service: GameService) -> int:
-    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused."""
+def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None) -> int:
+    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused or
+    another process polls with it.  ``request``: the HTTP layer (tests)."""
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    app = build_application(token, service=service)
-    return run_until_stopped(lambda: app.run_polling(allowed_updates=Update.ALL_TYPES), refused=InvalidToken,
-                             platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
+    app = build_application(token, service=service, request=request)
+    status = run_until_stopped(lambda: app.run_polling(allowed_updates=Update.ALL_TYPES), refused=InvalidToken,
+                               platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
+    return 1 if app.adapter.conflicted else status

@@ -22,6 +22,7 @@ bot.platforms.base; this module only speaks the Bot API.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import warnings
@@ -33,6 +34,7 @@ from typing import Any, TypeVar
 
 from telegram import (
     Bot,
+    BotCommand,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputFile,
@@ -63,8 +65,10 @@ from telegram.ext import (
 from telegram.request import BaseRequest
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, describe_error, run_until_stopped
 from bot.service import Button, ChatEvent, GameService, Reply
+from bot.service.registry import REGISTRY
 
 PLATFORM = "telegram"
 CAPTION_LIMIT = 1024
@@ -79,6 +83,7 @@ MAX_FLOOD_WAIT = 60.0
 GENERAL_THREAD = 1
 # getUpdates answers 409 Conflict while another process polls with the token.  A restart that
 # overlaps the old process's last poll gives one; this many within the window mean two bots.
+COMMAND_DESCRIPTION_LIMIT = 256
 CONFLICTS_TO_STOP = 3
 CONFLICT_WINDOW_SECONDS = 60.0
 
@@ -132,6 +137,20 @@ def _replied(message: Message) -> str | None:
     return str(original.message_id)
 
 
+def command_menu(lang: str) -> list[BotCommand]:
+    """The command menu clients show, in a language, from the command table: what /help lists,
+    each with its /help line, and /help itself."""
+    menu = []
+    for spec in REGISTRY:
+        if not (spec.listed or spec.name == "help"):
+            continue
+        line = t(lang, f"help.{spec.name}").removeprefix("- ").strip()
+        if len(line) > COMMAND_DESCRIPTION_LIMIT:
+            line = line[:COMMAND_DESCRIPTION_LIMIT - 1] + "…"
+        menu.append(BotCommand(spec.name, line))
+    return menu
+
+
 def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
     if not buttons:
         return None
@@ -160,8 +179,10 @@ class DraughtsApplication(Application):  # type: ignore[misc]
     async def start(self) -> None:
         await super().start()
         self.adapter.start_delivery()
+        self.adapter.start_menu()
 
     async def stop(self) -> None:
+        await self.adapter.stop_menu()
         await self.adapter.stop_delivery()
         await super().stop()
 
@@ -183,6 +204,7 @@ class TelegramAdapter(ChatAdapter):
         super().__init__(service, sleep)
         self.bot: Bot | None = None
         self._conflicts: deque[float] = deque()
+        self._menu: asyncio.Task[None] | None = None
         self.conflicted = False               # stopped because another process polls with the token
 
     def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
@@ -202,6 +224,36 @@ class TelegramAdapter(ChatAdapter):
         app.add_handler(CallbackQueryHandler(self.on_button))
         app.add_error_handler(self.on_error)
         return app
+
+    # -- the command menu -------------------------------------------------------------------------
+
+    def start_menu(self) -> None:
+        """Register the command menu in the background: a start-up is not held up by it."""
+        if self._menu is None or self._menu.done():
+            self._menu = asyncio.create_task(self.register_commands(), name="telegram-menu")
+
+    async def stop_menu(self) -> None:
+        task, self._menu = self._menu, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def register_commands(self) -> None:
+        """The command menu for every chat, in each catalog language and as the default for
+        other client languages.  A group with several bots needs it: picked from the menu, a
+        command is addressed to us (/m@OurBot), and with privacy mode on a bare /m reaches only
+        the bot that spoke last."""
+        bot = self.bot
+        assert bot is not None, "build() first"
+        for lang in (None, *LANGUAGES):
+            menu = command_menu(lang or DEFAULT_LANGUAGE)
+            try:
+                await self._api(lambda menu=menu, lang=lang: bot.set_my_commands(menu, language_code=lang))
+            except TelegramError as err:
+                # Only the menu is missing: every command still works when typed.
+                log.warning("telegram command menu (%s) not registered: %s", lang or "default", err)
+                return
 
     # -- incoming ------------------------------------------------------------------------------
 

@@ -81,9 +81,9 @@ CONCURRENT_UPDATES = 16
 RETRY_DELAYS = (1.0, 3.0, 9.0)
 MAX_FLOOD_WAIT = 60.0
 GENERAL_THREAD = 1
+COMMAND_DESCRIPTION_LIMIT = 256
 # getUpdates answers 409 Conflict while another process polls with the token.  A restart that
 # overlaps the old process's last poll gives one; this many within the window mean two bots.
-COMMAND_DESCRIPTION_LIMIT = 256
 CONFLICTS_TO_STOP = 3
 CONFLICT_WINDOW_SECONDS = 60.0
 
@@ -265,9 +265,10 @@ class TelegramAdapter(ChatAdapter):
         username = context.bot.username
         # Written as a chat: ``from`` is a service bot (@GroupAnonymousBot for an anonymous admin,
         # who writes as the group itself; @Channel_Bot for a member posting as their channel).
-        as_chat = update.message.sender_chat if update.message is not None else None
-        if as_chat is not None:
-            if update.message.is_automatic_forward:
+        message = update.message
+        as_chat = message.sender_chat if message is not None else None
+        if message is not None and as_chat is not None:
+            if message.is_automatic_forward:
                 return None                    # a channel's post copied into its discussion group
             who = {"user_id": str(as_chat.id), "user_name": as_chat.effective_name or str(as_chat.id),
                    "username": as_chat.username, "language": None, "as_chat": True,

@@ -9,13 +9,17 @@ Real PTB Application, real service and SQLite, the strict fake Bot API (which pu
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import time
+from concurrent.futures import ThreadPoolExecutor
 from zoneinfo import ZoneInfo
 
 from telegram_fake_api import GROUP, USERS
 
 from bot.i18n import t
+from bot.rules import Position
+from bot.service.thinking import Thinker
 
 CHAT = GROUP["id"]
 PLATFORM = "telegram"
@@ -167,3 +171,25 @@ async def test_an_answer_in_a_topic_to_a_message_deleted_meanwhile_still_arrives
     tg.expect_refusals(1)
     answer = sent_by_bot(tg)[-1]
     assert answer.thread == topic and answer.text.startswith(t("en", "help.intro"))
+
+
+async def test_the_bots_move_reaches_the_topic_and_is_remembered_there(tg):
+    pool = ThreadPoolExecutor(2)
+    tg.service.thinker = Thinker(pool)
+    tg.service.bot_seconds = 0.2
+    try:
+        topic = tg.http.open_topic(GROUP, "Draughts", USERS["ana"])
+        await tg.say("ana", "/play italian level 1 white", thread=topic)
+        await tg.say("ana", "/m 22-18", thread=topic)
+        assert await asyncio.to_thread(tg.service.settle, 20)
+        assert await tg.adapter.delivery_round() == 1
+        board = tg.last_board()
+        assert board.thread == topic and len(tg.storage.moves(1)) == 2
+        assert tg.storage.game_of_message(PLATFORM, topic_chat(topic), str(board.message_id)) == 1
+        # A move typed as a reply to that board, in the topic, is played in the topic's game.
+        pos = Position.from_fen("italian", tg.storage.game(1).fen)
+        await tg.say("ana", str(pos.legal_moves()[0]), reply_to=board.message_id, thread=topic)
+        assert tg.storage.game(1).ply == 3
+    finally:
+        assert tg.service.settle(20)
+        pool.shutdown(wait=True)

@@ -4,9 +4,13 @@ through a real python-telegram-bot ``Bot``."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from telegram import Bot, BotCommand, BotCommandScopeAllGroupChats, BotCommandScopeChat, InputFile, Message
 from telegram.error import BadRequest, Conflict
+from telegram.request import RequestData
+from telegram.request._requestparameter import RequestParameter
 from telegram_fake_api import (
     ANONYMOUS_ADMIN,
     BOT,
@@ -178,3 +182,18 @@ async def test_get_updates_answers_409_while_another_instance_polls(api):
     updates = await bot.get_updates(timeout=0)
     assert [u.message.text for u in updates] == ["/help"]
     assert await bot.get_updates(offset=updates[-1].update_id + 1, timeout=0) == ()
+
+
+@pytest.mark.parametrize("params, fragment", [
+    ({"commands": "not json"}, "can't parse commands JSON object"),
+    ({"commands": json.dumps({"command": "m"})}, "can't parse commands JSON object"),
+    ({"commands": json.dumps([{"command": "m", "description": "d"}]),
+      "scope": json.dumps({"type": "everyone"})}, "can't parse BotCommandScope JSON object"),
+])
+async def test_malformed_command_lists_and_scopes_are_refused(api, params, fragment):
+    # Requests PTB would not build, straight to the fake's request layer.
+    fake, _ = api
+    parts = [RequestParameter(k, v, None) for k, v in params.items()]
+    status, body = await fake.do_request("https://api.telegram.org/bot123:TEST/setMyCommands", "POST",
+                                         RequestData(parts))
+    assert status == 400 and fragment in json.loads(body)["description"]

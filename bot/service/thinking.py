@@ -170,7 +170,8 @@ class Thinker:
         self._jobs: dict[Hashable, _Job] = {}           # asked for and not ended: waiting or running
         self._queue: list[_Job] = []                    # waiting for a worker, one per user
         self._behind: dict[Hashable, deque[_Job]] = {}  # a user's further jobs, behind the queued one
-        self._queued_users: set[Hashable] = set()
+        self._queued_users: dict[Hashable, int] = {}    # user -> their jobs in the queue (one, but
+                                                        # for work run again after its worker died)
         self._active = 0                                # handed to the executor, not ended
         self._served: dict[tuple[str, Hashable], int] = {}   # chat / user -> the turn it was last served
         self._turn = 0
@@ -228,13 +229,13 @@ class Thinker:
             user = key if user is None else user
             chat = user if chat is None else chat
             behind = self._behind.get(user)
-            if user in self._queued_users and len(behind or ()) + 1 >= MAX_PER_USER:
+            if self._queued_users.get(user) and len(behind or ()) + 1 >= MAX_PER_USER:
                 return False
             self._seq += 1
             item = _Job(key, job, args, on_done, on_error, chat, user,
                         seconds is not None and seconds <= SHORT_SECONDS, self._seq)
             self._jobs[key] = item
-            if user in self._queued_users:
+            if self._queued_users.get(user):
                 self._behind.setdefault(user, deque()).append(item)
             else:
                 self._enqueue(item)
@@ -246,7 +247,7 @@ class Thinker:
 
     def _enqueue(self, job: _Job) -> None:
         self._queue.append(job)
-        self._queued_users.add(job.user)
+        self._queued_users[job.user] = self._queued_users.get(job.user, 0) + 1
 
     def _after_change(self) -> list[_Job]:
         """Under the lock, when the queue or the free workers changed: with a process pool of our
@@ -281,12 +282,14 @@ class Thinker:
         while self._queue and self._active < self.workers and not self._closed:
             job = self._pick()
             self._queue.remove(job)
-            self._queued_users.discard(job.user)
+            left = self._queued_users.pop(job.user) - 1
+            if left:
+                self._queued_users[job.user] = left
             behind = self._behind.get(job.user)
-            if behind:
+            if behind and not left:
                 # The user's next job takes its place at the back of the queue.
                 self._enqueue(behind.popleft())
-            if not behind:
+            if behind is not None and not behind:
                 self._behind.pop(job.user, None)
             if not job.attempts:
                 self._served[("chat", job.chat)] = self._served[("user", job.user)] = self._turn
@@ -307,11 +310,9 @@ class Thinker:
                     pool = self._pool()
                     future = pool.submit(job.fn, *job.args)
             except Exception as error:
-                log.error("engine work %r could not be started: %r", job.key, error)
-                self._jobs.pop(job.key, None)
-                self._failed[job.key] = time.monotonic() + FAILED_BACKOFF_SECONDS
-                self._lock.notify_all()
-                continue
+                # Reported like work that failed in the pool (logged, backed off, on_error).
+                pool, future = None, Future()
+                future.set_exception(error)
             job.pool, job.future = pool, future
             self._active += 1
             started.append(job)
@@ -363,8 +364,7 @@ class Thinker:
             if again and not self._closed:
                 job.attempts += 1
                 job.pool = job.future = None
-                self._queue.append(job)
-                self._queued_users.add(job.user)
+                self._enqueue(job)
             else:
                 self._jobs.pop(job.key, None)
             started = self._after_change()

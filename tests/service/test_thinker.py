@@ -90,7 +90,7 @@ def kill_own_worker() -> int:
 
 
 @needs_proc
-def test_a_killed_worker_is_replaced_and_its_search_run_again_within_5_seconds():
+def test_a_killed_worker_is_replaced_and_its_search_run_again():
     thinker = Thinker(workers=1)
     moved, errors = threading.Event(), []
     results: list[dict] = []
@@ -106,10 +106,8 @@ def test_a_killed_worker_is_replaced_and_its_search_run_again_within_5_seconds()
         time.sleep(0.5)                     # the level-5 search is under way
         [worker] = engine_workers()
         os.kill(worker, signal.SIGKILL)
-        killed = time.monotonic()
+        # How soon is bench/thinking_fairness.py's to measure (target 5 s); without a re-run, none comes.
         assert moved.wait(20), f"no move after the worker died: {errors}"
-        took = time.monotonic() - killed
-        assert took <= 5.0, f"the move came {took:.1f} s after its worker died"
         assert errors == [] and results[0]["move"]
         assert engine_workers() and worker not in engine_workers()      # a new worker took over
         assert thinker.wait_idle(10)
@@ -212,3 +210,18 @@ def test_a_user_cannot_fill_the_queue():
     assert thinker.submit("bob", record, (started, "bob"), on_done=lambda r: None, chat="x", user="bob")
     run_held(executor)
     assert started.index("bob") <= 2
+
+
+def test_work_the_executor_refuses_is_reported_not_raised(bot_errors):
+    pool = ThreadPoolExecutor(1)
+    pool.shutdown()                     # refuses every job from now on
+    thinker = Thinker(pool, workers=1)
+    errors: list[BaseException] = []
+    try:
+        assert thinker.submit("k", double, (1,), on_done=lambda r: None, on_error=errors.append)
+        assert thinker.wait_idle(5) and isinstance(errors[0], RuntimeError)
+        assert not thinker.busy("k") and not thinker.submit("k", double, (1,), on_done=lambda r: None)  # backed off
+    finally:
+        thinker.close()
+    assert [r.getMessage() for r in bot_errors] == [f"engine work 'k' failed: {errors[0]!r}"]
+    bot_errors.clear()

@@ -205,14 +205,6 @@ class Thinker:
         with self._lock:
             return [k for k in self._jobs if kind is None or (isinstance(k, tuple) and k and k[0] == kind)]
 
-    def worker_pids(self) -> list[int]:
-        """The process ids of the engine's workers (none before the first job, or with a given
-        executor that is not a process pool)."""
-        with self._lock:
-            pool = self._executor
-        processes = getattr(pool, "_processes", None) or {}
-        return sorted(processes)
-
     def submit(self, key: Hashable, job: Callable[..., Any], args: tuple,
                on_done: Callable[[Any], None], on_error: Callable[[BaseException], None] | None = None, *,
                chat: Hashable | None = None, user: Hashable | None = None, seconds: float | None = None) -> bool:

@@ -20,6 +20,7 @@ from typing import Any
 
 import sqlite_utils
 
+from bot.redact import redact
 from bot.rules import Color, ResultReason
 
 from .base import (
@@ -804,12 +805,12 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def retry_later(self, message_id: int, at: float, error: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
-                            "WHERE id=? AND status='pending'", (at, error[:500], message_id))
+                            "WHERE id=? AND status='pending'", (at, redact(error)[:500], message_id))
 
     def drop_message(self, message_id: int, error: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE outbox SET status='dropped', attempts=attempts+1, error=? "
-                            "WHERE id=? AND status='pending'", (error[:500], message_id))
+                            "WHERE id=? AND status='pending'", (redact(error)[:500], message_id))
 
     def outbox_platforms(self) -> list[str]:
         return [r["platform"] for r in self._all("SELECT DISTINCT platform FROM outbox WHERE status='pending'")]

@@ -10,6 +10,8 @@ lists, 0/1 for booleans) stays in this module: the service sees only ``Store`` a
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
@@ -51,6 +53,8 @@ from .records import (
     SubscriptionRecord,
     field_names,
 )
+
+_log = logging.getLogger("bot.storage")
 
 # Each migration is a list of statements, applied in order; PRAGMA user_version records how
 # many have run.  Append new ones; never edit one that has shipped.
@@ -330,6 +334,29 @@ class _PuzzlesAndRatings:
             self.db.execute("DELETE FROM rating_history")
 
 
+def _private_files(path: str) -> None:
+    """The database holds chat and user ids, names and games: only its owner may read it.  A new
+    file is created 0600 before SQLite opens it (SQLite gives the WAL and SHM files the main file's
+    mode); an existing file, WAL or SHM readable by others is tightened (its owner's bits kept, so
+    a read-only file stays read-only)."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        return                  # SQLite's own open says why (missing folder, no permission)
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        try:
+            mode = os.stat(name).st_mode & 0o777
+            if mode & 0o077:
+                os.chmod(name, mode & 0o700)
+                _log.info("%s was readable by others (mode %03o): now %03o", name, mode, mode & 0o700)
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            _log.info("%s is readable by others and could not be restricted: %s", name, err.strerror or err)
+
+
 class SQLiteStore(_PuzzlesAndRatings, Store):
     """The database in one SQLite file; every method is one short transaction.
 
@@ -351,6 +378,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                _private_files(self.path)
             # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a write
             # transaction takes the lock before it reads what it will change.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,

@@ -776,11 +776,14 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         row = self._one("SELECT value FROM meta WHERE key=?", (_beat_key(platform),))
         return float(row["value"]) if row else None
 
-    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
         with self.transaction():
             row = self.db.execute("SELECT value FROM meta WHERE key=?", (_beat_key(platform),)).fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
             gap = now - float(row[0]) if row else 0.0
+            if limit is not None:
+                gap = min(gap, limit)
             if gap <= threshold:
                 return 0.0
             where = " AND platform=?" if platform is not None else ""

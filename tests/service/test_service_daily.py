@@ -940,3 +940,50 @@ def test_a_chat_subscribed_through_another_process_is_posted_by_this_one(daily):
     daily.at(DAY, 9)
     out = daily.tick()
     assert len(boards(out)) == 1 and len(daily.posts()) == 1
+
+
+# -- issue 21, item 5: a day missed by a restart on the next local day ----------------------------------------
+
+
+def test_a_day_missed_while_down_overnight_is_posted_at_start_up_the_next_morning(daily):
+    """Down from 08:01 on day 1 to 08:30 on day 2 (a 09:00 subscription): day 1 is posted at
+    start-up, once; day 2 at 09:00 as usual."""
+    daily.at(DAY - dt.timedelta(days=1), 12)
+    daily.subscribe()
+    daily.at(DAY, 8, 1)
+    assert daily.tick() == []
+    daily.at(DAY + dt.timedelta(days=1), 8, 30)
+    daily.restart()
+    assert daily.service.next_wakeup(PLATFORM) <= daily.now[0]
+    out = daily.tick()
+    assert len(boards(out)) == 1
+    assert [p.day for p in daily.posts()] == [DAY.isoformat()]
+    assert daily.tick() == []
+    assert daily.service.next_wakeup(PLATFORM) == local(DAY + dt.timedelta(days=1), 9)
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [(DAY + dt.timedelta(days=1)).isoformat(), DAY.isoformat()]
+
+
+def test_a_2359_subscription_keeps_its_day_through_a_70_second_restart(daily):
+    daily.at(DAY, 12)
+    daily.subscribe("23:59")
+    daily.at(DAY, 23, 58, 50)
+    assert daily.tick() == []
+    daily.at(DAY + dt.timedelta(days=1), 0, 0, 0)        # back 70 s later: the next local day
+    daily.restart()
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [DAY.isoformat()]
+    daily.at(DAY + dt.timedelta(days=1), 12)
+    assert daily.tick() == []
+
+
+def test_days_down_before_the_posts_time_post_only_the_most_recent_missed_day(daily):
+    daily.subscribe()
+    daily.at(DAY, 9)
+    assert len(boards(daily.tick())) == 1
+    daily.at(DAY + dt.timedelta(days=5), 7)              # five days later, before 09:00
+    daily.restart()
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [(DAY + dt.timedelta(days=4)).isoformat(), DAY.isoformat()]
+    assert daily.tick() == []

@@ -4,8 +4,8 @@ and /puzzle, a puzzle for one person.
 
 Posting is timed work (``_post_dailies``, called from ``run_due``): a chat's day is claimed in
 storage and its messages written to the outbox in the same transaction, so a day is posted once
-whatever restarts or processes there are, and a day missed while the bot was down is posted at
-start-up.  Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips
+whatever restarts or processes there are, and the most recent day missed while the bot was down is
+posted at start-up (yesterday's, when the restart is before today's time; one post, no backlog).  Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips
 nor doubles one.
 
 Each user has their own way through a post (an attempt): the moves accepted so far, wrong tries,
@@ -145,22 +145,32 @@ class PuzzlesFeature(GamesCore):
 
     def _local_day(self, sub: SubscriptionRecord, now: float) -> tuple[dt.date, float]:
         """The chat's local day at ``now`` and when that day's post is due (epoch seconds)."""
-        zone = ZoneInfo(sub.timezone)
-        day = dt.datetime.fromtimestamp(now, zone).date()
+        day = dt.datetime.fromtimestamp(now, ZoneInfo(sub.timezone)).date()
+        return day, self._due_on(sub, day)
+
+    def _due_on(self, sub: SubscriptionRecord, day: dt.date) -> float:
+        """When a chat's post of a local day is due (epoch seconds)."""
         hour, minute = map(int, sub.time.split(":"))
-        due = dt.datetime.combine(day, dt.time(hour, minute), zone).timestamp()
+        return dt.datetime.combine(day, dt.time(hour, minute), ZoneInfo(sub.timezone)).timestamp()
+
+    def _last_due(self, sub: SubscriptionRecord, now: float) -> tuple[dt.date, float]:
+        """The chat's most recent post time at or before ``now``: today's once its time has come,
+        else yesterday's (a post missed while the bot was down is still made after midnight)."""
+        day, due = self._local_day(sub, now)
+        if due > now:
+            day -= dt.timedelta(days=1)
+            due = self._due_on(sub, day)
         return day, due
 
     def _next_daily(self, sub: SubscriptionRecord, now: float) -> float:
-        """When the chat's next post is due: today's if it is not out yet, else tomorrow's."""
-        day, due = self._local_day(sub, now)
+        """When the chat's next post is due: the most recent one if it is not out yet (then it is
+        due now), else the one after it."""
+        day, due = self._last_due(sub, now)
         latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-        posted = bool(latest) and latest[0].day == day.isoformat()
+        posted = bool(latest) and latest[0].day >= day.isoformat()
         if not posted and due >= sub.created_at:
             return due
-        zone = ZoneInfo(sub.timezone)
-        hour, minute = map(int, sub.time.split(":"))
-        return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(hour, minute), zone).timestamp()
+        return self._due_on(sub, day + dt.timedelta(days=1))
 
     def next_daily_wakeup(self, platform: str | None) -> float | None:
         """The earliest time a daily post of ``platform`` is due, or None without subscriptions.
@@ -206,12 +216,13 @@ class PuzzlesFeature(GamesCore):
         return posted
 
     def _post_daily(self, sub: SubscriptionRecord, now: float) -> int:
-        """Post a chat's daily puzzle if it is due and not posted yet; 1 if it was posted."""
-        day, due = self._local_day(sub, now)
-        if now < due or due < sub.created_at:
+        """Post a chat's most recent daily puzzle if it is not posted yet (one post: days missed
+        before it are not caught up with); 1 if it was posted."""
+        day, due = self._last_due(sub, now)
+        if due < sub.created_at:
             return 0
         latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-        if latest and latest[0].day == day.isoformat():
+        if latest and latest[0].day >= day.isoformat():
             return 0
         puzzles = bank.load(sub.variant)
         if not puzzles:

@@ -5,8 +5,9 @@ and /puzzle, a puzzle for one person.
 Posting is timed work (``_post_dailies``, called from ``run_due``): a chat's day is claimed in
 storage and its messages written to the outbox in the same transaction, so a day is posted once
 whatever restarts or processes there are, and the most recent day missed while the bot was down is
-posted at start-up (yesterday's, when the restart is before today's time; one post, no backlog).  Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips
-nor doubles one.
+posted at start-up (yesterday's, when the restart is before today's time; one post, no backlog).
+Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips nor doubles
+one.
 
 Each user has their own way through a post (an attempt): the moves accepted so far, wrong tries,
 hints.  The answers to one user are private where the platform allows (the event's

@@ -275,6 +275,11 @@ class Store(abc.ABC):
         Reading and renewing the heartbeat in the same write transaction makes it happen once:
         a second process starting right after finds a fresh heartbeat."""
 
+    @abc.abstractmethod
+    def link_secret(self) -> bytes:
+        """A random key made once per database (never shown): it signs what the bot hands one user
+        (a puzzle's private-chat link), so a signature holds across restarts and processes."""
+
     # -- questions waiting for a confirmation (service: /resign) ------------------------------------
 
     @abc.abstractmethod

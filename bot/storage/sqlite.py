@@ -447,6 +447,9 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 self.db.execute(f"PRAGMA user_version = {number}")
             # A write on every start: a read-only file or folder shows up now, not at the first move.
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened_at', ?)", (time.time(),))
+            # The key that signs links handed to one user (made once per database, kept across restarts).
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) "
+                            "VALUES ('link_secret', lower(hex(randomblob(32))))")
 
     @property
     def schema_version(self) -> int:
@@ -540,7 +543,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             rows = self._all(f"SELECT * FROM [{table}]")
             if table == "meta":
                 # When the file was last opened is not state: two databases given the same calls match.
-                rows = [r for r in rows if r["key"] != "opened_at"]
+                rows = [r for r in rows if r["key"] not in ("opened_at", "link_secret")]
             out[table] = sorted((tuple(r.values()) for r in rows), key=repr)
         return out
 
@@ -791,6 +794,12 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                             f"WHERE status='active' AND deadline_at IS NOT NULL{where}",
                             (gap, platform) if platform is not None else (gap,))
             return gap
+
+    def link_secret(self) -> bytes:
+        row = self._one("SELECT value FROM meta WHERE key='link_secret'")
+        if row is None:
+            raise StorageError(f"database {self.path} has no link secret")
+        return bytes.fromhex(str(row["value"]))
 
     # -- questions waiting for a confirmation ------------------------------------------------------
 

@@ -60,9 +60,10 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         self.storage = storage
         self.clock = clock
         # The clock that only counts time this process was running (not a suspend, not a step of
-        # the wall clock): a gap between it and ``clock`` is time the process was away.  A test's
-        # own wall clock comes with its own monotonic one, or none (no such gap looked for).
-        self.monotonic = monotonic if monotonic is not None else (time.monotonic if clock is time.time else None)
+        # the wall clock): a gap between it and ``clock`` is time the process was away.  None: the
+        # system's, as long as ``clock`` is the system's wall clock (a test's own wall clock comes
+        # with its own monotonic one, or no such gap is looked for).
+        self.monotonic = monotonic
         # (monotonic, wall) of this process's last look at the clocks, per platform ticked.
         self._ticks: dict[str | None, tuple[float, float]] = {}
         self.rng = rng or random.Random()

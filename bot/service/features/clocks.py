@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from bot.rules import (
     Color,
     Position,
@@ -88,14 +91,21 @@ class ClocksFeature(GamesCore):
         self.finish_game(row, result, now)
         return self._board_reply(lang, self.storage.game(row.id), self._over_text(lang, row, result))
 
+    def _running_clock(self) -> Callable[[], float] | None:
+        """The monotonic clock that goes with ``self.clock`` (see GameService), if there is one."""
+        if self.monotonic is not None:
+            return self.monotonic
+        return time.monotonic if self.clock is time.time else None
+
     def _away_while_running(self, platform: str | None, now: float) -> float:
         """A suspended host, a paused VM or a wall clock stepped forward: the wall clock moved more
         than DOWNTIME_THRESHOLD beyond the time this process ran since its last look.  Deadlines
         move forward by that jump, as after a restart (once: a process of the same platform that
         already did it renewed the heartbeat).  The seconds added."""
-        if self.monotonic is None:
+        monotonic = self._running_clock()
+        if monotonic is None:
             return 0.0
-        running = self.monotonic()
+        running = monotonic()
         last = self._ticks.get(platform)
         jump = 0.0 if last is None else (now - last[1]) - (running - last[0])
         if jump <= DOWNTIME_THRESHOLD:
@@ -117,8 +127,9 @@ class ClocksFeature(GamesCore):
         now = self.clock()
         gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD)
         self._beats[platform] = now
-        if self.monotonic is not None:
-            self._ticks[platform] = (self.monotonic(), now)
+        monotonic = self._running_clock()
+        if monotonic is not None:
+            self._ticks[platform] = (monotonic(), now)
         if gap:
             log.warning("the bot was down for %.0f s: %s deadlines extended by that", gap, platform or "all")
         return gap

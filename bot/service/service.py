@@ -83,6 +83,13 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     def _handle(self, event: ChatEvent) -> list[Reply]:
         now = self.clock()
         lang = pick_language(event.language)
+        if event.platform in self._ticks:
+            # Right after a suspend a message may come before the timers' next round: the jump of
+            # the wall clock is noticed here too, or a move would find its game lost on time.
+            try:
+                self._away_while_running(event.platform, now)
+            except StorageBusy:
+                log.warning("clock jump check skipped for a %s event: the database is busy", event.platform)
         # A button press is answered privately (it also stops the button's spinner).
         private = event.action is not None
         try:

@@ -240,3 +240,18 @@ def test_a_backward_step_then_an_outage_still_extends(tmp_path, now):
         assert bot.storage.game(game).deadline_at == pytest.approx(deadline + 50 * 60)
     finally:
         bot.storage.close()
+
+
+def test_a_move_right_after_a_suspend_is_played_not_lost_on_time(tmp_path):
+    """The first thing after the host wakes up is the player's move, before the timers' round."""
+    clocks = Clocks()
+    bot = running_bot(tmp_path / "t.db", clocks)
+    try:
+        game = bot.new_game(extra="1h")
+        bot.service.tick(platform=PLATFORM)
+        clocks.wall += 3 * 3600                       # asleep for three hours
+        clocks.run(1)
+        assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
+        assert bot.storage.game(game).status == "active"
+    finally:
+        bot.storage.close()

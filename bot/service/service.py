@@ -51,13 +51,21 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     under ``bot/service/features``; this class combines them and holds what every platform calls.
 
     ``thinker`` runs the engine (a process pool by default, started on first use); ``bot_seconds``
-    caps the bot's time per move (None: each level's own)."""
+    caps the bot's time per move (None: each level's own); ``monotonic`` (with a test's ``clock``)
+    tells a jump of the wall clock while running (time.monotonic with the wall clock)."""
 
     def __init__(self, storage: Store, clock: Callable[[], float] = time.time,
                  rng: random.Random | None = None, thinker: Thinker | None = None,
-                 bot_seconds: float | None = None) -> None:
+                 bot_seconds: float | None = None, monotonic: Callable[[], float] | None = None) -> None:
         self.storage = storage
         self.clock = clock
+        # The clock that only counts time this process was running (not a suspend, not a step of
+        # the wall clock): a gap between it and ``clock`` is time the process was away.  None: the
+        # system's, as long as ``clock`` is the system's wall clock (a test's own wall clock comes
+        # with its own monotonic one, or no such gap is looked for).
+        self.monotonic = monotonic
+        # (monotonic, wall) of this process's last look at the clocks, per platform ticked.
+        self._ticks: dict[str | None, tuple[float, float]] = {}
         self.rng = rng or random.Random()
         self.thinker = thinker or Thinker()
         self.bot_seconds = bot_seconds
@@ -75,6 +83,13 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     def _handle(self, event: ChatEvent) -> list[Reply]:
         now = self.clock()
         lang = pick_language(event.language)
+        if event.platform in self._ticks:
+            # Right after a suspend a message may come before the timers' next round: the jump of
+            # the wall clock is noticed here too, or a move would find its game lost on time.
+            try:
+                self._away_while_running(event.platform, now)
+            except StorageBusy:
+                log.warning("clock jump check skipped for a %s event: the database is busy", event.platform)
         # A button press is answered privately (it also stops the button's spinner).
         private = event.action is not None
         try:

@@ -266,12 +266,19 @@ class Store(abc.ABC):
         """When a process serving ``platform`` last noted it was running, or None."""
 
     @abc.abstractmethod
-    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
         """At start-up: if the last heartbeat is more than ``threshold`` s old, push every active
-        game's deadline (of ``platform``, or all) forward by the gap; the seconds added (0 if none).
+        game's deadline (of ``platform``, or all) forward by the gap (at most ``limit`` s, when
+        given: a running process that knows how long it was really away); the seconds added (0 if none).
 
         Reading and renewing the heartbeat in the same write transaction makes it happen once:
         a second process starting right after finds a fresh heartbeat."""
+
+    @abc.abstractmethod
+    def link_secret(self) -> bytes:
+        """A random key made once per database (never shown): it signs what the bot hands one user
+        (a puzzle's private-chat link), so a signature holds across restarts and processes."""
 
     # -- questions waiting for a confirmation (service: /resign) ------------------------------------
 

@@ -246,13 +246,13 @@ class Responder:
 
     async def send(self, reply: Reply) -> discord.Message | None:
         private = reply.private or self.force_private
-        text, allowed = reply.text, render.NO_MENTIONS
+        text, allowed = render.escape(reply.text), render.NO_MENTIONS
         if self.mention is not None and not private:
             mentioned = render.mention(text, self.mention.handle, self.mention.user_id)
             if mentioned != text:
                 text, allowed = mentioned, render.only_user(self.mention.user_id)
         message = None
-        for piece in self.bot.pieces(replace(reply, text=text)):
+        for piece in self.bot.pieces(replace(reply, text=text), escaped=True):
             message = await self._deliver(piece, private, allowed)
             if piece.board and message is not None and not private:
                 await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
@@ -264,7 +264,7 @@ class Responder:
         if self.gone or message is None:
             await self.send(reply)
             return
-        chunks = render.split_text(reply.text)
+        chunks = render.split_text(render.escape(reply.text))
         try:
             await self.bot.with_retries("editing a board", lambda: self.interaction.edit_original_response(
                 content=chunks[0], attachments=render.files_of(reply), view=self.bot.view_for(reply),
@@ -442,6 +442,11 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         """``defer`` within Discord's 3 seconds, retried briefly over transient failures."""
         await self.with_retries("acknowledging an interaction", lambda: interaction.response.defer(**kwargs),
                                 attempts=ACK_RETRY_ATTEMPTS, max_seconds=ACK_RETRY_MAX_SECONDS)
+
+    def pieces(self, reply: Reply, *, escaped: bool = False) -> list[Piece]:
+        """The messages of a reply, its text escaped first (render.escape) unless it is already:
+        the escapes count towards Discord's 2,000 characters."""
+        return super().pieces(reply if escaped else replace(reply, text=render.escape(reply.text)))
 
     def view_for(self, reply: Reply | Piece) -> discord.ui.View | None:
         return render.view_of(reply, lambda action, label, style, row: GameButton(action, label, style, row))

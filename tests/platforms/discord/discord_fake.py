@@ -32,6 +32,7 @@ import datetime as dt
 import itertools
 import json
 import re
+import string
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,8 +161,18 @@ class Sent:
     notified: list[str] = field(default_factory=list)     # user ids Discord notified
 
     @property
-    def content(self) -> str:
+    def raw(self) -> str:
+        """The content as the bot sent it, markup and escapes included."""
         return self.message["content"]
+
+    @property
+    def content(self) -> str:
+        """The content as Discord shows it (spoilers kept as ``||hidden||``, see ``render``)."""
+        return render(self.raw).text
+
+    @property
+    def rendered(self) -> Rendered:
+        return render(self.raw)
 
     @property
     def id(self) -> int:
@@ -195,6 +206,102 @@ class Script:
     path_end: str
     error: discord.HTTPException
     times: int
+
+
+# -- showing a message the way Discord does -------------------------------------------------------------
+
+PUNCTUATION = frozenset(string.punctuation)
+MASKED_LINK = re.compile(r"\[([^\[\]\n]+)\]\((https?://[^()\s]+)\)")
+SPECIAL_MENTION = re.compile(r"@(everyone|here)\b")
+MENTION_TAG = re.compile(r"<@[!&]?(\d{15,21})>")
+LINE_MARKERS = re.compile(r"^(?:#{1,3} |-# |>>> |> )")
+EMPHASIS = ("**", "__", "~~", "*", "_")
+
+
+@dataclass
+class Rendered:
+    """A message's content after Discord's markdown: the text shown, with a spoiler's hidden part
+    as ``||hidden||``; what shows before a click; what only a click shows; masked links; what it
+    highlights as mentions."""
+
+    text: str = ""
+    visible: str = ""
+    hidden: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    special: list[str] = field(default_factory=list)      # @everyone / @here shown as mentions
+    users: list[str] = field(default_factory=list)
+
+
+def render(content: str) -> Rendered:
+    """Discord's markdown, as far as our messages can meet it: a backslash shows the punctuation
+    after it literally; ``||x||`` hides x, across lines too (the first ``||`` after it closes it,
+    escaped or not, as Discord's rule does); ``[text](https://...)`` is a link; ``**``, ``__``,
+    ``~~``, ``*``, ``_`` emphasise and `` ` `` quotes code (their markers vanish); a line starting
+    ``# ``, ``-# `` or ``> `` is a heading, small text or a quote; ``@everyone``, ``@here`` and
+    ``<@id>`` are mentions."""
+    out = Rendered()
+    segments = _inline(content, out, line_start=True)
+    out.text = "".join(f"||{text}||" if hidden else text for hidden, text in segments)
+    out.visible = "".join("▮" if hidden else text for hidden, text in segments)
+    return out
+
+
+def _inline(s: str, out: Rendered, *, line_start: bool = False) -> list[tuple[bool, str]]:
+    """The shown pieces of ``s``: (hidden, text)."""
+    segments: list[tuple[bool, str]] = []
+
+    def shown(text: str) -> None:
+        segments.append((False, text))
+
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if (i == 0 and line_start) or (i > 0 and s[i - 1] == "\n"):
+            m = LINE_MARKERS.match(s, i)
+            if m:
+                i = m.end()
+                continue
+        if c == "\\" and i + 1 < len(s) and s[i + 1] in PUNCTUATION:
+            shown(s[i + 1])
+            i += 2
+            continue
+        if s.startswith("||", i):
+            end = s.find("||", i + 3)
+            if end != -1:
+                inner = "".join(text for _, text in _inline(s[i + 2:end], out))
+                out.hidden.append(inner)
+                segments.append((True, inner))
+                i = end + 2
+                continue
+        if c == "`":
+            end = s.find("`", i + 1)
+            if end > i + 1:
+                shown(s[i + 1:end])
+                i = end + 1
+                continue
+        if c == "[" and (m := MASKED_LINK.match(s, i)):
+            inner = _inline(m[1], out)
+            out.links.append(("".join(text for _, text in inner), m[2]))
+            segments.extend(inner)
+            i = m.end()
+            continue
+        marker = next((mk for mk in EMPHASIS if s.startswith(mk, i)), None)
+        if marker is not None:
+            end = s.find(marker, i + len(marker) + 1)
+            if end != -1 and not s[i + len(marker)].isspace():
+                segments.extend(_inline(s[i + len(marker):end], out))
+                i = end + len(marker)
+                continue
+        if c == "@" and (m := SPECIAL_MENTION.match(s, i)):
+            out.special.append(m[1])
+        if c == "<" and (m := MENTION_TAG.match(s, i)):
+            out.users.append(m[1])
+            shown(m[0])          # kept as the tag: which member it is matters
+            i = m.end()
+            continue
+        shown(c)
+        i += 1
+    return segments
 
 
 # -- checking a message the way Discord does ------------------------------------------------------------
@@ -668,6 +775,7 @@ class Harness:
         self.now = now
         self.sleeps: list[float] = []          # what the bot's retries waited (sleep is injected)
         self.db_path: Path | None = None
+        self.nicks: dict[str, str] = {}        # server nicknames members chose (user name -> nick)
 
     # -- payloads ----------------------------------------------------------------------------------------
 
@@ -696,7 +804,7 @@ class Harness:
                          "permissions": "2248473465835073"},
                 channel_id=str(channel_id),
                 member={"user": USERS[user], "roles": [], "joined_at": iso(1_600_000_000), "deaf": False,
-                        "mute": False, "flags": 0, "nick": None, "avatar": None, "pending": False,
+                        "mute": False, "flags": 0, "nick": self.nicks.get(user), "avatar": None, "pending": False,
                         "permissions": member_permissions},
             )
         self.fake.interactions[token] = InteractionState(iid, token, DM_CHANNEL_ID if dm else channel_id, None)
@@ -716,8 +824,8 @@ class Harness:
                 if dm:      # no members outside a server
                     continue
                 resolved.setdefault("members", {})[uid(value.name)] = {
-                    "roles": [], "joined_at": iso(1_600_000_000), "nick": None, "avatar": None, "flags": 0,
-                    "pending": False, "permissions": "2248473465835073"}
+                    "roles": [], "joined_at": iso(1_600_000_000), "nick": self.nicks.get(value.name), "avatar": None,
+                    "flags": 0, "pending": False, "permissions": "2248473465835073"}
             elif isinstance(value, int):
                 opts.append({"name": key, "type": 4, "value": value})
             else:

@@ -475,3 +475,12 @@ async def test_sync_uploads_the_commands_and_never_logs_the_token(tmp_path: Path
     assert new["description_localizations"]["es-ES"].startswith("Reta")
     assert "it" in new["options"][0]["description_localizations"]
     assert all(TOKEN not in r.getMessage() and TOKEN not in str(r.args) for r in caplog.records)
+
+
+async def test_a_challenger_named_like_markup_is_shown_as_named(h: Harness):
+    h.nicks["ana"] = "**@everyone** [win](https://x.example) ||"
+    token = await h.slash("new", "ana", {"opponent": Member("bob")})
+    shown = h.only_answer(token).rendered
+    assert "**@everyone** [win](https://x.example) ||" in shown.visible.replace("\u200b", "")
+    assert not (shown.links or shown.special or shown.hidden)
+    assert set(shown.users) == {uid("bob")}                  # the mention the adapter resolved still works

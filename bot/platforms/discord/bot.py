@@ -62,15 +62,18 @@ SETTING_CHOICES = [
 ]
 GameId = app_commands.Range[int, 1, 999_999_999]
 
-# Retrying.  discord.py already retries some 5xx and waits out short rate limits inside one
-# request; what still reaches us is retried a few more times, never for long, because a user is
-# waiting and the deadline loop must go on.
+# Retrying.  discord.py retries inside every request already: on the REST API it tries a 500,
+# 502, 504 or 524 five times (1, 3, 5, 7, 9 s apart) and waits out a 429 up to
+# max_ratelimit_timeout, raising RateLimited at once for a longer one; on an interaction's webhook
+# it tries every 5xx and 429 five times.  Our own tries used to stack on top of that: one post
+# during a 502 outage made 20 requests and slept 100 s holding the channel.  So we try again once
+# at most, and only what discord.py gave up on at the first answer (a 503 on the REST API);
+# whatever still fails is the outbox's to try later, or the channel's for an interaction.
+MAX_RATELIMIT_SECONDS = 30.0    # discord.py's smallest; a longer 429 is not slept through
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504, 524})
-RETRY_ATTEMPTS = 4              # tries in all
-RETRY_BASE_SECONDS = 0.5        # doubled on each try
-RETRY_MAX_SECONDS = 10.0        # a longer retry_after is not waited for
-ACK_RETRY_ATTEMPTS = 3          # the acknowledgement must land within 3 seconds...
-ACK_RETRY_MAX_SECONDS = 0.5     # ...so it is retried briefly
+REST_RETRIED_STATUSES = frozenset({500, 502, 504, 524})     # what discord.py's REST loop retries
+RETRY_ATTEMPTS = 2              # tries in all: one retry of ours at most
+RETRY_SECONDS = 1.0
 # The interaction can no longer be answered: Unknown Webhook, Unknown interaction, and Invalid
 # Webhook Token (the token is older than 15 minutes).
 GONE_CODES = frozenset({10015, 10062, 50027})
@@ -83,24 +86,16 @@ class NotAChannel(ValueError):
     """A chat id that cannot be a Discord channel."""
 
 
-def retry_delay(exc: BaseException, attempt: int, max_seconds: float = RETRY_MAX_SECONDS) -> float | None:
-    """How long to wait before trying again after ``exc`` (attempt 0 is the first failure), or
-    None when trying again cannot help or would take too long."""
-    if isinstance(exc, discord.RateLimited):
-        wait = exc.retry_after
-    elif isinstance(exc, discord.HTTPException) and exc.status in TRANSIENT_STATUSES:
-        wait = RETRY_BASE_SECONDS * 2 ** attempt
-        if exc.status == 429:
-            headers = getattr(exc.response, "headers", None) or {}
-            try:
-                wait = float(headers.get("Retry-After", wait))
-            except (TypeError, ValueError):
-                pass
-            if wait > max_seconds:
-                return None
-    else:
+def retry_delay(exc: BaseException, *, webhook: bool = False) -> float | None:
+    """How long to wait before trying again after ``exc``, or None when discord.py tried already
+    (a webhook's 5xx and 429s, the REST API's 500/502/504/524 and short 429s) or trying again
+    soon cannot help (a refusal; a rate limit longer than MAX_RATELIMIT_SECONDS; Cloudflare's
+    429 without Discord's body)."""
+    if not isinstance(exc, discord.HTTPException) or exc.status < 500:
         return None
-    return min(max(wait, 0.0), max_seconds)
+    if webhook or exc.status in REST_RETRIED_STATUSES:
+        return None
+    return RETRY_SECONDS
 
 
 def transient(exc: BaseException) -> bool:
@@ -268,7 +263,7 @@ class Responder:
         try:
             await self.bot.with_retries("editing a board", lambda: self.interaction.edit_original_response(
                 content=chunks[0], attachments=render.files_of(reply), view=self.bot.view_for(reply),
-                allowed_mentions=render.NO_MENTIONS))
+                allowed_mentions=render.NO_MENTIONS), webhook=True)
         except (discord.HTTPException, discord.RateLimited) as exc:
             if not self._give_up_on_interaction(exc):
                 raise
@@ -284,7 +279,8 @@ class Responder:
         if not self.gone:
             try:
                 return await self.bot.with_retries("answering an interaction", lambda: self._post(
-                    render.content_of(piece), render.files_of(piece), self.bot.view_for(piece), private, allowed))
+                    render.content_of(piece), render.files_of(piece), self.bot.view_for(piece), private, allowed),
+                    webhook=True)
             except (discord.HTTPException, discord.RateLimited) as exc:
                 if not self._give_up_on_interaction(exc):
                     raise
@@ -327,7 +323,8 @@ class Responder:
         """Resolve a placeholder nothing was sent into."""
         if self.placeholder and not self.gone:
             try:
-                await self.bot.with_retries("removing a placeholder", self.interaction.delete_original_response)
+                await self.bot.with_retries("removing a placeholder", self.interaction.delete_original_response,
+                                            webhook=True)
             except (discord.HTTPException, discord.RateLimited) as exc:
                 log.warning("could not remove the placeholder in channel %s (%s)", self.channel_id,
                             describe_http_failure(exc))
@@ -345,7 +342,7 @@ class Responder:
             if not self.interaction.response.is_done():
                 await self.interaction.response.send_message(text, ephemeral=True)
                 return
-            await self.bot.with_retries("apologising", lambda: self._post(text, [], None, True))
+            await self.bot.with_retries("apologising", lambda: self._post(text, [], None, True), webhook=True)
         except (discord.HTTPException, discord.RateLimited) as exc:
             log.warning("could not tell the user about a failure (%s)", describe_http_failure(exc))
         except Exception:
@@ -390,6 +387,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         options.setdefault("intents", intents)
         options.setdefault("allowed_mentions", render.NO_MENTIONS)
         options.setdefault("help_command", None)
+        options.setdefault("max_ratelimit_timeout", MAX_RATELIMIT_SECONDS)
         commands.AutoShardedBot.__init__(
             self,
             command_prefix=commands.when_mentioned,
@@ -422,17 +420,17 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         heartbeat (storage serializes its own connection)."""
         return await self.call(func, *args)
 
-    async def with_retries(self, what: str, attempt: Callable[[], Awaitable[T]], *,
-                           attempts: int = RETRY_ATTEMPTS, max_seconds: float = RETRY_MAX_SECONDS) -> T:
-        """``attempt()`` until it succeeds, a few times over transient failures (5xx, 429 with its
-        retry_after), waiting longer each time.  ``attempt`` must build a fresh request each
-        time: discord.py closes the files of one it sent."""
-        for number in range(attempts):
+    async def with_retries(self, what: str, attempt: Callable[[], Awaitable[T]], *, webhook: bool = False) -> T:
+        """``attempt()``, tried once more after a failure discord.py did not retry itself (see
+        retry_delay; ``webhook``: the request goes through an interaction's webhook).
+        ``attempt`` must build a fresh request each time: discord.py closes the files of one it
+        sent."""
+        for number in range(RETRY_ATTEMPTS):
             try:
                 return await attempt()
             except (discord.HTTPException, discord.RateLimited) as exc:
-                delay = retry_delay(exc, number, max_seconds)
-                if delay is None or number == attempts - 1:
+                delay = retry_delay(exc, webhook=webhook)
+                if delay is None or number == RETRY_ATTEMPTS - 1:
                     raise
                 log.warning("%s failed (%s); trying again in %.1f s", what, describe_http_failure(exc), delay)
                 await self.sleep(delay)
@@ -441,7 +439,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     async def acknowledge(self, interaction: discord.Interaction, **kwargs: Any) -> None:
         """``defer`` within Discord's 3 seconds, retried briefly over transient failures."""
         await self.with_retries("acknowledging an interaction", lambda: interaction.response.defer(**kwargs),
-                                attempts=ACK_RETRY_ATTEMPTS, max_seconds=ACK_RETRY_MAX_SECONDS)
+                                webhook=True)
 
     def pieces(self, reply: Reply, *, escaped: bool = False) -> list[Piece]:
         """The messages of a reply, its text escaped first (render.escape) unless it is already:

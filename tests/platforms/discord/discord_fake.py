@@ -34,13 +34,16 @@ import json
 import re
 import string
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 import discord.webhook.async_
 import pytest
+from multidict import CIMultiDict
 
 from bot.platforms.discord import DraughtsBot
 from bot.rules import Position
@@ -486,6 +489,12 @@ class FakeDiscord:
         self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
         self.refusals: list[str] = []                 # why, for the failure message
         self._ids = itertools.count(1)
+        self.slept: list[float] = []        # what discord.py's own retries waited (virtual)
+        self.skew = 0.0                     # seconds the fake's clock is ahead of the real one
+
+    def now(self) -> float:
+        """Discord's clock: real time plus every wait that was only virtual."""
+        return time.time() + self.skew
 
     # -- what a test can script ----------------------------------------------------------------------
 
@@ -631,7 +640,7 @@ class FakeDiscord:
         try:
             if state is None:
                 raise Refused(404, 10015, "Unknown Webhook")
-            age = time.time() - discord.utils.snowflake_time(state.id).timestamp()
+            age = self.now() - discord.utils.snowflake_time(state.id).timestamp()
             if path.endswith("/callback"):
                 return self._callback(state, body or {}, uploads, age)
             if state.expired is not None:
@@ -754,14 +763,172 @@ class FakeDiscord:
         return [s for s in self.messages.values() if s.token is None and s.channel_id == channel_id]
 
 
+# -- the wire: an aiohttp session under discord.py ----------------------------------------------------------
+
+API_BASE = discord.http.Route.BASE
+# The routes our bot uses, as discord.py spells them (the longer first where one is a prefix).
+ROUTES = [
+    "/users/@me",
+    "/oauth2/applications/@me",
+    "/applications/{application_id}/guilds/{guild_id}/commands",
+    "/applications/{application_id}/commands",
+    "/channels/{channel_id}/messages/{message_id}",
+    "/channels/{channel_id}/messages",
+    "/interactions/{webhook_id}/{webhook_token}/callback",
+    "/webhooks/{webhook_id}/{webhook_token}/messages/@original",
+    "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}",
+    "/webhooks/{webhook_id}/{webhook_token}",
+]
+_ROUTE_PATTERNS = [(template, re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"))
+                   for template in ROUTES]
+
+
+def route_of(method: str, url: str) -> discord.http.Route:
+    """The discord.py route a request on the wire was made from."""
+    path = str(url).split("?", 1)[0].removeprefix(API_BASE)
+    for template, pattern in _ROUTE_PATTERNS:
+        m = pattern.match(path)
+        if m:
+            return discord.http.Route(method, template, **m.groupdict())
+    raise AssertionError(f"a request the fake does not know: {method} {path}")
+
+
+class WireResponse:
+    """An aiohttp.ClientResponse as discord.py reads it: status, reason, headers, text."""
+
+    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.reason = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+                       404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+                       502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}.get(status, "")
+        self.headers = CIMultiDict(headers or {})
+        self._text = "" if body is None else json.dumps(body)
+        if body is not None:
+            self.headers["Content-Type"] = "application/json"
+
+    async def text(self, encoding: str | None = None) -> str:
+        return self._text
+
+    async def read(self) -> bytes:
+        return self._text.encode()
+
+    async def json(self) -> Any:
+        return json.loads(self._text)
+
+    async def __aenter__(self) -> WireResponse:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+
+def wire_error(exc: discord.HTTPException) -> WireResponse:
+    """An error answer as Discord puts it on the wire (a 429 through Discord's proxy, with Via)."""
+    body: dict[str, Any] = {"code": exc.code, "message": exc.text}
+    headers: dict[str, str] = {}
+    if exc.status == 429:
+        retry_after = float((getattr(exc.response, "headers", None) or {}).get("Retry-After", 1.0))
+        body.update(retry_after=retry_after, **{"global": False})
+        headers.update({"Retry-After": str(retry_after), "Via": "1.1 google"})
+    return WireResponse(exc.status, body, headers)
+
+
+class FakeSession:
+    """What discord.py holds as its aiohttp.ClientSession (its HTTPClient's, which interactions
+    share for their webhooks): every request discord.py makes, retries included, reaches the fake
+    here, so discord.py's own retrying and rate-limit handling run as they do live."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.closed = False
+
+    def request(self, method: str, url: str, *, data: Any = None, headers: dict[str, str] | None = None,
+                params: dict[str, Any] | None = None, **kwargs: Any) -> _Exchange:
+        return _Exchange(self.fake, method, str(url), data)
+
+    async def ws_connect(self, url: str, **kwargs: Any) -> Any:
+        raise AssertionError("the tests run without a gateway")
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class _Exchange:
+    def __init__(self, fake: FakeDiscord, method: str, url: str, data: Any) -> None:
+        self.fake, self.method, self.url, self.data = fake, method, url, data
+        self.response: WireResponse | None = None
+
+    async def __aenter__(self) -> WireResponse:
+        route = route_of(self.method, self.url)
+        body: Any = None
+        form: list[dict[str, Any]] | None = None
+        if isinstance(self.data, str | bytes):
+            body = json.loads(self.data)
+        elif isinstance(self.data, aiohttp.FormData):
+            form = []
+            for options, _headers, value in self.data._fields:
+                if hasattr(value, "read"):          # a file: read as sent, left where it was
+                    at = value.tell()
+                    content = value.read()
+                    value.seek(at)
+                    value = content
+                form.append({"name": options["name"], "value": value, "filename": options.get("filename")})
+        try:
+            if route.path.startswith(("/webhooks/", "/interactions/")):
+                answer = await self.fake.webhook(route, multipart=form, payload=body)
+            else:
+                answer = await self.fake.rest(route, form=form, json=body)
+        except discord.HTTPException as exc:
+            return wire_error(exc)
+        return WireResponse(204 if answer is None else 200, answer)
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+
+class _LibraryAsyncio(types.ModuleType):
+    """``asyncio`` as discord.py's HTTP modules see it, with their sleeps virtual: the waits
+    discord.py decides on (retry_after, 1 + 2n s between 5xx retries) are recorded in
+    ``fake.slept`` and move the fake's clock instead of taking real time."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__("asyncio")
+        self._fake = fake
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    async def sleep(self, delay: float, result: Any = None) -> Any:
+        if delay > 0:           # sleep(0) only yields
+            self._fake.slept.append(float(delay))
+            self._fake.skew += float(delay)
+        await asyncio.sleep(0)
+        return result
+
+
+class _LibraryAiohttp(types.ModuleType):
+    """``aiohttp`` as discord.http sees it: the session it opens at login is the fake's."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__("aiohttp")
+        self._fake = fake
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(aiohttp, name)
+
+    def ClientSession(self, *args: Any, **kwargs: Any) -> FakeSession:  # noqa: N802 - aiohttp's name
+        return FakeSession(self._fake)
+
+
 def install(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, http: discord.http.HTTPClient | None = None) -> None:
-    """Route discord.py's HTTP through the fake: REST (one client's, or every client's) and webhooks."""
-    if http is not None:
-        monkeypatch.setattr(http, "request", fake.rest)
-    else:
-        monkeypatch.setattr(discord.http.HTTPClient, "request", lambda client, route, **kw: fake.rest(route, **kw))
-    monkeypatch.setattr(discord.webhook.async_.AsyncWebhookAdapter, "request",
-                        lambda adapter, route, session=None, **kw: fake.webhook(route, session, **kw))
+    """Put the fake on the wire under discord.py: the session a client opens at login (every
+    client's from now on; ``http``, if given and logged in already, at once), and the sleeps of
+    discord.py's HTTP and webhook modules."""
+    monkeypatch.setattr(discord.http, "aiohttp", _LibraryAiohttp(fake))
+    monkeypatch.setattr(discord.http, "asyncio", _LibraryAsyncio(fake))
+    monkeypatch.setattr(discord.webhook.async_, "asyncio", _LibraryAsyncio(fake))
+    if http is not None and getattr(http, "_HTTPClient__session", None):
+        http._HTTPClient__session = FakeSession(fake)
 
 
 # -- the harness: real discord.py objects fed INTERACTION_CREATE payloads ------------------------------------

@@ -157,6 +157,11 @@ def is_admin(interaction: discord.Interaction) -> bool:
     return bool(permissions.manage_guild or permissions.manage_channels or permissions.administrator)
 
 
+def is_board(reply: Reply) -> bool:
+    """A reply that shows a game's or a puzzle's position (with its buttons)."""
+    return (reply.game_id is not None or reply.post_id is not None) and (reply.image is not None or bool(reply.buttons))
+
+
 def typed(*words: str | None) -> str:
     """A typed command from its words, leaving out the missing ones."""
     return " ".join(w for w in words if w)
@@ -254,11 +259,13 @@ class Responder:
         return message
 
     async def replace(self, reply: Reply) -> None:
-        """Edit the message whose button was clicked (a board) instead of posting a new one."""
+        """Edit the message whose button was clicked (a board) instead of posting a new one; an
+        ephemeral one stays ephemeral, and so do the rest of the text's chunks."""
         message = self.interaction.message
         if self.gone or message is None:
             await self.send(reply)
             return
+        private = message.flags.ephemeral
         chunks = render.split_text(render.escape(reply.text))
         try:
             await self.bot.with_retries("editing a board", lambda: self.interaction.edit_original_response(
@@ -270,8 +277,9 @@ class Responder:
             await self.send(reply)          # the new board, as a new message in the channel
             return
         for chunk in chunks[1:]:
-            await self._deliver(Piece(chunk), False, render.NO_MENTIONS)
-        await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
+            await self._deliver(Piece(chunk), private, render.NO_MENTIONS)
+        if not private:         # only its interaction can edit an ephemeral message
+            await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
 
     async def _deliver(self, piece: Piece, private: bool,
                        allowed: discord.AllowedMentions) -> discord.Message | None:
@@ -489,8 +497,15 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         async with self.chat_lock(str(interaction.channel_id)):
             try:
                 replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
+                clicked = interaction.message
+                # A board whispered to the one who clicked a board only they see (an ephemeral
+                # one) takes that board's place, once: a new ephemeral message per click piled up.
+                whispered_on = clicked is not None and clicked.flags.ephemeral
                 for reply in replies:
-                    if reply.replaces_board and not reply.private and interaction.message is not None:
+                    if clicked is not None and reply.replaces_board and not reply.private:
+                        await responder.replace(reply)
+                    elif whispered_on and reply.private and is_board(reply):
+                        whispered_on = False
                         await responder.replace(reply)
                     else:
                         await responder.send(reply)
@@ -570,7 +585,7 @@ def option_description(lang: str, command: str, arg: Arg) -> str:
 _KIND_CHOICES = {ArgKind.VARIANT: VARIANT_CHOICES, ArgKind.COLOR: COLOR_CHOICES, ArgKind.LANGUAGE: LANGUAGE_CHOICES}
 _KIND_TYPES: dict[ArgKind, Any] = {
     ArgKind.VARIANT: str, ArgKind.COLOR: str, ArgKind.LANGUAGE: str,
-    ArgKind.USER: discord.Member,
+    ArgKind.USER: discord.User,        # a Member in a server; in a DM Discord sends only users
     ArgKind.DURATION: app_commands.Range[str, 1, 20],
     ArgKind.GAME: GameId,
     ArgKind.MOVE: app_commands.Range[str, 1, 100],
@@ -673,17 +688,33 @@ def run_discord(token: str, service: GameService) -> int:
                              platform="Discord", variable="DISCORD_BOT_TOKEN", where="in the developer portal")
 
 
+class GlobalCommandsExist(RuntimeError):
+    """A one-server sync while the commands are registered for every server: that server would
+    show each command twice."""
+
+
 async def sync_tree(token: str, service: GameService, guild_id: int | None = None) -> list[app_commands.AppCommand]:
-    """Log in, upload the slash commands (globally, or to one guild at once), and return."""
+    """Log in, upload the slash commands, and return.  They live in one place only, or a server
+    would show each twice: globally (every server; then the copies an earlier one-server sync left
+    in a server are removed), or in one server at once, for testing, as long as there are no
+    global ones (else GlobalCommandsExist, and nothing is changed)."""
     bot = build_bot(service=service)
     async with bot:
         await bot.login(token)
         if guild_id is not None:
+            if await bot.tree.fetch_commands():
+                raise GlobalCommandsExist(f"the commands are registered for every server; a copy in server "
+                                          f"{guild_id} would show each twice there")
             guild = discord.Object(id=guild_id)
             bot.tree.copy_global_to(guild=guild)
             synced = await bot.tree.sync(guild=guild)
         else:
             synced = await bot.tree.sync()
+            application_id = bot.application_id
+            async for server in bot.fetch_guilds(limit=None):
+                if await bot.http.get_guild_commands(application_id, server.id):
+                    await bot.http.bulk_upsert_guild_commands(application_id, server.id, [])
+                    log.info("removed the one-server copy of the commands in guild %s", server.id)
     log.info("synced %d slash commands%s", len(synced), f" to guild {guild_id}" if guild_id else "")
     return synced
 
@@ -695,9 +726,13 @@ def sync_commands(token: str, service: GameService, guild_id: int | None = None)
     if guild_id is None and os.environ.get("DISCORD_GUILD_ID", "").strip().isdigit():
         guild_id = int(os.environ["DISCORD_GUILD_ID"])
     synced: list[app_commands.AppCommand] = []
-    status = run_until_stopped(lambda: synced.extend(asyncio.run(sync_tree(token, service, guild_id))),
-                               refused=discord.LoginFailure, platform="Discord", variable="DISCORD_BOT_TOKEN",
-                               where="in the developer portal")
+    try:
+        status = run_until_stopped(lambda: synced.extend(asyncio.run(sync_tree(token, service, guild_id))),
+                                   refused=discord.LoginFailure, platform="Discord", variable="DISCORD_BOT_TOKEN",
+                                   where="in the developer portal")
+    except GlobalCommandsExist as exc:
+        print(f"not synced: {exc}; sync without DISCORD_GUILD_ID instead")
+        return 1
     if status == 0:
         print(f"synced {len(synced)} slash commands" + (f" to guild {guild_id}" if guild_id else " globally"))
     return status

@@ -489,6 +489,7 @@ class FakeDiscord:
         self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
         self.refusals: list[str] = []                 # why, for the failure message
         self._ids = itertools.count(1)
+        self.commands: dict[int | None, list[dict[str, Any]]] = {}     # registered: globally (None), per server
         self.slept: list[float] = []        # what discord.py's own retries waited (virtual)
         self.skew = 0.0                     # seconds the fake's clock is ahead of the real one
 
@@ -595,12 +596,18 @@ class FakeDiscord:
             return {"id": str(APP_ID), "name": "Draughts", "description": "", "icon": None, "bot_public": True,
                     "bot_require_code_grant": False, "owner": dict(USERS["ana"]), "verify_key": "ab" * 32,
                     "flags": 0, "summary": "", "team": None}
-        if method == "PUT" and path == "/applications/{application_id}/commands":
-            return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), version=str(self.snowflake()))
-                    for c in body or []]
-        if method == "PUT" and path == "/applications/{application_id}/guilds/{guild_id}/commands":
-            return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), guild_id=str(route.guild_id),
-                         version=str(self.snowflake())) for c in body or []]
+        if (method, path) == ("GET", "/users/@me/guilds"):
+            return [{"id": str(GUILD_ID), "name": "Draughts club", "icon": None, "owner": False,
+                     "permissions": "2248473465835073", "features": []}]
+        if path in ("/applications/{application_id}/commands",
+                    "/applications/{application_id}/guilds/{guild_id}/commands"):
+            # A PUT replaces the application's commands there (globally, or in one server).
+            guild = int(route.guild_id) if "{guild_id}" in path else None
+            if method == "PUT":
+                extra = {"guild_id": str(guild)} if guild else {}
+                self.commands[guild] = [dict(c, id=str(self.snowflake()), application_id=str(APP_ID),
+                                             version=str(self.snowflake()), **extra) for c in body or []]
+            return list(self.commands.get(guild, []))
         if (method, path) == ("POST", "/channels/{channel_id}/messages"):
             channel_id = int(route.channel_id)
             if channel_id in self.gone_channels:
@@ -754,6 +761,11 @@ class FakeDiscord:
         return [c for c in self.calls if (token is None or c.token == token) and (method is None or c.method == method)
                 and (path_end is None or c.path.endswith(path_end))]
 
+    def command_menu(self, guild_id: int = GUILD_ID) -> list[str]:
+        """The slash commands a server's members see: the global ones and the server's own
+        (Discord lists a name registered in both twice)."""
+        return sorted(c["name"] for c in self.commands.get(None, []) + self.commands.get(guild_id, []))
+
     def answers(self, token: str) -> list[Sent]:
         """The messages one interaction left, in order."""
         return [s for s in self.messages.values() if s.token == token]
@@ -769,6 +781,7 @@ API_BASE = discord.http.Route.BASE
 # The routes our bot uses, as discord.py spells them (the longer first where one is a prefix).
 ROUTES = [
     "/users/@me",
+    "/users/@me/guilds",
     "/oauth2/applications/@me",
     "/applications/{application_id}/guilds/{guild_id}/commands",
     "/applications/{application_id}/commands",

@@ -17,6 +17,7 @@ import pytest
 from discord_fake import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
+    GUILD_ID,
     OTHER_CHANNEL_ID,
     TOKEN,
     FakeDiscord,
@@ -30,6 +31,7 @@ from discord_fake import (
 
 from bot.i18n import t
 from bot.platforms.discord import GameButton, sync_tree
+from bot.platforms.discord.bot import GlobalCommandsExist
 from bot.platforms.discord.render import mention, only_user, split_text
 from bot.service import GameService
 from bot.service.registry import REGISTRY
@@ -291,10 +293,15 @@ async def test_direct_messages_are_private_chats(h: Harness):
 
 
 async def test_a_member_option_in_a_dm_is_answered_not_failed(h: Harness):
+    # Issue 15, item 13: the option was typed as a server member, which a DM has none of, and the
+    # user got "something went wrong".  Now the service answers whatever it answers a typed
+    # "/new @bob" in a private chat.
     token = await h.slash("new", "ana", {"opponent": Member("bob")}, dm=True)
-    answer = h.only_answer(token)
-    assert answer.ephemeral and answer.content == t("en", "error.internal")
-    assert h.storage.open_challenges("discord", str(DM_CHANNEL_ID)) == []
+    assert h.only_answer(token).content != t("en", "error.internal")
+    [challenge] = h.storage.open_challenges("discord", str(DM_CHANNEL_ID))
+    assert challenge.target_username == "bob"
+    token = await h.slash("stats", "ana", {"player": Member("bob")}, dm=True)
+    assert h.only_answer(token).content != t("en", "error.internal")
 
 
 async def test_a_late_acknowledgement_is_rejected_and_nothing_is_done(h: Harness, caplog):
@@ -485,3 +492,22 @@ async def test_a_challenger_named_like_markup_is_shown_as_named(h: Harness):
     assert "**@everyone** [win](https://x.example) ||" in shown.visible.replace("\u200b", "")
     assert not (shown.links or shown.special or shown.hidden)
     assert set(shown.users) == {uid("bob")}                  # the mention the adapter resolved still works
+
+
+async def test_commands_live_globally_or_in_one_server_never_both(tmp_path: Path, monkeypatch, discord_errors):
+    # Issue 15, item 13: a one-server sync next to a global one showed every command twice.
+    fake = FakeDiscord()
+    install(fake, monkeypatch)
+    storage = Storage(tmp_path / "sync.db")
+    names = sorted(spec.name for spec in REGISTRY)
+    try:
+        await sync_tree(TOKEN, GameService(storage), guild_id=GUILD_ID)       # trying it out in one server
+        assert fake.command_menu() == names
+        await sync_tree(TOKEN, GameService(storage))                         # then for every server
+        assert fake.command_menu() == names and fake.commands[GUILD_ID] == []
+        puts = len(fake.requests(method="PUT"))
+        with pytest.raises(GlobalCommandsExist):
+            await sync_tree(TOKEN, GameService(storage), guild_id=GUILD_ID)
+        assert fake.command_menu() == names and len(fake.requests(method="PUT")) == puts
+    finally:
+        storage.close()

@@ -20,6 +20,7 @@ import inspect
 import logging
 import os
 import re
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
@@ -80,6 +81,20 @@ GONE_CODES = frozenset({10015, 10062, 50027})
 # The channel will never take a message from us: Unknown Channel, Missing Access, Missing
 # Permissions, Cannot send messages to this user.
 CHANNEL_GONE_CODES = frozenset({10003, 50001, 50013, 50007})
+
+
+# What the bot needs in a channel to post there on its own (the REST API): the bot's moves,
+# reminders, time-outs and the daily puzzle.  An interaction's answers need none of it.  (Read
+# Message History too, as the invite asks for it, for what Discord shows around a reply.)
+POSTING_PERMISSIONS = ("view_channel", "send_messages", "attach_files", "read_message_history")
+THREAD_TYPES = frozenset({discord.ChannelType.public_thread, discord.ChannelType.private_thread,
+                          discord.ChannelType.news_thread})
+# An interaction token lives 15 minutes: a follow-up is tried on one younger than this.
+FOLLOW_UP_SECONDS = 14 * 60
+# A member is told what the bot lacks in a channel once in this long.
+PERMISSION_NOTICE_SECONDS = 3600
+# The bot's own post was refused: Missing Access, Missing Permissions.
+NOT_ALLOWED_CODES = frozenset({50001, 50013})
 
 
 class NotAChannel(ValueError):
@@ -155,6 +170,23 @@ def is_admin(interaction: discord.Interaction) -> bool:
         return True
     permissions = interaction.permissions
     return bool(permissions.manage_guild or permissions.manage_channels or permissions.administrator)
+
+
+def missing_permissions(interaction: discord.Interaction) -> list[str]:
+    """What the bot lacks in the interaction's channel to post there on its own, by discord.py's
+    permission names (in a thread, Send Messages in Threads instead of Send Messages)."""
+    if interaction.guild_id is None:
+        return []
+    have = interaction.app_permissions
+    needed = list(POSTING_PERMISSIONS)
+    if getattr(interaction.channel, "type", None) in THREAD_TYPES:
+        needed[needed.index("send_messages")] = "send_messages_in_threads"
+    return [name for name in needed if not getattr(have, name)]
+
+
+def can_post(interaction: discord.Interaction) -> bool:
+    """Whether the bot's own posts (a board: text and a file) will be taken in that channel."""
+    return not set(missing_permissions(interaction)) - {"read_message_history"}
 
 
 def is_board(reply: Reply) -> bool:
@@ -388,8 +420,13 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     files_together = True           # one message carries the board, the GIF and a file
 
     def __init__(self, service: GameService, *, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-                 **options: Any) -> None:
+                 clock: Callable[[], float] = time.time, **options: Any) -> None:
         ChatAdapter.__init__(self, service, sleep)
+        self.clock = clock
+        # The newest interaction in each channel: the bot's own messages go out as its follow-ups
+        # where the channel refuses the bot's posts, while its token lives.
+        self.live_interactions: dict[str, discord.Interaction] = {}
+        self.permission_notices: dict[tuple[str, int], float] = {}     # (channel, member): when told
         intents = discord.Intents.none()
         intents.guilds = True          # channel cache; not privileged
         options.setdefault("intents", intents)
@@ -472,17 +509,62 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
+        self.keep_interaction(interaction)
         # Acknowledged first (Discord's 3 s), then one channel at a time: answers and what the
         # outbox posts there keep their order.
         async with self.chat_lock(str(interaction.channel_id)):
             try:
                 replies = await self.call_service(self.service.handle, event_for(interaction, text=text))
-                for reply in replies:
+                for reply in replies + self.permission_notice(interaction):
                     await responder.send(reply)
                 await responder.finish()
             except Exception:
                 log.exception("answering /%s failed", name)
                 await responder.fail()
+
+    # -- where the bot may not post --------------------------------------------------------------
+
+    def permission_notice(self, interaction: discord.Interaction) -> list[Reply]:
+        """What the bot lacks to post in this channel on its own, said to the member (once an
+        hour each) in their language; nothing where it lacks nothing."""
+        missing = missing_permissions(interaction)
+        if not missing:
+            return []
+        key = (str(interaction.channel_id), interaction.user.id)
+        now = self.clock()
+        if now - self.permission_notices.get(key, -PERMISSION_NOTICE_SECONDS) < PERMISSION_NOTICE_SECONDS:
+            return []
+        self.permission_notices[key] = now
+        lang = pick_language(str(interaction.locale) if interaction.locale else None)   # theirs: it is theirs alone
+        names = ", ".join(t(lang, f"discord.perm.{name}") for name in missing)
+        return [Reply(t(lang, "discord.missing_permissions", permissions=names), private=True)]
+
+    def keep_interaction(self, interaction: discord.Interaction) -> None:
+        if interaction.guild_id is not None:
+            self.live_interactions[str(interaction.channel_id)] = interaction
+
+    def live_interaction(self, chat_id: str) -> discord.Interaction | None:
+        """The channel's newest interaction while a follow-up on it can still be sent."""
+        interaction = self.live_interactions.get(chat_id)
+        if interaction is None:
+            return None
+        if self.clock() - interaction.created_at.timestamp() >= FOLLOW_UP_SECONDS:
+            del self.live_interactions[chat_id]
+            return None
+        return interaction
+
+    async def follow_up(self, interaction: discord.Interaction, piece: Piece) -> discord.Message:
+        """One of the bot's own messages as a public follow-up of a member's interaction."""
+
+        def attempt() -> Awaitable[discord.Message]:
+            kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": render.NO_MENTIONS,
+                                      "wait": True}
+            view = self.view_for(piece)
+            if view is not None:
+                kwargs["view"] = view
+            return interaction.followup.send(render.content_of(piece), **kwargs)
+
+        return await self.with_retries(f"following up in channel {interaction.channel_id}", attempt, webhook=True)
 
     # -- buttons ---------------------------------------------------------------------------------
 
@@ -494,9 +576,11 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             log.warning("could not acknowledge a button click (%s)", describe_http_failure(exc))
             return
         responder = Responder(self, interaction, placeholder=False)
+        self.keep_interaction(interaction)
         async with self.chat_lock(str(interaction.channel_id)):
             try:
                 replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
+                replies = replies + self.permission_notice(interaction)
                 clicked = interaction.message
                 # A board whispered to the one who clicked a board only they see (an ephemeral
                 # one) takes that board's place, once: a new ephemeral message per click piled up.
@@ -537,7 +621,20 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         return TRANSIENT
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
-        return str((await self.send_to_channel(chat_id, piece, render.NO_MENTIONS)).id)
+        """Posted to the channel; where the channel refuses the bot's posts (as the last
+        interaction there said, or as the post is answered), a follow-up of that interaction
+        while its token lives: the bot's reply move reaches the player who just moved."""
+        live = self.live_interaction(chat_id)
+        if live is not None and not can_post(live):
+            return str((await self.follow_up(live, piece)).id)
+        try:
+            return str((await self.send_to_channel(chat_id, piece, render.NO_MENTIONS)).id)
+        except discord.HTTPException as exc:
+            if live is None or exc.code not in NOT_ALLOWED_CODES:
+                raise
+            log.warning("channel %s refused the bot's post (%s); sent as a follow-up", chat_id,
+                        describe_http_failure(exc))
+            return str((await self.follow_up(live, piece)).id)
 
     async def send_to_channel(self, chat_id: str, piece: Piece,
                               allowed: discord.AllowedMentions) -> discord.Message:

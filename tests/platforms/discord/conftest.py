@@ -35,7 +35,7 @@ async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, discord_errors):
         sleeps.append(seconds)
         fake.skew += seconds
 
-    bot = DraughtsBot(service, sleep=sleep)
+    bot = DraughtsBot(service, sleep=sleep, clock=fake.now)
     install(fake, monkeypatch, bot.http)
     await bot.login(TOKEN)
     try:

@@ -81,6 +81,13 @@ PREMIUM_STYLE = 6
 MENTION_PARSE = {"users", "roles", "everyone"}
 EPHEMERAL = 64
 USER_MENTION = re.compile(r"<@!?(\d{15,21})>")
+# The bot's permissions in a channel (bits of Discord's permission field).
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+ATTACH_FILES = 1 << 15
+READ_MESSAGE_HISTORY = 1 << 16
+SEND_MESSAGES_IN_THREADS = 1 << 38
+BOT_PERMISSIONS = 2248473465835073      # what the invite gives: all of the above, and more
 
 
 def uid(name: str) -> str:
@@ -485,6 +492,8 @@ class FakeDiscord:
         self.interactions: dict[str, InteractionState] = {}
         self.messages: dict[int, Sent] = {}
         self.gone_channels: set[int] = set()
+        self.permissions: dict[int, int] = {}     # the bot's permissions in a channel, where not BOT_PERMISSIONS
+        self.threads: set[int] = set()            # channels that are threads
         self.scripts: list[Script] = []
         self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
         self.refusals: list[str] = []                 # why, for the failure message
@@ -511,6 +520,28 @@ class FakeDiscord:
             self.interactions[token].expires_on_ack = (status, code)
         else:
             self.interactions[token].expired = (status, code)
+
+    def deny(self, channel_id: int, permissions: int) -> None:
+        """An admin takes these permissions from the bot in a channel."""
+        self.permissions[channel_id] = self.bot_permissions(channel_id) & ~permissions
+
+    def bot_permissions(self, channel_id: int) -> int:
+        return self.permissions.get(channel_id, BOT_PERMISSIONS)
+
+    def _permission_refusal(self, channel_id: int, body: dict[str, Any], uploads: list[Upload]) -> Refused | None:
+        """Why Discord refuses the bot's own post in a channel (interactions need none of this):
+        no View Channel is Missing Access; no Send Messages (Send Messages in Threads in a thread),
+        a file without Attach Files, a reply without Read Message History are Missing Permissions."""
+        if channel_id == DM_CHANNEL_ID:
+            return None
+        have = self.bot_permissions(channel_id)
+        if not have & VIEW_CHANNEL:
+            return Refused(403, 50001, "Missing Access")
+        send = SEND_MESSAGES_IN_THREADS if channel_id in self.threads else SEND_MESSAGES
+        if (not have & send or (uploads and not have & ATTACH_FILES)
+                or (body.get("message_reference") and not have & READ_MESSAGE_HISTORY)):
+            return Refused(403, 50013, "Missing Permissions")
+        return None
 
     def _scripted(self, method: str, path: str) -> discord.HTTPException | None:
         for s in self.scripts:
@@ -613,6 +644,10 @@ class FakeDiscord:
             if channel_id in self.gone_channels:
                 call.error = 10003
                 raise http_error(404, 10003, "Unknown Channel")
+            denied = self._permission_refusal(channel_id, body or {}, uploads)
+            if denied is not None:          # the channel's settings, not a mistake of the adapter
+                call.error = denied.code
+                raise http_error(denied.status, denied.code, denied.why)
             try:
                 check_message(body or {}, uploads)
             except Refused as err:
@@ -965,9 +1000,11 @@ class Harness:
         member_permissions = str(2248473465835073 | (1 << 5)) if admin else "2248473465835073"
         iid = self.fake.snowflake(age)
         token = f"aW50ZXJhY3Rpb246{iid}"
+        # What the bot may do in the channel, as Discord tells it with every interaction.
+        app_permissions = BOT_PERMISSIONS if dm else self.fake.bot_permissions(channel_id)
         payload: dict[str, Any] = {
             "id": str(iid), "application_id": str(APP_ID), "type": kind, "token": token, "version": 1,
-            "locale": locale, "app_permissions": "2248473465835073", "attachment_size_limit": SIZE_LIMIT,
+            "locale": locale, "app_permissions": str(app_permissions), "attachment_size_limit": SIZE_LIMIT,
             "entitlements": [], "authorizing_integration_owners": {"0": str(GUILD_ID)},
         }
         if dm:

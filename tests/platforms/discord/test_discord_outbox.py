@@ -98,6 +98,7 @@ async def test_a_transient_failure_is_tried_again_later_and_delivered_once(h: Ha
 
 async def test_a_channel_closed_to_the_bot_is_dropped(h: Harness, caplog):
     await h.new_game()
+    h.fake.skew += 15 * 60                               # no interaction left to follow up on
     h.fake.script(POSTS, http_error(403, 50001, "Missing Access"))
     h.now[0] += MOVE_SECONDS * 0.9 + 1
     with caplog.at_level(logging.WARNING, logger="bot.platforms"):

@@ -224,7 +224,7 @@ PUNCTUATION = frozenset(string.punctuation)
 MASKED_LINK = re.compile(r"\[([^\[\]\n]+)\]\((https?://[^()\s]+)\)")
 SPECIAL_MENTION = re.compile(r"@(everyone|here)\b")
 MENTION_TAG = re.compile(r"<@[!&]?(\d{15,21})>")
-LINE_MARKERS = re.compile(r"^(?:#{1,3} |-# |>>> |> )")
+LINE_MARKERS = re.compile(r"(?:#{1,3} |-# |>>> |> )")       # at a line start
 EMPHASIS = ("**", "__", "~~", "*", "_")
 
 

@@ -9,7 +9,13 @@ Rules this module follows (see PLATFORMS.md):
   answered with followups or an edit; any failure still gets an ephemeral answer;
 - buttons are one ``DynamicItem`` whose custom id carries the service's action, so they keep
   working after a restart; an id we do not know is answered too;
-- no privileged intents; the command tree is synced only by ``python -m bot discord sync``;
+- no privileged intents; the command tree is synced only by ``python -m bot discord sync``, to
+  one place (globally, or one server), never both;
+- the service's text is plain: it is escaped once (render.escape), so what users typed shows as
+  typed; our own markup (spoiler bars, resolved mentions) is added after;
+- retries are discord.py's (5xx, 429 up to MAX_RATELIMIT_SECONDS); ours add one at most;
+- the bot's own posts need the channel's permissions, interactions do not: a command says what
+  is missing, and the outbox falls back to a follow-up of the channel's newest interaction;
 - the token is never logged.
 """
 
@@ -554,7 +560,8 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         return interaction
 
     async def follow_up(self, interaction: discord.Interaction, piece: Piece) -> discord.Message:
-        """One of the bot's own messages as a public follow-up of a member's interaction."""
+        """One of the bot's own messages as a public follow-up of a member's interaction (which
+        is forgotten if Discord no longer takes follow-ups on it)."""
 
         def attempt() -> Awaitable[discord.Message]:
             kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": render.NO_MENTIONS,
@@ -564,7 +571,13 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
                 kwargs["view"] = view
             return interaction.followup.send(render.content_of(piece), **kwargs)
 
-        return await self.with_retries(f"following up in channel {interaction.channel_id}", attempt, webhook=True)
+        try:
+            return await self.with_retries(f"following up in channel {interaction.channel_id}", attempt,
+                                           webhook=True)
+        except discord.HTTPException as exc:
+            if interaction_gone(exc) and self.live_interactions.get(str(interaction.channel_id)) is interaction:
+                del self.live_interactions[str(interaction.channel_id)]
+            raise
 
     # -- buttons ---------------------------------------------------------------------------------
 

@@ -1,9 +1,12 @@
 """A strict fake of Discord's HTTP API for the adapter tests.
 
-It replaces only the two places discord.py talks HTTP: ``HTTPClient.request`` (REST) and
-``AsyncWebhookAdapter.request`` (interaction callbacks, followups, edits of the original
-response).  Every request is recorded and answered with realistic JSON, and refused the way
-Discord refuses it:
+It sits on the wire, under discord.py: the aiohttp session discord.py opens at login (which
+interactions share for their callbacks, followups and edits) is the fake's ``FakeSession``, so
+every request discord.py makes - its own retries of a 5xx and its waits for a 429 included - is
+recorded and answered with realistic JSON, the way Discord answers it (a 429 with Discord's body
+and ``Via`` header).  discord.py's sleeps are virtual (``slept``) and move the fake's clock
+(``now``), which is the one interaction deadlines are measured on.  It refuses what Discord
+refuses:
 
 - an interaction is acknowledged exactly once, within 3 seconds of its creation: late is
   404 code 10062 "Unknown interaction", twice is 400 code 40060; followups and edits of the
@@ -13,11 +16,21 @@ Discord refuses it:
   most 2,000 characters, at most 10 embeds within Discord's embed limits, at most 5 action rows
   of at most 5 well-formed buttons, well-formed ``allowed_mentions``, and every uploaded
   ``files[n]`` part is listed in ``attachments`` with id n, while every ``attachment://name``
-  in an embed names a file of the message (else 400 code 50035 "Invalid Form Body").
+  in an embed names a file of the message (else 400 code 50035 "Invalid Form Body");
+- the bot's own post to a channel (REST) needs the bot's permissions there (``deny``), which
+  interactions do not: without View Channel it is 403 code 50001 "Missing Access"; without Send
+  Messages (Send Messages in Threads in a thread), a file without Attach Files, or a reply
+  without Read Message History, 403 code 50013 "Missing Permissions".  Interactions carry the
+  same permissions as ``app_permissions``.
+
+Content is shown as Discord's markdown shows it (``render``: spoilers, masked links, emphasis,
+escapes, @everyone): ``Sent.content`` is what users read, ``Sent.raw`` what was sent.  Slash
+commands are kept per scope (``command_menu``: a name registered globally and in a server is
+listed twice there).
 
 Whatever the fake refuses because of what the adapter sent goes into ``refused``: the harness
 fails a test that leaves anything there.  Failures a test scripts on purpose (``script``, gone
-channels, expired tokens) are not refusals.
+channels, channel permissions, expired tokens) are not refusals.
 
 Messages remember whom they notified: Discord notifies mentioned users only for a new message
 (never for an edit, nor for the followup that replaces a "thinking" placeholder), and only

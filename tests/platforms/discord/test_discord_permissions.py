@@ -92,3 +92,17 @@ async def test_an_expired_interaction_is_not_used_and_the_post_is_dropped(bot_h:
     assert [c.error for c in refused] == [50013]
     assert [m.status for m in h.storage.find_outbox()] == ["dropped"]
     assert all(a.token == token for a in h.fake.answers(token))
+
+
+async def test_an_interaction_discord_lost_is_not_followed_up_again(bot_h: Harness):
+    h = bot_h
+    h.fake.deny(CHANNEL_ID, SEND_MESSAGES)
+    await h.slash("play", "ana", {"variant": "italian", "level": 1, "color": "white"})
+    token = await h.slash("move", "ana", {"move": "22-18"})
+    assert await asyncio.to_thread(h.bot.service.settle, 20)
+    h.fake.expire(token)
+    assert await h.bot.delivery_round() == 0             # the follow-up is refused (10015): later
+    h.now[0] += 600
+    assert await h.bot.delivery_round() == 0
+    assert [c.error for c in h.fake.requests(method="POST", path_end=POSTS)] == [50013]
+    assert [m.status for m in h.storage.find_outbox()] == ["dropped"]

@@ -67,6 +67,7 @@ APP_ID = 1_200_000_000_000_000_001
 GUILD_ID = 1_200_000_000_000_000_100
 CHANNEL_ID = 1_200_000_000_000_000_200
 OTHER_CHANNEL_ID = 1_200_000_000_000_000_300
+THREAD_ID = 1_200_000_000_000_000_500
 DM_CHANNEL_ID = 1_200_000_000_000_000_400
 SIZE_LIMIT = 10 * 1024 * 1024
 ACK_SECONDS = 3.0
@@ -1028,10 +1029,7 @@ class Harness:
             payload.update(
                 guild_id=str(GUILD_ID), guild_locale="en-US", context=0,
                 guild={"id": str(GUILD_ID), "locale": "en-US", "features": []},
-                channel={"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "draughts",
-                         "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
-                         "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0,
-                         "permissions": "2248473465835073"},
+                channel=self._channel(channel_id),
                 channel_id=str(channel_id),
                 member={"user": USERS[user], "roles": [], "joined_at": iso(1_600_000_000), "deaf": False,
                         "mute": False, "flags": 0, "nick": self.nicks.get(user), "avatar": None, "pending": False,
@@ -1039,6 +1037,19 @@ class Harness:
             )
         self.fake.interactions[token] = InteractionState(iid, token, DM_CHANNEL_ID if dm else channel_id, None)
         return payload
+
+    def _channel(self, channel_id: int) -> dict[str, Any]:
+        """A server channel as an interaction carries it: a text channel, or a thread of one."""
+        channel: dict[str, Any] = {
+            "id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "draughts", "position": 0,
+            "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None, "last_message_id": None,
+            "rate_limit_per_user": 0, "flags": 0, "permissions": "2248473465835073"}
+        if channel_id in self.fake.threads:
+            channel.update(type=11, parent_id=str(CHANNEL_ID), owner_id=uid("ana"), member_count=2,
+                           message_count=1, total_message_sent=1,
+                           thread_metadata={"archived": False, "auto_archive_duration": 1440, "locked": False,
+                                            "archive_timestamp": iso()})
+        return channel
 
     def slash_payload(self, name: str, user: str, options: dict[str, Any] | None = None, *, locale: str = "en-US",
                       age: float = 0.0, dm: bool = False, channel_id: int = CHANNEL_ID,

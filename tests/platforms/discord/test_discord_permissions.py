@@ -11,7 +11,15 @@ import asyncio
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from discord_fake import ATTACH_FILES, CHANNEL_ID, SEND_MESSAGES, VIEW_CHANNEL, Harness
+from discord_fake import (
+    ATTACH_FILES,
+    CHANNEL_ID,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    THREAD_ID,
+    VIEW_CHANNEL,
+    Harness,
+)
 
 from bot.i18n import t
 from bot.service.thinking import Thinker
@@ -106,3 +114,13 @@ async def test_an_interaction_discord_lost_is_not_followed_up_again(bot_h: Harne
     assert await h.bot.delivery_round() == 0
     assert [c.error for c in h.fake.requests(method="POST", path_end=POSTS)] == [50013]
     assert [m.status for m in h.storage.find_outbox()] == ["dropped"]
+
+
+async def test_in_a_thread_send_messages_in_threads_is_what_counts(h: Harness):
+    h.fake.threads.add(THREAD_ID)
+    h.fake.deny(THREAD_ID, SEND_MESSAGES_IN_THREADS)           # Send Messages itself is still there
+    token = await h.slash("games", "ana", channel_id=THREAD_ID)
+    assert h.fake.answers(token)[-1].content == notice("en", "send_messages_in_threads")
+    h.fake.permissions[THREAD_ID] = h.fake.bot_permissions(THREAD_ID) & ~SEND_MESSAGES | SEND_MESSAGES_IN_THREADS
+    token = await h.slash("games", "bob", channel_id=THREAD_ID)
+    assert [a.content for a in h.fake.answers(token)] == [t("en", "games.empty")]

@@ -559,13 +559,13 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             return None
         return interaction
 
-    async def follow_up(self, interaction: discord.Interaction, piece: Piece) -> discord.Message:
+    async def follow_up(self, interaction: discord.Interaction, piece: Piece,
+                        allowed: discord.AllowedMentions) -> discord.Message:
         """One of the bot's own messages as a public follow-up of a member's interaction (which
         is forgotten if Discord no longer takes follow-ups on it)."""
 
         def attempt() -> Awaitable[discord.Message]:
-            kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": render.NO_MENTIONS,
-                                      "wait": True}
+            kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed, "wait": True}
             view = self.view_for(piece)
             if view is not None:
                 kwargs["view"] = view
@@ -637,17 +637,18 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         """Posted to the channel; where the channel refuses the bot's posts (as the last
         interaction there said, or as the post is answered), a follow-up of that interaction
         while its token lives: the bot's reply move reaches the player who just moved."""
+        allowed = render.NO_MENTIONS        # whom the bot's own messages may notify: the one place
         live = self.live_interaction(chat_id)
         if live is not None and not can_post(live):
-            return str((await self.follow_up(live, piece)).id)
+            return str((await self.follow_up(live, piece, allowed)).id)
         try:
-            return str((await self.send_to_channel(chat_id, piece, render.NO_MENTIONS)).id)
+            return str((await self.send_to_channel(chat_id, piece, allowed)).id)
         except discord.HTTPException as exc:
             if live is None or exc.code not in NOT_ALLOWED_CODES:
                 raise
             log.warning("channel %s refused the bot's post (%s); sent as a follow-up", chat_id,
                         describe_http_failure(exc))
-            return str((await self.follow_up(live, piece)).id)
+            return str((await self.follow_up(live, piece, allowed)).id)
 
     async def send_to_channel(self, chat_id: str, piece: Piece,
                               allowed: discord.AllowedMentions) -> discord.Message:

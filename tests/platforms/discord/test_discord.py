@@ -32,7 +32,7 @@ from discord_fake import (
 from bot.i18n import t
 from bot.platforms.discord import GameButton, sync_tree
 from bot.platforms.discord.bot import GlobalCommandsExist
-from bot.platforms.discord.render import mention, only_user, split_text
+from bot.platforms.discord.render import escape, mention, only_user, split_text
 from bot.service import GameService
 from bot.service.registry import REGISTRY
 from bot.service.wording import variant_name
@@ -444,6 +444,9 @@ def test_only_the_resolved_handle_becomes_a_mention():
     text = "@bob, @Bob: /accept. Not @bobby nor @bob.smith; thanks @bob."
     assert mention(text, "bob", 7) == "<@7>, <@7>: /accept. Not @bobby nor @bob.smith; thanks <@7>."
     assert mention("@a.b+c", "a.b", 7) == "<@7>+c"          # the handle is matched literally
+    # In escaped text (render.escape) too: "@bob\_x" is bob_x's handle, "@bob\_xy" is not.
+    escaped = escape("@bob_x: /accept; not @bob_xy nor @bob")
+    assert mention(escaped, "bob_x", 7) == escape("<@7>: /accept; not @bob_xy nor @bob")
     assert only_user(7).to_dict() == {"parse": [], "users": [7]}
 
 

@@ -5,6 +5,7 @@ the wire; the few malformed ones PTB would never build go straight to ``do_reque
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -21,7 +22,9 @@ CHAT = GROUP["id"]
 
 @pytest.fixture
 async def api():
-    fake = FakeBotAPI()
+    # Telegram's clock moves on a minute between requests here: flood control has its own tests.
+    ticks = itertools.count(0.0, 60.0)
+    fake = FakeBotAPI(clock=lambda: next(ticks))
     fake.add_chat(GROUP)
     bot = Bot("123:TEST", request=fake, get_updates_request=fake)
     async with bot:

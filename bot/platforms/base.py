@@ -325,6 +325,8 @@ class ChatAdapter:
                 await self.delivery_round(timers=not held, wait=False)
                 if held:
                     timeout = max(hold_until - await self.call(self.service.clock), 0.0)
+                    if self._workers:
+                        timeout = min(timeout, BUSY_LOOK_SECONDS)
                 else:
                     hold_until = None
                     timeout = await self.call(self._idle_seconds)

@@ -52,6 +52,21 @@ async def test_a_long_flood_wait_in_a_group_holds_back_only_that_group(tg):
     assert tg.storage.game(1).ply == 1
 
 
+async def test_a_short_flood_wait_in_a_group_is_waited_out_by_that_group_alone(tg):
+    await started(tg)
+    tg.http.fail("sendPhoto", 429, "Too Many Requests: retry after 3", retry_after=3)
+    move = asyncio.create_task(tg.say("ana", "/m 22-18"))
+    while not tg.http.refused():
+        await asyncio.sleep(0.005)
+    await asyncio.wait_for(tg.say("bob", "/help", chat=BOB_CHAT), 5)
+    await move
+    methods = [(c.method, int(c.params.get("chat_id", 0)), c.status) for c in tg.http.calls]
+    refused = methods.index(("sendPhoto", CHAT, 429))
+    retried = methods.index(("sendPhoto", CHAT, 200), refused)
+    answered = methods.index(("sendMessage", BOB_CHAT["id"], 200))
+    assert refused < answered < retried                             # Bob did not wait for the group
+
+
 async def test_the_outbox_goes_on_in_other_chats_while_a_group_waits_out_flood_control(tg):
     await started(tg)
     tg.http.add_chat(BOB_CHAT)

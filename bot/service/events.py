@@ -118,3 +118,4 @@ class OutboxItem:
     chat_id: str
     reply: Reply
     attempts: int
+    delivered: int = 0        # platform messages of the reply already out: a retry sends the rest

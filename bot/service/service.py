@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from bot.i18n import pick_language, t
 from bot.rules.notation import looks_like_move
@@ -176,38 +177,55 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         with the change that caused it, or not at all)."""
         return self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
 
-    def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str) -> int:
+    def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
+                    retry_in: float | None = None) -> int:
         """A direct answer the adapter could not deliver (still failing after its own retries): the
-        outbox takes it over, so it reaches the chat later with backoff instead of being lost."""
+        outbox takes it over, so it reaches the chat later with backoff instead of being lost.
+        ``delivered``: its first messages that are out already (never sent again); ``retry_in``:
+        the wait the platform asked for (flood control), instead of the first backoff."""
         with self.storage.transaction():
             item = self.say(platform, chat_id, reply)
-            self.storage.retry_later(item, self.clock() + OUTBOX_FIRST_RETRY, error)
+            if delivered:
+                self.storage.set_delivered(item, delivered)
+            wait = OUTBOX_FIRST_RETRY if retry_in is None else retry_in
+            self.storage.retry_later(item, self.clock() + wait, error)
         self._notify(platform)
         return item
 
-    def pending_messages(self, platform: str, limit: int = 50) -> list[OutboxItem]:
-        """The outbox messages of a platform that are due now, oldest first."""
-        rows = self.storage.due_messages(platform, self.clock(), limit)
-        return [OutboxItem(r.id, r.platform, r.chat_id, Reply.from_json(r.payload), r.attempts)
+    def pending_messages(self, platform: str, limit: int = 50, exclude: Sequence[str] = ()) -> list[OutboxItem]:
+        """The outbox messages of a platform that are due now, oldest first (none for the chats
+        in ``exclude``)."""
+        rows = self.storage.due_messages(platform, self.clock(), limit, exclude)
+        return [OutboxItem(r.id, r.platform, r.chat_id, Reply.from_json(r.payload), r.attempts, r.delivered)
                 for r in rows]
+
+    def message_progress(self, item_id: int, delivered: int) -> None:
+        """The first ``delivered`` messages of an outbox reply are out: they are not sent again."""
+        self.storage.set_delivered(item_id, delivered)
 
     def message_sent(self, item_id: int) -> bool:
         """The adapter delivered an outbox message: it is never delivered again.  False when it was
         no longer pending (another process got to it first)."""
         return self.storage.mark_sent(item_id, self.clock())
 
-    def message_failed(self, item_id: int, error: str, *, permanent: bool = False) -> None:
+    def message_failed(self, item_id: int, error: str, *, permanent: bool = False, chat_gone: bool = True,
+                       retry_in: float | None = None) -> None:
         """The adapter could not deliver an outbox message.  A transient failure is tried again
-        later (backing off); a permanent one (chat gone, bot removed) drops the message, and so
-        does a message that kept failing for about a day."""
+        later (backing off, or after ``retry_in`` when the platform said how long to wait); a
+        permanent one drops the message, and so does a message that kept failing for about a day.
+        A permanent failure means the chat is gone (bot removed, forbidden) unless ``chat_gone``
+        is false: then only this message was refused (the platform will never take it as it is)."""
         row = self.storage.outbox_message(item_id)
         if row is None or row.status != "pending":
             return
         if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
             self.storage.drop_message(item_id, error)
             log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
-            if permanent:
+            if permanent and chat_gone:
                 self.chat_gone(row.platform, row.chat_id)
+            return
+        if retry_in is not None:
+            self.storage.retry_later(item_id, self.clock() + retry_in, error)
             return
         delay = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
         self.storage.retry_later(item_id, self.clock() + delay, error)
@@ -224,6 +242,12 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         except StorageBusy:
             log.warning("%s chat %s not unsubscribed: the database is busy (the next failed post tries again)",
                         platform, chat_id)
+
+    def notice(self, platform: str, chat_id: str, key: str, **values: Any) -> str:
+        """A catalog text in a chat's language, for what an adapter must tell a chat on its own
+        (say, that it lacks a permission)."""
+        chat = self.storage.chat(platform, chat_id)
+        return t(pick_language(chat.language if chat is not None else None), key, **values)
 
     def needs_admin(self, text: str | None) -> bool:
         """Whether typed text is a command only chat administrators may use (so an adapter knows

@@ -17,7 +17,7 @@ tests/storage/test_contract.py checks every backend against this.
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -302,8 +302,10 @@ class Store(abc.ABC):
         is one, so it goes out only if the change that caused it is kept); its id."""
 
     @abc.abstractmethod
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
-        """Pending outbox messages of a platform whose time has come, oldest first."""
+    def due_messages(self, platform: str, now: float, limit: int = 50,
+                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        """Pending outbox messages of a platform whose time has come, oldest first (none of the
+        chats in ``exclude``: their delivery is under way)."""
 
     @abc.abstractmethod
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
@@ -321,6 +323,11 @@ class Store(abc.ABC):
     def retry_later(self, message_id: int, at: float, error: str) -> None:
         """A delivery failed for now: count the attempt and try again at ``at`` (the error is
         kept, cut to 500 characters); nothing if the message is no longer pending."""
+
+    @abc.abstractmethod
+    def set_delivered(self, message_id: int, delivered: int) -> None:
+        """The first ``delivered`` platform messages of a pending reply are out: a retry sends only
+        the rest (nothing if the message is no longer pending)."""
 
     @abc.abstractmethod
     def drop_message(self, message_id: int, error: str) -> None:

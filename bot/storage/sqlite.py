@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -154,6 +154,10 @@ MIGRATIONS: list[list[str]] = [
     [
         # A user's attempts (streaks, /stats) without reading every attempt.
         "CREATE INDEX attempts_user ON attempts (user_id)",
+    ],
+    [
+        # How many messages of an outbox reply are out already: a retry resumes after them.
+        "ALTER TABLE outbox ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0",
     ],
 ]
 
@@ -825,9 +829,11 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 (platform, chat_id, payload, now, now))
             return int(cur.lastrowid)
 
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
-        return self._records(OutboxRecord, "platform=? AND status='pending' AND next_attempt_at<=? "
-                             "ORDER BY id LIMIT ?", (platform, now, limit))
+    def due_messages(self, platform: str, now: float, limit: int = 50,
+                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        skip = f" AND chat_id NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
+        return self._records(OutboxRecord, f"platform=? AND status='pending' AND next_attempt_at<=?{skip} "
+                             "ORDER BY id LIMIT ?", (platform, now, *exclude, limit))
 
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
         return self._record(OutboxRecord, "id=?", (message_id,))
@@ -846,6 +852,10 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         with self.transaction():
             self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
                             "WHERE id=? AND status='pending'", (at, redact(error)[:500], message_id))
+
+    def set_delivered(self, message_id: int, delivered: int) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET delivered=? WHERE id=? AND status='pending'", (delivered, message_id))
 
     def drop_message(self, message_id: int, error: str) -> None:
         with self.transaction():

@@ -19,7 +19,7 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -116,6 +116,9 @@ class BoardView:
     # Alternative routes of one piece, each drawn in its own colour with its number
     # (1, 2, ... in this order), e.g. captures that end on the same square.
     routes: Sequence[Sequence[Square]] = ()
+    # Moves played just before the last one (a puzzle's step: the solver's move, then the
+    # reply as ``last_path``), drawn the same way.
+    earlier_paths: Sequence[Sequence[Square]] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.size, int) or self.size < 2:
@@ -133,6 +136,7 @@ class BoardView:
             *self.captured,
             *self.dots,
             *(sq for route in self.routes for sq in route),
+            *(sq for path in self.earlier_paths for sq in path),
             *([self.selected] if self.selected is not None else []),
         ]
         for sq in squares:
@@ -590,6 +594,12 @@ def render_image(view: BoardView, px: int = 600) -> Image.Image:
     img = _empty_board(size, px, flipped).copy()
     sq = px // size
 
+    for path in view.earlier_paths:
+        if path:
+            for s in {path[0], path[-1]}:
+                _fill_square(img, view, s, LAST_MOVE_SQUARE, px)
+            if len(path) >= 2:
+                _draw_path(img, replace(view, last_path=tuple(path)), px, sq)
     if view.last_path:
         for s in {view.last_path[0], view.last_path[-1]}:
             _fill_square(img, view, s, LAST_MOVE_SQUARE, px)

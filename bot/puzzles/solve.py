@@ -12,7 +12,7 @@ from enum import Enum
 
 from bot.rules import IllegalMove, Position
 
-from .prove import Tree, line_length
+from .prove import Tree, balance, line_length
 
 
 class Verdict(Enum):
@@ -111,3 +111,42 @@ def puzzle_of_day(puzzles: list[dict], day: dt.date, variant: str) -> dict:
         raise ValueError(f"no {variant} puzzles")
     ordered = sorted(puzzles, key=lambda p: hashlib.sha1(f"{variant}|{p['id']}".encode()).hexdigest())
     return ordered[day.toordinal() % len(ordered)]
+
+
+def refutation(puzzle: dict, moves: list[str], wrong: str, plies: int = 3) -> list[str]:
+    """Why a wrong move fails: the defender's best answer to it and what follows (a short line
+    chosen by material after ``plies`` plies, captures searched a little further)."""
+    pos = position_after(puzzle, moves)
+    solver = pos.turn
+    try:
+        pos = pos.play(pos.parse_move(wrong))
+    except IllegalMove:
+        return []
+    line = _best_line(pos, solver, plies)[1]
+    return line
+
+
+def _best_line(pos: Position, solver: str, plies: int) -> tuple[float, list[str]]:
+    """(the solver's material balance, the line) with both sides playing for material."""
+    legal = pos.legal_moves()
+    if not legal:
+        # No move left: the side to move has lost.
+        return (100.0 if pos.turn != solver else -100.0), []
+    if plies <= 0 and not legal[0].is_capture:
+        return balance(pos, solver), []
+    depth = plies - 1 if plies > 0 else -1
+    if depth < -2:
+        return balance(pos, solver), []
+    best: tuple[float, list[str]] | None = None
+    for move in legal:
+        score, rest = _best_line(pos.play(move), solver, depth)
+        better = best is None or (score > best[0] if pos.turn == solver else score < best[0])
+        if better:
+            best = (score, [str(move), *rest])
+    assert best is not None
+    return best
+
+
+def reply_is_forced(puzzle: dict, moves: list[str]) -> bool:
+    """Whether the defender had one legal move after the solver's last move in ``moves``."""
+    return len(position_after(puzzle, moves).legal_moves()) == 1

@@ -23,6 +23,7 @@ def board_view(
     selected: int | None = None,
     flipped: bool | None = None,
     routes: Iterable[Iterable[int]] = (),
+    earlier_paths: Iterable[Iterable[int]] = (),
 ) -> BoardView:
     """The neutral picture description of a position; seen from the side to move by default.
 
@@ -38,6 +39,7 @@ def board_view(
         selected=v.square_to_rc(selected) if selected else None,
         flipped=(not pos.white) if flipped is None else flipped,
         routes=[_rc(v, route) for route in routes],
+        earlier_paths=[_rc(v, path) for path in earlier_paths],
     )
 
 

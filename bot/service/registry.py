@@ -88,6 +88,8 @@ class ButtonKind(StrEnum):
     PUZZLE_PATH = "zm"           # zm:<post>:<step>:<index of the legal move>
     PUZZLE_BACK = "zb"           # zb:<post>:<step>          back to the pieces
     PUZZLE_HINT = "zh"           # zh:<post>:<step>          which piece moves next
+    PUZZLE_GIVE_UP = "zg"        # zg:<post>                 show the solution, close the attempt
+    PUZZLE_NEXT = "zn"           # zn:<post>                 a new personal puzzle of that variant
 
 
 def action(kind: ButtonKind, *numbers: int) -> str:
@@ -233,5 +235,7 @@ for _button in (
     ButtonSpec(ButtonKind.PUZZLE_PATH, 3, "press_puzzle"),
     ButtonSpec(ButtonKind.PUZZLE_BACK, 2, "press_puzzle"),
     ButtonSpec(ButtonKind.PUZZLE_HINT, 2, "press_puzzle"),
+    ButtonSpec(ButtonKind.PUZZLE_GIVE_UP, 1, "press_puzzle_more"),
+    ButtonSpec(ButtonKind.PUZZLE_NEXT, 1, "press_puzzle_more"),
 ):
     REGISTRY.add_button(_button)

@@ -137,3 +137,23 @@ def reminder(lang: str, name: str, game_id: int, seconds_left: float) -> str:
     if seconds_left < 60:
         return t(lang, "clock.reminder_last_minute", name=name, id=game_id)
     return t(lang, "clock.reminder", name=name, id=game_id, left=duration(lang, seconds_left))
+
+
+def illegal_rule_text(lang: str, err: IllegalMove, pos: Position, typed: str = "") -> str:
+    """The rule that forbids a move in a puzzle, without naming moves that are allowed (in a
+    puzzle the list of legal moves can be the answer itself)."""
+    code = err.code
+    if code == ErrorCode.ILLEGAL_STEP:
+        move = "-".join(map(str, err.squares))
+        if (pos.piece_at(err.squares[0]) or "").isupper():
+            kings = "rule.king_flying" if pos.variant.flying_kings else "rule.king_short"
+            return t(lang, "err.illegal_step_king", move=move, king_rule=t(lang, kings))
+        return t(lang, "err.illegal_step", move=move)
+    if code in (ErrorCode.CAPTURE_COMPULSORY, ErrorCode.LAW_OF_QUANTITY, ErrorCode.LAW_OF_QUALITY,
+                ErrorCode.KING_MUST_CAPTURE, ErrorCode.KING_EARLIEST):
+        return t(lang, f"puzzle.rule.{code.value}")
+    if code == ErrorCode.CAPTURE_NOT_FINISHED:
+        return t(lang, "puzzle.rule.capture_not_finished", typed=typed or "x".join(map(str, err.squares)))
+    if code == ErrorCode.ILLEGAL_CAPTURE:
+        return t(lang, "err.illegal_capture", typed=typed or "x".join(map(str, err.squares)))
+    return illegal_move_text(lang, err, pos, typed=typed)

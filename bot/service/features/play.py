@@ -43,7 +43,7 @@ class PlayFeature(GamesCore):
             return [Reply(t(ctx.lang, "move.usage"))]
         post = self.puzzle_reply_target(ctx)
         if post is None and ref is None and not self._my_games(ctx) and not ctx.event.reply_to:
-            post = self._puzzle_for(ctx)
+            post = self._puzzle_for(ctx, text=" ".join(words))
         if post is not None:
             return self.answer_puzzle(ctx, post, " ".join(words))
         row, problem = self._resolve(ctx, ref)

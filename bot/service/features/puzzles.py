@@ -22,13 +22,22 @@ import hashlib
 import hmac
 import logging
 import re
+from dataclasses import replace
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from bot.i18n import t
 from bot.puzzles import bank
-from bot.puzzles.solve import Verdict, hint, judge, position_after, puzzle_of_day
+from bot.puzzles.solve import (
+    Verdict,
+    hint,
+    judge,
+    position_after,
+    puzzle_of_day,
+    refutation,
+    reply_is_forced,
+)
 from bot.rules import Position
 from bot.service import boards
 from bot.service.commands import parse_variant
@@ -36,7 +45,7 @@ from bot.service.events import Button, Reply
 from bot.service.features.common import Ctx, _name, _rows
 from bot.service.features.games import GamesCore
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
-from bot.service.wording import illegal_move_text, variant_name
+from bot.service.wording import illegal_rule_text, variant_name
 from bot.storage import StorageBusy
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
@@ -45,6 +54,22 @@ log = logging.getLogger("bot.service")
 DEFAULT_TIME = "09:00"
 DEFAULT_TIMEZONE = "Europe/Madrid"
 SOLVED_REACTION = "🎉"
+# Where a member's answer cannot be shown to them alone (a Telegram group), a reaction to their
+# message says how it went; the steps themselves go to their private chat with the bot.
+RIGHT_REACTION = "👍"
+WRONG_REACTION = "👎"
+OTHER_REACTION = "🤔"
+# /top puzzles: a daily solved is worth SOLVE_POINTS, the first solvers of the day get
+# FIRST_BONUS more (first, second, third); each wrong try costs MISS_COST; a hint halves what
+# is left; a solve is worth at least MIN_POINTS (halved with a hint).  Equal points: the one
+# who solved sooner after the posts (the sum of the times) ranks first.
+SOLVE_POINTS = 3.0
+FIRST_BONUS = (3.0, 2.0, 1.0)
+MISS_COST = 1.0
+MIN_POINTS = 1.0
+HISTORY_SIZE = 10
+GIVE_UP_WORDS = ("giveup", "give-up", "resign", "rendirse", "rindo", "abandonar", "arrendo", "arrendersi", "abbandona")
+HISTORY_WORDS = ("history", "historial", "historia", "storia", "cronologia")
 LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
@@ -85,6 +110,51 @@ def streaks(days: list[str]) -> tuple[int, int]:
         best = max(best, current)
         previous = day
     return current, best
+
+
+def posted_streaks(posted: list[str], solved: list[str], today: str | None = None) -> tuple[int, int]:
+    """(current, best) runs of solved days among the days that had a post (ISO day strings): a
+    day without a post (the bot was down) breaks no run; a posted day not solved does, except
+    ``today``'s, which may still be solved."""
+    solved_set = set(solved)
+    best = current = 0
+    for day in sorted(set(posted) | solved_set):
+        if day in solved_set:
+            current += 1
+            best = max(best, current)
+        elif day != today:
+            current = 0
+    return current, best
+
+
+def solve_points(attempt: AttemptRecord, rank: int) -> float:
+    """The /top puzzles points of a solved daily (``rank`` 1 for the first solver)."""
+    bonus = FIRST_BONUS[rank - 1] if 1 <= rank <= len(FIRST_BONUS) else 0.0
+    points = max(MIN_POINTS, SOLVE_POINTS + bonus - MISS_COST * attempt.misses)
+    return points / 2 if attempt.hints else points
+
+
+def theme_words(lang: str, puzzle: dict[str, Any]) -> list[str]:
+    """A puzzle's tags in words (whatever tags the bank has; unknown ones are left out)."""
+    tags = puzzle.get("tags") or {}
+    words = []
+    sacrifices = tags.get("sacrifices") or 0
+    if isinstance(sacrifices, bool):
+        sacrifices = int(sacrifices)
+    if sacrifices == 1:
+        words.append(t(lang, "theme.sacrifice"))
+    elif isinstance(sacrifices, int) and sacrifices > 1:
+        words.append(t(lang, "theme.sacrifices", n=sacrifices))
+    longest = tags.get("longest_capture") or 0
+    if isinstance(longest, int) and longest >= 2:
+        words.append(t(lang, "theme.longest_capture", n=longest))
+    for flag in ("promotion", "king_capture", "endgame"):
+        if tags.get(flag):
+            words.append(t(lang, f"theme.{flag}"))
+    moves = tags.get("moves")
+    if isinstance(moves, int) and moves > 0:
+        words.append(t(lang, "theme.moves", n=moves))
+    return words
 
 
 def streak_text(lang: str, days: int) -> str:
@@ -258,15 +328,23 @@ class PuzzlesFeature(GamesCore):
         return self._puzzle_board(lang, post, pos, 0, text)
 
     def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
-                      replaces: bool = False, private: bool = False, user_id: str | None = None) -> Reply:
-        """A puzzle position with its buttons: the pieces that can move, and a hint; a board for
-        one user carries the private-chat link signed for them."""
-        view = boards.board_view(pos, flipped=not pos.white)
+                      replaces: bool = False, private: bool = False, user_id: str | None = None,
+                      drawn: tuple[list[list[int]], list[int], list[int]] | None = None) -> Reply:
+        """A puzzle position with its buttons: the pieces that can move, a hint and (for one
+        user's board) giving up; a board for one user carries the private-chat link signed for
+        them.  ``drawn``: the moves just played (earlier paths, last path, captured squares)."""
+        earlier, last, captured = drawn or ([], [], [])
+        view = boards.board_view(pos, last_path=last, captured=captured, flipped=not pos.white,
+                                 earlier_paths=earlier)
         starts = sorted({m.start for m in pos.legal_moves()})
         buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
                         reserve=1)
-        buttons.append([Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
-                               f"/hint #{post.id}", style="back")])
+        extra = [Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
+                        f"/hint #{post.id}", style="back")]
+        if step > 0 or user_id is not None:
+            extra.append(Button(t(lang, "button.give_up"), action(ButtonKind.PUZZLE_GIVE_UP, post.id),
+                                "/puzzle giveup", style="stop"))
+        buttons.append(extra)
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons, post_id=post.id,
                      replaces_board=replaces, private=private,
                      start_payload=self._start_payload(post, user_id) if user_id is not None else None)
@@ -313,6 +391,15 @@ class PuzzlesFeature(GamesCore):
     def cmd_puzzle(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """A puzzle for you alone: /puzzle [variant] (one you have not been given before)."""
         variant = self._default_variant(ctx)
+        word = args[0].lower() if args else ""
+        if word in HISTORY_WORDS:
+            return self.puzzle_history(ctx)
+        if word in GIVE_UP_WORDS:
+            ref = int(args[1].lstrip("#")) if len(args) > 1 and re.fullmatch(r"#?\d{1,9}", args[1]) else None
+            post = self._puzzle_for(ctx, ref, giving_up=True)
+            if post is None:
+                return [Reply(t(ctx.lang, "puzzle.none"))]
+            return self.give_up(ctx, post)
         if args:
             variant = parse_variant(args)
             if variant is None:
@@ -374,28 +461,64 @@ class PuzzlesFeature(GamesCore):
         if ctx.event.chat_kind == "private" and post.chat_id != ctx.event.chat_id:
             self.storage.set_pending(self._opened_key(ctx), post.id)
 
-    def _puzzle_for(self, ctx: Ctx, ref: int | None = None) -> PuzzlePostRecord | None:
-        """The post a user's answer is for: #id or the message replied to, else (in a private chat)
-        the puzzle opened there, else their latest open personal puzzle in this chat, else the
-        chat's latest daily post."""
+    def _puzzle_for(self, ctx: Ctx, ref: int | None = None, text: str | None = None,
+                    giving_up: bool = False) -> PuzzlePostRecord | None:
+        """The post a user's answer (``text``) is for: #id or the message replied to; else the
+        first of the puzzle opened here (a private chat), the chat's daily, the user's open
+        personal puzzle here where the answer's first move is legal in the user's position (an
+        old puzzle must not capture answers meant for today's); if it fits none, the daily (its
+        rules explain why), else the first of them."""
         if ref is None and ctx.event.reply_to:
             ref = self.storage.post_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
-        if ref is None and ctx.event.chat_kind == "private":
-            opened = self.storage.pending(self._opened_key(ctx))
-            if isinstance(opened, int):
-                attempt = self.storage.attempt(opened, ctx.event.user_id)
-                if attempt is None or attempt.solved_at is None:
-                    ref = opened
         if ref is not None:
             post = self.storage.puzzle_post(ref)
             return post if post is not None and post.platform == ctx.event.platform else None
-        mine = self.storage.personal_posts(ctx.event.platform, ctx.event.user_id, 1)
-        if mine and mine[0].chat_id == ctx.event.chat_id:
-            attempt = self.storage.attempt(mine[0].id, ctx.event.user_id)
-            if attempt is None or attempt.solved_at is None:
-                return mine[0]
+        user = ctx.event.user_id
+        candidates: list[PuzzlePostRecord] = []
+        if ctx.event.chat_kind == "private":
+            opened = self.storage.pending(self._opened_key(ctx))
+            if isinstance(opened, int):
+                post = self.storage.puzzle_post(opened)
+                if post is not None and post.platform == ctx.event.platform and self._is_open(post, user):
+                    candidates.append(post)
         daily = self.storage.daily_posts(*ctx.key, 1)
-        return daily[0] if daily else None
+        daily_post = daily[0] if daily else None
+        if daily_post is not None and self._is_open(daily_post, user):
+            candidates.append(daily_post)
+        mine = self.storage.personal_posts(ctx.event.platform, user, 1)
+        if mine and mine[0].chat_id == ctx.event.chat_id and self._is_open(mine[0], user):
+            candidates.append(mine[0])
+        if text is not None:
+            for post in candidates:
+                if self._fits(post, user, text):
+                    return post
+            return daily_post or (candidates[0] if candidates else None)
+        if giving_up:
+            # Giving up: the puzzle of one's own first (the day's may be what others still solve).
+            candidates.sort(key=lambda post: post.kind != "personal")
+        return candidates[0] if candidates else daily_post
+
+    def _several_open(self, ctx: Ctx, post: PuzzlePostRecord) -> bool:
+        """Whether the user has another open puzzle here besides ``post`` (their daily and their
+        personal one, say)."""
+        user = ctx.event.user_id
+        others = [p for p in (*self.storage.daily_posts(*ctx.key, 1),
+                              *self.storage.personal_posts(ctx.event.platform, user, 1))
+                  if p.id != post.id and p.chat_id == ctx.event.chat_id and self._is_open(p, user)]
+        return bool(others)
+
+    def _fits(self, post: PuzzlePostRecord, user_id: str, text: str) -> bool:
+        """Whether an answer's first move is legal in the user's position of a post."""
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        words = text.replace(",", " ").split()
+        if puzzle is None or not words:
+            return False
+        attempt = self.storage.attempt(post.id, user_id)
+        try:
+            position_after(puzzle, list(attempt.progress) if attempt else []).parse_move(words[0])
+        except Exception:
+            return False
+        return True
 
     def puzzle_reply_target(self, ctx: Ctx) -> PuzzlePostRecord | None:
         """The post a message replies to, if it replies to a puzzle."""
@@ -427,19 +550,129 @@ class PuzzlesFeature(GamesCore):
                    else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, ctx.now, None, None, None))
         if attempt.solved_at is not None:
             return [Reply(t(ctx.lang, "puzzle.already"), private=private)]
+        if self.storage.pending(self._gave_up_key(post, ev.user_id)):
+            return [Reply(t(ctx.lang, "puzzle.gave_up_already", line=" ".join(puzzle["solution"])), private=private)]
         return puzzle, attempt
+
+    def _gave_up_key(self, post: PuzzlePostRecord, user_id: str) -> str:
+        return f"puzzle_gave_up:{post.id}:{user_id}"
+
+    def _is_open(self, post: PuzzlePostRecord, user_id: str) -> bool:
+        """Whether a user may still answer a post: not solved, not given up."""
+        attempt = self.storage.attempt(post.id, user_id)
+        return ((attempt is None or attempt.solved_at is None)
+                and not self.storage.pending(self._gave_up_key(post, user_id)))
+
+    def give_up(self, ctx: Ctx, post: PuzzlePostRecord) -> list[Reply]:
+        """Show a user the solution of a post and close their attempt (a failure, if it was not
+        rated yet)."""
+        whisper = self._whisper(ctx)
+        with self.storage.transaction():
+            found = self._attempt_at(ctx, post, whisper)
+            if isinstance(found, list):
+                return self._privately(ctx, post, found, OTHER_REACTION)
+            puzzle, attempt = found
+            if attempt.rated_score is None:
+                attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
+                self._rate_puzzle(post, attempt)
+            self.storage.save_attempt(attempt)
+            self.storage.set_pending(self._gave_up_key(post, ctx.event.user_id), 1)
+        line = " ".join(puzzle["solution"])
+        # The solution is for the one who gave up: in a group it goes to them alone.
+        reply = Reply(self._puzzle_label(ctx.lang, post) + t(ctx.lang, "puzzle.gave_up", line=line),
+                      private=whisper, buttons=[[Button(t(ctx.lang, "button.next_puzzle"),
+                                                        action(ButtonKind.PUZZLE_NEXT, post.id), "/puzzle")]])
+        return self._privately(ctx, post, [reply], OTHER_REACTION)
+
+    def press_puzzle_more(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+        """Give up (zg:<post>) or the next puzzle (zn:<post>, a personal one of that variant)."""
+        post = self.storage.puzzle_post(ids[0])
+        if post is None or post.platform != ctx.event.platform:
+            return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+        if self._member_name(ctx, post) is None:
+            return [Reply(t(ctx.lang, "puzzle.not_member"), private=True)]
+        if kind is ButtonKind.PUZZLE_GIVE_UP:
+            return self.give_up(ctx, post)
+        return self.cmd_puzzle(ctx, [post.variant])
+
+    def puzzle_history(self, ctx: Ctx) -> list[Reply]:
+        """/puzzle history: the user's last puzzles (personal and daily) and how each went."""
+        ev = ctx.event
+        items: list[tuple[float, PuzzlePostRecord, AttemptRecord | None]] = []
+        for post in self.storage.personal_posts(ev.platform, ev.user_id, HISTORY_SIZE):
+            items.append((post.posted_at, post, self.storage.attempt(post.id, ev.user_id)))
+        for post, attempt in self.storage.user_attempts(ev.platform, ev.user_id)[-HISTORY_SIZE:]:
+            items.append((post.posted_at, post, attempt))
+        items.sort(key=lambda item: (item[0], item[1].id), reverse=True)
+        if not items:
+            return [Reply(t(ctx.lang, "puzzle.history_empty"), private=self._whisper(ctx))]
+        lines = [t(ctx.lang, "puzzle.history_title")]
+        for _at, post, attempt in items[:HISTORY_SIZE]:
+            variant = variant_name(ctx.lang, post.variant)
+            if post.kind == "daily":
+                what = t(ctx.lang, "puzzle.history_daily", day=post.day, variant=variant)
+            else:
+                puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+                what = t(ctx.lang, "puzzle.history_personal", id=post.id, variant=variant,
+                         rating=puzzle["rating"] if puzzle else "?")
+            if attempt is not None and attempt.solved_at is not None:
+                result = (t(ctx.lang, "puzzle.result.solved_misses", n=attempt.misses) if attempt.misses
+                          else t(ctx.lang, "puzzle.result.solved"))
+            elif self.storage.pending(self._gave_up_key(post, ev.user_id)):
+                result = t(ctx.lang, "puzzle.result.gave_up")
+            elif attempt is not None and attempt.misses:
+                result = t(ctx.lang, "puzzle.result.failed")
+            else:
+                result = t(ctx.lang, "puzzle.result.open")
+            when = dt.datetime.fromtimestamp(post.posted_at, dt.UTC).date().isoformat()
+            lines.append(t(ctx.lang, "puzzle.history_line", when=when, what=what, result=result))
+        return [Reply("\n".join(lines), private=self._whisper(ctx) and ctx.event.can_whisper)]
 
     def answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str, via_button: bool = False) -> list[Reply]:
         """Judge an answer (one move or a whole line) to a post for this user."""
+        replies, reaction = self._answer_puzzle(ctx, post, text, via_button)
+        if not via_button and replies and self._several_open(ctx, post):
+            # A typed answer says which puzzle it went to when the user has several open here.
+            replies[0] = replace(replies[0], text=self._puzzle_label(ctx.lang, post) + replies[0].text)
+        return self._privately(ctx, post, replies, reaction)
+
+    def _puzzle_label(self, lang: str, post: PuzzlePostRecord) -> str:
+        if post.kind == "daily":
+            return t(lang, "puzzle.for_daily", day=post.day)
+        return t(lang, "puzzle.for_personal", variant=variant_name(lang, post.variant), id=post.id)
+
+    def _privately(self, ctx: Ctx, post: PuzzlePostRecord, replies: list[Reply], reaction: str) -> list[Reply]:
+        """In a group where nothing can be shown to one member (Telegram), a member's steps,
+        hints and misses are never posted for everyone: the first reply meant for them alone gets
+        a reaction that stands in for it in the group, and each carries the private-chat link
+        (signed for them) of where the adapter shows it instead (see Reply.start_payload)."""
+        ev = ctx.event
+        if ev.chat_kind == "private" or ev.can_whisper:
+            return replies
+        out = []
+        reacted = False
+        for reply in replies:
+            if reply.private:
+                reply = replace(reply, reaction=None if reacted else (reply.reaction or reaction), post_id=post.id,
+                                start_payload=reply.start_payload or self._start_payload(post, ev.user_id))
+                reacted = True
+            out.append(reply)
+        return out
+
+    def _answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str,
+                       via_button: bool) -> tuple[list[Reply], str]:
+        """The replies to an answer, and the reaction that says how it went where they cannot be
+        shown to the user alone."""
         ev = ctx.event
         whisper = self._whisper(ctx)
         # The attempt is read and written in one transaction: two answers of one user at once (in
         # the group and in a private chat, or in two processes) are judged one after the other.
         first = False
+        delta: float | None = None
         with self.storage.transaction():
             found = self._attempt_at(ctx, post, whisper)
             if isinstance(found, list):
-                return found
+                return found, OTHER_REACTION
             puzzle, attempt = found
             progress = list(attempt.progress)
             answer = judge(puzzle, progress, text)
@@ -448,44 +681,88 @@ class PuzzlesFeature(GamesCore):
                 attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1)
                 if attempt.rated_score is None:
                     attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
-                    self._rate_puzzle(post, attempt)
+                    delta = self._rate_puzzle(post, attempt)
                 self.storage.save_attempt(attempt)
             elif answer.verdict is Verdict.RIGHT:
                 self.storage.save_attempt(_replace(attempt, progress=tuple(accepted)))
             elif answer.verdict is Verdict.SOLVED:
-                first = self._record_solve(ctx, post, attempt, accepted)
+                first, delta = self._record_solve(ctx, post, attempt, accepted)
             name = attempt.user_name
         pos = answer.position or position_after(puzzle, progress)
         replaces = via_button and ev.chat_kind == "private"
         if answer.verdict is Verdict.ILLEGAL:
             if answer.error is None:
-                return [Reply(t(ctx.lang, "move.usage"), private=whisper)]
-            return [Reply(illegal_move_text(ctx.lang, answer.error, pos, typed=text[:40]), private=whisper)]
+                return [Reply(t(ctx.lang, "move.usage"), private=whisper)], OTHER_REACTION
+            # In a puzzle the rule is named, never the moves it allows (they may be the answer).
+            return ([Reply(illegal_rule_text(ctx.lang, answer.error, pos, typed=text[:40]), private=whisper)],
+                    OTHER_REACTION)
         if answer.verdict is Verdict.WRONG:
             lines = []
             if answer.played:
                 lines.append(t(ctx.lang, "puzzle.right_so_far", moves=" ".join(answer.played)))
-            lines.append(t(ctx.lang, "puzzle.wrong", move=(answer.wrong or text)[:40]))
+            wrong = answer.wrong or text.split()[0]
+            try:
+                wrong_move = str(pos.parse_move(wrong))
+            except Exception:
+                wrong_move = wrong
+            line = refutation(puzzle, accepted, wrong_move)[:3]
+            if line:
+                lines.append(t(ctx.lang, "puzzle.refuted", move=wrong[:40], line=" ".join(line)))
+            else:
+                lines.append(t(ctx.lang, "puzzle.wrong", move=wrong[:40]))
+            if delta is not None:
+                lines.append(self._rating_change_text(ctx, delta))
             if not via_button:
-                return [Reply("\n".join(lines), private=whisper)]
+                return [Reply("\n".join(lines), private=whisper)], WRONG_REACTION
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
-                                       private=whisper, user_id=ev.user_id)]
+                                       private=whisper, user_id=ev.user_id)], WRONG_REACTION
         if answer.verdict is Verdict.RIGHT:
-            text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1])
+            forced = reply_is_forced(puzzle, accepted[:-1])
+            text_out = (t(ctx.lang, "puzzle.right", reply=answer.played[-1]) if forced
+                        else t(ctx.lang, f"puzzle.reply.{'B' if pos.turn == 'W' else 'W'}", reply=answer.played[-1]))
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), text_out, replaces=replaces,
-                                       private=whisper, user_id=ev.user_id)]
-        return self._solved(ctx, post, accepted, first, whisper, name)
+                                       private=whisper, user_id=ev.user_id,
+                                       drawn=_drawn(puzzle, accepted, 2))], RIGHT_REACTION
+        replies = self._solved(ctx, post, accepted, first, whisper, name)
+        extra = [t(ctx.lang, "puzzle.themes", themes=", ".join(words))
+                 for words in [theme_words(ctx.lang, puzzle)] if words]
+        if delta is not None:
+            extra.append(self._rating_change_text(ctx, delta))
+        if extra:
+            # After a solve, what lichess shows: the themes and the rating change, to the solver
+            # (with the answer meant for them alone, where there is one).
+            next_button = [[Button(t(ctx.lang, "button.next_puzzle"), action(ButtonKind.PUZZLE_NEXT, post.id),
+                                   "/puzzle")]]
+            own = next((i for i, r in enumerate(replies) if r.private or not whisper), None)
+            if own is not None and post.kind == "personal" or own is not None and replies[own].private:
+                replies[own] = replace(replies[own], text=replies[own].text + "\n" + "\n".join(extra),
+                                       buttons=replies[own].buttons + next_button)
+            else:
+                replies.append(Reply("\n".join(extra), private=True, buttons=next_button))
+        return replies, SOLVED_REACTION
 
-    def _record_solve(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord, accepted: list[str]) -> bool:
-        """Store a solve (inside the caller's transaction) and rate it; whether it was the post's first."""
+    def _rating_change_text(self, ctx: Ctx, delta: float) -> str:
+        rating = self._puzzle_rating_now(ctx.event.platform, ctx.event.user_id)
+        return t(ctx.lang, "puzzle.rating_change", rating=rating, delta=f"{round(delta):+d}")
+
+    def _puzzle_rating_now(self, platform: str, user_id: str) -> str:
+        """The user's puzzle rating as shown (the ratings feature knows it)."""
+        return "?"
+
+    def _record_solve(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord,
+                      accepted: list[str]) -> tuple[bool, float | None]:
+        """Store a solve (inside the caller's transaction) and rate it: whether it was the post's
+        first, and the solver's rating change (None when this attempt was rated before)."""
         ev = ctx.event
         attempt = _replace(attempt, progress=tuple(accepted), solved_at=ctx.now)
+        delta = None
         if attempt.rated_score is None:
             attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=ctx.now)
-            self._rate_puzzle(post, attempt)
+            delta = self._rate_puzzle(post, attempt)
         self.storage.save_attempt(attempt)
         # The name announced is the one the post's chat knows the user by (see _member_name).
-        return post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, attempt.user_name)
+        first = post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, attempt.user_name)
+        return first, delta
 
     def _solved(self, ctx: Ctx, post: PuzzlePostRecord, accepted: list[str], first: bool,
                 whisper: bool, name: str) -> list[Reply]:
@@ -514,23 +791,23 @@ class PuzzlesFeature(GamesCore):
         return [Reply(text, private=whisper, reaction=SOLVED_REACTION)]
 
     def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:
-        """A user's (current, best) streaks of days with a daily puzzle solved; the current one
-        counts only if its last day is today's or yesterday's post."""
+        """A user's (current, best) streaks of daily puzzles solved, counted over the days the
+        chats they solved in had a post (a day the bot never posted breaks nothing); the latest
+        post, still open, does not break the current one."""
         solved = [post for post, attempt in self.storage.user_attempts(platform, user_id)
                   if attempt.solved_at is not None and post.day]
-        current, best = streaks([post.day for post in solved])
-        if solved:
-            last = max(solved, key=lambda post: post.day)
-            # "Today" where that puzzle was posted: a streak lasts until that chat's day is over.
-            sub = self.storage.subscription(last.platform, last.chat_id)
-            try:
-                zone = ZoneInfo(sub.timezone) if sub else dt.UTC
-            except (ZoneInfoNotFoundError, ValueError):
-                zone = dt.UTC
-            today = dt.datetime.fromtimestamp(self.clock(), zone).date()
-            if (today - dt.date.fromisoformat(last.day)).days > 1:
-                current = 0
-        return current, best
+        if not solved:
+            return 0, 0
+        posted: set[str] = set()
+        latest: set[str] = set()
+        for chat_id in {post.chat_id for post in solved}:
+            days = [p.day for p in self.storage.daily_posts(platform, chat_id, 100_000) if p.day]
+            posted.update(days)
+            if days:
+                latest.add(max(days))
+        # The latest post of a chat may still be solved: until the next post it breaks nothing.
+        today = max(latest) if latest else None
+        return posted_streaks(sorted(posted), [post.day for post in solved], today)
 
     def cmd_hint(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """/hint [#id]: which piece moves next in your puzzle (a hinted solve counts half)."""
@@ -547,11 +824,12 @@ class PuzzlesFeature(GamesCore):
         with self.storage.transaction():
             found = self._attempt_at(ctx, post, whisper)
             if isinstance(found, list):
-                return found
+                return self._privately(ctx, post, found, OTHER_REACTION)
             puzzle, attempt = found
             square = hint(puzzle, list(attempt.progress))
             self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1))
-        return [Reply(t(ctx.lang, "puzzle.hint", square=square), private=whisper)]
+        return self._privately(ctx, post, [Reply(t(ctx.lang, "puzzle.hint", square=square), private=whisper)],
+                               OTHER_REACTION)
 
     def press_puzzle(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
         """A button of a puzzle board: numbers start with the post and the step it was drawn at."""
@@ -643,8 +921,27 @@ class PuzzlesFeature(GamesCore):
 
     # -- hooks -----------------------------------------------------------------------------------------
 
-    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> None:
-        """Called (inside the transaction) with an attempt's first outcome; ratings extend it."""
+    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
+        """Called (inside the transaction) with an attempt's first outcome; ratings extend it and
+        return the user's rating change."""
+        return None
+
+
+def _drawn(puzzle: dict[str, Any], moves: list[str], count: int) -> tuple[list[list[int]], list[int], list[int]]:
+    """How the last ``count`` of the accepted ``moves`` are drawn: the earlier ones' paths, the
+    last one's path, and every square a piece was taken from by them."""
+    pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
+    paths: list[list[int]] = []
+    captured: list[int] = []
+    for index, text in enumerate(moves):
+        move = pos.parse_move(text)
+        if index >= len(moves) - count:
+            paths.append(list(move.path))
+            captured.extend(move.captured)
+        pos = pos.play(move)
+    if not paths:
+        return [], [], []
+    return paths[:-1], paths[-1], captured
 
 
 def _replace(attempt: AttemptRecord, **changes: Any) -> AttemptRecord:

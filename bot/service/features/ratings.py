@@ -115,10 +115,10 @@ class RatingsFeature(GamesCore):
             self.storage.save_rating(RatingRecord(game.platform, user_id, pool, new.rating, new.deviation,
                                                   new.volatility, games + 1, at), f"game:{game.id}")
 
-    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> None:
+    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
         super()._rate_puzzle(post, attempt)
         if attempt.rated_score is None or attempt.rated_at is None:
-            return
+            return None
         from bot.service.features.puzzles import puzzle_by_id
 
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
@@ -138,6 +138,10 @@ class RatingsFeature(GamesCore):
                                               new_player.deviation, new_player.volatility, games + 1, at), source)
         self.storage.save_rating(RatingRecord(PUZZLE_PLATFORM, subject, PUZZLE_POOL, new_item.rating,
                                               new_item.deviation, new_item.volatility, tries + 1, at), source)
+        return new_player.rating - player.rating
+
+    def _puzzle_rating_now(self, platform: str, user_id: str) -> str:
+        return self._shown(self.storage.rating(platform, user_id, PUZZLE_POOL))
 
     def rebuild_ratings(self) -> dict[str, int]:
         """Forget every rating and compute them again from the stored games and attempts, in the

@@ -720,10 +720,50 @@ def test_top_puzzles_lists_the_chats_solvers_with_their_points_a_hinted_solve_co
     replies = daily.say("eve", "/top puzzles")
     text = replies[0].text
     assert text.startswith(t("en", "top.puzzles_title"))
-    assert "1. Ana — points: 2, solved: 2, streak: 2" in text
-    assert "2. Bob — points: 0.5, solved: 1, streak: 1" in text
+    # Ana: first twice (3 + 3 each); Bob: second with a hint ((3 + 2) / 2).
+    assert "1. Ana — points: 12, solved: 2, streak: 2" in text
+    assert "2. Bob — points: 2.5, solved: 1, streak: 1" in text
     assert "Eve" not in text
     assert replies[0].image is not None and replies[0].image.startswith(PNG)
+
+
+def test_top_puzzles_rewards_clean_and_early_solves_charges_misses_and_breaks_ties_by_time(daily):
+    daily.subscribe("italian")
+    daily.at(DAY, 9, 0)
+    daily.tick()
+    p = puzzle(daily.posts()[0])
+    line = " ".join(p["solution"])
+    for _ in range(3):
+        daily.say("abe", f"/m {wrong_move(p)}")
+    for minute, user in enumerate(("zoe", "bob", "cid", "abe"), 1):
+        daily.at(DAY, 9, minute)
+        daily.say(user, f"/m {line}")
+    # Zoe first, clean: 3 + 3; Bob second: 3 + 2; Cid third: 3 + 1; Abe fourth after 3 misses: at least 1.
+    # The next day Amy is first and clean too, but an hour after the post: Zoe was quicker.
+    daily.at(DAY + dt.timedelta(days=1), 9, 0)
+    daily.tick()
+    daily.at(DAY + dt.timedelta(days=1), 10, 0)
+    daily.say("amy", "/m " + " ".join(puzzle(daily.posts()[0])["solution"]))
+    rows = daily.service.puzzle_leaderboard(PLATFORM, GROUP)
+    assert [(r["name"], r["points"]) for r in rows] == [("Zoe", 6.0), ("Amy", 6.0), ("Bob", 5.0), ("Cid", 4.0),
+                                                        ("Abe", 1.0)]
+    assert t("en", "help.points") in daily.text("ana", "/help")
+
+
+def test_a_day_the_bot_never_posted_breaks_no_streak_but_a_posted_day_unsolved_does(daily):
+    daily.subscribe("italian")
+    for n in (0, 1, 3):                                 # day 2: the bot was down, nothing posted
+        daily.at(DAY + dt.timedelta(days=n), 9, 30)
+        daily.tick()
+        daily.say("ana", "/m " + " ".join(puzzle(daily.posts()[0])["solution"]))
+    assert daily.service.puzzle_streaks(PLATFORM, "ana") == (3, 3)
+    daily.at(DAY + dt.timedelta(days=4), 9, 30)        # posted, and Ana has all day to solve it
+    daily.tick()
+    assert daily.service.puzzle_streaks(PLATFORM, "ana") == (3, 3)
+    daily.at(DAY + dt.timedelta(days=5), 9, 30)        # day 4 posted and not solved: the run ends
+    daily.tick()
+    daily.say("ana", "/m " + " ".join(puzzle(daily.posts()[0])["solution"]))
+    assert daily.service.puzzle_streaks(PLATFORM, "ana") == (1, 3)
 
 
 # -- a chat that is gone ------------------------------------------------------------------------------------

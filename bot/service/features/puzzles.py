@@ -904,17 +904,30 @@ class PuzzlesFeature(GamesCore):
     # -- /top puzzles --------------------------------------------------------------------------------
 
     def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
-        """The chat's solvers: points (1 a clean solve, 1/2 with a hint), solves, current streak."""
+        """The chat's solvers: points (see SOLVE_POINTS), solves, current streak; equal points
+        ranked by the total time their solves took after the posts."""
         table: dict[str, dict[str, Any]] = {}
-        for _post, attempt in self.storage.chat_attempts(platform, chat_id):
+        solvers: dict[int, list[AttemptRecord]] = {}
+        posted_at: dict[int, float] = {}
+        first_id: dict[int, str | None] = {}
+        for post, attempt in self.storage.chat_attempts(platform, chat_id):
             row = table.setdefault(attempt.user_id, {"user_id": attempt.user_id, "name": attempt.user_name,
-                                                     "points": 0.0, "solved": 0})
+                                                     "points": 0.0, "solved": 0, "seconds": 0.0})
             row["name"] = attempt.user_name
             if attempt.solved_at is not None:
+                solvers.setdefault(post.id, []).append(attempt)
+                posted_at[post.id] = post.posted_at
+                first_id[post.id] = post.first_solver_id
+        for post_id, attempts in solvers.items():
+            # The announced first solver is first even within one second.
+            attempts.sort(key=lambda a: (a.user_id != first_id[post_id], a.solved_at or 0.0, a.user_id))
+            for rank, attempt in enumerate(attempts, 1):
+                row = table[attempt.user_id]
                 row["solved"] += 1
-                row["points"] += 0.5 if attempt.hints else 1.0
+                row["points"] += solve_points(attempt, rank)
+                row["seconds"] += max(0.0, (attempt.solved_at or 0.0) - posted_at[post_id])
         rows = sorted((r for r in table.values() if r["solved"]),
-                      key=lambda r: (-r["points"], -r["solved"], r["name"].lower()))[:LEADERBOARD_SIZE]
+                      key=lambda r: (-r["points"], r["seconds"], r["name"].lower()))[:LEADERBOARD_SIZE]
         for row in rows:
             row["streak"] = self.puzzle_streaks(platform, row["user_id"])[0]
         return rows

@@ -236,6 +236,11 @@ class TelegramAdapter(ChatAdapter):
         self._menu: asyncio.Task[None] | None = None
         self.conflicted = False               # stopped because another process polls with the token
         self._told_no_photos: set[str] = set()
+        # (group, member, post) whose private-chat link was posted: once is enough.
+        self._told_private: set[tuple[str, str, int | None]] = set()
+        # Members whose private chat with the bot refused a message (not started, or blocked),
+        # until they write there.
+        self._closed_private: set[str] = set()
 
     def build(self, token: str, request: BaseRequest | None = None,
               rate_limiter: bool | BaseRateLimiter = True) -> Application:
@@ -342,16 +347,49 @@ class TelegramAdapter(ChatAdapter):
         event = self._event(update, context, text=msg.text, sent_at=msg.date.timestamp(), reply_to=_replied(msg))
         if event is None:
             return
+        if event.chat_kind == "private":
+            self._closed_private.discard(event.user_id)
         if not event.is_admin and not event.as_chat and self.service.needs_admin(event.text):
             event = replace(event, is_admin=await self._is_admin(msg.chat_id, msg.from_user.id))
         async with self.chat_lock(event.chat_id):
             for reply in await self.call(self.service.handle, event):
-                if reply.private and reply.reaction and event.chat_kind == "group":
+                if reply.private and event.chat_kind == "group" and (reply.reaction or reply.start_payload):
                     # Meant for the sender alone, and a group has no such message: a reaction to
-                    # theirs says it without a message for everyone.
-                    if await self._react(msg, reply.reaction):
+                    # theirs says it without a message for everyone, and a puzzle's step goes to
+                    # their private chat with the bot.
+                    reacted = bool(reply.reaction) and await self._react(msg, reply.reaction or "")
+                    if reply.start_payload:
+                        await self._to_member(event, reply, msg.message_id)
+                        continue
+                    if reacted:
                         continue
                 await self.send(event.chat_id, reply, reply_to=msg.message_id)
+
+    async def _to_member(self, event: ChatEvent, reply: Reply, reply_to: int | None) -> None:
+        """A group member's own puzzle step, sent to their private chat with the bot (on Telegram
+        its id is the user's); a member who has not started that chat gets its link in the group
+        instead, once per puzzle (the link says nothing of the solution)."""
+        own = replace(reply, private=False, reaction=None, replaces_board=False)
+        try:
+            if event.user_id in self._closed_private:
+                raise Forbidden("the member's private chat is not open")
+            await self.deliver(event.user_id, own)
+        except (Forbidden, BadRequest) as err:
+            log.info("telegram user %s has no private chat with the bot open: %s", event.user_id, err)
+            self._closed_private.add(event.user_id)
+            key = (event.chat_id, event.user_id, reply.post_id)
+            # The link stands in for a step or an answer, not for the extras after a solve.
+            if (key in self._told_private or not event.private_link or not reply.start_payload
+                    or (reply.image is None and reply.reaction is None)):
+                return
+            self._told_private.add(key)
+            link = event.private_link.format(payload=reply.start_payload)
+            text = await self.call(self.service.notice, PLATFORM, event.chat_id, "puzzle.steps_in_private",
+                                   name=event.user_name, link=link)
+            await self.send(event.chat_id, Reply(text), reply_to=reply_to)
+        except TelegramError:
+            # Flood control or a network failure: the usual way (retries, then the outbox).
+            await self.send(event.user_id, own)
 
     async def _react(self, msg: Message, emoji: str) -> bool:
         try:
@@ -416,6 +454,9 @@ class TelegramAdapter(ChatAdapter):
                 for reply in private:
                     if event.chat_kind == "private":
                         await self.send(event.chat_id, replace(reply, private=False))
+                    elif reply.post_id is not None and reply.start_payload:
+                        # A member's own puzzle step must not reach the whole group.
+                        await self._to_member(event, reply, message.message_id)
                     else:
                         text = f"{reply.text}\n{link}" if link and reply is board else reply.text
                         await self.send(event.chat_id, Reply(text), reply_to=message.message_id)

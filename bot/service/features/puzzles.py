@@ -630,6 +630,9 @@ class PuzzlesFeature(GamesCore):
 
     def answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str, via_button: bool = False) -> list[Reply]:
         """Judge an answer (one move or a whole line) to a post for this user."""
+        # Acting on a post in its chat makes the user a member there: the private chat their
+        # steps go to may then answer it too.
+        self._note_member(ctx, post)
         replies, reaction = self._answer_puzzle(ctx, post, text, via_button)
         if not via_button and replies and self._several_open(ctx, post):
             # A typed answer says which puzzle it went to when the user has several open here.

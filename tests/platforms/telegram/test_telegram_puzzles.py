@@ -132,37 +132,72 @@ async def test_the_daily_post_arrives_as_a_photo_with_its_buttons(tg, now):
     assert len(tg.http.named("sendPhoto")) == 1
 
 
+def group_texts(tg, after: int = 0) -> list[str]:
+    """Texts and captions the bot sent to the group (successfully), from call index ``after`` on."""
+    return [c.params.get("text") or c.params.get("caption") or "" for c in tg.http.calls[after:]
+            if c.method in ("sendMessage", "sendPhoto") and c.status == 200 and int(c.params["chat_id"]) == CHAT]
+
+
+def reactions_on(tg, message_id: int) -> list[str]:
+    return [r["emoji"] for r in tg.http.messages[(CHAT, message_id)].extra.get("reactions", [])]
+
+
 async def test_typed_answers_the_first_solver_announced_and_a_later_one_gets_a_reaction(tg, now):
+    """Issue 17, item 1: a member's steps go to their private chat, the group sees a reaction
+    on their message and, at the end, only the first solver's announcement."""
     post_id, p, message_id = await subscribed_and_posted(tg, now)
     line = p["solution"]
+    ana = private_chat("ana")
+    await tg.say("ana", "/start", chat=ana)                     # Ana has a private chat with the bot
     before = len(tg.http.calls)
-    await tg.say("ana", f"/m {line[0]}")
+    typed = await tg.say("ana", f"/m {line[0]}")
+    assert group_texts(tg, before) == []
+    assert reactions_on(tg, typed) == ["👍"]
     board = tg.http.named("sendPhoto", ok_only=True)[-1]
-    assert t("es", "puzzle.right", reply=line[1]) in board.params["caption"]
-    assert board.files["photo"].startswith(PNG)
+    assert int(board.params["chat_id"]) == ana["id"]
+    assert board.params["caption"].startswith(line[1].join(t("es", "puzzle.reply.B", reply="|").split("|"))[:6])
+    assert line[1] in board.params["caption"] and board.files["photo"].startswith(PNG)
+    await tg.say("ana", "/hint")
     await tg.say("ana", "/m " + " ".join(line[2:]))
-    announcement = sent_texts(tg, before)[-1]
-    assert announcement == t("es", "puzzle.first", name="Ana", day=DAY.isoformat(), streak=t("es", "streak.one"))
+    announcement = group_texts(tg, before)
+    assert announcement == [t("es", "puzzle.first", name="Ana", day=DAY.isoformat(), streak=t("es", "streak.one"))]
     # Bob solves it too, typing the whole line as a reply to the post: a reaction, no message.
+    bob_chat = private_chat("bob")
+    await tg.say("bob", "/start", chat=bob_chat)
     before = len(tg.http.calls)
     bob = await tg.say("bob", " ".join(line), reply_to=message_id)
-    assert sent_texts(tg, before) == []
+    assert group_texts(tg, before) == []
     reaction = tg.http.named("setMessageReaction", ok_only=True)
-    assert len(reaction) == 1 and int(reaction[0].params["message_id"]) == bob
+    assert int(reaction[-1].params["message_id"]) == bob
     assert tg.http.messages[(CHAT, bob)].extra["reactions"] == [{"type": "emoji", "emoji": "🎉"}]
     assert tg.storage.attempt(post_id, str(USERS["bob"]["id"])).solved_at is not None
 
 
-async def test_a_wrong_and_an_illegal_answer_are_said_in_the_group(tg, now):
+async def test_a_wrong_and_an_illegal_answer_and_a_hint_are_never_said_in_the_group(tg, now):
+    """Issue 17, items 1 and 5: misses, illegal tries and hints reach the member alone (here Eve
+    has not started the private chat: the group gets its link once, nothing of the puzzle)."""
     post_id, p, message_id = await subscribed_and_posted(tg, now)
     pos = Position.from_fen("italian", p["fen"])
     wrong = next(str(m) for m in pos.legal_moves() if str(m) not in p["tree"])
-    await tg.say("eve", f"/m {wrong}")
-    assert tg.http.named("sendMessage")[-1].params["text"] == t("es", "puzzle.wrong", move=wrong)
+    before = len(tg.http.calls)
+    typed = await tg.say("eve", f"/m {wrong}")
+    assert reactions_on(tg, typed) == ["👎"]
     assert tg.storage.attempt(post_id, str(USERS["eve"]["id"])).misses == 1
+    texts = group_texts(tg, before)
+    assert len(texts) == 1 and "start=" in texts[0] and wrong not in texts[0]
+    tg.refusals_expected += 1                                   # her private chat is not open
     await tg.say("eve", "/hint")
+    await tg.say("eve", "/m 1-50")
     square = p["solution"][0].replace("x", "-").split("-")[0]
-    assert tg.http.named("sendMessage")[-1].params["text"] == t("es", "puzzle.hint", square=square)
+    assert group_texts(tg, before)[1:] == []                    # the link once; no hint, no rule
+    # Once she opened the private chat, all of it is there.
+    eve = private_chat("eve")
+    await tg.say("eve", "/start", chat=eve)
+    await tg.say("eve", "/hint")
+    private = [c.params["text"] for c in tg.http.named("sendMessage", ok_only=True)
+               if int(c.params["chat_id"]) == eve["id"]]
+    assert any(t("es", "puzzle.hint", square=square) in text for text in private)
+    assert group_texts(tg, before)[1:] == []
 
 
 async def test_a_piece_pressed_on_the_group_post_opens_the_private_chat(tg, now):
@@ -196,6 +231,7 @@ async def test_the_next_days_post_hides_yesterdays_solution_behind_a_spoiler(tg,
     post_id, p, _ = await subscribed_and_posted(tg, now)
     line = " ".join(p["solution"])
     await tg.say("ana", f"/m {line}")
+    tg.refusals_expected += 1       # her rating change, for a private chat she has not opened
     now[0] = at(DAY + dt.timedelta(days=1), 9)
     before = len(tg.http.calls)
     assert await tg.adapter.delivery_round() == 2

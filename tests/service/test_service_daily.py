@@ -1139,3 +1139,181 @@ def test_a_member_who_pressed_in_the_group_answers_from_the_private_chat_with_it
     refused = daily.press("eve", f"zs:{post.id}:2:{key}", chat="eve-dm", kind="private", admin=True)
     assert texts(refused) == t("en", "puzzle.not_member")
     assert daily.storage.attempt(post.id, "eve") is None
+
+
+# -- issue 17: solving privately, lichess-like ------------------------------------------------------
+
+
+def first_day(variant: str, fits: Any, start: dt.date = DAY, days: int = 400) -> tuple[dt.date, dict[str, Any]]:
+    """The first day from ``start`` whose puzzle of ``variant`` satisfies ``fits``."""
+    puzzles = bank.load(variant)
+    for n in range(days):
+        day = start + dt.timedelta(days=n)
+        p = puzzle_of_day(puzzles, day, variant)
+        if fits(p):
+            return day, p
+    raise AssertionError(f"no {variant} puzzle fits in {days} days")
+
+
+def legal(p: dict[str, Any], move: str) -> bool:
+    try:
+        Position.from_fen(p["variant"], p["fen"]).parse_move(move)
+    except IllegalMove:
+        return False
+    return True
+
+
+def posted_on(daily: Daily, day: dt.date, variant: str) -> Any:
+    daily.at(day, 8)
+    daily.subscribe(variant)
+    daily.at(day, 9, 30)
+    daily.tick()
+    return daily.posts()[0]
+
+
+def test_an_old_personal_puzzle_does_not_capture_answers_to_the_daily_and_giving_up_closes_it(daily):
+    """Issue 17, item 2: Bob's unsolved Italian /puzzle of day 1 and the Spanish daily of day 4."""
+    daily.at(DAY, 8)
+    daily.subscribe("spanish")
+    mine = daily.say("bob", "/puzzle italian")[0]
+    personal = daily.storage.puzzle_post(mine.post_id)
+    pp = puzzle(personal)
+    day, dp = first_day("spanish", lambda p: not legal(pp, p["solution"][0]) and not legal(p, pp["solution"][0]),
+                        start=DAY + dt.timedelta(days=3))
+    daily.at(day, 9, 30)
+    daily.tick()
+    post = daily.posts()[0]
+    assert post.puzzle_id == dp["id"]
+    # His move for the daily goes to the daily, and the answer says so (its board can give up).
+    board = daily.say("bob", f"/m {dp['solution'][0]}")[0]
+    assert board.text.startswith(t("en", "puzzle.for_daily", day=post.day))
+    assert daily.storage.attempt(post.id, "bob").progress[:1] == (dp["solution"][0],)
+    assert f"zg:{post.id}" in actions(board)
+    # A move that fits only his own puzzle goes there.
+    answer = daily.text("bob", f"/m {pp['solution'][0]}")
+    assert answer.startswith(t("en", "puzzle.for_personal", variant=variant_name("en", "italian"), id=personal.id))
+    assert daily.storage.attempt(personal.id, "bob").progress[:1] == (pp["solution"][0],)
+    # /puzzle giveup: his own puzzle's solution, and that attempt is closed.
+    gave_up = daily.say("bob", "/puzzle giveup")
+    assert [r.private for r in gave_up] == [True]
+    assert t("en", "puzzle.gave_up", line=" ".join(pp["solution"])) in gave_up[0].text
+    assert daily.text("bob", f"/hint #{personal.id}") == t("en", "puzzle.gave_up_already",
+                                                            line=" ".join(pp["solution"]))
+    assert daily.storage.attempt(personal.id, "bob").solved_at is None
+    # The Give up button of the daily's board does the same for the daily.
+    shown = daily.press("bob", f"zg:{post.id}")
+    assert all(r.private for r in shown)
+    assert t("en", "puzzle.gave_up", line=" ".join(dp["solution"])) in texts(shown)
+    assert daily.text("bob", "/m " + " ".join(dp["solution"][2:])) == t(
+        "en", "puzzle.gave_up_already", line=" ".join(dp["solution"]))
+    assert daily.storage.attempt(post.id, "bob").solved_at is None
+
+
+def reply_count(p: dict[str, Any]) -> int:
+    """How many replies the defender has to the solver's first move."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    return len(pos.play(pos.parse_move(p["solution"][0])).legal_moves())
+
+
+def test_the_reply_is_called_forced_only_when_it_is(daily):
+    """Issue 17, item 4."""
+    day, p = first_day("italian", lambda p: len(p["solution"]) >= 3 and reply_count(p) > 1)
+    post = posted_on(daily, day, "italian")
+    assert post.puzzle_id == p["id"]
+    text = daily.text("ana", f"/m {p['solution'][0]}")
+    side = "B" if Position.from_fen("italian", p["fen"]).turn == "W" else "W"
+    assert text == t("en", f"puzzle.reply.{side}", reply=p["solution"][1])
+    assert t("en", "puzzle.right", reply=p["solution"][1]) != text
+    day, p = first_day("italian", lambda p: len(p["solution"]) >= 3 and reply_count(p) == 1,
+                       start=day + dt.timedelta(1))
+    daily.at(day, 9, 30)
+    daily.tick()
+    assert daily.posts()[0].puzzle_id == p["id"]
+    assert daily.text("ana", f"/m {p['solution'][0]}") == t("en", "puzzle.right", reply=p["solution"][1])
+
+
+def test_the_step_board_draws_the_solvers_move_and_the_reply(daily, golpe):
+    """Issue 17, item 3: arrows, squares and captured men, as a game's last move is drawn."""
+    post, p = golpe
+    line = p["solution"]
+    board = daily.say("ana", f"/m {line[0]}")[0]
+    start = Position.from_fen("italian", p["fen"])
+    mine = start.parse_move(line[0])
+    after = start.play(mine)
+    reply = after.parse_move(line[1])
+    pos = after.play(reply)
+    from bot.service import boards as drawing
+    expected = drawing.png(drawing.board_view(pos, last_path=reply.path, captured=[*mine.captured, *reply.captured],
+                                              flipped=not pos.white, earlier_paths=[mine.path]))
+    plain = drawing.png(drawing.board_view(pos, flipped=not pos.white))
+    assert board.image == expected and board.image != plain
+
+
+def illegal_step_of(p: dict[str, Any], square: int) -> str | None:
+    """A step the rules forbid for the man on ``square`` (e.g. backwards), if there is one."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    for target in range(1, pos.variant.squares + 1):
+        if target == square or pos.piece_at(target) is not None:
+            continue
+        try:
+            pos.parse_move(f"{square}-{target}")
+        except IllegalMove as err:
+            if err.code == ErrorCode.ILLEGAL_STEP:
+                return f"{square}-{target}"
+    return None
+
+
+def test_an_illegal_try_names_the_rule_and_never_the_solution(daily):
+    """Issue 17, item 5: neither the piece's possible moves nor the compulsory capture are listed."""
+    def quiet(p: dict[str, Any]) -> bool:
+        return "x" not in p["solution"][0] and illegal_step_of(p, start_square(p)) is not None
+    day, p = first_day("italian", quiet)
+    posted_on(daily, day, "italian")
+    move = illegal_step_of(p, start_square(p))
+    text = daily.text("ana", f"/m {move}")
+    assert text in (t("en", "err.illegal_step", move=move),
+                    t("en", "err.illegal_step_king", move=move, king_rule=t("en", "rule.king_short")))
+    assert p["solution"][0] not in text
+    day, p = first_day("italian", lambda p: "x" in p["solution"][0], start=day + dt.timedelta(1))
+    daily.at(day, 9, 30)
+    daily.tick()
+    pos = Position.from_fen("italian", p["fen"])
+    step = None
+    for square, piece in sorted(pos.pieces().items()):
+        if piece != ("w" if pos.turn == "W" else "b"):
+            continue
+        for target in range(1, 33):
+            if pos.piece_at(target) is None and target != square:
+                try:
+                    pos.parse_move(f"{square}-{target}")
+                except IllegalMove as err:
+                    if err.code == ErrorCode.CAPTURE_COMPULSORY:
+                        step = f"{square}-{target}"
+                        break
+        if step:
+            break
+    assert step is not None
+    text = daily.text("ana", f"/m {step}")
+    assert text == t("en", "puzzle.rule.capture_compulsory")
+    assert p["solution"][0] not in text
+
+
+def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_then_the_history(daily, golpe):
+    """Issue 17, item 8."""
+    post, p = golpe
+    replies = daily.say("ana", "/m " + " ".join(p["solution"]))
+    own = next(r for r in replies if r.private)
+    assert re.search(r"\(\+\d+\)", own.text), own.text               # "Puzzle rating: 1650? (+150)."
+    themes = t("en", "puzzle.themes", themes="")[:-1]
+    assert themes in own.text and t("en", "theme.moves", n=p["tags"]["moves"]) in own.text
+    assert f"zn:{post.id}" in actions(own)
+    following = daily.press("ana", f"zn:{post.id}")
+    assert following[0].post_id != post.id and following[0].image is not None
+    new = daily.storage.puzzle_post(following[0].post_id)
+    assert (new.kind, new.variant) == ("personal", "italian")
+    # A wrong move on the new one, then the history: newest first, with how each went.
+    daily.say("ana", f"/m {wrong_move(puzzle(new))}")
+    history = daily.text("ana", "/puzzle history").split("\n")
+    assert history[0] == t("en", "puzzle.history_title")
+    assert t("en", "puzzle.result.failed") in history[1] and f"#{new.id}" in history[1]
+    assert t("en", "puzzle.result.solved") in history[2] and post.day in history[2]

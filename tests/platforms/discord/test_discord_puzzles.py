@@ -245,3 +245,24 @@ async def test_names_in_the_puzzle_leaderboard_are_shown_as_typed(h: Harness):
     shown = h.only_answer(token).rendered
     assert "[text](http://x)" in shown.visible and not shown.links
     assert "@everyone" in shown.visible.replace("\u200b", "") and not shown.special
+
+
+async def test_a_miss_its_refutation_and_giving_up_stay_with_the_member(h: Harness):
+    """Issue 17, items 1 and 8 on Discord: a wrong move (with its refutation), the Give up button
+    of one's own board and the solution it shows are ephemeral; the channel gets nothing."""
+    post_id, p, post = await subscribed_and_posted(h)
+    posts_before = len(h.fake.channel_posts())
+    pos = Position.from_fen("italian", p["fen"])
+    wrong = next(str(m) for m in pos.legal_moves() if str(m) not in p["tree"])
+    token = await slash(h, "move", "cid", {"move": wrong})
+    missed = h.only_answer(token)
+    assert missed.ephemeral and missed.content.startswith(t("en", "puzzle.refuted", move=wrong, line="")[:20])
+    token = await slash(h, "move", "cid", {"move": p["solution"][0]})
+    board = h.only_answer(token)
+    assert board.ephemeral and f"dr:zg:{post_id}" in board.custom_ids()
+    token = await click(h, f"dr:zg:{post_id}", "cid", board)
+    shown = list(h.fake.answers(token)) or [board]
+    assert all(m.ephemeral for m in shown)
+    assert any(t("en", "puzzle.gave_up", line=" ".join(p["solution"])) in m.content for m in shown)
+    assert len(h.fake.channel_posts()) == posts_before
+    assert h.storage.attempt(post_id, uid("cid")).solved_at is None

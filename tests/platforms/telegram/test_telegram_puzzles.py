@@ -332,3 +332,27 @@ async def test_hand_made_puzzle_buttons_from_another_group_and_bare_links_are_re
             t(lang, "puzzle.link_invalid") for lang in ("en", "es", "it")}
     assert tg.storage.attempt(post_id, str(USERS["eve"]["id"])) is None
     assert tg.storage.puzzle_post(post_id).first_solver_id is None
+
+
+async def test_a_hint_too_late_for_an_alert_goes_to_the_private_chat_not_the_group(tg, now):
+    """Issue 17, item 1: a late alert is posted instead of shown; for a puzzle in a group that
+    would give the hint to everyone, so it goes to the member's private chat."""
+    import asyncio
+
+    from conftest import SPEED, telegram_clock
+
+    post_id, p, message_id = await subscribed_and_posted(tg, now)
+    eve = private_chat("eve")
+    await tg.say("eve", "/start", chat=eve)
+    tg.http.query_clock = telegram_clock
+    before = len(tg.http.calls)
+    async with tg.adapter.chat_lock(str(CHAT)):
+        press = asyncio.create_task(tg.press("eve", f"zh:{post_id}:0", message_id))
+        await asyncio.sleep(16 / SPEED)                         # too late for an alert
+    await press
+    square = p["solution"][0].replace("x", "-").split("-")[0]
+    hint = t("es", "puzzle.hint", square=square)
+    assert group_texts(tg, before) == []
+    private = [c.params["text"] for c in tg.http.named("sendMessage", ok_only=True)[-3:]
+               if int(c.params["chat_id"]) == eve["id"]]
+    assert any(hint in text for text in private)

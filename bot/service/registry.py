@@ -157,6 +157,7 @@ class Registry:
         """/help in a language: one line per listed command, then the aliases it understands."""
         lines = [t(lang, "help.intro")]
         lines += [f"/{spec.name} {t(lang, f'help.{spec.name}')}" for spec in self if spec.listed]
+        lines.append(t(lang, "help.points"))
         lines.append(t(lang, "help.outro"))
         shown = [f"/{spec.aliases[lang][0]}" for spec in self if spec.aliases.get(lang) and lang != "en"]
         if len(shown) > 1:

@@ -27,7 +27,7 @@ class SettingsFeature(GamesCore):
             opened = self.open_puzzle(ctx, args[0])
             if opened is not None:
                 return opened
-        text = REGISTRY.help_text(ctx.lang) + "\n" + t(ctx.lang, "help.points")
+        text = REGISTRY.help_text(ctx.lang)
         if ctx.event.bot_username:
             # Where commands can be addressed to one bot (Telegram), a group may hold others.
             text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)

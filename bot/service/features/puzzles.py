@@ -38,7 +38,7 @@ from bot.puzzles.solve import (
     refutation,
     reply_is_forced,
 )
-from bot.rules import Position
+from bot.rules import IllegalMove, Position
 from bot.service import boards
 from bot.service.commands import parse_variant
 from bot.service.events import Button, Reply
@@ -516,7 +516,7 @@ class PuzzlesFeature(GamesCore):
         attempt = self.storage.attempt(post.id, user_id)
         try:
             position_after(puzzle, list(attempt.progress) if attempt else []).parse_move(words[0])
-        except Exception:
+        except IllegalMove:
             return False
         return True
 
@@ -706,7 +706,7 @@ class PuzzlesFeature(GamesCore):
             wrong = answer.wrong or text.split()[0]
             try:
                 wrong_move = str(pos.parse_move(wrong))
-            except Exception:
+            except IllegalMove:
                 wrong_move = wrong
             line = refutation(puzzle, accepted, wrong_move)[:3]
             if line:

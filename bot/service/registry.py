@@ -205,7 +205,7 @@ for _spec in (
                  Arg("timezone", ArgKind.TEXT), Arg("variant", ArgKind.VARIANT)),
                 admin_words=DAILY_ON_WORDS + DAILY_OFF_WORDS),
     CommandSpec("puzzle", "cmd_puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
-                (Arg("variant", ArgKind.VARIANT),)),
+                (Arg("action", ArgKind.TEXT, choices=("giveup", "history")), Arg("variant", ArgKind.VARIANT))),
     CommandSpec("hint", "cmd_hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),)),
     CommandSpec("stats", "cmd_stats", _aliases(("estadisticas", "estadísticas"), ("statistiche",)),
                 (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER))),

@@ -266,3 +266,8 @@ async def test_a_miss_its_refutation_and_giving_up_stay_with_the_member(h: Harne
     assert any(t("en", "puzzle.gave_up", line=" ".join(p["solution"])) in m.content for m in shown)
     assert len(h.fake.channel_posts()) == posts_before
     assert h.storage.attempt(post_id, uid("cid")).solved_at is None
+    # /puzzle history as a slash command option: his own, ephemeral.
+    token = await slash(h, "puzzle", "cid", {"action": "history"})
+    history = h.only_answer(token)
+    assert history.ephemeral and history.content.startswith(t("en", "puzzle.history_title"))
+    assert t("en", "puzzle.result.gave_up") in history.content

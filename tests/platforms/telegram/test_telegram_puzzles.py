@@ -10,12 +10,14 @@ the bot is unsubscribed.  The service's clock is a list the test moves."""
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import json
 import re
 from zoneinfo import ZoneInfo
 
 import pytest
+from conftest import SPEED, telegram_clock
 from telegram_fake_api import BOT, GROUP, USERS
 
 from bot.i18n import t
@@ -337,10 +339,6 @@ async def test_hand_made_puzzle_buttons_from_another_group_and_bare_links_are_re
 async def test_a_hint_too_late_for_an_alert_goes_to_the_private_chat_not_the_group(tg, now):
     """Issue 17, item 1: a late alert is posted instead of shown; for a puzzle in a group that
     would give the hint to everyone, so it goes to the member's private chat."""
-    import asyncio
-
-    from conftest import SPEED, telegram_clock
-
     post_id, p, message_id = await subscribed_and_posted(tg, now)
     eve = private_chat("eve")
     await tg.say("eve", "/start", chat=eve)

@@ -1317,3 +1317,19 @@ def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_the
     assert history[0] == t("en", "puzzle.history_title")
     assert t("en", "puzzle.result.failed") in history[1] and f"#{new.id}" in history[1]
     assert t("en", "puzzle.result.solved") in history[2] and post.day in history[2]
+
+
+def test_a_step_made_in_a_group_without_private_answers_goes_on_in_the_private_chat(daily, golpe):
+    """Issue 17, item 1: the board of Ana's step goes to her private chat (the reply carries the
+    link signed for her); her next typed move there goes on with the group's daily."""
+    post, p = golpe
+    line = p["solution"]
+    replies = daily.say("ana", f"/m {line[0]}", can_whisper=False, private_link=TG_LINK)
+    assert [(r.private, r.reaction) for r in replies] == [(True, "👍")]
+    assert replies[0].image is not None and replies[0].post_id == post.id
+    assert replies[0].start_payload and replies[0].start_payload.startswith(f"p{post.id}_")
+    hint = daily.say("ana", "/hint", can_whisper=False, private_link=TG_LINK)
+    assert [(r.private, r.reaction) for r in hint] == [(True, "🤔")] and hint[0].start_payload
+    there = daily.say("ana", f"/m {line[2]}", chat="ana-dm", kind="private", admin=True)
+    assert not there[0].private
+    assert daily.storage.attempt(post.id, "ana").progress[:3] == tuple(line[:3])

@@ -481,6 +481,10 @@ class PuzzlesFeature(GamesCore):
                 post = self.storage.puzzle_post(opened)
                 if post is not None and post.platform == ctx.event.platform and self._is_open(post, user):
                     candidates.append(post)
+            # The daily a member is working on in a group, whose steps came to this private chat.
+            working = self._daily_in_progress(ctx)
+            if working is not None and working not in candidates:
+                candidates.append(working)
         daily = self.storage.daily_posts(*ctx.key, 1)
         daily_post = daily[0] if daily else None
         if daily_post is not None and self._is_open(daily_post, user):
@@ -497,6 +501,18 @@ class PuzzlesFeature(GamesCore):
             # Giving up: the puzzle of one's own first (the day's may be what others still solve).
             candidates.sort(key=lambda post: post.kind != "personal")
         return candidates[0] if candidates else daily_post
+
+    def _daily_in_progress(self, ctx: Ctx) -> PuzzlePostRecord | None:
+        """The latest daily post the user has begun (and not finished) that is still its chat's
+        current one and that they may answer from here."""
+        for post, attempt in reversed(self.storage.user_attempts(ctx.event.platform, ctx.event.user_id)):
+            if attempt.solved_at is not None or not attempt.progress:
+                continue
+            latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
+            if (latest and latest[0].id == post.id and self._is_open(post, ctx.event.user_id)
+                    and self._member_name(ctx, post) is not None):
+                return post
+        return None
 
     def _several_open(self, ctx: Ctx, post: PuzzlePostRecord) -> bool:
         """Whether the user has another open puzzle here besides ``post`` (their daily and their

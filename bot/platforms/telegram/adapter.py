@@ -375,6 +375,9 @@ class TelegramAdapter(ChatAdapter):
                 raise Forbidden("the member's private chat is not open")
             await self.deliver(event.user_id, own)
         except (Forbidden, BadRequest) as err:
+            if isinstance(err, BadRequest) and "chat not found" not in str(err).lower():
+                log.warning("a puzzle step for telegram user %s was refused: %s", event.user_id, err)
+                return
             log.info("telegram user %s has no private chat with the bot open: %s", event.user_id, err)
             self._closed_private.add(event.user_id)
             key = (event.chat_id, event.user_id, reply.post_id)

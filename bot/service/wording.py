@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.i18n import t
-from bot.rules import Color, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
+from bot.rules import Color, Detail, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
 
 MAX_LISTED = 8
 
@@ -40,6 +40,10 @@ def illegal_move_text(lang: str, err: IllegalMove, pos: Position, typed: str = "
         return t(lang, "err.not_your_turn", name=to_move)
     if code in (ErrorCode.NO_PIECE, ErrorCode.NOT_YOUR_PIECE):
         return t(lang, f"err.{code.value}", square=sq)
+    # A king's plain step too far is already answered by how kings of the variant move.
+    if (err.detail is not None and err.squares and (code == ErrorCode.ILLEGAL_CAPTURE or (
+            code == ErrorCode.ILLEGAL_STEP and err.detail != Detail.KING_ONE_SQUARE))):
+        return _detail_text(lang, err, pos, typed)
     if code == ErrorCode.ILLEGAL_STEP:
         move = "-".join(map(str, err.squares))
         if (pos.piece_at(err.squares[0]) or "").isupper():
@@ -74,6 +78,20 @@ def illegal_move_text(lang: str, err: IllegalMove, pos: Position, typed: str = "
     if code == ErrorCode.AMBIGUOUS:
         return t(lang, "err.ambiguous", typed=typed, moves=move_list(err.moves))
     return t(lang, "err.game_over")
+
+
+def _detail_text(lang: str, err: IllegalMove, pos: Position, typed: str) -> str:
+    """A refused step or jump that breaks one nameable rule: that rule, then what is possible."""
+    sep = "x" if err.code == ErrorCode.ILLEGAL_CAPTURE else "-"
+    move = typed or sep.join(map(str, err.squares))
+    if err.detail == Detail.OWN_PIECE:
+        king = (pos.piece_at(err.squares[0]) or "").isupper()
+        text = t(lang, "err.own_piece_king" if king else "err.own_piece_man", move=move)
+    else:
+        text = t(lang, f"err.{err.detail}", move=move, variant=variant_name(lang, pos.variant.id))
+    if err.moves:
+        return text + " " + t(lang, "err.available", moves=move_list(err.moves))
+    return _with_possible(lang, text, pos, err.squares[0])
 
 
 def _with_possible(lang: str, text: str, pos: Position, square: int | None) -> str:

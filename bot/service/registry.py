@@ -193,7 +193,7 @@ for _spec in (
                 ref_only=True),
     CommandSpec("draw", "cmd_draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS,
                 needs_game=True, ref_only=True),
-    CommandSpec("resign", "cmd_resign", _aliases(("rendirse", "abandonar"), ("abbandona",)), (GAME,),
+    CommandSpec("resign", "cmd_resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,),
                 Permission.PLAYERS, needs_game=True, ref_only=True),
     CommandSpec("analysis", "cmd_analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")),
                 (GAME,)),

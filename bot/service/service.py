@@ -271,7 +271,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             if whole and self._my_games(ctx):
                 return self.cmd_move(ctx, text.split())
             if ctx.event.chat_kind == "private" and text:
-                return [Reply(t(ctx.lang, "help.hint"))]
+                return [Reply(t(ctx.lang, "chat.greeting"))]
             return []
         bot = (ctx.event.bot_username or "").lower()
         if cmd.addressee and bot and cmd.addressee != bot:

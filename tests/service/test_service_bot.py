@@ -226,7 +226,7 @@ def test_play_with_no_arguments_uses_level_3_and_a_colour_drawn_for_the_human(bo
 @pytest.mark.parametrize("args, key, values", [
     ("0", "play.bad_level", {"word": "0", "low": 1, "high": 5}),
     ("6", "play.bad_level", {"word": "6", "low": 1, "high": 5}),
-    ("level 9", "play.bad_level", {"word": "level 9", "low": 1, "high": 5}),
+    ("level 9", "play.bad_level", {"word": "9", "low": 1, "high": 5}),
     ("italian 2 3", "play.two_levels", {"first": "2", "second": "3"}),
     ("level 2 L4", "play.two_levels", {"first": "level 2", "second": "L4"}),
     ("@bob", "play.no_target", {}),

@@ -88,7 +88,7 @@ def test_the_resign_question_survives_a_restart(chat, now):
 def test_the_resign_button_in_spanish_and_italian(chat, now):
     chat.say("ana", "/lang es")
     chat.new_game()
-    assert chat.say("bob", "/rendirse")[0].buttons[0][0].label == "Rendirse"
+    assert chat.say("bob", "/rendirse")[0].buttons[0][0].label == "Abandonar"
     chat.say("ana", "/lang it")
     now[0] += 61
     assert chat.say("bob", "/abbandona")[0].buttons[0][0].label == "Abbandona"

@@ -13,6 +13,7 @@ from bot.rules import (
 )
 from bot.service import boards
 from bot.service.commands import (
+    asks_for_bot,
     game_ref,
 )
 from bot.service.events import Button, Reply
@@ -41,6 +42,8 @@ class PlayFeature(GamesCore):
         ref, words = game_ref(args)
         if not words:
             return [Reply(t(ctx.lang, "move.usage"))]
+        if ref is None and asks_for_bot(words) and not self._my_games(ctx):
+            return [Reply(t(ctx.lang, "move.play_instead"))]
         post = self.puzzle_reply_target(ctx)
         if post is None and ref is None and not self._my_games(ctx) and not ctx.event.reply_to:
             post = self._puzzle_for(ctx)

@@ -393,8 +393,10 @@ class Store(abc.ABC):
         """Every attempt at the chat's daily posts, with its post, oldest post first."""
 
     @abc.abstractmethod
-    def user_attempts(self, platform: str, user_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
-        """Every attempt of a user at daily posts (any chat of the platform), oldest post first."""
+    def user_attempts(self, platform: str, user_id: str,
+                      daily_only: bool = True) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        """Every attempt of a user at daily posts (any chat of the platform), oldest post first;
+        with ``daily_only`` False, at personal puzzles (/puzzle) too."""
 
     @abc.abstractmethod
     def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:

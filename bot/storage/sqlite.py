@@ -295,8 +295,10 @@ class _PuzzlesAndRatings:
         return self._post_attempts("p.platform=? AND p.chat_id=? AND p.kind='daily' ORDER BY p.day, p.id, a.started_at",
                                    (platform, chat_id))
 
-    def user_attempts(self, platform: str, user_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
-        return self._post_attempts("p.platform=? AND a.user_id=? AND p.kind='daily' ORDER BY p.day, p.id",
+    def user_attempts(self, platform: str, user_id: str,
+                      daily_only: bool = True) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        kind = " AND p.kind='daily'" if daily_only else ""
+        return self._post_attempts(f"p.platform=? AND a.user_id=?{kind} ORDER BY p.day, p.id",
                                    (platform, user_id))
 
     def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:

@@ -267,7 +267,7 @@ def test_a_move_typed_while_the_bot_thinks_is_refused_and_the_answer_does_not_wa
     assert not chat.service.settle(0.05)
     before = chat.snapshot()
     refused = chat.text("ana", f"/m #{game} 21-17")
-    assert t("en", "err.not_your_turn", name="Bot (level 1)") in refused
+    assert t("en", "err.not_your_turn", name="Bot (level 1)", to_name="Bot (level 1)") in refused
     assert chat.snapshot() == before
     assert executor.run_all() == 1
     assert chat.service.settle(1.0)
@@ -282,7 +282,7 @@ def test_the_bots_move_is_announced_in_the_chats_language(held):
     executor.run_all()
     [said] = [r for r in outbox(chat) if r.game_id == game]
     notation = chat.moves(game)[-1].notation
-    assert said.text.startswith(t("it", "bot.played", bot=t("it", "bot.name", level=1), move=notation, id=game))
+    assert said.text.startswith(t("it", "bot.played", bot=t("it", "bot.name_start", level=1), move=notation, id=game))
 
 
 def test_the_board_during_the_bots_turn_says_it_is_thinking_not_that_its_time_runs_out(held):
@@ -291,7 +291,7 @@ def test_the_board_during_the_bots_turn_says_it_is_thinking_not_that_its_time_ru
     chat.say("ana", "/m 22-18")
     assert chat.game(game).deadline_at is None
     text = chat.text("ana", "/board")
-    assert t("en", "game.to_move_last_minute", name="Bot (level 1)", color=t("en", "color.black")) not in text
+    assert t("en", "game.to_move_last_minute", to_name="Bot (level 1)", color=t("en", "color.black")) not in text
     assert t("en", "bot.thinking", bot="Bot (level 1)") in text
 
 

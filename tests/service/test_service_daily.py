@@ -24,7 +24,7 @@ from bot.puzzles import bank
 from bot.puzzles.solve import puzzle_of_day
 from bot.rules import ErrorCode, IllegalMove, Position
 from bot.service import GameService, Outgoing, Reply
-from bot.service.wording import variant_name
+from bot.service.wording import day_words, variant_name
 from bot.storage import Storage
 
 PLATFORM = "test"
@@ -64,6 +64,12 @@ def golpe_day() -> tuple[dt.date, dict[str, Any]]:
             return day, p
         day += dt.timedelta(days=1)
     raise AssertionError("no quiet three-move Italian puzzle in 400 days")
+
+
+def right_text(p: dict[str, Any], reply: str) -> str:
+    """The answer to a right move: the defending side and its reply."""
+    replier = "B" if p["fen"].startswith("W") else "W"
+    return t("en", "puzzle.right", reply=reply, side=t("en", f"puzzle.replier.{replier}"))
 
 
 def wrong_move(p: dict[str, Any]) -> str:
@@ -464,7 +470,7 @@ def test_the_next_days_post_begins_with_yesterdays_solution_as_a_spoiler_and_who
     assert yesterday.spoiler == line
     assert line not in yesterday.text                      # only behind the spoiler
     assert yesterday.post_id is None and today.post_id == daily.posts()[0].id
-    assert t("en", "daily.yesterday", day=DAY.isoformat()) in yesterday.text
+    assert t("en", "daily.yesterday", day=day_words("en", DAY)) in yesterday.text
     assert t("en", "daily.solved_by", names="Ana, Bob", count=2) in yesterday.text
     # A day nobody solved says so.
     daily.at(DAY + dt.timedelta(days=2), 9)
@@ -503,7 +509,7 @@ def test_a_legal_move_that_is_not_the_golpe_counts_a_miss_and_may_be_tried_again
     assert (attempt.misses, attempt.progress, attempt.solved_at) == (1, (), None)
     daily.say("ana", f"/m {wrong}")
     assert daily.storage.attempt(post.id, "ana").misses == 2
-    assert t("en", "puzzle.right", reply=p["solution"][1]) in daily.text("ana", f"/m {p['solution'][0]}")
+    assert right_text(p, p["solution"][1]) in daily.text("ana", f"/m {p['solution'][0]}")
 
 
 def test_an_illegal_move_gets_the_rule_that_forbids_it_and_is_no_miss(daily, golpe):
@@ -532,17 +538,17 @@ def test_a_right_move_is_answered_with_the_forced_reply_until_the_golpe_is_compl
     line = p["solution"]
     first = daily.say("ana", f"/m {line[0]}")
     assert len(first) == 1
-    assert first[0].text == t("en", "puzzle.right", reply=line[1])
+    assert first[0].text == right_text(p, line[1])
     assert first[0].image.startswith(PNG) and first[0].post_id == post.id and first[0].private
     assert daily.storage.attempt(post.id, "ana").progress == tuple(line[:2])
     second = daily.say("ana", f"/m {line[2]}")
-    assert second[0].text == t("en", "puzzle.right", reply=line[3])
+    assert second[0].text == right_text(p, line[3])
     # The buttons of the new board are for the position after the reply.
     assert all(a.startswith((f"zs:{post.id}:4:", f"zh:{post.id}:4")) for a in actions(second[0]))
     done = daily.say("ana", f"/m {line[4]}")
     assert daily.storage.attempt(post.id, "ana").solved_at == daily.now[0]
     public = [r for r in done if not r.private]
-    assert [r.text for r in public] == [t("en", "puzzle.first", name="Ana", day=post.day,
+    assert [r.text for r in public] == [t("en", "puzzle.first", name="Ana", day=day_words("en", post.day),
                                           streak=t("en", "streak.one"))]
     assert daily.text("ana", f"/m {line[0]}") == t("en", "puzzle.already")
 
@@ -592,7 +598,7 @@ def test_a_bare_move_replying_to_the_post_answers_it(daily, golpe):
     assert daily.say("ana", p["solution"][0]) == []
     daily.service.remember_board(PLATFORM, GROUP, "777", None, post.id)
     replies = daily.say("ana", p["solution"][0], reply_to="777")
-    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    assert texts(replies) == right_text(p, p["solution"][1])
     replies = daily.say("ana", f"{p['solution'][2]} {p['solution'][3]} {p['solution'][4]}", reply_to="777")
     assert daily.storage.attempt(post.id, "ana").solved_at is not None
     assert any(not r.private for r in replies)
@@ -617,7 +623,7 @@ def test_the_buttons_play_the_golpe(daily, golpe):
     post, p = golpe
     line = p["solution"]
     replies = _play_by_buttons(daily, "ana", post.id, 0, line[0])
-    assert texts(replies) == t("en", "puzzle.right", reply=line[1])
+    assert texts(replies) == right_text(p, line[1])
     assert daily.storage.attempt(post.id, "ana").progress == tuple(line[:2])
     _play_by_buttons(daily, "ana", post.id, 2, line[2])
     done = _play_by_buttons(daily, "ana", post.id, 4, line[4])
@@ -647,7 +653,7 @@ def test_the_first_solver_is_announced_and_later_ones_are_answered_privately(dai
     second = daily.say("bob", f"/m {line}")
     assert second and all(r.private for r in second)
     assert [r.reaction for r in second] == ["🎉"]
-    assert second[0].text == t("en", "puzzle.solved", number=2, streak=t("en", "streak.one"))
+    assert second[0].text == t("en", "puzzle.solved", ordinal=t("en", "ordinal.2"), streak=t("en", "streak.one"))
     third = daily.say("eve", f"/m {line}")
     assert all(r.private for r in third) and "3" in third[0].text
     assert daily.storage.puzzle_post(post.id).first_solver_id == "ana"
@@ -672,7 +678,7 @@ def test_solving_on_consecutive_days_makes_a_streak(daily):
         assert post.day == (DAY + dt.timedelta(days=n)).isoformat()
         replies = daily.say("ana", "/m " + " ".join(puzzle(post)["solution"]))
         announcement = next(r.text for r in replies if not r.private)
-        assert announcement == t("en", "puzzle.first", name="Ana", day=post.day, streak=expected), n
+        assert announcement == t("en", "puzzle.first", name="Ana", day=day_words("en", post.day), streak=expected), n
     assert daily.service.puzzle_streaks(PLATFORM, "ana") == (1, 3)
 
 
@@ -753,7 +759,7 @@ def test_puzzle_gives_a_personal_puzzle_shown_to_the_one_who_asked(daily):
     assert actions(reply)[-1] == f"zh:{post.id}:0"
     # The owner answers it with /m; it is not the daily post.
     right = daily.say("ana", f"/m {p['solution'][0]}")
-    assert right[0].text == t("en", "puzzle.right", reply=p["solution"][1]) and right[0].private
+    assert right[0].text == right_text(p, p["solution"][1]) and right[0].private
     done = daily.say("ana", "/m " + " ".join(p["solution"][2:]))
     assert all(r.private for r in done)
     assert done[0].text == t("en", "puzzle.solved_personal", line=" ".join(p["solution"]))
@@ -783,7 +789,7 @@ def test_puzzle_in_a_group_without_private_answers_links_to_the_private_chat(dai
     # Answered there with the buttons of that board (one's own chat: the board is edited).
     p = puzzle(post)
     replies = _play_by_buttons(daily, "ana", post.id, 0, p["solution"][0], chat="ana-dm", kind="private", admin=True)
-    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    assert texts(replies) == right_text(p, p["solution"][1])
     assert replies[0].replaces_board and not replies[0].private
     # Opened again later, it resumes where she is.
     again = daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
@@ -795,8 +801,8 @@ def test_a_personal_puzzle_opened_in_the_private_chat_is_answered_there_with_a_t
     post = daily.storage.personal_posts(PLATFORM, "ana", 1)[0]
     daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
     p = puzzle(post)
-    assert daily.text("ana", f"/m {p['solution'][0]}", chat="ana-dm", kind="private", admin=True) == t(
-        "en", "puzzle.right", reply=p["solution"][1])
+    assert daily.text("ana", f"/m {p['solution'][0]}", chat="ana-dm", kind="private", admin=True) == right_text(
+        p, p["solution"][1])
 
 
 def test_nobody_else_can_answer_someones_personal_puzzle(daily):
@@ -828,8 +834,8 @@ def test_a_daily_post_opened_in_the_private_chat_is_answered_there_with_a_typed_
     post, p = golpe
     shown = daily.say("eve", f"/start p{post.id}", chat="eve-dm", kind="private", admin=True)
     assert shown[0].post_id == post.id
-    assert daily.text("eve", f"/m {p['solution'][0]}", chat="eve-dm", kind="private", admin=True) == t(
-        "en", "puzzle.right", reply=p["solution"][1])
+    assert daily.text("eve", f"/m {p['solution'][0]}", chat="eve-dm", kind="private", admin=True) == right_text(
+        p, p["solution"][1])
 
 
 def test_a_streak_is_kept_until_the_chats_local_day_is_over(daily):
@@ -859,7 +865,7 @@ def test_yesterdays_post_cannot_be_answered_once_its_solution_is_out(daily):
     daily.at(DAY + dt.timedelta(days=1), 9)
     daily.tick()
     assert daily.posts()[0].id != old.id
-    over = t("en", "puzzle.over", day=old.day)
+    over = t("en", "puzzle.over", day=day_words("en", old.day))
     # Every way to reach the old post: a button of its board, /hint #id, the private-chat link.
     assert texts(daily.press("ana", f"zs:{old.id}:0:{start_square(p)}")) == over
     assert texts(daily.say("ana", f"/hint #{old.id}")) == over

@@ -438,7 +438,7 @@ def test_settings_show_language_names(chat):
 def test_italian_to_move_line(chat):
     chat.say("ana", "/lang it")
     chat.new_game()
-    assert "Muove Ana (Bianco)" in chat.text("ana", "/damiera")
+    assert "Tocca ad Ana (Bianco); resta 1 giorno." in chat.text("ana", "/damiera")
 
 
 # White to move; the king on 15 could take one piece (15x8), the man on 23 takes two (23x16x7).
@@ -465,8 +465,8 @@ def test_italian_explanations_as_italian_players_say_them(chat):
     ("it", "help.board", "e poi la casella di arrivo"),
     ("it", "err.available", "Mosse possibili:"),
     ("it", "err.king_must_capture", "A parità di pezzi la presa spetta alla dama"),
-    ("it", "err.law_of_quality", "A parità devi prendere più dame"),
-    ("it", "err.king_earliest", "A parità devi incontrare prima la dama"),
+    ("it", "err.law_of_quality", "A parità di pezzi bisogna prendere il maggior numero di dame"),
+    ("it", "err.king_earliest", "A parità, va giocata la presa che incontra prima la dama"),
 ])
 def test_native_wording(lang, key, phrase):
     assert phrase in catalog(lang)[key]

@@ -438,9 +438,9 @@ def test_stats_of_a_user_without_games(room):
 
 def test_head_to_head(room):
     play_series(room)
-    assert room.text("ana", "/stats @ana @bob") == "Ana against Bob:\n• Italian draughts: Ana won 3, drew 0, lost 0"
-    assert room.text("ana", "/stats @bob @ana") == "Bob against Ana:\n• Italian draughts: Bob won 0, drew 0, lost 3"
-    assert room.text("ana", "/stats @bob @dan") == "Bob against Dan:\n• Italian draughts: Bob won 0, drew 1, lost 0"
+    assert room.text("ana", "/stats @ana @bob") == "Ana against Bob:\n• Italian draughts — Ana: 3 won, 0 drawn, 0 lost"
+    assert room.text("ana", "/stats @bob @ana") == "Bob against Ana:\n• Italian draughts — Bob: 0 won, 0 drawn, 3 lost"
+    assert room.text("ana", "/stats @bob @dan") == "Bob against Dan:\n• Italian draughts — Bob: 0 won, 1 drawn, 0 lost"
     assert room.text("ana", "/stats @ana @eve") == (
         "Ana against Eve:\nThey have not finished a game against each other yet.")
     assert room.text("ana", "/stats @ana @nobody") == "I have not seen @nobody here yet."

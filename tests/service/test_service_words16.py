@@ -113,3 +113,206 @@ def test_spanish_resign_button_and_command_say_abandonar(chat):
 def test_bad_level_names_the_level_once(chat, lang, text, expected):
     assert chat.text("ana", text, language=lang).startswith(expected)
     assert chat.text("ana", text, language=lang).count(t(lang, "play.bad_level", word=9, low=1, high=5)[:6]) == 1
+
+
+# -- 7. /stats: solved /puzzle, plural forms, unrated pools ---------------------------------------
+
+
+def solve_personal_puzzle(chat, user: str, variant: str = "italian") -> None:
+    from bot.puzzles import bank
+
+    reply = chat.say(user, f"/puzzle {variant}")[0]
+    post = chat.storage.puzzle_post(reply.post_id)
+    p = next(p for p in bank.load(post.variant) if p["id"] == post.puzzle_id)
+    for mine in p["solution"][::2]:
+        chat.say(user, f"/m {mine}")
+    assert chat.storage.attempt(post.id, user).solved_at is not None
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "— 1 solved,"), ("es", "— 1 resuelto,"), ("it", "— 1 risolto,"),
+])
+def test_stats_counts_a_solved_personal_puzzle_in_the_singular(chat, lang, expected):
+    solve_personal_puzzle(chat, "ana")
+    assert expected in chat.text("ana", "/stats", language=lang)
+
+
+@pytest.mark.parametrize("lang, expected", [
+    ("en", "1 game: 1 won, 0 drawn, 0 lost"),
+    ("es", "1 partida: 1 ganada, 0 tablas, 0 perdidas"),
+    ("it", "1 partita: 1 vinta, 0 patte, 0 perse"),
+])
+def test_stats_use_each_languages_plural_forms(chat, lang, expected):
+    game = chat.new_game("ana", "bob", "italian")
+    chat.play(game, ["22-18", "10-14"])
+    chat.resign("bob")
+    assert chat.game(game).status == "finished"
+    assert expected in chat.text("ana", "/stats", language=lang)
+
+
+def test_h2h_line_in_italian_uses_singular_forms(chat):
+    game = chat.new_game("luca", "bob", "italian")
+    chat.play(game, ["22-18", "10-14"])
+    chat.resign("bob")
+    assert "Luca: 1 vinta, 0 patte, 0 perse" in chat.text("luca", "/stats @luca @bob", language="it")
+
+
+def test_an_unrated_pool_shows_no_dash_for_a_rating(chat):
+    game = chat.new_game("ana", "bob", "italian")
+    chat.resign("bob")                       # over at ply 0: not rated
+    assert chat.game(game).status == "finished"
+    line = next(x for x in chat.text("ana", "/stats").splitlines() if "Italian draughts" in x)
+    assert "- —" not in line
+    assert line == "• Italian draughts (not rated): 1 game: 1 won, 0 drawn, 0 lost"
+
+
+def test_plural_forms_of_every_counted_key_exist_in_every_language():
+    from bot.i18n import LANGUAGES, catalog, tn
+    for lang in LANGUAGES:
+        for key in ("stats.games", "stats.wins", "stats.draws", "stats.losses", "stats.solved", "unit.d"):
+            assert f"{key}.one" in catalog(lang) and f"{key}.other" in catalog(lang)
+        assert tn(lang, "stats.games", 1) != tn(lang, "stats.games", 2).replace("2", "1")
+
+
+# -- wording (es, it, en) --------------------------------------------------------------------------
+
+
+def test_spanish_turn_line_and_time_per_move(chat, now):
+    cid = chat.challenge("ana", "spanish white 2h")
+    chat.say("bob", f"/accept #{cid}")
+    assert "Turno de Ana (blancas); le quedan 2 h." in chat.text("ana", "/tablero", language="es")
+    now[0] += 3600
+    assert "Turno de Ana (blancas); le queda 1 h." in chat.text("ana", "/tablero", language="es")
+
+
+@pytest.mark.parametrize("lang, args, expected", [
+    ("es", "spanish", "1 día por jugada"),
+    ("it", "italian", "1 giorno per mossa"),
+    ("es", "spanish 3d", "3 días por jugada"),
+])
+def test_time_per_move_in_words(chat, lang, args, expected):
+    assert expected in chat.text("cid", f"/new {args}", language=lang)
+
+
+def test_italian_turn_line_singular_and_plural(chat, now):
+    chat.new_game("ana", "bob", "italian")
+    assert "Tocca ad Ana (Bianco); resta 1 giorno." in chat.text("ana", "/damiera", language="it")
+    cid = chat.challenge("luca", "italian white 3h")
+    chat.say("eve", f"/accept #{cid}")
+    game = chat.storage.challenge(cid).game_id
+    assert "Tocca a Luca (Bianco); restano 3 h." in chat.text("luca", f"/damiera #{game}", language="it")
+    now[0] += 2 * 3600
+    assert "Tocca a Luca (Bianco); resta 1 h." in chat.text("luca", f"/damiera #{game}", language="it")
+
+
+def test_spanish_piece_not_yours(chat):
+    chat.new_game("ana", "bob", "spanish")
+    assert chat.text("ana", "/m 21-17", language="es").startswith("La pieza de la casilla 21 no es tuya.")
+
+
+def test_dates_in_words():
+    import datetime as dt
+
+    from bot.service.wording import day_words
+    monday = dt.date(2026, 3, 2)
+    assert day_words("es", monday, weekday=True) == "lunes 2 de marzo"
+    assert day_words("it", monday, weekday=True) == "lunedì 2 marzo"
+    assert day_words("en", monday, weekday=True) == "Monday, March 2"
+    assert t("es", "puzzle.first", name="Carla", day=day_words("es", monday), streak="1 día").startswith(
+        "🏆 ¡Primera en resolver el problema del 2 de marzo: Carla!")
+    assert t("it", "puzzle.first", name="Carla", day=day_words("it", monday), streak="1 giorno").startswith(
+        "🏆 Primo solutore del problema del 2 marzo: Carla!")
+
+
+def test_solver_ordinals():
+    from bot.service.wording import ordinal
+    assert t("es", "puzzle.solved", ordinal=ordinal("es", 4), streak="1 día").startswith(
+        "¡Resuelto! Eres el 4.º en resolverlo hoy.")
+    assert t("it", "puzzle.solved", ordinal=ordinal("it", 4), streak="1 giorno").startswith(
+        "Risolto! Sei il quarto a risolverlo oggi.")
+    assert ordinal("it", 12) == "12º"
+
+
+def test_puzzle_texts_as_club_players_say_them():
+    assert "Contesta con /m y tu jugada (o la línea entera), o responde a este mensaje con la jugada, o toca una " \
+           "pieza y luego su casilla." in t("es", "daily.post", day="x", variant="y", side="z")
+    assert "Scrivi /m e la tua mossa (o tutta la linea), oppure rispondi a questo messaggio, oppure tocca" in t(
+        "it", "daily.post", day="x", variant="y", side="z")
+    assert "Find the winning shot!" in t("en", "daily.post", day="x", variant="y", side="z")
+    assert "golpe" not in t("en", "daily.post", day="x", variant="y", side="z")
+    assert t("es", "puzzle.over", day="1 de marzo").endswith("El de hoy es el último publicado.")
+    assert t("es", "puzzle.right", side=t("es", "puzzle.replier.B"), reply="31x22").startswith(
+        "¡Bien! Las negras responden 31x22.")
+    assert "forzada" not in t("es", "puzzle.right", side="x", reply="y")
+    assert t("it", "puzzle.right", side=t("it", "puzzle.replier.W"), reply="48-43") == (
+        "Giusto! Il Bianco risponde 48-43. Tocca a te.")
+
+
+def test_italian_colours_capitalised_and_rules_wording():
+    assert t("it", "colors.white", name="Ana") == "Ana gioca col Bianco"
+    assert t("it", "colors.black", name="Ana") == "Ana gioca col Nero"
+    assert t("it", "err.law_of_quality", best="a", best_kings=1, attempted="b", kings=0).startswith(
+        "A parità di pezzi bisogna prendere il maggior numero di dame")
+    assert t("it", "err.king_earliest", best="a", attempted="b").startswith(
+        "A parità, va giocata la presa che incontra prima la dama")
+    assert "30m, 2 ore, 3 giorni" in t("it", "arg.move_time")
+
+
+def test_a_cut_move_list_does_not_end_in_comma_ellipsis_full_stop():
+    from bot.rules import Position
+    from bot.service.wording import move_list
+    moves = Position.start("triestina").legal_moves()
+    assert len(moves) > 8
+    text = t("it", "err.available", moves=move_list(moves, "it"))
+    assert ", …." not in text and "…" not in text
+    assert text.endswith(f"e altre {len(moves) - 8}.")
+
+
+# -- 10. the bot's name is rendered per language at display time -----------------------------------
+
+
+@pytest.fixture
+def bot_chat(chat):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bot.service.thinking import Thinker
+    executor = ThreadPoolExecutor(1)
+    chat.use_thinker(Thinker(executor, workers=1), bot_seconds=0.05)
+    yield chat
+    executor.shutdown(wait=True, cancel_futures=True)
+
+
+def test_a_bot_game_made_in_italian_reads_in_spanish(bot_chat):
+    chat = bot_chat
+    chat.say("ana", "/play italian level 2 black", language="it")
+    game = chat.rows("games")[-1].id
+    assert chat.game(game).white_name == "Bot (level 2)"          # stored neutral
+    chat.service.settle(10)
+    chat.service.tick()
+    listing = chat.text("ana", "/games", language="es")
+    assert "el bot (nivel 2)" in listing and "livello" not in listing
+
+
+def test_result_line_names_the_bot_in_the_chats_language(bot_chat):
+    chat = bot_chat
+    chat.say("ana", "/play italian level 2 black", language="it")
+    game = chat.rows("games")[-1].id
+    chat.service.settle(10)
+    chat.service.tick()
+    chat.say("ana", "/abandonar", language="es")
+    answer = chat.text("ana", "/abandonar", language="es")
+    assert "Gana el bot (nivel 2): Ana abandonó." in answer
+    assert chat.game(game).status == "finished"
+    pdn = chat.say("ana", f"/pdn #{game}", language="es")[0]
+    body = pdn.document[1].decode() if isinstance(pdn.document[1], bytes) else pdn.document[1]
+    assert '[White "Bot (level 2)"]' in body and "nivel" not in body and "livello" not in body
+
+
+def test_italian_to_move_and_thinking_lines_with_the_bot(bot_chat):
+    chat = bot_chat
+    text = chat.text("ana", "/play italian level 1 white", language="it")
+    assert "Tocca ad Ana (Bianco)" in text
+    chat.say("ana", "/m 22-18", language="it")
+    chat.service.settle(10)
+    said = [o.reply.text for o in chat.service.tick()]
+    assert any(s.startswith("Il bot (livello 1) ha giocato") for s in said), said

@@ -69,8 +69,8 @@ class ClocksFeature(GamesCore):
     def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
         """End the game on time or mark its reminder sent; the message to say, if any."""
         turn = Position.from_fen(row.variant, row.fen).turn
-        name = row.white_name if turn == Color.WHITE else row.black_name
         lang = self._game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
+        name = self._name_of(lang, row, turn)
         if row.deadline_at <= now:
             return self._time_out(lang, row, now)
         if not self.storage.mark_reminded(row.id, row.version):

@@ -31,6 +31,12 @@ from bot.storage import BOT_ID, StaleGame, Store
 from bot.storage.records import GameRecord
 
 
+def neutral_bot_name(level: int) -> str:
+    """The bot's name where no chat language applies (stored games, PDN): the same everywhere,
+    whatever language the game was made in (PDN readers expect English tags)."""
+    return f"Bot (level {level})"
+
+
 class GamesCore:
     """Shared by every feature: storage, clock, randomness, and the game helpers."""
 
@@ -91,9 +97,10 @@ class GamesCore:
 
     def _game_line(self, lang: str, g: GameRecord) -> str:
         turn = Position.from_fen(g.variant, g.fen).turn
-        mover = g.white_name if turn == Color.WHITE else g.black_name
+        white, black = self._names(lang, g)
+        mover = white if turn == Color.WHITE else black
         line = t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
-                 white=g.white_name, black=g.black_name, mover=mover, ply=g.ply // 2 + 1)
+                 white=white, black=black, mover=mover, ply=g.ply // 2 + 1)
         if g.bot_level is not None:
             line += f" ({t(lang, 'games.bot', level=g.bot_level)})"
         return line
@@ -135,7 +142,7 @@ class GamesCore:
             game.result = _stored_result(row)
         game.tags.update({"Event": f"Game #{row.id}", "Site": row.platform,
                           "Date": time.strftime("%Y.%m.%d", time.gmtime(row.created_at)),
-                          "White": row.white_name, "Black": row.black_name})
+                          "White": self._pdn_name(row, Color.WHITE), "Black": self._pdn_name(row, Color.BLACK)})
         if row.bot_level is not None:
             game.tags.update({"WhiteType": "program" if row.white_id == BOT_ID else "human",
                               "BlackType": "program" if row.black_id == BOT_ID else "human",
@@ -167,7 +174,23 @@ class GamesCore:
         return (row.white_id if turn == Color.WHITE else row.black_id) == BOT_ID
 
     def _bot_name(self, lang: str, row: GameRecord) -> str:
-        return t(lang, "bot.name", level=row.bot_level)
+        """The bot as the subject that opens a sentence ('El bot (nivel 2) jugó...')."""
+        return t(lang, "bot.name_start", level=row.bot_level)
+
+    def _names(self, lang: str, row: GameRecord) -> tuple[str, str]:
+        """White's and Black's names as this language shows them: the bot's is rendered here, not
+        stored (a game made in an Italian chat is read in Spanish too)."""
+        return self._name_of(lang, row, Color.WHITE), self._name_of(lang, row, Color.BLACK)
+
+    def _name_of(self, lang: str, row: GameRecord, color: str) -> str:
+        user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
+        if user_id == BOT_ID and row.bot_level is not None:
+            return t(lang, "bot.name", level=row.bot_level)
+        return name
+
+    def _pdn_name(self, row: GameRecord, color: str) -> str:
+        user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
+        return neutral_bot_name(row.bot_level) if user_id == BOT_ID and row.bot_level is not None else name
 
     def _think(self, row: GameRecord) -> bool:
         """Have the bot think about its move in ``row`` (the opponent feature does this)."""
@@ -184,8 +207,7 @@ class GamesCore:
         """'Game #N is over.' and how it ended (``row`` as it is once the game ended)."""
         result = result or _stored_result(row)
         final = Position.from_fen(row.variant, row.fen)
-        return t(lang, "game.over", id=row.id) + " " + result_text(lang, result, row.white_name,
-                                                                      row.black_name, final)
+        return t(lang, "game.over", id=row.id) + " " + result_text(lang, result, *self._names(lang, row), final)
 
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
@@ -212,8 +234,7 @@ class GamesCore:
             # The bot has no clock: it answers as soon as it has thought.
             return t(lang, "bot.thinking", bot=self._bot_name(lang, row))
         turn = Position.from_fen(row.variant, row.fen).turn
-        name = row.white_name if turn == Color.WHITE else row.black_name
-        return to_move(lang, name, turn, (row.deadline_at or now) - now)
+        return to_move(lang, self._name_of(lang, row, turn), turn, (row.deadline_at or now) - now)
 
     def _board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""

@@ -32,7 +32,7 @@ from bot.service.events import Button, Reply
 from bot.service.features.common import Ctx, _name, _rows
 from bot.service.features.games import GamesCore
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
-from bot.service.wording import illegal_move_text, variant_name
+from bot.service.wording import day_words, illegal_move_text, ordinal, variant_name
 from bot.storage import StorageBusy
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
@@ -236,12 +236,12 @@ class PuzzlesFeature(GamesCore):
         solvers_text = (t(lang, "daily.solved_by", names=", ".join(solvers[:20]), count=len(solvers))
                         if solvers else t(lang, "daily.nobody"))
         line = " ".join(puzzle["solution"]) if puzzle else "?"
-        return Reply(t(lang, "daily.yesterday", day=post.day) + "\n" + solvers_text, spoiler=line)
+        return Reply(t(lang, "daily.yesterday", day=day_words(lang, post.day)) + "\n" + solvers_text, spoiler=line)
 
     def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any]) -> Reply:
         pos = Position.from_fen(post.variant, puzzle["fen"])
-        text = t(lang, "daily.post", day=post.day, variant=variant_name(lang, post.variant),
-                 side=t(lang, f"puzzle.to_win.{pos.turn}"))
+        text = t(lang, "daily.post", day=day_words(lang, post.day, weekday=True),
+                 variant=variant_name(lang, post.variant), side=t(lang, f"puzzle.to_win.{pos.turn}"))
         return self._puzzle_board(lang, post, pos, 0, text)
 
     def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
@@ -361,7 +361,7 @@ class PuzzlesFeature(GamesCore):
         if post.kind == "daily":
             latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
             if latest and latest[0].id != post.id:
-                return [Reply(t(ctx.lang, "puzzle.over", day=post.day), private=private)]
+                return [Reply(t(ctx.lang, "puzzle.over", day=day_words(ctx.lang, post.day)), private=private)]
         attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
             post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
         if attempt.solved_at is not None:
@@ -407,7 +407,10 @@ class PuzzlesFeature(GamesCore):
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
                                        private=whisper)] if via_button else [Reply("\n".join(lines), private=whisper)]
         if answer.verdict is Verdict.RIGHT:
-            text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1])
+            # The reply's side: the one not to move now (whether the reply was forced or not).
+            replier = "B" if pos.turn == "W" else "W"
+            text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1],
+                         side=t(ctx.lang, f"puzzle.replier.{replier}"))
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), text_out, replaces=replaces,
                                        private=whisper)]
         return self._solved(ctx, post, accepted, first, whisper)
@@ -433,19 +436,21 @@ class PuzzlesFeature(GamesCore):
             if (post.platform, post.chat_id) != ctx.key:
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
                 lang = self._chat_lang(post.platform, post.chat_id, ctx.lang)
-                self.say(post.platform, post.chat_id, Reply(t(lang, "puzzle.first", name=_name(ev), day=post.day,
-                                                              streak=streak_text(lang, current))))
+                first_text = t(lang, "puzzle.first", name=_name(ev), day=day_words(lang, post.day),
+                               streak=streak_text(lang, current))
+                self.say(post.platform, post.chat_id, Reply(first_text))
                 self._notify(post.platform)
                 return [Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted))),
                         Reply(t(ctx.lang, "puzzle.first_elsewhere"))]
-            announcement = t(ctx.lang, "puzzle.first", name=_name(ev), day=post.day,
+            announcement = t(ctx.lang, "puzzle.first", name=_name(ev), day=day_words(ctx.lang, post.day),
                              streak=streak_text(ctx.lang, current))
             out = [Reply(announcement)]
             if whisper and ev.can_whisper:
                 out.insert(0, Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted)), private=True))
             return out
         number = sum(1 for a in self.storage.attempts(post.id) if a.solved_at is not None)
-        text = t(ctx.lang, "puzzle.solved", number=number, streak=streak_text(ctx.lang, current))
+        text = t(ctx.lang, "puzzle.solved", number=number, ordinal=ordinal(ctx.lang, number),
+                 streak=streak_text(ctx.lang, current))
         return [Reply(text, private=whisper, reaction=SOLVED_REACTION)]
 
     def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:

@@ -17,7 +17,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
 from bot.rules import VARIANTS, Color
 from bot.service.commands import fold, parse_variant
@@ -69,6 +69,12 @@ class Record:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+
+
+def _tally(lang: str, r: Record) -> dict[str, str]:
+    """'1 game', '1 won', '0 drawn'... each with its plural form ('1 partita: 1 vinta, 0 patte')."""
+    return {"games": tn(lang, "stats.games", r.games), "wins": tn(lang, "stats.wins", r.wins),
+            "draws": tn(lang, "stats.draws", r.draws), "losses": tn(lang, "stats.losses", r.losses)}
 
 
 class RatingsFeature(GamesCore):
@@ -227,17 +233,21 @@ class RatingsFeature(GamesCore):
                     continue
                 r = record or Record()
                 deviation = f" ±{round(self._as_of_now(rating).deviation)}" if rating else ""
-                lines.append(t(ctx.lang, "stats.line", pool=label, rating=self._shown(rating), deviation=deviation,
-                               games=r.games, wins=r.wins, draws=r.draws, losses=r.losses))
+                # Games that never counted for a rating (over in their first two moves) show no "-".
+                key = "stats.line" if rating is not None else "stats.line_unrated"
+                lines.append(t(ctx.lang, key, pool=label, rating=self._shown(rating), deviation=deviation,
+                               **_tally(ctx.lang, r)))
                 history = self.storage.rating_history(platform, user_id, pool)
                 if history and ":" not in pool:
                     series.append((label, [1500.0] + [h.rating for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
         current, best = self.puzzle_streaks(platform, user_id)
-        solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id) if a.solved_at is not None)
+        # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
+        solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id, daily_only=False)
+                     if a.solved_at is not None)
         if puzzle is not None or solved:
-            lines.append(t(ctx.lang, "stats.puzzles", rating=self._shown(puzzle), solved=solved, streak=current,
-                           best=best))
+            lines.append(t(ctx.lang, "stats.puzzles", rating=self._shown(puzzle),
+                           solved=tn(ctx.lang, "stats.solved", solved), streak=current, best=best))
         if len(lines) == 1:
             lines.append(t(ctx.lang, "stats.nothing"))
         image = None
@@ -252,7 +262,7 @@ class RatingsFeature(GamesCore):
         lines = [t(ctx.lang, "stats.h2h_title", a=a[1], b=b[1])]
         for pool, r in sorted(results.items()):
             lines.append(t(ctx.lang, "stats.h2h_line", variant=variant_name(ctx.lang, pool.split(":")[0]), a=a[1],
-                           b=b[1], wins=r.wins, draws=r.draws, losses=r.losses))
+                           b=b[1], **_tally(ctx.lang, r)))
         if not results:
             lines.append(t(ctx.lang, "stats.h2h_none"))
         return [Reply("\n".join(lines))]

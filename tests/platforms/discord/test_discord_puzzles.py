@@ -18,11 +18,18 @@ from discord_fake import CHANNEL_ID, Harness, uid
 from bot.i18n import t
 from bot.puzzles import bank
 from bot.rules import Position
+from bot.service.wording import day_words
 
 PLATFORM = "discord"
 DAY = dt.date(2026, 5, 4)
 MADRID = ZoneInfo("Europe/Madrid")
 PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def right_text(p, reply: str, lang: str = "en") -> str:
+    """The answer to a right move: the defending side and its reply."""
+    replier = "B" if p["fen"].startswith("W") else "W"
+    return t(lang, "puzzle.right", reply=reply, side=t(lang, f"puzzle.replier.{replier}"))
 
 
 def at(day: dt.date, hour: int, minute: int = 0) -> float:
@@ -116,12 +123,12 @@ async def test_answers_are_ephemeral_and_the_first_solver_is_announced_in_the_ch
     line = p["solution"]
     token = await slash(h, "move", "bob", {"move": line[0]})
     answer = h.only_answer(token)
-    assert answer.ephemeral and answer.content == t("en", "puzzle.right", reply=line[1])
+    assert answer.ephemeral and answer.content == right_text(p, line[1])
     assert answer.filenames() == ["board.png"]
     token = await slash(h, "move", "bob", {"move": " ".join(line[2:])})
     answers = h.fake.answers(token)
     public = [a for a in answers if not a.ephemeral]
-    assert [a.content for a in public] == [t("en", "puzzle.first", name="Bob", day=DAY.isoformat(),
+    assert [a.content for a in public] == [t("en", "puzzle.first", name="Bob", day=day_words("en", DAY),
                                              streak=t("en", "streak.one"))]
     assert all(a.channel_id == CHANNEL_ID for a in answers)
     assert h.storage.puzzle_post(post_id).first_solver_id == uid("bob")
@@ -129,7 +136,7 @@ async def test_answers_are_ephemeral_and_the_first_solver_is_announced_in_the_ch
     token = await slash(h, "move", "cid", {"move": " ".join(line)})
     answers = h.fake.answers(token)
     assert answers and all(a.ephemeral for a in answers)
-    assert answers[-1].content == t("en", "puzzle.solved", number=2, streak=t("en", "streak.one"))
+    assert answers[-1].content == t("en", "puzzle.solved", ordinal=t("en", "ordinal.2"), streak=t("en", "streak.one"))
 
 
 async def test_the_buttons_answer_ephemerally_and_leave_the_post_as_it_is(h: Harness):
@@ -148,7 +155,7 @@ async def test_the_buttons_answer_ephemerally_and_leave_the_post_as_it_is(h: Har
         token = await click(h, path, "cid", answers[-1])
         answers = h.fake.answers(token)
     assert answers[-1].ephemeral
-    assert t("en", "puzzle.right", reply=p["solution"][1]) in answers[-1].content
+    assert right_text(p, p["solution"][1]) in answers[-1].content
     assert h.storage.attempt(post_id, uid("cid")).progress == tuple(p["solution"][:2])
     # The hint button, ephemeral too.
     token = await click(h, f"dr:zh:{post_id}:0", "ana", post)

@@ -20,12 +20,19 @@ from telegram_fake_api import BOT, GROUP, USERS
 from bot.i18n import t
 from bot.puzzles import bank
 from bot.rules import Position
+from bot.service.wording import day_words
 
 CHAT = GROUP["id"]
 DAY = dt.date(2026, 5, 4)
 MADRID = ZoneInfo("Europe/Madrid")
 PNG = b"\x89PNG\r\n\x1a\n"
 PLATFORM = "telegram"
+
+
+def right_text(p, reply: str, lang: str = "en") -> str:
+    """The answer to a right move: the defending side and its reply."""
+    replier = "B" if p["fen"].startswith("W") else "W"
+    return t(lang, "puzzle.right", reply=reply, side=t(lang, f"puzzle.replier.{replier}"))
 
 
 def private_chat(user: str) -> dict:
@@ -128,11 +135,11 @@ async def test_typed_answers_the_first_solver_announced_and_a_later_one_gets_a_r
     before = len(tg.http.calls)
     await tg.say("ana", f"/m {line[0]}")
     board = tg.http.named("sendPhoto", ok_only=True)[-1]
-    assert t("es", "puzzle.right", reply=line[1]) in board.params["caption"]
+    assert right_text(p, line[1], "es") in board.params["caption"]
     assert board.files["photo"].startswith(PNG)
     await tg.say("ana", "/m " + " ".join(line[2:]))
     announcement = sent_texts(tg, before)[-1]
-    assert announcement == t("es", "puzzle.first", name="Ana", day=DAY.isoformat(), streak=t("es", "streak.one"))
+    assert announcement == t("es", "puzzle.first", name="Ana", day=day_words("es", DAY), streak=t("es", "streak.one"))
     # Bob solves it too, typing the whole line as a reply to the post: a reaction, no message.
     before = len(tg.http.calls)
     bob = await tg.say("bob", " ".join(line), reply_to=message_id)

@@ -222,7 +222,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform)]
+            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform),
+                     self.next_challenge_expiry(platform)]
         except StorageBusy:
             return self.clock() + 1.0
         known = [x for x in times if x is not None]

@@ -316,3 +316,63 @@ def test_italian_to_move_and_thinking_lines_with_the_bot(bot_chat):
     chat.service.settle(10)
     said = [o.reply.text for o in chat.service.tick()]
     assert any(s.startswith("Il bot (livello 1) ha giocato") for s in said), said
+
+
+# -- 13. /accept, /lang names, /daily times and zones, expired challenges ----------------------------
+
+
+def test_accept_by_the_named_player_takes_the_challenge_addressed_to_her(chat):
+    chat.challenge("bob", "italian")
+    named = chat.challenge("cid", "spanish @ana")
+    chat.challenge("dan", "triestina")
+    replies = chat.say("ana", "/accept")
+    game = chat.storage.challenge(named).game_id
+    assert game is not None and replies[0].game_id == game
+    assert chat.game(game).variant == "spanish"
+
+
+def test_accept_with_several_open_and_none_named_still_asks(chat):
+    chat.challenge("bob", "italian")
+    chat.challenge("dan", "triestina")
+    assert chat.text("ana", "/accept").startswith(t("en", "accept.which"))
+
+
+@pytest.mark.parametrize("text, lang", [
+    ("/lang español", "es"), ("/lingua italiano", "it"), ("/lang english", "en"), ("/idioma Inglés", "en"),
+    ("/lang spagnolo", "es"),
+])
+def test_lang_accepts_language_names(chat, text, lang):
+    answer = chat.text("ana", text, admin=True)
+    assert answer == t(lang, "lang.set")
+    assert chat.storage.chat("test", "group-1").language == lang
+
+
+def test_lang_refuses_an_unknown_language_and_changes_nothing(chat):
+    assert chat.text("ana", "/lang klingon", admin=True) == t("en", "lang.usage")
+    chat_row = chat.storage.chat("test", "group-1")
+    assert chat_row is None or chat_row.language is None
+
+
+def test_daily_with_a_city_suggests_the_zone_and_changes_nothing(chat):
+    answer = chat.text("ana", "/daily on 08:00 London", admin=True)
+    assert "Europe/London" in answer
+    assert answer == t("en", "daily.zone_hint", zone="London", suggestion="Europe/London")
+    assert chat.storage.subscription("test", "group-1") is None
+
+
+def test_daily_accepts_8am(chat):
+    answer = chat.text("ana", "/daily on 8am Europe/London", admin=True)
+    assert answer == t("en", "daily.on", time="08:00", zone="Europe/London", variant=t("en", "variant.italian"))
+
+
+def test_an_expired_challenge_is_said_once_in_the_chat(chat, now):
+    cid = chat.challenge("bob", "italian")
+    now[0] += 25 * 3600
+    assert chat.service.next_wakeup("test") <= now[0]
+    out = chat.service.tick()
+    said = [o.reply.text for o in out if o.chat_id == "group-1"]
+    assert said == [t("en", "challenge.expired", id=cid)]
+    assert chat.storage.challenge(cid).status == "expired"
+    assert chat.service.tick() == []
+    chat.text("ana", "/games")
+    assert chat.service.tick() == []

@@ -76,10 +76,28 @@ class ChallengesFeature(GamesCore):
         live = []
         for ch in self.storage.open_challenges(*ctx.key):
             if self._expires_at(ch) <= ctx.now:
-                self.storage.close_challenge(ch.id, "expired")
+                self._close_expired(ch, ctx.lang)
             else:
                 live.append(ch)
         return live
+
+    def _close_expired(self, ch: ChallengeRecord, lang: str | None = None) -> bool:
+        """Close a lapsed challenge and tell its chat, once: only the process that closes it says so."""
+        with self.storage.transaction():
+            if not self.storage.close_challenge(ch.id, "expired"):
+                return False
+            lang = self._chat_lang(ch.platform, ch.chat_id, lang)
+            self.say(ch.platform, ch.chat_id, Reply(t(lang, "challenge.expired", id=ch.id)))
+        self._notify(ch.platform)
+        return True
+
+    def _expire_challenges(self, platform: str | None, now: float) -> int:
+        return sum(1 for ch in self.storage.find_challenges(platform, status="open")
+                   if self._expires_at(ch) <= now and self._close_expired(ch))
+
+    def next_challenge_expiry(self, platform: str | None) -> float | None:
+        times = [self._expires_at(ch) for ch in self.storage.find_challenges(platform, status="open")]
+        return min(times) if times else None
 
     def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[ChallengeRecord | None, list[Reply]]:
         """Challenge #cid if it is open in this chat, else the answer saying why not."""
@@ -89,7 +107,8 @@ class ChallengesFeature(GamesCore):
         if ch is None or (ch.platform, ch.chat_id) != ctx.key:
             return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
         if ch.status == "open" and self._expires_at(ch) <= ctx.now:
-            self.storage.close_challenge(cid, "expired")
+            # The chat is told by the outbox; the one who named it hears it here too.
+            self._close_expired(ch, ctx.lang)
             return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
         if ch.status == "expired":
             return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
@@ -111,6 +130,10 @@ class ChallengesFeature(GamesCore):
             return self._start_game(ctx, ch)
         live = self._live_challenges(ctx)
         open_ = [c for c in live if self._acceptable(ctx, c) is None]
+        # The one challenge that names her is the one she means, whatever else is open.
+        mine = [c for c in open_ if c.target_username]
+        if len(open_) > 1 and len(mine) == 1:
+            return self._start_game(ctx, mine[0])
         if not open_:
             own = [c.id for c in live if c.challenger_id == ctx.event.user_id]
             if own and len(own) == len(live):

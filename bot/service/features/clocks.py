@@ -61,6 +61,10 @@ class ClocksFeature(GamesCore):
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
         try:
+            written += self._expire_challenges(platform, now)
+        except StorageBusy:
+            log.warning("lapsed challenges not closed yet: the database is busy")
+        try:
             written += self._post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")

@@ -196,6 +196,14 @@ class GamesCore:
         """Have the bot think about its move in ``row`` (the opponent feature does this)."""
         raise NotImplementedError
 
+    def _expire_challenges(self, platform: str | None, now: float) -> int:
+        """Close lapsed challenges, each said once in its chat (the challenges feature does this)."""
+        raise NotImplementedError
+
+    def next_challenge_expiry(self, platform: str | None) -> float | None:
+        """When the next open challenge lapses (the challenges feature knows)."""
+        raise NotImplementedError
+
     def _color_of(self, row: GameRecord, user_id: str) -> str | None:
         if row.white_id == user_id:
             return Color.WHITE

@@ -45,6 +45,26 @@ LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
 _TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)")
+# '8am', '8:30pm', '12pm' (noon), '12am' (midnight).
+_AMPM = re.compile(r"(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*([ap])\.?m\.?", re.I)
+
+
+def read_time(word: str) -> str | None:
+    """'08:30', '8.30', '8h30', '8am', '8:30pm' as HH:MM, or None."""
+    match = _TIME.fullmatch(word)
+    if match:
+        return f"{int(match.group(1)):02d}:{match.group(2)}"
+    match = _AMPM.fullmatch(word)
+    if match:
+        hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
+        return f"{hour:02d}:{match.group(2) or '00'}"
+    return None
+
+
+def zones_of_city(word: str) -> list[str]:
+    """The IANA zones whose city is this word ('London' -> ['Europe/London'])."""
+    city = "/" + word.strip().lower().replace(" ", "_")
+    return sorted(name for low, name in _zone_names().items() if low.endswith(city))
 
 
 @cache
@@ -110,9 +130,12 @@ class PuzzlesFeature(GamesCore):
             return [Reply(t(ctx.lang, "daily.usage"))]
         time_text, zone, variant_words = DEFAULT_TIME, None, []
         for arg in args[1:]:
-            match = _TIME.fullmatch(arg)
-            if match:
-                time_text = f"{int(match.group(1)):02d}:{match.group(2)}"
+            read = read_time(arg)
+            if read:
+                time_text = read
+            elif zones_of_city(arg) and not parse_variant([arg]):
+                # A city alone ('London'): the zone it means is offered, not guessed silently.
+                return [Reply(t(ctx.lang, "daily.zone_hint", zone=arg[:40], suggestion=zones_of_city(arg)[0]))]
             elif "/" in arg or arg.upper() == "UTC":
                 zone = find_timezone(arg)
                 if zone is None:

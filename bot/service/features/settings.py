@@ -7,6 +7,7 @@ from bot.rules import (
     VARIANTS,
 )
 from bot.service.commands import (
+    fold,
     parse_variant,
 )
 from bot.service.events import Reply
@@ -16,6 +17,21 @@ from bot.service.features.common import (
 from bot.service.features.games import GamesCore
 from bot.service.registry import REGISTRY
 from bot.service.wording import variant_name
+
+# Names people give a language besides those the catalogs use ("language.es" in es, it, en).
+_EXTRA_LANGUAGE_NAMES = {"castellano": "es", "espanol": "es", "english": "en", "eng": "en", "ita": "it", "esp": "es"}
+
+
+def language_code(word: str) -> str | None:
+    """The language a word names: 'es', 'Español', 'spagnolo', 'English', 'italiano'... or None."""
+    folded = fold(word.strip())
+    if folded in LANGUAGES:
+        return folded
+    names = dict(_EXTRA_LANGUAGE_NAMES)
+    for shown_in in LANGUAGES:
+        for code in LANGUAGES:
+            names[fold(t(shown_in, f"language.{code}"))] = code
+    return names.get(folded)
 
 
 class SettingsFeature(GamesCore):
@@ -57,10 +73,10 @@ class SettingsFeature(GamesCore):
         return row.variant if row else self._default_variant(ctx)
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Set the chat's language."""
-        if len(args) != 1 or args[0].lower() not in LANGUAGES:
+        """Set the chat's language: its code or its name in any of our languages (/lang español)."""
+        lang = language_code(args[0]) if len(args) == 1 else None
+        if lang is None:
             return [Reply(t(ctx.lang, "lang.usage"))]
-        lang = args[0].lower()
         self.storage.set_chat(*ctx.key, language=lang)
         return [Reply(t(lang, "lang.set"))]
 

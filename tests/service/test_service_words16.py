@@ -376,3 +376,53 @@ def test_an_expired_challenge_is_said_once_in_the_chat(chat, now):
     assert chat.service.tick() == []
     chat.text("ana", "/games")
     assert chat.service.tick() == []
+
+
+# -- 9. a chat's default variant follows what it plays; /top shows every ranked variant -------------
+
+
+
+
+def finished_game(chat, variant: str, white: str = "ana", black: str = "bob") -> int:
+    """A rated game (two moves, then a resignation) in ``variant``."""
+    from bot.rules import Position
+    game = chat.new_game(white, black, variant)
+    pos = Position.start(variant)
+    moves = [str(pos.legal_moves()[0])]
+    moves.append(str(pos.play(pos.legal_moves()[0]).legal_moves()[0]))
+    chat.play(game, moves)
+    chat.resign(black)
+    assert chat.game(game).status == "finished"
+    return game
+
+
+def test_an_english_chat_that_plays_spanish_gets_spanish_puzzles_and_leaderboard(chat):
+    finished_game(chat, "spanish")
+    reply = chat.say("ana", "/puzzle", language="en")[0]
+    assert chat.storage.puzzle_post(reply.post_id).variant == "spanish"
+    assert chat.text("ana", "/top", language="en").startswith(
+        t("en", "top.title", variant=t("en", "variant.spanish")))
+
+
+def test_the_daily_puzzles_variant_comes_before_the_games(chat):
+    finished_game(chat, "spanish")
+    chat.say("ana", "/daily on triestina", admin=True, language="en")
+    reply = chat.say("ana", "/puzzle", language="en")[0]
+    assert chat.storage.puzzle_post(reply.post_id).variant == "triestina"
+
+
+def test_a_chat_with_nothing_played_still_guesses_from_its_language(chat):
+    reply = chat.say("ana", "/puzzle", language="es")[0]
+    assert chat.storage.puzzle_post(reply.post_id).variant == "spanish"
+
+
+def test_top_without_a_variant_shows_every_variant_with_ranked_players(chat):
+    for _ in range(5):
+        finished_game(chat, "italian")
+        finished_game(chat, "spanish")
+    replies = chat.say("ana", "/top")
+    titles = [r.text.splitlines()[0] for r in replies]
+    assert t("en", "top.title", variant=t("en", "variant.italian")) in titles
+    assert t("en", "top.title", variant=t("en", "variant.spanish")) in titles
+    assert all(r.image is not None for r in replies)
+    assert not any("Triestina" in title for title in titles)

@@ -278,11 +278,22 @@ class RatingsFeature(GamesCore):
             return self._top_puzzles(ctx)
         everywhere = bool(words) and words[0] in ("global", "todos", "tutti", "all")
         rest = args[1:] if everywhere else args
-        variant = self._default_variant(ctx)
         if rest:
             variant = parse_variant(rest)
             if variant is None:
                 return [Reply(t(ctx.lang, "top.usage"))]
+            return self._top_variant(ctx, variant, everywhere)
+        # No variant named: every variant that has ranked players, the chat's own first.
+        first = self._default_variant(ctx)
+        boards = []
+        for variant in sorted(VARIANTS, key=lambda v: v != first):
+            replies = self._top_variant(ctx, variant, everywhere)
+            if replies[0].image is not None:
+                boards += replies
+        return boards or self._top_variant(ctx, first, everywhere)
+
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> list[Reply]:
+        """The leaderboard of one variant (an empty one says who would be on it)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
         if everywhere:

@@ -34,6 +34,10 @@ def language_code(word: str) -> str | None:
     return names.get(folded)
 
 
+# How many of a chat's latest games say which variant it plays.
+RECENT_GAMES = 20
+
+
 class SettingsFeature(GamesCore):
     """Chat settings and information: help, rules, language, default variant."""
 
@@ -96,6 +100,15 @@ class SettingsFeature(GamesCore):
         return [Reply(t(ctx.lang, "settings.usage"))]
 
     def _default_variant(self, ctx: Ctx) -> str:
+        """The chat's own setting, else what it plays (its puzzle of the day, else the variant of
+        most of its recent games), and only then a guess from its language."""
         if ctx.chat.variant in VARIANTS:
             return ctx.chat.variant
+        sub = self.storage.subscription(*ctx.key)
+        if sub is not None and sub.active and sub.variant in VARIANTS:
+            return sub.variant
+        recent = [g.variant for g in self.storage.find_games(*ctx.key, limit=RECENT_GAMES) if g.variant in VARIANTS]
+        if recent:
+            # Most played; on a tie, the one played last (find_games is newest first).
+            return max(dict.fromkeys(recent), key=recent.count)
         return "spanish" if ctx.lang == "es" else "italian"

@@ -88,6 +88,7 @@ class ButtonKind(StrEnum):
     PUZZLE_PATH = "zm"           # zm:<post>:<step>:<index of the legal move>
     PUZZLE_BACK = "zb"           # zb:<post>:<step>          back to the pieces
     PUZZLE_HINT = "zh"           # zh:<post>:<step>          which piece moves next
+    REMATCH = "rm"               # rm:<game>                 the same game again, colours swapped
 
 
 def action(kind: ButtonKind, *numbers: int) -> str:
@@ -209,6 +210,8 @@ for _spec in (
     CommandSpec("top", "cmd_top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
                 (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT))),
     CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
+    CommandSpec("history", "cmd_history", _aliases(("historial",), ("storico", "cronologia")),
+                (Arg("player", ArgKind.USER),)),
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
@@ -233,5 +236,6 @@ for _button in (
     ButtonSpec(ButtonKind.PUZZLE_PATH, 3, "press_puzzle"),
     ButtonSpec(ButtonKind.PUZZLE_BACK, 2, "press_puzzle"),
     ButtonSpec(ButtonKind.PUZZLE_HINT, 2, "press_puzzle"),
+    ButtonSpec(ButtonKind.REMATCH, 1, "press_rematch"),
 ):
     REGISTRY.add_button(_button)

@@ -32,6 +32,7 @@ from bot.service.features.common import (
     _name,
     log,
 )
+from bot.service.features.history import HistoryFeature
 from bot.service.features.opponent import OpponentFeature
 from bot.service.features.play import PlayFeature
 from bot.service.features.puzzles import PuzzlesFeature
@@ -44,7 +45,7 @@ from bot.storage.records import GameRecord, MoveRecord
 
 
 class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeature, PuzzlesFeature, PlayFeature,
-                  ChallengesFeature, SettingsFeature):
+                  ChallengesFeature, SettingsFeature, HistoryFeature):
     """Answers chat events with replies; keeps every game in storage.
 
     Each feature (challenges, play, the bot opponent, clocks, settings) lives in its own module

@@ -370,7 +370,7 @@ def test_the_bots_winning_move_ends_the_game(bot):
     assert (row.status, row.winner, row.ply, row.deadline_at) == ("finished", "B", 1, None)
     [said] = bot_said(bot, game)
     assert f"Bot (level 1) played 14x21 (game #{game})." in said.text
-    assert f"Game #{game} is over." in said.text and said.buttons == []
+    assert f"Game #{game} is over." in said.text and [b.action for row in said.buttons for b in row] == [f"rm:{game}"]
     bot.service.run_due()
     assert bot.service.settle(SETTLE) and bot.game(game) == row
 

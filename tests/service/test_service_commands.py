@@ -298,7 +298,7 @@ def test_board_of_a_finished_game_states_the_result(chat):
     chat.resign("ana")
     reply = chat.say("ana", f"/board #{game_id}")[0]
     assert "is over" in reply.text and "Bob wins: Ana resigned" in reply.text
-    assert reply.buttons == []
+    assert [b.action for row in reply.buttons for b in row] == [f"rm:{game_id}"]   # only the rematch
 
 
 # -- /resign --------------------------------------------------------------------------------------
@@ -648,7 +648,7 @@ def test_game_ends_when_the_side_to_move_has_no_legal_move(chat):
     chat.play(game_id, BLOCKED[:-1])
     reply = chat.say("ana", f"/m {BLOCKED[-1]}")[0]
     assert "Game #1 is over" in reply.text and "Ana wins: Bob has no legal move" in reply.text
-    assert reply.buttons == []
+    assert [b.action for row in reply.buttons for b in row] == [f"rm:{game_id}"]   # only the rematch
     row = chat.game(game_id)
     assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1-0", "no_moves", "W")

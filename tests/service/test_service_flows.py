@@ -98,7 +98,8 @@ def test_the_resign_button_in_spanish_and_italian(chat, now):
 
 
 def test_rules_without_variant_follow_the_players_game(chat):
-    chat.new_game("ana", "bob", "spanish")          # the chat's default stays italian
+    chat.say("ana", "/settings variant italian", admin=True)
+    chat.new_game("ana", "bob", "spanish")          # the chat's default stays italian (its setting)
     assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
     assert "Italian draughts (8x8" in chat.text("carol", "/rules")
 

@@ -426,3 +426,68 @@ def test_top_without_a_variant_shows_every_variant_with_ranked_players(chat):
     assert t("en", "top.title", variant=t("en", "variant.spanish")) in titles
     assert all(r.image is not None for r in replies)
     assert not any("Triestina" in title for title in titles)
+
+
+# -- 14. finished games can be found; a rematch after a game -----------------------------------------
+
+
+@pytest.mark.parametrize("text", ["/games done", "/history", "/partidas terminadas", "/storico"])
+def test_finished_games_are_listed_with_result_and_id(chat, text):
+    first = finished_game(chat, "italian", "ana", "bob")
+    second = finished_game(chat, "spanish", "cid", "ana")
+    chat.new_game("dan", "eve", "italian")                   # still being played: not listed
+    answer = chat.text("ana", text)
+    lines = answer.splitlines()
+    assert lines[0] == t("en", "history.header")
+    assert lines[1].startswith(f"#{second} ") and "Cid - Ana, Cid won" in lines[1]
+    assert lines[2].startswith(f"#{first} ") and "Ana - Bob, Ana won" in lines[2]
+    assert "November 14" in lines[1]
+    assert len(lines) == 4 and "/analysis #id" in lines[3]
+
+
+def test_history_of_one_player(chat):
+    finished_game(chat, "italian", "ana", "bob")
+    theirs = finished_game(chat, "italian", "cid", "dan")
+    answer = chat.text("ana", "/history @dan")
+    assert f"#{theirs} " in answer and "Ana - Bob" not in answer
+
+
+def test_history_when_nothing_finished(chat):
+    chat.new_game()
+    assert chat.text("ana", "/games done") == t("en", "history.empty")
+
+
+def test_rematch_button_challenges_the_opponent_with_colours_swapped(chat):
+    game = chat.new_game("ana", "bob", "spanish")
+    chat.play(game, ["12-16", "21-17"])
+    chat.say("bob", "/resign")
+    [end] = chat.say("bob", "/resign")
+    assert chat.game(game).status == "finished"
+    [[button]] = end.buttons
+    assert button.label == "Rematch" and button.action == f"rm:{game}"
+    answer = chat.press("ana", f"rm:{game}")
+    new = chat.rows("challenges")[-1]
+    assert (new.challenger_id, new.color, new.variant, new.target_username) == ("ana", "black", "spanish", "bob")
+    assert f"#{new.id}" in answer[0].text
+    accepted = chat.say("bob", f"/accept #{new.id}")
+    game2 = chat.storage.challenge(new.id).game_id
+    assert accepted[0].game_id == game2
+    assert (chat.game(game2).white_id, chat.game(game2).black_id) == ("bob", "ana")
+
+
+def test_rematch_by_someone_else_changes_nothing(chat):
+    game = finished_game(chat, "italian", "ana", "bob")
+    before = chat.snapshot()
+    answer = chat.press("eve", f"rm:{game}")
+    assert answer[0].private and chat.snapshot() == before
+
+
+def test_rematch_against_the_bot_starts_at_once_with_the_other_colour(bot_chat):
+    chat = bot_chat
+    chat.say("ana", "/play italian level 1 white 2h")
+    game = chat.rows("games")[-1].id
+    chat.resign("ana")
+    replies = chat.press("ana", f"rm:{game}")
+    new = chat.rows("games")[-1]
+    assert new.id != game and new.black_id == "ana" and new.bot_level == 1 and new.move_seconds == 7200
+    assert replies[0].game_id == new.id

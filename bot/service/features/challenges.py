@@ -21,6 +21,7 @@ from bot.service.features.common import (
     _name,
 )
 from bot.service.features.games import GamesCore
+from bot.service.features.history import asks_for_history
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import duration, variant_name
 from bot.storage.records import ChallengeRecord
@@ -229,7 +230,9 @@ class ChallengesFeature(GamesCore):
                 f"{t(lang, 'color.' + ch.color)}, {duration(lang, ch.move_seconds)}")
 
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The games and open challenges of the chat."""
+        """The games and open challenges of the chat (/games done: its finished games)."""
+        if asks_for_history(args):
+            return self.cmd_history(ctx, args[1:])
         games = self.storage.active_games(*ctx.key)
         challenges = self._live_challenges(ctx)
         if not games and not challenges:

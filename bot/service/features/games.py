@@ -252,5 +252,7 @@ class GamesCore:
         if row.status == "active" and not self._bot_to_move(row, pos):
             starts = sorted({m.start for m in pos.legal_moves()})
             buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
+        elif row.status == "finished":
+            buttons = [[Button(t(lang, "button.rematch"), action(ButtonKind.REMATCH, row.id))]]
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
                      replaces_board=replaces, game_id=row.id)

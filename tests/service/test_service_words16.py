@@ -491,3 +491,28 @@ def test_rematch_against_the_bot_starts_at_once_with_the_other_colour(bot_chat):
     new = chat.rows("games")[-1]
     assert new.id != game and new.black_id == "ana" and new.bot_level == 1 and new.move_seconds == 7200
     assert replies[0].game_id == new.id
+
+
+# -- 8. the /top table keeps its last header off the edge ------------------------------------------
+
+
+def test_top_table_header_keeps_off_the_right_edge(chat):
+    import io
+
+    from PIL import Image
+    for _ in range(5):
+        finished_game(chat, "spanish")
+    reply = chat.say("ana", "/top", language="es")[0]
+    img = Image.open(io.BytesIO(reply.image)).convert("RGB")
+    data = img.load()
+    w, _h = img.size
+    background = data[w - 1, 0]
+    ink = [x for x in range(w) for y in range(52, 80)
+           if sum(abs(a - b) for a, b in zip(data[x, y], background, strict=True)) > 60]
+    assert max(ink) <= w - 24
+
+
+def test_stats_chart_is_drawn_for_one_game(chat):
+    finished_game(chat, "italian")
+    reply = chat.say("ana", "/stats")[0]
+    assert reply.image is not None and reply.image.startswith(b"\x89PNG")

@@ -24,10 +24,10 @@ from bot.service.commands import fold, parse_variant
 from bot.service.events import Reply
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import GamesCore
-from bot.service.wording import variant_name
+from bot.service.wording import day_words, variant_name
 from bot.storage import BOT_ID
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
-from renderers.panels import render_line_chart, render_table
+from renderers.charts import render_rating_chart, render_table
 
 log = logging.getLogger("bot.service")
 
@@ -239,7 +239,8 @@ class RatingsFeature(GamesCore):
                                **_tally(ctx.lang, r)))
                 history = self.storage.rating_history(platform, user_id, pool)
                 if history and ":" not in pool:
-                    series.append((label, [1500.0] + [h.rating for h in history]))
+                    # One point per rated game, at its date (no made-up starting point).
+                    series.append((label, [(h.at, h.rating) for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
         current, best = self.puzzle_streaks(platform, user_id)
         # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
@@ -252,7 +253,8 @@ class RatingsFeature(GamesCore):
             lines.append(t(ctx.lang, "stats.nothing"))
         image = None
         if series:
-            image = render_line_chart(series[:4], title=t(ctx.lang, "stats.chart", name=name))
+            image = render_rating_chart(series[:4], lambda day: day_words(ctx.lang, day),
+                                        title=t(ctx.lang, "stats.chart", name=name))
         return [Reply("\n".join(lines), image=image)]
 
     def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply]:

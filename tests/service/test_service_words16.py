@@ -516,3 +516,8 @@ def test_stats_chart_is_drawn_for_one_game(chat):
     finished_game(chat, "italian")
     reply = chat.say("ana", "/stats")[0]
     assert reply.image is not None and reply.image.startswith(b"\x89PNG")
+
+
+def test_italian_games_list_says_tocca_ad_ana(chat):
+    chat.new_game("ana", "bob", "italian")
+    assert "tocca ad Ana" in chat.text("ana", "/partite", language="it")

@@ -26,7 +26,7 @@ from bot.service.features.common import (
     reply_flipped,
 )
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import result_text, to_move, variant_name
+from bot.service.wording import result_text, to_move, to_name, variant_name
 from bot.storage import BOT_ID, StaleGame, Store
 from bot.storage.records import GameRecord
 
@@ -100,7 +100,7 @@ class GamesCore:
         white, black = self._names(lang, g)
         mover = white if turn == Color.WHITE else black
         line = t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
-                 white=white, black=black, mover=mover, ply=g.ply // 2 + 1)
+                 white=white, black=black, mover=mover, to_mover=to_name(lang, mover), ply=g.ply // 2 + 1)
         if g.bot_level is not None:
             line += f" ({t(lang, 'games.bot', level=g.bot_level)})"
         return line

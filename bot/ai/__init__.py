@@ -118,23 +118,24 @@ def search_position(
     rng = rng or random.Random()
     best_scored: list[tuple[int, tuple]] = [(0, root_moves[0])]
     done_depth = 0
-    if len(root_moves) > 1:
-        for depth in range(1, max_depth + 1):
-            searcher.partial = []
-            try:
-                scored = searcher.root(state, depth, root_moves, exact_all=margin > 0)
-            except Timeout:
-                part = searcher.partial
-                # The first move searched is last iteration's best: a different move
-                # that already beat it in this iteration is the better choice.
-                if not margin and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
-                    best_scored = [max(part, key=lambda sm: sm[0])]
-                break
-            best_scored = scored
-            done_depth = depth
-            root_moves = [m for _s, m in scored]
-            if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
-                break
+    # A forced move is searched like any other: its choice is known, but its score is the
+    # position's (an exchange is not an equal position), and analysis compares scores.
+    for depth in range(1, max_depth + 1):
+        searcher.partial = []
+        try:
+            scored = searcher.root(state, depth, root_moves, exact_all=margin > 0)
+        except Timeout:
+            part = searcher.partial
+            # The first move searched is last iteration's best: a different move
+            # that already beat it in this iteration is the better choice.
+            if not margin and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
+                best_scored = [max(part, key=lambda sm: sm[0])]
+            break
+        best_scored = scored
+        done_depth = depth
+        root_moves = [m for _s, m in scored]
+        if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
+            break
     score, move = best_scored[0]
     kings = state[1].bit_count()
     if margin and len(best_scored) > 1:

@@ -22,7 +22,7 @@ class MoveNote:
     best: Move
     best_score: int
     played_score: int
-    forced: bool = False          # the only legal move: not searched, no score
+    forced: bool = False          # the only legal move: never marked, not commented in the PDN
 
     @property
     def loss(self) -> int:
@@ -47,7 +47,9 @@ def analyse_game(game: Game, seconds: float = 0.3) -> list[MoveNote]:
     for ply, (pos, move) in enumerate(zip(game.positions, game.moves, strict=False)):
         before = fens[:-1]
         if len(pos.legal_moves()) == 1:
-            notes.append(MoveNote(ply, move, move, 0, 0, forced=True))
+            # Searched anyway: the evaluation graph has a point for every ply.
+            score = search_position(pos, 64, seconds, history=before).score
+            notes.append(MoveNote(ply, move, move, score, score, forced=True))
         else:
             best = search_position(pos, 64, seconds, history=before)
             if best.move == move:

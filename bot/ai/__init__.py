@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from bot.rules import Move, Position, Variant, get_variant
 
 from .evaluation import Evaluator, evaluator
+from .human import Vision, human_move
 from .search import MATE_BOUND, Searcher, State, Timeout
 
-__all__ = ["LEVELS", "Level", "SearchResult", "analyse_game", "annotate_pdn", "choose_move", "search_position"]
+__all__ = ["LEVELS", "Level", "SearchResult", "Vision", "analyse_game", "annotate_pdn", "choose_move", "level_move",
+           "search_position"]
 
 
 @dataclass(frozen=True)
@@ -25,19 +27,23 @@ class Level:
 
     A level with ``margin`` picks at random among the root moves whose exact score is
     within ``margin`` of the best (a man is 100), so it varies its play but never
-    gives away a man, or a free king, that its search sees.
+    gives away a man, or a free king, that its search sees.  A level with ``vision`` does
+    not search: it plays like a beginner who sees that much (see ``bot/ai/human.py``).
     """
 
     max_depth: int
     seconds: float
     margin: int = 0
+    vision: Vision | None = None
 
 
-# Each level a clear step above the one below (bench/ai_match.py measures it): the depth doubles
-# roughly from level to level, and the lower ones choose more loosely.
+# Each level a clear step above the one below (bench/ai_match.py measures it).  Levels 1 and 2 are
+# beginners calibrated against scripted players that count material one and two plies ahead
+# (each of those scores at least half against them); from level 3 on the search, its depth
+# roughly doubling from level to level, the lower ones choosing more loosely.
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=1, seconds=0.3, margin=40),
-    2: Level(max_depth=2, seconds=0.4, margin=20),
+    1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.3, recapture=0.1, noise=60)),
+    2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.8, recapture=0.3, noise=30)),
     3: Level(max_depth=4, seconds=0.6, margin=8),
     4: Level(max_depth=6, seconds=1.0),
     5: Level(max_depth=64, seconds=2.0),
@@ -190,7 +196,18 @@ def choose_move(
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
     pos = Position.from_fen(v, fen)
-    return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)
+    return level_move(pos, level, seconds, history, rng)
+
+
+def level_move(pos: Position, level: int, seconds: float, history: list[str] | None,
+               rng: random.Random) -> SearchResult:
+    """The move of ``level`` in ``pos`` within ``seconds`` (``choose_move`` without the parsing)."""
+    spec = LEVELS[level]
+    if spec.vision is None:
+        return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)
+    started = time.perf_counter()
+    move, value, nodes = human_move(pos, spec.vision, evaluator(pos.variant).evaluate, rng)
+    return SearchResult(move, value, spec.max_depth, nodes, (move,), time.perf_counter() - started)
 
 
 from .analyse import MoveNote, analyse_game, annotate_pdn  # noqa: E402

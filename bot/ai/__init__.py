@@ -42,8 +42,8 @@ class Level:
 # (each of those scores at least half against them); from level 3 on the search, its depth
 # roughly doubling from level to level, the lower ones choosing more loosely.
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.3, recapture=0.1, noise=60)),
-    2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.8, recapture=0.3, noise=30)),
+    1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.0, recapture=0.0, noise=60, rush=150)),
+    2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.9, recapture=0.3, noise=40)),
     3: Level(max_depth=4, seconds=0.6, margin=8),
     4: Level(max_depth=6, seconds=1.0),
     5: Level(max_depth=64, seconds=2.0),

@@ -59,7 +59,11 @@ def judgement(variant: Variant, vision: Vision, engine: Evaluate) -> Evaluate:
     key = (variant.id, vision.rush)
     ev = _RUSHERS.get(key)
     if ev is None:
-        weights = {"men": 100.0, "kings": WEIGHTS[variant.id]["kings"], "advance": float(vision.rush)}
+        # A king is still worth more than a man about to crown.
+        kings = WEIGHTS[variant.id]["kings"] + vision.rush * (variant.size - 1)
+        # They also like the edges (they feel safe there) and see no point in keeping the back row.
+        weights = {"men": 100.0, "kings": kings, "advance": float(vision.rush), "centre": -vision.rush / 4,
+                   "back_rank": -vision.rush / 2}
         ev = _RUSHERS[key] = Evaluator(variant, weights)
     return ev.evaluate
 

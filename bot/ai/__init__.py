@@ -28,7 +28,8 @@ class Level:
     A level with ``margin`` picks at random among the root moves whose exact score is
     within ``margin`` of the best (a man is 100), so it varies its play but never
     gives away a man, or a free king, that its search sees.  A level with ``vision`` does
-    not search: it plays like a beginner who sees that much (see ``bot/ai/human.py``).
+    not search: it plays like a beginner who sees that much (see ``bot/ai/human.py``), at once
+    (``seconds`` is only its cap; ``max_depth`` the plies it may look at, as reported).
     """
 
     max_depth: int

@@ -1,10 +1,11 @@
 """The beginner levels: a player who looks at the board, not a search that sees everything.
 
-A club beginner looks at their own move and, most of the time, at the reply that takes
-something; they misjudge positions a little, like to crown, often miss that a man is left
-hanging, and rarely see a shot (a sacrifice that wins more back).  ``human_move`` plays that
-way with a few probabilities (``Vision``); the bench (bench/ai_match.py) calibrates them
-against scripted players that count material one and two plies ahead.
+A beginner judges a move by the board it leaves, sometimes also by the opponent's answers to
+it; they misjudge positions a little, like to crown, miss that a man is left hanging whenever
+they do not look at the answers, and rarely see a shot (a sacrifice that wins more back: only
+when they look at their own capture after the opponent's).  ``human_move`` plays that way with
+a few probabilities (``Vision``); bench/ai_match.py calibrates them against scripted players
+that count material one and two plies ahead (``mat1``, ``mat2``).
 
 Pure like the search: all chance comes from the ``rng`` given.
 """
@@ -21,7 +22,7 @@ from .evaluation import Evaluator
 from .search import MATE
 from .weights import WEIGHTS
 
-# A beginner never passes up a free king (the linear evaluation counts a man about to
+# A beginner never passes up a free king (the engine's linear evaluation counts a man about to
 # crown almost like a king, so the bonus makes the preference a person's).
 CROWN_BONUS = 120
 
@@ -34,16 +35,13 @@ class Vision:
     judged by the board it leaves, so a man left hanging goes unseen); ``recapture``: having looked
     at the replies, the chance of seeing one's own capture after a capture (an exchange, or a shot
     when one's own move was a sacrifice); ``noise``: how far off their judgement of each move is
-    (standard deviation, hundredths of a man); ``glance``: when not looking at the replies, the
-    chance of checking at least whether the man just moved can be taken (not whether moving it
-    left another one hanging); ``rush``: if set, the player judges a position by the pieces and
+    (standard deviation, hundredths of a man); ``rush``: if set, the player judges a position by the pieces and
     how far the men have got (hundredths of a man per row), as beginners push for a king, instead
     of by the engine's evaluation."""
 
     replies: float
     recapture: float
     noise: int
-    glance: float = 0.0
     rush: int | None = None
 
 
@@ -89,11 +87,10 @@ def human_move(pos: Position, vision: Vision, evaluate: Evaluate, rng: random.Ra
 
     look = rng.random() < vision.replies
     see_back = look and rng.random() < vision.recapture
-    glance = not look and rng.random() < vision.glance
     opp = not white
     best: list[tuple[float, tuple]] = []
     for move in moves:
-        key, a, b, c, d = move
+        _key, a, b, c, d = move
         value: float
         if look:
             replies = gen.moves(a, b, c, d, opp)
@@ -114,11 +111,6 @@ def human_move(pos: Position, vision: Vision, evaluate: Evaluate, rng: random.Ra
             value = MATE
         else:
             value = leaf(a, b, c, d, opp)
-            if glance:
-                moved = 1 << (key >> 8 & 0xFF)
-                for rkey, ra, rb, rc, rd in gen.captures(a, b, c, d, opp):
-                    if rkey >> 16 & moved:
-                        value = min(value, leaf(ra, rb, rc, rd, white))
         if d.bit_count() > kings:
             value += CROWN_BONUS
         if vision.noise:

@@ -245,3 +245,18 @@ def test_forced_wins_are_told_in_words_and_a_kept_win_is_no_mistake(an):
     assert t("en", "analysis.clean", name="Bob") in lines
     # The picture has the evaluation graph even with one board.
     assert report.image is not None and report.image.startswith(PNG)
+
+
+def test_a_game_without_mistakes_still_gets_its_evaluation_graph(an):
+    game = finished_game(an)
+    pos = Position.start("italian")
+    raw = []
+    for ply, move in enumerate(BLUNDER_LINE):
+        raw.append({"ply": ply, "move": move, "best": move, "best_score": 10, "played_score": 10,
+                    "forced": len(pos.legal_moves()) == 1})
+        pos = pos.play(pos.parse_move(move))
+    an.service._analysed(an.game(game), "es", raw)
+    [report] = [r for r in outbox(an) if r.text.startswith(t("es", "analysis.title", id=game, white="Ana",
+                                                                 black="Bob"))]
+    assert report.text.splitlines()[-1] == t("es", "analysis.legend_graph")
+    assert report.image is not None and report.image.startswith(PNG)

@@ -141,7 +141,7 @@ class AnalysisFeature(GamesCore):
                 views.append(boards.board_view(before, n.move.path, n.move.captured, routes=[n.best.path],
                                                flipped=False))
                 captions.append(entry)
-        lines.append(t(lang, "analysis.legend_arrow" if views else "analysis.legend_pdn"))
+        lines.append(t(lang, "analysis.legend_arrow" if views else "analysis.legend_graph"))
         # The evaluation after every ply from White's side, for the graph.
         evaluations = [n.played_score if (n.ply % 2 == 0) == white_to_start else -n.played_score for n in notes]
         image = render_analysis(views, captions, evaluations, title=lines[0],

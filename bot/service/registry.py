@@ -208,7 +208,7 @@ for _spec in (
                 (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER))),
     CommandSpec("top", "cmd_top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
                 (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT))),
-    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
+    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),)),
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),

@@ -687,3 +687,53 @@ def test_pdn_of_a_game_without_moves(chat):
     text = chat.say("ana", f"/pdn #{game_id}")[0].text
     game = read_pdn(text)[0]
     assert game.moves == [] and game.result is None
+
+
+# -- long listings fit one message (issue 15, item 16) --------------------------------------------------
+
+DISCORD_LIMIT = 2000
+
+
+def open_many_challenges(chat, count: int) -> None:
+    """``count`` open challenges in the chat, from many users (five each, the most one may have)."""
+    for n in range(count):
+        chat.storage.create_challenge(
+            platform=chat.platform, chat_id=chat.chat_id, challenger_id=f"user{n // 5}",
+            challenger_name=f"Player number {n // 5} with a rather long display name {'x' * 20}",
+            target_username=None, variant="italian", color="random", move_seconds=86400, created_at=chat.now[0])
+
+
+def test_games_with_thousands_of_challenges_is_one_short_message(chat):
+    chat.new_game("ana", "bob")
+    open_many_challenges(chat, 2000)
+    replies = chat.say("eve", "/games")
+    assert len(replies) == 1
+    text = replies[0].text
+    assert len(text) <= DISCORD_LIMIT, len(text)
+    assert "#1 Italian draughts: Ana - Bob" in text
+    assert "Page 1 of 134 (2001 games and challenges)" in text
+    assert "…and 1986 more: /games 2 shows the next page." in text
+
+
+def test_games_pages_through_a_long_list(chat):
+    open_many_challenges(chat, 40)
+    second = chat.text("eve", "/games 2")
+    assert "Page 2 of 3" in second and "Open challenges:" in second and "Games:" not in second
+    assert "#16 " in second and "#30 " in second and "#15 " not in second and "#31 " not in second
+    last = chat.text("eve", "/partidas 3")
+    assert "#40 " in last and "more" not in last
+    assert "There is no page 4: the list has 3." in chat.text("eve", "/games 4")
+    assert "/games 2 for the second page" in chat.text("eve", "/games next")
+
+
+def test_a_short_list_has_no_pages(chat):
+    chat.challenge("carol")
+    text = chat.text("eve", "/games")
+    assert "Page" not in text and "more" not in text
+
+
+def test_accept_among_thousands_of_challenges_lists_a_few(chat):
+    open_many_challenges(chat, 2000)
+    text = chat.text("eve", "/accept")
+    assert len(text) <= DISCORD_LIMIT, len(text)
+    assert "…and 1985 more." in text

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.i18n import t
 from bot.rules import (
     Position,
@@ -22,8 +24,8 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import duration, variant_name
-from bot.storage.records import ChallengeRecord
+from bot.service.wording import LISTED_PER_PAGE, clip_line, duration, short_list, variant_name
+from bot.storage.records import ChallengeRecord, GameRecord
 
 
 class ChallengesFeature(GamesCore):
@@ -117,7 +119,7 @@ class ChallengesFeature(GamesCore):
                 return [Reply(t(ctx.lang, "accept.only_own", ids=_ids(own)))]
             return [Reply(t(ctx.lang, "accept.none"))]
         if len(open_) > 1:
-            listing = "\n".join(self._challenge_line(ctx.lang, c) for c in open_)
+            listing = short_list(ctx.lang, [self._challenge_line(ctx.lang, c) for c in open_])
             return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
         return self._start_game(ctx, open_[0])
 
@@ -174,7 +176,7 @@ class ChallengesFeature(GamesCore):
         if not mine:
             return [Reply(t(ctx.lang, "decline.none"), private=private)]
         if len(mine) > 1:
-            listing = "\n".join(self._challenge_line(ctx.lang, c) for c in mine)
+            listing = short_list(ctx.lang, [self._challenge_line(ctx.lang, c) for c in mine])
             return [Reply(t(ctx.lang, "decline.which") + "\n" + listing, private=private)]
         ch = mine[0]
         if not self.storage.close_challenge(ch.id, "declined"):
@@ -206,18 +208,37 @@ class ChallengesFeature(GamesCore):
                 f"{t(lang, 'color.' + ch.color)}, {duration(lang, ch.move_seconds)}")
 
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The games and open challenges of the chat."""
+        """The games and open challenges of the chat, a page at a time (``/games 2``): one message
+        even in a chat with thousands of challenges."""
+        page = 1
+        if args:
+            if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
+                return [Reply(t(ctx.lang, "games.usage"))]
+            page = int(args[0])
         games = self.storage.active_games(*ctx.key)
         challenges = self._live_challenges(ctx)
         if not games and not challenges:
             return [Reply(t(ctx.lang, "games.empty"))]
+        items: list[GameRecord | ChallengeRecord] = [*games, *challenges]
+        pages = -(-len(items) // LISTED_PER_PAGE)
+        if page > pages:
+            return [Reply(t(ctx.lang, "games.no_page", page=page, pages=pages))]
+        start = (page - 1) * LISTED_PER_PAGE
+        shown = items[start:start + LISTED_PER_PAGE]
         lines = []
-        if games:
+        if pages > 1:
+            lines.append(t(ctx.lang, "games.page", page=page, pages=pages, total=len(items)))
+        # Only the lines shown are worked out (a game's line reads its position).
+        shown_games = [g for g in shown if isinstance(g, GameRecord)]
+        shown_challenges = [c for c in shown if isinstance(c, ChallengeRecord)]
+        if shown_games:
             lines.append(t(ctx.lang, "games.header"))
-            lines += [self._game_line(ctx.lang, g) for g in games]
-        if challenges:
+            lines += [clip_line(self._game_line(ctx.lang, g)) for g in shown_games]
+        if shown_challenges:
             lines.append(t(ctx.lang, "games.challenges"))
-            lines += [self._challenge_line(ctx.lang, c) for c in challenges]
+            lines += [clip_line(self._challenge_line(ctx.lang, c)) for c in shown_challenges]
+        if page < pages:
+            lines.append(t(ctx.lang, "games.more", count=len(items) - start - len(shown), next=page + 1))
         return [Reply("\n".join(lines))]
 
     def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:

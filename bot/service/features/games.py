@@ -26,7 +26,7 @@ from bot.service.features.common import (
     reply_flipped,
 )
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import result_text, to_move, variant_name
+from bot.service.wording import result_text, short_list, to_move, variant_name
 from bot.storage import BOT_ID, StaleGame, Store
 from bot.storage.records import GameRecord
 
@@ -75,7 +75,7 @@ class GamesCore:
                     return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
             return None, [Reply(t(ctx.lang, "game.none"))]
         if len(games) > 1:
-            listing = "\n".join(self._game_line(ctx.lang, g) for g in games)
+            listing = short_list(ctx.lang, [self._game_line(ctx.lang, g) for g in games])
             return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
         return self._unless_expired(ctx, games[0])
 

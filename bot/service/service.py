@@ -276,7 +276,9 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
         spec = REGISTRY.lookup(cmd.name)
-        if REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin:
+        # A private chat is its user's own: only a group's settings are for its administrators.
+        if (REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin
+                and ctx.event.chat_kind != "private"):
             return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
         handler = getattr(self, spec.handler)
         if spec.ref_only:

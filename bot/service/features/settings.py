@@ -14,7 +14,7 @@ from bot.service.features.common import (
     Ctx,
 )
 from bot.service.features.games import GamesCore
-from bot.service.registry import REGISTRY
+from bot.service.registry import REGISTRY, SETTINGS_LANG_WORDS, SETTINGS_VARIANT_WORDS
 from bot.service.wording import variant_name
 
 
@@ -65,13 +65,13 @@ class SettingsFeature(GamesCore):
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
                             variant=variant_name(ctx.lang, self._default_variant(ctx))))]
-        if len(args) >= 2 and args[0].lower() in ("variant", "variante"):
+        if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
             variant = parse_variant(args[1:])
             if variant is None:
                 return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args[1:])[:30]))]
             self.storage.set_chat(*ctx.key, variant=variant)
             return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
-        if len(args) == 2 and args[0].lower() in ("lang", "language", "idioma", "lingua"):
+        if len(args) == 2 and args[0].lower() in SETTINGS_LANG_WORDS:
             return self.cmd_lang(ctx, args[1:])
         return [Reply(t(ctx.lang, "settings.usage"))]
 

@@ -24,7 +24,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from bot.service import Button, GameService, Reply
+from bot.service import Button, GameService, Mention, Reply, mention_at
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +82,7 @@ class Piece:
     buttons: list[list[Button]] = field(default_factory=list)
     board: bool = False           # the message to remember as the reply's game board (or puzzle)
     spoiler: str | None = None    # hidden text after ``text`` (each platform marks it its own way)
+    mentions: tuple[Mention, ...] = ()    # users this message pings (each named in ``text``)
 
     @property
     def has_file(self) -> bool:
@@ -126,6 +127,17 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
         return [*out, Piece(last, buttons=reply.buttons, board=board, **together)]
     out.append(Piece(last, buttons=reply.buttons, board=board, **files[0]))
     out.extend(Piece("", **f) for f in files[1:])
+    return out
+
+
+def with_mentions(out: list[Piece], mentions: Iterable[Mention]) -> list[Piece]:
+    """Each mention on the first message whose text names it (one ping per user and reply)."""
+    out = list(out)
+    for mention in mentions:
+        for index, piece in enumerate(out):
+            if mention_at(piece.text, mention.name) is not None:
+                out[index] = replace(piece, mentions=(*piece.mentions, mention))
+                break
     return out
 
 
@@ -186,8 +198,9 @@ class ChatAdapter:
     # -- delivery ------------------------------------------------------------------------------------
 
     def pieces(self, reply: Reply) -> list[Piece]:
-        return pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
-                      files_together=self.files_together)
+        out = pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
+                     files_together=self.files_together)
+        return with_mentions(out, reply.mentions)
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         """Send one message to a chat (retrying transient failures as the platform allows);

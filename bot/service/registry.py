@@ -221,6 +221,8 @@ for _spec in (
     CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
                 (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
                 admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS),
+    CommandSpec("notify", "cmd_notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
+                (Arg("action", ArgKind.TEXT, choices=("on", "off")),)),
     CommandSpec("help", "cmd_help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False),
 ):
     REGISTRY.add(_spec)

@@ -20,7 +20,7 @@ from bot.service.commands import (
     only_ref,
     parse_command,
 )
-from bot.service.events import ChatEvent, OutboxItem, Outgoing, Reply
+from bot.service.events import DM_PREFIX, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.features.analysis import AnalysisFeature
 from bot.service.features.challenges import ChallengesFeature
 from bot.service.features.clocks import ClocksFeature
@@ -87,6 +87,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
+            if event.chat_kind == "private":
+                self._reachable_again(event.platform, event.user_id, now)
             if event.action is not None:
                 return self._button(ctx, event.action)
             return self._text(ctx, event.text or "")
@@ -190,11 +192,46 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
             self.storage.drop_message(item_id, error)
             log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
-            if permanent:
+            if row.chat_id.startswith(DM_PREFIX):
+                self._private_undeliverable(row.platform, row.chat_id, row.payload)
+            elif permanent:
                 self.chat_gone(row.platform, row.chat_id)
             return
         delay = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
         self.storage.retry_later(item_id, self.clock() + delay, error)
+
+    def _reachable_again(self, platform: str, user_id: str, now: float) -> None:
+        """A user wrote to the bot privately: private turn notices can reach them again (on
+        Telegram only a user who started the bot can get one)."""
+        try:
+            setting = self.storage.notify_setting(platform, user_id)
+            if setting is not None and setting.unreachable:
+                self.storage.set_unreachable(platform, user_id, False, now)
+        except StorageBusy:
+            log.warning("user %s not marked reachable: the database is busy (the next message tries again)",
+                        user_id)
+
+    def _private_undeliverable(self, platform: str, chat_id: str, payload: str) -> None:
+        """A private turn notice could not be delivered (the user never started the bot, or closed
+        their DMs): the user is pinged in the game's group instead, this time and until they next
+        write to the bot privately."""
+        user_id = chat_id[len(DM_PREFIX):]
+        now = self.clock()
+        try:
+            with self.storage.transaction():
+                self.storage.set_unreachable(platform, user_id, True, now)
+                game_id = Reply.from_json(payload).game_id
+                row = self.storage.game(game_id) if game_id is not None else None
+                mover = self._player_to_move(row) if row is not None else None
+                if row is None or mover is None or mover[0] != user_id:
+                    return
+                lang = self._game_lang(row, user_id)
+                for ping in self._ping_turn(lang, row, now=now):
+                    self.say(row.platform, row.chat_id, ping)
+        except StorageBusy:
+            log.warning("the group ping for user %s was not written: the database is busy", user_id)
+            return
+        self._notify(platform)
 
     def chat_gone(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in a chat (removed, forbidden): stop what the service would

@@ -27,6 +27,7 @@ from .records import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
@@ -118,6 +119,20 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def player_by_username(self, platform: str, username: str) -> PlayerRecord | None:
         """The player last seen with this @handle (any case), or None."""
+
+    @abc.abstractmethod
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        """How a user wants to be told it is their turn, or None (never set: pinged in the group)."""
+
+    @abc.abstractmethod
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        """Turn a user's private notifications on or off; either way they count as reachable again
+        (``unreachable`` false): the next private message is tried."""
+
+    @abc.abstractmethod
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        """Note whether a private message can reach a user with private notifications (no row: no
+        change); whether anything changed."""
 
     @abc.abstractmethod
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:

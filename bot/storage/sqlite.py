@@ -42,6 +42,7 @@ from .records import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
@@ -150,6 +151,12 @@ MIGRATIONS: list[list[str]] = [
         # A user's attempts (streaks, /stats) without reading every attempt.
         "CREATE INDEX attempts_user ON attempts (user_id)",
     ],
+    [
+        # How each user is told it is their turn (/notify): in the group, or privately.
+        """CREATE TABLE notify_settings (
+            platform TEXT NOT NULL, user_id TEXT NOT NULL, private INTEGER NOT NULL,
+            unreachable INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (platform, user_id))""",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -162,7 +169,7 @@ _TABLES: dict[type, str] = {
     PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
     MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
-    RatingEventRecord: "rating_history",
+    RatingEventRecord: "rating_history", NotifyRecord: "notify_settings",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 _COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
@@ -192,6 +199,8 @@ def _record(cls: type, row: dict[str, Any]) -> Any:
                    result_reason=ResultReason(row["result_reason"]) if row["result_reason"] else None)
     elif cls is SubscriptionRecord:
         row = dict(row, active=bool(row["active"]))
+    elif cls is NotifyRecord:
+        row = dict(row, private=bool(row["private"]), unreachable=bool(row["unreachable"]))
     elif cls is AttemptRecord:
         row = dict(row, progress=tuple(json.loads(row["progress"])))
     return cls(**row)
@@ -553,6 +562,24 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def player_by_username(self, platform: str, username: str) -> PlayerRecord | None:
         return self._record(PlayerRecord, "platform=? AND lower(username)=lower(?) ORDER BY updated_at DESC LIMIT 1",
                             (platform, username))
+
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        return self._record(NotifyRecord, "platform=? AND user_id=?", (platform, user_id))
+
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        with self.transaction():
+            self.db.execute(
+                """INSERT INTO notify_settings (platform, user_id, private, unreachable, updated_at)
+                   VALUES (?, ?, ?, 0, ?) ON CONFLICT (platform, user_id)
+                   DO UPDATE SET private=excluded.private, unreachable=0, updated_at=excluded.updated_at""",
+                (platform, user_id, int(private), now))
+
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        with self.transaction():
+            cur = self.db.execute("UPDATE notify_settings SET unreachable=?, updated_at=? "
+                                  "WHERE platform=? AND user_id=? AND unreachable<>?",
+                                  (int(unreachable), now, platform, user_id, int(unreachable)))
+            return cur.rowcount > 0
 
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         return self._record(ChatRecord, "platform=? AND chat_id=?", (platform, chat_id))

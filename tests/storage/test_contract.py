@@ -17,6 +17,7 @@ from bot.storage import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     SQLiteStore,
@@ -155,6 +156,36 @@ def test_save_player_with_a_new_name_updates_it(store):
 def test_players_are_kept_per_platform(store):
     store.save_player(P, "1001", "Ana", "ana", "it", T0)
     assert store.player(OTHER, "1001") is None
+
+
+# -- turn notifications (/notify) -------------------------------------------------------------------
+
+
+def test_a_user_who_never_chose_has_no_notify_setting(store):
+    assert store.notify_setting(P, "1001") is None
+    # Nothing to mark: a user without the setting is pinged in the group anyway.
+    assert store.set_unreachable(P, "1001", True, T0) is False
+    assert store.notify_setting(P, "1001") is None
+
+
+def test_set_notify_stores_the_choice_per_platform(store):
+    store.set_notify(P, "1001", True, T0)
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", True, False, T0)
+    assert store.notify_setting(OTHER, "1001") is None
+    store.set_notify(P, "1001", False, T0 + 60)
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", False, False, T0 + 60)
+
+
+def test_unreachable_is_noted_once_and_cleared_by_a_new_choice(store):
+    store.set_notify(P, "1001", True, T0)
+    assert store.set_unreachable(P, "1001", True, T0 + 1) is True
+    assert store.set_unreachable(P, "1001", True, T0 + 2) is False
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", True, True, T0 + 1)
+    store.set_notify(P, "1001", True, T0 + 3)
+    assert store.notify_setting(P, "1001").unreachable is False
+    store.set_unreachable(P, "1001", True, T0 + 4)
+    assert store.set_unreachable(P, "1001", False, T0 + 5) is True
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", True, False, T0 + 5)
 
 
 # -- chats ------------------------------------------------------------------------------------------

@@ -39,6 +39,7 @@ from telegram import (
     MessageEntity,
     ReactionTypeEmoji,
     Update,
+    User,
 )
 from telegram.error import (
     BadRequest,
@@ -61,7 +62,7 @@ from telegram.request import BaseRequest
 from telegram.warnings import PTBDeprecationWarning
 
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, describe_error, run_until_stopped
-from bot.service import Button, ChatEvent, GameService, Reply
+from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
 
 PLATFORM = "telegram"
 CAPTION_LIMIT = 1024
@@ -94,6 +95,24 @@ def _flood_wait(err: RetryAfter) -> float:
 def _utf16(text: str) -> int:
     """Telegram counts entity offsets and lengths in UTF-16 code units."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def _chat_id(chat_id: str) -> int:
+    """The Bot API chat id of an outbox chat: a user's private chat ("dm:<user id>") has the user's id."""
+    return int(chat_id.removeprefix(DM_PREFIX))
+
+
+def _mentions(text: str, mentions: tuple[Mention, ...]) -> list[MessageEntity]:
+    """A text mention over each mentioned name: Telegram notifies that user (with or without a
+    @username), and no one else; offsets count UTF-16 code units."""
+    entities = []
+    for mention in mentions:
+        at = mention_at(text, mention.name)
+        if at is None or not mention.user_id.isdigit():
+            continue
+        user = User(int(mention.user_id), mention.name, is_bot=False, username=mention.username)
+        entities.append(MessageEntity(MessageEntity.TEXT_MENTION, _utf16(text[:at]), _utf16(mention.name), user=user))
+    return entities
 
 
 def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
@@ -326,11 +345,15 @@ class TelegramAdapter(ChatAdapter):
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         bot = self.bot
         assert bot is not None, "build() first"
-        chat = int(chat_id)
+        chat = _chat_id(chat_id)
         markup = _markup(piece.buttons)
         answer: dict[str, Any] = {}
         if reply_to is not None:
             answer = {"reply_to_message_id": int(reply_to), "allow_sending_without_reply": True}
+        pings = _mentions(piece.text, piece.mentions)
+        if pings:
+            # Who is notified: entities, never parse_mode (the two cannot go together).
+            answer["caption_entities" if piece.has_file else "entities"] = pings
         caption = piece.text or None
         if piece.image is not None:
             photo = InputFile(piece.image, filename="board.png")
@@ -346,8 +369,9 @@ class TelegramAdapter(ChatAdapter):
                                                              **answer))
         elif piece.spoiler:
             head = f"{piece.text}\n" if piece.text else ""
-            hidden = MessageEntity(MessageEntity.SPOILER, _utf16(head), _utf16(piece.spoiler))
-            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=[hidden],
+            hidden = [*answer.pop("entities", []), MessageEntity(MessageEntity.SPOILER, _utf16(head),
+                                                                 _utf16(piece.spoiler))]
+            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=hidden,
                                                             reply_markup=markup, **answer))
         else:
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))

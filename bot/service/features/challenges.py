@@ -151,7 +151,8 @@ class ChallengesFeature(GamesCore):
             lines.append(t(ctx.lang, key, name=ch.challenger_name, ids=_ids(withdrawn)))
         lines.append(self._to_move_line(ctx.lang, row, ctx.now))
         text = "\n".join(lines)
-        return [self._board_reply(ctx.lang, row, text)]
+        reply = self._board_reply(ctx.lang, row, text)
+        return [reply, *self._ping_turn(ctx.lang, row, named_in=reply, now=ctx.now)]
 
     def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Decline a challenge addressed to you."""

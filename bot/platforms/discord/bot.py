@@ -31,7 +31,7 @@ from discord.ext import commands
 from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
-from bot.service import ChatEvent, GameService, Reply
+from bot.service import DM_PREFIX, ChatEvent, GameService, Reply
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec
 
 log = logging.getLogger(__name__)
@@ -246,11 +246,12 @@ class Responder:
 
     async def send(self, reply: Reply) -> discord.Message | None:
         private = reply.private or self.force_private
-        text, allowed = reply.text, render.NO_MENTIONS
+        text, users = (reply.text, []) if private else render.ping(reply.text, reply.mentions)
         if self.mention is not None and not private:
             mentioned = render.mention(text, self.mention.handle, self.mention.user_id)
             if mentioned != text:
-                text, allowed = mentioned, render.only_user(self.mention.user_id)
+                text, users = mentioned, [*users, self.mention.user_id]
+        allowed = render.only_users(users) if users else render.NO_MENTIONS
         message = None
         for piece in self.bot.pieces(replace(reply, text=text)):
             message = await self._deliver(piece, private, allowed)
@@ -519,16 +520,29 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         return TRANSIENT
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
-        return str((await self.send_to_channel(chat_id, piece, render.NO_MENTIONS)).id)
+        text, users = render.ping(piece.text, piece.mentions)
+        allowed = render.only_users(users) if users else render.NO_MENTIONS
+        return str((await self.send_to_channel(chat_id, replace(piece, text=text), allowed)).id)
+
+    async def dm_channel(self, chat_id: str) -> discord.DMChannel:
+        """A user's private chat with the bot ("dm:<user id>" in the outbox): their DM channel,
+        opened if need be (Discord refuses messages to a user who closed their DMs: 403)."""
+        user_id = chat_id.removeprefix(DM_PREFIX)
+        if not user_id.isdigit():
+            raise NotAChannel(f"not a Discord user id: {chat_id!r}")
+        return await self.create_dm(discord.Object(id=int(user_id)))
 
     async def send_to_channel(self, chat_id: str, piece: Piece,
                               allowed: discord.AllowedMentions) -> discord.Message:
         """One message to a channel through the bot's REST, retried over transient failures."""
-        try:
-            channel_id = int(chat_id)
-        except ValueError:
-            raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
-        channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+        if chat_id.startswith(DM_PREFIX):
+            channel: Any = await self.dm_channel(chat_id)
+        else:
+            try:
+                channel_id = int(chat_id)
+            except ValueError:
+                raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
+            channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
 
         def attempt() -> Awaitable[discord.Message]:
             kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed}

@@ -15,6 +15,10 @@ Discord refuses it:
   ``files[n]`` part is listed in ``attachments`` with id n, while every ``attachment://name``
   in an embed names a file of the message (else 400 code 50035 "Invalid Form Body").
 
+A bot opens a DM channel with a user (``POST /users/@me/channels``); a post there is refused
+with 403 code 50007 "Cannot send messages to this user" when the user closed their DMs
+(``close_dms``).
+
 Whatever the fake refuses because of what the adapter sent goes into ``refused``: the harness
 fails a test that leaves anything there.  Failures a test scripts on purpose (``script``, gone
 channels, expired tokens) are not refusals.
@@ -375,6 +379,8 @@ class FakeDiscord:
         self.interactions: dict[str, InteractionState] = {}
         self.messages: dict[int, Sent] = {}
         self.gone_channels: set[int] = set()
+        self.dm_channels: dict[int, str] = {}         # DM channel id -> the user's id
+        self.closed_dms: set[str] = set()             # users who accept no DMs from the bot
         self.scripts: list[Script] = []
         self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
         self.refusals: list[str] = []                 # why, for the failure message
@@ -485,11 +491,25 @@ class FakeDiscord:
         if method == "PUT" and path == "/applications/{application_id}/guilds/{guild_id}/commands":
             return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), guild_id=str(route.guild_id),
                          version=str(self.snowflake())) for c in body or []]
+        if (method, path) == ("POST", "/users/@me/channels"):
+            recipient = str((body or {}).get("recipient_id"))
+            user = next((u for u in USERS.values() if u["id"] == recipient), None)
+            if user is None:
+                call.error = 50035
+                raise http_error(400, 50035, "Invalid Form Body")
+            channel_id = next((c for c, u in self.dm_channels.items() if u == recipient), None)
+            if channel_id is None:
+                channel_id = self.snowflake()
+                self.dm_channels[channel_id] = recipient
+            return {"id": str(channel_id), "type": 1, "last_message_id": None, "flags": 0, "recipients": [user]}
         if (method, path) == ("POST", "/channels/{channel_id}/messages"):
             channel_id = int(route.channel_id)
             if channel_id in self.gone_channels:
                 call.error = 10003
                 raise http_error(404, 10003, "Unknown Channel")
+            if self.dm_channels.get(channel_id) in self.closed_dms:
+                call.error = 50007
+                raise http_error(403, 50007, "Cannot send messages to this user")
             try:
                 check_message(body or {}, uploads)
             except Refused as err:
@@ -641,6 +661,15 @@ class FakeDiscord:
     def answers(self, token: str) -> list[Sent]:
         """The messages one interaction left, in order."""
         return [s for s in self.messages.values() if s.token == token]
+
+    def close_dms(self, user: str) -> None:
+        """``user`` accepts no direct messages from the bot (their privacy settings)."""
+        self.closed_dms.add(USERS[user]["id"])
+
+    def dm_posts(self, user: str) -> list[Sent]:
+        """What the bot posted in its DM channel with ``user``."""
+        channels = [c for c, u in self.dm_channels.items() if u == USERS[user]["id"]]
+        return [m for m in self.messages.values() if m.channel_id in channels]
 
     def channel_posts(self, channel_id: int = CHANNEL_ID) -> list[Sent]:
         """The messages the bot posted to a channel itself, not through an interaction."""

@@ -248,3 +248,19 @@ async def test_a_slash_payload_round_trips_through_discord_py(h: Harness):
     state = h.fake.interactions[parsed.token]
     assert isinstance(state, InteractionState) and state.acked is None
     assert abs(discord.utils.snowflake_time(parsed.id).timestamp() - time.time()) < 5
+
+
+async def test_a_dm_channel_opens_and_a_user_with_closed_dms_refuses_posts(fake: FakeDiscord):
+    opened = await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": uid("bob")})
+    assert opened["type"] == 1 and opened["recipients"][0]["id"] == uid("bob")
+    again = await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": uid("bob")})
+    assert again["id"] == opened["id"]            # one DM channel per user
+    dm_post = Route("POST", "/channels/{channel_id}/messages", channel_id=int(opened["id"]))
+    await fake.rest(dm_post, json={"content": "your turn"})
+    assert [m.content for m in fake.dm_posts("bob")] == ["your turn"]
+    fake.close_dms("bob")
+    with pytest.raises(discord.Forbidden) as err:
+        await fake.rest(dm_post, json={"content": "your turn"})
+    assert err.value.code == 50007
+    with pytest.raises(discord.HTTPException):
+        await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": "42"})

@@ -98,7 +98,7 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     platform that takes several files in one message (``files_together``) gets them all there;
     otherwise each further file (the capture GIF, a PDN) is its own message after it."""
     chunks = split_text(reply.text, text_limit)
-    board = reply.game_id is not None or reply.post_id is not None
+    board = reply.game_id is not None or reply.post_id is not None or reply.challenge_id is not None
     if reply.spoiler:
         # The hidden part goes with the last text message (never in a caption: no platform marks it there).
         out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
@@ -185,13 +185,14 @@ class ChatAdapter:
         return self._chat_locks[str(chat_id)]
 
     async def remember(self, chat_id: str | int, message_id: str | int, game_id: int | None,
-                       post_id: int | None = None) -> None:
-        """Note which message shows a game's board or a puzzle; a failure loses only replies to it."""
-        if game_id is None and post_id is None:
+                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+        """Note which message shows a game's board, a puzzle or a challenge; a failure loses only
+        replies to it (or the update of a challenge's buttons)."""
+        if game_id is None and post_id is None and challenge_id is None:
             return
         try:
             await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id,
-                            post_id)
+                            post_id, challenge_id=challenge_id)
         except Exception:
             log.exception("could not remember %s board message %s of game %s", self.platform, message_id, game_id)
 
@@ -209,11 +210,21 @@ class ChatAdapter:
 
     async def deliver(self, chat_id: str, reply: Reply, *, reply_to: str | None = None) -> None:
         """Every message of a reply, in order; the board message is remembered as soon as it is
-        out, so that it is known even if a later piece fails.  Raises the first failure."""
+        out, so that it is known even if a later piece fails.  Raises the first failure.  A reply
+        that takes the place of an earlier message (``edit_of``) edits that one instead."""
+        if reply.edit_of is not None:
+            await self.edit_message(chat_id, reply.edit_of, reply)
+            return
         for index, piece in enumerate(self.pieces(reply)):
             message_id = await self.send_piece(chat_id, piece, reply_to=reply_to if index == 0 else None)
             if piece.board and message_id is not None:
-                await self.remember(chat_id, message_id, reply.game_id, reply.post_id)
+                await self.remember(chat_id, message_id, reply.game_id, reply.post_id, reply.challenge_id)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace the text and buttons of an earlier text message of the bot (a challenge once it
+        is closed).  A message that can no longer be edited (deleted, too old) is left alone;
+        other failures are raised, as for ``send_piece``."""
+        raise NotImplementedError
 
     def failure_kind(self, exc: BaseException) -> str:
         """PERMANENT when the chat will never take a message (gone, the bot removed or forbidden),

@@ -99,6 +99,10 @@ class Reply:
     start_payload: str | None = None
     # Who is pinged by this message (a typed move's board naming the player to move, a reminder).
     mentions: list[Mention] = field(default_factory=list)
+    challenge_id: int | None = None       # the challenge this message shows (updated once it is closed)
+    # An earlier message of the bot in this chat that this reply takes the place of (its text and
+    # buttons, edited in place; a message that can no longer be edited is left as it is).
+    edit_of: str | None = None
 
     def to_json(self) -> str:
         """The reply as JSON text (binary parts in base64), to wait in the outbox."""
@@ -112,6 +116,7 @@ class Reply:
             "private": self.private, "post_id": self.post_id, "spoiler": self.spoiler, "reaction": self.reaction,
             "start_payload": self.start_payload,
             "mentions": [[m.user_id, m.name, m.username] for m in self.mentions],
+            "challenge_id": self.challenge_id, "edit_of": self.edit_of,
         }, ensure_ascii=False)
 
     @classmethod
@@ -130,6 +135,7 @@ class Reply:
             post_id=data.get("post_id"), spoiler=data.get("spoiler"), reaction=data.get("reaction"),
             start_payload=data.get("start_payload"),
             mentions=[Mention(*m) for m in data.get("mentions") or []],
+            challenge_id=data.get("challenge_id"), edit_of=data.get("edit_of"),
         )
 
 

@@ -25,6 +25,7 @@ from bot.service.features.analysis import AnalysisFeature
 from bot.service.features.challenges import ChallengesFeature
 from bot.service.features.clocks import ClocksFeature
 from bot.service.features.common import (
+    CHALLENGE_LIFETIME,
     OUTBOX_FIRST_RETRY,
     OUTBOX_MAX_ATTEMPTS,
     OUTBOX_MAX_RETRY,
@@ -102,13 +103,16 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             return [Reply(t(lang, "error.internal"), private=private)]
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int | None,
-                       post_id: int | None = None) -> None:
-        """An adapter tells us which message shows a game's board or a puzzle (for replies to it)."""
+                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+        """An adapter tells us which message shows a game's board or a puzzle (for replies to it),
+        or a challenge (its buttons are updated once it is closed)."""
         try:
             if game_id is not None:
                 self.storage.remember_message(platform, chat_id, str(message_id), game_id)
             if post_id is not None:
                 self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
+            if challenge_id is not None:
+                self.remember_challenge(platform, chat_id, str(message_id), challenge_id)
         except StorageBusy:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
             log.warning("board message %s of game %s / puzzle %s not remembered: the database is busy",
@@ -258,7 +262,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform)]
+            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform),
+                     self.storage.next_challenge_lapse(platform, CHALLENGE_LIFETIME)]
         except StorageBusy:
             return self.clock() + 1.0
         known = [x for x in times if x is not None]

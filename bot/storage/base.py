@@ -176,6 +176,23 @@ class Store(abc.ABC):
         """Challenges of a platform and chat (None: any), with a status (None: any), oldest first."""
 
     @abc.abstractmethod
+    def lapsed_challenges(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        """Open challenges (of ``platform``; None: all) that lapsed by ``now``: each lapses
+        ``max(lifetime, its move time)`` seconds after it was made.  Oldest first."""
+
+    @abc.abstractmethod
+    def next_challenge_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        """When the next open challenge lapses (as ``lapsed_challenges`` counts), or None."""
+
+    @abc.abstractmethod
+    def remember_challenge_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        """Note that a message shows a challenge (with its buttons)."""
+
+    @abc.abstractmethod
+    def challenge_messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        """(platform, chat id, message id) of every message that shows a challenge, oldest first."""
+
+    @abc.abstractmethod
     def close_challenge(self, challenge_id: int, status: str) -> bool:
         """Mark an open challenge declined, cancelled or expired; False if it was no longer open."""
 

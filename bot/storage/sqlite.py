@@ -157,6 +157,15 @@ MIGRATIONS: list[list[str]] = [
             platform TEXT NOT NULL, user_id TEXT NOT NULL, private INTEGER NOT NULL,
             unreachable INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (platform, user_id))""",
     ],
+    [
+        # The messages that show a challenge with its buttons, to update once it is closed.
+        """CREATE TABLE challenge_messages (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
+            challenge_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
+        "CREATE INDEX challenge_messages_challenge ON challenge_messages (challenge_id)",
+        # Open challenges by age (their lapse is timed work).
+        "CREATE INDEX challenges_open ON challenges (status, created_at)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -638,6 +647,27 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                         status: str | None = None) -> list[ChallengeRecord]:
         where, params = _filters(platform=platform, chat_id=chat_id, status=status)
         return self._records(ChallengeRecord, f"{where} ORDER BY id", params)
+
+    def lapsed_challenges(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        where, params = _filters(platform=platform)
+        return self._records(ChallengeRecord, f"{where} AND status='open' AND created_at + max(?, move_seconds) <= ? "
+                             "ORDER BY id", (*params, lifetime, now))
+
+    def next_challenge_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        where, params = _filters(platform=platform)
+        row = self._one(f"SELECT min(created_at + max(?, move_seconds)) AS t FROM challenges WHERE {where} "
+                        "AND status='open'", (lifetime, *params))
+        return row["t"] if row else None
+
+    def remember_challenge_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO challenge_messages (platform, chat_id, message_id, challenge_id) "
+                            "VALUES (?, ?, ?, ?)", (platform, chat_id, message_id, challenge_id))
+
+    def challenge_messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        rows = self._all("SELECT platform, chat_id, message_id FROM challenge_messages WHERE challenge_id=? "
+                         "ORDER BY rowid", (challenge_id,))
+        return [(r["platform"], r["chat_id"], r["message_id"]) for r in rows]
 
     def close_challenge(self, challenge_id: int, status: str) -> bool:
         if status not in _CLOSED:

@@ -297,6 +297,32 @@ def test_move_chat_touches_only_its_platform(store):
 # -- challenges ---------------------------------------------------------------------------------------
 
 
+def test_challenges_lapse_after_the_lifetime_or_their_move_time_if_longer(store):
+    day = store.create_challenge(**challenge_fields(move_seconds=HOUR, created_at=T0))
+    week = store.create_challenge(**challenge_fields(move_seconds=7 * 24 * HOUR, created_at=T0))
+    other = store.create_challenge(**challenge_fields(platform=OTHER, move_seconds=HOUR, created_at=T0 + 60))
+    assert store.lapsed_challenges(P, T0 + 24 * HOUR - 1, 24 * HOUR) == []
+    assert [c.id for c in store.lapsed_challenges(P, T0 + 24 * HOUR, 24 * HOUR)] == [day]
+    assert [c.id for c in store.lapsed_challenges(None, T0 + 8 * 24 * HOUR, 24 * HOUR)] == [day, week, other]
+    assert store.next_challenge_lapse(P, 24 * HOUR) == T0 + 24 * HOUR
+    assert store.next_challenge_lapse(OTHER, 24 * HOUR) == T0 + 60 + 24 * HOUR
+    store.close_challenge(day, "cancelled")
+    assert store.lapsed_challenges(P, T0 + 24 * HOUR, 24 * HOUR) == []
+    assert store.next_challenge_lapse(P, 24 * HOUR) == T0 + 7 * 24 * HOUR
+    store.close_challenge(week, "expired")
+    assert store.next_challenge_lapse(P, 24 * HOUR) is None
+
+
+def test_the_messages_of_a_challenge_are_remembered(store):
+    cid = store.create_challenge(**challenge_fields())
+    assert store.challenge_messages(cid) == []
+    store.remember_challenge_message(P, GROUP, "10", cid)
+    store.remember_challenge_message(P, GROUP, "12", cid)
+    store.remember_challenge_message(P, GROUP, "12", cid)
+    assert store.challenge_messages(cid) == [(P, GROUP, "10"), (P, GROUP, "12")]
+    assert store.challenge_messages(cid + 1) == []
+
+
 def test_create_challenge_stores_an_open_challenge(store):
     cid = store.create_challenge(**challenge_fields())
     assert store.challenge(cid) == ChallengeRecord(cid, P, GROUP, "1001", "Ana", "bob", "italian", "white", HOUR,

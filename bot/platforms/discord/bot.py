@@ -245,6 +245,10 @@ class Responder:
         return str(self.interaction.channel_id)
 
     async def send(self, reply: Reply) -> discord.Message | None:
+        if reply.edit_of is not None:
+            # An earlier message of the channel takes this reply's place (a closed challenge).
+            await self.bot.edit_message(self.channel_id, reply.edit_of, reply)
+            return None
         private = reply.private or self.force_private
         text, users = (reply.text, []) if private else render.ping(reply.text, reply.mentions)
         if self.mention is not None and not private:
@@ -256,7 +260,7 @@ class Responder:
         for piece in self.bot.pieces(replace(reply, text=text)):
             message = await self._deliver(piece, private, allowed)
             if piece.board and message is not None and not private:
-                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
+                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id, reply.challenge_id)
         return message
 
     async def replace(self, reply: Reply) -> None:
@@ -524,6 +528,27 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         allowed = render.only_users(users) if users else render.NO_MENTIONS
         return str((await self.send_to_channel(chat_id, replace(piece, text=text), allowed)).id)
 
+    async def channel_of(self, chat_id: str) -> Any:
+        """The channel an outbox chat id names (a channel id, or a user's DMs as "dm:<user id>")."""
+        if chat_id.startswith(DM_PREFIX):
+            return await self.dm_channel(chat_id)
+        try:
+            channel_id = int(chat_id)
+        except ValueError:
+            raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
+        return self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace an earlier message's text and buttons (a closed challenge); one that is gone is
+        left alone."""
+        message = (await self.channel_of(chat_id)).get_partial_message(int(message_id))
+        try:
+            await self.with_retries(f"editing message {message_id}", lambda: message.edit(
+                content=render.split_text(reply.text)[0], view=self.view_for(reply),
+                allowed_mentions=render.NO_MENTIONS))
+        except discord.NotFound as exc:
+            log.info("message %s in channel %s not updated: %s", message_id, chat_id, describe_http_failure(exc))
+
     async def dm_channel(self, chat_id: str) -> discord.DMChannel:
         """A user's private chat with the bot ("dm:<user id>" in the outbox): their DM channel,
         opened if need be (Discord refuses messages to a user who closed their DMs: 403)."""
@@ -535,14 +560,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     async def send_to_channel(self, chat_id: str, piece: Piece,
                               allowed: discord.AllowedMentions) -> discord.Message:
         """One message to a channel through the bot's REST, retried over transient failures."""
-        if chat_id.startswith(DM_PREFIX):
-            channel: Any = await self.dm_channel(chat_id)
-        else:
-            try:
-                channel_id = int(chat_id)
-            except ValueError:
-                raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
-            channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+        channel = await self.channel_of(chat_id)
 
         def attempt() -> Awaitable[discord.Message]:
             kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed}

@@ -377,6 +377,20 @@ class TelegramAdapter(ChatAdapter):
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
         return str(sent.message_id)
 
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace an earlier text message's text and buttons (a closed challenge); one Telegram will
+        not edit any more (deleted, too old, unchanged) is left alone."""
+        bot = self.bot
+        assert bot is not None, "build() first"
+        try:
+            await self._api(lambda: bot.edit_message_text(reply.text[:TEXT_LIMIT], chat_id=_chat_id(chat_id),
+                                                          message_id=int(message_id),
+                                                          reply_markup=_markup(reply.buttons)))
+        except BadRequest as err:
+            if self.failure_kind(err) == PERMANENT:
+                raise
+            log.info("telegram message %s in chat %s not updated: %s", message_id, chat_id, err)
+
     async def edit(self, message: Message, reply: Reply) -> None:
         """Replace a board message in place (a button step: piece chosen, move played, stale board).
 

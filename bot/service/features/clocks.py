@@ -61,6 +61,12 @@ class ClocksFeature(GamesCore):
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
         try:
+            # Challenges nobody took: closed, their messages lose their buttons.
+            for name in self._lapse_challenges(platform, now):
+                self._notify(name)
+        except StorageBusy:
+            log.warning("lapsed challenges not closed yet: the database is busy")
+        try:
             written += self._post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")

@@ -518,6 +518,22 @@ class FakeDiscord:
             sent = Sent(message, False, channel_id, notified=notified_by(body or {}))
             self.messages[sent.id] = sent
             return message
+        if (method, path) == ("PATCH", "/channels/{channel_id}/messages/{message_id}"):
+            target = self.messages.get(int(route.url.rstrip("/").rsplit("/", 1)[-1]))
+            if target is None or target.channel_id != int(route.channel_id) or target.ephemeral:
+                call.error = 10008
+                raise http_error(404, 10008, "Unknown Message")
+            if target.message["author"]["id"] != BOT_USER["id"]:
+                raise self._refuse(call, Refused(403, 50005, "Cannot edit a message authored by another user"))
+            try:
+                check_message(body or {}, uploads, existing=target.message)
+            except Refused as err:
+                raise self._refuse(call, err) from None
+            for key in ("content", "components", "embeds"):
+                if key in (body or {}):
+                    target.message[key] = body[key] or ([] if key != "content" else "")
+            target.message["edited_timestamp"] = iso()
+            return dict(target.message)
         raise http_error(404, 0, f"404: Not Found ({method} {path})")
 
     def _new(self, channel_id: int, body: dict[str, Any], uploads: list[Upload], *, ephemeral: bool,

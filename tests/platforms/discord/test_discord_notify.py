@@ -77,3 +77,27 @@ async def test_closed_dms_fall_back_to_the_group_ping(h: Harness):
     assert ping.content == t("en", "turn.ping", name=f"<@{uid('bob')}>", id=game_id)
     assert ping.notified == [uid("bob")]
     assert h.storage.notify_setting("discord", uid("bob")).unreachable
+
+
+# -- a closed challenge's buttons go (issue 15, item 15) ---------------------------------------------------
+
+
+async def test_a_declined_challenge_loses_its_buttons(h: Harness):
+    from discord_fake import Member
+    token = await h.slash("new", "ana", {"opponent": Member("bob")})
+    challenge = h.only_answer(token)
+    assert challenge.custom_ids() == ["dr:acc:1", "dr:dec:1"]
+    token = await h.click("dr:dec:1", "bob", challenge)
+    assert h.storage.challenge(1).status == "declined"
+    updated = h.fake.messages[challenge.id]
+    assert updated.custom_ids() == [] and updated.content.endswith("Declined by Bob.")
+    assert updated.message["edited_timestamp"] is not None
+
+
+async def test_an_expired_challenge_loses_its_buttons_by_itself(h: Harness):
+    token = await h.slash("new", "ana", {})
+    challenge = h.only_answer(token)
+    h.now[0] += 24 * 3600
+    assert await h.bot.delivery_round() == 1
+    updated = h.fake.messages[challenge.id]
+    assert updated.custom_ids() == [] and "Nobody accepted it in time" in updated.content

@@ -13,7 +13,8 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - inline keyboards: callback_data 1-64 bytes, at most 8 buttons per row and 100 in all, every
   button with a text and exactly one action;
 - edits of a message that does not exist in that chat, was not sent by the bot, has no media
-  (for editMessageMedia), or would not change ("message is not modified");
+  (for editMessageMedia) or no text (for editMessageText), or would not change ("message is not
+  modified");
 - replies to a message that does not exist (unless allow_sending_without_reply);
 - a callback query answered twice, or one that was never sent to the bot;
 - entities (``entities`` of a text, ``caption_entities`` of a caption) of an unknown type, outside
@@ -73,6 +74,7 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "sendDocument": (("chat_id", "document"), "document"),
     "editMessageMedia": (("media",), None),
     "editMessageCaption": ((), None),
+    "editMessageText": (("text",), None),
     "editMessageReplyMarkup": ((), None),
     "answerCallbackQuery": (("callback_query_id",), None),
     "deleteMessage": (("chat_id", "message_id"), None),
@@ -374,6 +376,20 @@ class FakeBotAPI(BaseRequest):
             if (caption, markup) == (target.text, target.markup):
                 raise Refused(NOT_MODIFIED)
             target.text, target.markup = caption, markup
+            return target.as_dict(self.chats)
+        if name == "editMessageText":
+            target = self._editable(wire)
+            if target.kind != "text":
+                raise Refused("Bad Request: there is no text in the message to edit")
+            text = wire["text"]
+            if not text.strip():
+                raise Refused("Bad Request: message text is empty")
+            if len(text) > TEXT_LIMIT:
+                raise Refused("Bad Request: message is too long")
+            self._entities(text, wire.get("entities"), wire.get("parse_mode"))
+            if (text, markup) == (target.text, target.markup):
+                raise Refused(NOT_MODIFIED)
+            target.text, target.markup = text, markup
             return target.as_dict(self.chats)
         if name == "editMessageReplyMarkup":
             target = self._editable(wire)

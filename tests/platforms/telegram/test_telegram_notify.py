@@ -118,3 +118,34 @@ async def test_notify_on_without_starting_the_bot_falls_back_to_the_group_ping(t
     assert ping.text == t("en", "turn.ping", name="Bob", id=1)
     assert tg.http.notified(ping) == [BOB]
     assert tg.storage.notify_setting("telegram", str(BOB)).unreachable
+
+
+# -- a closed challenge's buttons go (issue 15, item 15) ---------------------------------------------------
+
+
+async def test_an_accepted_challenge_loses_its_buttons(tg):
+    await english(tg)
+    await tg.say("ana", "/new italian white")
+    challenge = tg.http.bot_messages(CHAT, "text")[-1]
+    assert challenge.buttons() == ["acc:1"]
+    await tg.say("bob", "/accept")
+    # Updated with the answer, not later through the outbox.
+    assert await tg.adapter.delivery_round() == 0
+    updated = tg.http.messages[(CHAT, challenge.message_id)]
+    assert updated.markup is None and updated.buttons() == []
+    assert updated.text.endswith("Accepted by Bob: game #1 is on.")
+    assert tg.http.named("editMessageText")[-1].status == 200
+
+
+async def test_a_withdrawn_challenge_whose_message_was_deleted_is_left_alone(tg):
+    await english(tg)
+    await tg.say("ana", "/new @bob")
+    challenge = tg.http.bot_messages(CHAT, "text")[-1]
+    assert challenge.buttons() == ["acc:1", "dec:1"]
+    del tg.http.messages[(CHAT, challenge.message_id)]        # an admin deleted it
+    tg.expect_refusals(1)
+    await tg.say("ana", "/cancel")
+    assert "not found" in tg.http.named("editMessageText")[-1].error
+    # Settled: not retried later, and the chat is not taken for gone.
+    assert await tg.adapter.delivery_round() == 0 and tg.storage.find_outbox() == []
+    assert "Withdrawn" not in tg.http.named("sendMessage")[-1].params["text"]

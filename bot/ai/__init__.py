@@ -16,7 +16,8 @@ from bot.rules import Move, Position, Variant, get_variant
 from .evaluation import Evaluator, evaluator
 from .search import MATE_BOUND, Searcher, State, Timeout
 
-__all__ = ["LEVELS", "Level", "SearchResult", "analyse_game", "annotate_pdn", "choose_move", "search_position"]
+__all__ = ["LEVELS", "Level", "SearchResult", "analyse_game", "annotate_pdn", "choose_move", "move_seconds",
+           "search_position"]
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,16 @@ def search_position(
                         time.perf_counter() - started)
 
 
+def move_seconds(level: int, time_limit: float | None = None) -> float:
+    """How long ``choose_move`` searches at ``level`` with ``time_limit`` (what a scheduler may
+    expect a move to cost).  KeyError for an unknown level."""
+    spec = LEVELS[level]
+    if time_limit is None:
+        return spec.seconds
+    # Level 5 uses all the time it is given; the others never need more than their own.
+    return float(time_limit) if level == 5 else min(spec.seconds, float(time_limit))
+
+
 def choose_move(
     variant: str | Variant,
     fen: str,
@@ -180,10 +191,7 @@ def choose_move(
     if level not in LEVELS:
         raise ValueError(f"level must be 1-5, not {level!r}")
     spec = LEVELS[level]
-    seconds = spec.seconds
-    if time_limit is not None:
-        # Level 5 uses all the time it is given; the others never need more than their own.
-        seconds = float(time_limit) if level == 5 else min(spec.seconds, float(time_limit))
+    seconds = move_seconds(level, time_limit)
     if seconds <= 0:
         raise ValueError("time_limit must be positive")
     if not isinstance(rng, random.Random):

@@ -52,6 +52,10 @@ class ChatEvent:
     # A link that opens a private chat with the bot carrying ``{payload}`` (Telegram's
     # t.me/<bot>?start=<payload>), where the platform has one.
     private_link: str | None = None
+    # Written as a chat, not as a person: an anonymous group admin (as the group; ``is_admin``
+    # says so) or a member posting as a channel.  Admin commands are served; the rest, which
+    # need a player, are answered "write as yourself".
+    as_chat: bool = False
 
 
 @dataclass(frozen=True)
@@ -157,3 +161,4 @@ class OutboxItem:
     chat_id: str
     reply: Reply
     attempts: int
+    delivered: int = 0        # platform messages of the reply already out: a retry sends the rest

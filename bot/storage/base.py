@@ -17,7 +17,7 @@ tests/storage/test_contract.py checks every backend against this.
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -298,12 +298,19 @@ class Store(abc.ABC):
         """When a process serving ``platform`` last noted it was running, or None."""
 
     @abc.abstractmethod
-    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
         """At start-up: if the last heartbeat is more than ``threshold`` s old, push every active
-        game's deadline (of ``platform``, or all) forward by the gap; the seconds added (0 if none).
+        game's deadline (of ``platform``, or all) forward by the gap (at most ``limit`` s, when
+        given: a running process that knows how long it was really away); the seconds added (0 if none).
 
         Reading and renewing the heartbeat in the same write transaction makes it happen once:
         a second process starting right after finds a fresh heartbeat."""
+
+    @abc.abstractmethod
+    def link_secret(self) -> bytes:
+        """A random key made once per database (never shown): it signs what the bot hands one user
+        (a puzzle's private-chat link), so a signature holds across restarts and processes."""
 
     # -- questions waiting for a confirmation (service: /resign) ------------------------------------
 
@@ -327,8 +334,10 @@ class Store(abc.ABC):
         is one, so it goes out only if the change that caused it is kept); its id."""
 
     @abc.abstractmethod
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
-        """Pending outbox messages of a platform whose time has come, oldest first."""
+    def due_messages(self, platform: str, now: float, limit: int = 50,
+                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        """Pending outbox messages of a platform whose time has come, oldest first (none of the
+        chats in ``exclude``: their delivery is under way)."""
 
     @abc.abstractmethod
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
@@ -346,6 +355,11 @@ class Store(abc.ABC):
     def retry_later(self, message_id: int, at: float, error: str) -> None:
         """A delivery failed for now: count the attempt and try again at ``at`` (the error is
         kept, cut to 500 characters); nothing if the message is no longer pending."""
+
+    @abc.abstractmethod
+    def set_delivered(self, message_id: int, delivered: int) -> None:
+        """The first ``delivered`` platform messages of a pending reply are out: a retry sends only
+        the rest (nothing if the message is no longer pending)."""
 
     @abc.abstractmethod
     def drop_message(self, message_id: int, error: str) -> None:

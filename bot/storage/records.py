@@ -112,6 +112,7 @@ class OutboxRecord:
     created_at: float
     sent_at: float | None
     error: str | None
+    delivered: int = 0          # how many platform messages of the reply are out already
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,16 +10,19 @@ lists, 0/1 for booleans) stays in this module: the service sees only ``Store`` a
 from __future__ import annotations
 
 import json
+import logging
+import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
+from bot.redact import redact
 from bot.rules import Color, ResultReason
 
 from .base import (
@@ -51,6 +54,8 @@ from .records import (
     SubscriptionRecord,
     field_names,
 )
+
+_log = logging.getLogger("bot.storage")
 
 # Each migration is a list of statements, applied in order; PRAGMA user_version records how
 # many have run.  Append new ones; never edit one that has shipped.
@@ -150,6 +155,10 @@ MIGRATIONS: list[list[str]] = [
     [
         # A user's attempts (streaks, /stats) without reading every attempt.
         "CREATE INDEX attempts_user ON attempts (user_id)",
+    ],
+    [
+        # How many messages of an outbox reply are out already: a retry resumes after them.
+        "ALTER TABLE outbox ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0",
     ],
     [
         # How each user is told it is their turn (/notify): in the group, or privately.
@@ -347,6 +356,29 @@ class _PuzzlesAndRatings:
             self.db.execute("DELETE FROM rating_history")
 
 
+def _private_files(path: str) -> None:
+    """The database holds chat and user ids, names and games: only its owner may read it.  A new
+    file is created 0600 before SQLite opens it (SQLite gives the WAL and SHM files the main file's
+    mode); an existing file, WAL or SHM readable by others is tightened (its owner's bits kept, so
+    a read-only file stays read-only)."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        return                  # SQLite's own open says why (missing folder, no permission)
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        try:
+            mode = os.stat(name).st_mode & 0o777
+            if mode & 0o077:
+                os.chmod(name, mode & 0o700)
+                _log.info("%s was readable by others (mode %03o): now %03o", name, mode, mode & 0o700)
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            _log.info("%s is readable by others and could not be restricted: %s", name, err.strerror or err)
+
+
 class SQLiteStore(_PuzzlesAndRatings, Store):
     """The database in one SQLite file; every method is one short transaction.
 
@@ -368,6 +400,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                _private_files(self.path)
             # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a write
             # transaction takes the lock before it reads what it will change.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -436,6 +469,9 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 self.db.execute(f"PRAGMA user_version = {number}")
             # A write on every start: a read-only file or folder shows up now, not at the first move.
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened_at', ?)", (time.time(),))
+            # The key that signs links handed to one user (made once per database, kept across restarts).
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) "
+                            "VALUES ('link_secret', lower(hex(randomblob(32))))")
 
     @property
     def schema_version(self) -> int:
@@ -529,7 +565,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             rows = self._all(f"SELECT * FROM [{table}]")
             if table == "meta":
                 # When the file was last opened is not state: two databases given the same calls match.
-                rows = [r for r in rows if r["key"] != "opened_at"]
+                rows = [r for r in rows if r["key"] not in ("opened_at", "link_secret")]
             out[table] = sorted((tuple(r.values()) for r in rows), key=repr)
         return out
 
@@ -804,11 +840,14 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         row = self._one("SELECT value FROM meta WHERE key=?", (_beat_key(platform),))
         return float(row["value"]) if row else None
 
-    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
         with self.transaction():
             row = self.db.execute("SELECT value FROM meta WHERE key=?", (_beat_key(platform),)).fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
             gap = now - float(row[0]) if row else 0.0
+            if limit is not None:
+                gap = min(gap, limit)
             if gap <= threshold:
                 return 0.0
             where = " AND platform=?" if platform is not None else ""
@@ -816,6 +855,12 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                             f"WHERE status='active' AND deadline_at IS NOT NULL{where}",
                             (gap, platform) if platform is not None else (gap,))
             return gap
+
+    def link_secret(self) -> bytes:
+        row = self._one("SELECT value FROM meta WHERE key='link_secret'")
+        if row is None:
+            raise StorageError(f"database {self.path} has no link secret")
+        return bytes.fromhex(str(row["value"]))
 
     # -- questions waiting for a confirmation ------------------------------------------------------
 
@@ -841,9 +886,11 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 (platform, chat_id, payload, now, now))
             return int(cur.lastrowid)
 
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
-        return self._records(OutboxRecord, "platform=? AND status='pending' AND next_attempt_at<=? "
-                             "ORDER BY id LIMIT ?", (platform, now, limit))
+    def due_messages(self, platform: str, now: float, limit: int = 50,
+                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        skip = f" AND chat_id NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
+        return self._records(OutboxRecord, f"platform=? AND status='pending' AND next_attempt_at<=?{skip} "
+                             "ORDER BY id LIMIT ?", (platform, now, *exclude, limit))
 
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
         return self._record(OutboxRecord, "id=?", (message_id,))
@@ -861,12 +908,16 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def retry_later(self, message_id: int, at: float, error: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
-                            "WHERE id=? AND status='pending'", (at, error[:500], message_id))
+                            "WHERE id=? AND status='pending'", (at, redact(error)[:500], message_id))
+
+    def set_delivered(self, message_id: int, delivered: int) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET delivered=? WHERE id=? AND status='pending'", (delivered, message_id))
 
     def drop_message(self, message_id: int, error: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE outbox SET status='dropped', attempts=attempts+1, error=? "
-                            "WHERE id=? AND status='pending'", (error[:500], message_id))
+                            "WHERE id=? AND status='pending'", (redact(error)[:500], message_id))
 
     def outbox_platforms(self) -> list[str]:
         return [r["platform"] for r in self._all("SELECT DISTINCT platform FROM outbox WHERE status='pending'")]

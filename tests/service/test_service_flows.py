@@ -483,3 +483,37 @@ def test_a_no_progress_draw_says_how_many_moves(chat, variant, lang, phrase):
     final = Position.start(variant)
     assert phrase in result_text(lang, Result("1/2-1/2", "no_progress", None), "Ana", "Bob", final)
     assert phrase in t(lang, f"rules.{variant}")
+
+
+# -- issue 21, item 6: the confirmation minute is measured between the messages' send times --------------
+
+
+def test_a_second_resign_confirms_by_send_time_in_a_throttled_group(chat, now):
+    """30 players send /resign twice, 2 s apart; the group is throttled, so each message is handled
+    5 s after the one before (the second of each pair minutes after the first): every game ends."""
+    from dataclasses import replace
+
+    players = [f"p{n:02d}" for n in range(30)]
+    games = {p: chat.new_game(white=p, black=f"o{p}") for p in players}
+    sent = now[0]
+    queue = [(player, sent + n * 0.1) for n, player in enumerate(players)]
+    queue += [(player, sent + 2 + n * 0.1) for n, player in enumerate(players)]
+    for player, at in queue:
+        now[0] += 5.0                   # handled well after it was sent
+        chat.check(chat.service.handle(replace(chat.event(player, text=f"/resign #{games[player]}"), sent_at=at)))
+    from bot.service.features.common import RESIGN_CONFIRM_SECONDS
+
+    assert now[0] - sent > RESIGN_CONFIRM_SECONDS * 2        # the pairs were handled minutes apart
+    ended = [p for p, g in games.items() if chat.game(g).result_reason == "resign"]
+    assert len(ended) == 30
+
+
+def test_two_resigns_sent_more_than_a_minute_apart_ask_again_even_if_handled_at_once(chat, now):
+    from dataclasses import replace
+
+    game = chat.new_game()
+    first = replace(chat.event("bob", text="/resign"), sent_at=now[0] - 100)
+    chat.check(chat.service.handle(first))
+    second = replace(chat.event("bob", text="/resign"), sent_at=now[0] - 30)
+    assert "do you really resign" in "\n".join(r.text for r in chat.service.handle(second))
+    assert chat.game(game).status == "active"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 import discord
 
@@ -34,12 +35,29 @@ def split_text(text: str, limit: int = MAX_CONTENT) -> list[str]:
     return base.split_text(text, limit)
 
 
+def escape(text: str) -> str:
+    """The service's text as Discord shows it literally.
+
+    Everything the service says is plain text (the catalogs hold no markup, and Telegram gets it
+    without a parse mode), but it carries what users typed: display names, handles, challenge
+    notes.  A nickname ``Bob||`` would open a spoiler that swallows the text up to the real one
+    and reveals it; ``[text](url)`` would become a link; ``@everyone`` would be highlighted.  So
+    the whole text is escaped here, once, before it is split; markup of our own (the spoiler
+    bars, the mentions the adapter resolved) is added after."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+
+
 def mention(text: str, handle: str, user_id: int) -> str:
     """The text with the service's ``@handle`` of a member the adapter resolved turned into a
     real mention (``<@id>``), which Discord shows and notifies; a longer handle that merely
-    starts the same (``@bob.x``, ``@bobby``) is left alone.  The service lower-cases handles and keeps 64 characters."""
-    pattern = re.compile("@" + re.escape(handle[:64]) + r"(?!\w|\.\w)", re.IGNORECASE)
+    starts the same (``@bob.x``, ``@bobby``) is left alone.  The service lower-cases handles and keeps 64 characters.
+    The text may be escaped already (``@bob\\_x``): the handle matches either way."""
+    body = "".join(("\\\\?" + re.escape(c)) if c in _MARKUP else re.escape(c) for c in handle[:64])
+    pattern = re.compile("@" + body + r"(?!\w|\.\w|\\)", re.IGNORECASE)
     return pattern.sub(f"<@{user_id}>", text)
+
+
+_MARKUP = frozenset("_*~|`>#-")
 
 
 def only_user(user_id: int) -> discord.AllowedMentions:
@@ -66,6 +84,11 @@ def ping(text: str, mentions: Iterable[Mention]) -> tuple[str, list[int]]:
         text = text[:at] + f"<@{mention.user_id}>" + text[at + len(mention.name):]
         users.append(int(mention.user_id))
     return text, users
+
+
+def escaped(mentions: Iterable[Mention]) -> tuple[Mention, ...]:
+    """The mentions as they stand in escaped text (``escape``): their names escaped too."""
+    return tuple(replace(m, name=escape(m.name)) for m in mentions)
 
 
 def files_of(reply: Reply | base.Piece) -> list[discord.File]:
@@ -122,8 +145,9 @@ def view_of(reply: Reply | base.Piece, item_factory) -> discord.ui.View | None:
 
 
 def content_of(piece: base.Piece) -> str:
-    """A message's text, with its hidden part marked the Discord way (||spoiler||)."""
+    """A message's text (escaped already), with its hidden part marked the Discord way
+    (||spoiler||), escaped here: a trailing backslash would escape the closing bars."""
     if not piece.spoiler:
         return piece.text
-    hidden = "||" + piece.spoiler.replace("|", "¦") + "||"
+    hidden = "||" + escape(piece.spoiler).rstrip("\\") + "||"
     return f"{piece.text}\n{hidden}" if piece.text else hidden

@@ -66,7 +66,9 @@ class AnalysisFeature(GamesCore):
         key = ("analysis", row.platform, row.chat_id, row.id)
         started = self.thinker.submit(key, analysis_job, (row.variant, row.start_fen, moves, ANALYSIS_SECONDS),
                                       on_done=lambda notes: self._analysed(row, lang, notes),
-                                      on_error=lambda err: self._analysis_failed(row, lang))
+                                      on_error=lambda err: self._analysis_failed(row, lang),
+                                      chat=ctx.key, user=(ctx.event.platform, ctx.event.user_id),
+                                      seconds=len(moves) * ANALYSIS_SECONDS * 2)
         if not started:
             return [Reply(t(ctx.lang, "analysis.busy", id=row.id))]
         seconds = max(5, round(len(moves) * ANALYSIS_SECONDS * 2))

@@ -102,9 +102,11 @@ class PlayFeature(GamesCore):
             return problem
         key = _resign_key(row.id, ctx.event.user_id)
         asked = self.storage.pending(key)
-        if asked and asked["ply"] == row.ply and 0 <= ctx.now - asked["at"] <= RESIGN_CONFIRM_SECONDS:
+        # The minute is between the two messages as the user sent them: in a throttled group the
+        # second may be handled long after it was typed.
+        if asked and asked["ply"] == row.ply and 0 <= ctx.sent - asked["at"] <= RESIGN_CONFIRM_SECONDS:
             return self._resign(ctx, row)
-        self.storage.set_pending(key, {"ply": row.ply, "at": ctx.now})
+        self.storage.set_pending(key, {"ply": row.ply, "at": ctx.sent})
         button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row.id, row.ply),
                         f"/resign #{row.id}", style="stop")
         other = row.black_name if self._color_of(row, ctx.event.user_id) == Color.WHITE else row.white_name

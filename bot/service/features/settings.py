@@ -33,7 +33,11 @@ class SettingsFeature(GamesCore):
             opened = self.open_puzzle(ctx, args[0])
             if opened is not None:
                 return opened
-        return [Reply(REGISTRY.help_text(ctx.lang))]
+        text = REGISTRY.help_text(ctx.lang)
+        if ctx.event.bot_username:
+            # Where commands can be addressed to one bot (Telegram), a group may hold others.
+            text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
+        return [Reply(text)]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The rules of a variant: the one named, else the one the player is playing here,

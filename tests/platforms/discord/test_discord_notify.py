@@ -101,3 +101,39 @@ async def test_an_expired_challenge_loses_its_buttons_by_itself(h: Harness):
     assert await h.bot.delivery_round() == 1
     updated = h.fake.messages[challenge.id]
     assert updated.custom_ids() == [] and "Nobody accepted it in time" in updated.content
+
+
+# -- pings in escaped text (the merge with the escaping adapter) ---------------------------------------------
+
+MARKUP_NICK = "*bob_the_great*"
+
+
+async def test_a_player_named_like_markup_is_pinged_on_a_typed_move(h: Harness):
+    h.nicks["bob"] = MARKUP_NICK
+    game_id, _ = await h.new_game("ana", "bob")
+    token = await h.slash("move", "ana", {"move": "22-18"})
+    answer = h.only_answer(token)
+    bob = uid("bob")
+    assert answer.notified == [bob] and bob in answer.rendered.users
+    assert f"<@{bob}>" in answer.raw and MARKUP_NICK not in answer.raw      # the name became the ping
+
+
+async def test_a_player_named_like_markup_is_pinged_by_a_reminder(h: Harness):
+    h.nicks["ana"] = MARKUP_NICK
+    game_id, _ = await h.new_game("ana", "bob")
+    h.now[0] += 55 * 60
+    assert await h.bot.delivery_round() == 1
+    [reminder] = h.fake.channel_posts(CHANNEL_ID)
+    assert reminder.raw.startswith(f"<@{uid('ana')}>: 5m left")
+    assert reminder.notified == [uid("ana")]
+
+
+async def test_a_closed_challenge_shows_a_markup_name_as_typed(h: Harness):
+    from discord_fake import Member
+    h.nicks["bob"] = "[Bob](https://x.example)"
+    token = await h.slash("new", "ana", {"opponent": Member("bob")})
+    challenge = h.only_answer(token)
+    await h.click("dr:dec:1", "bob", challenge)
+    updated = h.fake.messages[challenge.id]
+    assert updated.custom_ids() == [] and updated.content.endswith("Declined by [Bob](https://x.example).")
+    assert not updated.rendered.links

@@ -149,3 +149,15 @@ async def test_a_withdrawn_challenge_whose_message_was_deleted_is_left_alone(tg)
     # Settled: not retried later, and the chat is not taken for gone.
     assert await tg.adapter.delivery_round() == 0 and tg.storage.find_outbox() == []
     assert "Withdrawn" not in tg.http.named("sendMessage")[-1].params["text"]
+
+
+async def test_a_text_board_where_photos_are_forbidden_still_pings_the_player_to_move(tg):
+    await started(tg)
+    tg.http.restrict(CHAT, "photos")
+    await tg.say("ana", "/m 22-18")
+    board = [m for m in tg.http.bot_messages(CHAT, "text") if m.buttons()][-1]
+    assert tg.http.notified(board) == [BOB]
+    mention = next(e for e in board.extra["entities"] if e["type"] == "text_mention")
+    at = board.text.index("Bob (black)")
+    assert (mention["offset"], mention["length"]) == (utf16(board.text[:at]), 3)
+    assert any(e["type"] == "pre" for e in board.extra["entities"])        # the board drawn in text

@@ -213,7 +213,7 @@ def test_daily_on_defaults_to_nine_in_madrid_and_the_chats_variant(daily):
     # A Spanish-speaking chat's default variant is Spanish draughts; a chat's chosen variant wins.
     daily.subscribe(chat=OTHER, language="es")
     assert daily.storage.subscription(PLATFORM, OTHER).variant == "spanish"
-    daily.say("ana", "/settings variant triestina", chat="group-3")
+    daily.say("ana", "/settings variant triestina", admin=True, chat="group-3")
     daily.subscribe(chat="group-3")
     assert daily.storage.subscription(PLATFORM, "group-3").variant == "triestina"
 
@@ -431,7 +431,7 @@ def test_each_chat_is_posted_in_its_own_time_zone(daily):
 def test_the_post_is_the_board_with_its_side_to_win_in_the_chats_language_and_its_buttons(daily, lang, white,
                                                                                           black):
     if lang != "en":
-        daily.say("ana", f"/lang {lang}")
+        daily.say("ana", f"/lang {lang}", admin=True)
     daily.subscribe("italian")
     daily.at(DAY, 9)
     out = daily.tick()

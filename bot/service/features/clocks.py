@@ -68,6 +68,12 @@ class ClocksFeature(GamesCore):
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
         try:
+            # Challenges nobody took: closed, their messages lose their buttons.
+            for name in self._lapse_challenges(platform, now):
+                self._notify(name)
+        except StorageBusy:
+            log.warning("lapsed challenges not closed yet: the database is busy")
+        try:
             written += self._post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")
@@ -82,7 +88,14 @@ class ClocksFeature(GamesCore):
             return self._time_out(lang, row, now)
         if not self.storage.mark_reminded(row.id, row.version):
             return None
-        return Reply(reminder(lang, name, row.id, row.deadline_at - now), game_id=row.id)
+        text = reminder(lang, name, row.id, row.deadline_at - now)
+        mover = self._player_to_move(row)
+        if mover is not None and self._tell_privately(row, mover[0], text, now=now):
+            # Asked for private notices: the reminder goes there instead of pinging in the group.
+            return None
+        reply = Reply(text, game_id=row.id)
+        self._ping_turn(lang, row, named_in=reply, now=now)
+        return reply
 
     def _time_out(self, lang: str, row: GameRecord, now: float) -> Reply:
         """End a game whose side to move ran out of time; the announcement with the final board."""

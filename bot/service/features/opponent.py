@@ -114,7 +114,10 @@ class OpponentFeature(GamesCore):
                     text += "\n" + self._to_move_line(lang, fresh, now)
                 reply = self._board_reply(lang, fresh, text)
                 reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+                pings = self._ping_turn(lang, fresh, named_in=reply, now=now)
                 self.say(row.platform, row.chat_id, reply)
+                for ping in pings:
+                    self.say(row.platform, row.chat_id, ping)
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
             return

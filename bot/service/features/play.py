@@ -83,9 +83,12 @@ class PlayFeature(GamesCore):
                             else self._to_move_line(ctx.lang, fresh, ctx.now))
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
         reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+        # The opponent hears it is their turn: on the new board, or, when the board was edited in
+        # place (an edit notifies no one), in a short message of its own.
+        pings = self._ping_turn(ctx.lang, fresh, named_in=None if via_button else reply, now=ctx.now)
         if bot_next:
             self._think(fresh)
-        return [reply]
+        return [reply, *pings]
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Resign your game, once confirmed: the Resign button of the question, or /resign again

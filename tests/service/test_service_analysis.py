@@ -209,7 +209,7 @@ def test_analysis_of_a_finished_game_against_the_bot(an):
 
 
 def test_costs_are_written_with_the_languages_decimal_comma(an):
-    an.say("ana", "/lang it")
+    an.say("ana", "/lang it", admin=True)
     game = finished_game(an)
     an.say("bob", "/analysis")
     assert an.service.settle(SETTLE)

@@ -16,7 +16,7 @@ def move_list(moves: Sequence[Move], lang: str = "en") -> str:
     before the sentence's full stop read as ', ….')."""
     text = ", ".join(str(m) for m in moves[:MAX_LISTED])
     if len(moves) > MAX_LISTED:
-        text += t(lang, "list.more", n=len(moves) - MAX_LISTED)
+        text += t(lang, "moves.more", n=len(moves) - MAX_LISTED)
     return text
 
 
@@ -193,3 +193,22 @@ def ordinal(lang: str, n: int) -> str:
 
     word = catalog(lang).get(f"ordinal.{n}")
     return word if word is not None else t(lang, "ordinal.other", n=n)
+
+
+# A listing is one message on every platform (Discord's 2,000 characters are the smallest limit):
+# at most this many entries, each cut to LISTED_LINE characters, the rest summed up or paged.
+LISTED_PER_PAGE = 15
+LISTED_LINE = 110
+
+
+def clip_line(line: str, limit: int = LISTED_LINE) -> str:
+    """One entry of a listing, cut (with '…') when names make it long."""
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def short_list(lang: str, lines: Sequence[str], limit: int = LISTED_PER_PAGE) -> str:
+    """Listing lines as one message: the first ``limit`` (clipped), then how many more there are."""
+    shown = [clip_line(line) for line in lines[:limit]]
+    if len(lines) > limit:
+        shown.append(t(lang, "list.more", count=len(lines) - limit))
+    return "\n".join(shown)

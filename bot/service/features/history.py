@@ -12,7 +12,7 @@ from bot.service.events import Reply
 from bot.service.features.common import Ctx
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind
-from bot.service.wording import day_words, variant_name
+from bot.service.wording import clip_line, day_words, variant_name
 from bot.storage import BOT_ID
 from bot.storage.records import GameRecord
 
@@ -39,7 +39,7 @@ class HistoryFeature(GamesCore):
         games = self.storage.find_games(*ctx.key, status="finished", limit=HISTORY_SIZE, user_id=user_id)
         if not games:
             return [Reply(t(ctx.lang, "history.empty"))]
-        lines = [t(ctx.lang, "history.header")] + [self._history_line(ctx.lang, g) for g in games]
+        lines = [t(ctx.lang, "history.header")] + [clip_line(self._history_line(ctx.lang, g)) for g in games]
         lines.append(t(ctx.lang, "history.outro"))
         return [Reply("\n".join(lines))]
 

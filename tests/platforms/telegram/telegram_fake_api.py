@@ -13,9 +13,22 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - inline keyboards: callback_data 1-64 bytes, at most 8 buttons per row and 100 in all, every
   button with a text and exactly one action;
 - edits of a message that does not exist in that chat, was not sent by the bot, has no media
-  (for editMessageMedia), or would not change ("message is not modified");
+  (for editMessageMedia) or no text (for editMessageText), or would not change ("message is not
+  modified");
 - replies to a message that does not exist (unless allow_sending_without_reply);
-- a callback query answered twice, or one that was never sent to the bot;
+- a callback query answered twice, one that was never sent to the bot, or one older than
+  15 s ("query is too old and response timeout expired or query ID is invalid");
+- entities (``entities`` of a text, ``caption_entities`` of a caption) of an unknown type, outside
+  the text (offsets in UTF-16 code units), or a ``text_mention`` without a well-formed user;
+- a message to a user's private chat when the user never started the bot (403 "bot can't
+  initiate conversation with a user"; ``start_private`` opens that chat);
+- flood control, as Telegram applies it to messages posted or edited (send*, edit*): about one a
+  second in a chat (a burst of 3 at once is fine), 20 a minute in a group, 30 a second in all;
+  beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``.  These
+  limits run on ``clock`` (tests may speed it up; the limiter under test must run on the same);
+- chat member permissions (``restrict``): no photos, documents or GIFs (animations, which
+  Telegram files under "other messages"), or no messages at all: 400 "not enough rights to send
+  photos to the chat" and the like;
 - forum topics: a send to a closed topic (or to General when it is closed) is refused with
   ``TOPIC_CLOSED``, a ``message_thread_id`` that is not an open topic of a forum (General's 1
   included: General is addressed without one) with "message thread not found"; in a topic
@@ -32,11 +45,16 @@ carry ``message_thread_id`` and, unless they reply to something else, reply to t
 creation message (as Telegram sends them); anonymous admins write as the group (``from``
 GroupAnonymousBot, ``sender_chat`` the group), channels as the channel.
 
-Stricter than Telegram on one point, on purpose: an uploaded part that no parameter refers to
-is refused (Telegram ignores it), because a stray upload is always a bug on our side.
+Who a message notifies is kept (``notified``): the users its mention entities name.
+
+Stricter than Telegram on two points, on purpose: an uploaded part that no parameter refers to
+is refused (Telegram ignores it), because a stray upload is always a bug on our side; and
+``parse_mode`` sent together with entities is refused (Telegram ignores the one), as it always
+means markup we did not intend.
 
 Tests can make it fail like Telegram does (``fail``), remove the bot from a chat (``kick``,
-then 403), migrate a group (``migrate``, then 400 with ``migrate_to_chat_id``), open and
+then 403), migrate a group (``migrate``, then 400 with ``migrate_to_chat_id``), hold a chat in
+flood control (``flood``, then 429 until it ends), take rights away (``restrict``), open and
 close forum topics (``open_topic``, ``close_topic``, ``delete_topic``), let another bot speak
 (``other_bot_says``) or another process poll (``conflict``).
 """
@@ -47,8 +65,10 @@ import asyncio
 import hashlib
 import itertools
 import json
+import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -88,6 +108,18 @@ COMMAND_DESCRIPTION_LIMIT = 256
 SCOPES = {"default", "all_private_chats", "all_group_chats", "all_chat_administrators", "chat",
           "chat_administrators", "chat_member"}
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+QUERY_TTL = 15.0
+# Flood control: (messages, per seconds, at once).  Telegram publishes the rates, not the burst.
+CHAT_RATE = (1, 1.0, 3)
+GROUP_RATE = (20, 60.0, 20)
+GLOBAL_RATE = (30, 1.0, 30)
+# A request may reach the fake a little earlier than the limiter that spaced it reckoned.
+RATE_SLACK = 0.02
+POSTING = {"sendMessage", "sendPhoto", "sendAnimation", "sendDocument", "editMessageMedia", "editMessageCaption",
+           "editMessageReplyMarkup", "editMessageText"}
+# Which member permission each kind of message needs, and Telegram's word for it in the refusal.
+RIGHTS = {"sendMessage": ("messages", "text messages"), "sendPhoto": ("photos", "photos"),
+          "sendDocument": ("documents", "documents"), "sendAnimation": ("animations", "animations")}
 
 # method -> (required parameters, the parameter that carries an upload, or None)
 METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
@@ -98,6 +130,7 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "sendDocument": (("chat_id", "document"), "document"),
     "editMessageMedia": (("media",), None),
     "editMessageCaption": ((), None),
+    "editMessageText": (("text",), None),
     "editMessageReplyMarkup": ((), None),
     "answerCallbackQuery": (("callback_query_id",), None),
     "deleteMessage": (("chat_id", "message_id"), None),
@@ -189,10 +222,30 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class Rate:
+    """Telegram's flood control for one scope (a GCRA): ``count`` per ``per`` seconds, ``burst`` at once."""
+
+    def __init__(self, count: int, per: float, burst: int) -> None:
+        self.interval = per / count
+        self.tolerance = (burst - 1) * self.interval
+        self.tat = float("-inf")
+
+    def wait(self, now: float) -> float:
+        return max(self.tat - self.tolerance - now - RATE_SLACK * self.interval, 0.0)
+
+    def take(self, now: float) -> None:
+        self.tat = max(self.tat, now) + self.interval
+
+
 class FakeBotAPI(BaseRequest):
     """The Bot API as seen through PTB's request layer; see the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock                          # the time flood control runs on
+        self.query_clock: Callable[[], float] = time.monotonic   # the age of callback queries
+        self.rates: dict[object, Rate] = {}
+        self.floods: dict[int, float] = {}          # chat -> flood control until (on ``clock``)
+        self.denied: dict[int, set[str]] = {}       # chat -> rights the bot lacks there
         self.calls: list[Call] = []
         self.chats: dict[int, dict] = {}
         self.messages: dict[tuple[int, int], StoredMessage] = {}
@@ -355,7 +408,8 @@ class FakeBotAPI(BaseRequest):
             message = self.messages[(chat_id, message_id)]
             assert message.sender is BOT, "buttons only exist on the bot's own messages"
         query_id = str(next(self._query_ids))
-        self.queries[query_id] = {"chat_id": chat_id, "message_id": message.message_id, "answers": []}
+        self.queries[query_id] = {"chat_id": chat_id, "message_id": message.message_id, "answers": [],
+                                  "at": self.query_clock()}
         return {"id": query_id, "from": user, "chat_instance": f"ci{chat_id}", "data": data,
                 "message": message.as_dict(self.chats)}
 
@@ -371,6 +425,17 @@ class FakeBotAPI(BaseRequest):
 
     def kick(self, chat_id: int) -> None:
         self.kicked.add(int(chat_id))
+
+    def flood(self, chat_id: int, seconds: float) -> None:
+        """Telegram holds the chat in flood control for ``seconds`` (on ``clock``): every message
+        posted there meanwhile gets a 429 with what is left of it."""
+        self.floods[int(chat_id)] = self.clock() + seconds
+
+    def restrict(self, chat_id: int, *rights: str) -> None:
+        """The bot may not send these in the chat: "photos", "documents", "animations" (GIFs are
+        "other messages" in Telegram's permissions) or "messages" (nothing at all)."""
+        assert set(rights) <= {"photos", "documents", "animations", "messages"}, rights
+        self.denied.setdefault(int(chat_id), set()).update(rights)
 
     def migrate(self, old: int, new: int) -> None:
         self.migrated[int(old)] = int(new)
@@ -413,6 +478,8 @@ class FakeBotAPI(BaseRequest):
         referenced: set[str] = set()
         if file_param is not None and file_param in uploads:
             referenced.add(file_param)
+        if name in POSTING and "chat_id" in wire:
+            self._flood_control(name, wire)
         markup = self._keyboard(wire.get("reply_markup"))
         caption = wire.get("caption")
         if caption is not None and len(caption) > CAPTION_LIMIT:
@@ -468,13 +535,18 @@ class FakeBotAPI(BaseRequest):
                     raise Refused("Bad Request: message text is empty")
                 if len(text) > TEXT_LIMIT:
                     raise Refused("Bad Request: message is too long")
-                self._entities(text, wire.get("entities"))
+                entities = self._entities(text, wire.get("entities"), wire.get("parse_mode"))
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, "text", text, markup=markup)
+                if entities:
+                    stored.extra["entities"] = entities
             else:
+                entities = self._entities(caption or "", wire.get("caption_entities"), wire.get("parse_mode"))
                 data = self._file(wire, uploads, file_param)
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, SENT_KIND[name], caption,
                                        media_digest=_digest(data) if data is not None else wire[file_param],
                                        markup=markup, file_id=f"file{next(self._file_ids)}")
+                if entities:
+                    stored.extra["caption_entities"] = entities
             self._no_stray(uploads, referenced)
             stored.thread = thread
             self.messages[(chat_id, stored.message_id)] = stored
@@ -500,6 +572,23 @@ class FakeBotAPI(BaseRequest):
                 raise Refused(NOT_MODIFIED)
             target.text, target.markup = caption, markup
             return target.as_dict(self.chats)
+        if name == "editMessageText":
+            target = self._editable(wire)
+            if target.kind != "text":
+                raise Refused("Bad Request: there is no text in the message to edit")
+            text = wire["text"]
+            if not text.strip():
+                raise Refused("Bad Request: message text is empty")
+            if len(text) > TEXT_LIMIT:
+                raise Refused("Bad Request: message is too long")
+            entities = self._entities(text, wire.get("entities"), wire.get("parse_mode")) or None
+            if (text, markup, entities) == (target.text, target.markup, target.extra.get("entities")):
+                raise Refused(NOT_MODIFIED)
+            target.text, target.markup = text, markup
+            target.extra.pop("entities", None)
+            if entities:
+                target.extra["entities"] = entities
+            return target.as_dict(self.chats)
         if name == "editMessageReplyMarkup":
             target = self._editable(wire)
             if markup == target.markup:
@@ -510,6 +599,36 @@ class FakeBotAPI(BaseRequest):
         target = self._editable(wire, verb="delete")
         del self.messages[(target.chat_id, target.message_id)]
         return True
+
+    def _flood_control(self, name: str, wire: dict[str, str]) -> None:
+        """A 429 when the message would exceed Telegram's limits; else it counts against them."""
+        chat_id = self._chat(wire["chat_id"])
+        # Permissions: a message the bot may not send in this chat.
+        denied = self.denied.get(chat_id, set())
+        right = RIGHTS.get(name)
+        if name == "editMessageMedia":
+            media_type = json.loads(wire.get("media", "{}")).get("type")
+            right = {"photo": RIGHTS["sendPhoto"], "animation": RIGHTS["sendAnimation"],
+                     "document": RIGHTS["sendDocument"]}.get(media_type)
+        if "messages" in denied and name.startswith("send"):
+            right = RIGHTS["sendMessage"]
+        if right is not None and right[0] in denied:
+            raise Refused(f"Bad Request: not enough rights to send {right[1]} to the chat", staged=True)
+        now = self.clock()
+        held = self.floods.get(chat_id, 0.0) - now
+        if held > 0:
+            raise Refused(f"Too Many Requests: retry after {math.ceil(held)}", status=429,
+                          parameters={"retry_after": math.ceil(held)}, staged=True)
+        scopes: list[tuple[object, tuple[int, float, int]]] = [(("chat", chat_id), CHAT_RATE), ("all", GLOBAL_RATE)]
+        if self.chats[chat_id].get("type") in ("group", "supergroup"):
+            scopes.append((("group", chat_id), GROUP_RATE))
+        rates = [self.rates.setdefault(key, Rate(*rate)) for key, rate in scopes]
+        wait = max(rate.wait(now) for rate in rates)
+        if wait > 0:
+            raise Refused(f"Too Many Requests: retry after {math.ceil(wait)}", status=429,
+                          parameters={"retry_after": math.ceil(wait)})
+        for rate in rates:
+            rate.take(now)
 
     def _chat(self, raw: str) -> int:
         try:
@@ -522,6 +641,9 @@ class FakeBotAPI(BaseRequest):
         if chat_id in self.kicked:
             raise Refused("Forbidden: bot was kicked from the group chat", status=403, staged=True)
         if chat_id not in self.chats:
+            if any(user["id"] == chat_id for user in USERS.values()):
+                # A user's private chat exists for the bot only once the user started it.
+                raise Refused("Forbidden: bot can't initiate conversation with a user", status=403)
             raise Refused("Bad Request: chat not found")
         return chat_id
 
@@ -703,7 +825,7 @@ class FakeBotAPI(BaseRequest):
 
     def _answer_query(self, wire: dict[str, str]) -> bool:
         query = self.queries.get(wire["callback_query_id"])
-        if query is None or query["answers"]:
+        if query is None or query["answers"] or self.query_clock() - query["at"] > QUERY_TTL:
             raise Refused(QUERY_INVALID)
         text = wire.get("text")
         if text is not None and len(text) > ALERT_LIMIT:
@@ -720,9 +842,11 @@ class FakeBotAPI(BaseRequest):
         return True
 
     @staticmethod
-    def _entities(text: str, raw: str | None) -> None:
+    def _entities(text: str, raw: str | None, parse_mode: str | None = None) -> list[dict]:
         if raw is None:
-            return
+            return []
+        if parse_mode:
+            raise Refused("Bad Request: parse_mode and entities sent together")
         entities = json.loads(raw)
         units = len(text.encode("utf-16-le")) // 2
         if not isinstance(entities, list):
@@ -733,6 +857,33 @@ class FakeBotAPI(BaseRequest):
                 raise Refused("Bad Request: can't parse entities: unsupported entity")
             if offset < 0 or length <= 0 or offset + length > units:
                 raise Refused("Bad Request: can't parse entities: entity is out of the text")
+            if entity["type"] == "text_mention":
+                user = entity.get("user")
+                if (not isinstance(user, dict) or not isinstance(user.get("id"), int)
+                        or not isinstance(user.get("is_bot"), bool) or not user.get("first_name")):
+                    raise Refused("Bad Request: can't parse entities: wrong user specified in text_mention")
+        return entities
+
+    def start_private(self, user: str) -> dict:
+        """``user`` opens their private chat with the bot (presses Start): the bot may write there."""
+        info = USERS[user]
+        chat = {"id": info["id"], "type": "private", "first_name": info["first_name"]}
+        self.add_chat(chat)
+        return chat
+
+    def notified(self, message: StoredMessage) -> list[int]:
+        """The ids of the users a message pings: its text mentions, and the @usernames it mentions."""
+        entities = message.extra.get("entities") or message.extra.get("caption_entities") or []
+        units = (message.text or "").encode("utf-16-le")
+        ids = []
+        for entity in entities:
+            if entity["type"] == "text_mention":
+                ids.append(entity["user"]["id"])
+            elif entity["type"] == "mention":
+                start, end = 2 * entity["offset"], 2 * (entity["offset"] + entity["length"])
+                handle = units[start:end].decode("utf-16-le").lstrip("@").lower()
+                ids += [u["id"] for u in USERS.values() if u["username"].lower() == handle]
+        return ids
 
     def unanswered_or_twice(self) -> list[str]:
         """Callback queries that did not get exactly one answer attempt (refused ones count)."""

@@ -8,6 +8,12 @@ from importlib import resources
 
 LANGUAGES = ("es", "it", "en")
 DEFAULT_LANGUAGE = "en"
+# Article contractions a filled-in name can bring about ('Turno de el bot' -> 'Turno del bot',
+# 'Tocca a il bot' -> 'Tocca al bot'): applied to messages with values only.
+CONTRACTIONS: dict[str, tuple[tuple[str, str], ...]] = {
+    "es": ((" de el ", " del "), (" a el ", " al ")),
+    "it": ((" a il ", " al "), (" di il ", " del "), (" da il ", " dal "), (" su il ", " sul ")),
+}
 
 
 @cache
@@ -31,4 +37,20 @@ def t(lang: str, key: str, /, **values: object) -> str:
     text = catalog(lang).get(key)
     if text is None:
         text = catalog(DEFAULT_LANGUAGE)[key]
-    return text.format(**values) if values else text
+    if not values:
+        return text
+    text = text.format(**values)
+    for old, new in CONTRACTIONS.get(lang, ()):
+        text = text.replace(old, new)
+    return text
+
+
+def plural_form(lang: str, n: int) -> str:
+    """The catalog form for a count: Spanish, Italian and English all have 'one' (exactly 1) and
+    'other'.  A language with more forms adds its rule here and those keys to its catalog."""
+    return "one" if n == 1 else "other"
+
+
+def tn(lang: str, key: str, n: int, /, **values: object) -> str:
+    """A message that depends on a count: ``key.one`` or ``key.other``, given ``n`` and ``values``."""
+    return t(lang, f"{key}.{plural_form(lang, n)}", n=n, **values)

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from bot.service import Button, GameService, Reply
+from bot.service import Button, GameService, Mention, Reply, mention_at
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,7 @@ class Piece:
     buttons: list[list[Button]] = field(default_factory=list)
     board: bool = False           # the message to remember as the reply's game board (or puzzle)
     spoiler: str | None = None    # hidden text after ``text`` (each platform marks it its own way)
+    mentions: tuple[Mention, ...] = ()    # users this message pings (each named in ``text``)
 
     @property
     def has_file(self) -> bool:
@@ -107,7 +108,7 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     platform that takes several files in one message (``files_together``) gets them all there;
     otherwise each further file (the capture GIF, a PDN) is its own message after it."""
     chunks = split_text(reply.text, text_limit)
-    board = reply.game_id is not None or reply.post_id is not None
+    board = reply.game_id is not None or reply.post_id is not None or reply.challenge_id is not None
     if reply.spoiler:
         # The hidden part goes with the last text message (never in a caption: no platform marks it there).
         out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
@@ -136,6 +137,17 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
         return [*out, Piece(last, buttons=reply.buttons, board=board, **together)]
     out.append(Piece(last, buttons=reply.buttons, board=board, **files[0]))
     out.extend(Piece("", **f) for f in files[1:])
+    return out
+
+
+def with_mentions(out: list[Piece], mentions: Iterable[Mention]) -> list[Piece]:
+    """Each mention on the first message whose text names it (one ping per user and reply)."""
+    out = list(out)
+    for mention in mentions:
+        for index, piece in enumerate(out):
+            if mention_at(piece.text, mention.name) is not None:
+                out[index] = replace(piece, mentions=(*piece.mentions, mention))
+                break
     return out
 
 
@@ -192,21 +204,23 @@ class ChatAdapter:
         return self._chat_locks[str(chat_id)]
 
     async def remember(self, chat_id: str | int, message_id: str | int, game_id: int | None,
-                       post_id: int | None = None) -> None:
-        """Note which message shows a game's board or a puzzle; a failure loses only replies to it."""
-        if game_id is None and post_id is None:
+                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+        """Note which message shows a game's board, a puzzle or a challenge; a failure loses only
+        replies to it (or the update of a challenge's buttons)."""
+        if game_id is None and post_id is None and challenge_id is None:
             return
         try:
             await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id,
-                            post_id)
+                            post_id, challenge_id=challenge_id)
         except Exception:
             log.exception("could not remember %s board message %s of game %s", self.platform, message_id, game_id)
 
     # -- delivery ------------------------------------------------------------------------------------
 
     def pieces(self, reply: Reply) -> list[Piece]:
-        return pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
-                      files_together=self.files_together)
+        out = pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
+                     files_together=self.files_together)
+        return with_mentions(out, reply.mentions)
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         """Send one message to a chat (retrying transient failures as the platform allows);
@@ -218,8 +232,13 @@ class ChatAdapter:
         """The messages of a reply not yet out (``progress``), in order; the board message is
         remembered as soon as it is out, so that it is known even if a later piece fails.  A piece
         the platform refuses for good goes to ``instead_of``.  Raises the first failure, with
-        ``progress`` saying how far the reply got."""
+        ``progress`` saying how far the reply got.  A reply that takes the place of an earlier
+        message (``edit_of``) edits that one instead."""
         progress = progress if progress is not None else Progress()
+        if reply.edit_of is not None:
+            await self.edit_message(chat_id, reply.edit_of, reply)
+            progress.delivered = 1
+            return
         todo = self.pieces(reply)
         for index in range(progress.delivered, len(todo)):
             piece = todo[index]
@@ -231,10 +250,16 @@ class ChatAdapter:
                     raise
                 message_id = await self.instead_of(chat_id, piece, reply, exc, reply_to=answer)
             if piece.board and message_id is not None:
-                await self.remember(chat_id, message_id, reply.game_id, reply.post_id)
+                await self.remember(chat_id, message_id, reply.game_id, reply.post_id, reply.challenge_id)
             progress.delivered = index + 1
             if progress.item_id is not None and index + 1 < len(todo):
                 await self.call(self.service.message_progress, progress.item_id, index + 1)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace the text and buttons of an earlier text message of the bot (a challenge once it
+        is closed).  A message that can no longer be edited (deleted, too old) is left alone;
+        other failures are raised, as for ``send_piece``."""
+        raise NotImplementedError
 
     async def instead_of(self, chat_id: str, piece: Piece, reply: Reply, exc: BaseException, *,
                          reply_to: str | None = None) -> str | None:

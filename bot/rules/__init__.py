@@ -7,12 +7,12 @@ between it and the ``Move`` API.  Positions and variants pickle by variant id.
 """
 
 from . import movegen
-from .errors import ErrorCode, IllegalMove
+from .errors import Detail, ErrorCode, IllegalMove
 from .position import Move, Position, format_move
 from .variants import BLACK, VARIANTS, WHITE, CapturePriority, Color, Variant, get_variant
 
 __all__ = [
-    "movegen", "BLACK", "VARIANTS", "WHITE", "CapturePriority", "Color", "ErrorCode", "IllegalMove", "Move",
+    "movegen", "BLACK", "VARIANTS", "WHITE", "CapturePriority", "Color", "Detail", "ErrorCode", "IllegalMove", "Move",
     "Position", "Variant", "format_move", "get_variant",
 ]
 from .game import Game, Result, ResultReason  # noqa: E402

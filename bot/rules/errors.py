@@ -29,6 +29,15 @@ class ErrorCode(StrEnum):
     GAME_OVER = "game_over"
 
 
+class Detail(StrEnum):
+    """Which rule inside ``illegal_step`` / ``illegal_capture`` the move breaks, when one rule
+    can be named (the codes themselves stay the documented contract)."""
+
+    MAN_BACKWARD = "man_backward"          # a man going back: it never does
+    KING_ONE_SQUARE = "king_one_square"    # a short-range king going further than one square
+    OWN_PIECE = "own_piece"                # a jump over a piece of one's own colour
+
+
 class IllegalMove(Exception):
     """A rejected move: a code plus the squares and moves the reason refers to."""
 
@@ -38,8 +47,10 @@ class IllegalMove(Exception):
         squares: tuple[int, ...] = (),
         moves: tuple[Move, ...] = (),
         attempted: Move | None = None,
+        detail: Detail | None = None,
     ) -> None:
         self.code = ErrorCode(code)
+        self.detail = Detail(detail) if detail is not None else None
         self.squares = tuple(squares)
         self.moves = tuple(moves)
         self.attempted = attempted

@@ -6,17 +6,18 @@ import re
 from typing import TYPE_CHECKING
 
 from . import movegen
-from .errors import ErrorCode, IllegalMove
+from .errors import Detail, ErrorCode, IllegalMove
 from .move import Move
 from .variants import CapturePriority
 
 if TYPE_CHECKING:  # position imports this module; a runtime import back would be a cycle
     from .position import Position
 
-# Separators people use between squares: '-', 'x', ':', dashes, the times sign, or just a
-# space.  Each alternative starts differently, so matching is linear: a pattern where a space
-# could belong to either of two parts backtracks exponentially on "1  1  1  1 ... x".
-_MOVE_RE = re.compile(r"[0-9]{1,3}(?: ?[-xX:\u2013\u2014\u00d7] ?[0-9]{1,3}| [0-9]{1,3})+")
+# Separators people use between squares: '-', 'x', ':', dashes (hyphen, en, em, minus sign, as
+# phones and word processors turn '-' into them), the times sign, or just a space.  Each
+# alternative starts differently, so matching is linear: a pattern where a space could belong to
+# either of two parts backtracks exponentially on "1  1  1  1 ... x".
+_MOVE_RE = re.compile(r"[0-9]{1,3}(?: ?[-xX:\u2010\u2013\u2014\u2212\u00d7] ?[0-9]{1,3}| [0-9]{1,3})+")
 _SQUARE_RE = re.compile(r"[0-9]{1,3}")
 MAX_MOVE_TEXT = 200
 
@@ -166,11 +167,36 @@ def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> Il
         for sq in jumps:
             if sq is not None and (pos.piece_at(sq) or "").isupper() and pos.piece_at(sq).upper() != pos.turn:
                 return IllegalMove(ErrorCode.MAN_CANNOT_TAKE_KING, squares=(sq,), moves=tuple(captures))
-    if capture_hint or len(squares) > 2 or any(sq is not None for sq in jumps):
-        return IllegalMove(ErrorCode.ILLEGAL_CAPTURE, squares=tuple(squares), moves=tuple(captures))
+    detail = _detail(pos, squares, capture_hint)
+    if capture_hint or len(squares) > 2 or any(sq is not None for sq in jumps) or detail == Detail.OWN_PIECE:
+        return IllegalMove(ErrorCode.ILLEGAL_CAPTURE, squares=tuple(squares), moves=tuple(captures), detail=detail)
     if captures:
         return IllegalMove(ErrorCode.CAPTURE_COMPULSORY, squares=tuple(squares), moves=tuple(captures))
-    return IllegalMove(ErrorCode.ILLEGAL_STEP, squares=tuple(squares))
+    return IllegalMove(ErrorCode.ILLEGAL_STEP, squares=tuple(squares), detail=detail)
+
+
+def _detail(pos: Position, squares: list[int], capture_hint: bool) -> Detail | None:
+    """The one rule a refused step or jump breaks, when the first hop shows it: a man going
+    back, a short-range king going further than one square, a jump over one's own piece."""
+    v = pos.variant
+    (r1, c1), (r2, c2) = v.square_to_rc(squares[0]), v.square_to_rc(squares[1])
+    dr, dc = r2 - r1, c2 - c1
+    if abs(dr) != abs(dc) or dr == 0:
+        return None
+    piece = pos.piece_at(squares[0]) or ""
+    if piece.islower():
+        # Row 0 is Black's side: White's men go up the rows, Black's down.
+        if (dr > 0) == (pos.turn == "W"):
+            return Detail.MAN_BACKWARD
+    sr, sc = (1 if dr > 0 else -1), (1 if dc > 0 else -1)
+    between = [v.rc_to_square(r1 + i * sr, c1 + i * sc) for i in range(1, abs(dr))]
+    own = any((pos.piece_at(sq) or "").upper() == pos.turn for sq in between if sq is not None)
+    if piece.isupper() and not v.flying_kings and (abs(dr) > 2 or (abs(dr) == 2 and not capture_hint)):
+        # Someone used to flying kings: the reason is the king's range, whatever it passes.
+        return Detail.KING_ONE_SQUARE
+    if own:
+        return Detail.OWN_PIECE
+    return None
 
 
 def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:

@@ -191,6 +191,14 @@ def game_ref(args: list[str]) -> tuple[int | None, list[str]]:
 
 
 LEVEL_WORDS = {"level", "nivel", "livello", "lvl", "niv", "liv"}
+# Words of someone asking for a game against the bot ("/jugar contra la máquina", "/gioca
+# italiana livello 1"): /jugar and /gioca are aliases of /move, so these must not read as a move.
+BOT_WORDS = LEVEL_WORDS | {"maquina", "ordenador", "computadora", "computer", "bot", "cpu", "machine", "macchina"}
+
+
+def asks_for_bot(words: list[str]) -> bool:
+    """Whether the words after /move ask for a game against the bot rather than name a move."""
+    return any(fold(w) in BOT_WORDS for w in words)
 MIN_LEVEL, MAX_LEVEL = 1, 5
 DEFAULT_LEVEL = 3
 
@@ -233,7 +241,8 @@ def parse_play(args: list[str]) -> PlayArgs:
         elif level_word is not None:
             level = int(level_word.group(1))
             if not MIN_LEVEL <= level <= MAX_LEVEL:
-                raise BadArgument("play.bad_level", word=word[:20], low=MIN_LEVEL, high=MAX_LEVEL)
+                # The number alone: the catalog line already says "level" ("the level level 9").
+                raise BadArgument("play.bad_level", word=str(level), low=MIN_LEVEL, high=MAX_LEVEL)
             choose("levels", word, level)
         elif (dur := parse_duration(word)) is not None:
             if not MIN_MOVE_SECONDS <= dur <= MAX_MOVE_SECONDS:

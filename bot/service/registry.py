@@ -90,6 +90,7 @@ class ButtonKind(StrEnum):
     PUZZLE_HINT = "zh"           # zh:<post>:<step>          which piece moves next
     PUZZLE_GIVE_UP = "zg"        # zg:<post>                 show the solution, close the attempt
     PUZZLE_NEXT = "zn"           # zn:<post>                 a new personal puzzle of that variant
+    REMATCH = "rm"               # rm:<game>                 the same game again, colours swapped
 
 
 def action(kind: ButtonKind, *numbers: int) -> str:
@@ -179,6 +180,11 @@ ID = Arg("id", ArgKind.GAME)
 DAILY_ON_WORDS = ("on", "si", "sí", "yes", "activar", "attiva")
 DAILY_OFF_WORDS = ("off", "no", "stop", "desactivar", "disattiva")
 
+# The keys of /settings that change the chat for everyone (chat admins only in a group, as /lang
+# with a language); cmd_settings reads the same lists.
+SETTINGS_VARIANT_WORDS = ("variant", "variante")
+SETTINGS_LANG_WORDS = ("lang", "language", "idioma", "lingua")
+
 REGISTRY = Registry()
 for _spec in (
     CommandSpec("new", "cmd_new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
@@ -196,7 +202,7 @@ for _spec in (
                 ref_only=True),
     CommandSpec("draw", "cmd_draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS,
                 needs_game=True, ref_only=True),
-    CommandSpec("resign", "cmd_resign", _aliases(("rendirse", "abandonar"), ("abbandona",)), (GAME,),
+    CommandSpec("resign", "cmd_resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,),
                 Permission.PLAYERS, needs_game=True, ref_only=True),
     CommandSpec("analysis", "cmd_analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")),
                 (GAME,)),
@@ -211,13 +217,18 @@ for _spec in (
                 (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER))),
     CommandSpec("top", "cmd_top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
                 (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT))),
-    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
+    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),)),
+    CommandSpec("history", "cmd_history", _aliases(("historial",), ("storico", "cronologia")),
+                (Arg("player", ArgKind.USER),)),
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
-                (Arg("language", ArgKind.LANGUAGE, required=True),)),
+                (Arg("language", ArgKind.LANGUAGE, required=True),), admin_words=tuple(LANGUAGES)),
     CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
-                (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT))),
+                (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
+                admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS),
+    CommandSpec("notify", "cmd_notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
+                (Arg("action", ArgKind.TEXT, choices=("on", "off")),)),
     CommandSpec("help", "cmd_help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False),
 ):
     REGISTRY.add(_spec)
@@ -238,5 +249,6 @@ for _button in (
     ButtonSpec(ButtonKind.PUZZLE_HINT, 2, "press_puzzle"),
     ButtonSpec(ButtonKind.PUZZLE_GIVE_UP, 1, "press_puzzle_more"),
     ButtonSpec(ButtonKind.PUZZLE_NEXT, 1, "press_puzzle_more"),
+    ButtonSpec(ButtonKind.REMATCH, 1, "press_rematch"),
 ):
     REGISTRY.add_button(_button)

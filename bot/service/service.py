@@ -21,11 +21,12 @@ from bot.service.commands import (
     only_ref,
     parse_command,
 )
-from bot.service.events import ChatEvent, OutboxItem, Outgoing, Reply
+from bot.service.events import DM_PREFIX, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.features.analysis import AnalysisFeature
 from bot.service.features.challenges import ChallengesFeature
 from bot.service.features.clocks import ClocksFeature
 from bot.service.features.common import (
+    CHALLENGE_LIFETIME,
     OUTBOX_FIRST_RETRY,
     OUTBOX_MAX_ATTEMPTS,
     OUTBOX_MAX_RETRY,
@@ -33,6 +34,7 @@ from bot.service.features.common import (
     _name,
     log,
 )
+from bot.service.features.history import HistoryFeature
 from bot.service.features.opponent import OpponentFeature
 from bot.service.features.play import PlayFeature
 from bot.service.features.puzzles import PuzzlesFeature
@@ -45,7 +47,7 @@ from bot.storage.records import GameRecord, MoveRecord
 
 
 class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeature, PuzzlesFeature, PlayFeature,
-                  ChallengesFeature, SettingsFeature):
+                  ChallengesFeature, SettingsFeature, HistoryFeature):
     """Answers chat events with replies; keeps every game in storage.
 
     Each feature (challenges, play, the bot opponent, clocks, settings) lives in its own module
@@ -104,6 +106,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
+            if event.chat_kind == "private":
+                self._reachable_again(event.platform, event.user_id, now)
             if event.action is not None:
                 return self._button(ctx, event.action)
             return self._text(ctx, event.text or "")
@@ -117,13 +121,16 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             return [Reply(t(lang, "error.internal"), private=private)]
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int | None,
-                       post_id: int | None = None) -> None:
-        """An adapter tells us which message shows a game's board or a puzzle (for replies to it)."""
+                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+        """An adapter tells us which message shows a game's board or a puzzle (for replies to it),
+        or a challenge (its buttons are updated once it is closed)."""
         try:
             if game_id is not None:
                 self.storage.remember_message(platform, chat_id, str(message_id), game_id)
             if post_id is not None:
                 self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
+            if challenge_id is not None:
+                self.remember_challenge(platform, chat_id, str(message_id), challenge_id)
         except StorageBusy:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
             log.warning("board message %s of game %s / puzzle %s not remembered: the database is busy",
@@ -221,7 +228,10 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
             self.storage.drop_message(item_id, error)
             log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
-            if permanent and chat_gone:
+            if row.chat_id.startswith(DM_PREFIX):
+                # A private turn notice that cannot go out: the group ping stands in.
+                self._private_undeliverable(row.platform, row.chat_id, row.payload)
+            elif permanent and chat_gone:
                 self.chat_gone(row.platform, row.chat_id)
             return
         if retry_in is not None:
@@ -229,6 +239,39 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             return
         delay = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
         self.storage.retry_later(item_id, self.clock() + delay, error)
+
+    def _reachable_again(self, platform: str, user_id: str, now: float) -> None:
+        """A user wrote to the bot privately: private turn notices can reach them again (on
+        Telegram only a user who started the bot can get one)."""
+        try:
+            setting = self.storage.notify_setting(platform, user_id)
+            if setting is not None and setting.unreachable:
+                self.storage.set_unreachable(platform, user_id, False, now)
+        except StorageBusy:
+            log.warning("user %s not marked reachable: the database is busy (the next message tries again)",
+                        user_id)
+
+    def _private_undeliverable(self, platform: str, chat_id: str, payload: str) -> None:
+        """A private turn notice could not be delivered (the user never started the bot, or closed
+        their DMs): the user is pinged in the game's group instead, this time and until they next
+        write to the bot privately."""
+        user_id = chat_id[len(DM_PREFIX):]
+        now = self.clock()
+        try:
+            with self.storage.transaction():
+                self.storage.set_unreachable(platform, user_id, True, now)
+                game_id = Reply.from_json(payload).game_id
+                row = self.storage.game(game_id) if game_id is not None else None
+                mover = self._player_to_move(row) if row is not None else None
+                if row is None or mover is None or mover[0] != user_id:
+                    return
+                lang = self._game_lang(row, user_id)
+                for ping in self._ping_turn(lang, row, now=now):
+                    self.say(row.platform, row.chat_id, ping)
+        except StorageBusy:
+            log.warning("the group ping for user %s was not written: the database is busy", user_id)
+            return
+        self._notify(platform)
 
     def chat_gone(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in a chat (removed, forbidden): stop what the service would
@@ -261,7 +304,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform)]
+            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform),
+                     self.storage.next_challenge_lapse(platform, CHALLENGE_LIFETIME)]
         except StorageBusy:
             return self.clock() + 1.0
         known = [x for x in times if x is not None]
@@ -310,7 +354,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             if whole and self._my_games(ctx):
                 return self.cmd_move(ctx, text.split())
             if ctx.event.chat_kind == "private" and text:
-                return [Reply(t(ctx.lang, "help.hint"))]
+                return [Reply(t(ctx.lang, "chat.greeting"))]
             return []
         bot = (ctx.event.bot_username or "").lower()
         if cmd.addressee and bot and cmd.addressee != bot:
@@ -320,7 +364,9 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         spec = REGISTRY.lookup(cmd.name)
         if ctx.event.as_chat and not REGISTRY.needs_admin(spec, cmd.args):
             return [Reply(t(ctx.lang, "error.write_as_yourself", command=cmd.raw_name[:30]))]
-        if REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin:
+        # A private chat is its user's own: only a group's settings are for its administrators.
+        if (REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin
+                and ctx.event.chat_kind != "private"):
             return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
         handler = getattr(self, spec.handler)
         if spec.ref_only:

@@ -27,6 +27,7 @@ from .records import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
@@ -120,6 +121,20 @@ class Store(abc.ABC):
         """The player last seen with this @handle (any case), or None."""
 
     @abc.abstractmethod
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        """How a user wants to be told it is their turn, or None (never set: pinged in the group)."""
+
+    @abc.abstractmethod
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        """Turn a user's private notifications on or off; either way they count as reachable again
+        (``unreachable`` false): the next private message is tried."""
+
+    @abc.abstractmethod
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        """Note whether a private message can reach a user with private notifications (no row: no
+        change); whether anything changed."""
+
+    @abc.abstractmethod
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         """A chat and its settings, or None."""
 
@@ -159,6 +174,23 @@ class Store(abc.ABC):
     def find_challenges(self, platform: str | None = None, chat_id: str | None = None,
                         status: str | None = None) -> list[ChallengeRecord]:
         """Challenges of a platform and chat (None: any), with a status (None: any), oldest first."""
+
+    @abc.abstractmethod
+    def lapsed_challenges(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        """Open challenges (of ``platform``; None: all) that lapsed by ``now``: each lapses
+        ``max(lifetime, its move time)`` seconds after it was made.  Oldest first."""
+
+    @abc.abstractmethod
+    def next_challenge_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        """When the next open challenge lapses (as ``lapsed_challenges`` counts), or None."""
+
+    @abc.abstractmethod
+    def remember_challenge_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        """Note that a message shows a challenge (with its buttons)."""
+
+    @abc.abstractmethod
+    def challenge_messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        """(platform, chat id, message id) of every message that shows a challenge, oldest first."""
 
     @abc.abstractmethod
     def close_challenge(self, challenge_id: int, status: str) -> bool:
@@ -407,8 +439,10 @@ class Store(abc.ABC):
         """Every attempt at the chat's daily posts, with its post, oldest post first."""
 
     @abc.abstractmethod
-    def user_attempts(self, platform: str, user_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
-        """Every attempt of a user at daily posts (any chat of the platform), oldest post first."""
+    def user_attempts(self, platform: str, user_id: str,
+                      daily_only: bool = True) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        """Every attempt of a user at daily posts (any chat of the platform), oldest post first;
+        with ``daily_only`` False, at personal puzzles (/puzzle) too."""
 
     @abc.abstractmethod
     def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:

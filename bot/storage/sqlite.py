@@ -45,6 +45,7 @@ from .records import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
@@ -159,6 +160,21 @@ MIGRATIONS: list[list[str]] = [
         # How many messages of an outbox reply are out already: a retry resumes after them.
         "ALTER TABLE outbox ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0",
     ],
+    [
+        # How each user is told it is their turn (/notify): in the group, or privately.
+        """CREATE TABLE notify_settings (
+            platform TEXT NOT NULL, user_id TEXT NOT NULL, private INTEGER NOT NULL,
+            unreachable INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (platform, user_id))""",
+    ],
+    [
+        # The messages that show a challenge with its buttons, to update once it is closed.
+        """CREATE TABLE challenge_messages (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
+            challenge_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
+        "CREATE INDEX challenge_messages_challenge ON challenge_messages (challenge_id)",
+        # Open challenges by age (their lapse is timed work).
+        "CREATE INDEX challenges_open ON challenges (status, created_at)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -171,7 +187,7 @@ _TABLES: dict[type, str] = {
     PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
     MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
-    RatingEventRecord: "rating_history",
+    RatingEventRecord: "rating_history", NotifyRecord: "notify_settings",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 _COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
@@ -201,6 +217,8 @@ def _record(cls: type, row: dict[str, Any]) -> Any:
                    result_reason=ResultReason(row["result_reason"]) if row["result_reason"] else None)
     elif cls is SubscriptionRecord:
         row = dict(row, active=bool(row["active"]))
+    elif cls is NotifyRecord:
+        row = dict(row, private=bool(row["private"]), unreachable=bool(row["unreachable"]))
     elif cls is AttemptRecord:
         row = dict(row, progress=tuple(json.loads(row["progress"])))
     return cls(**row)
@@ -304,8 +322,10 @@ class _PuzzlesAndRatings:
         return self._post_attempts("p.platform=? AND p.chat_id=? AND p.kind='daily' ORDER BY p.day, p.id, a.started_at",
                                    (platform, chat_id))
 
-    def user_attempts(self, platform: str, user_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
-        return self._post_attempts("p.platform=? AND a.user_id=? AND p.kind='daily' ORDER BY p.day, p.id",
+    def user_attempts(self, platform: str, user_id: str,
+                      daily_only: bool = True) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        kind = " AND p.kind='daily'" if daily_only else ""
+        return self._post_attempts(f"p.platform=? AND a.user_id=?{kind} ORDER BY p.day, p.id",
                                    (platform, user_id))
 
     def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
@@ -590,6 +610,24 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         return self._record(PlayerRecord, "platform=? AND lower(username)=lower(?) ORDER BY updated_at DESC LIMIT 1",
                             (platform, username))
 
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        return self._record(NotifyRecord, "platform=? AND user_id=?", (platform, user_id))
+
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        with self.transaction():
+            self.db.execute(
+                """INSERT INTO notify_settings (platform, user_id, private, unreachable, updated_at)
+                   VALUES (?, ?, ?, 0, ?) ON CONFLICT (platform, user_id)
+                   DO UPDATE SET private=excluded.private, unreachable=0, updated_at=excluded.updated_at""",
+                (platform, user_id, int(private), now))
+
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        with self.transaction():
+            cur = self.db.execute("UPDATE notify_settings SET unreachable=?, updated_at=? "
+                                  "WHERE platform=? AND user_id=? AND unreachable<>?",
+                                  (int(unreachable), now, platform, user_id, int(unreachable)))
+            return cur.rowcount > 0
+
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         return self._record(ChatRecord, "platform=? AND chat_id=?", (platform, chat_id))
 
@@ -647,6 +685,27 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                         status: str | None = None) -> list[ChallengeRecord]:
         where, params = _filters(platform=platform, chat_id=chat_id, status=status)
         return self._records(ChallengeRecord, f"{where} ORDER BY id", params)
+
+    def lapsed_challenges(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        where, params = _filters(platform=platform)
+        return self._records(ChallengeRecord, f"{where} AND status='open' AND created_at + max(?, move_seconds) <= ? "
+                             "ORDER BY id", (*params, lifetime, now))
+
+    def next_challenge_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        where, params = _filters(platform=platform)
+        row = self._one(f"SELECT min(created_at + max(?, move_seconds)) AS t FROM challenges WHERE {where} "
+                        "AND status='open'", (lifetime, *params))
+        return row["t"] if row else None
+
+    def remember_challenge_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO challenge_messages (platform, chat_id, message_id, challenge_id) "
+                            "VALUES (?, ?, ?, ?)", (platform, chat_id, message_id, challenge_id))
+
+    def challenge_messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        rows = self._all("SELECT platform, chat_id, message_id FROM challenge_messages WHERE challenge_id=? "
+                         "ORDER BY rowid", (challenge_id,))
+        return [(r["platform"], r["chat_id"], r["message_id"]) for r in rows]
 
     def close_challenge(self, challenge_id: int, status: str) -> bool:
         if status not in _CLOSED:

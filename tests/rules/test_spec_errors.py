@@ -16,7 +16,7 @@ man/king; row 0 at the top.  Square numbers as in test_spec_worked_cases.py:
 
 import pytest
 
-from bot.rules import ErrorCode, Game, IllegalMove, Position
+from bot.rules import Detail, ErrorCode, Game, IllegalMove, Position
 
 
 def moves(pos):
@@ -490,3 +490,41 @@ def test_outranked_full_path_is_rejected_not_reinterpreted(variant, fen, typed, 
     assert str(err.attempted) == typed
     assert err.attempted.captured == captured
     assert strs(err.moves) == sorted(legal)
+
+
+# ---------------------------------------------------------------------------
+# Detail: the one rule a refused step or jump breaks, for the wording (issue 16, item 5)
+
+
+@pytest.mark.parametrize(
+    "variant, fen, text, code, detail",
+    [
+        # italian king two squares over its own man: kings move and capture one square only
+        ("italian", "W:WK12,15:B1", "12-19", ErrorCode.ILLEGAL_CAPTURE, Detail.KING_ONE_SQUARE),
+        ("italian", "W:WK29:B1", "29-15", ErrorCode.ILLEGAL_STEP, Detail.KING_ONE_SQUARE),
+        ("triestina", "W:WK46:B1", "46-37", ErrorCode.ILLEGAL_STEP, Detail.KING_ONE_SQUARE),
+        # spanish flying king through its own man
+        ("spanish", "W:WK1,10:B32", "1-19", ErrorCode.ILLEGAL_CAPTURE, Detail.OWN_PIECE),
+        ("italian", "W:W18,22:B1", "22x13", ErrorCode.ILLEGAL_CAPTURE, Detail.OWN_PIECE),
+        # men stepping or jumping backwards
+        ("spanish", "W:W15:B32", "15-11", ErrorCode.ILLEGAL_STEP, Detail.MAN_BACKWARD),
+        ("italian", "B:W32:B18", "18-14", ErrorCode.ILLEGAL_STEP, Detail.MAN_BACKWARD),
+        ("italian", "W:W18:B22", "18x27", ErrorCode.ILLEGAL_CAPTURE, Detail.MAN_BACKWARD),
+    ],
+)
+def test_refusal_names_the_rule_broken(variant, fen, text, code, detail):
+    err = reject(Position.from_fen(variant, fen), text)
+    assert err.code == code
+    assert err.detail == detail
+
+
+@pytest.mark.parametrize(
+    "variant, fen, text",
+    [
+        ("italian", "W:W22:B13,18", "22-18"),   # onto an enemy man: no single rule to name
+        ("spanish", "W:WK1,14:B29", "1-14"),    # onto its own man
+        ("italian", "W:W18:B1", "18-23"),       # not a diagonal
+    ],
+)
+def test_refusal_without_detail(variant, fen, text):
+    assert reject(Position.from_fen(variant, fen), text).detail is None

@@ -243,3 +243,15 @@ def test_positions_compare_by_pieces_side_and_variant():
     assert a != Position.from_fen("italian", "W:WK22:B1")
     assert a.key != Position.from_fen("italian", "W:WK22:B1").key
     assert len({a, Position.from_fen("italian", "W:W22:B1")}) == 1
+
+
+@pytest.mark.parametrize("text", ["22\u221218", "22\u201018", "22 \u2212 18"])
+def test_minus_sign_and_hyphen_are_separators(text):
+    # Phones and word processors turn '-' into U+2212 (minus) or U+2010 (hyphen).
+    pos = Position.start("italian")
+    assert str(pos.parse_move(text)) == "22-18"
+
+
+def test_minus_sign_in_a_capture():
+    pos = Position.from_fen("italian", CAPTURE_FEN)
+    assert str(pos.parse_move("29\u221222\u221215\u22126")) == "29x22x15x6"

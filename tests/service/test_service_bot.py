@@ -226,7 +226,7 @@ def test_play_with_no_arguments_uses_level_3_and_a_colour_drawn_for_the_human(bo
 @pytest.mark.parametrize("args, key, values", [
     ("0", "play.bad_level", {"word": "0", "low": 1, "high": 5}),
     ("6", "play.bad_level", {"word": "6", "low": 1, "high": 5}),
-    ("level 9", "play.bad_level", {"word": "level 9", "low": 1, "high": 5}),
+    ("level 9", "play.bad_level", {"word": "9", "low": 1, "high": 5}),
     ("italian 2 3", "play.two_levels", {"first": "2", "second": "3"}),
     ("level 2 L4", "play.two_levels", {"first": "level 2", "second": "L4"}),
     ("@bob", "play.no_target", {}),
@@ -267,7 +267,7 @@ def test_a_move_typed_while_the_bot_thinks_is_refused_and_the_answer_does_not_wa
     assert not chat.service.settle(0.05)
     before = chat.snapshot()
     refused = chat.text("ana", f"/m #{game} 21-17")
-    assert t("en", "err.not_your_turn", name="Bot (level 1)") in refused
+    assert t("en", "err.not_your_turn", name="Bot (level 1)", to_name="Bot (level 1)") in refused
     assert chat.snapshot() == before
     assert executor.run_all() == 1
     assert chat.service.settle(1.0)
@@ -276,13 +276,13 @@ def test_a_move_typed_while_the_bot_thinks_is_refused_and_the_answer_does_not_wa
 
 def test_the_bots_move_is_announced_in_the_chats_language(held):
     chat, executor = held
-    chat.say("bob", "/lang it")
+    chat.say("bob", "/lang it", admin=True)
     game, _ = start_bot_game(chat, "italian white level 1")      # Ana's own client is English
     chat.say("ana", "/m 22-18")
     executor.run_all()
     [said] = [r for r in outbox(chat) if r.game_id == game]
     notation = chat.moves(game)[-1].notation
-    assert said.text.startswith(t("it", "bot.played", bot=t("it", "bot.name", level=1), move=notation, id=game))
+    assert said.text.startswith(t("it", "bot.played", bot=t("it", "bot.name_start", level=1), move=notation, id=game))
 
 
 def test_the_board_during_the_bots_turn_says_it_is_thinking_not_that_its_time_runs_out(held):
@@ -291,7 +291,7 @@ def test_the_board_during_the_bots_turn_says_it_is_thinking_not_that_its_time_ru
     chat.say("ana", "/m 22-18")
     assert chat.game(game).deadline_at is None
     text = chat.text("ana", "/board")
-    assert t("en", "game.to_move_last_minute", name="Bot (level 1)", color=t("en", "color.black")) not in text
+    assert t("en", "game.to_move_last_minute", to_name="Bot (level 1)", color=t("en", "color.black")) not in text
     assert t("en", "bot.thinking", bot="Bot (level 1)") in text
 
 
@@ -370,7 +370,7 @@ def test_the_bots_winning_move_ends_the_game(bot):
     assert (row.status, row.winner, row.ply, row.deadline_at) == ("finished", "B", 1, None)
     [said] = bot_said(bot, game)
     assert f"Bot (level 1) played 14x21 (game #{game})." in said.text
-    assert f"Game #{game} is over." in said.text and said.buttons == []
+    assert f"Game #{game} is over." in said.text and [b.action for row in said.buttons for b in row] == [f"rm:{game}"]
     bot.service.run_due()
     assert bot.service.settle(SETTLE) and bot.game(game) == row
 

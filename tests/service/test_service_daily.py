@@ -20,12 +20,12 @@ from zoneinfo import ZoneInfo
 import pytest
 from harness import ChatHarness
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.puzzles import bank
 from bot.puzzles.solve import puzzle_of_day, refutation
-from bot.rules import ErrorCode, IllegalMove, Position
+from bot.rules import Detail, ErrorCode, IllegalMove, Position
 from bot.service import GameService, Outgoing, Reply
-from bot.service.wording import variant_name
+from bot.service.wording import day_words, variant_name
 from bot.storage import Storage
 
 PLATFORM = "test"
@@ -65,6 +65,20 @@ def golpe_day() -> tuple[dt.date, dict[str, Any]]:
             return day, p
         day += dt.timedelta(days=1)
     raise AssertionError("no quiet three-move Italian puzzle in 400 days")
+
+
+def right_text(p: dict[str, Any], reply: str) -> str:
+    """The answer to a right move: 'forced' when the defender had no other move, else the
+    defending side and its reply."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    line = p["solution"]
+    at_reply = next(i for i in range(1, len(line), 2) if line[i] == reply)
+    for move in line[:at_reply]:
+        pos = pos.play(pos.parse_move(move))
+    if len(pos.legal_moves()) == 1:
+        return t("en", "puzzle.right_forced", reply=reply)
+    replier = "B" if p["fen"].startswith("W") else "W"
+    return t("en", "puzzle.right", reply=reply, side=t("en", f"puzzle.replier.{replier}"))
 
 
 def wrong_move(p: dict[str, Any]) -> str:
@@ -213,7 +227,7 @@ def test_daily_on_defaults_to_nine_in_madrid_and_the_chats_variant(daily):
     # A Spanish-speaking chat's default variant is Spanish draughts; a chat's chosen variant wins.
     daily.subscribe(chat=OTHER, language="es")
     assert daily.storage.subscription(PLATFORM, OTHER).variant == "spanish"
-    daily.say("ana", "/settings variant triestina", chat="group-3")
+    daily.say("ana", "/settings variant triestina", admin=True, chat="group-3")
     daily.subscribe(chat="group-3")
     assert daily.storage.subscription(PLATFORM, "group-3").variant == "triestina"
 
@@ -431,7 +445,7 @@ def test_each_chat_is_posted_in_its_own_time_zone(daily):
 def test_the_post_is_the_board_with_its_side_to_win_in_the_chats_language_and_its_buttons(daily, lang, white,
                                                                                           black):
     if lang != "en":
-        daily.say("ana", f"/lang {lang}")
+        daily.say("ana", f"/lang {lang}", admin=True)
     daily.subscribe("italian")
     daily.at(DAY, 9)
     out = daily.tick()
@@ -490,7 +504,7 @@ def test_the_next_days_post_begins_with_yesterdays_solution_as_a_spoiler_and_who
     assert yesterday.spoiler == line
     assert line not in yesterday.text                      # only behind the spoiler
     assert yesterday.post_id is None and today.post_id == daily.posts()[0].id
-    assert t("en", "daily.yesterday", day=DAY.isoformat()) in yesterday.text
+    assert t("en", "daily.yesterday", day=day_words("en", DAY)) in yesterday.text
     assert t("en", "daily.solved_by", names="Ana, Bob", count=2) in yesterday.text
     # A day nobody solved says so.
     daily.at(DAY + dt.timedelta(days=2), 9)
@@ -531,7 +545,7 @@ def test_a_legal_move_that_is_not_the_golpe_counts_a_miss_and_may_be_tried_again
     assert (attempt.misses, attempt.progress, attempt.solved_at) == (1, (), None)
     daily.say("ana", f"/m {wrong}")
     assert daily.storage.attempt(post.id, "ana").misses == 2
-    assert t("en", "puzzle.right", reply=p["solution"][1]) in daily.text("ana", f"/m {p['solution'][0]}")
+    assert right_text(p, p["solution"][1]) in daily.text("ana", f"/m {p['solution'][0]}")
 
 
 def test_an_illegal_move_gets_the_rule_that_forbids_it_and_is_no_miss(daily, golpe):
@@ -560,17 +574,17 @@ def test_a_right_move_is_answered_with_the_forced_reply_until_the_golpe_is_compl
     line = p["solution"]
     first = daily.say("ana", f"/m {line[0]}")
     assert len(first) == 1
-    assert first[0].text == t("en", "puzzle.right", reply=line[1])
+    assert first[0].text == right_text(p, line[1])
     assert first[0].image.startswith(PNG) and first[0].post_id == post.id and first[0].private
     assert daily.storage.attempt(post.id, "ana").progress == tuple(line[:2])
     second = daily.say("ana", f"/m {line[2]}")
-    assert second[0].text == t("en", "puzzle.right", reply=line[3])
+    assert second[0].text == right_text(p, line[3])
     # The buttons of the new board are for the position after the reply.
     assert all(a.startswith((f"zs:{post.id}:4:", f"zh:{post.id}:4", f"zg:{post.id}")) for a in actions(second[0]))
     done = daily.say("ana", f"/m {line[4]}")
     assert daily.storage.attempt(post.id, "ana").solved_at == daily.now[0]
     public = [r for r in done if not r.private]
-    assert [r.text for r in public] == [t("en", "puzzle.first", name="Ana", day=post.day,
+    assert [r.text for r in public] == [t("en", "puzzle.first", name="Ana", day=day_words("en", post.day),
                                           streak=t("en", "streak.one"))]
     assert daily.text("ana", f"/m {line[0]}") == t("en", "puzzle.already")
 
@@ -620,7 +634,7 @@ def test_a_bare_move_replying_to_the_post_answers_it(daily, golpe):
     assert daily.say("ana", p["solution"][0]) == []
     daily.service.remember_board(PLATFORM, GROUP, "777", None, post.id)
     replies = daily.say("ana", p["solution"][0], reply_to="777")
-    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    assert texts(replies) == right_text(p, p["solution"][1])
     replies = daily.say("ana", f"{p['solution'][2]} {p['solution'][3]} {p['solution'][4]}", reply_to="777")
     assert daily.storage.attempt(post.id, "ana").solved_at is not None
     assert any(not r.private for r in replies)
@@ -645,7 +659,7 @@ def test_the_buttons_play_the_golpe(daily, golpe):
     post, p = golpe
     line = p["solution"]
     replies = _play_by_buttons(daily, "ana", post.id, 0, line[0])
-    assert texts(replies) == t("en", "puzzle.right", reply=line[1])
+    assert texts(replies) == right_text(p, line[1])
     assert daily.storage.attempt(post.id, "ana").progress == tuple(line[:2])
     _play_by_buttons(daily, "ana", post.id, 2, line[2])
     done = _play_by_buttons(daily, "ana", post.id, 4, line[4])
@@ -675,7 +689,8 @@ def test_the_first_solver_is_announced_and_later_ones_are_answered_privately(dai
     second = daily.say("bob", f"/m {line}")
     assert second and all(r.private for r in second)
     assert [r.reaction for r in second] == ["🎉"]
-    assert second[0].text.startswith(t("en", "puzzle.solved", number=2, streak=t("en", "streak.one")))
+    assert second[0].text.startswith(
+        t("en", "puzzle.solved", ordinal=t("en", "ordinal.2"), streak=t("en", "streak.one")))
     third = daily.say("eve", f"/m {line}")
     assert all(r.private for r in third) and "3" in third[0].text
     assert daily.storage.puzzle_post(post.id).first_solver_id == "ana"
@@ -702,7 +717,7 @@ def test_solving_on_consecutive_days_makes_a_streak(daily):
         assert post.day == (DAY + dt.timedelta(days=n)).isoformat()
         replies = daily.say("ana", "/m " + " ".join(puzzle(post)["solution"]))
         announcement = next(r.text for r in replies if not r.private)
-        assert announcement == t("en", "puzzle.first", name="Ana", day=post.day, streak=expected), n
+        assert announcement == t("en", "puzzle.first", name="Ana", day=day_words("en", post.day), streak=expected), n
     assert daily.service.puzzle_streaks(PLATFORM, "ana") == (4, 4)
 
 
@@ -823,7 +838,7 @@ def test_puzzle_gives_a_personal_puzzle_shown_to_the_one_who_asked(daily):
     assert actions(reply)[-2:] == [f"zh:{post.id}:0", f"zg:{post.id}"]
     # The owner answers it with /m; it is not the daily post.
     right = daily.say("ana", f"/m {p['solution'][0]}")
-    assert right[0].text == t("en", "puzzle.right", reply=p["solution"][1]) and right[0].private
+    assert right[0].text == right_text(p, p["solution"][1]) and right[0].private
     done = daily.say("ana", "/m " + " ".join(p["solution"][2:]))
     assert all(r.private for r in done)
     assert done[0].text.startswith(t("en", "puzzle.solved_personal", line=" ".join(p["solution"])))
@@ -853,7 +868,7 @@ def test_puzzle_in_a_group_without_private_answers_links_to_the_private_chat(dai
     # Answered there with the buttons of that board (one's own chat: the board is edited).
     p = puzzle(post)
     replies = _play_by_buttons(daily, "ana", post.id, 0, p["solution"][0], chat="ana-dm", kind="private", admin=True)
-    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    assert texts(replies) == right_text(p, p["solution"][1])
     assert replies[0].replaces_board and not replies[0].private
     # Opened again later, it resumes where she is.
     again = daily.say("ana", f"/start {payload}", chat="ana-dm", kind="private", admin=True)
@@ -865,8 +880,8 @@ def test_a_personal_puzzle_opened_in_the_private_chat_is_answered_there_with_a_t
     post = daily.storage.personal_posts(PLATFORM, "ana", 1)[0]
     daily.say("ana", f"/start {signed_payload(text, post.id)}", chat="ana-dm", kind="private", admin=True)
     p = puzzle(post)
-    assert daily.text("ana", f"/m {p['solution'][0]}", chat="ana-dm", kind="private", admin=True) == t(
-        "en", "puzzle.right", reply=p["solution"][1])
+    assert daily.text("ana", f"/m {p['solution'][0]}", chat="ana-dm", kind="private", admin=True) == right_text(
+        p, p["solution"][1])
 
 
 def test_nobody_else_can_answer_someones_personal_puzzle(daily):
@@ -901,8 +916,8 @@ def test_a_daily_post_opened_in_the_private_chat_is_answered_there_with_a_typed_
     post, p = golpe
     shown = open_in_private(daily, "eve", post)
     assert shown[0].post_id == post.id
-    assert daily.text("eve", f"/m {p['solution'][0]}", chat="eve-dm", kind="private", admin=True) == t(
-        "en", "puzzle.right", reply=p["solution"][1])
+    assert daily.text("eve", f"/m {p['solution'][0]}", chat="eve-dm", kind="private", admin=True) == right_text(
+        p, p["solution"][1])
 
 
 def test_a_streak_is_kept_until_the_chats_local_day_is_over(daily):
@@ -933,7 +948,7 @@ def test_yesterdays_post_cannot_be_answered_once_its_solution_is_out(daily):
     daily.at(DAY + dt.timedelta(days=1), 9)
     daily.tick()
     assert daily.posts()[0].id != old.id
-    over = t("en", "puzzle.over", day=old.day)
+    over = t("en", "puzzle.over", day=day_words("en", old.day))
     # Every way to reach the old post: a button of its board, /hint #id, the private-chat link.
     assert texts(daily.press("ana", f"zs:{old.id}:0:{start_square(p)}")) == over
     assert texts(daily.say("ana", f"/hint #{old.id}")) == over
@@ -1104,7 +1119,7 @@ def test_nobody_outside_a_posts_chat_can_answer_it_or_get_a_name_posted_there(da
         event = daily.event("eve", action=what, **where) if is_action else daily.event("eve", text=what, **where)
         replies = daily.check(daily.service.handle(replace(event, user_name=ATTACKER_NAME)))
         said = texts(replies)
-        if any(r.image is not None for r in replies) or t("en", "puzzle.right", reply="")[:10] in said:
+        if any(r.image is not None for r in replies) or t("en", "puzzle.right", reply="", side="")[:6] in said:
             accepted += 1
         refusals = (t("en", "puzzle.not_member"), t("en", "puzzle.link_invalid"), t("en", "puzzle.none"),
                     t("en", "game.unknown", id=post.id), t("en", "game.none"))  # /m #id names a game
@@ -1133,7 +1148,7 @@ def test_a_member_who_pressed_in_the_group_answers_from_the_private_chat_with_it
     board = shown[0]
     assert board.start_payload is not None and board.start_payload != link_from_group(daily, "ana", post)
     replies = _play_by_buttons(daily, "bob", post.id, 0, p["solution"][0], chat="bob-dm", kind="private", admin=True)
-    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    assert texts(replies) == right_text(p, p["solution"][1])
     # The same buttons pressed by someone who never acted in the group are refused.
     key = p["solution"][0].replace("x", "-").split("-")[0]
     refused = daily.press("eve", f"zs:{post.id}:2:{key}", chat="eve-dm", kind="private", admin=True)
@@ -1186,7 +1201,7 @@ def test_an_old_personal_puzzle_does_not_capture_answers_to_the_daily_and_giving
     assert post.puzzle_id == dp["id"]
     # His move for the daily goes to the daily, and the answer says so (its board can give up).
     board = daily.say("bob", f"/m {dp['solution'][0]}")[0]
-    assert board.text.startswith(t("en", "puzzle.for_daily", day=post.day))
+    assert board.text.startswith(t("en", "puzzle.for_daily", day=day_words("en", post.day)))
     assert daily.storage.attempt(post.id, "bob").progress[:1] == (dp["solution"][0],)
     assert f"zg:{post.id}" in actions(board)
     # A move that fits only his own puzzle goes there.
@@ -1222,14 +1237,14 @@ def test_the_reply_is_called_forced_only_when_it_is(daily):
     assert post.puzzle_id == p["id"]
     text = daily.text("ana", f"/m {p['solution'][0]}")
     side = "B" if Position.from_fen("italian", p["fen"]).turn == "W" else "W"
-    assert text == t("en", f"puzzle.reply.{side}", reply=p["solution"][1])
-    assert t("en", "puzzle.right", reply=p["solution"][1]) != text
+    assert text == t("en", "puzzle.right", reply=p["solution"][1], side=t("en", f"puzzle.replier.{side}"))
+    assert t("en", "puzzle.right_forced", reply=p["solution"][1]) != text
     day, p = first_day("italian", lambda p: len(p["solution"]) >= 3 and reply_count(p) == 1,
                        start=day + dt.timedelta(1))
     daily.at(day, 9, 30)
     daily.tick()
     assert daily.posts()[0].puzzle_id == p["id"]
-    assert daily.text("ana", f"/m {p['solution'][0]}") == t("en", "puzzle.right", reply=p["solution"][1])
+    assert daily.text("ana", f"/m {p['solution'][0]}") == t("en", "puzzle.right_forced", reply=p["solution"][1])
 
 
 def test_the_step_board_draws_the_solvers_move_and_the_reply(daily, golpe):
@@ -1261,6 +1276,33 @@ def illegal_step_of(p: dict[str, Any], square: int) -> str | None:
             if err.code == ErrorCode.ILLEGAL_STEP:
                 return f"{square}-{target}"
     return None
+
+
+def refused_with(p: dict[str, Any], detail: Detail) -> str | None:
+    """A step of the side to move that the rules refuse for ``detail`` (a man backwards), if any."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    for square in sorted(pos.pieces()):
+        for target in range(1, pos.variant.squares + 1):
+            if target == square or pos.piece_at(target) is not None:
+                continue
+            try:
+                pos.parse_move(f"{square}-{target}")
+            except IllegalMove as err:
+                if err.detail == detail:
+                    return f"{square}-{target}"
+    return None
+
+
+def test_a_man_moved_backwards_in_a_puzzle_hears_the_rule_as_in_a_game_without_the_moves(daily):
+    """Issue 17, item 5 with issue 16's rule wording: the same sentence a game gives, without the
+    list of possible moves that follows it there."""
+    day, p = first_day("italian", lambda p: "x" not in p["solution"][0]
+                       and refused_with(p, Detail.MAN_BACKWARD) is not None)
+    posted_on(daily, day, "italian")
+    move = refused_with(p, Detail.MAN_BACKWARD)
+    text = daily.text("ana", f"/m {move}")
+    assert text == t("en", "err.man_backward", move=move)
+    assert p["solution"][0] not in text
 
 
 def test_an_illegal_try_names_the_rule_and_never_the_solution(daily):
@@ -1305,7 +1347,7 @@ def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_the
     own = next(r for r in replies if r.private)
     assert re.search(r"\(\+\d+\)", own.text), own.text               # "Puzzle rating: 1650? (+150)."
     themes = t("en", "puzzle.themes", themes="")[:-1]
-    assert themes in own.text and t("en", "theme.moves", n=p["tags"]["moves"]) in own.text
+    assert themes in own.text and tn("en", "theme.moves", p["tags"]["moves"]) in own.text
     assert f"zn:{post.id}" in actions(own)
     following = daily.press("ana", f"zn:{post.id}")
     assert following[0].post_id != post.id and following[0].image is not None
@@ -1316,7 +1358,17 @@ def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_the
     history = daily.text("ana", "/puzzle history").split("\n")
     assert history[0] == t("en", "puzzle.history_title")
     assert t("en", "puzzle.result.failed") in history[1] and f"#{new.id}" in history[1]
-    assert t("en", "puzzle.result.solved") in history[2] and post.day in history[2]
+    assert t("en", "puzzle.result.solved") in history[2] and day_words("en", post.day) in history[2]
+
+
+def test_the_history_says_a_solve_after_one_miss_in_the_singular_with_the_day_in_words(daily, golpe):
+    """Issue 17's /puzzle history with issue 16's plural forms and dates in words."""
+    post, p = golpe
+    daily.say("ana", f"/m {wrong_move(p)}")
+    daily.say("ana", "/m " + " ".join(p["solution"]))
+    line = daily.text("ana", "/puzzle history").split("\n")[1]
+    assert tn("en", "puzzle.result.solved_misses", 1) in line and "1 miss" in line and "misses" not in line
+    assert t("en", "puzzle.history_daily", day=day_words("en", post.day), variant=variant_name("en", "italian")) in line
 
 
 def test_a_step_made_in_a_group_without_private_answers_goes_on_in_the_private_chat(daily, golpe):

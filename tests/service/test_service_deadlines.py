@@ -68,7 +68,7 @@ def test_side_to_move_loses_on_time(chat, game, now):
     assert len(out) == 1
     text = out[0].reply.text
     assert f"Game #{game} is over" in text and "Bob wins: Ana ran out of time" in text
-    assert out[0].reply.image and out[0].reply.buttons == []
+    assert out[0].reply.image and [b.action for row in out[0].reply.buttons for b in row] == [f"rm:{game}"]
     row = chat.game(game)
     assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "0-1", "time", "B")

@@ -86,10 +86,10 @@ def test_the_resign_question_survives_a_restart(chat, now):
 
 
 def test_the_resign_button_in_spanish_and_italian(chat, now):
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     chat.new_game()
-    assert chat.say("bob", "/rendirse")[0].buttons[0][0].label == "Rendirse"
-    chat.say("ana", "/lang it")
+    assert chat.say("bob", "/rendirse")[0].buttons[0][0].label == "Abandonar"
+    chat.say("ana", "/lang it", admin=True)
     now[0] += 61
     assert chat.say("bob", "/abbandona")[0].buttons[0][0].label == "Abbandona"
 
@@ -98,7 +98,8 @@ def test_the_resign_button_in_spanish_and_italian(chat, now):
 
 
 def test_rules_without_variant_follow_the_players_game(chat):
-    chat.new_game("ana", "bob", "spanish")          # the chat's default stays italian
+    chat.say("ana", "/settings variant italian", admin=True)
+    chat.new_game("ana", "bob", "spanish")          # the chat's default stays italian (its setting)
     assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
     assert "Italian draughts (8x8" in chat.text("carol", "/rules")
 
@@ -134,14 +135,14 @@ SEED_POINTS = {
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_rules_say_what_the_seeds_say(chat, lang, variant):
-    chat.say("ana", f"/lang {lang}")
+    chat.say("ana", f"/lang {lang}", admin=True)
     text = chat.text("ana", f"/rules {variant}")
     for point in SEED_POINTS[lang][variant]:
         assert point in text, (lang, variant, point)
 
 
 def test_rules_of_a_variant_named_in_several_words(chat):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     assert "10x10" in chat.text("ana", "/regole dama triestina")
     assert "Dama spagnola" in chat.text("ana", "/regole Dama Spagnola")
 
@@ -261,10 +262,10 @@ def test_cancel_without_number_withdraws_all_in_the_plural(chat):
 
 
 def test_cancel_plural_in_spanish_and_italian(chat):
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     first, second = chat.challenge("ana"), chat.challenge("ana")
     assert chat.text("ana", "/cancelar") == f"Retos retirados: #{first}, #{second}."
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     first, second = chat.challenge("ana"), chat.challenge("ana")
     assert chat.text("ana", "/annulla") == f"Sfide ritirate: #{first}, #{second}."
 
@@ -353,12 +354,12 @@ def test_reminder_with_less_than_a_minute_left_says_so(chat, now):
 
 
 def test_reminder_in_the_last_minute_in_italian_and_spanish(chat, now):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     chat.new_game(extra="5m")
     now[0] += 5 * 60 - 20
     assert "Ana: ti resta meno di un minuto per muovere" in chat.service.tick()[0].reply.text
     assert "resta meno di un minuto" in chat.text("ana", "/damiera")
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     assert "queda menos de un minuto" in chat.text("ana", "/tablero")
 
 
@@ -429,16 +430,16 @@ def test_a_players_pdn_still_finds_her_own_last_game(chat):
 
 
 def test_settings_show_language_names(chat):
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     assert "idioma: español; variante por defecto: damas españolas" in chat.text("ana", "/ajustes")
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     assert "lingua: italiano; variante predefinita: dama italiana" in chat.text("ana", "/impostazioni")
 
 
 def test_italian_to_move_line(chat):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     chat.new_game()
-    assert "Muove Ana (Bianco)" in chat.text("ana", "/damiera")
+    assert "Tocca ad Ana (Bianco); resta 1 giorno." in chat.text("ana", "/damiera")
 
 
 # White to move; the king on 15 could take one piece (15x8), the man on 23 takes two (23x16x7).
@@ -448,7 +449,7 @@ QUANTITY = ("22-18 10-13 23-20 13x22 26x19 12-16 29-26 16x23 27x20 9-13 19-14 11
 
 
 def test_italian_explanations_as_italian_players_say_them(chat):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     game = chat.new_game()
     chat.play(game, QUANTITY)
     text = chat.text("ana", "/m 15x8")
@@ -465,8 +466,8 @@ def test_italian_explanations_as_italian_players_say_them(chat):
     ("it", "help.board", "e poi la casella di arrivo"),
     ("it", "err.available", "Mosse possibili:"),
     ("it", "err.king_must_capture", "A parità di pezzi la presa spetta alla dama"),
-    ("it", "err.law_of_quality", "A parità devi prendere più dame"),
-    ("it", "err.king_earliest", "A parità devi incontrare prima la dama"),
+    ("it", "err.law_of_quality", "A parità di pezzi bisogna prendere il maggior numero di dame"),
+    ("it", "err.king_earliest", "A parità, va giocata la presa che incontra prima la dama"),
 ])
 def test_native_wording(lang, key, phrase):
     assert phrase in catalog(lang)[key]

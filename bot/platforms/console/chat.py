@@ -2,7 +2,10 @@
 
 ``/as NAME`` switches who is typing, ``/chat NAME`` which chat (a new name is
 a new group chat), ``/press ACTION`` presses a button, ``/reply N TEXT``
-answers message N.  Images are saved to a folder and their paths printed.
+answers message N, ``/clock +3h`` makes time pass (reminders, time-outs, tomorrow's daily).
+Images are saved to a folder and their paths printed; a run never overwrites an earlier
+run's images (those are left in the folder, the new ones go to a ``run-N`` folder inside it).
+The language is the one ``$LANG`` names (es, it, else English) until a chat sets its own.
 
 What the service says on its own (reminders, losses on time) comes from its outbox: it is
 printed before and after each input line and, when interactive, by a thread that sleeps until
@@ -11,6 +14,7 @@ the service's next timer or until the service says it wrote something.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import re
 import threading
@@ -18,6 +22,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.service import ChatEvent, GameService, Reply
+from bot.service.commands import parse_duration
 from bot.storage import StorageBusy
 
 PLATFORM = "console"
@@ -28,6 +33,21 @@ MAX_IDLE_SECONDS = 30.0
 BOT_WAIT_SECONDS = 60.0
 
 
+
+def run_folder(images: Path) -> Path:
+    """Where this run saves its images: the folder itself while it holds no earlier run's images,
+    else a new ``run-N`` folder inside it (the earlier images stay as they were)."""
+    try:
+        earlier = any(p.is_file() and not p.is_symlink() for p in images.glob("message-*"))
+    except OSError:
+        return images
+    if not earlier:
+        return images
+    n = 2
+    while (images / f"run-{n}").exists():
+        n += 1
+    return images / f"run-{n}"
+
 class ConsoleChat:
     """Reads lines, hands them to the service, prints the replies."""
 
@@ -35,7 +55,10 @@ class ConsoleChat:
                  chat: str = "main", language: str | None = None) -> None:
         self.service = service
         self.out = out
-        self.images = Path(images)
+        self.images = run_folder(Path(images))
+        # /clock moves the service's clock forward by this much (the wall clock keeps running).
+        self.offset = 0.0
+        self._wall_clock = service.clock
         self.user = user
         self.chat = chat
         self.language = language or os.environ.get("LANG", "en")
@@ -112,6 +135,10 @@ class ConsoleChat:
                 self.chat = name
             self._say(f"(now {self.user} in chat {self.chat})")
             return
+        clock = re.fullmatch(r"/clock(?:\s+\+?(\S{1,20}))?", stripped)
+        if clock:
+            self._move_clock(clock.group(1))
+            return
         action = reply_to = None
         press = re.fullmatch(r"/press\s+(\S+)", stripped)
         if press:
@@ -126,6 +153,20 @@ class ConsoleChat:
                           is_admin=True)
         for r in self.service.handle(event):
             self._print_reply(self.chat, r)
+
+    def _move_clock(self, amount: str | None) -> None:
+        """``/clock +3h``: time passes for the service at once (what falls due is printed next)."""
+        seconds = parse_duration(amount) if amount else 0
+        if seconds is None:
+            self._say("(write the time to pass like /clock +30m, /clock +3h or /clock +1d)")
+            return
+        if seconds and self.offset == 0.0:
+            wall = self._wall_clock
+            self.service.clock = lambda: wall() + self.offset
+        self.offset += seconds
+        now = dt.datetime.fromtimestamp(self.service.clock(), dt.UTC).strftime("%Y-%m-%d %H:%M")
+        hours, minutes = divmod(int(self.offset) // 60, 60)
+        self._say(f"(clock: {now} UTC, {hours}h{minutes:02d}m ahead of the real time)")
 
     def _say(self, text: str) -> None:
         self.out.write(text + "\n")

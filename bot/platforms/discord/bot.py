@@ -38,7 +38,7 @@ from discord.ext import commands
 from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
-from bot.service import ChatEvent, GameService, Reply
+from bot.service import DM_PREFIX, ChatEvent, GameService, Reply
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec
 
 log = logging.getLogger(__name__)
@@ -283,17 +283,25 @@ class Responder:
         return str(self.interaction.channel_id)
 
     async def send(self, reply: Reply) -> discord.Message | None:
+        if reply.edit_of is not None:
+            # An earlier message of the channel takes this reply's place (a closed challenge).
+            await self.bot.edit_message(self.channel_id, reply.edit_of, reply)
+            return None
         private = reply.private or self.force_private
-        text, allowed = render.escape(reply.text), render.NO_MENTIONS
+        # Escaped first, then our own pings go in (their <@id> must stay markup).
+        text, users = render.escape(reply.text), []
+        if not private:
+            text, users = render.ping(text, render.escaped(reply.mentions))
         if self.mention is not None and not private:
             mentioned = render.mention(text, self.mention.handle, self.mention.user_id)
             if mentioned != text:
-                text, allowed = mentioned, render.only_user(self.mention.user_id)
+                text, users = mentioned, [*users, self.mention.user_id]
+        allowed = render.only_users(users) if users else render.NO_MENTIONS
         message = None
-        for piece in self.bot.pieces(replace(reply, text=text), escaped=True):
+        for piece in self.bot.pieces(replace(reply, text=text, mentions=()), escaped=True):
             message = await self._deliver(piece, private, allowed)
             if piece.board and message is not None and not private:
-                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
+                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id, reply.challenge_id)
         return message
 
     async def replace(self, reply: Reply) -> None:
@@ -494,8 +502,12 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
 
     def pieces(self, reply: Reply, *, escaped: bool = False) -> list[Piece]:
         """The messages of a reply, its text escaped first (render.escape) unless it is already:
-        the escapes count towards Discord's 2,000 characters."""
-        return super().pieces(reply if escaped else replace(reply, text=render.escape(reply.text)))
+        the escapes count towards Discord's 2,000 characters.  The mentions' names are escaped
+        with it, so each is found where it stands (and pinged in ``send_piece``)."""
+        if escaped:
+            return super().pieces(reply)
+        return super().pieces(replace(reply, text=render.escape(reply.text),
+                                      mentions=render.escaped(reply.mentions)))
 
     def view_for(self, reply: Reply | Piece) -> discord.ui.View | None:
         return render.view_of(reply, lambda action, label, style, row: GameButton(action, label, style, row))
@@ -636,8 +648,12 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         """Posted to the channel; where the channel refuses the bot's posts (as the last
         interaction there said, or as the post is answered), a follow-up of that interaction
-        while its token lives: the bot's reply move reaches the player who just moved."""
-        allowed = render.NO_MENTIONS        # whom the bot's own messages may notify: the one place
+        while its token lives: the bot's reply move reaches the player who just moved.  The
+        player to move (``piece.mentions``) is pinged, and only they are let through."""
+        text, users = render.ping(piece.text, piece.mentions)
+        piece = replace(piece, text=text)
+        # Whom the bot's own messages may notify: the one place.
+        allowed = render.only_users(users) if users else render.NO_MENTIONS
         live = self.live_interaction(chat_id)
         if live is not None and not can_post(live):
             return str((await self.follow_up(live, piece, allowed)).id)
@@ -650,14 +666,39 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
                         describe_http_failure(exc))
             return str((await self.follow_up(live, piece, allowed)).id)
 
-    async def send_to_channel(self, chat_id: str, piece: Piece,
-                              allowed: discord.AllowedMentions) -> discord.Message:
-        """One message to a channel through the bot's REST, retried over transient failures."""
+    async def channel_of(self, chat_id: str) -> Any:
+        """The channel an outbox chat id names (a channel id, or a user's DMs as "dm:<user id>")."""
+        if chat_id.startswith(DM_PREFIX):
+            return await self.dm_channel(chat_id)
         try:
             channel_id = int(chat_id)
         except ValueError:
             raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
-        channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+        return self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace an earlier message's text and buttons (a closed challenge); one that is gone is
+        left alone."""
+        message = (await self.channel_of(chat_id)).get_partial_message(int(message_id))
+        try:
+            await self.with_retries(f"editing message {message_id}", lambda: message.edit(
+                content=render.split_text(render.escape(reply.text))[0], view=self.view_for(reply),
+                allowed_mentions=render.NO_MENTIONS))
+        except discord.NotFound as exc:
+            log.info("message %s in channel %s not updated: %s", message_id, chat_id, describe_http_failure(exc))
+
+    async def dm_channel(self, chat_id: str) -> discord.DMChannel:
+        """A user's private chat with the bot ("dm:<user id>" in the outbox): their DM channel,
+        opened if need be (Discord refuses messages to a user who closed their DMs: 403)."""
+        user_id = chat_id.removeprefix(DM_PREFIX)
+        if not user_id.isdigit():
+            raise NotAChannel(f"not a Discord user id: {chat_id!r}")
+        return await self.create_dm(discord.Object(id=int(user_id)))
+
+    async def send_to_channel(self, chat_id: str, piece: Piece,
+                              allowed: discord.AllowedMentions) -> discord.Message:
+        """One message to a channel through the bot's REST, retried over transient failures."""
+        channel = await self.channel_of(chat_id)
 
         def attempt() -> Awaitable[discord.Message]:
             kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed}

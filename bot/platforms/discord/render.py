@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable
+from dataclasses import replace
 
 import discord
 
 from bot.platforms import base
-from bot.service import Button, Reply
+from bot.service import Button, Mention, Reply, mention_at
 
 MAX_CONTENT = 2000
 MAX_ROWS = 5
@@ -62,6 +64,31 @@ def only_user(user_id: int) -> discord.AllowedMentions:
     """Let one mentioned member be notified, and no one else (no @everyone, no roles)."""
     return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
                                    users=[discord.Object(id=user_id)])
+
+
+def only_users(user_ids: list[int]) -> discord.AllowedMentions:
+    """Let the mentioned members in ``user_ids`` be notified, and no one else."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(id=i) for i in user_ids])
+
+
+def ping(text: str, mentions: Iterable[Mention]) -> tuple[str, list[int]]:
+    """The text with each mention's name (where it first stands) turned into ``<@id>``, and the
+    ids to let through ``allowed_mentions``; a mention whose name is not there, or whose id is not
+    a Discord id, is left out."""
+    users = []
+    for mention in mentions:
+        at = mention_at(text, mention.name)
+        if at is None or not mention.user_id.isdigit():
+            continue
+        text = text[:at] + f"<@{mention.user_id}>" + text[at + len(mention.name):]
+        users.append(int(mention.user_id))
+    return text, users
+
+
+def escaped(mentions: Iterable[Mention]) -> tuple[Mention, ...]:
+    """The mentions as they stand in escaped text (``escape``): their names escaped too."""
+    return tuple(replace(m, name=escape(m.name)) for m in mentions)
 
 
 def files_of(reply: Reply | base.Piece) -> list[discord.File]:

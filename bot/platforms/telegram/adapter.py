@@ -51,6 +51,7 @@ from telegram import (
     MessageEntity,
     ReactionTypeEmoji,
     Update,
+    User,
 )
 from telegram.error import (
     BadRequest,
@@ -84,7 +85,7 @@ from bot.platforms.base import (
     run_until_stopped,
 )
 from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds
-from bot.service import Button, ChatEvent, GameService, Reply
+from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
 from bot.service.registry import REGISTRY
 
 PLATFORM = "telegram"
@@ -136,8 +137,12 @@ def chat_key(chat_id: int, thread_id: int | None = None) -> str:
 
 def chat_address(key: str | int) -> tuple[int, int | None]:
     """Where ``chat_key`` points: the Telegram chat id and the topic's message_thread_id (None
-    for General and chats without topics)."""
-    chat, _, thread = str(key).partition(":")
+    for General and chats without topics).  A user's private chat in the outbox ("dm:<user id>",
+    for private turn notices) has the user's id."""
+    key = str(key)
+    if key.startswith(DM_PREFIX):
+        return int(key.removeprefix(DM_PREFIX)), None
+    chat, _, thread = key.partition(":")
     return int(chat), (int(thread) if thread else None)
 
 
@@ -168,6 +173,21 @@ def command_menu(lang: str) -> list[BotCommand]:
             line = line[:COMMAND_DESCRIPTION_LIMIT - 1] + "…"
         menu.append(BotCommand(spec.name, line))
     return menu
+
+
+def _mentions(text: str, mentions: tuple[Mention, ...]) -> list[MessageEntity]:
+    """A text mention over each mentioned name: Telegram notifies that user (with or without a
+    @username), and no one else; offsets count UTF-16 code units."""
+    entities = []
+    for mention in mentions:
+        at = mention_at(text, mention.name)
+        if at is None or not mention.user_id.isdigit():
+            continue
+        user = User(int(mention.user_id), mention.name, is_bot=False, username=mention.username)
+        entities.append(MessageEntity(MessageEntity.TEXT_MENTION, _utf16(text[:at]), _utf16(mention.name), user=user))
+    return entities
+
+
 def _text_board(text: str, board: str | None) -> tuple[str, list[MessageEntity]]:
     """A board drawn in text under its caption, in monospace (where photos are not allowed)."""
     if not board:
@@ -602,6 +622,8 @@ class TelegramAdapter(ChatAdapter):
             except TelegramError as err:
                 log.info("could not tell telegram chat %s that it forbids photos: %s", chat_id, err)
         text, entities = _text_board(piece.text, reply.board_text)
+        # The caption leads the text board, so its pings keep their offsets.
+        entities = [*_mentions(piece.text, piece.mentions), *entities]
         answer: dict[str, Any] = {"message_thread_id": thread}
         if reply_to is not None:
             answer.update(reply_to_message_id=int(reply_to), allow_sending_without_reply=True)
@@ -617,6 +639,10 @@ class TelegramAdapter(ChatAdapter):
         answer: dict[str, Any] = {"message_thread_id": thread}
         if reply_to is not None:
             answer.update(reply_to_message_id=int(reply_to), allow_sending_without_reply=True)
+        pings = _mentions(piece.text, piece.mentions)
+        if pings:
+            # Who is notified: entities, never parse_mode (the two cannot go together).
+            answer["caption_entities" if piece.has_file else "entities"] = pings
         caption = piece.text or None
         if piece.image is not None:
             photo = InputFile(piece.image, filename="board.png")
@@ -632,12 +658,27 @@ class TelegramAdapter(ChatAdapter):
                                                              **answer))
         elif piece.spoiler:
             head = f"{piece.text}\n" if piece.text else ""
-            hidden = MessageEntity(MessageEntity.SPOILER, _utf16(head), _utf16(piece.spoiler))
-            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=[hidden],
+            hidden = [*answer.pop("entities", []), MessageEntity(MessageEntity.SPOILER, _utf16(head),
+                                                                 _utf16(piece.spoiler))]
+            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=hidden,
                                                             reply_markup=markup, **answer))
         else:
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
         return str(sent.message_id)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace an earlier text message's text and buttons (a closed challenge); one Telegram will
+        not edit any more (deleted, too old, unchanged) is left alone."""
+        bot = self.bot
+        assert bot is not None, "build() first"
+        try:
+            await self._api(lambda: bot.edit_message_text(reply.text[:TEXT_LIMIT], chat_id=chat_address(chat_id)[0],
+                                                          message_id=int(message_id),
+                                                          reply_markup=_markup(reply.buttons)))
+        except BadRequest as err:
+            if self.failure_kind(err) == PERMANENT:
+                raise
+            log.info("telegram message %s in chat %s not updated: %s", message_id, chat_id, err)
 
     async def edit(self, message: Message, reply: Reply) -> None:
         """Replace a board message in place (a button step: piece chosen, move played, stale board).

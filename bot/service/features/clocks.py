@@ -68,6 +68,11 @@ class ClocksFeature(GamesCore):
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
         try:
+            # Challenges nobody took: closed, their messages lose their buttons, their chats hear it.
+            written += self._expire_challenges(platform, now)
+        except StorageBusy:
+            log.warning("lapsed challenges not closed yet: the database is busy")
+        try:
             written += self._post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")
@@ -76,13 +81,20 @@ class ClocksFeature(GamesCore):
     def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
         """End the game on time or mark its reminder sent; the message to say, if any."""
         turn = Position.from_fen(row.variant, row.fen).turn
-        name = row.white_name if turn == Color.WHITE else row.black_name
         lang = self._game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
+        name = self._name_of(lang, row, turn)
         if row.deadline_at <= now:
             return self._time_out(lang, row, now)
         if not self.storage.mark_reminded(row.id, row.version):
             return None
-        return Reply(reminder(lang, name, row.id, row.deadline_at - now), game_id=row.id)
+        text = reminder(lang, name, row.id, row.deadline_at - now)
+        mover = self._player_to_move(row)
+        if mover is not None and self._tell_privately(row, mover[0], text, now=now):
+            # Asked for private notices: the reminder goes there instead of pinging in the group.
+            return None
+        reply = Reply(text, game_id=row.id)
+        self._ping_turn(lang, row, named_in=reply, now=now)
+        return reply
 
     def _time_out(self, lang: str, row: GameRecord, now: float) -> Reply:
         """End a game whose side to move ran out of time; the announcement with the final board."""

@@ -17,7 +17,7 @@ from bot.rules import (
     Result,
 )
 from bot.service import boards
-from bot.service.events import Button, Reply
+from bot.service.events import Button, Mention, Reply, dm_chat
 from bot.service.features.common import (
     Ctx,
     _last_move,
@@ -26,9 +26,15 @@ from bot.service.features.common import (
     reply_flipped,
 )
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import result_text, to_move, variant_name
+from bot.service.wording import duration, result_text, short_list, to_move, to_name, variant_name
 from bot.storage import BOT_ID, StaleGame, Store
 from bot.storage.records import GameRecord
+
+
+def neutral_bot_name(level: int) -> str:
+    """The bot's name where no chat language applies (stored games, PDN): the same everywhere,
+    whatever language the game was made in (PDN readers expect English tags)."""
+    return f"Bot (level {level})"
 
 
 class GamesCore:
@@ -75,7 +81,7 @@ class GamesCore:
                     return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
             return None, [Reply(t(ctx.lang, "game.none"))]
         if len(games) > 1:
-            listing = "\n".join(self._game_line(ctx.lang, g) for g in games)
+            listing = short_list(ctx.lang, [self._game_line(ctx.lang, g) for g in games])
             return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
         return self._unless_expired(ctx, games[0])
 
@@ -91,9 +97,10 @@ class GamesCore:
 
     def _game_line(self, lang: str, g: GameRecord) -> str:
         turn = Position.from_fen(g.variant, g.fen).turn
-        mover = g.white_name if turn == Color.WHITE else g.black_name
+        white, black = self._names(lang, g)
+        mover = white if turn == Color.WHITE else black
         line = t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
-                 white=g.white_name, black=g.black_name, mover=mover, ply=g.ply // 2 + 1)
+                 white=white, black=black, mover=mover, to_mover=to_name(lang, mover), ply=g.ply // 2 + 1)
         if g.bot_level is not None:
             line += f" ({t(lang, 'games.bot', level=g.bot_level)})"
         return line
@@ -135,7 +142,7 @@ class GamesCore:
             game.result = _stored_result(row)
         game.tags.update({"Event": f"Game #{row.id}", "Site": row.platform,
                           "Date": time.strftime("%Y.%m.%d", time.gmtime(row.created_at)),
-                          "White": row.white_name, "Black": row.black_name})
+                          "White": self._pdn_name(row, Color.WHITE), "Black": self._pdn_name(row, Color.BLACK)})
         if row.bot_level is not None:
             game.tags.update({"WhiteType": "program" if row.white_id == BOT_ID else "human",
                               "BlackType": "program" if row.black_id == BOT_ID else "human",
@@ -167,10 +174,34 @@ class GamesCore:
         return (row.white_id if turn == Color.WHITE else row.black_id) == BOT_ID
 
     def _bot_name(self, lang: str, row: GameRecord) -> str:
-        return t(lang, "bot.name", level=row.bot_level)
+        """The bot as the subject that opens a sentence ('El bot (nivel 2) jugó...')."""
+        return t(lang, "bot.name_start", level=row.bot_level)
+
+    def _names(self, lang: str, row: GameRecord) -> tuple[str, str]:
+        """White's and Black's names as this language shows them: the bot's is rendered here, not
+        stored (a game made in an Italian chat is read in Spanish too)."""
+        return self._name_of(lang, row, Color.WHITE), self._name_of(lang, row, Color.BLACK)
+
+    def _name_of(self, lang: str, row: GameRecord, color: str) -> str:
+        user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
+        if user_id == BOT_ID and row.bot_level is not None:
+            return t(lang, "bot.name", level=row.bot_level)
+        return name
+
+    def _pdn_name(self, row: GameRecord, color: str) -> str:
+        user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
+        return neutral_bot_name(row.bot_level) if user_id == BOT_ID and row.bot_level is not None else name
 
     def _think(self, row: GameRecord) -> bool:
         """Have the bot think about its move in ``row`` (the opponent feature does this)."""
+        raise NotImplementedError
+
+    def _expire_challenges(self, platform: str | None, now: float) -> int:
+        """Close lapsed challenges, each said once in its chat (the challenges feature does this)."""
+        raise NotImplementedError
+
+    def next_challenge_expiry(self, platform: str | None) -> float | None:
+        """When the next open challenge lapses (the challenges feature knows)."""
         raise NotImplementedError
 
     def _color_of(self, row: GameRecord, user_id: str) -> str | None:
@@ -184,8 +215,7 @@ class GamesCore:
         """'Game #N is over.' and how it ended (``row`` as it is once the game ended)."""
         result = result or _stored_result(row)
         final = Position.from_fen(row.variant, row.fen)
-        return t(lang, "game.over", id=row.id) + " " + result_text(lang, result, row.white_name,
-                                                                      row.black_name, final)
+        return t(lang, "game.over", id=row.id) + " " + result_text(lang, result, *self._names(lang, row), final)
 
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
@@ -212,8 +242,58 @@ class GamesCore:
             # The bot has no clock: it answers as soon as it has thought.
             return t(lang, "bot.thinking", bot=self._bot_name(lang, row))
         turn = Position.from_fen(row.variant, row.fen).turn
-        name = row.white_name if turn == Color.WHITE else row.black_name
-        return to_move(lang, name, turn, (row.deadline_at or now) - now)
+        return to_move(lang, self._name_of(lang, row, turn), turn, (row.deadline_at or now) - now)
+
+    # -- telling the player to move ------------------------------------------------------------------
+
+    def _player_to_move(self, row: GameRecord) -> tuple[str, str] | None:
+        """(user id, name) of the person to move in an active game; None when the game is over or
+        it is the bot's turn."""
+        if row.status != "active" or self._bot_to_move(row):
+            return None
+        turn = Position.from_fen(row.variant, row.fen).turn
+        return (row.white_id, row.white_name) if turn == Color.WHITE else (row.black_id, row.black_name)
+
+    def _tell_privately(self, row: GameRecord, user_id: str, text: str | None = None,
+                        now: float | None = None) -> bool:
+        """Send the player to move their turn notice in their private chat with the bot (through
+        the outbox), when they asked for that (/notify on) and a private message can reach them;
+        whether it was sent so (then the group is not pinged)."""
+        setting = self.storage.notify_setting(row.platform, user_id)
+        if setting is None or not setting.private or setting.unreachable:
+            return False
+        lang = self._game_lang(row, user_id)
+        if text is None:
+            now = self.clock() if now is None else now
+            left = duration(lang, (row.deadline_at or now) - now)
+            white, black = self._names(lang, row)
+            text = t(lang, "turn.private", id=row.id, white=white, black=black, left=left)
+        # game_id: if the private message cannot be delivered, the group is pinged instead.
+        self.say(row.platform, dm_chat(user_id), Reply(text, game_id=row.id))
+        return True
+
+    def _ping_turn(self, lang: str, row: GameRecord, named_in: Reply | None = None,
+                   now: float | None = None) -> list[Reply]:
+        """Tell the person to move in ``row`` that it is their turn (in a group; a private chat's own
+        messages notify).  ``named_in``: the new message that names them (a typed move's board): the
+        ping goes on it.  Without one (the board was edited in place, and an edit notifies no one)
+        a short message of its own is returned.  A player who asked for private notices gets one
+        there instead, and nothing in the group."""
+        mover = self._player_to_move(row)
+        if mover is None:
+            return []
+        chat = self.storage.chat(row.platform, row.chat_id)
+        if chat is not None and chat.kind == "private":
+            return []
+        user_id, name = mover
+        if self._tell_privately(row, user_id, now=now):
+            return []
+        player = self.storage.player(row.platform, user_id)
+        mention = Mention(user_id, name, player.username if player else None)
+        if named_in is not None and name in named_in.text:
+            named_in.mentions.append(mention)
+            return []
+        return [Reply(t(lang, "turn.ping", name=name, id=row.id), mentions=[mention])]
 
     def _board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""
@@ -223,5 +303,7 @@ class GamesCore:
         if row.status == "active" and not self._bot_to_move(row, pos):
             starts = sorted({m.start for m in pos.legal_moves()})
             buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
+        elif row.status == "finished":
+            buttons = [[Button(t(lang, "button.rematch"), action(ButtonKind.REMATCH, row.id))]]
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
                      replaces_board=replaces, game_id=row.id)

@@ -20,7 +20,7 @@ from bot.service import boards
 from bot.service.commands import BadArgument, parse_play
 from bot.service.events import Reply
 from bot.service.features.common import Ctx, _name, reply_flipped
-from bot.service.features.games import GamesCore
+from bot.service.features.games import GamesCore, neutral_bot_name
 from bot.service.thinking import move_job
 from bot.service.wording import variant_name
 from bot.storage import BOT_ID, StaleGame
@@ -51,9 +51,10 @@ class OpponentFeature(GamesCore):
             return [Reply(t(ctx.lang, "play.already", id=mine[0].id))]
         variant = spec.variant or self._default_variant(ctx)
         color = spec.color if spec.color != "random" else self.rng.choice(["white", "black"])
-        bot_name = t(ctx.lang, "bot.name", level=spec.level)
+        # Stored neutral: each language renders the bot's name when it shows the game.
+        stored = neutral_bot_name(spec.level)
         human = (ev.user_id, _name(ev))
-        white, black = (human, (BOT_ID, bot_name)) if color == "white" else ((BOT_ID, bot_name), human)
+        white, black = (human, (BOT_ID, stored)) if color == "white" else ((BOT_ID, stored), human)
         start = Position.start(variant)
         bot_first = white[0] == BOT_ID
         game_id = self.storage.create_game({
@@ -67,7 +68,7 @@ class OpponentFeature(GamesCore):
         lines = [t(ctx.lang, "play.started", id=game_id, variant=variant_name(ctx.lang, variant), name=human[1],
                    color=t(ctx.lang, f"side.{color}"), level=spec.level)]
         if bot_first:
-            lines.append(t(ctx.lang, "bot.thinking", bot=bot_name))
+            lines.append(t(ctx.lang, "bot.thinking", bot=self._bot_name(ctx.lang, row)))
         else:
             lines.append(self._to_move_line(ctx.lang, row, ctx.now))
         reply = self._board_reply(ctx.lang, row, "\n".join(lines))
@@ -114,7 +115,10 @@ class OpponentFeature(GamesCore):
                     text += "\n" + self._to_move_line(lang, fresh, now)
                 reply = self._board_reply(lang, fresh, text)
                 reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+                pings = self._ping_turn(lang, fresh, named_in=reply, now=now)
                 self.say(row.platform, row.chat_id, reply)
+                for ping in pings:
+                    self.say(row.platform, row.chat_id, ping)
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
             return

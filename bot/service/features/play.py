@@ -13,6 +13,7 @@ from bot.rules import (
 )
 from bot.service import boards
 from bot.service.commands import (
+    asks_for_bot,
     game_ref,
 )
 from bot.service.events import Button, Reply
@@ -27,7 +28,7 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import illegal_move_text
+from bot.service.wording import illegal_move_text, to_name
 from bot.storage import StaleGame
 from bot.storage.records import GameRecord
 
@@ -41,6 +42,8 @@ class PlayFeature(GamesCore):
         ref, words = game_ref(args)
         if not words:
             return [Reply(t(ctx.lang, "move.usage"))]
+        if ref is None and asks_for_bot(words) and not self._my_games(ctx):
+            return [Reply(t(ctx.lang, "move.play_instead"))]
         post = self.puzzle_reply_target(ctx)
         if post is None and ref is None and not self._my_games(ctx) and not ctx.event.reply_to:
             post = self._puzzle_for(ctx, text=" ".join(words))
@@ -55,7 +58,7 @@ class PlayFeature(GamesCore):
         game = self._load(row)
         before = game.position
         color = self._color_of(row, ctx.event.user_id)
-        to_move = row.white_name if before.turn == Color.WHITE else row.black_name
+        to_move = self._name_of(ctx.lang, row, before.turn)
         typed = move if isinstance(move, str) else str(move)
         try:
             played = game.play(move, by=color)
@@ -83,9 +86,12 @@ class PlayFeature(GamesCore):
                             else self._to_move_line(ctx.lang, fresh, ctx.now))
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
         reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+        # The opponent hears it is their turn: on the new board, or, when the board was edited in
+        # place (an edit notifies no one), in a short message of its own.
+        pings = self._ping_turn(ctx.lang, fresh, named_in=None if via_button else reply, now=ctx.now)
         if bot_next:
             self._think(fresh)
-        return [reply]
+        return [reply, *pings]
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Resign your game, once confirmed: the Resign button of the question, or /resign again
@@ -106,7 +112,8 @@ class PlayFeature(GamesCore):
         self.storage.set_pending(key, {"ply": row.ply, "at": ctx.sent})
         button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row.id, row.ply),
                         f"/resign #{row.id}", style="stop")
-        other = row.black_name if self._color_of(row, ctx.event.user_id) == Color.WHITE else row.white_name
+        other = self._name_of(ctx.lang, row, Color.BLACK if self._color_of(row, ctx.event.user_id) == Color.WHITE
+                              else Color.WHITE)
         text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row.id, other=other)
         return [Reply(text, buttons=[[button]])]
 
@@ -139,7 +146,7 @@ class PlayFeature(GamesCore):
             self.storage.update_game(row.id, row.version, {"draw_offer": color})
         except StaleGame:
             return [Reply(t(ctx.lang, "move.stale"))]
-        other = row.black_name if color == Color.WHITE else row.white_name
+        other = self._name_of(ctx.lang, row, Color.BLACK if color == Color.WHITE else Color.WHITE)
         return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row.id),
                       buttons=[[Button(t(ctx.lang, "button.accept_draw"),
                                        action(ButtonKind.DRAW, row.id, row.ply),
@@ -195,8 +202,8 @@ class PlayFeature(GamesCore):
             return self._end_by_players(ctx, row, self._load(row).agree_draw())
         pos = Position.from_fen(row.variant, row.fen)
         if color != pos.turn:
-            mover = row.white_name if pos.turn == Color.WHITE else row.black_name
-            return [Reply(t(ctx.lang, "err.not_your_turn", name=mover), private=True)]
+            mover = self._name_of(ctx.lang, row, pos.turn)
+            return [Reply(t(ctx.lang, "err.not_your_turn", name=mover, to_name=to_name(ctx.lang, mover)), private=True)]
         legal = pos.legal_moves()
         if kind is ButtonKind.PIECES:
             return [self._board_reply(ctx.lang, row, self._to_move_line(ctx.lang, row, ctx.now), replaces=True)]

@@ -27,7 +27,7 @@ from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.puzzles import bank
 from bot.puzzles.solve import (
     Verdict,
@@ -45,7 +45,7 @@ from bot.service.events import Button, Reply
 from bot.service.features.common import Ctx, _name, _rows
 from bot.service.features.games import GamesCore
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
-from bot.service.wording import illegal_rule_text, variant_name
+from bot.service.wording import day_words, illegal_rule_text, ordinal, variant_name
 from bot.storage import StorageBusy
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
@@ -74,6 +74,26 @@ LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
 _TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)")
+# '8am', '8:30pm', '12pm' (noon), '12am' (midnight).
+_AMPM = re.compile(r"(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*([ap])\.?m\.?", re.I)
+
+
+def read_time(word: str) -> str | None:
+    """'08:30', '8.30', '8h30', '8am', '8:30pm' as HH:MM, or None."""
+    match = _TIME.fullmatch(word)
+    if match:
+        return f"{int(match.group(1)):02d}:{match.group(2)}"
+    match = _AMPM.fullmatch(word)
+    if match:
+        hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
+        return f"{hour:02d}:{match.group(2) or '00'}"
+    return None
+
+
+def zones_of_city(word: str) -> list[str]:
+    """The IANA zones whose city is this word ('London' -> ['Europe/London'])."""
+    city = "/" + word.strip().lower().replace(" ", "_")
+    return sorted(name for low, name in _zone_names().items() if low.endswith(city))
 
 
 @cache
@@ -153,7 +173,7 @@ def theme_words(lang: str, puzzle: dict[str, Any]) -> list[str]:
             words.append(t(lang, f"theme.{flag}"))
     moves = tags.get("moves")
     if isinstance(moves, int) and moves > 0:
-        words.append(t(lang, "theme.moves", n=moves))
+        words.append(tn(lang, "theme.moves", moves))
     return words
 
 
@@ -182,9 +202,12 @@ class PuzzlesFeature(GamesCore):
             return [Reply(t(ctx.lang, "daily.usage"))]
         time_text, zone, variant_words = DEFAULT_TIME, None, []
         for arg in args[1:]:
-            match = _TIME.fullmatch(arg)
-            if match:
-                time_text = f"{int(match.group(1)):02d}:{match.group(2)}"
+            read = read_time(arg)
+            if read:
+                time_text = read
+            elif zones_of_city(arg) and not parse_variant([arg]):
+                # A city alone ('London'): the zone it means is offered, not guessed silently.
+                return [Reply(t(ctx.lang, "daily.zone_hint", zone=arg[:40], suggestion=zones_of_city(arg)[0]))]
             elif "/" in arg or arg.upper() == "UTC":
                 zone = find_timezone(arg)
                 if zone is None:
@@ -319,12 +342,12 @@ class PuzzlesFeature(GamesCore):
         solvers_text = (t(lang, "daily.solved_by", names=", ".join(solvers[:20]), count=len(solvers))
                         if solvers else t(lang, "daily.nobody"))
         line = " ".join(puzzle["solution"]) if puzzle else "?"
-        return Reply(t(lang, "daily.yesterday", day=post.day) + "\n" + solvers_text, spoiler=line)
+        return Reply(t(lang, "daily.yesterday", day=day_words(lang, post.day)) + "\n" + solvers_text, spoiler=line)
 
     def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any]) -> Reply:
         pos = Position.from_fen(post.variant, puzzle["fen"])
-        text = t(lang, "daily.post", day=post.day, variant=variant_name(lang, post.variant),
-                 side=t(lang, f"puzzle.to_win.{pos.turn}"))
+        text = t(lang, "daily.post", day=day_words(lang, post.day, weekday=True),
+                 variant=variant_name(lang, post.variant), side=t(lang, f"puzzle.to_win.{pos.turn}"))
         return self._puzzle_board(lang, post, pos, 0, text)
 
     def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
@@ -560,7 +583,7 @@ class PuzzlesFeature(GamesCore):
         if post.kind == "daily":
             latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
             if latest and latest[0].id != post.id:
-                return [Reply(t(ctx.lang, "puzzle.over", day=post.day), private=private)]
+                return [Reply(t(ctx.lang, "puzzle.over", day=day_words(ctx.lang, post.day)), private=private)]
         attempt = self.storage.attempt(post.id, ev.user_id)
         attempt = (_replace(attempt, user_name=name) if attempt is not None
                    else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, ctx.now, None, None, None))
@@ -626,13 +649,13 @@ class PuzzlesFeature(GamesCore):
         for _at, post, attempt in items[:HISTORY_SIZE]:
             variant = variant_name(ctx.lang, post.variant)
             if post.kind == "daily":
-                what = t(ctx.lang, "puzzle.history_daily", day=post.day, variant=variant)
+                what = t(ctx.lang, "puzzle.history_daily", day=day_words(ctx.lang, post.day), variant=variant)
             else:
                 puzzle = puzzle_by_id(post.variant, post.puzzle_id)
                 what = t(ctx.lang, "puzzle.history_personal", id=post.id, variant=variant,
                          rating=puzzle["rating"] if puzzle else "?")
             if attempt is not None and attempt.solved_at is not None:
-                result = (t(ctx.lang, "puzzle.result.solved_misses", n=attempt.misses) if attempt.misses
+                result = (tn(ctx.lang, "puzzle.result.solved_misses", attempt.misses) if attempt.misses
                           else t(ctx.lang, "puzzle.result.solved"))
             elif self.storage.pending(self._gave_up_key(post, ev.user_id)):
                 result = t(ctx.lang, "puzzle.result.gave_up")
@@ -640,7 +663,7 @@ class PuzzlesFeature(GamesCore):
                 result = t(ctx.lang, "puzzle.result.failed")
             else:
                 result = t(ctx.lang, "puzzle.result.open")
-            when = dt.datetime.fromtimestamp(post.posted_at, dt.UTC).date().isoformat()
+            when = day_words(ctx.lang, dt.datetime.fromtimestamp(post.posted_at, dt.UTC).date())
             lines.append(t(ctx.lang, "puzzle.history_line", when=when, what=what, result=result))
         return [Reply("\n".join(lines), private=self._whisper(ctx) and ctx.event.can_whisper)]
 
@@ -657,7 +680,7 @@ class PuzzlesFeature(GamesCore):
 
     def _puzzle_label(self, lang: str, post: PuzzlePostRecord) -> str:
         if post.kind == "daily":
-            return t(lang, "puzzle.for_daily", day=post.day)
+            return t(lang, "puzzle.for_daily", day=day_words(lang, post.day))
         return t(lang, "puzzle.for_personal", variant=variant_name(lang, post.variant), id=post.id)
 
     def _privately(self, ctx: Ctx, post: PuzzlePostRecord, replies: list[Reply], reaction: str) -> list[Reply]:
@@ -736,9 +759,14 @@ class PuzzlesFeature(GamesCore):
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
                                        private=whisper, user_id=ev.user_id)], WRONG_REACTION
         if answer.verdict is Verdict.RIGHT:
-            forced = reply_is_forced(puzzle, accepted[:-1])
-            text_out = (t(ctx.lang, "puzzle.right", reply=answer.played[-1]) if forced
-                        else t(ctx.lang, f"puzzle.reply.{'B' if pos.turn == 'W' else 'W'}", reply=answer.played[-1]))
+            # "Forced" only when the defender had no other move; else which side answered (the one
+            # not to move now).
+            replier = "B" if pos.turn == "W" else "W"
+            if reply_is_forced(puzzle, accepted[:-1]):
+                text_out = t(ctx.lang, "puzzle.right_forced", reply=answer.played[-1])
+            else:
+                text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1],
+                             side=t(ctx.lang, f"puzzle.replier.{replier}"))
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), text_out, replaces=replaces,
                                        private=whisper, user_id=ev.user_id,
                                        drawn=_drawn(puzzle, accepted, 2))], RIGHT_REACTION
@@ -794,19 +822,21 @@ class PuzzlesFeature(GamesCore):
             if (post.platform, post.chat_id) != ctx.key:
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
                 lang = self._chat_lang(post.platform, post.chat_id, ctx.lang)
-                self.say(post.platform, post.chat_id, Reply(t(lang, "puzzle.first", name=name, day=post.day,
-                                                              streak=streak_text(lang, current))))
+                first_text = t(lang, "puzzle.first", name=name, day=day_words(lang, post.day),
+                               streak=streak_text(lang, current))
+                self.say(post.platform, post.chat_id, Reply(first_text))
                 self._notify(post.platform)
                 return [Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted))),
                         Reply(t(ctx.lang, "puzzle.first_elsewhere"))]
-            announcement = t(ctx.lang, "puzzle.first", name=name, day=post.day,
+            announcement = t(ctx.lang, "puzzle.first", name=name, day=day_words(ctx.lang, post.day),
                              streak=streak_text(ctx.lang, current))
             out = [Reply(announcement)]
             if whisper and ev.can_whisper:
                 out.insert(0, Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted)), private=True))
             return out
         number = sum(1 for a in self.storage.attempts(post.id) if a.solved_at is not None)
-        text = t(ctx.lang, "puzzle.solved", number=number, streak=streak_text(ctx.lang, current))
+        text = t(ctx.lang, "puzzle.solved", number=number, ordinal=ordinal(ctx.lang, number),
+                 streak=streak_text(ctx.lang, current))
         return [Reply(text, private=whisper, reaction=SOLVED_REACTION)]
 
     def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:

@@ -17,17 +17,17 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
 from bot.rules import VARIANTS, Color
 from bot.service.commands import fold, parse_variant
 from bot.service.events import Reply
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import GamesCore
-from bot.service.wording import variant_name
+from bot.service.wording import day_words, variant_name
 from bot.storage import BOT_ID
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
-from renderers.panels import render_line_chart, render_table
+from renderers.charts import render_rating_chart, render_table
 
 log = logging.getLogger("bot.service")
 
@@ -69,6 +69,12 @@ class Record:
     wins: int = 0
     draws: int = 0
     losses: int = 0
+
+
+def _tally(lang: str, r: Record) -> dict[str, str]:
+    """'1 game', '1 won', '0 drawn'... each with its plural form ('1 partita: 1 vinta, 0 patte')."""
+    return {"games": tn(lang, "stats.games", r.games), "wins": tn(lang, "stats.wins", r.wins),
+            "draws": tn(lang, "stats.draws", r.draws), "losses": tn(lang, "stats.losses", r.losses)}
 
 
 class RatingsFeature(GamesCore):
@@ -231,22 +237,28 @@ class RatingsFeature(GamesCore):
                     continue
                 r = record or Record()
                 deviation = f" ±{round(self._as_of_now(rating).deviation)}" if rating else ""
-                lines.append(t(ctx.lang, "stats.line", pool=label, rating=self._shown(rating), deviation=deviation,
-                               games=r.games, wins=r.wins, draws=r.draws, losses=r.losses))
+                # Games that never counted for a rating (over in their first two moves) show no "-".
+                key = "stats.line" if rating is not None else "stats.line_unrated"
+                lines.append(t(ctx.lang, key, pool=label, rating=self._shown(rating), deviation=deviation,
+                               **_tally(ctx.lang, r)))
                 history = self.storage.rating_history(platform, user_id, pool)
                 if history and ":" not in pool:
-                    series.append((label, [1500.0] + [h.rating for h in history]))
+                    # One point per rated game, at its date (no made-up starting point).
+                    series.append((label, [(h.at, h.rating) for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
         current, best = self.puzzle_streaks(platform, user_id)
-        solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id) if a.solved_at is not None)
+        # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
+        solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id, daily_only=False)
+                     if a.solved_at is not None)
         if puzzle is not None or solved:
-            lines.append(t(ctx.lang, "stats.puzzles", rating=self._shown(puzzle), solved=solved, streak=current,
-                           best=best))
+            lines.append(t(ctx.lang, "stats.puzzles", rating=self._shown(puzzle),
+                           solved=tn(ctx.lang, "stats.solved", solved), streak=current, best=best))
         if len(lines) == 1:
             lines.append(t(ctx.lang, "stats.nothing"))
         image = None
         if series:
-            image = render_line_chart(series[:4], title=t(ctx.lang, "stats.chart", name=name))
+            image = render_rating_chart(series[:4], lambda day: day_words(ctx.lang, day),
+                                        title=t(ctx.lang, "stats.chart", name=name))
         return [Reply("\n".join(lines), image=image)]
 
     def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply]:
@@ -256,7 +268,7 @@ class RatingsFeature(GamesCore):
         lines = [t(ctx.lang, "stats.h2h_title", a=a[1], b=b[1])]
         for pool, r in sorted(results.items()):
             lines.append(t(ctx.lang, "stats.h2h_line", variant=variant_name(ctx.lang, pool.split(":")[0]), a=a[1],
-                           b=b[1], wins=r.wins, draws=r.draws, losses=r.losses))
+                           b=b[1], **_tally(ctx.lang, r)))
         if not results:
             lines.append(t(ctx.lang, "stats.h2h_none"))
         return [Reply("\n".join(lines))]
@@ -272,11 +284,22 @@ class RatingsFeature(GamesCore):
             return self._top_puzzles(ctx)
         everywhere = bool(words) and words[0] in ("global", "todos", "tutti", "all")
         rest = args[1:] if everywhere else args
-        variant = self._default_variant(ctx)
         if rest:
             variant = parse_variant(rest)
             if variant is None:
                 return [Reply(t(ctx.lang, "top.usage"))]
+            return self._top_variant(ctx, variant, everywhere)
+        # No variant named: every variant that has ranked players, the chat's own first.
+        first = self._default_variant(ctx)
+        boards = []
+        for variant in sorted(VARIANTS, key=lambda v: v != first):
+            replies = self._top_variant(ctx, variant, everywhere)
+            if replies[0].image is not None:
+                boards += replies
+        return boards or self._top_variant(ctx, first, everywhere)
+
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> list[Reply]:
+        """The leaderboard of one variant (an empty one says who would be on it)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
         if everywhere:

@@ -7,6 +7,7 @@ from bot.rules import (
     VARIANTS,
 )
 from bot.service.commands import (
+    fold,
     parse_variant,
 )
 from bot.service.events import Reply
@@ -14,8 +15,33 @@ from bot.service.features.common import (
     Ctx,
 )
 from bot.service.features.games import GamesCore
-from bot.service.registry import REGISTRY
+from bot.service.registry import (
+    DAILY_OFF_WORDS,
+    DAILY_ON_WORDS,
+    REGISTRY,
+    SETTINGS_LANG_WORDS,
+    SETTINGS_VARIANT_WORDS,
+)
 from bot.service.wording import variant_name
+
+# Names people give a language besides those the catalogs use ("language.es" in es, it, en).
+_EXTRA_LANGUAGE_NAMES = {"castellano": "es", "espanol": "es", "english": "en", "eng": "en", "ita": "it", "esp": "es"}
+
+
+def language_code(word: str) -> str | None:
+    """The language a word names: 'es', 'Español', 'spagnolo', 'English', 'italiano'... or None."""
+    folded = fold(word.strip())
+    if folded in LANGUAGES:
+        return folded
+    names = dict(_EXTRA_LANGUAGE_NAMES)
+    for shown_in in LANGUAGES:
+        for code in LANGUAGES:
+            names[fold(t(shown_in, f"language.{code}"))] = code
+    return names.get(folded)
+
+
+# How many of a chat's latest games say which variant it plays.
+RECENT_GAMES = 20
 
 
 class SettingsFeature(GamesCore):
@@ -57,10 +83,10 @@ class SettingsFeature(GamesCore):
         return row.variant if row else self._default_variant(ctx)
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Set the chat's language."""
-        if len(args) != 1 or args[0].lower() not in LANGUAGES:
+        """Set the chat's language: its code or its name in any of our languages (/lang español)."""
+        lang = language_code(args[0]) if len(args) == 1 else None
+        if lang is None:
             return [Reply(t(ctx.lang, "lang.usage"))]
-        lang = args[0].lower()
         self.storage.set_chat(*ctx.key, language=lang)
         return [Reply(t(lang, "lang.set"))]
 
@@ -69,17 +95,47 @@ class SettingsFeature(GamesCore):
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
                             variant=variant_name(ctx.lang, self._default_variant(ctx))))]
-        if len(args) >= 2 and args[0].lower() in ("variant", "variante"):
+        if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
             variant = parse_variant(args[1:])
             if variant is None:
                 return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args[1:])[:30]))]
             self.storage.set_chat(*ctx.key, variant=variant)
             return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
-        if len(args) == 2 and args[0].lower() in ("lang", "language", "idioma", "lingua"):
+        if len(args) == 2 and args[0].lower() in SETTINGS_LANG_WORDS:
             return self.cmd_lang(ctx, args[1:])
         return [Reply(t(ctx.lang, "settings.usage"))]
 
+    def cmd_notify(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """/notify on|off: whether the user hears it is their turn privately (in their private chat
+        with the bot) instead of a ping in the group; /notify alone shows the choice."""
+        ev = ctx.event
+        if not args:
+            setting = self.storage.notify_setting(ev.platform, ev.user_id)
+            key = "notify.show_private" if setting is not None and setting.private else "notify.show_group"
+            return [Reply(t(ctx.lang, key), private=True)]
+        word = args[0].lower()
+        if len(args) != 1 or word not in DAILY_ON_WORDS + DAILY_OFF_WORDS:
+            return [Reply(t(ctx.lang, "notify.usage"), private=True)]
+        on = word in DAILY_ON_WORDS
+        self.storage.set_notify(ev.platform, ev.user_id, on, ctx.now)
+        if not on:
+            return [Reply(t(ctx.lang, "notify.off"), private=True)]
+        text = t(ctx.lang, "notify.on")
+        if ev.chat_kind != "private" and ev.private_link:
+            # A platform where the bot may write only to users who started it (Telegram).
+            text += "\n" + t(ctx.lang, "notify.start_me", link=ev.private_link.format(payload="notify"))
+        return [Reply(text, private=True)]
+
     def _default_variant(self, ctx: Ctx) -> str:
+        """The chat's own setting, else what it plays (its puzzle of the day, else the variant of
+        most of its recent games), and only then a guess from its language."""
         if ctx.chat.variant in VARIANTS:
             return ctx.chat.variant
+        sub = self.storage.subscription(*ctx.key)
+        if sub is not None and sub.active and sub.variant in VARIANTS:
+            return sub.variant
+        recent = [g.variant for g in self.storage.find_games(*ctx.key, limit=RECENT_GAMES) if g.variant in VARIANTS]
+        if recent:
+            # Most played; on a tie, the one played last (find_games is newest first).
+            return max(dict.fromkeys(recent), key=recent.count)
         return "spanish" if ctx.lang == "es" else "italian"

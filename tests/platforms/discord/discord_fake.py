@@ -28,6 +28,11 @@ escapes, @everyone): ``Sent.content`` is what users read, ``Sent.raw`` what was 
 commands are kept per scope (``command_menu``: a name registered globally and in a server is
 listed twice there).
 
+A bot opens a DM channel with a user (``POST /users/@me/channels``); a post there is refused
+with 403 code 50007 "Cannot send messages to this user" when the user closed their DMs
+(``close_dms``).  The bot edits its own channel posts (``PATCH``): another's message is 403 code
+50005, an unknown (or ephemeral) one 404 code 10008, and without View Channel 403 code 50001.
+
 Whatever the fake refuses because of what the adapter sent goes into ``refused``: the harness
 fails a test that leaves anything there.  Failures a test scripts on purpose (``script``, gone
 channels, channel permissions, expired tokens) are not refusals.
@@ -506,6 +511,8 @@ class FakeDiscord:
         self.interactions: dict[str, InteractionState] = {}
         self.messages: dict[int, Sent] = {}
         self.gone_channels: set[int] = set()
+        self.dm_channels: dict[int, str] = {}         # DM channel id -> the user's id
+        self.closed_dms: set[str] = set()             # users who accept no DMs from the bot
         self.permissions: dict[int, int] = {}     # the bot's permissions in a channel, where not BOT_PERMISSIONS
         self.threads: set[int] = set()            # channels that are threads
         self.scripts: list[Script] = []
@@ -546,7 +553,7 @@ class FakeDiscord:
         """Why Discord refuses the bot's own post in a channel (interactions need none of this):
         no View Channel is Missing Access; no Send Messages (Send Messages in Threads in a thread),
         a file without Attach Files, a reply without Read Message History are Missing Permissions."""
-        if channel_id == DM_CHANNEL_ID:
+        if channel_id == DM_CHANNEL_ID or channel_id in self.dm_channels:
             return None
         have = self.bot_permissions(channel_id)
         if not have & VIEW_CHANNEL:
@@ -653,11 +660,25 @@ class FakeDiscord:
                 self.commands[guild] = [dict(c, id=str(self.snowflake()), application_id=str(APP_ID),
                                              version=str(self.snowflake()), **extra) for c in body or []]
             return list(self.commands.get(guild, []))
+        if (method, path) == ("POST", "/users/@me/channels"):
+            recipient = str((body or {}).get("recipient_id"))
+            user = next((u for u in USERS.values() if u["id"] == recipient), None)
+            if user is None:
+                call.error = 50035
+                raise http_error(400, 50035, "Invalid Form Body")
+            channel_id = next((c for c, u in self.dm_channels.items() if u == recipient), None)
+            if channel_id is None:
+                channel_id = self.snowflake()
+                self.dm_channels[channel_id] = recipient
+            return {"id": str(channel_id), "type": 1, "last_message_id": None, "flags": 0, "recipients": [user]}
         if (method, path) == ("POST", "/channels/{channel_id}/messages"):
             channel_id = int(route.channel_id)
             if channel_id in self.gone_channels:
                 call.error = 10003
                 raise http_error(404, 10003, "Unknown Channel")
+            if self.dm_channels.get(channel_id) in self.closed_dms:
+                call.error = 50007
+                raise http_error(403, 50007, "Cannot send messages to this user")
             denied = self._permission_refusal(channel_id, body or {}, uploads)
             if denied is not None:          # the channel's settings, not a mistake of the adapter
                 call.error = denied.code
@@ -670,6 +691,26 @@ class FakeDiscord:
             sent = Sent(message, False, channel_id, notified=notified_by(body or {}))
             self.messages[sent.id] = sent
             return message
+        if (method, path) == ("PATCH", "/channels/{channel_id}/messages/{message_id}"):
+            target = self.messages.get(int(route.url.rstrip("/").rsplit("/", 1)[-1]))
+            if target is None or target.channel_id != int(route.channel_id) or target.ephemeral:
+                call.error = 10008
+                raise http_error(404, 10008, "Unknown Message")
+            if target.message["author"]["id"] != BOT_USER["id"]:
+                raise self._refuse(call, Refused(403, 50005, "Cannot edit a message authored by another user"))
+            channel_id = int(route.channel_id)
+            if channel_id not in self.dm_channels and not self.bot_permissions(channel_id) & VIEW_CHANNEL:
+                call.error = 50001          # the channel's settings: even its own message is out of reach
+                raise http_error(403, 50001, "Missing Access")
+            try:
+                check_message(body or {}, uploads, existing=target.message)
+            except Refused as err:
+                raise self._refuse(call, err) from None
+            for key in ("content", "components", "embeds"):
+                if key in (body or {}):
+                    target.message[key] = body[key] or ([] if key != "content" else "")
+            target.message["edited_timestamp"] = iso()
+            return dict(target.message)
         raise http_error(404, 0, f"404: Not Found ({method} {path})")
 
     def _new(self, channel_id: int, body: dict[str, Any], uploads: list[Upload], *, ephemeral: bool,
@@ -819,6 +860,15 @@ class FakeDiscord:
         """The messages one interaction left, in order."""
         return [s for s in self.messages.values() if s.token == token]
 
+    def close_dms(self, user: str) -> None:
+        """``user`` accepts no direct messages from the bot (their privacy settings)."""
+        self.closed_dms.add(USERS[user]["id"])
+
+    def dm_posts(self, user: str) -> list[Sent]:
+        """What the bot posted in its DM channel with ``user``."""
+        channels = [c for c, u in self.dm_channels.items() if u == USERS[user]["id"]]
+        return [m for m in self.messages.values() if m.channel_id in channels]
+
     def channel_posts(self, channel_id: int = CHANNEL_ID) -> list[Sent]:
         """The messages the bot posted to a channel itself, not through an interaction."""
         return [s for s in self.messages.values() if s.token is None and s.channel_id == channel_id]
@@ -831,6 +881,7 @@ API_BASE = discord.http.Route.BASE
 ROUTES = [
     "/users/@me",
     "/users/@me/guilds",
+    "/users/@me/channels",
     "/oauth2/applications/@me",
     "/applications/{application_id}/guilds/{guild_id}/commands",
     "/applications/{application_id}/commands",

@@ -72,8 +72,10 @@ async def test_new_then_accept_posts_a_board_with_persistent_buttons(h: Harness)
     game_id = h.storage.challenge(1).game_id
     assert game_id is not None
     assert f"#{game_id}" in board.content
-    edit = h.fake.requests(token, method="PATCH")[-1]
-    assert edit.files["board.png"].startswith(PNG)
+    # The board pings Ana (to move): a new followup, not an edit of the placeholder (edits notify no one).
+    posted = [c for c in h.fake.requests(token, method="POST") if "board.png" in c.files][-1]
+    assert posted.files["board.png"].startswith(PNG)
+    assert board.notified == [uid("ana")]
     assert board.filenames() == ["board.png"]
     ids = board.custom_ids()
     assert ids and all(TEMPLATE.fullmatch(cid) and len(cid) <= 100 for cid in ids)
@@ -196,7 +198,7 @@ async def test_deadline_work_posts_a_reminder_then_the_loss_on_time(h: Harness):
     posts = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")
     assert len(posts) == 1
     reminder = posts[0].payload["content"]
-    assert f"#{game_id}" in reminder and "Ana" in reminder
+    assert f"#{game_id}" in reminder and f"<@{uid('ana')}>" in reminder
     sent = [s for s in h.fake.messages.values() if s.content == reminder][0]
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(sent.id)) == game_id
     assert await h.bot.delivery_round() == 0       # once only
@@ -261,9 +263,9 @@ async def test_other_commands_rebuild_the_typed_text(h: Harness):
     assert h.storage.game(game_id).status == "finished"
     token = await h.slash("games", "cid")
     assert h.only_answer(token).content == t("en", "games.empty")
-    token = await h.slash("settings", "ana", {"key": "variant", "value": "spanish"})
+    token = await h.slash("settings", "ana", {"key": "variant", "value": "spanish"}, admin=True)
     assert h.only_answer(token).content == t("en", "settings.variant_set", variant=variant_name("en", "spanish"))
-    token = await h.slash("lang", "ana", {"language": "it"})
+    token = await h.slash("lang", "ana", {"language": "it"}, admin=True)
     assert h.only_answer(token).content == t("it", "lang.set")
     token = await h.slash("rules", "bob", {"variant": "triestina"})
     assert h.only_answer(token).content == t("it", "rules.triestina")[:2000]
@@ -355,21 +357,24 @@ async def test_a_click_whose_interaction_is_gone_posts_the_new_board(h: Harness)
     token = await h.feed(payload)
     assert h.storage.game(game_id).ply == 1
     assert h.fake.requests(token, method="PATCH") and not h.fake.answers(token)
-    [posted] = h.fake.channel_posts()
+    posted, ping = h.fake.channel_posts()
     assert posted.filenames() == ["board.png"]
     assert all(cid.startswith(f"dr:s:{game_id}:1:") for cid in posted.custom_ids())
+    assert ping.notified == [uid("bob")]
 
 
 async def test_transient_failures_are_retried_with_bounded_backoff(h: Harness):
     game_id, _ = await h.new_game()
-    h.fake.script("@original", http_error(503, 0, "Service Unavailable"), method="PATCH")
-    h.fake.script("@original", http_error(429, 0, "You are being rate limited.", retry_after=1.5), method="PATCH")
-    h.fake.script("@original", http_error(502, 0, "Bad Gateway"), method="PATCH")
+    # The answer pings the opponent, so it is a followup (a new message), not an edit.
+    followup = "{webhook_token}"
+    h.fake.script(followup, http_error(503, 0, "Service Unavailable"), method="POST")
+    h.fake.script(followup, http_error(429, 0, "You are being rate limited.", retry_after=1.5), method="POST")
+    h.fake.script(followup, http_error(502, 0, "Bad Gateway"), method="POST")
     token = await h.slash("move", "ana", {"move": h.legal(game_id)[0]})
     answer = h.only_answer(token)                               # answered where it was asked
     assert answer.filenames() == ["board.png"] and not h.fake.channel_posts()
-    edits = h.fake.requests(token, method="PATCH")
-    assert len(edits) == 4 and all(e.files["board.png"].startswith(PNG) for e in edits)   # fresh files each time
+    posts = [c for c in h.fake.requests(token, method="POST") if "board.png" in c.files]
+    assert len(posts) == 4 and all(e.files["board.png"].startswith(PNG) for e in posts)   # fresh files each time
     # discord.py waits and tries again itself (1 + 2n s after a 5xx, Discord's retry_after for a
     # 429); ours do not stack on its tries.
     assert h.fake.slept == [1.0, 1.5, 5.0] and not h.sleeps

@@ -397,3 +397,40 @@ async def test_a_command_in_a_server_and_globally_is_listed_twice(fake: FakeDisc
         assert await http.get_global_commands(APP_ID) and not await http.get_guild_commands(APP_ID, GUILD_ID)
     finally:
         await http.close()
+
+
+# -- direct messages and edits of the bot's own posts ---------------------------------------------------
+
+
+async def test_a_dm_channel_opens_and_a_user_with_closed_dms_refuses_posts(fake: FakeDiscord):
+    opened = await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": uid("bob")})
+    assert opened["type"] == 1 and opened["recipients"][0]["id"] == uid("bob")
+    again = await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": uid("bob")})
+    assert again["id"] == opened["id"]            # one DM channel per user
+    dm_post = Route("POST", "/channels/{channel_id}/messages", channel_id=int(opened["id"]))
+    await fake.rest(dm_post, json={"content": "your turn"})
+    assert [m.content for m in fake.dm_posts("bob")] == ["your turn"]
+    fake.close_dms("bob")
+    with pytest.raises(discord.Forbidden) as err:
+        await fake.rest(dm_post, json={"content": "your turn"})
+    assert err.value.code == 50007
+    with pytest.raises(discord.HTTPException):
+        await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": "42"})
+
+
+async def test_the_bot_edits_its_own_post_but_not_where_it_lost_view_channel(fake: FakeDiscord):
+    posted = await fake.rest(CHANNEL_POST, json={"content": "Challenge #1", "components": rows(2)})
+    edit = Route("PATCH", "/channels/{channel_id}/messages/{message_id}", channel_id=CHANNEL_ID,
+                 message_id=int(posted["id"]))
+    edited = await fake.rest(edit, json={"content": "Declined by Bob.", "components": []})
+    assert edited["content"] == "Declined by Bob." and edited["components"] == []
+    assert fake.messages[int(posted["id"])].custom_ids() == []
+    unknown = Route("PATCH", "/channels/{channel_id}/messages/{message_id}", channel_id=CHANNEL_ID, message_id=1)
+    with pytest.raises(discord.NotFound) as err:
+        await fake.rest(unknown, json={"content": "x"})
+    assert err.value.code == 10008
+    fake.deny(CHANNEL_ID, VIEW_CHANNEL)
+    with pytest.raises(discord.Forbidden) as err:
+        await fake.rest(edit, json={"content": "Accepted by Bob."})
+    assert err.value.code == 50001 and not fake.refused
+    assert fake.messages[int(posted["id"])].content == "Declined by Bob."

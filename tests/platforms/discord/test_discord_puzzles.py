@@ -18,11 +18,26 @@ from discord_fake import CHANNEL_ID, Harness, uid
 from bot.i18n import t
 from bot.puzzles import bank
 from bot.rules import Position
+from bot.service.wording import day_words
 
 PLATFORM = "discord"
 DAY = dt.date(2026, 5, 4)
 MADRID = ZoneInfo("Europe/Madrid")
 PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def right_text(p, reply: str, lang: str = "en") -> str:
+    """The answer to a right move: 'forced' when the defender had no other move, else the
+    defending side and its reply."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    line = p["solution"]
+    at_reply = next(i for i in range(1, len(line), 2) if line[i] == reply)
+    for move in line[:at_reply]:
+        pos = pos.play(pos.parse_move(move))
+    if len(pos.legal_moves()) == 1:
+        return t(lang, "puzzle.right_forced", reply=reply)
+    replier = "B" if p["fen"].startswith("W") else "W"
+    return t(lang, "puzzle.right", reply=reply, side=t(lang, f"puzzle.replier.{replier}"))
 
 
 def at(day: dt.date, hour: int, minute: int = 0) -> float:
@@ -117,12 +132,13 @@ async def test_answers_are_ephemeral_and_the_first_solver_is_announced_in_the_ch
     token = await slash(h, "move", "bob", {"move": line[0]})
     answer = h.only_answer(token)
     # The reply is not forced here (4 replies possible): it is named with its side.
-    assert answer.ephemeral and answer.content == t("en", "puzzle.reply.B", reply=line[1])
+    assert answer.ephemeral and answer.content == right_text(p, line[1])
+    assert answer.content == t("en", "puzzle.right", reply=line[1], side=t("en", "puzzle.replier.B"))
     assert answer.filenames() == ["board.png"]
     token = await slash(h, "move", "bob", {"move": " ".join(line[2:])})
     answers = h.fake.answers(token)
     public = [a for a in answers if not a.ephemeral]
-    assert [a.content for a in public] == [t("en", "puzzle.first", name="Bob", day=DAY.isoformat(),
+    assert [a.content for a in public] == [t("en", "puzzle.first", name="Bob", day=day_words("en", DAY),
                                              streak=t("en", "streak.one"))]
     assert all(a.channel_id == CHANNEL_ID for a in answers)
     assert h.storage.puzzle_post(post_id).first_solver_id == uid("bob")
@@ -130,7 +146,8 @@ async def test_answers_are_ephemeral_and_the_first_solver_is_announced_in_the_ch
     token = await slash(h, "move", "cid", {"move": " ".join(line)})
     answers = h.fake.answers(token)
     assert answers and all(a.ephemeral for a in answers)
-    assert answers[-1].content.startswith(t("en", "puzzle.solved", number=2, streak=t("en", "streak.one")) + "\n")
+    assert answers[-1].content.startswith(
+        t("en", "puzzle.solved", ordinal=t("en", "ordinal.2"), streak=t("en", "streak.one")) + "\n")
 
 
 async def test_the_buttons_answer_ephemerally_and_leave_the_post_as_it_is(h: Harness):
@@ -151,7 +168,7 @@ async def test_the_buttons_answer_ephemerally_and_leave_the_post_as_it_is(h: Har
         token = await click(h, path, "cid", chosen)
         assert h.fake.answers(token) == []
     assert chosen.ephemeral and chosen.filenames() == ["board.png"]
-    assert t("en", "puzzle.reply.B", reply=p["solution"][1]) in chosen.content
+    assert right_text(p, p["solution"][1]) in chosen.content
     assert [m for m in h.fake.messages.values() if m.ephemeral] == [chosen]
     assert h.storage.attempt(post_id, uid("cid")).progress == tuple(p["solution"][:2])
     # The hint button, ephemeral too.

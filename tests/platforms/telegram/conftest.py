@@ -2,7 +2,7 @@
 SQLite file, the production rate limiter (FloodLimiter), and the one strict fake Bot API
 (telegram_fake_api) in place of HTTP.
 
-Telegram's flood limits run on a clock SPEED times faster than the real one, for the fake and the
+Telegram's flood limits run on a clock SPEED (tg_helpers) times faster than the real one, for the fake and the
 limiter alike (20 messages a minute in a group is 20 per 6 s here): the limiter's spacing and
 waits are real, only shorter, and the fake answers 429 to any message beyond the limits.
 
@@ -12,29 +12,17 @@ purpose is declared with ``tg.expect_refusals``)."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
-import time
 
 import pytest
 from telegram import Update
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
+from tg_helpers import telegram_clock, telegram_sleep
 
 from bot.platforms.telegram import TelegramAdapter
 from bot.platforms.telegram.limiter import FloodLimiter
 from bot.service import GameService
 from bot.storage import Storage
-
-SPEED = 10.0
-
-
-def telegram_clock() -> float:
-    """Telegram's time in the tests: SPEED times faster than the real one."""
-    return time.monotonic() * SPEED
-
-
-async def telegram_sleep(seconds: float) -> None:
-    await asyncio.sleep(seconds / SPEED)
 
 
 class Harness:

@@ -13,10 +13,15 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - inline keyboards: callback_data 1-64 bytes, at most 8 buttons per row and 100 in all, every
   button with a text and exactly one action;
 - edits of a message that does not exist in that chat, was not sent by the bot, has no media
-  (for editMessageMedia), or would not change ("message is not modified");
+  (for editMessageMedia) or no text (for editMessageText), or would not change ("message is not
+  modified");
 - replies to a message that does not exist (unless allow_sending_without_reply);
 - a callback query answered twice, one that was never sent to the bot, or one older than
   15 s ("query is too old and response timeout expired or query ID is invalid");
+- entities (``entities`` of a text, ``caption_entities`` of a caption) of an unknown type, outside
+  the text (offsets in UTF-16 code units), or a ``text_mention`` without a well-formed user;
+- a message to a user's private chat when the user never started the bot (403 "bot can't
+  initiate conversation with a user"; ``start_private`` opens that chat);
 - flood control, as Telegram applies it to messages posted or edited (send*, edit*): about one a
   second in a chat (a burst of 3 at once is fine), 20 a minute in a group, 30 a second in all;
   beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``.  These
@@ -40,8 +45,12 @@ carry ``message_thread_id`` and, unless they reply to something else, reply to t
 creation message (as Telegram sends them); anonymous admins write as the group (``from``
 GroupAnonymousBot, ``sender_chat`` the group), channels as the channel.
 
-Stricter than Telegram on one point, on purpose: an uploaded part that no parameter refers to
-is refused (Telegram ignores it), because a stray upload is always a bug on our side.
+Who a message notifies is kept (``notified``): the users its mention entities name.
+
+Stricter than Telegram on two points, on purpose: an uploaded part that no parameter refers to
+is refused (Telegram ignores it), because a stray upload is always a bug on our side; and
+``parse_mode`` sent together with entities is refused (Telegram ignores the one), as it always
+means markup we did not intend.
 
 Tests can make it fail like Telegram does (``fail``), remove the bot from a chat (``kick``,
 then 403), migrate a group (``migrate``, then 400 with ``migrate_to_chat_id``), hold a chat in
@@ -121,8 +130,8 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "sendDocument": (("chat_id", "document"), "document"),
     "editMessageMedia": (("media",), None),
     "editMessageCaption": ((), None),
-    "editMessageReplyMarkup": ((), None),
     "editMessageText": (("text",), None),
+    "editMessageReplyMarkup": ((), None),
     "answerCallbackQuery": (("callback_query_id",), None),
     "deleteMessage": (("chat_id", "message_id"), None),
     "getChatMember": (("chat_id", "user_id"), None),
@@ -526,13 +535,18 @@ class FakeBotAPI(BaseRequest):
                     raise Refused("Bad Request: message text is empty")
                 if len(text) > TEXT_LIMIT:
                     raise Refused("Bad Request: message is too long")
-                self._entities(text, wire.get("entities"))
+                entities = self._entities(text, wire.get("entities"), wire.get("parse_mode"))
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, "text", text, markup=markup)
+                if entities:
+                    stored.extra["entities"] = entities
             else:
+                entities = self._entities(caption or "", wire.get("caption_entities"), wire.get("parse_mode"))
                 data = self._file(wire, uploads, file_param)
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, SENT_KIND[name], caption,
                                        media_digest=_digest(data) if data is not None else wire[file_param],
                                        markup=markup, file_id=f"file{next(self._file_ids)}")
+                if entities:
+                    stored.extra["caption_entities"] = entities
             self._no_stray(uploads, referenced)
             stored.thread = thread
             self.messages[(chat_id, stored.message_id)] = stored
@@ -567,8 +581,7 @@ class FakeBotAPI(BaseRequest):
                 raise Refused("Bad Request: message text is empty")
             if len(text) > TEXT_LIMIT:
                 raise Refused("Bad Request: message is too long")
-            self._entities(text, wire.get("entities"))
-            entities = json.loads(wire["entities"]) if wire.get("entities") else None
+            entities = self._entities(text, wire.get("entities"), wire.get("parse_mode")) or None
             if (text, markup, entities) == (target.text, target.markup, target.extra.get("entities")):
                 raise Refused(NOT_MODIFIED)
             target.text, target.markup = text, markup
@@ -628,6 +641,9 @@ class FakeBotAPI(BaseRequest):
         if chat_id in self.kicked:
             raise Refused("Forbidden: bot was kicked from the group chat", status=403, staged=True)
         if chat_id not in self.chats:
+            if any(user["id"] == chat_id for user in USERS.values()):
+                # A user's private chat exists for the bot only once the user started it.
+                raise Refused("Forbidden: bot can't initiate conversation with a user", status=403)
             raise Refused("Bad Request: chat not found")
         return chat_id
 
@@ -826,9 +842,11 @@ class FakeBotAPI(BaseRequest):
         return True
 
     @staticmethod
-    def _entities(text: str, raw: str | None) -> None:
+    def _entities(text: str, raw: str | None, parse_mode: str | None = None) -> list[dict]:
         if raw is None:
-            return
+            return []
+        if parse_mode:
+            raise Refused("Bad Request: parse_mode and entities sent together")
         entities = json.loads(raw)
         units = len(text.encode("utf-16-le")) // 2
         if not isinstance(entities, list):
@@ -839,6 +857,33 @@ class FakeBotAPI(BaseRequest):
                 raise Refused("Bad Request: can't parse entities: unsupported entity")
             if offset < 0 or length <= 0 or offset + length > units:
                 raise Refused("Bad Request: can't parse entities: entity is out of the text")
+            if entity["type"] == "text_mention":
+                user = entity.get("user")
+                if (not isinstance(user, dict) or not isinstance(user.get("id"), int)
+                        or not isinstance(user.get("is_bot"), bool) or not user.get("first_name")):
+                    raise Refused("Bad Request: can't parse entities: wrong user specified in text_mention")
+        return entities
+
+    def start_private(self, user: str) -> dict:
+        """``user`` opens their private chat with the bot (presses Start): the bot may write there."""
+        info = USERS[user]
+        chat = {"id": info["id"], "type": "private", "first_name": info["first_name"]}
+        self.add_chat(chat)
+        return chat
+
+    def notified(self, message: StoredMessage) -> list[int]:
+        """The ids of the users a message pings: its text mentions, and the @usernames it mentions."""
+        entities = message.extra.get("entities") or message.extra.get("caption_entities") or []
+        units = (message.text or "").encode("utf-16-le")
+        ids = []
+        for entity in entities:
+            if entity["type"] == "text_mention":
+                ids.append(entity["user"]["id"])
+            elif entity["type"] == "mention":
+                start, end = 2 * entity["offset"], 2 * (entity["offset"] + entity["length"])
+                handle = units[start:end].decode("utf-16-le").lstrip("@").lower()
+                ids += [u["id"] for u in USERS.values() if u["username"].lower() == handle]
+        return ids
 
     def unanswered_or_twice(self) -> list[str]:
         """Callback queries that did not get exactly one answer attempt (refused ones count)."""

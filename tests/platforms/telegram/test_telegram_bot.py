@@ -68,7 +68,7 @@ async def test_play_move_and_the_bots_answer_delivered_by_a_delivery_round(bot_t
     await tg.say("ana", "/m 22-18")
     answer = tg.http.named("sendPhoto")[-1]
     assert "Ana jugó 22-18 (partida #1)." in answer.params["caption"]
-    assert t("es", "bot.thinking", bot="Bot (nivel 1)") in answer.params["caption"]
+    assert t("es", "bot.thinking", bot=t("es", "bot.name_start", level=1)) in answer.params["caption"]
     assert buttons(answer) == []                                      # the bot's turn
 
     assert await asyncio.to_thread(tg.service.settle, 20)
@@ -79,7 +79,7 @@ async def test_play_move_and_the_bots_answer_delivered_by_a_delivery_round(bot_t
     assert [m.by_user for m in moves] == ["1", BOT_ID]
     bot_move = moves[-1].notation
     caption = delivered.params["caption"]
-    assert caption.startswith(t("es", "bot.played", bot="Bot (nivel 1)", move=bot_move, id=1))
+    assert caption.startswith(t("es", "bot.played", bot=t("es", "bot.name_start", level=1), move=bot_move, id=1))
     assert int(delivered.params["chat_id"]) == CHAT
     assert tg.http.upload(delivered).startswith(PNG)
     # The bot's move is legal, and the board carries the buttons of the human's pieces.

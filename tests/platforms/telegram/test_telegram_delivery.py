@@ -13,8 +13,8 @@ import logging
 import time
 
 import pytest
-from conftest import SPEED
 from telegram_fake_api import GROUP
+from tg_helpers import SPEED
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 CHAT = GROUP["id"]
@@ -118,7 +118,9 @@ async def test_a_forbidden_edit_is_logged_and_not_chased(tg, caplog):
     with caplog.at_level(logging.INFO, logger="bot.platforms.telegram"):
         await tg.press("ana", "d:1:0:22:18", message_id=board.message_id)
     assert tg.storage.game(1).ply == 1
-    assert [c.method for c in tg.http.calls[calls:]] == ["answerCallbackQuery", "editMessageMedia"]
+    # The board is not sent anew; the turn ping (a message of its own) is tried once, refused too.
+    assert [c.method for c in tg.http.calls[calls:]] == ["answerCallbackQuery", "editMessageMedia", "sendMessage"]
+    assert tg.http.calls[-1].status == 403
     assert any(str(CHAT) in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
 
 

@@ -9,7 +9,15 @@ import itertools
 import json
 
 import pytest
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, InputMediaPhoto
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    MessageEntity,
+    User,
+)
 from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
@@ -214,6 +222,57 @@ async def test_scenes_a_test_can_stage(api):
     fake.kick(-100888)
     await refused(bot.send_message(-100888, "x"), "kicked", Forbidden)
     assert all(c.injected for c in fake.refused())
+
+
+# -- mentions and private chats (issue 15, item 14) ----------------------------------------------------
+
+
+async def test_a_text_mention_is_kept_and_tells_who_is_notified(api):
+    fake, bot = api
+    bob = User(USERS["bob"]["id"], "Bob", is_bot=False)
+    sent = await bot.send_message(CHAT, "Your turn, Bob", entities=[MessageEntity("text_mention", 11, 3, user=bob)])
+    assert fake.notified(fake.messages[(CHAT, sent.message_id)]) == [USERS["bob"]["id"]]
+    assert sent.entities[0].user.id == USERS["bob"]["id"]
+    shown = await bot.send_photo(CHAT, InputFile(PNG, filename="b.png"), caption="Bob to move",
+                                 caption_entities=[MessageEntity("text_mention", 0, 3, user=bob)])
+    assert fake.notified(fake.messages[(CHAT, shown.message_id)]) == [USERS["bob"]["id"]]
+    plain = await bot.send_message(CHAT, "Bob to move")
+    assert fake.notified(fake.messages[(CHAT, plain.message_id)]) == []
+
+
+async def test_an_at_mention_notifies_that_user(api):
+    fake, bot = api
+    sent = await bot.send_message(CHAT, "hi @eve")
+    stored = fake.messages[(CHAT, sent.message_id)]
+    stored.extra["entities"] = [{"type": "mention", "offset": 3, "length": 4}]
+    assert fake.notified(stored) == [USERS["eve"]["id"]]
+
+
+async def test_a_text_mention_without_a_user_or_outside_the_caption_is_refused(api):
+    fake, bot = api
+    bad_user = json.dumps([{"type": "text_mention", "offset": 0, "length": 3}])
+    answer = await raw(fake, "sendMessage", chat_id=CHAT, text="Bob", entities=bad_user)
+    assert answer["status"] == 400 and "text_mention" in answer["description"]
+    bob = User(USERS["bob"]["id"], "Bob", is_bot=False)
+    await refused(bot.send_photo(CHAT, InputFile(PNG, filename="b.png"), caption="Bob",
+                                 caption_entities=[MessageEntity("text_mention", 2, 5, user=bob)]),
+                  "out of the text")
+
+
+async def test_parse_mode_with_entities_is_refused(api):
+    fake, _ = api
+    bold = json.dumps([{"type": "bold", "offset": 0, "length": 3}])
+    answer = await raw(fake, "sendMessage", chat_id=CHAT, text="Bob", entities=bold, parse_mode="HTML")
+    assert answer["status"] == 400 and "parse_mode" in answer["description"]
+
+
+async def test_a_user_who_never_started_the_bot_cannot_be_written_to(api):
+    fake, bot = api
+    with pytest.raises(Forbidden, match="initiate conversation"):
+        await bot.send_message(USERS["bob"]["id"], "your turn")
+    fake.start_private("bob")
+    sent = await bot.send_message(USERS["bob"]["id"], "your turn")
+    assert sent.chat.type == "private"
 
 
 # -- flood control, permissions, expiring queries ------------------------------------------------------------

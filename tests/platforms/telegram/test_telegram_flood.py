@@ -3,7 +3,7 @@ delay other chats, button presses answered while the group is busy, groups that 
 GIFs, and 400s that are final for their message (issue 15, Telegram 1-3, 5, 6).
 
 Through the ``tg`` harness: the production FloodLimiter and the strict fake, both on Telegram's
-faster test clock (conftest.SPEED); the fake's own 429s would show as refusals the fixture rejects."""
+faster test clock (tg_helpers.SPEED); the fake's own 429s would show as refusals the fixture rejects."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import asyncio
 import json
 import time
 
-from conftest import SPEED, telegram_clock
 from telegram_fake_api import GROUP, USERS
+from tg_helpers import SPEED, telegram_clock
 
 from bot.service import Reply
 

@@ -12,8 +12,8 @@ import logging
 import time
 
 import pytest
-from conftest import telegram_clock, telegram_sleep
 from telegram_fake_api import GROUP, FakeBotAPI
+from tg_helpers import telegram_clock, telegram_sleep
 
 from bot.platforms.telegram import TelegramAdapter, build_application
 from bot.platforms.telegram.limiter import FloodLimiter

@@ -9,7 +9,7 @@ from typing import Any
 
 from bot.rules import Position
 
-from .prove import GAIN, balance, prove
+from .prove import centi_balance, leaf_won, verify
 
 BANK_DIR = Path(__file__).parent / "bank"
 EXPORT_KEYS = ("id", "variant", "fen", "solution", "tags", "rating")
@@ -62,7 +62,7 @@ def check_line(puzzle: dict[str, Any]) -> str | None:
     """Why the puzzle's main line is wrong (illegal, or not reaching the result), or None."""
     pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
     solver = pos.turn
-    base = balance(pos, solver)
+    base = centi_balance(pos, solver)
     line = puzzle["solution"]
     if len(line) % 2 == 0:
         return "the main line does not end on a move of the solver"
@@ -71,22 +71,12 @@ def check_line(puzzle: dict[str, Any]) -> str | None:
             pos = pos.play(pos.parse_move(text))
         except Exception as err:      # IllegalMove or a malformed move text
             return f"{text}: {err}"
-    replies = pos.legal_moves()
-    if not replies:
-        return None
-    if balance(pos, solver) - base >= GAIN and not replies[0].is_capture:
+    if leaf_won(pos, solver, base):
         return None
     return "the main line ends without the result"
 
 
 def reprove(puzzle: dict[str, Any]) -> str | None:
-    """Why the puzzle no longer proves (another key move, no win, other line), or None."""
-    problem = check_line(puzzle)
-    if problem:
-        return problem
-    golpe = prove(Position.from_fen(puzzle["variant"], puzzle["fen"]))
-    if golpe is None:
-        return "no longer proven (no unique winning first move)"
-    if golpe.line[0] != puzzle["solution"][0] or golpe.tree != puzzle["tree"]:
-        return f"the proof changed: key move {golpe.line[0]}"
-    return None
+    """Why the puzzle falls short of the bank's standard (``prove.verify``), or None."""
+    problems = verify(puzzle)
+    return "; ".join(problems) if problems else None

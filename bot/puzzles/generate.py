@@ -18,7 +18,7 @@ from typing import Any
 from bot.ai import LEVELS, search_position
 from bot.rules import Move, Position, read_pdn
 
-from .prove import Golpe, line_tags, prove, verify
+from .prove import Golpe, Search, centi_balance, line_tags, prove, verify
 
 # A player for engine games: picks a move in a position.
 Player = Callable[[Position, random.Random], Move]
@@ -68,9 +68,11 @@ def engine_player(level: int) -> Player:
 
 def from_selfplay(variant: str, games: int, rng: random.Random, levels: tuple[int, ...] = GAME_LEVELS,
                   opening_plies: tuple[int, int] = (6, 12), max_plies: int = 160,
-                  first: int = 1) -> Iterator[Candidate]:
+                  first: int = 1, tempting: bool = True) -> Iterator[Candidate]:
     """Positions of engine games at human-like levels (``levels`` drawn for each side of each
-    game); the opening is played by level 2, the loosest of them, so the games differ."""
+    game); the opening is played by level 2, the loosest of them, so the games differ.  With
+    ``tempting``, also the position after each other move that looks safe at a glance (the slip
+    a club player makes), just before the position after the move the engine played."""
     loose = engine_player(2)
     for number in range(first, first + games):
         white, black = engine_player(rng.choice(levels)), engine_player(rng.choice(levels))
@@ -86,9 +88,24 @@ def from_selfplay(variant: str, games: int, rng: random.Random, levels: tuple[in
                 move = loose(pos, rng)
             else:
                 move = (white if pos.white else black)(pos, rng)
+            game = f"{variant} engine {number}"
+            if ply > opening and tempting:
+                # The slips a player could make here: moves that leave nothing to take at once
+                # (they look safe), which the opponent may punish with a combination.
+                for other in tempting_moves(pos, move):
+                    yield Candidate(pos.play(other), f"engine game {number}, ply {ply}, {other} instead of {move}",
+                                    game, ply)
             pos = pos.play(move)
             if ply > opening:
-                yield Candidate(pos, f"engine game {number}, ply {ply}", f"{variant} engine {number}", ply)
+                yield Candidate(pos, f"engine game {number}, ply {ply}", game, ply)
+
+
+def tempting_moves(pos: Position, played: Move) -> list[Move]:
+    """The moves other than ``played`` after which the opponent has no capture that wins
+    material at once (captures played out): the slips that look safe at a glance."""
+    search = Search(pos.variant)
+    now = centi_balance(pos, pos.turn)
+    return [m for m in pos.legal_moves() if m != played and search.after(pos, m, 0) >= now + 100 * len(m.captured)]
 
 
 def puzzle_id(variant: str, fen: str) -> str:

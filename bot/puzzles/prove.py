@@ -1,7 +1,7 @@
 """Proving a golpe: a forced series of moves that wins material or the game.
 
 A solver move *ends the line successfully* when, after it, the opponent has no legal move, or the
-solver is at least ``GAIN`` ahead (absolute: a man counts 1, a king 1.5), has won at least a man
+solver is at least ``GAIN`` ahead (absolute: a man counts 1, a king ``king_value``), has won at least a man
 on the start, and the opponent has no capture pending.  A solver node is won when one of its moves ends the line or
 leads to an opponent node whose every reply leads to a won solver node again, within the number of
 solver moves allowed.  Pure: the rules engine only, no I/O.
@@ -15,7 +15,8 @@ from typing import Any
 from bot.rules import Move, Position, Variant, get_variant, movegen
 
 MAN_VALUE = 1.0
-KING_VALUE = 1.5
+KING_VALUE = 2.0          # a king that moves one square (italian, triestina) ...
+FLYING_KING_VALUE = 2.5   # ... and a flying one (spanish), in men
 GAIN = 2.0
 MIN_GAIN = 1.0
 MAX_SOLVER_MOVES = 4
@@ -33,9 +34,14 @@ class BudgetExceeded(Exception):
 
 
 def material(pos: Position, color: str) -> float:
-    """Men count 1, kings 2.5."""
+    """Men count 1, kings ``king_value``."""
     men, kings = pos.count(color)
-    return men * MAN_VALUE + kings * KING_VALUE
+    return men * MAN_VALUE + kings * king_value(pos.variant)
+
+
+def king_value(variant: Variant | str) -> float:
+    """What a king is worth in men: more than a man always, most when it flies."""
+    return FLYING_KING_VALUE if get_variant(variant).flying_kings else KING_VALUE
 
 
 def balance(pos: Position, color: str) -> float:
@@ -180,11 +186,10 @@ def _trim(node: dict[str, Tree], depth: int, prover: Prover) -> dict[str, Tree]:
 # The bank's standard (issue 17), what lichess-puzzler asks of a puzzle: at every solver turn of
 # the main line exactly one move wins and every other is refuted by a clear margin in a search
 # deeper than the line; every defence is answered; after the line the solver is at least two men
-# ahead (absolute, a king counting KING_VALUE), or the opponent has no move.  Scores below are in
+# ahead (absolute, a king counting ``king_value``), or the opponent has no move.  Scores below are in
 # hundredths of a man from the side to move's point of view.
 
 MAN = 100
-KING = int(KING_VALUE * 100)
 WIN = int(GAIN * 100)           # the solver's material lead, at least, after the line
 MARGIN = 150                    # the key beats every other move by this much ...
 MIN_WIN_GAIN = int(MIN_GAIN * 100)             # ... and the line wins at least a man on the start
@@ -200,6 +205,7 @@ class Search:
     def __init__(self, variant: Variant | str, budget: int | None = None) -> None:
         self.variant = get_variant(variant)
         self.gen = movegen.fast(self.variant).moves
+        self.king = round(king_value(self.variant) * MAN)
         self.table: dict[tuple, tuple[int, int, int]] = {}
         self.budget = budget
         self.nodes = 0
@@ -213,7 +219,7 @@ class Search:
             return -NO_MOVE
         capture = moves[0][0] >> 16
         if depth <= 0 and not capture:
-            return (um.bit_count() - tm.bit_count()) * MAN + (uk.bit_count() - tk.bit_count()) * KING
+            return (um.bit_count() - tm.bit_count()) * MAN + (uk.bit_count() - tk.bit_count()) * self.king
         key = (um, uk, tm, tk, white)
         entry = self.table.get(key)
         if entry is not None and entry[0] >= depth:
@@ -383,7 +389,8 @@ def _margin(search: Search, pos: Position, key: str, depth: int) -> list[str]:
             continue
         score = search.after(pos, move, depth, bar - 1, bar)
         if score >= bar:
-            out.append(f"{move}: also wins against {key} ({score / 100:+.1f} vs {key_score / 100:+.1f})")
+            out.append(f"{move}: also wins, or comes within {MARGIN / 100:.1f} of {key} "
+                       f"({score / 100:+.1f} vs {key_score / 100:+.1f})")
     return out
 
 

@@ -154,6 +154,9 @@ def accept(golpe: Golpe | None, source: str) -> dict[str, Any] | None:
 # Plies after a puzzle during which the same game gives no other: the same idea a move later is
 # not a new puzzle.
 SPACING = 12
+# Solver moves the generator looks for: longer proofs cost five times more and most fail the
+# uniqueness of a later turn anyway.
+GENERATE_MOVES = 3
 
 
 def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = None,
@@ -168,7 +171,7 @@ def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = 
         if key in seen or (cand.game in last_found and cand.ply - last_found[cand.game] < SPACING):
             continue
         seen.add(key)
-        puzzle = accept(prove(cand.position), cand.source)
+        puzzle = accept(prove(cand.position, GENERATE_MOVES), cand.source)
         if puzzle is not None:
             found.append(puzzle)
             last_found[cand.game] = cand.ply

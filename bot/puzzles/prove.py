@@ -165,10 +165,10 @@ def prove(pos: Position, max_moves: int = MAX_SOLVER_MOVES, budget: int = NODE_B
         winners = prover.solver_node(pos, max_moves)
     except BudgetExceeded:
         return None
-    if len(winners) != 1:
+    if len({same_capture(pos, m) for m in winners}) != 1:
         return None
-    key = next(iter(winners))
-    tree = {key: _trim(winners[key], depth - 1, prover)}
+    # Several winners are the same capture landing on different squares: all are accepted.
+    tree = {key: _trim(sub, depth - 1, prover) for key, sub in winners.items()}
     return Golpe(pos.fen(), pos.variant.id, solver, tree, main_line(tree), len(legal) - 1)
 
 
@@ -308,7 +308,7 @@ def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None =
         if not node:
             problems.append(f"[tree] after {' '.join(path) or 'the start'}: no solver move")
             return
-        if on_line and len(node) != 1:
+        if on_line and len({same_capture(pos, m) for m in node}) != 1:
             turn = "first" if not path else "later"
             problems.append(f"[{turn}] after {' '.join(path) or 'the start'}: {len(node)} moves accepted "
                             f"({', '.join(sorted(node))})")
@@ -360,10 +360,12 @@ def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None =
     # The margin: the key against every other move, at every solver turn of the main line.
     search = search or Search(start.variant)
     pos = start
+    node = tree
     for i, text in enumerate(line):
+        node = node if i % 2 == 0 else node[line[i - 1]][text]
         if i % 2 == 0:
             problems.extend(f"[{'first' if i == 0 else 'later'}] {p}"
-                            for p in _margin(search, pos, text, len(line) - i - 1 + extra_plies))
+                            for p in _margin(search, pos, text, len(line) - i - 1 + extra_plies, set(node)))
         pos = pos.play(pos.parse_move(text))
     expected = line_tags(puzzle["variant"], puzzle["fen"], line)
     tags = puzzle.get("tags", {})
@@ -373,9 +375,21 @@ def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None =
     return problems
 
 
-def _margin(search: Search, pos: Position, key: str, depth: int) -> list[str]:
+def same_capture(pos: Position, move: Move | str) -> tuple:
+    """What makes two moves one answer: a capture by the same piece of the same pieces is one,
+    wherever the flying king lands; any other move is itself."""
+    if isinstance(move, str):
+        move = pos.parse_move(move)
+    if move.captured:
+        return move.path[0], tuple(sorted(move.captured))
+    return move.path
+
+
+def _margin(search: Search, pos: Position, key: str, depth: int,
+            accepted: set[str] | frozenset[str] = frozenset()) -> list[str]:
     """Why ``key`` is not the only winning move of ``pos`` (searched ``depth`` plies after each
-    move), or nothing."""
+    move), or nothing.  The ``accepted`` moves (the key's other landing squares) are not
+    alternatives."""
     moves = pos.legal_moves()
     key_move = pos.parse_move(key)
     key_score = search.after(pos, key_move, depth)
@@ -385,7 +399,7 @@ def _margin(search: Search, pos: Position, key: str, depth: int) -> list[str]:
     bar = min(WIN, key_score - MARGIN + 1)
     out = []
     for move in moves:
-        if move == key_move:
+        if move == key_move or str(move) in accepted:
             continue
         score = search.after(pos, move, depth, bar - 1, bar)
         if score >= bar:

@@ -334,7 +334,7 @@ def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None =
                 problems.append(f"[defence] after {' '.join(here)}: defences missing {missing} or illegal {extra}")
             for reply, sub in replies.items():
                 if reply in legal:
-                    nxt_line = on_line and line[len(here):len(here) + 1] == [reply]
+                    nxt_line = on_line and line[len(path):len(here) + 1] == [text, reply]
                     walk(after.play(after.parse_move(reply)), sub, [*here, reply], nxt_line)
 
     walk(start, tree, [], True)

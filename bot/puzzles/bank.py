@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 from functools import cache
 from pathlib import Path
@@ -51,6 +52,17 @@ def save(variant: str, puzzles: list[dict[str, Any]]) -> None:
     bank_file(variant).write_text(text, encoding="utf-8")
     _load.cache_clear()
     _index.cache_clear()
+
+
+def add(variant: str, puzzle: dict[str, Any]) -> None:
+    """Add one puzzle to the variant's bank file as it is now (other generators may be adding to
+    it too: the file is locked, read again and written whole)."""
+    BANK_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BANK_DIR / f".{variant}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _load.cache_clear()
+        current = [p for p in _load(variant) if p["id"] != puzzle["id"]]
+        save(variant, [*current, puzzle])
 
 
 def export_line(puzzle: dict[str, Any]) -> str:

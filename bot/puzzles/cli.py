@@ -79,7 +79,7 @@ def generate(args: argparse.Namespace) -> int:
 
     def found_one(puzzle: dict) -> None:
         kept.append(puzzle)
-        bank.save(args.variant, kept)
+        bank.add(args.variant, puzzle)
 
     found = find(itertools.chain(*sources), args.count, seen,
                  progress=lambda done, examined: _bar(done, args.count, examined, started), on_found=found_one)

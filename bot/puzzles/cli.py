@@ -31,6 +31,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--pdn", default=None, help="a PDN file whose positions are tried first")
     gen.add_argument("--fens", default=None,
                      help="a JSON-lines file of positions ({fen, tags.source}, e.g. an old bank) tried next")
+    gen.add_argument("--fens-label", default="earlier bank", help="what the sources of --fens positions start with")
     gen.add_argument("--first-game", type=int, default=1, help="number of the first engine game (to resume)")
     gen.set_defaults(func=generate)
     exp = actions.add_parser("export", help="print the bank as JSON lines")
@@ -72,7 +73,7 @@ def generate(args: argparse.Namespace) -> int:
     if pdn is not None and pdn.exists():
         sources.append(from_pdn(pdn, args.variant))
     if args.fens:
-        sources.append(from_fens(Path(args.fens), args.variant))
+        sources.append(from_fens(Path(args.fens), args.variant, args.fens_label))
     sources.append(from_selfplay(args.variant, 10**9, rng, first=args.first_game))
     started = time.monotonic()
     kept = list(existing)

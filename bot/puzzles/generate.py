@@ -47,13 +47,15 @@ def from_pdn(path: str | Path, variant: str = "italian") -> Iterator[Candidate]:
 GAME_LEVELS = (2, 2, 2, 3, 3, 4)
 
 
-def from_fens(path: Path, variant: str) -> Iterator[Candidate]:
-    """The positions of a JSON-lines file of puzzles (an earlier bank), with their sources."""
+def from_fens(path: Path, variant: str, label: str = "earlier bank") -> Iterator[Candidate]:
+    """The positions of a JSON-lines file of puzzles (an earlier bank), with their sources
+    after ``label``."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if line.strip():
             record = json.loads(line)
-            source = record.get("tags", {}).get("source") or f"{path.name} line {number}"
-            yield Candidate(Position.from_fen(variant, record["fen"]), source, f"fens {number}", 0)
+            source = record.get("tags", {}).get("source") or f"line {number}"
+            yield Candidate(Position.from_fen(variant, record["fen"]), f"{label}: {source}",
+                            f"fens {number}", 0)
 
 
 def engine_player(level: int) -> Player:

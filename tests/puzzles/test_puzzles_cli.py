@@ -133,9 +133,10 @@ def test_generate_adds_proven_puzzles_to_the_bank_it_runs_from(package_copy):
     taken, existing = shipped[0], shipped[1:]
     copied_bank.write_text("".join(json.dumps(p) + "\n" for p in existing), encoding="utf-8")
     fens = copy / "old.jsonl"
-    fens.write_text(json.dumps({"fen": taken["fen"], "tags": {"source": "old bank"}}) + "\n", encoding="utf-8")
+    fens.write_text(json.dumps({"fen": taken["fen"], "tags": {"source": "engine game 7, ply 9"}}) + "\n",
+                    encoding="utf-8")
     done = run("puzzles", "generate", "--variant", "spanish", "--count", "1", "--seed", "1", "--fens", str(fens),
-               cwd=copy, timeout=120)
+               "--fens-label", "old bank", cwd=copy, timeout=120)
     assert done.returncode == 0, done.stderr
     assert digest(real) == before, "generate wrote to the checkout's bank"
     after = [json.loads(line) for line in copied_bank.read_text(encoding="utf-8").splitlines()]
@@ -147,7 +148,7 @@ def test_generate_adds_proven_puzzles_to_the_bank_it_runs_from(package_copy):
     puzzle = new[0]
     assert bank.reprove(puzzle) is None
     assert puzzle["fen"] == taken["fen"] and puzzle["solution"][0] == taken["solution"][0]
-    assert puzzle["tags"]["source"] == "old bank"
+    assert puzzle["tags"]["source"] == "old bank: engine game 7, ply 9"
     keys = {Position.from_fen("spanish", p["fen"]).key for p in existing}
     assert Position.from_fen("spanish", puzzle["fen"]).key not in keys
     assert [p["id"] for p in after] == sorted(p["id"] for p in after)

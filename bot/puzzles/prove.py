@@ -191,7 +191,7 @@ def _trim(node: dict[str, Tree], depth: int, prover: Prover) -> dict[str, Tree]:
 
 MAN = 100
 WIN = int(GAIN * 100)           # the solver's material lead, at least, after the line
-MARGIN = 150                    # the key beats every other move by this much ...
+MARGIN = 100                    # the key beats every other move by a man (a decisive margin) ...
 MIN_WIN_GAIN = int(MIN_GAIN * 100)             # ... and the line wins at least a man on the start
 EXTRA_PLIES = 2                 # the search goes this far beyond the end of the line
 NO_MOVE = 10_000                # the side to move has no move: lost

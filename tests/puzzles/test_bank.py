@@ -4,8 +4,8 @@ move), unique positions, tags from the line and a rating, and a solution tree wh
 the only first move.
 
 The whole bank is walked (main lines and trees, a few seconds); the full re-proof with the deeper
-search is what ``python -m bot puzzles check`` does (tests/puzzles/test_puzzles_cli.py runs it
-with RUN_SLOW=1), so a spread sample of each variant is re-proved here."""
+search is what ``python -m bot puzzles check`` does (tests/puzzles/test_puzzles_cli.py runs it);
+a spread sample of each variant is re-proved here too."""
 
 from __future__ import annotations
 

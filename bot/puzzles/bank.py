@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 from functools import cache
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 from bot.rules import Position
 
-from .prove import GAIN, balance, prove
+from .prove import centi_balance, leaf_won, verify
 
 BANK_DIR = Path(__file__).parent / "bank"
 EXPORT_KEYS = ("id", "variant", "fen", "solution", "tags", "rating")
@@ -53,6 +54,17 @@ def save(variant: str, puzzles: list[dict[str, Any]]) -> None:
     _index.cache_clear()
 
 
+def add(variant: str, puzzle: dict[str, Any]) -> None:
+    """Add one puzzle to the variant's bank file as it is now (other generators may be adding to
+    it too: the file is locked, read again and written whole)."""
+    BANK_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BANK_DIR / f".{variant}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _load.cache_clear()
+        current = [p for p in _load(variant) if p["id"] != puzzle["id"]]
+        save(variant, [*current, puzzle])
+
+
 def export_line(puzzle: dict[str, Any]) -> str:
     """One puzzle as the JSON line of ``python -m bot puzzles export``."""
     return json.dumps({k: puzzle[k] for k in EXPORT_KEYS}, ensure_ascii=False)
@@ -62,7 +74,7 @@ def check_line(puzzle: dict[str, Any]) -> str | None:
     """Why the puzzle's main line is wrong (illegal, or not reaching the result), or None."""
     pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
     solver = pos.turn
-    base = balance(pos, solver)
+    base = centi_balance(pos, solver)
     line = puzzle["solution"]
     if len(line) % 2 == 0:
         return "the main line does not end on a move of the solver"
@@ -71,22 +83,12 @@ def check_line(puzzle: dict[str, Any]) -> str | None:
             pos = pos.play(pos.parse_move(text))
         except Exception as err:      # IllegalMove or a malformed move text
             return f"{text}: {err}"
-    replies = pos.legal_moves()
-    if not replies:
-        return None
-    if balance(pos, solver) - base >= GAIN and not replies[0].is_capture:
+    if leaf_won(pos, solver, base):
         return None
     return "the main line ends without the result"
 
 
 def reprove(puzzle: dict[str, Any]) -> str | None:
-    """Why the puzzle no longer proves (another key move, no win, other line), or None."""
-    problem = check_line(puzzle)
-    if problem:
-        return problem
-    golpe = prove(Position.from_fen(puzzle["variant"], puzzle["fen"]))
-    if golpe is None:
-        return "no longer proven (no unique winning first move)"
-    if golpe.line[0] != puzzle["solution"][0] or golpe.tree != puzzle["tree"]:
-        return f"the proof changed: key move {golpe.line[0]}"
-    return None
+    """Why the puzzle falls short of the bank's standard (``prove.verify``), or None."""
+    problems = verify(puzzle)
+    return "; ".join(problems) if problems else None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import multiprocessing
 import random
 import sys
 import time
@@ -12,7 +13,8 @@ from pathlib import Path
 from bot.rules import VARIANTS, Position
 
 from . import bank
-from .generate import find, from_pdn, from_selfplay
+from .generate import find, from_fens, from_pdn, from_selfplay
+from .prove import verify
 
 # The 2005 Italian championship, kept with the tests; used when generating from a checkout.
 CHAMPIONSHIP = Path(__file__).resolve().parents[2] / "tests" / "data" / "italian_championship_2005.pdn"
@@ -27,12 +29,18 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--count", type=int, default=10)
     gen.add_argument("--seed", type=int, default=None, help="random seed of the engine games")
     gen.add_argument("--pdn", default=None, help="a PDN file whose positions are tried first")
+    gen.add_argument("--fens", default=None,
+                     help="a JSON-lines file of positions ({fen, tags.source}, e.g. an old bank) tried next")
+    gen.add_argument("--fens-label", default="earlier bank", help="what the sources of --fens positions start with")
+    gen.add_argument("--first-game", type=int, default=1, help="number of the first engine game (to resume)")
     gen.set_defaults(func=generate)
     exp = actions.add_parser("export", help="print the bank as JSON lines")
     exp.add_argument("--variant", required=True, choices=sorted(VARIANTS))
     exp.set_defaults(func=export)
     chk = actions.add_parser("check", help="re-prove every puzzle of the bank")
     chk.add_argument("--variant", choices=sorted(VARIANTS), default=None, help="one variant (default: all)")
+    chk.add_argument("--jobs", type=int, default=2, help="processes proving in parallel")
+    chk.add_argument("--prune", action="store_true", help="remove the puzzles that fail from the bank")
     chk.set_defaults(func=check)
 
 
@@ -52,23 +60,31 @@ def _bar(done: int, total: int, examined: int, started: float) -> None:
 
 
 def generate(args: argparse.Namespace) -> int:
-    """Find ``--count`` new proven puzzles and add them to the bank."""
+    """Find ``--count`` new proven puzzles and add them to the bank, saving after each one (so a
+    generation stopped at any time keeps what it found, and a new run goes on from there)."""
     if args.count < 1:
         print("error: --count must be at least 1", file=sys.stderr)
         return 2
     existing = bank.load(args.variant)
     seen = {(args.variant, Position.from_fen(args.variant, p["fen"]).key) for p in existing}
     rng = random.Random(args.seed)
-    sources = []
+    sources: list = []
     pdn = Path(args.pdn) if args.pdn else (CHAMPIONSHIP if args.variant == "italian" else None)
     if pdn is not None and pdn.exists():
         sources.append(from_pdn(pdn, args.variant))
-    sources.append(from_selfplay(args.variant, 10**9, rng))
+    if args.fens:
+        sources.append(from_fens(Path(args.fens), args.variant, args.fens_label))
+    sources.append(from_selfplay(args.variant, 10**9, rng, first=args.first_game))
     started = time.monotonic()
+    kept = list(existing)
+
+    def found_one(puzzle: dict) -> None:
+        kept.append(puzzle)
+        bank.add(args.variant, puzzle)
+
     found = find(itertools.chain(*sources), args.count, seen,
-                 progress=lambda done, examined: _bar(done, args.count, examined, started))
+                 progress=lambda done, examined: _bar(done, args.count, examined, started), on_found=found_one)
     sys.stderr.write("\n")
-    bank.save(args.variant, existing + found)
     print(f"{len(found)} new {args.variant} puzzles; the bank has {len(existing) + len(found)}")
     return 0
 
@@ -80,16 +96,30 @@ def export(args: argparse.Namespace) -> int:
     return 0
 
 
+def _problems(puzzle: dict) -> tuple[str, list[str]]:
+    return puzzle["id"], verify(puzzle)
+
+
 def check(args: argparse.Namespace) -> int:
-    """Re-prove the bank; exit 1 when any puzzle fails."""
+    """Re-prove the bank to the standard of ``prove.verify``; exit 1 when any puzzle fails
+    (``--prune``: remove those from the bank instead)."""
     failures = 0
-    for variant in [args.variant] if args.variant else sorted(VARIANTS):
-        puzzles = bank.load(variant)
-        for puzzle in puzzles:
-            problem = bank.reprove(puzzle)
-            if problem:
-                failures += 1
-                print(f"{puzzle['id']}: {problem}")
-        print(f"{variant}: {len(puzzles)} puzzles checked")
+    started = time.monotonic()
+    with multiprocessing.get_context("spawn").Pool(max(args.jobs, 1)) as pool:
+        for variant in [args.variant] if args.variant else sorted(VARIANTS):
+            puzzles = bank.load(variant)
+            failed = set()
+            for pid, problems in pool.imap(_problems, puzzles, chunksize=4):
+                if problems:
+                    failed.add(pid)
+                    more = f" (+{len(problems) - 3})" if len(problems) > 3 else ""
+                    print(f"{pid}: {'; '.join(problems[:3])}{more}")
+            if args.prune and failed:
+                bank.save(variant, [p for p in puzzles if p["id"] not in failed])
+                print(f"{variant}: {len(failed)} removed, {len(puzzles) - len(failed)} kept")
+            else:
+                failures += len(failed)
+            print(f"{variant}: {len(puzzles)} puzzles checked")
+    print(f"{time.monotonic() - started:.1f} s")
     print("all proven" if not failures else f"{failures} puzzles failed")
     return 1 if failures else 0

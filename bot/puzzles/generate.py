@@ -1,4 +1,4 @@
-"""Finding golpes in real play: championship games and engine games from varied openings.
+"""Finding golpes in real play: championship games, then engine games at human-like levels.
 
 Candidates are the positions of games, never random piece scatter, so puzzles look like games.
 Each candidate goes through ``prove``; a proven one becomes a puzzle record with tags and a
@@ -8,15 +8,17 @@ starting difficulty rating.
 from __future__ import annotations
 
 import hashlib
+import json
 import random
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bot.ai import LEVELS, search_position
 from bot.rules import Move, Position, read_pdn
 
-from .prove import Golpe, balance, prove
+from .prove import Golpe, Search, centi_balance, line_tags, prove, verify
 
 # A player for engine games: picks a move in a position.
 Player = Callable[[Position, random.Random], Move]
@@ -40,40 +42,72 @@ def from_pdn(path: str | Path, variant: str = "italian") -> Iterator[Candidate]:
             yield Candidate(pos, f"{white} - {black} (game {number}), ply {ply}", f"pdn {number}", ply)
 
 
-def noisy_greedy(pos: Position, rng: random.Random, blunder: float = 0.3) -> Move:
-    """A club player in a hurry: the move that keeps the most material two plies on, and now and
-    then any move (the mistakes that golpes punish)."""
-    legal = pos.legal_moves()
-    if len(legal) == 1 or rng.random() < blunder:
-        return rng.choice(legal)
-    me = pos.turn
-    best: list[Move] = []
-    best_score = float("-inf")
-    for move in legal:
-        after = pos.play(move)
-        replies = after.legal_moves()
-        score = min((balance(after.play(r), me) for r in replies), default=100.0)
-        if score > best_score:
-            best, best_score = [move], score
-        elif score == best_score:
-            best.append(move)
-    return rng.choice(best)
+# The engine levels that play the games puzzles are looked for in: club players who miss
+# combinations now and then, never random moves (issue 17).
+GAME_LEVELS = (2, 2, 2, 3, 3, 4)
 
 
-def from_selfplay(variant: str, games: int, rng: random.Random, player: Player = noisy_greedy,
-                  opening_plies: tuple[int, int] = (4, 10), max_plies: int = 160) -> Iterator[Candidate]:
-    """Positions of engine games, each from a different random opening."""
-    for number in range(1, games + 1):
+def from_fens(path: Path, variant: str, label: str = "earlier bank") -> Iterator[Candidate]:
+    """The positions of a JSON-lines file of puzzles (an earlier bank), with their sources
+    after ``label``."""
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            record = json.loads(line)
+            source = record.get("tags", {}).get("source") or f"line {number}"
+            yield Candidate(Position.from_fen(variant, record["fen"]), f"{label}: {source}",
+                            f"fens {number}", 0)
+
+
+def engine_player(level: int) -> Player:
+    """A player of the engine at ``level`` (its own looseness makes the games vary)."""
+    spec = LEVELS[level]
+
+    def play(pos: Position, rng: random.Random) -> Move:
+        return search_position(pos, spec.max_depth, spec.seconds, spec.margin, rng=rng).move
+
+    return play
+
+
+def from_selfplay(variant: str, games: int, rng: random.Random, levels: tuple[int, ...] = GAME_LEVELS,
+                  opening_plies: tuple[int, int] = (6, 12), max_plies: int = 160,
+                  first: int = 1, tempting: bool = True) -> Iterator[Candidate]:
+    """Positions of engine games at human-like levels (``levels`` drawn for each side of each
+    game); the opening is played by level 2, the loosest of them, so the games differ.  With
+    ``tempting``, also the position after each other move that looks safe at a glance (the slip
+    a club player makes), just before the position after the move the engine played."""
+    loose = engine_player(2)
+    for number in range(first, first + games):
+        white, black = engine_player(rng.choice(levels)), engine_player(rng.choice(levels))
         pos = Position.start(variant)
         opening = rng.randint(*opening_plies)
         for ply in range(1, max_plies + 1):
             legal = pos.legal_moves()
             if not legal:
                 break
-            move = rng.choice(legal) if ply <= opening else player(pos, rng)
+            if len(legal) == 1:
+                move = legal[0]
+            elif ply <= opening:
+                move = loose(pos, rng)
+            else:
+                move = (white if pos.white else black)(pos, rng)
+            game = f"{variant} engine {number}"
+            if ply > opening and tempting:
+                # The slips a player could make here: moves that leave nothing to take at once
+                # (they look safe), which the opponent may punish with a combination.
+                for other in tempting_moves(pos, move):
+                    yield Candidate(pos.play(other), f"engine game {number}, ply {ply}, {other} instead of {move}",
+                                    game, ply)
             pos = pos.play(move)
             if ply > opening:
-                yield Candidate(pos, f"engine game {number}, ply {ply}", f"{variant} engine {number}", ply)
+                yield Candidate(pos, f"engine game {number}, ply {ply}", game, ply)
+
+
+def tempting_moves(pos: Position, played: Move) -> list[Move]:
+    """The moves other than ``played`` after which the opponent has no capture that wins
+    material at once (captures played out): the slips that look safe at a glance."""
+    search = Search(pos.variant)
+    now = centi_balance(pos, pos.turn)
+    return [m for m in pos.legal_moves() if m != played and search.after(pos, m, 0) >= now + 100 * len(m.captured)]
 
 
 def puzzle_id(variant: str, fen: str) -> str:
@@ -82,19 +116,8 @@ def puzzle_id(variant: str, fen: str) -> str:
 
 
 def describe(golpe: Golpe, source: str) -> dict[str, Any]:
-    """The puzzle record: id, variant, fen, main line, tree, tags and starting rating."""
-    pos = Position.from_fen(golpe.variant, golpe.fen)
-    sacrifices = longest = 0
-    promotion = False
-    for i, text in enumerate(golpe.line):
-        move = pos.parse_move(text)
-        nxt = pos.play(move)
-        if i % 2 == 0:                                   # the solver's moves
-            longest = max(longest, len(move.captured))
-            promotion = promotion or move.promotes
-            if i + 1 < len(golpe.line) and "x" in golpe.line[i + 1]:
-                sacrifices += 1
-        pos = nxt
+    """The puzzle record: id, variant, fen, main line, tree, tags (from the line) and starting rating."""
+    tags = line_tags(golpe.variant, golpe.fen, golpe.line)
     start = Position.from_fen(golpe.variant, golpe.fen)
     key = golpe.line[0]
     tempting = 0
@@ -105,30 +128,42 @@ def describe(golpe: Golpe, source: str) -> dict[str, Any]:
         replies = after.legal_moves()
         if move.is_capture or (replies and replies[0].is_capture):
             tempting += 1
-    length = (len(golpe.line) + 1) // 2
-    # Starting difficulty: longer lines, more sacrifices and more tempting wrong tries are harder;
-    # solvers' results move it later.
-    rating = 1000 + 150 * (length - 1) + 60 * sacrifices + 40 * tempting + (80 if promotion else 0)
+    length = tags["moves"]
+    quiet = sum(1 for i in range(0, len(golpe.line), 2) if "x" not in golpe.line[i])
+    # Starting difficulty: longer lines, more sacrifices, quiet moves and tempting wrong tries are
+    # harder; solvers' results move it later (Glicko-2 on the puzzle).
+    rating = (1000 + 150 * (length - 1) + 90 * tags["sacrifices"] + 60 * quiet + 30 * tempting
+              + (60 if tags["promotion"] else 0))
     return {
         "id": puzzle_id(golpe.variant, golpe.fen),
         "variant": golpe.variant,
         "fen": golpe.fen,
         "solution": golpe.line,
         "tree": golpe.tree,
-        "tags": {"sacrifices": sacrifices, "longest_capture": longest, "promotion": promotion,
-                 "moves": length, "source": source},
+        "tags": {**tags, "source": source},
         "rating": min(rating, 2400),
     }
+
+
+def accept(golpe: Golpe | None, source: str) -> dict[str, Any] | None:
+    """The puzzle record of a proven golpe when it meets the bank's standard (``verify``), else None."""
+    if golpe is None:
+        return None
+    puzzle = describe(golpe, source)
+    return puzzle if not verify(puzzle) else None
 
 
 # Plies after a puzzle during which the same game gives no other: the same idea a move later is
 # not a new puzzle.
 SPACING = 12
-MIN_SACRIFICES = 1
+# Solver moves the generator looks for: longer proofs cost five times more and most fail the
+# uniqueness of a later turn anyway.
+GENERATE_MOVES = 3
 
 
 def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = None,
-         progress: Callable[[int, int], None] | None = None) -> list[dict[str, Any]]:
+         progress: Callable[[int, int], None] | None = None,
+         on_found: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """Up to ``count`` new puzzles from the candidates, skipping positions already in ``seen``."""
     seen = set() if seen is None else seen
     found: list[dict[str, Any]] = []
@@ -138,12 +173,12 @@ def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = 
         if key in seen or (cand.game in last_found and cand.ply - last_found[cand.game] < SPACING):
             continue
         seen.add(key)
-        golpe = prove(cand.position)
-        puzzle = describe(golpe, cand.source) if golpe is not None else None
-        # A golpe gives something away to get more back; a plain promotion race is no golpe.
-        if puzzle is not None and puzzle["tags"]["sacrifices"] >= MIN_SACRIFICES:
+        puzzle = accept(prove(cand.position, GENERATE_MOVES), cand.source)
+        if puzzle is not None:
             found.append(puzzle)
             last_found[cand.game] = cand.ply
+            if on_found:
+                on_found(puzzle)
         if progress:
             progress(len(found), examined)
         if len(found) >= count:

@@ -1,8 +1,8 @@
 """Proving a golpe: a forced series of moves that wins material or the game.
 
 A solver move *ends the line successfully* when, after it, the opponent has no legal move, or the
-solver is at least ``GAIN`` ahead of where it started (a man counts 1, a king 2.5) and the
-opponent has no capture pending.  A solver node is won when one of its moves ends the line or
+solver is at least ``GAIN`` ahead (absolute: a man counts 1, a king ``king_value``), has won at least a man
+on the start, and the opponent has no capture pending.  A solver node is won when one of its moves ends the line or
 leads to an opponent node whose every reply leads to a won solver node again, within the number of
 solver moves allowed.  Pure: the rules engine only, no I/O.
 """
@@ -10,12 +10,15 @@ solver moves allowed.  Pure: the rules engine only, no I/O.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
-from bot.rules import Move, Position
+from bot.rules import Move, Position, Variant, get_variant, movegen
 
 MAN_VALUE = 1.0
-KING_VALUE = 2.5
+KING_VALUE = 2.0          # a king that moves one square (italian, triestina) ...
+FLYING_KING_VALUE = 2.5   # ... and a flying one (spanish), in men
 GAIN = 2.0
+MIN_GAIN = 1.0
 MAX_SOLVER_MOVES = 4
 MIN_SOLVER_MOVES = 2
 NODE_BUDGET = 30_000
@@ -31,9 +34,14 @@ class BudgetExceeded(Exception):
 
 
 def material(pos: Position, color: str) -> float:
-    """Men count 1, kings 2.5."""
+    """Men count 1, kings ``king_value``."""
     men, kings = pos.count(color)
-    return men * MAN_VALUE + kings * KING_VALUE
+    return men * MAN_VALUE + kings * king_value(pos.variant)
+
+
+def king_value(variant: Variant | str) -> float:
+    """What a king is worth in men: more than a man always, most when it flies."""
+    return FLYING_KING_VALUE if get_variant(variant).flying_kings else KING_VALUE
 
 
 def balance(pos: Position, color: str) -> float:
@@ -63,7 +71,8 @@ class Prover:
             self._tick()
             after = pos.play(move)
             replies = after.legal_moves()
-            if not replies or (balance(after, self.solver) - self.base >= GAIN and not replies[0].is_capture):
+            lead = balance(after, self.solver)
+            if not replies or (lead >= GAIN and lead - self.base >= MIN_GAIN and not replies[0].is_capture):
                 won[str(move)] = {}
             elif depth > 1:
                 node = self.opponent_node(after, replies, depth - 1)
@@ -140,6 +149,8 @@ def prove(pos: Position, max_moves: int = MAX_SOLVER_MOVES, budget: int = NODE_B
     legal = pos.legal_moves()
     if len(legal) < 2:
         return None                     # a forced move is no puzzle
+    if not wins_materially(pos, 2 * max_moves - 1, budget):
+        return None
     try:
         prover = Prover(solver, base, budget)
         # The shortest depth at which something wins decides the line length ...
@@ -154,10 +165,10 @@ def prove(pos: Position, max_moves: int = MAX_SOLVER_MOVES, budget: int = NODE_B
         winners = prover.solver_node(pos, max_moves)
     except BudgetExceeded:
         return None
-    if len(winners) != 1:
+    if len({same_capture(pos, m) for m in winners}) != 1:
         return None
-    key = next(iter(winners))
-    tree = {key: _trim(winners[key], depth - 1, prover)}
+    # Several winners are the same capture landing on different squares: all are accepted.
+    tree = {key: _trim(sub, depth - 1, prover) for key, sub in winners.items()}
     return Golpe(pos.fen(), pos.variant.id, solver, tree, main_line(tree), len(legal) - 1)
 
 
@@ -168,3 +179,300 @@ def _trim(node: dict[str, Tree], depth: int, prover: Prover) -> dict[str, Tree]:
         kept = {m: sub for m, sub in solver_moves.items() if line_length({m: sub}) <= depth}
         out[reply] = {m: _trim(sub, depth - 1, prover) for m, sub in kept.items()}
     return out
+
+
+# -- the strict proof: a material search deeper than the line ---------------------------------
+#
+# The bank's standard (issue 17), what lichess-puzzler asks of a puzzle: at every solver turn of
+# the main line exactly one move wins and every other is refuted by a clear margin in a search
+# deeper than the line; every defence is answered; after the line the solver is at least two men
+# ahead (absolute, a king counting ``king_value``), or the opponent has no move.  Scores below are in
+# hundredths of a man from the side to move's point of view.
+
+MAN = 100
+WIN = int(GAIN * 100)           # the solver's material lead, at least, after the line
+MARGIN = 100                    # the key beats every other move by a man (a decisive margin) ...
+MIN_WIN_GAIN = int(MIN_GAIN * 100)             # ... and the line wins at least a man on the start
+EXTRA_PLIES = 2                 # the search goes this far beyond the end of the line
+NO_MOVE = 10_000                # the side to move has no move: lost
+INF = 1_000_000
+
+
+class Search:
+    """Alpha-beta on material with captures played out (captures are compulsory, so a position
+    with a capture pending is never scored).  A transposition table keeps bounds per depth."""
+
+    def __init__(self, variant: Variant | str, budget: int | None = None) -> None:
+        self.variant = get_variant(variant)
+        self.gen = movegen.fast(self.variant).moves
+        self.king = round(king_value(self.variant) * MAN)
+        self.table: dict[tuple, tuple[int, int, int]] = {}
+        self.budget = budget
+        self.nodes = 0
+
+    def value(self, um: int, uk: int, tm: int, tk: int, white: bool, depth: int, alpha: int, beta: int) -> int:
+        self.nodes += 1
+        if self.budget is not None and self.nodes > self.budget:
+            raise BudgetExceeded
+        moves = self.gen(um, uk, tm, tk, white)
+        if not moves:
+            return -NO_MOVE
+        capture = moves[0][0] >> 16
+        if depth <= 0 and not capture:
+            return (um.bit_count() - tm.bit_count()) * MAN + (uk.bit_count() - tk.bit_count()) * self.king
+        key = (um, uk, tm, tk, white)
+        entry = self.table.get(key)
+        if entry is not None and entry[0] >= depth:
+            _d, low, high = entry
+            if low >= beta:
+                return low
+            if high <= alpha:
+                return high
+            alpha, beta = max(alpha, low), min(beta, high)
+            if alpha >= beta:
+                return low
+        best = -INF
+        start_alpha = alpha
+        nxt = depth - 1 if depth > 0 else 0
+        for _key, cm, ck, cum, cuk in moves:
+            v = -self.value(cm, ck, cum, cuk, not white, nxt, -beta, -alpha)
+            if v > best:
+                best = v
+                if v > alpha:
+                    alpha = v
+                    if alpha >= beta:
+                        break
+        low, high = -INF, INF
+        if best >= beta:
+            low = best
+        elif best <= start_alpha:
+            high = best
+        else:
+            low = high = best
+        if entry is not None and entry[0] == depth:
+            low, high = max(low, entry[1]), min(high, entry[2])
+        self.table[key] = (depth, low, high)
+        return best
+
+    def score(self, pos: Position, depth: int, alpha: int = -INF, beta: int = INF) -> int:
+        """The value of ``pos`` for the side to move, ``depth`` plies then captures played out."""
+        return self.value(*pos.sides(), pos.white, depth, alpha, beta)
+
+    def after(self, pos: Position, move: Move, depth: int, alpha: int = -INF, beta: int = INF) -> int:
+        """The value of ``move`` for the side playing it, searched ``depth`` plies after it."""
+        return -self.score(pos.play(move), depth, -beta, -alpha)
+
+
+def centi_balance(pos: Position, color: str) -> int:
+    """``balance`` in hundredths of a man."""
+    return round(balance(pos, color) * 100)
+
+
+def leaf_won(pos: Position, solver: str, base: int) -> bool:
+    """Whether the line may end here (the opponent to move): the opponent has no move, or the
+    solver is WIN ahead, has won at least MIN_WIN_GAIN on the start, and no capture is pending."""
+    replies = pos.legal_moves()
+    if not replies:
+        return True
+    lead = centi_balance(pos, solver)
+    return lead >= WIN and lead - base >= MIN_WIN_GAIN and not replies[0].is_capture
+
+
+def solver_turns(tree: Tree, line: list[str]) -> list[int]:
+    """Indices (in the line) of the solver's moves."""
+    return list(range(0, len(line), 2))
+
+
+def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None = None) -> list[str]:
+    """Every way the puzzle falls short of the bank's standard (an empty list: it is proven).
+
+    Checks the tree (every accepted move legal, one move at each solver turn of the main line,
+    every legal defence answered, every leaf won), the main line (a path of the tree, the
+    defender's most stubborn reply), the margin of the key over every other move at each solver
+    turn (searched ``extra_plies`` beyond the line), and the tags against the line."""
+    problems: list[str] = []
+    try:
+        start = Position.from_fen(puzzle["variant"], puzzle["fen"])
+    except (ValueError, KeyError) as err:
+        return [f"bad position: {err}"]
+    solver = start.turn
+    base = centi_balance(start, solver)
+    if base >= WIN:
+        problems.append("[start] the solver is already two men ahead")
+    tree: Tree = puzzle.get("tree") or {}
+    line: list[str] = list(puzzle.get("solution") or [])
+    if not tree or not line or len(line) % 2 == 0:
+        return problems + ["[line] no solution tree or no main line ending on a solver move"]
+
+    def walk(pos: Position, node: Tree, path: list[str], on_line: bool) -> None:
+        if not node:
+            problems.append(f"[tree] after {' '.join(path) or 'the start'}: no solver move")
+            return
+        if on_line and len({same_capture(pos, m) for m in node}) != 1:
+            turn = "first" if not path else "later"
+            problems.append(f"[{turn}] after {' '.join(path) or 'the start'}: {len(node)} moves accepted "
+                            f"({', '.join(sorted(node))})")
+        for text, replies in node.items():
+            try:
+                move = pos.parse_move(text)
+            except Exception as err:            # IllegalMove or malformed text
+                problems.append(f"[tree] {text}: {err}")
+                continue
+            if str(move) != text:
+                problems.append(f"[tree] {text}: not in full notation ({move})")
+            after = pos.play(move)
+            here = [*path, text]
+            if not replies:
+                if not leaf_won(after, solver, base):
+                    where = "end" if on_line and here == line else "branch"
+                    problems.append(f"[{where}] after {' '.join(here)}: the line ends without the win "
+                                    f"(lead {centi_balance(after, solver) / 100:+.1f})")
+                continue
+            legal = {str(m) for m in after.legal_moves()}
+            if set(replies) != legal:
+                missing, extra = sorted(legal - set(replies)), sorted(set(replies) - legal)
+                problems.append(f"[defence] after {' '.join(here)}: defences missing {missing} or illegal {extra}")
+            for reply, sub in replies.items():
+                if reply in legal:
+                    nxt_line = on_line and line[len(path):len(here) + 1] == [text, reply]
+                    walk(after.play(after.parse_move(reply)), sub, [*here, reply], nxt_line)
+
+    walk(start, tree, [], True)
+    if any(p.startswith("[tree]") for p in problems):
+        return problems
+    # The main line: a path of the tree to a leaf, the defender's most stubborn reply each time.
+    node: Tree = tree
+    for i, text in enumerate(line):
+        if i % 2 == 0:
+            if text not in node:
+                return problems + [f"[line] main line move {text} is not in the tree"]
+            replies = node[text]
+            if i == len(line) - 1 and replies:
+                return problems + ["[line] the main line stops before the end of the tree"]
+            node_replies = replies
+        else:
+            if text not in node_replies:
+                return problems + [f"[line] main line reply {text} is not in the tree"]
+            stubborn = max(line_length(s) for s in node_replies.values())
+            if line_length(node_replies[text]) != stubborn:
+                problems.append(f"[line] {text} is not the most stubborn defence")
+            node = node_replies[text]
+    # The margin: the key against every other move, at every solver turn of the main line.
+    search = search or Search(start.variant)
+    pos = start
+    node = tree
+    for i, text in enumerate(line):
+        node = node if i % 2 == 0 else node[line[i - 1]][text]
+        if i % 2 == 0:
+            problems.extend(f"[{'first' if i == 0 else 'later'}] {p}"
+                            for p in _margin(search, pos, text, len(line) - i - 1 + extra_plies, set(node)))
+        pos = pos.play(pos.parse_move(text))
+    expected = line_tags(puzzle["variant"], puzzle["fen"], line)
+    tags = puzzle.get("tags", {})
+    for name, value in expected.items():
+        if tags.get(name) != value:
+            problems.append(f"[tags] tag {name} is {tags.get(name)!r}, the line says {value!r}")
+    return problems
+
+
+def same_capture(pos: Position, move: Move | str) -> tuple:
+    """What makes two moves one answer: a capture by the same piece of the same pieces is one,
+    wherever the flying king lands; any other move is itself."""
+    if isinstance(move, str):
+        move = pos.parse_move(move)
+    if move.captured:
+        return move.path[0], tuple(sorted(move.captured))
+    return move.path
+
+
+def _margin(search: Search, pos: Position, key: str, depth: int,
+            accepted: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Why ``key`` is not the only winning move of ``pos`` (searched ``depth`` plies after each
+    move), or nothing.  The ``accepted`` moves (the key's other landing squares) are not
+    alternatives."""
+    moves = pos.legal_moves()
+    key_move = pos.parse_move(key)
+    key_score = search.after(pos, key_move, depth)
+    if key_score < WIN:
+        return [f"{key}: does not win in a deeper search ({key_score / 100:+.1f})"]
+    # An alternative is refuted when it does not win and falls MARGIN short of the key.
+    bar = min(WIN, key_score - MARGIN + 1)
+    out = []
+    for move in moves:
+        if move == key_move or str(move) in accepted:
+            continue
+        score = search.after(pos, move, depth, bar - 1, bar)
+        if score >= bar:
+            out.append(f"{move}: also wins, or comes within {MARGIN / 100:.1f} of {key} "
+                       f"({score / 100:+.1f} vs {key_score / 100:+.1f})")
+    return out
+
+
+def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
+    """The tags the main line itself shows.
+
+    A sacrifice is a solver move after which the defender's reply leaves the solver worse off
+    than before it, and which the solver's next move does not simply win back (an equal exchange
+    is no sacrifice); a shot takes two or more pieces in one capture; a king capture takes a
+    king; a quiet move neither captures nor forces a capture; the endgame has at most ten pieces."""
+    pos = Position.from_fen(variant, fen)
+    solver = pos.turn
+    balances = [centi_balance(pos, solver)]
+    positions = [pos]
+    moves: list[Move] = []
+    for text in line:
+        move = pos.parse_move(text)
+        moves.append(move)
+        pos = pos.play(move)
+        positions.append(pos)
+        balances.append(centi_balance(pos, solver))
+    sacrifices = longest = 0
+    promotion = king_capture = quiet = False
+    for i in range(0, len(line), 2):
+        move = moves[i]
+        before = positions[i]
+        longest = max(longest, len(move.captured))
+        promotion = promotion or move.promotes
+        king_capture = king_capture or any(before.piece_at(sq) in ("W", "B") for sq in move.captured)
+        if i + 1 < len(line):
+            reply = moves[i + 1]
+            if not move.is_capture and not reply.is_capture:
+                quiet = True
+            after_reply = balances[i + 2]
+            back = balances[i + 3] if i + 3 <= len(line) else after_reply
+            if after_reply < balances[i] and back != balances[i]:
+                sacrifices += 1
+        elif not move.is_capture and positions[i + 1].legal_moves():
+            quiet = True
+    start = positions[0]
+    pieces = sum(sum(start.count(c)) for c in ("W", "B"))
+    themes = []
+    if sacrifices:
+        themes.append("sacrifice")
+    if longest >= 2:
+        themes.append("shot")
+    if promotion:
+        themes.append("promotion")
+    if king_capture:
+        themes.append("king_capture")
+    if quiet:
+        themes.append("quiet_move")
+    if not positions[-1].legal_moves():
+        themes.append("blockade")
+    if pieces <= 10:
+        themes.append("endgame")
+    return {"sacrifices": sacrifices, "longest_capture": longest, "promotion": promotion,
+            "moves": (len(line) + 1) // 2, "themes": themes}
+
+
+def wins_materially(pos: Position, plies: int, budget: int = NODE_BUDGET) -> bool:
+    """Whether the side to move reaches a lead of WIN within ``plies`` (captures played out): the
+    quick test before a solution tree is searched (False when it needs more than ``budget``)."""
+    search = Search(pos.variant, budget * 10)
+    try:
+        for depth in range(1, plies + 1, 2):
+            if search.score(pos, depth, WIN - 1, WIN) >= WIN:
+                return True
+    except BudgetExceeded:
+        return False
+    return False

@@ -1,8 +1,8 @@
-"""The golpe prover on positions whose answer is known, and the shipped bank walked whole."""
+"""The golpe prover on positions whose answer is known."""
 
 from __future__ import annotations
 
-from bot.puzzles.prove import Prover, balance, main_line, prove
+from bot.puzzles.prove import GAIN, Prover, balance, leaf_won, main_line, prove, verify
 from bot.rules import VARIANTS, Position
 
 # Italian: Black gives a man on 13 (17x10 is forced), then 6x13x22x29 takes three and crowns.
@@ -13,18 +13,17 @@ SPANISH_SHOT = "W:W2,4,5,6,7,8,9,10,11,13:B16,18,19,20,22,25,27,29,31,32"
 TWO_WINS = "B:WK3,K13,15,18,30:B9,23,25,K26"
 
 
-def test_a_sacrifice_then_a_triple_capture_is_proven_with_its_only_key_move():
-    golpe = prove(Position.from_fen("italian", ITALIAN_SHOT))
-    assert golpe is not None
-    assert golpe.line == ["10-13", "17x10", "6x13x22x29"]
-    assert list(golpe.tree) == ["10-13"]
-    assert golpe.solver == "B"
+def test_a_sacrifice_then_a_triple_capture_that_leaves_the_solver_behind_is_no_puzzle():
+    # Three men for one, but Black started three men down: level or behind after it (issue 17).
+    assert prove(Position.from_fen("italian", ITALIAN_SHOT)) is None
 
 
 def test_the_spanish_shot_with_flying_kings_rules():
     golpe = prove(Position.from_fen("spanish", SPANISH_SHOT))
     assert golpe is not None
     assert golpe.line == ["11-14", "18x11", "7x14x23x30"]
+    assert list(golpe.tree) == ["11-14"]
+    assert golpe.solver == "W"
 
 
 def test_a_position_with_two_winning_first_moves_is_rejected():
@@ -37,27 +36,32 @@ def test_the_start_position_has_no_golpe():
 
 
 def test_a_side_already_two_men_up_gets_no_puzzle():
-    # The italian shot with White's far-away men gone: the shot still works, but Black is
+    # The spanish shot with two of Black's far-away men gone: the shot still works, but White is
     # already two men up, so finding it is no puzzle.
-    ahead = Position.from_fen("italian", "B:W17,18,19,26:B1,3,6,7,9,10")
-    assert balance(ahead, "B") >= 2
-    assert Prover("B", 0.0).solver_node(ahead, 2)
+    ahead = Position.from_fen("spanish", "W:W2,4,5,6,7,8,9,10,11,13:B16,18,19,20,22,25,27,29")
+    assert balance(ahead, "W") >= GAIN
+    assert Prover("W", balance(ahead, "W")).solver_node(ahead, 2)
     assert prove(ahead) is None
 
 
 def test_every_reply_in_the_tree_is_legal_and_every_accepted_move_wins():
-    golpe = prove(Position.from_fen("italian", ITALIAN_SHOT))
+    start = Position.from_fen("spanish", SPANISH_SHOT)
+    golpe = prove(start)
+    base = round(balance(start, "W") * 100)
 
     def walk(pos, node, solver_turn):
         for text, sub in node.items():
             after = pos.play(pos.parse_move(text))
             if solver_turn and not sub:
-                replies = after.legal_moves()
-                assert not replies or (balance(after, "B") - balance(Position.from_fen("italian", ITALIAN_SHOT), "B")
-                                       >= 2 and not replies[0].is_capture)
+                assert leaf_won(after, "W", base)
+                assert balance(after, "W") >= GAIN or not after.legal_moves()
             walk(after, sub, not solver_turn)
         if not solver_turn and node:
             assert sorted(node) == sorted(str(m) for m in pos.legal_moves())   # every defence answered
 
-    walk(Position.from_fen("italian", ITALIAN_SHOT), golpe.tree, True)
+    walk(start, golpe.tree, True)
     assert main_line(golpe.tree) == golpe.line
+    record = {"variant": "spanish", "fen": SPANISH_SHOT, "tree": golpe.tree, "solution": golpe.line,
+              "tags": {"sacrifices": 1, "longest_capture": 3, "promotion": True, "moves": 2,
+                       "themes": ["sacrifice", "shot", "promotion"]}}
+    assert verify(record) == []

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 
-from bot.puzzles.generate import describe
-from bot.puzzles.prove import prove
 from bot.puzzles.solve import Verdict, hint, judge, puzzle_of_day
 from bot.rules import ErrorCode, Position
 
@@ -13,7 +11,13 @@ ITALIAN_SHOT = "B:W15,16,17,18,19,21,25,26,31:B1,3,6,7,9,10"
 
 
 def _puzzle():
-    return describe(prove(Position.from_fen("italian", ITALIAN_SHOT)), "test")
+    """A golpe's record as the bank holds it (judging does not re-prove it): Black gives a man on
+    13, 17x10 is the only reply, then 6x13x22x29 takes three."""
+    pos = Position.from_fen("italian", ITALIAN_SHOT)
+    assert [str(m) for m in pos.play(pos.parse_move("10-13")).legal_moves()] == ["17x10"]
+    line = ["10-13", "17x10", "6x13x22x29"]
+    return {"id": "it-test", "variant": "italian", "fen": ITALIAN_SHOT, "solution": line,
+            "tree": {"10-13": {"17x10": {"6x13x22x29": {}}}}, "tags": {}, "rating": 1500}
 
 
 def test_the_key_move_is_right_and_the_forced_reply_is_played():

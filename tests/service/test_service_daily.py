@@ -51,6 +51,14 @@ def puzzle(post_or_id: Any, variant: str | None = None) -> dict[str, Any]:
     return next(p for p in bank.load(variant) if p["id"] == puzzle_id)
 
 
+def second_turn_has_a_choice(p: dict[str, Any]) -> bool:
+    """Whether the solver's second move is not the only legal one (a wrong move can be tried)."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    for text in p["solution"][:2]:
+        pos = pos.play(pos.parse_move(text))
+    return len(pos.legal_moves()) > 1
+
+
 @cache
 def golpe_day() -> tuple[dt.date, dict[str, Any]]:
     """A day whose Italian puzzle starts quietly (no capture on the board, a key move that is no
@@ -61,7 +69,7 @@ def golpe_day() -> tuple[dt.date, dict[str, Any]]:
         p = puzzle_of_day(puzzles, day, "italian")
         pos = Position.from_fen("italian", p["fen"])
         if (len(p["solution"]) >= 5 and "x" not in p["solution"][0]
-                and not any(m.is_capture for m in pos.legal_moves())):
+                and not any(m.is_capture for m in pos.legal_moves()) and second_turn_has_a_choice(p)):
             return day, p
         day += dt.timedelta(days=1)
     raise AssertionError("no quiet three-move Italian puzzle in 400 days")
@@ -600,11 +608,15 @@ def test_the_whole_line_typed_at_once_solves_it_with_or_without_the_replies(dail
 
 
 def test_every_move_that_reaches_the_same_result_is_accepted_at_a_later_turn(daily):
-    """The solution is a tree: where the solver has two winning continuations, both are right."""
-    puzzles = bank.load("italian")
+    """The solution is a tree: where the solver's capture may land on two squares (a Spanish
+    flying king), both are right (issue 17: otherwise one move only wins at every turn)."""
+    puzzles = bank.load("spanish")
     day = dt.date(2026, 6, 1)
     for _ in range(400):
-        p = puzzle_of_day(puzzles, day, "italian")
+        p = puzzle_of_day(puzzles, day, "spanish")
+        if len(p["solution"]) < 3:
+            day += dt.timedelta(days=1)
+            continue
         node = p["tree"][p["solution"][0]][p["solution"][1]]
         if len(node) >= 2:
             break
@@ -613,7 +625,7 @@ def test_every_move_that_reaches_the_same_result_is_accepted_at_a_later_turn(dai
         raise AssertionError("no puzzle with two continuations")
     other = next(m for m in node if m != p["solution"][2])
     daily.at(day, 8)
-    daily.subscribe("italian")
+    daily.subscribe("spanish")
     daily.at(day, 9)
     daily.tick()
     post = daily.posts()[0]
@@ -1359,6 +1371,15 @@ def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_the
     assert history[0] == t("en", "puzzle.history_title")
     assert t("en", "puzzle.result.failed") in history[1] and f"#{new.id}" in history[1]
     assert t("en", "puzzle.result.solved") in history[2] and day_words("en", post.day) in history[2]
+
+
+def test_the_themes_after_a_solve_are_read_from_the_banks_theme_list():
+    """The shipped bank names a puzzle's themes in tags.themes: each known one is worded."""
+    from bot.service.features.puzzles import theme_words
+    for name in ("king_capture", "quiet_move", "blockade", "endgame"):
+        p = next(p for v in ("italian", "spanish", "triestina") for p in bank.load(v)
+                 if name in p["tags"].get("themes", []))
+        assert t("es", f"theme.{name}") in theme_words("es", p), (name, p["id"])
 
 
 def test_the_history_says_a_solve_after_one_miss_in_the_singular_with_the_day_in_words(daily, golpe):

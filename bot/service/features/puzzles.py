@@ -168,8 +168,11 @@ def theme_words(lang: str, puzzle: dict[str, Any]) -> list[str]:
     longest = tags.get("longest_capture") or 0
     if isinstance(longest, int) and longest >= 2:
         words.append(t(lang, "theme.longest_capture", n=longest))
-    for flag in ("promotion", "king_capture", "endgame"):
-        if tags.get(flag):
+    # The bank names its themes in a list (tags.themes); older records had a flag per theme. The
+    # sacrifice and the shot are already worded above, with their counts.
+    named = tags.get("themes") if isinstance(tags.get("themes"), list) else []
+    for flag in ("promotion", "king_capture", "quiet_move", "blockade", "endgame"):
+        if tags.get(flag) is True or flag in named:
             words.append(t(lang, f"theme.{flag}"))
     moves = tags.get("moves")
     if isinstance(moves, int) and moves > 0:

@@ -172,3 +172,32 @@ def test_a_good_database_still_starts(tmp_path):
     db = filled_database(tmp_path / "ok.db")
     proc = run_bot(db)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def damage_index(db: Path, index: str, old: bytes, new: bytes) -> None:
+    """Rewrite entries of one index in place (same length, so every page stays well-formed): the
+    damage PRAGMA quick_check does not see, since it never compares an index with its table."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name=?", (index,)).fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with db.open("r+b") as f:
+        f.seek((root - 1) * page_size)
+        page = f.read(page_size)
+        assert old in page
+        f.seek((root - 1) * page_size)
+        f.write(page.replace(old, new))
+    check = sqlite3.connect(db)
+    assert check.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+    check.close()
+
+
+def test_a_damaged_index_is_refused_though_quick_check_passes(tmp_path):
+    db = tmp_path / "i.db"
+    started = run_bot(db, "/new italian\n/as Bob\n/accept\n")
+    assert started.returncode == 0 and "Game #1" in started.stdout, started.stdout
+    # The chat's active game drops out of the index the chat's games are looked up by.
+    damage_index(db, "games_chat", b"main", b"mais")
+    line = refused(run_bot(db))
+    assert "damaged" in line and str(db) in line and "games_chat" in line

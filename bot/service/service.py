@@ -39,7 +39,7 @@ from bot.service.features.ratings import RatingsFeature
 from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
-from bot.storage import StorageBusy, Store
+from bot.storage import StorageBusy, StorageFull, StorageGone, Store
 from bot.storage.records import GameRecord, MoveRecord
 
 
@@ -87,6 +87,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
+            except StorageFull:
+                pass            # the same: a read-only command still works on a full disk
             if event.action is not None:
                 return self._button(ctx, event.action)
             return self._text(ctx, event.text or "")
@@ -94,6 +96,12 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             log.warning("%s event in chat %s answered busy: the database stayed locked",
                         event.platform, event.chat_id)
             return [Reply(t(lang, "error.busy"), private=private)]
+        except StorageFull:
+            # Nothing was written; the store logs the full disk (once a minute), not every event.
+            return [Reply(t(lang, "error.disk_full"), private=private)]
+        except StorageGone:
+            # Nothing was written; the adapter stops the bot (one line), see ChatAdapter.
+            return [Reply(t(lang, "error.internal"), private=private)]
         except Exception:
             # A bug must not leave the user without an answer; it is logged for us.
             log.exception("handler failed for %s event in chat %s", event.platform, event.chat_id)
@@ -111,6 +119,15 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
             log.warning("board message %s of game %s / puzzle %s not remembered: the database is busy",
                         message_id, game_id, post_id)
+
+    def check_storage(self) -> None:
+        """StorageGone when the database file was deleted or replaced since the bot opened it
+        (cheap: the adapters call it on every round of their delivery task)."""
+        self.storage.check_file()
+
+    def verify_storage(self) -> None:
+        """StorageDamaged when the database fails a full integrity check (seconds on a big file)."""
+        self.storage.verify()
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until the bot has finished thinking about everything it was asked (its moves are

@@ -11,7 +11,11 @@
   pending message (per chat, in order), marks it sent, or reports the failure as transient (the
   service tries again later) or permanent (the chat is gone; the service drops the message).  It
   sleeps until the service's next timer or until the service says it wrote a message.
-- A token the platform refuses is one log line and exit status 1, never a traceback quoting it.
+- A token the platform refuses is one log line and exit status 1, never a traceback quoting it;
+  a network error or a 5xx at start is retried with backoff (``run_until_stopped``).
+- A database deleted, replaced or damaged under the running bot stops it with one line and
+  exit status 1 (checked on every delivery round, and a full integrity check once a day); a full
+  disk is waited out.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from bot.service import Button, GameService, Reply
+from bot.storage import StorageDamaged, StorageFull, StorageGone
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +49,15 @@ STUCK_FIRST_SECONDS = 0.05
 # How long stopping waits for the message being sent.
 STOP_TIMEOUT_SECONDS = 10.0
 OUTBOX_BATCH = 50
+# How often a running bot checks its whole database (start-up checks it too).
+INTEGRITY_CHECK_SECONDS = 24 * 3600.0
+# Start-up against a platform that cannot be reached (a network error, a 5xx): waits of
+# START_FIRST_RETRY s doubling up to START_MAX_RETRY s, at most START_ATTEMPTS attempts in all.
+START_FIRST_RETRY = 1.0
+START_MAX_RETRY = 60.0
+START_ATTEMPTS = 10
+# A run that lasted this long was a start that worked: a later failure starts the count afresh.
+START_SETTLED_SECONDS = 120.0
 
 
 def split_text(text: str, limit: int) -> list[str]:
@@ -161,6 +177,9 @@ class ChatAdapter:
         self._listening = False
         self._stopping = False
         self.delivery = DeliveryStats()
+        # Why the bot had to stop (its database gone or damaged), once it did; the run then exits 1.
+        self.fatal: str | None = None
+        self._verified_at = time.monotonic()
 
     # -- the service, off the event loop -----------------------------------------------------------
 
@@ -251,6 +270,21 @@ class ChatAdapter:
         finally:
             self._stopping = False
 
+    def stop_platform(self) -> None:
+        """Make the platform's run return (each adapter its own way); called from the loop."""
+
+    def _stop_fatally(self, reason: str) -> None:
+        self.fatal = reason
+        log.critical("%s; the %s bot stops", reason, self.platform)
+        self.stop_platform()
+
+    async def _check_storage(self) -> None:
+        """StorageGone/StorageDamaged when the database can no longer be trusted."""
+        await self.call(self.service.check_storage)
+        if time.monotonic() - self._verified_at >= INTEGRITY_CHECK_SECONDS:
+            await self.call(self.service.verify_storage)
+            self._verified_at = time.monotonic()
+
     @property
     def delivering(self) -> bool:
         return self._task is not None and not self._task.done()
@@ -269,6 +303,7 @@ class ChatAdapter:
             # Cleared before the round: a row written while the round runs wakes the next one.
             self._wake.clear()
             try:
+                await self._check_storage()
                 held = hold_until is not None and await self.call(self.service.clock) < hold_until
                 await self.delivery_round(timers=not held)
                 if held:
@@ -284,6 +319,12 @@ class ChatAdapter:
                         stuck = 0
             except asyncio.CancelledError:
                 raise
+            except (StorageGone, StorageDamaged) as err:
+                self._stop_fatally(str(err))
+                return
+            except StorageFull:
+                # The store logs the full disk once a minute; the round is tried again until there is room.
+                timeout = ROUND_RETRY_SECONDS
             except Exception:
                 log.exception("%s delivery round failed; trying again in %.0f s", self.platform, ROUND_RETRY_SECONDS)
                 timeout = ROUND_RETRY_SECONDS
@@ -373,14 +414,44 @@ def describe_error(exc: BaseException) -> str:
 
 
 def run_until_stopped(run: Callable[[], object], *, refused: type[BaseException] | tuple[type[BaseException], ...],
-                      platform: str, variable: str, where: str) -> int:
+                      platform: str, variable: str, where: str,
+                      transient: Callable[[BaseException], bool] | None = None,
+                      fatal: Callable[[], str | None] | None = None, secret: str = "",
+                      sleep: Callable[[float], object] = time.sleep) -> int:
     """Run a bot until it stops (0).  A token the platform refuses is one log line and 1: the
-    library's own message may quote the token, so it is not logged."""
-    try:
-        run()
-    except refused:
-        log.error("%s refused %s; check it %s", platform, variable, where)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
+    library's own message may quote the token, so it is not logged.
+
+    A failure ``transient`` says is one (the platform unreachable, a 5xx) runs ``run`` again after
+    a backoff, one log line per attempt; after START_ATTEMPTS it is one line and 1.  ``fatal``
+    says why the bot stopped on its own (its database gone), already logged: then 1."""
+    attempt = 0
+    while True:
+        started = time.monotonic()
+        try:
+            run()
+        except refused:
+            log.error("%s refused %s; check it %s", platform, variable, where)
+            return 1
+        except KeyboardInterrupt:
+            return 0
+        except Exception as exc:
+            if transient is None or not transient(exc):
+                raise
+            if time.monotonic() - started >= START_SETTLED_SECONDS:
+                attempt = 0
+            attempt += 1
+            error = _without(describe_error(exc), secret)
+            if attempt >= START_ATTEMPTS:
+                log.error("%s could not be reached in %d attempts (%s); giving up", platform, attempt, error)
+                return 1
+            delay = min(START_FIRST_RETRY * 2 ** (attempt - 1), START_MAX_RETRY)
+            log.warning("%s could not be reached (%s); trying again in %.0f s (attempt %d of %d)", platform, error,
+                        delay, attempt + 1, START_ATTEMPTS)
+            sleep(delay)
+            continue
+        return 1 if fatal is not None and fatal() else 0
+
+
+def _without(text: str, secret: str) -> str:
+    """``text`` with ``secret`` blanked out, in any case (error texts are not trusted to omit it)."""
+    return re.sub(re.escape(secret), "[redacted]", text, flags=re.IGNORECASE) if secret else text

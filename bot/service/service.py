@@ -115,10 +115,10 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                 self.storage.remember_message(platform, chat_id, str(message_id), game_id)
             if post_id is not None:
                 self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
-        except StorageBusy:
+        except (StorageBusy, StorageFull, StorageGone) as err:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
-            log.warning("board message %s of game %s / puzzle %s not remembered: the database is busy",
-                        message_id, game_id, post_id)
+            log.warning("board message %s of game %s / puzzle %s not remembered: %s", message_id, game_id, post_id,
+                        err)
 
     def check_storage(self) -> None:
         """StorageGone when the database file was deleted or replaced since the bot opened it

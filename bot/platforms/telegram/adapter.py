@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import warnings
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
@@ -118,6 +119,7 @@ class DraughtsApplication(Application):  # type: ignore[misc]
     def __init__(self, *, adapter: TelegramAdapter, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.adapter = adapter
+        adapter.application = self
 
     async def start(self) -> None:
         await super().start()
@@ -144,6 +146,11 @@ class TelegramAdapter(ChatAdapter):
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         super().__init__(service, sleep)
         self.bot: Bot | None = None
+        self.application: Application | None = None
+
+    def stop_platform(self) -> None:
+        if self.application is not None and self.application.running:
+            self.application.stop_running()
 
     def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
         """The python-telegram-bot Application with our handlers; its start starts the delivery task."""
@@ -391,10 +398,32 @@ def build_application(token: str, *, service: GameService, request: BaseRequest 
     return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)
 
 
-def run_telegram(token: str, service: GameService) -> int:
-    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused."""
+def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None,
+                 sleep: Callable[[float], object] = time.sleep) -> int:
+    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused, if
+    Telegram stays unreachable at start (retried with backoff), or if the database went away."""
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    app = build_application(token, service=service)
-    return run_until_stopped(lambda: app.run_polling(allowed_updates=Update.ALL_TYPES), refused=InvalidToken,
+    apps: list[DraughtsApplication] = []
+
+    def attempt() -> None:
+        # A fresh Application and loop each time: a failed start closes the loop it ran in.
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        app = build_application(token, service=service, request=request)
+        apps.append(app)
+        try:
+            # getMe here, not in run_polling's bootstrap, which logs a failure with its traceback.
+            loop.run_until_complete(app.initialize())
+        except BaseException:
+            loop.close()
+            raise
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
+
+    return run_until_stopped(attempt, refused=InvalidToken, transient=_transient_start,
+                             fatal=lambda: apps[-1].adapter.fatal if apps else None, secret=token, sleep=sleep,
                              platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
+
+
+def _transient_start(err: BaseException) -> bool:
+    return isinstance(err, TelegramError) and _transient(err)

@@ -15,11 +15,14 @@ import logging
 import os
 import shutil
 import signal
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 import pytest
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
 
+import bot.platforms.base as base
 from bot.i18n import t
 from bot.platforms.base import START_ATTEMPTS
 from bot.platforms.telegram import run_telegram
@@ -66,6 +69,18 @@ class PollingBotAPI(FakeBotAPI):
         if url.endswith("/getUpdates"):
             await asyncio.sleep(0.02)           # a long poll that comes back empty, shortened
         return await super().do_request(url, method, request_data, **kwargs)
+
+
+def damage_index(db: Path, index: str) -> None:
+    """Make an index disagree with its table through SQLite itself (so that the running bot's
+    connections see it): its definition changes under entries built for the old one.  Every
+    page stays well-formed; only a full integrity check sees the damage."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    version = conn.execute("PRAGMA schema_version").fetchone()[0]
+    conn.execute("PRAGMA writable_schema=ON")
+    conn.execute("UPDATE sqlite_master SET sql = replace(sql, 'status)', 'created_at)') WHERE name=?", (index,))
+    conn.execute(f"PRAGMA schema_version={version + 1}")
+    conn.close()
 
 
 def stop_when_idle(api: PollingBotAPI) -> None:
@@ -152,4 +167,28 @@ def test_a_database_deleted_or_replaced_under_the_running_bot_stops_it(tmp_path,
     fatal = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(fatal) == 1, [r.getMessage() for r in fatal]
     assert how in fatal[0].getMessage() and str(db) in fatal[0].getMessage() and not fatal[0].exc_info
+    bot_errors.clear()
+
+
+def test_a_database_damaged_while_the_bot_runs_stops_it_at_the_scheduled_check(tmp_path, service, caplog, bot_errors,
+                                                                             monkeypatch):
+    db = tmp_path / "run.db"
+    api = PollingBotAPI()
+    api.send("ana", "/new italian")
+    api.send("bob", "/accept")
+    # The check is due at once (it runs once a day otherwise).
+    monkeypatch.setattr(base, "INTEGRITY_CHECK_SECONDS", 0.0)
+
+    def damage() -> None:
+        if not api.named("sendPhoto"):
+            api.on_idle.append(damage)
+            return
+        damage_index(db, "games_chat")
+        api.send("bob", "/games")           # any event makes the delivery task look again
+
+    api.on_idle.append(damage)
+    assert run_telegram(TOKEN, service, request=api, sleep=lambda s: None) == 1
+    assert api.polls < WATCHDOG_POLLS, "the bot did not stop"
+    fatal = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(fatal) == 1 and "damaged" in fatal[0].getMessage() and not fatal[0].exc_info, fatal
     bot_errors.clear()

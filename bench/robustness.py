@@ -457,6 +457,8 @@ def kill_bot_games(restarts: int, seed: int) -> dict:
                 kept = [m for _, m in stored[first:first + len(moves)]]
                 if kept != [m for _, m in moves][:max(0, len(stored) - first)]:
                     wrong += 1
+                    print(f"  (game #{game_id} from ply {first}: acknowledged {moves}, stored {stored[first:]})",
+                          file=sys.stderr)
             if bot_was_to_move:
                 to_move += 1
                 after = stored_with_authors(db, game["id"])

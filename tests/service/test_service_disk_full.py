@@ -97,3 +97,19 @@ def test_the_deadline_round_waits_a_full_disk_out_without_a_traceback(chat, now,
     chat.storage.db.execute(f"PRAGMA max_page_count = {UNLIMITED}")
     assert chat.service.run_due("test") == 2          # both games' losses on time, each once
     assert chat.game(gid).status == "finished"
+
+
+def test_the_bots_move_meets_a_full_disk_quietly_and_is_played_when_there_is_room(held, bot_errors, caplog):
+    chat, executor = held
+    caplog.set_level(logging.INFO, logger="bot")
+    game = chat.say("ana", "/play italian black level 1")[0].game_id
+    fill_the_disk(chat)
+    assert executor.run_all() == 1                  # the engine answers; its move has nowhere to go
+    assert chat.game(game).ply == 0
+    assert not any(r.exc_info for r in caplog.records), "no traceback for a full disk"
+    assert len(bot_errors) == 1 and "disk is full" in bot_errors[0].getMessage()
+    bot_errors.clear()
+    chat.storage.db.execute(f"PRAGMA max_page_count = {UNLIMITED}")
+    chat.service.run_due("test")                    # the next round looks at the game again
+    assert executor.run_all() == 1
+    assert chat.game(game).ply == 1 and chat.moves(game)[0].by_user == "bot:engine"

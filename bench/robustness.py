@@ -422,7 +422,7 @@ def stored_with_authors(db: Path, game_id: int) -> list[tuple[str, str]]:
 
 def kill_bot_games(restarts: int, seed: int) -> dict:
     rng = random.Random(seed)
-    human = bot = lost = wrong = orphans = 0
+    human = bot = lost = wrong = orphans = late = 0
     to_move = moved = 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -451,6 +451,13 @@ def kill_bot_games(restarts: int, seed: int) -> dict:
             for game_id, moves in acks(console.output()).items():
                 stored = stored_with_authors(db, game_id)
                 first = start.get(game_id, 0)
+                # A bot move stored just before the last kill but not yet printed comes out of the
+                # outbox after the restart: it acknowledges a ply before ``first``.
+                notes = [m for _, m in moves]
+                if first > 0 and notes and [m for _, m in stored[first - 1:first]] == notes[:1] and \
+                        [m for _, m in stored[first:first + len(notes)]] != notes[:len(stored) - first]:
+                    first -= 1
+                    late += 1
                 human += sum(1 for who, _ in moves if not who.startswith("Bot"))
                 bot += sum(1 for who, _ in moves if who.startswith("Bot"))
                 lost += max(0, first + len(moves) - len(stored))
@@ -464,7 +471,8 @@ def kill_bot_games(restarts: int, seed: int) -> dict:
                 after = stored_with_authors(db, game["id"])
                 moved += len(after) > start[game["id"]] and after[start[game["id"]]][0] == BOT_ID
     return {"restarts": restarts, "human moves acknowledged": human, "bot moves acknowledged": bot, "lost": lost,
-            "mismatched runs": wrong, "bot to move at a restart": to_move, "of which it moved after the restart": moved,
+            "mismatched runs": wrong, "bot moves printed after the restart that followed them": late,
+            "bot to move at a restart": to_move, "of which it moved after the restart": moved,
             "engine processes left behind by the kills": orphans}
 
 

@@ -5,6 +5,7 @@ traceback; a token it refuses is one line and exit status 1."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import aiohttp
@@ -69,3 +70,21 @@ def test_a_network_error_at_every_start_is_one_line_and_exit_1(service, fake, ca
     assert len(bot_errors) == 1 and "could not be reached in" in bot_errors[0].getMessage()
     assert not any(r.exc_info for r in caplog.records)
     bot_errors.clear()
+
+
+async def test_a_database_deleted_under_the_running_bot_closes_it_with_one_line(h, discord_errors):
+    await h.new_game()
+    await h.bot.on_ready()                               # what starts the delivery task in production
+    assert h.bot.delivering
+    h.db_path.unlink()
+    token = await h.slash("games", "ana")
+    # Answered (nothing was written), then the delivery task sees the file gone and closes the bot.
+    assert h.only_answer(token).content
+    for _ in range(200):
+        if h.bot.is_closed():
+            break
+        await asyncio.sleep(0.01)
+    assert h.bot.is_closed() and not h.bot.delivering
+    assert h.bot.fatal is not None and "deleted" in h.bot.fatal
+    assert [r.getMessage() for r in discord_errors] == [f"{h.bot.fatal}; the discord bot stops"]
+    discord_errors.clear()

@@ -16,6 +16,7 @@ import os
 import shutil
 import signal
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +31,20 @@ from bot.service import GameService
 from bot.storage import Storage
 
 TOKEN = "123456:AbCdEfSecretTokenForTheRun"
-WATCHDOG_POLLS = 400
+WATCHDOG_SECONDS = 60.0
 
 
 class PollingBotAPI(FakeBotAPI):
     """The fake Bot API, plus what run_polling asks for: deleteWebhook, and getUpdates answered
     from a queue the test fills.  A run that does not stop on its own is stopped by SIGINT (as an
-    operator would) after WATCHDOG_POLLS polls, so a failing test fails instead of hanging."""
+    operator would) after WATCHDOG_SECONDS, so a failing test fails instead of hanging."""
 
     def __init__(self) -> None:
         super().__init__()
         self.updates: list[dict[str, Any]] = []
         self.polls = 0
+        self.first_poll: float | None = None
+        self.watchdog_fired = False
         self.on_idle: list[Any] = []            # called (once each) when the queue is empty
         self._update_ids = iter(range(1, 10_000))
 
@@ -57,7 +60,9 @@ class PollingBotAPI(FakeBotAPI):
 
     def _poll(self, wire: dict[str, str]) -> list[dict[str, Any]]:
         self.polls += 1
-        if self.polls > WATCHDOG_POLLS:
+        self.first_poll = self.first_poll or time.monotonic()
+        if time.monotonic() - self.first_poll > WATCHDOG_SECONDS and not self.watchdog_fired:
+            self.watchdog_fired = True
             signal.raise_signal(signal.SIGINT)
         offset = int(wire.get("offset", 0) or 0)
         due = [u for u in self.updates if u["update_id"] >= offset]
@@ -159,7 +164,7 @@ def test_a_database_deleted_or_replaced_under_the_running_bot_stops_it(tmp_path,
 
     api.on_idle.append(take_the_file_away)
     assert run_telegram(TOKEN, service, request=api, sleep=lambda s: None) == 1
-    assert api.polls < WATCHDOG_POLLS, "the bot did not stop"
+    assert not api.watchdog_fired, "the bot did not stop"
     # The challenge sent after the file went away was not written anywhere, and was not confirmed.
     assert [c.variant for c in service.storage.find_challenges()] == ["italian"]
     texts = [c.params.get("text", "") for c in api.named("sendMessage")]
@@ -188,7 +193,7 @@ def test_a_database_damaged_while_the_bot_runs_stops_it_at_the_scheduled_check(t
 
     api.on_idle.append(damage)
     assert run_telegram(TOKEN, service, request=api, sleep=lambda s: None) == 1
-    assert api.polls < WATCHDOG_POLLS, "the bot did not stop"
+    assert not api.watchdog_fired, "the bot did not stop"
     fatal = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(fatal) == 1 and "damaged" in fatal[0].getMessage() and not fatal[0].exc_info, fatal
     bot_errors.clear()

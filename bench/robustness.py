@@ -32,7 +32,7 @@ for; after each kill the session is searched for such orphans (counted) and they
 
 Run from the repository root::
 
-    python bench/robustness.py                 # about 8 minutes
+    python bench/robustness.py                 # about 6 to 8 minutes
     python bench/robustness.py --restarts 20 --pairs 20 --hold 3 --quick
     python bench/robustness.py --only 4,5
 """
@@ -782,8 +782,8 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--hold", type=float, default=10.0)
     parser.add_argument("--bot-restarts", type=int, default=25)
-    parser.add_argument("--chats", type=int, default=60, help="daily puzzles due at once")
-    parser.add_argument("--clocks", type=int, default=60, help="games out of time at once")
+    parser.add_argument("--chats", type=int, default=200, help="daily puzzles due at once")
+    parser.add_argument("--clocks", type=int, default=200, help="games out of time at once")
     parser.add_argument("--rated", type=int, default=150, help="rated games for the rebuild")
     parser.add_argument("--rebuild-kills", type=int, default=15)
     parser.add_argument("--messages", type=int, default=200, help="outbox messages for two processes")

@@ -29,7 +29,7 @@ def pytest_configure(config: pytest.Config) -> None:
     """Every run ends with pytest's summary line ("N passed in ..."): pyproject's addopts already
     has -q, and a -q typed on top makes -qq, at which pytest drops that line (the dots and the
     warnings still come), so a full run looked as if it had not ended."""
-    if config.option.verbose < -1:
+    if getattr(config.option, "verbose", 0) < -1:
         config.option.verbose = -1
 
 

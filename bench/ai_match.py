@@ -9,8 +9,14 @@ Players:
 
 * ``lN``: ``bot.ai`` at level N (1-5) with the level's own time per move
   (times ``--time-scale``); ``l5`` uses ``--l5-seconds`` (default 0.5 s).
-* ``greedy``: one ply: the move that leaves the most material (man 1, king 3 in
-  spanish, 2 otherwise), random among ties.
+* ``greedy`` (or ``mat1``): one ply: the move that leaves the most material (man 1, king 3
+  in spanish, 2 otherwise), random among ties.
+* ``mat2``: two plies: the move whose worst reply leaves the most material, random among
+  ties (it sees a man left hanging, not its own recapture after).  Levels 1 and 2 are
+  calibrated so that ``mat1`` scores at least half against level 1 and ``mat2`` against
+  level 2::
+
+    python bench/ai_match.py --pairings mat1-l1,mat2-l2,l2-l1,l3-l2 --openings 10
 * ``ab6``: a plain fixed-depth alpha-beta, depth 6, material + advancement only, no
   table, no ordering; at the horizon it plays out pending captures (a compulsory
   capture half done is not a position to count).
@@ -34,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.ai import LEVELS, search_position  # noqa: E402
+from bot.ai import LEVELS, level_move  # noqa: E402
 from bot.rules import VARIANTS, Game, Position, movegen  # noqa: E402
 
 INF = 10**9
@@ -50,6 +56,26 @@ def greedy_move(pos: Position, rng: random.Random) -> str:
     best, choices = -INF, []
     for key, tm, tk, um, uk in gen.moves(*pos.sides(), pos.white):
         score = 100 * (um.bit_count() - tm.bit_count()) + kv * (uk.bit_count() - tk.bit_count())
+        if score > best:
+            best, choices = score, [key]
+        elif score == best:
+            choices.append(key)
+    return str(pos.move_for_key(rng.choice(choices)))
+
+
+def mat2_move(pos: Position, rng: random.Random) -> str:
+    gen = movegen.fast(pos.variant)
+    kv = king_value(pos.variant.id)
+    white = pos.white
+    best, choices = -INF, []
+    for key, tm, tk, um, uk in gen.moves(*pos.sides(), white):
+        replies = gen.moves(tm, tk, um, uk, not white)
+        if not replies:
+            score = INF
+        else:
+            # After a reply the child is turned round again: (a, b) are ours.
+            score = min(100 * (a.bit_count() - c.bit_count()) + kv * (b.bit_count() - d.bit_count())
+                        for _k, a, b, c, d in replies)
         if score > best:
             best, choices = score, [key]
         elif score == best:
@@ -106,14 +132,16 @@ def ab6_move(pos: Position, depth: int = 6) -> str:
 def pick(player: str, game: Game, fens: list[str], rng: random.Random, time_scale: float,
          l5_seconds: float, stats: dict) -> str:
     pos = game.position
-    if player == "greedy":
+    if player in ("greedy", "mat1"):
         return greedy_move(pos, rng)
+    if player == "mat2":
+        return mat2_move(pos, rng)
     if player == "ab6":
         return ab6_move(pos)
     level = int(player[1:])
     spec = LEVELS[level]
     seconds = l5_seconds if level == 5 else spec.seconds * time_scale
-    result = search_position(pos, spec.max_depth, seconds, spec.margin, fens, rng)
+    result = level_move(pos, level, seconds, fens, rng)
     stats["depth"] += result.depth
     stats["moves"] += 1
     stats["slowest"] = max(stats["slowest"], result.seconds / seconds)

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.redact import pattern_for, redact_with, register
+
 if TYPE_CHECKING:
     from bot.service import GameService
     from bot.storage import Store
@@ -18,16 +20,18 @@ DEFAULT_DB = "draughts.db"
 
 class RedactSecrets(logging.Filter):
     """Blank out secrets in every record a handler writes: libraries quote tokens in their own
-    messages and URLs (python-telegram-bot's InvalidToken, request URLs at DEBUG)."""
+    messages and URLs (python-telegram-bot's InvalidToken, request URLs at DEBUG), lower-cased
+    (PTB capitalises API errors) or URL-encoded: every form is matched (bot.redact)."""
 
     def __init__(self, secrets: list[str]) -> None:
         super().__init__()
         self.secrets = [s for s in secrets if s]
+        self._pattern = pattern_for(self.secrets)
 
     def filter(self, record: logging.LogRecord) -> bool:
         # Never raises: a filter's exception escapes into the code that logged (any library),
         # where logging itself would only have reported a bad call.
-        if not self.secrets:
+        if self._pattern is None:
             return True
         try:
             text = self._message(record)
@@ -44,9 +48,7 @@ class RedactSecrets(logging.Filter):
         return True
 
     def _redact(self, text: str) -> str:
-        for secret in self.secrets:
-            text = text.replace(secret, "[redacted]")
-        return text
+        return redact_with(self._pattern, text)
 
     def _message(self, record: logging.LogRecord) -> str:
         try:
@@ -66,7 +68,9 @@ def _safe_repr(value: object) -> str:
 
 
 def redact_logs(secrets: list[str]) -> None:
-    """Install the secret filter on every handler of the root logger."""
+    """Install the secret filter on every handler of the root logger, and blank the secrets out
+    of what is stored too (errors in the database: bot.redact)."""
+    register(secrets)
     redactor = RedactSecrets(secrets)
     for handler in logging.getLogger().handlers:
         handler.addFilter(redactor)

@@ -455,12 +455,23 @@ def _route_points(view: BoardView, px: int, sq: int) -> list[list[tuple[float, f
     return out
 
 
-def _midway(route: Sequence[Square], pts: list[tuple[float, float]], k: int) -> tuple[float, float]:
-    """A point half way along hop ``k``, on a square centre (not on a corner between squares)."""
+def _midway(route: Sequence[Square], pts: list[tuple[float, float]], k: int, sq: int = 0,
+            size: int = 0) -> tuple[float, float]:
+    """A point half way along hop ``k``, on a square centre (not on a corner between squares).
+
+    A one-square step has no square in between: the point is then the light square beside the
+    step (``sq`` and ``size`` given), so a number there covers neither end of the step."""
     steps = abs(route[k + 1][0] - route[k][0])
     t = (steps // 2) / steps if steps >= 2 else 0.5
     (ax, ay), (bx, by) = pts[k], pts[k + 1]
-    return ax + (bx - ax) * t, ay + (by - ay) * t
+    mx, my = ax + (bx - ax) * t, ay + (by - ay) * t
+    if steps == 1 and sq:
+        # The two light squares touching the step's corner: the one on the board.
+        for sx, sy in (((ay - by) / 2, (bx - ax) / 2), ((by - ay) / 2, (ax - bx) / 2)):
+            x, y = mx + sx, my + sy
+            if 0 < x < sq * size and 0 < y < sq * size:
+                return x, y
+    return mx, my
 
 
 def _badge_radius(sq: int) -> float:
@@ -480,7 +491,8 @@ def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: i
         other_jumps = {frozenset(p) for r in others for p in zip(r, r[1:], strict=False)}
         hops = range(len(route) - 1)
         candidates = [pts[k] for k in range(1, len(pts) - 1) if route[k] not in other_squares]
-        candidates += [_midway(route, pts, k) for k in hops if frozenset(route[k:k + 2]) not in other_jumps]
+        candidates += [_midway(route, pts, k, sq, view.size) for k in hops
+                       if frozenset(route[k:k + 2]) not in other_jumps]
         # Fallbacks: anywhere along the route, the start last (the piece is there).
         candidates += [pts[k] for k in range(1, len(pts) - 1)]
         candidates += [_midway(route, pts, k) for k in hops]

@@ -71,6 +71,80 @@ def render_board_grid(views: Sequence[BoardView], captions: Sequence[str], colum
     return _png(img)
 
 
+# Board size in a grid by squares per side: a 10x10 board needs more pixels for its numbers
+# and route badges to stay readable (a square about as large as on an 8x8 at 380 px).
+GRID_BOARD_PX = {8: 300, 10: 480}
+# The evaluation graph's range, hundredths of a man: won and lost positions sit on the edges.
+EVAL_CLAMP = 500
+EVAL_UP = (33, 102, 172)
+EVAL_AREA = (222, 232, 244)
+
+
+def grid_board_px(size: int) -> int:
+    """Pixels per board in an analysis grid for a board of ``size`` squares a side."""
+    return GRID_BOARD_PX.get(size, 300 if size <= 8 else 480)
+
+
+def _draw_eval_graph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], values: Sequence[float],
+                     title: str, font, small) -> None:
+    """A line per ply from White's side, clamped to ±EVAL_CLAMP, the zero line across."""
+    x0, y0, x1, y1 = box
+    if title:
+        draw.text((x0, y0), title, fill=INK, font=font)
+        y0 += int(getattr(font, "size", 14) * 1.5)
+    left = x0 + 28
+    draw.rectangle((left, y0, x1, y1), outline=FAINT, width=1)
+    mid = (y0 + y1) / 2
+    half = (y1 - y0) / 2 - 2
+    draw.line((left, mid, x1, mid), fill=FAINT, width=1)
+    draw.text((x0, y0), "+", fill=INK, font=small)
+    draw.text((x0, y1 - getattr(small, "size", 12) - 2), "\u2212", fill=INK, font=small)
+    points = []
+    n = len(values)
+    for i, v in enumerate(values):
+        c = max(-EVAL_CLAMP, min(EVAL_CLAMP, v))
+        x = left + 3 + (x1 - left - 6) * (i / (n - 1) if n > 1 else 0.5)
+        points.append((x, mid - half * c / EVAL_CLAMP))
+    if len(points) > 1:
+        draw.polygon([(points[0][0], mid), *points, (points[-1][0], mid)], fill=EVAL_AREA)
+        draw.line((left, mid, x1, mid), fill=FAINT, width=1)
+        draw.line(points, fill=EVAL_UP, width=2, joint="curve")
+    for x, y in points:
+        draw.ellipse((x - 2, y - 2, x + 2, y + 2), fill=EVAL_UP)
+
+
+def render_analysis(views: Sequence[BoardView], captions: Sequence[str], evaluations: Sequence[float],
+                    title: str = "", graph_title: str = "") -> bytes:
+    """The analysis picture: the boards of the mistakes with their captions (if any), and below a
+    graph of the evaluation after every ply (hundredths of a man, White's side; one point per
+    ply, clamped so won and lost positions sit on the edges)."""
+    if not views and not evaluations:
+        raise ValueError("nothing to draw")
+    if len(captions) != len(views):
+        raise ValueError("one caption per board")
+    size = views[0].size if views else 8
+    board_px = grid_board_px(size)
+    columns = 2 if size > 8 else 3
+    grid = None
+    if views:
+        grid = Image.open(io.BytesIO(render_board_grid(views, captions, columns=columns, board_px=board_px,
+                                                       title=title))).convert("RGB")
+    width = grid.width if grid else 640
+    font = _font(max(14, min(22, width // 40)))
+    small = _font(12)
+    graph_h = 170 if evaluations else 0
+    top = grid.height if grid else (int(getattr(font, "size", 14) * 1.6) + 12 if title else 0)
+    img = Image.new("RGB", (width, top + graph_h + 12), BACKGROUND)
+    draw = ImageDraw.Draw(img)
+    if grid:
+        img.paste(grid, (0, 0))
+    elif title:
+        draw.text((12, 10), title, fill=INK, font=font)
+    if evaluations:
+        _draw_eval_graph(draw, (12, top, width - 12, top + graph_h), evaluations, graph_title, font, small)
+    return _png(img)
+
+
 def render_line_chart(series: Sequence[tuple[str, Sequence[float]]], title: str = "", width: int = 640,
                       height: int = 320) -> bytes:
     """One line per (label, values) on shared axes (values in order, spaced evenly), with the

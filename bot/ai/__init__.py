@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from bot.rules import Move, Position, Variant, get_variant
 
 from .evaluation import Evaluator, evaluator
+from .human import Vision, human_move
 from .search import MATE_BOUND, Searcher, State, Timeout
 
-__all__ = ["LEVELS", "Level", "SearchResult", "analyse_game", "annotate_pdn", "choose_move", "search_position"]
+__all__ = ["LEVELS", "Level", "SearchResult", "Vision", "analyse_game", "annotate_pdn", "choose_move", "level_move",
+           "move_seconds",
+           "search_position"]
 
 
 @dataclass(frozen=True)
@@ -25,19 +28,24 @@ class Level:
 
     A level with ``margin`` picks at random among the root moves whose exact score is
     within ``margin`` of the best (a man is 100), so it varies its play but never
-    gives away a man, or a free king, that its search sees.
+    gives away a man, or a free king, that its search sees.  A level with ``vision`` does
+    not search: it plays like a beginner who sees that much (see ``bot/ai/human.py``), at once
+    (``seconds`` is only its cap; ``max_depth`` the plies it may look at, as reported).
     """
 
     max_depth: int
     seconds: float
     margin: int = 0
+    vision: Vision | None = None
 
 
-# Each level a clear step above the one below (bench/ai_match.py measures it): the depth doubles
-# roughly from level to level, and the lower ones choose more loosely.
+# Each level a clear step above the one below (bench/ai_match.py measures it).  Levels 1 and 2 are
+# beginners calibrated against scripted players that count material one and two plies ahead
+# (each of those scores at least half against them); from level 3 on the search, its depth
+# roughly doubling from level to level, the lower ones choosing more loosely.
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=1, seconds=0.3, margin=40),
-    2: Level(max_depth=2, seconds=0.4, margin=20),
+    1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.0, recapture=0.0, noise=60, rush=150)),
+    2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.9, recapture=0.3, noise=40)),
     3: Level(max_depth=4, seconds=0.6, margin=8),
     4: Level(max_depth=6, seconds=1.0),
     5: Level(max_depth=64, seconds=2.0),
@@ -118,23 +126,24 @@ def search_position(
     rng = rng or random.Random()
     best_scored: list[tuple[int, tuple]] = [(0, root_moves[0])]
     done_depth = 0
-    if len(root_moves) > 1:
-        for depth in range(1, max_depth + 1):
-            searcher.partial = []
-            try:
-                scored = searcher.root(state, depth, root_moves, exact_all=margin > 0)
-            except Timeout:
-                part = searcher.partial
-                # The first move searched is last iteration's best: a different move
-                # that already beat it in this iteration is the better choice.
-                if not margin and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
-                    best_scored = [max(part, key=lambda sm: sm[0])]
-                break
-            best_scored = scored
-            done_depth = depth
-            root_moves = [m for _s, m in scored]
-            if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
-                break
+    # A forced move is searched like any other: its choice is known, but its score is the
+    # position's (an exchange is not an equal position), and analysis compares scores.
+    for depth in range(1, max_depth + 1):
+        searcher.partial = []
+        try:
+            scored = searcher.root(state, depth, root_moves, exact_all=margin > 0)
+        except Timeout:
+            part = searcher.partial
+            # The first move searched is last iteration's best: a different move
+            # that already beat it in this iteration is the better choice.
+            if not margin and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
+                best_scored = [max(part, key=lambda sm: sm[0])]
+            break
+        best_scored = scored
+        done_depth = depth
+        root_moves = [m for _s, m in scored]
+        if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
+            break
     score, move = best_scored[0]
     kings = state[1].bit_count()
     if margin and len(best_scored) > 1:
@@ -160,6 +169,16 @@ def search_position(
                         time.perf_counter() - started)
 
 
+def move_seconds(level: int, time_limit: float | None = None) -> float:
+    """How long ``choose_move`` searches at ``level`` with ``time_limit`` (what a scheduler may
+    expect a move to cost).  KeyError for an unknown level."""
+    spec = LEVELS[level]
+    if time_limit is None:
+        return spec.seconds
+    # Level 5 uses all the time it is given; the others never need more than their own.
+    return float(time_limit) if level == 5 else min(spec.seconds, float(time_limit))
+
+
 def choose_move(
     variant: str | Variant,
     fen: str,
@@ -179,17 +198,24 @@ def choose_move(
     v = get_variant(variant)
     if level not in LEVELS:
         raise ValueError(f"level must be 1-5, not {level!r}")
-    spec = LEVELS[level]
-    seconds = spec.seconds
-    if time_limit is not None:
-        # Level 5 uses all the time it is given; the others never need more than their own.
-        seconds = float(time_limit) if level == 5 else min(spec.seconds, float(time_limit))
+    seconds = move_seconds(level, time_limit)
     if seconds <= 0:
         raise ValueError("time_limit must be positive")
     if not isinstance(rng, random.Random):
         rng = random.Random(rng)
     pos = Position.from_fen(v, fen)
-    return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)
+    return level_move(pos, level, seconds, history, rng)
+
+
+def level_move(pos: Position, level: int, seconds: float, history: list[str] | None,
+               rng: random.Random) -> SearchResult:
+    """The move of ``level`` in ``pos`` within ``seconds`` (``choose_move`` without the parsing)."""
+    spec = LEVELS[level]
+    if spec.vision is None:
+        return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)
+    started = time.perf_counter()
+    move, value, nodes = human_move(pos, spec.vision, evaluator(pos.variant).evaluate, rng)
+    return SearchResult(move, value, spec.max_depth, nodes, (move,), time.perf_counter() - started)
 
 
 from .analyse import MoveNote, analyse_game, annotate_pdn  # noqa: E402

@@ -7,10 +7,26 @@ from dataclasses import dataclass
 from bot.rules import Game, Move, write_pdn
 
 from . import search_position
+from .search import MATE_BOUND
 
 # Centi-man losses that earn a mark: a lost man is a mistake, two a blunder.
 MISTAKE = 90
 BLUNDER = 190
+# From this many hundredths of a man (three men up, or a forced win seen) a side is winning:
+# a move that keeps it winning is no mistake, whatever the search's numbers say.
+WINNING = 300
+# A forced win or loss counts as this many hundredths of a man in a loss (the search's own
+# scores for them, about 1000 men, are no amount anyone would lose).
+DECIDED = 1000
+
+# What a move did, when numbers of men would not say it (MoveNote.cost).
+STILL_WINNING = "still_winning"
+MISSES_WIN = "misses_win"
+ALLOWS_WIN = "allows_win"
+
+
+def _clamp(score: int) -> int:
+    return max(-DECIDED, min(DECIDED, score))
 
 
 @dataclass(frozen=True)
@@ -22,11 +38,32 @@ class MoveNote:
     best: Move
     best_score: int
     played_score: int
-    forced: bool = False          # the only legal move: not searched, no score
+    forced: bool = False          # the only legal move: never marked, not commented in the PDN
+
+    @property
+    def keeps_result(self) -> bool:
+        """Winning before and after (or lost before and after): nothing to reproach."""
+        best, played = self.best_score, self.played_score
+        return (best >= WINNING and played >= WINNING) or (best <= -WINNING and played <= -WINNING)
 
     @property
     def loss(self) -> int:
-        return max(0, self.best_score - self.played_score)
+        """What the move cost in hundredths of a man, forced wins and losses counted as DECIDED."""
+        if self.keeps_result:
+            return 0
+        return max(0, _clamp(self.best_score) - _clamp(self.played_score))
+
+    @property
+    def cost(self) -> str | None:
+        """The cost in words when a forced win is involved (STILL_WINNING, MISSES_WIN, ALLOWS_WIN),
+        None when ``loss`` in men says it."""
+        if self.best_score >= WINNING and self.played_score >= WINNING:
+            return STILL_WINNING if max(self.best_score, self.played_score) > MATE_BOUND else None
+        if self.played_score < -MATE_BOUND and self.best_score > -WINNING:
+            return ALLOWS_WIN
+        if self.best_score > MATE_BOUND and self.played_score < WINNING:
+            return MISSES_WIN
+        return None
 
     @property
     def mark(self) -> str:
@@ -47,7 +84,9 @@ def analyse_game(game: Game, seconds: float = 0.3) -> list[MoveNote]:
     for ply, (pos, move) in enumerate(zip(game.positions, game.moves, strict=False)):
         before = fens[:-1]
         if len(pos.legal_moves()) == 1:
-            notes.append(MoveNote(ply, move, move, 0, 0, forced=True))
+            # Searched anyway: the evaluation graph has a point for every ply.
+            score = search_position(pos, 64, seconds, history=before).score
+            notes.append(MoveNote(ply, move, move, score, score, forced=True))
         else:
             best = search_position(pos, 64, seconds, history=before)
             if best.move == move:

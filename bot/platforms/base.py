@@ -7,10 +7,16 @@
 - One way to turn a ``Reply`` into messages (``pieces``): the text split at line ends, the board,
   the capture GIF and any file, the buttons on the message that shows the board.
 - The memory of which message shows which board (``remember``): replies to a board find its game.
-- The outbox: one delivery task per adapter does the timed work that fell due, delivers every
-  pending message (per chat, in order), marks it sent, or reports the failure as transient (the
-  service tries again later) or permanent (the chat is gone; the service drops the message).  It
-  sleeps until the service's next timer or until the service says it wrote a message.
+- The outbox: one delivery task per adapter does the timed work that fell due and hands every
+  pending message to its chat's worker (one task per chat, in order, so a chat held back by flood
+  control holds back no other), which marks it sent, or reports the failure as transient (the
+  service tries again later, when the platform said or with backoff), refused (the platform will
+  never take this message: dropped) or permanent (the chat is gone; the service drops the message
+  and stops posting there).  It sleeps until the service's next timer or until the service says it
+  wrote a message.
+- A reply of several messages remembers how many are out (``Progress``, kept in the outbox row):
+  a retry resumes from the one that failed and never posts one twice.  An optional part the
+  platform refuses (the capture GIF, a PDN) is left out instead of holding back the rest.
 - A token the platform refuses is one log line and exit status 1, never a traceback quoting it;
   a network error or a 5xx at start is retried with backoff (``run_until_stopped``).
 - A database deleted, replaced or damaged under the running bot stops it with one line and
@@ -30,13 +36,14 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from bot.service import Button, GameService, Reply
+from bot.service import Button, GameService, Mention, Reply, mention_at
 from bot.storage import StorageDamaged, StorageFull, StorageGone
 
 log = logging.getLogger(__name__)
 
-PERMANENT = "permanent"
-TRANSIENT = "transient"
+PERMANENT = "permanent"          # the chat will take nothing from us (gone, bot removed)
+REFUSED = "refused"              # this message will never be taken as it is (a deterministic 400)
+TRANSIENT = "transient"          # worth another try later (flood control, 5xx, network)
 # The longest sleep of the delivery task: a missed wake-up (a timer another process set) costs at
 # most this long.  Also the heartbeat's pace: run_due writes the heartbeat that start-up reads to
 # tell how long the bot was down (the service writes it at most every 30 s).
@@ -58,6 +65,9 @@ START_MAX_RETRY = 60.0
 START_ATTEMPTS = 10
 # A run that lasted this long was a start that worked: a later failure starts the count afresh.
 START_SETTLED_SECONDS = 120.0
+# While some chat's worker is busy, the delivery task looks at the timers at least this often
+# (the rows that worker holds are due, so the service's next timer says "now").
+BUSY_LOOK_SECONDS = 0.5
 
 
 def split_text(text: str, limit: int) -> list[str]:
@@ -98,6 +108,7 @@ class Piece:
     buttons: list[list[Button]] = field(default_factory=list)
     board: bool = False           # the message to remember as the reply's game board (or puzzle)
     spoiler: str | None = None    # hidden text after ``text`` (each platform marks it its own way)
+    mentions: tuple[Mention, ...] = ()    # users this message pings (each named in ``text``)
 
     @property
     def has_file(self) -> bool:
@@ -113,7 +124,7 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     platform that takes several files in one message (``files_together``) gets them all there;
     otherwise each further file (the capture GIF, a PDN) is its own message after it."""
     chunks = split_text(reply.text, text_limit)
-    board = reply.game_id is not None or reply.post_id is not None
+    board = reply.game_id is not None or reply.post_id is not None or reply.challenge_id is not None
     if reply.spoiler:
         # The hidden part goes with the last text message (never in a caption: no platform marks it there).
         out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
@@ -145,6 +156,25 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     return out
 
 
+def with_mentions(out: list[Piece], mentions: Iterable[Mention]) -> list[Piece]:
+    """Each mention on the first message whose text names it (one ping per user and reply)."""
+    out = list(out)
+    for mention in mentions:
+        for index, piece in enumerate(out):
+            if mention_at(piece.text, mention.name) is not None:
+                out[index] = replace(piece, mentions=(*piece.mentions, mention))
+                break
+    return out
+
+
+@dataclass
+class Progress:
+    """How many messages of one reply are out; an outbox reply (``item_id``) keeps it in its row."""
+
+    delivered: int = 0
+    item_id: int | None = None
+
+
 @dataclass
 class DeliveryStats:
     """What the delivery task did, for logs and tests."""
@@ -174,12 +204,14 @@ class ChatAdapter:
         self._wake: asyncio.Event | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[None] | None = None
+        self._workers: dict[str, asyncio.Task[int]] = {}
         self._listening = False
         self._stopping = False
         self.delivery = DeliveryStats()
         # Why the bot had to stop (its database gone or damaged), once it did; the run then exits 1.
         self.fatal: str | None = None
         self._verified_at = time.monotonic()
+        self._worker_failure: BaseException | None = None
 
     # -- the service, off the event loop -----------------------------------------------------------
 
@@ -192,39 +224,82 @@ class ChatAdapter:
         return self._chat_locks[str(chat_id)]
 
     async def remember(self, chat_id: str | int, message_id: str | int, game_id: int | None,
-                       post_id: int | None = None) -> None:
-        """Note which message shows a game's board or a puzzle; a failure loses only replies to it."""
-        if game_id is None and post_id is None:
+                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+        """Note which message shows a game's board, a puzzle or a challenge; a failure loses only
+        replies to it (or the update of a challenge's buttons)."""
+        if game_id is None and post_id is None and challenge_id is None:
             return
         try:
             await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id,
-                            post_id)
+                            post_id, challenge_id=challenge_id)
         except Exception:
             log.exception("could not remember %s board message %s of game %s", self.platform, message_id, game_id)
 
     # -- delivery ------------------------------------------------------------------------------------
 
     def pieces(self, reply: Reply) -> list[Piece]:
-        return pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
-                      files_together=self.files_together)
+        out = pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
+                     files_together=self.files_together)
+        return with_mentions(out, reply.mentions)
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         """Send one message to a chat (retrying transient failures as the platform allows);
         the new message's id.  Raises what the platform raised when it could not."""
         raise NotImplementedError
 
-    async def deliver(self, chat_id: str, reply: Reply, *, reply_to: str | None = None) -> None:
-        """Every message of a reply, in order; the board message is remembered as soon as it is
-        out, so that it is known even if a later piece fails.  Raises the first failure."""
-        for index, piece in enumerate(self.pieces(reply)):
-            message_id = await self.send_piece(chat_id, piece, reply_to=reply_to if index == 0 else None)
+    async def deliver(self, chat_id: str, reply: Reply, *, reply_to: str | None = None,
+                      progress: Progress | None = None) -> None:
+        """The messages of a reply not yet out (``progress``), in order; the board message is
+        remembered as soon as it is out, so that it is known even if a later piece fails.  A piece
+        the platform refuses for good goes to ``instead_of``.  Raises the first failure, with
+        ``progress`` saying how far the reply got.  A reply that takes the place of an earlier
+        message (``edit_of``) edits that one instead."""
+        progress = progress if progress is not None else Progress()
+        if reply.edit_of is not None:
+            await self.edit_message(chat_id, reply.edit_of, reply)
+            progress.delivered = 1
+            return
+        todo = self.pieces(reply)
+        for index in range(progress.delivered, len(todo)):
+            piece = todo[index]
+            answer = reply_to if index == 0 else None
+            try:
+                message_id = await self.send_piece(chat_id, piece, reply_to=answer)
+            except Exception as exc:
+                if self.failure_kind(exc) != REFUSED:
+                    raise
+                message_id = await self.instead_of(chat_id, piece, reply, exc, reply_to=answer)
             if piece.board and message_id is not None:
-                await self.remember(chat_id, message_id, reply.game_id, reply.post_id)
+                await self.remember(chat_id, message_id, reply.game_id, reply.post_id, reply.challenge_id)
+            progress.delivered = index + 1
+            if progress.item_id is not None and index + 1 < len(todo):
+                await self.call(self.service.message_progress, progress.item_id, index + 1)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace the text and buttons of an earlier text message of the bot (a challenge once it
+        is closed).  A message that can no longer be edited (deleted, too old) is left alone;
+        other failures are raised, as for ``send_piece``."""
+        raise NotImplementedError
+
+    async def instead_of(self, chat_id: str, piece: Piece, reply: Reply, exc: BaseException, *,
+                         reply_to: str | None = None) -> str | None:
+        """What goes out when the platform refused a piece for good (``exc``); re-raises ``exc``
+        when nothing can stand in.  Here: an optional part (a file after the board, with no text
+        or buttons of its own) is left out, so the rest of the reply still goes."""
+        if piece.text or piece.buttons or piece.board or piece.image is not None or not piece.has_file:
+            raise exc
+        log.info("%s chat %s refused an optional part of a reply (%s): left out", self.platform, chat_id,
+                 describe_error(exc))
+        return None
 
     def failure_kind(self, exc: BaseException) -> str:
         """PERMANENT when the chat will never take a message (gone, the bot removed or forbidden),
-        else TRANSIENT."""
+        REFUSED when only this message will never be taken, else TRANSIENT."""
         raise NotImplementedError
+
+    def retry_delay(self, exc: BaseException) -> float | None:
+        """How long the platform asked us to wait before trying again (flood control), if it did."""
+        return None
 
     # -- the outbox ------------------------------------------------------------------------------------
 
@@ -262,11 +337,14 @@ class ChatAdapter:
         self._stopping = True
         self.wake()
         try:
-            await asyncio.wait_for(asyncio.shield(task), timeout)
-        except TimeoutError:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            tasks = [task, *self._workers.values()]
+            _, late = await asyncio.wait([asyncio.shield(t) for t in tasks], timeout=timeout)
+            if late:
+                for waiting in tasks:
+                    waiting.cancel()
+                for waiting in tasks:
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await waiting
         finally:
             self._stopping = False
 
@@ -303,15 +381,24 @@ class ChatAdapter:
             # Cleared before the round: a row written while the round runs wakes the next one.
             self._wake.clear()
             try:
+                failure, self._worker_failure = self._worker_failure, None
+                if failure is not None:
+                    raise failure
                 await self._check_storage()
                 held = hold_until is not None and await self.call(self.service.clock) < hold_until
-                await self.delivery_round(timers=not held)
+                await self.delivery_round(timers=not held, wait=False)
                 if held:
                     timeout = max(hold_until - await self.call(self.service.clock), 0.0)
+                    if self._workers:
+                        timeout = min(timeout, BUSY_LOOK_SECONDS)
                 else:
                     hold_until = None
                     timeout = await self.call(self._idle_seconds)
-                    if timeout <= 0:
+                    if self._workers:
+                        # A worker's rows are due, so "now" says nothing; its end wakes the task.
+                        timeout = min(max(timeout, BUSY_LOOK_SECONDS), BUSY_LOOK_SECONDS)
+                        stuck = 0
+                    elif timeout <= 0:
                         # (A message written meanwhile still wakes the task at once.)
                         timeout = min(STUCK_FIRST_SECONDS * 2 ** stuck, MAX_IDLE_SECONDS)
                         stuck += 1
@@ -339,9 +426,10 @@ class ChatAdapter:
             return MAX_IDLE_SECONDS
         return min(max(due - self.service.clock(), 0.0), MAX_IDLE_SECONDS)
 
-    async def delivery_round(self, timers: bool = True) -> int:
-        """Do the timed work that fell due (unless ``timers`` is false), then deliver what is
-        pending; how many messages were sent."""
+    async def delivery_round(self, timers: bool = True, wait: bool = True) -> int:
+        """Do the timed work that fell due (unless ``timers`` is false), then hand what is pending
+        to the chats' workers (a chat whose worker is still busy is left to it); with ``wait``,
+        wait for them and say how many messages were sent (else 0)."""
         self.delivery.rounds += 1
         if timers:
             await self.call(self.service.run_due, self.platform)
@@ -351,59 +439,89 @@ class ChatAdapter:
                 self._wake.clear()
         sent = 0
         while True:
-            items = await self.call(self.service.pending_messages, self.platform, OUTBOX_BATCH)
+            busy = sorted(chat for chat, task in self._workers.items() if not task.done())
+            items = await self.call(self.service.pending_messages, self.platform, OUTBOX_BATCH, busy)
             if not items:
                 return sent
-            # Every row of a batch is settled (sent, put back for later, or dropped), so the next
-            # batch holds only rows not seen yet.
-            sent += await self._deliver_items(items)
+            # Every row of a batch is settled (sent, put back for later, or dropped) before its
+            # chat's worker ends, and that chat is left out meanwhile, so the next batch holds only
+            # rows not seen yet.
+            workers = self._start_workers(items)
+            if wait:
+                sent += sum(await asyncio.gather(*workers))
             if len(items) < OUTBOX_BATCH:
                 return sent
 
-    async def _deliver_items(self, items: Iterable[Any]) -> int:
-        """One batch, each chat in its own task and in order; how many were sent."""
+    def _start_workers(self, items: Iterable[Any]) -> list[asyncio.Task[int]]:
+        """One worker task per chat for its rows of a batch, in order."""
         by_chat: dict[str, list[Any]] = {}
         for item in items:
             by_chat.setdefault(str(item.chat_id), []).append(item)
-        results = await asyncio.gather(*(self._deliver_chat(chat_id, queue) for chat_id, queue in by_chat.items()))
-        return sum(results)
+        started = []
+        for chat_id, queue in by_chat.items():
+            task = asyncio.create_task(self._deliver_chat(chat_id, queue), name=f"{self.platform}-chat-{chat_id}")
+            self._workers[chat_id] = task
+            task.add_done_callback(lambda done, chat=chat_id: self._worker_done(chat, done))
+            started.append(task)
+        return started
+
+    def _worker_done(self, chat_id: str, task: asyncio.Task[int]) -> None:
+        if self._workers.get(chat_id) is task:
+            del self._workers[chat_id]
+        failure = None if task.cancelled() else task.exception()
+        if isinstance(failure, (StorageGone, StorageDamaged, StorageFull)):
+            # The delivery task deals with these as with its own: the bot stops, or waits for room.
+            self._worker_failure = failure
+        elif failure is not None:
+            log.error("%s delivery to chat %s failed", self.platform, chat_id, exc_info=failure)
+        # The chat's rows that came due meanwhile were left out of the rounds: look again.
+        if self._wake is not None:
+            self._wake.set()
 
     async def _deliver_chat(self, chat_id: str, queue: list[Any]) -> int:
         sent = 0
-        async with self.chat_lock(chat_id):
-            for index, item in enumerate(queue):
+        for index, item in enumerate(queue):
+            # The lock is taken per message: a user's command in this chat waits for one message,
+            # not for the whole queue of a chat held back by flood control.
+            async with self.chat_lock(chat_id):
+                progress = Progress(getattr(item, "delivered", 0), item.id)
                 try:
-                    await self.deliver(chat_id, item.reply)
+                    await self.deliver(chat_id, item.reply, progress=progress)
                 except asyncio.CancelledError:
                     raise
                 except Exception as exc:
                     kind = self.failure_kind(exc)
-                    await self._report_failure(item, exc, kind)
+                    wait = self.retry_delay(exc) if kind == TRANSIENT else None
+                    await self._report_failure(item, exc, kind, wait)
                     if kind == TRANSIENT:
                         # The chat's later messages wait with it, so none overtakes it: each is
-                        # put back with the same backoff (they are due again together, in order).
+                        # put back with the same wait (they are due again together, in order).
                         for later in queue[index + 1:]:
                             await self.call(self.service.message_failed, later.id,
-                                            f"waiting for message {item.id}", permanent=False)
+                                            f"waiting for message {item.id}", permanent=False, retry_in=wait)
                         return sent
                     continue
                 await self.call(self.service.message_sent, item.id)
-                sent += 1
-                self.delivery.sent += 1
+            sent += 1
+            self.delivery.sent += 1
         return sent
 
-    async def _report_failure(self, item: Any, exc: BaseException, kind: str) -> None:
-        permanent = kind == PERMANENT
+    async def _report_failure(self, item: Any, exc: BaseException, kind: str, wait: float | None = None) -> None:
         error = describe_error(exc)
-        if permanent:
+        if kind == PERMANENT:
             self.delivery.dropped += 1
             log.warning("%s chat %s will not take message %s (%s): dropped", self.platform, item.chat_id,
                         item.id, error)
+        elif kind == REFUSED:
+            self.delivery.dropped += 1
+            log.warning("%s chat %s refused message %s for good (%s): dropped", self.platform, item.chat_id,
+                        item.id, error)
         else:
             self.delivery.failed += 1
-            log.warning("%s message %s to chat %s not delivered (%s); it will be tried again", self.platform,
-                        item.id, item.chat_id, error)
-        await self.call(self.service.message_failed, item.id, error, permanent=permanent)
+            log.warning("%s message %s to chat %s not delivered (%s); it will be tried again%s", self.platform,
+                        item.id, item.chat_id, error, f" in {wait:.0f} s" if wait is not None else "")
+        await self.call(self.service.message_failed, item.id, error, permanent=kind != TRANSIENT,
+                        chat_gone=kind == PERMANENT, retry_in=wait)
 
 
 def describe_error(exc: BaseException) -> str:

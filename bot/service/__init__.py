@@ -1,6 +1,7 @@
 """The game service: what a chat can ask, for every platform."""
 
-from .events import Button, ChatEvent, OutboxItem, Outgoing, Reply
+from .events import DM_PREFIX, Button, ChatEvent, Mention, OutboxItem, Outgoing, Reply, dm_chat, mention_at
 from .service import GameService
 
-__all__ = ["Button", "ChatEvent", "GameService", "OutboxItem", "Outgoing", "Reply"]
+__all__ = ["DM_PREFIX", "Button", "ChatEvent", "GameService", "Mention", "OutboxItem", "Outgoing", "Reply", "dm_chat",
+           "mention_at"]

@@ -4,7 +4,29 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from dataclasses import dataclass, field
+
+# The outbox chat id of a user's private chat with the bot (``dm:<user_id>``): each adapter turns it
+# into its platform's private chat (Telegram: the user's id; Discord: a DM channel).
+DM_PREFIX = "dm:"
+
+
+def dm_chat(user_id: str) -> str:
+    """The outbox chat id that reaches ``user_id`` privately."""
+    return DM_PREFIX + str(user_id)
+
+
+def mention_at(text: str, name: str) -> int | None:
+    """Where a mention's name stands in a text: its first occurrence as a whole word (so 'Bob'
+    is not found inside 'Bobby'), else its first occurrence at all; None when it is not there."""
+    if not name:
+        return None
+    whole = re.search(r"(?<!\w)" + re.escape(name) + r"(?!\w)", text)
+    if whole is not None:
+        return whole.start()
+    at = text.find(name)
+    return at if at >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -30,6 +52,10 @@ class ChatEvent:
     # A link that opens a private chat with the bot carrying ``{payload}`` (Telegram's
     # t.me/<bot>?start=<payload>), where the platform has one.
     private_link: str | None = None
+    # Written as a chat, not as a person: an anonymous group admin (as the group; ``is_admin``
+    # says so) or a member posting as a channel.  Admin commands are served; the rest, which
+    # need a player, are answered "write as yourself".
+    as_chat: bool = False
 
 
 @dataclass(frozen=True)
@@ -41,6 +67,17 @@ class Button:
     action: str
     command: str | None = None
     style: str | None = None          # a hint for platforms that colour buttons: go, stop, back
+
+
+@dataclass(frozen=True)
+class Mention:
+    """A user the reply notifies (whose turn it is): the reply's text holds ``name`` literally, and
+    the adapter makes its first occurrence a ping of that user, and of no one else (a Telegram
+    text mention, a Discord ``<@id>`` with allowed mentions limited to that user)."""
+
+    user_id: str
+    name: str
+    username: str | None = None       # the @handle, without the @, when the platform has one
 
 
 @dataclass
@@ -64,6 +101,12 @@ class Reply:
     # What ``/start <payload>`` in a private chat opens this board with (a puzzle post): a platform
     # that cannot show a group member a board of their own sends them there instead.
     start_payload: str | None = None
+    # Who is pinged by this message (a typed move's board naming the player to move, a reminder).
+    mentions: list[Mention] = field(default_factory=list)
+    challenge_id: int | None = None       # the challenge this message shows (updated once it is closed)
+    # An earlier message of the bot in this chat that this reply takes the place of (its text and
+    # buttons, edited in place; a message that can no longer be edited is left as it is).
+    edit_of: str | None = None
 
     def to_json(self) -> str:
         """The reply as JSON text (binary parts in base64), to wait in the outbox."""
@@ -76,6 +119,8 @@ class Reply:
             "document": [self.document[0], b64(self.document[1])] if self.document else None,
             "private": self.private, "post_id": self.post_id, "spoiler": self.spoiler, "reaction": self.reaction,
             "start_payload": self.start_payload,
+            "mentions": [[m.user_id, m.name, m.username] for m in self.mentions],
+            "challenge_id": self.challenge_id, "edit_of": self.edit_of,
         }, ensure_ascii=False)
 
     @classmethod
@@ -93,6 +138,8 @@ class Reply:
             document=(document[0], raw(document[1]) or b"") if document else None, private=data["private"],
             post_id=data.get("post_id"), spoiler=data.get("spoiler"), reaction=data.get("reaction"),
             start_payload=data.get("start_payload"),
+            mentions=[Mention(*m) for m in data.get("mentions") or []],
+            challenge_id=data.get("challenge_id"), edit_of=data.get("edit_of"),
         )
 
 
@@ -114,3 +161,4 @@ class OutboxItem:
     chat_id: str
     reply: Reply
     attempts: int
+    delivered: int = 0        # platform messages of the reply already out: a retry sends the rest

@@ -176,6 +176,11 @@ ID = Arg("id", ArgKind.GAME)
 DAILY_ON_WORDS = ("on", "si", "sí", "yes", "activar", "attiva")
 DAILY_OFF_WORDS = ("off", "no", "stop", "desactivar", "disattiva")
 
+# The keys of /settings that change the chat for everyone (chat admins only in a group, as /lang
+# with a language); cmd_settings reads the same lists.
+SETTINGS_VARIANT_WORDS = ("variant", "variante")
+SETTINGS_LANG_WORDS = ("lang", "language", "idioma", "lingua")
+
 REGISTRY = Registry()
 for _spec in (
     CommandSpec("new", "cmd_new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
@@ -208,13 +213,16 @@ for _spec in (
                 (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER))),
     CommandSpec("top", "cmd_top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
                 (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT))),
-    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",))),
+    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),)),
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
-                (Arg("language", ArgKind.LANGUAGE, required=True),)),
+                (Arg("language", ArgKind.LANGUAGE, required=True),), admin_words=tuple(LANGUAGES)),
     CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
-                (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT))),
+                (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
+                admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS),
+    CommandSpec("notify", "cmd_notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
+                (Arg("action", ArgKind.TEXT, choices=("on", "off")),)),
     CommandSpec("help", "cmd_help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False),
 ):
     REGISTRY.add(_spec)

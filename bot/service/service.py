@@ -10,7 +10,8 @@ from __future__ import annotations
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from bot.i18n import pick_language, t
 from bot.rules.notation import looks_like_move
@@ -20,11 +21,12 @@ from bot.service.commands import (
     only_ref,
     parse_command,
 )
-from bot.service.events import ChatEvent, OutboxItem, Outgoing, Reply
+from bot.service.events import DM_PREFIX, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.features.analysis import AnalysisFeature
 from bot.service.features.challenges import ChallengesFeature
 from bot.service.features.clocks import ClocksFeature
 from bot.service.features.common import (
+    CHALLENGE_LIFETIME,
     OUTBOX_FIRST_RETRY,
     OUTBOX_MAX_ATTEMPTS,
     OUTBOX_MAX_RETRY,
@@ -51,13 +53,21 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     under ``bot/service/features``; this class combines them and holds what every platform calls.
 
     ``thinker`` runs the engine (a process pool by default, started on first use); ``bot_seconds``
-    caps the bot's time per move (None: each level's own)."""
+    caps the bot's time per move (None: each level's own); ``monotonic`` (with a test's ``clock``)
+    tells a jump of the wall clock while running (time.monotonic with the wall clock)."""
 
     def __init__(self, storage: Store, clock: Callable[[], float] = time.time,
                  rng: random.Random | None = None, thinker: Thinker | None = None,
-                 bot_seconds: float | None = None) -> None:
+                 bot_seconds: float | None = None, monotonic: Callable[[], float] | None = None) -> None:
         self.storage = storage
         self.clock = clock
+        # The clock that only counts time this process was running (not a suspend, not a step of
+        # the wall clock): a gap between it and ``clock`` is time the process was away.  None: the
+        # system's, as long as ``clock`` is the system's wall clock (a test's own wall clock comes
+        # with its own monotonic one, or no such gap is looked for).
+        self.monotonic = monotonic
+        # (monotonic, wall) of this process's last look at the clocks, per platform ticked.
+        self._ticks: dict[str | None, tuple[float, float]] = {}
         self.rng = rng or random.Random()
         self.thinker = thinker or Thinker()
         self.bot_seconds = bot_seconds
@@ -75,6 +85,13 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     def _handle(self, event: ChatEvent) -> list[Reply]:
         now = self.clock()
         lang = pick_language(event.language)
+        if event.platform in self._ticks:
+            # Right after a suspend a message may come before the timers' next round: the jump of
+            # the wall clock is noticed here too, or a move would find its game lost on time.
+            try:
+                self._away_while_running(event.platform, now)
+            except (StorageBusy, StorageFull) as err:
+                log.warning("clock jump check skipped for a %s event: %s", event.platform, err)
         # A button press is answered privately (it also stops the button's spinner).
         private = event.action is not None
         try:
@@ -82,13 +99,16 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             lang = chat.language or lang
             ctx = Ctx(event, lang, chat, now)
             try:
-                self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
-                                         event.language, now)
+                if not event.as_chat:          # a group or channel is no player
+                    self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
+                                             event.language, now)
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
             except StorageFull:
                 pass            # the same: a read-only command still works on a full disk
+            if event.chat_kind == "private":
+                self._reachable_again(event.platform, event.user_id, now)
             if event.action is not None:
                 return self._button(ctx, event.action)
             return self._text(ctx, event.text or "")
@@ -108,17 +128,20 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             return [Reply(t(lang, "error.internal"), private=private)]
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int | None,
-                       post_id: int | None = None) -> None:
-        """An adapter tells us which message shows a game's board or a puzzle (for replies to it)."""
+                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+        """An adapter tells us which message shows a game's board or a puzzle (for replies to it),
+        or a challenge (its buttons are updated once it is closed)."""
         try:
             if game_id is not None:
                 self.storage.remember_message(platform, chat_id, str(message_id), game_id)
             if post_id is not None:
                 self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
+            if challenge_id is not None:
+                self.remember_challenge(platform, chat_id, str(message_id), challenge_id)
         except (StorageBusy, StorageFull, StorageGone) as err:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
-            log.warning("board message %s of game %s / puzzle %s not remembered: %s", message_id, game_id, post_id,
-                        err)
+            log.warning("board message %s of game %s / puzzle %s / challenge %s not remembered: %s", message_id,
+                        game_id, post_id, challenge_id, err)
 
     def check_storage(self) -> None:
         """StorageGone when the database file was deleted or replaced since the bot opened it
@@ -177,41 +200,94 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         with the change that caused it, or not at all)."""
         return self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
 
-    def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str) -> int:
+    def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
+                    retry_in: float | None = None) -> int:
         """A direct answer the adapter could not deliver (still failing after its own retries): the
-        outbox takes it over, so it reaches the chat later with backoff instead of being lost."""
+        outbox takes it over, so it reaches the chat later with backoff instead of being lost.
+        ``delivered``: its first messages that are out already (never sent again); ``retry_in``:
+        the wait the platform asked for (flood control), instead of the first backoff."""
         with self.storage.transaction():
             item = self.say(platform, chat_id, reply)
-            self.storage.retry_later(item, self.clock() + OUTBOX_FIRST_RETRY, error)
+            if delivered:
+                self.storage.set_delivered(item, delivered)
+            wait = OUTBOX_FIRST_RETRY if retry_in is None else retry_in
+            self.storage.retry_later(item, self.clock() + wait, error)
         self._notify(platform)
         return item
 
-    def pending_messages(self, platform: str, limit: int = 50) -> list[OutboxItem]:
-        """The outbox messages of a platform that are due now, oldest first."""
-        rows = self.storage.due_messages(platform, self.clock(), limit)
-        return [OutboxItem(r.id, r.platform, r.chat_id, Reply.from_json(r.payload), r.attempts)
+    def pending_messages(self, platform: str, limit: int = 50, exclude: Sequence[str] = ()) -> list[OutboxItem]:
+        """The outbox messages of a platform that are due now, oldest first (none for the chats
+        in ``exclude``)."""
+        rows = self.storage.due_messages(platform, self.clock(), limit, exclude)
+        return [OutboxItem(r.id, r.platform, r.chat_id, Reply.from_json(r.payload), r.attempts, r.delivered)
                 for r in rows]
+
+    def message_progress(self, item_id: int, delivered: int) -> None:
+        """The first ``delivered`` messages of an outbox reply are out: they are not sent again."""
+        self.storage.set_delivered(item_id, delivered)
 
     def message_sent(self, item_id: int) -> bool:
         """The adapter delivered an outbox message: it is never delivered again.  False when it was
         no longer pending (another process got to it first)."""
         return self.storage.mark_sent(item_id, self.clock())
 
-    def message_failed(self, item_id: int, error: str, *, permanent: bool = False) -> None:
+    def message_failed(self, item_id: int, error: str, *, permanent: bool = False, chat_gone: bool = True,
+                       retry_in: float | None = None) -> None:
         """The adapter could not deliver an outbox message.  A transient failure is tried again
-        later (backing off); a permanent one (chat gone, bot removed) drops the message, and so
-        does a message that kept failing for about a day."""
+        later (backing off, or after ``retry_in`` when the platform said how long to wait); a
+        permanent one drops the message, and so does a message that kept failing for about a day.
+        A permanent failure means the chat is gone (bot removed, forbidden) unless ``chat_gone``
+        is false: then only this message was refused (the platform will never take it as it is)."""
         row = self.storage.outbox_message(item_id)
         if row is None or row.status != "pending":
             return
         if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
             self.storage.drop_message(item_id, error)
             log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
-            if permanent:
+            if row.chat_id.startswith(DM_PREFIX):
+                # A private turn notice that cannot go out: the group ping stands in.
+                self._private_undeliverable(row.platform, row.chat_id, row.payload)
+            elif permanent and chat_gone:
                 self.chat_gone(row.platform, row.chat_id)
+            return
+        if retry_in is not None:
+            self.storage.retry_later(item_id, self.clock() + retry_in, error)
             return
         delay = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
         self.storage.retry_later(item_id, self.clock() + delay, error)
+
+    def _reachable_again(self, platform: str, user_id: str, now: float) -> None:
+        """A user wrote to the bot privately: private turn notices can reach them again (on
+        Telegram only a user who started the bot can get one)."""
+        try:
+            setting = self.storage.notify_setting(platform, user_id)
+            if setting is not None and setting.unreachable:
+                self.storage.set_unreachable(platform, user_id, False, now)
+        except (StorageBusy, StorageFull):
+            log.warning("user %s not marked reachable: the database is busy (the next message tries again)",
+                        user_id)
+
+    def _private_undeliverable(self, platform: str, chat_id: str, payload: str) -> None:
+        """A private turn notice could not be delivered (the user never started the bot, or closed
+        their DMs): the user is pinged in the game's group instead, this time and until they next
+        write to the bot privately."""
+        user_id = chat_id[len(DM_PREFIX):]
+        now = self.clock()
+        try:
+            with self.storage.transaction():
+                self.storage.set_unreachable(platform, user_id, True, now)
+                game_id = Reply.from_json(payload).game_id
+                row = self.storage.game(game_id) if game_id is not None else None
+                mover = self._player_to_move(row) if row is not None else None
+                if row is None or mover is None or mover[0] != user_id:
+                    return
+                lang = self._game_lang(row, user_id)
+                for ping in self._ping_turn(lang, row, now=now):
+                    self.say(row.platform, row.chat_id, ping)
+        except StorageBusy:
+            log.warning("the group ping for user %s was not written: the database is busy", user_id)
+            return
+        self._notify(platform)
 
     def chat_gone(self, platform: str, chat_id: str) -> None:
         """The bot can no longer post in a chat (removed, forbidden): stop what the service would
@@ -226,6 +302,12 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             log.warning("%s chat %s not unsubscribed: the database is busy (the next failed post tries again)",
                         platform, chat_id)
 
+    def notice(self, platform: str, chat_id: str, key: str, **values: Any) -> str:
+        """A catalog text in a chat's language, for what an adapter must tell a chat on its own
+        (say, that it lacks a permission)."""
+        chat = self.storage.chat(platform, chat_id)
+        return t(pick_language(chat.language if chat is not None else None), key, **values)
+
     def needs_admin(self, text: str | None) -> bool:
         """Whether typed text is a command only chat administrators may use (so an adapter knows
         when to ask the platform whether the user is one)."""
@@ -238,7 +320,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform)]
+            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform),
+                     self.storage.next_challenge_lapse(platform, CHALLENGE_LIFETIME)]
         except StorageBusy:
             return self.clock() + 1.0
         known = [x for x in times if x is not None]
@@ -273,6 +356,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                 return [Reply(t(ctx.lang, "error.too_long", max=MAX_TEXT))]
             return []
         cmd = parse_command(raw)
+        if cmd is None and ctx.event.as_chat:
+            return []                          # no player to answer for, and only commands are asked
         if cmd is None:
             text = clean_text(raw)
             # A bare move replying to a puzzle answers it; otherwise it is taken from a player who
@@ -293,7 +378,11 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
         spec = REGISTRY.lookup(cmd.name)
-        if REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin:
+        if ctx.event.as_chat and not REGISTRY.needs_admin(spec, cmd.args):
+            return [Reply(t(ctx.lang, "error.write_as_yourself", command=cmd.raw_name[:30]))]
+        # A private chat is its user's own: only a group's settings are for its administrators.
+        if (REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin
+                and ctx.event.chat_kind != "private"):
             return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
         handler = getattr(self, spec.handler)
         if spec.ref_only:

@@ -9,18 +9,30 @@ process pool, in a small thread pool of the Thinker's own (not on the pool's man
 would stop collecting every other result while one is written); from a thread pool, in the worker
 that did the job.  The service writes them with the game's version check, so a result that
 arrives for a position that moved on changes nothing.
+
+The pool is never handed more work than it has workers: jobs wait in the Thinker's own queue, which
+takes turns between chats and users (one waiting job per user in the queue, a few more behind it,
+the rest refused) and serves short searches (levels 1-2) first, so a level-1 move waits behind at
+most one longer search per worker.  A worker that dies (killed, out of memory) breaks the process
+pool: a new pool takes over and the work that was under way is run again at once.  Workers end with
+the bot: each watches its parent and exits when it is gone (kill -9 leaves no orphan searching).
 """
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import multiprocessing
 import os
+import signal
+import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 from typing import Any
 
 log = logging.getLogger("bot.service.thinking")
@@ -31,6 +43,16 @@ MAX_WORKERS = 8
 FAILED_BACKOFF_SECONDS = 30.0
 # Threads that handle results (write the move, render its board): a slow one does not hold up others.
 RESULT_THREADS = 2
+# Jobs expected to take at most this long (levels 1 and 2) are served before longer ones.
+SHORT_SECONDS = 0.5
+# Jobs a user may have waiting (one in the queue, the others behind it); more are refused.
+MAX_PER_USER = 4
+# Runs of a job whose worker died: a job that takes its worker down every time is then given up.
+MAX_ATTEMPTS = 3
+# How often a worker looks whether the bot is still there (it also wakes at once when it goes).
+PARENT_CHECK_SECONDS = 0.5
+# Linux prctl option: a signal for the process when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
 
 
 def worker_count() -> int:
@@ -44,6 +66,40 @@ def worker_count() -> int:
     except (AttributeError, OSError):
         cpus = os.cpu_count() or 1
     return max(1, min(cpus, MAX_WORKERS))
+
+
+# -- the worker processes ------------------------------------------------------------------------------
+
+
+def worker_init(parent_pid: int) -> None:
+    """Run first in every engine process: it ends with the bot, however the bot ends (kill -9 runs
+    no clean-up of ours, and an orphaned worker would search on for nobody)."""
+    if sys.platform.startswith("linux"):
+        try:
+            # Killed by the kernel when the thread that started it ends: the Thinker starts every
+            # worker from its own dispatcher thread, which lives as long as the pool.
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)                 # the bot was gone before the signal was asked for
+    threading.Thread(target=_watch_parent, args=(parent_pid,), name="bot-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent_pid: int) -> None:
+    """The portable guard: multiprocessing's parent sentinel wakes this thread when the bot dies
+    (its pipe closes); a changed parent pid catches the rest."""
+    parent = multiprocessing.parent_process()
+    while True:
+        if parent is not None:
+            parent.join(PARENT_CHECK_SECONDS)
+            gone = not parent.is_alive()
+        else:
+            time.sleep(PARENT_CHECK_SECONDS)
+            gone = False
+        if gone or os.getppid() != parent_pid:
+            os._exit(1)
 
 
 # -- the jobs (run in the worker processes; module-level so they pickle by name) -----------------------
@@ -81,83 +137,233 @@ def analysis_job(variant: str, start_fen: str | None, moves: list[str], seconds:
              "played_score": n.played_score, "forced": n.forced} for n in analyse_game(game, seconds)]
 
 
+@dataclass(eq=False)
+class _Job:
+    key: Hashable
+    fn: Callable[..., Any]
+    args: tuple
+    on_done: Callable[[Any], None]
+    on_error: Callable[[BaseException], None] | None
+    chat: Hashable
+    user: Hashable
+    short: bool
+    seq: int
+    attempts: int = 0
+    pool: Executor | None = None
+    future: Future | None = field(default=None, repr=False)
+
+
 class Thinker:
     """A pool of engine processes shared by everything the service has the bot think about.
 
     ``executor`` may be given (tests pass one that runs jobs in threads); otherwise a process pool
     of ``worker_count()`` processes is started on first use, with the spawn method (safe in a
-    process that runs threads, and the same on every system)."""
+    process that runs threads, and the same on every system), and replaced when a worker dies.
+    At most ``workers`` jobs are handed to the executor at a time; the others wait in the
+    Thinker's queue (see the module's docstring)."""
 
     def __init__(self, executor: Executor | None = None, workers: int | None = None) -> None:
         self._executor = executor
         self._own = executor is None
         self.workers = workers or worker_count()
         self._lock = threading.Condition()
-        self._running: dict[Hashable, Future] = {}
+        self._jobs: dict[Hashable, _Job] = {}           # asked for and not ended: waiting or running
+        self._queue: list[_Job] = []                    # waiting for a worker, one per user
+        self._behind: dict[Hashable, deque[_Job]] = {}  # a user's further jobs, behind the queued one
+        self._queued_users: dict[Hashable, int] = {}    # user -> their jobs in the queue (one, but
+                                                        # for work run again after its worker died)
+        self._active = 0                                # handed to the executor, not ended
+        self._served: dict[tuple[str, Hashable], int] = {}   # chat / user -> the turn it was last served
+        self._turn = 0
+        self._seq = 0
         self._failed: dict[Hashable, float] = {}
         self._closed = False
+        self._dispatcher: threading.Thread | None = None
+        self._closing: Executor | None = None           # our pool, for the dispatcher to shut down
         self._results = ThreadPoolExecutor(RESULT_THREADS, thread_name_prefix="bot-results")
 
     def _pool(self) -> Executor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(max_workers=self.workers,
-                                                 mp_context=multiprocessing.get_context("spawn"))
+                                                 mp_context=multiprocessing.get_context("spawn"),
+                                                 initializer=worker_init, initargs=(os.getpid(),))
         return self._executor
 
     def warm(self) -> None:
         """Start the worker processes now, in the background (a process pool starts them on
         demand, and the first move after a start would pay for it)."""
         for n in range(self.workers):
-            self.submit(("warm", n), warm_job, (), on_done=lambda _result: None)
+            self.submit(("warm", n), warm_job, (), on_done=lambda _result: None, seconds=0.0)
 
     def busy(self, key: Hashable) -> bool:
         """Whether work under ``key`` is being done (or waits for a worker)."""
         with self._lock:
-            return key in self._running
+            return key in self._jobs
 
     def running(self, kind: str | None = None) -> list[Hashable]:
-        """The keys being worked on (those whose first element is ``kind``, when given)."""
+        """The keys being worked on or waiting (those whose first element is ``kind``, when given)."""
         with self._lock:
-            return [k for k in self._running if kind is None or (isinstance(k, tuple) and k and k[0] == kind)]
+            return [k for k in self._jobs if kind is None or (isinstance(k, tuple) and k and k[0] == kind)]
 
     def submit(self, key: Hashable, job: Callable[..., Any], args: tuple,
-               on_done: Callable[[Any], None], on_error: Callable[[BaseException], None] | None = None) -> bool:
-        """Start ``job(*args)`` in the pool unless ``key`` is already being worked on (or failed
-        a moment ago); ``on_done(result)`` or ``on_error(exception)`` is called when it ends.
-        Whether it was started."""
+               on_done: Callable[[Any], None], on_error: Callable[[BaseException], None] | None = None, *,
+               chat: Hashable | None = None, user: Hashable | None = None, seconds: float | None = None) -> bool:
+        """Queue ``job(*args)`` for the pool unless ``key`` is already being worked on (or failed
+        a moment ago, or ``user`` has MAX_PER_USER jobs waiting); ``on_done(result)`` or
+        ``on_error(exception)`` is called when it ends.  ``chat`` and ``user`` are whom the work
+        is for (the queue takes turns between them; by default the key), ``seconds`` how long it
+        is expected to take (short jobs go first; unknown counts as long).  Whether it was taken."""
         with self._lock:
-            if self._closed or key in self._running:
+            if self._closed or key in self._jobs:
                 return False
             if self._failed.get(key, 0.0) > time.monotonic():
                 return False
-            try:
-                future = self._pool().submit(job, *args)
-            except BrokenProcessPool:
-                # A worker died (killed, out of memory): a fresh pool takes the work.
-                log.warning("the engine pool broke; starting a new one")
-                self._executor = None
-                future = self._pool().submit(job, *args)
-            self._running[key] = future
-            in_processes = isinstance(self._executor, ProcessPoolExecutor)
-        if in_processes:
-            future.add_done_callback(lambda f: self._hand_over(key, f, on_done, on_error))
-        else:
-            # A thread pool's worker calls back itself: nothing else waits on that thread.
-            future.add_done_callback(lambda f: self._finished(key, f, on_done, on_error))
+            user = key if user is None else user
+            chat = user if chat is None else chat
+            behind = self._behind.get(user)
+            if self._queued_users.get(user) and len(behind or ()) + 1 >= MAX_PER_USER:
+                return False
+            self._seq += 1
+            item = _Job(key, job, args, on_done, on_error, chat, user,
+                        seconds is not None and seconds <= SHORT_SECONDS, self._seq)
+            self._jobs[key] = item
+            if self._queued_users.get(user):
+                self._behind.setdefault(user, deque()).append(item)
+            else:
+                self._enqueue(item)
+            started = self._after_change()
+        self._watch(started)
         return True
 
-    def _hand_over(self, key: Hashable, future: Future, on_done: Callable[[Any], None],
-                   on_error: Callable[[BaseException], None] | None) -> None:
+    # -- the queue ---------------------------------------------------------------------------------------
+
+    def _enqueue(self, job: _Job) -> None:
+        self._queue.append(job)
+        self._queued_users[job.user] = self._queued_users.get(job.user, 0) + 1
+
+    def _after_change(self) -> list[_Job]:
+        """Under the lock, when the queue or the free workers changed: with a process pool of our
+        own the dispatcher thread hands work over (it starts the workers, see ``worker_init``);
+        with a given executor it is done here.  The jobs started, for ``_watch``."""
+        self._lock.notify_all()
+        if self._own:
+            if self._queue and self._dispatcher is None and not self._closed:
+                self._dispatcher = threading.Thread(target=self._dispatch_loop, name="bot-engine-dispatch",
+                                                    daemon=True)
+                self._dispatcher.start()
+            return []
+        return self._start_ready()
+
+    def _pick(self) -> _Job:
+        """The next job: work whose worker died first, then short searches, then the longer ones;
+        within each, the job whose chat and user were served least recently (turns), then the
+        oldest."""
+        retried = [j for j in self._queue if j.attempts]
+        short = [j for j in self._queue if j.short]
+        lane = retried or short or self._queue
+
+        def turn(job: _Job) -> tuple[int, int, int]:
+            chat, user = self._served.get(("chat", job.chat), -1), self._served.get(("user", job.user), -1)
+            return max(chat, user), min(chat, user), job.seq
+
+        return min(lane, key=turn)
+
+    def _start_ready(self) -> list[_Job]:
+        """Under the lock: hand queued jobs to the executor while it has a free worker."""
+        started: list[_Job] = []
+        while self._queue and self._active < self.workers and not self._closed:
+            job = self._pick()
+            self._queue.remove(job)
+            left = self._queued_users.pop(job.user) - 1
+            if left:
+                self._queued_users[job.user] = left
+            behind = self._behind.get(job.user)
+            if behind and not left:
+                # The user's next job takes its place at the back of the queue.
+                self._enqueue(behind.popleft())
+            if behind is not None and not behind:
+                self._behind.pop(job.user, None)
+            if not job.attempts:
+                self._served[("chat", job.chat)] = self._served[("user", job.user)] = self._turn
+                self._turn += 1
+                if len(self._served) > 20_000:
+                    waiting = {("chat", j.chat) for j in self._queue} | {("user", j.user) for j in self._queue}
+                    self._served = {k: v for k, v in self._served.items() if k in waiting}
+            try:
+                pool = self._pool()
+                try:
+                    future = pool.submit(job.fn, *job.args)
+                except BrokenProcessPool:
+                    if not self._own:
+                        raise
+                    # A worker died since the last job: a fresh pool takes the work.
+                    log.warning("the engine pool broke; starting a new one")
+                    self._retire(pool)
+                    pool = self._pool()
+                    future = pool.submit(job.fn, *job.args)
+            except Exception as error:
+                # Reported like work that failed in the pool (logged, backed off, on_error).
+                pool, future = None, Future()
+                future.set_exception(error)
+            job.pool, job.future = pool, future
+            self._active += 1
+            started.append(job)
+        return started
+
+    def _dispatch_loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._closed and not (self._queue and self._active < self.workers):
+                    self._lock.wait()
+                if self._closed:
+                    pool, self._closing = self._closing, None
+                    break
+                started = self._start_ready()
+            self._watch(started)
+        if pool is not None:
+            # This thread started the workers: it ends only after they did (see ``worker_init``).
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _retire(self, pool: Executor) -> None:
+        """Under the lock: a broken pool of ours is replaced (its workers are already gone)."""
+        if self._own and self._executor is pool:
+            self._executor = None
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    # -- results -----------------------------------------------------------------------------------------
+
+    def _watch(self, jobs: list[_Job]) -> None:
+        """Called without the lock (a future already done calls back on the spot)."""
+        for job in jobs:
+            assert job.future is not None
+            if isinstance(job.pool, ProcessPoolExecutor):
+                job.future.add_done_callback(lambda f, job=job: self._hand_over(job, f))
+            else:
+                # A thread pool's worker calls back itself: nothing else waits on that thread.
+                job.future.add_done_callback(lambda f, job=job: self._finished(job, f))
+
+    def _hand_over(self, job: _Job, future: Future) -> None:
         try:
-            self._results.submit(self._finished, key, future, on_done, on_error)
+            self._results.submit(self._finished, job, future)
         except RuntimeError:
             # Closed meanwhile: the result is not wanted (the work is found again after a restart).
-            with self._lock:
-                self._running.pop(key, None)
-                self._lock.notify_all()
+            self._end(job)
 
-    def _finished(self, key: Hashable, future: Future, on_done: Callable[[Any], None],
-                  on_error: Callable[[BaseException], None] | None) -> None:
+    def _end(self, job: _Job, again: bool = False) -> None:
+        """The job left its worker: ended for good, or (``again``) back in the queue first."""
+        with self._lock:
+            self._active -= 1
+            if again and not self._closed:
+                job.attempts += 1
+                job.pool = job.future = None
+                self._enqueue(job)
+            else:
+                self._jobs.pop(job.key, None)
+            started = self._after_change()
+        self._watch(started)
+
+    def _finished(self, job: _Job, future: Future) -> None:
+        again = False
         try:
             if self._closed or future.cancelled():
                 # Stopped meanwhile: whoever handles the result may be gone (its database closed);
@@ -166,26 +372,30 @@ class Thinker:
             error = future.exception()
             if error is None:
                 try:
-                    on_done(future.result())
+                    job.on_done(future.result())
                 except Exception:
-                    log.exception("handling the result of %r failed", key)
-                    self._backoff(key)
-            else:
-                if isinstance(error, BrokenProcessPool):
-                    with self._lock:
-                        if self._own:
-                            self._executor = None
-                log.error("engine work %r failed: %r", key, error)
-                self._backoff(key)
-                if on_error is not None:
-                    try:
-                        on_error(error)
-                    except Exception:
-                        log.exception("reporting the failure of %r failed", key)
+                    log.exception("handling the result of %r failed", job.key)
+                    self._backoff(job.key)
+                return
+            if isinstance(error, BrokenProcessPool) and self._own:
+                with self._lock:
+                    if job.pool is not None:
+                        self._retire(job.pool)
+                if job.attempts + 1 < MAX_ATTEMPTS:
+                    # A worker died (killed, out of memory): the work it held, or that waited in the
+                    # same pool, is run again now on a new one.
+                    log.warning("an engine worker died; %r is run again", job.key)
+                    again = True
+                    return
+            log.error("engine work %r failed: %r", job.key, error)
+            self._backoff(job.key)
+            if job.on_error is not None:
+                try:
+                    job.on_error(error)
+                except Exception:
+                    log.exception("reporting the failure of %r failed", job.key)
         finally:
-            with self._lock:
-                self._running.pop(key, None)
-                self._lock.notify_all()
+            self._end(job, again)
 
     def _backoff(self, key: Hashable) -> None:
         with self._lock:
@@ -196,7 +406,7 @@ class Thinker:
         deadline = None if timeout is None else time.monotonic() + timeout
         with self._lock:
             # Warming the workers up is nobody's answer: it is not waited for.
-            while any(not (isinstance(k, tuple) and k[:1] == ("warm",)) for k in self._running):
+            while any(not (isinstance(k, tuple) and k[:1] == ("warm",)) for k in self._jobs):
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is not None and left <= 0:
                     return False
@@ -204,12 +414,20 @@ class Thinker:
         return True
 
     def close(self) -> None:
-        """Stop the pool: work not started is cancelled, results still coming are ignored (the
+        """Stop the pool: work not started is dropped, results still coming are ignored (the
         work is found again after a restart)."""
         with self._lock:
             self._closed = True
             executor, self._executor = self._executor, None
-            running = list(self._running.values())
+            for job in self._queue + [j for line in self._behind.values() for j in line]:
+                self._jobs.pop(job.key, None)
+            self._queue.clear()
+            self._behind.clear()
+            self._queued_users.clear()
+            running = [j.future for j in self._jobs.values() if j.future is not None]
+            if self._own and self._dispatcher is not None:
+                self._closing, executor = executor, None
+            self._lock.notify_all()
         for future in running:
             future.cancel()
         if executor is not None and self._own:

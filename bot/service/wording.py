@@ -137,3 +137,22 @@ def reminder(lang: str, name: str, game_id: int, seconds_left: float) -> str:
     if seconds_left < 60:
         return t(lang, "clock.reminder_last_minute", name=name, id=game_id)
     return t(lang, "clock.reminder", name=name, id=game_id, left=duration(lang, seconds_left))
+
+
+# A listing is one message on every platform (Discord's 2,000 characters are the smallest limit):
+# at most this many entries, each cut to LISTED_LINE characters, the rest summed up or paged.
+LISTED_PER_PAGE = 15
+LISTED_LINE = 110
+
+
+def clip_line(line: str, limit: int = LISTED_LINE) -> str:
+    """One entry of a listing, cut (with '…') when names make it long."""
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def short_list(lang: str, lines: Sequence[str], limit: int = LISTED_PER_PAGE) -> str:
+    """Listing lines as one message: the first ``limit`` (clipped), then how many more there are."""
+    shown = [clip_line(line) for line in lines[:limit]]
+    if len(lines) > limit:
+        shown.append(t(lang, "list.more", count=len(lines) - limit))
+    return "\n".join(shown)

@@ -2,7 +2,7 @@
 (``sqlite.SQLiteStore``) is the one in production.  Reached only through the game service."""
 
 from .base import BOT_ID, StaleGame, StorageBusy, StorageDamaged, StorageError, StorageFull, StorageGone, Store
-from .records import ChallengeRecord, ChatRecord, GameRecord, MoveRecord, OutboxRecord, PlayerRecord
+from .records import ChallengeRecord, ChatRecord, GameRecord, MoveRecord, NotifyRecord, OutboxRecord, PlayerRecord
 from .sqlite import DEFAULT_BUSY_TIMEOUT, MIGRATIONS, SQLiteStore
 
 # The name the service and its tests have always used for the production store.
@@ -10,6 +10,6 @@ Storage = SQLiteStore
 
 __all__ = [
     "BOT_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "ChallengeRecord", "ChatRecord", "GameRecord", "MoveRecord",
-    "OutboxRecord", "PlayerRecord", "SQLiteStore", "StaleGame", "Storage", "StorageBusy", "StorageError", "Store",
-    "StorageDamaged", "StorageFull", "StorageGone",
+    "NotifyRecord", "OutboxRecord", "PlayerRecord", "SQLiteStore", "StaleGame", "Storage", "StorageBusy",
+    "StorageError", "Store", "StorageDamaged", "StorageFull", "StorageGone",
 ]

@@ -17,7 +17,7 @@ tests/storage/test_contract.py checks every backend against this.
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -27,6 +27,7 @@ from .records import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
@@ -143,6 +144,20 @@ class Store(abc.ABC):
         """The player last seen with this @handle (any case), or None."""
 
     @abc.abstractmethod
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        """How a user wants to be told it is their turn, or None (never set: pinged in the group)."""
+
+    @abc.abstractmethod
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        """Turn a user's private notifications on or off; either way they count as reachable again
+        (``unreachable`` false): the next private message is tried."""
+
+    @abc.abstractmethod
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        """Note whether a private message can reach a user with private notifications (no row: no
+        change); whether anything changed."""
+
+    @abc.abstractmethod
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         """A chat and its settings, or None."""
 
@@ -182,6 +197,23 @@ class Store(abc.ABC):
     def find_challenges(self, platform: str | None = None, chat_id: str | None = None,
                         status: str | None = None) -> list[ChallengeRecord]:
         """Challenges of a platform and chat (None: any), with a status (None: any), oldest first."""
+
+    @abc.abstractmethod
+    def lapsed_challenges(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        """Open challenges (of ``platform``; None: all) that lapsed by ``now``: each lapses
+        ``max(lifetime, its move time)`` seconds after it was made.  Oldest first."""
+
+    @abc.abstractmethod
+    def next_challenge_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        """When the next open challenge lapses (as ``lapsed_challenges`` counts), or None."""
+
+    @abc.abstractmethod
+    def remember_challenge_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        """Note that a message shows a challenge (with its buttons)."""
+
+    @abc.abstractmethod
+    def challenge_messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        """(platform, chat id, message id) of every message that shows a challenge, oldest first."""
 
     @abc.abstractmethod
     def close_challenge(self, challenge_id: int, status: str) -> bool:
@@ -289,12 +321,19 @@ class Store(abc.ABC):
         """When a process serving ``platform`` last noted it was running, or None."""
 
     @abc.abstractmethod
-    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
         """At start-up: if the last heartbeat is more than ``threshold`` s old, push every active
-        game's deadline (of ``platform``, or all) forward by the gap; the seconds added (0 if none).
+        game's deadline (of ``platform``, or all) forward by the gap (at most ``limit`` s, when
+        given: a running process that knows how long it was really away); the seconds added (0 if none).
 
         Reading and renewing the heartbeat in the same write transaction makes it happen once:
         a second process starting right after finds a fresh heartbeat."""
+
+    @abc.abstractmethod
+    def link_secret(self) -> bytes:
+        """A random key made once per database (never shown): it signs what the bot hands one user
+        (a puzzle's private-chat link), so a signature holds across restarts and processes."""
 
     # -- questions waiting for a confirmation (service: /resign) ------------------------------------
 
@@ -318,8 +357,10 @@ class Store(abc.ABC):
         is one, so it goes out only if the change that caused it is kept); its id."""
 
     @abc.abstractmethod
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
-        """Pending outbox messages of a platform whose time has come, oldest first."""
+    def due_messages(self, platform: str, now: float, limit: int = 50,
+                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        """Pending outbox messages of a platform whose time has come, oldest first (none of the
+        chats in ``exclude``: their delivery is under way)."""
 
     @abc.abstractmethod
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
@@ -337,6 +378,11 @@ class Store(abc.ABC):
     def retry_later(self, message_id: int, at: float, error: str) -> None:
         """A delivery failed for now: count the attempt and try again at ``at`` (the error is
         kept, cut to 500 characters); nothing if the message is no longer pending."""
+
+    @abc.abstractmethod
+    def set_delivered(self, message_id: int, delivered: int) -> None:
+        """The first ``delivered`` platform messages of a pending reply are out: a retry sends only
+        the rest (nothing if the message is no longer pending)."""
 
     @abc.abstractmethod
     def drop_message(self, message_id: int, error: str) -> None:

@@ -112,6 +112,21 @@ class OutboxRecord:
     created_at: float
     sent_at: float | None
     error: str | None
+    delivered: int = 0          # how many platform messages of the reply are out already
+
+
+@dataclass(frozen=True, slots=True)
+class NotifyRecord:
+    """How a user is told it is their turn: ``private`` (they asked for /notify on) sends it to their
+    private chat with the bot instead of pinging them in the group; ``unreachable`` notes that a
+    private message failed for good (never started the bot, DMs closed), so the group is pinged
+    until they next write to the bot privately."""
+
+    platform: str
+    user_id: str
+    private: bool
+    unreachable: bool
+    updated_at: float
 
 
 def field_names(record: type) -> tuple[str, ...]:

@@ -15,13 +15,14 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import sqlite_utils
 
+from bot.redact import redact
 from bot.rules import Color, ResultReason
 
 from .base import (
@@ -47,6 +48,7 @@ from .records import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
@@ -55,6 +57,8 @@ from .records import (
     SubscriptionRecord,
     field_names,
 )
+
+_log = logging.getLogger("bot.storage")
 
 # Each migration is a list of statements, applied in order; PRAGMA user_version records how
 # many have run.  Append new ones; never edit one that has shipped.
@@ -155,6 +159,25 @@ MIGRATIONS: list[list[str]] = [
         # A user's attempts (streaks, /stats) without reading every attempt.
         "CREATE INDEX attempts_user ON attempts (user_id)",
     ],
+    [
+        # How many messages of an outbox reply are out already: a retry resumes after them.
+        "ALTER TABLE outbox ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0",
+    ],
+    [
+        # How each user is told it is their turn (/notify): in the group, or privately.
+        """CREATE TABLE notify_settings (
+            platform TEXT NOT NULL, user_id TEXT NOT NULL, private INTEGER NOT NULL,
+            unreachable INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (platform, user_id))""",
+    ],
+    [
+        # The messages that show a challenge with its buttons, to update once it is closed.
+        """CREATE TABLE challenge_messages (
+            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
+            challenge_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
+        "CREATE INDEX challenge_messages_challenge ON challenge_messages (challenge_id)",
+        # Open challenges by age (their lapse is timed work).
+        "CREATE INDEX challenges_open ON challenges (status, created_at)",
+    ],
 ]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
@@ -171,7 +194,7 @@ _TABLES: dict[type, str] = {
     PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
     MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
-    RatingEventRecord: "rating_history",
+    RatingEventRecord: "rating_history", NotifyRecord: "notify_settings",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 _COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
@@ -210,6 +233,8 @@ def _record(cls: type, row: dict[str, Any]) -> Any:
                    result_reason=ResultReason(row["result_reason"]) if row["result_reason"] else None)
     elif cls is SubscriptionRecord:
         row = dict(row, active=bool(row["active"]))
+    elif cls is NotifyRecord:
+        row = dict(row, private=bool(row["private"]), unreachable=bool(row["unreachable"]))
     elif cls is AttemptRecord:
         row = dict(row, progress=tuple(json.loads(row["progress"])))
     return cls(**row)
@@ -347,6 +372,29 @@ class _PuzzlesAndRatings:
             self.db.execute("DELETE FROM rating_history")
 
 
+def _private_files(path: str) -> None:
+    """The database holds chat and user ids, names and games: only its owner may read it.  A new
+    file is created 0600 before SQLite opens it (SQLite gives the WAL and SHM files the main file's
+    mode); an existing file, WAL or SHM readable by others is tightened (its owner's bits kept, so
+    a read-only file stays read-only)."""
+    try:
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        pass
+    except OSError:
+        return                  # SQLite's own open says why (missing folder, no permission)
+    for name in (path, f"{path}-wal", f"{path}-shm", f"{path}-journal"):
+        try:
+            mode = os.stat(name).st_mode & 0o777
+            if mode & 0o077:
+                os.chmod(name, mode & 0o700)
+                _log.info("%s was readable by others (mode %03o): now %03o", name, mode, mode & 0o700)
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            _log.info("%s is readable by others and could not be restricted: %s", name, err.strerror or err)
+
+
 class SQLiteStore(_PuzzlesAndRatings, Store):
     """The database in one SQLite file; every method is one short transaction.
 
@@ -373,6 +421,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                _private_files(self.path)
             # isolation_level=None: we issue BEGIN IMMEDIATE ourselves, so a write
             # transaction takes the lock before it reads what it will change.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -484,6 +533,9 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 self.db.execute(f"PRAGMA user_version = {number}")
             # A write on every start: a read-only file or folder shows up now, not at the first move.
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened_at', ?)", (time.time(),))
+            # The key that signs links handed to one user (made once per database, kept across restarts).
+            self.db.execute("INSERT OR IGNORE INTO meta (key, value) "
+                            "VALUES ('link_secret', lower(hex(randomblob(32))))")
 
     @property
     def schema_version(self) -> int:
@@ -596,7 +648,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             rows = self._all(f"SELECT * FROM [{table}]")
             if table == "meta":
                 # When the file was last opened is not state: two databases given the same calls match.
-                rows = [r for r in rows if r["key"] != "opened_at"]
+                rows = [r for r in rows if r["key"] not in ("opened_at", "link_secret")]
             out[table] = sorted((tuple(r.values()) for r in rows), key=repr)
         return out
 
@@ -638,6 +690,24 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def player_by_username(self, platform: str, username: str) -> PlayerRecord | None:
         return self._record(PlayerRecord, "platform=? AND lower(username)=lower(?) ORDER BY updated_at DESC LIMIT 1",
                             (platform, username))
+
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        return self._record(NotifyRecord, "platform=? AND user_id=?", (platform, user_id))
+
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        with self.transaction():
+            self.db.execute(
+                """INSERT INTO notify_settings (platform, user_id, private, unreachable, updated_at)
+                   VALUES (?, ?, ?, 0, ?) ON CONFLICT (platform, user_id)
+                   DO UPDATE SET private=excluded.private, unreachable=0, updated_at=excluded.updated_at""",
+                (platform, user_id, int(private), now))
+
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        with self.transaction():
+            cur = self.db.execute("UPDATE notify_settings SET unreachable=?, updated_at=? "
+                                  "WHERE platform=? AND user_id=? AND unreachable<>?",
+                                  (int(unreachable), now, platform, user_id, int(unreachable)))
+            return cur.rowcount > 0
 
     def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
         return self._record(ChatRecord, "platform=? AND chat_id=?", (platform, chat_id))
@@ -696,6 +766,27 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                         status: str | None = None) -> list[ChallengeRecord]:
         where, params = _filters(platform=platform, chat_id=chat_id, status=status)
         return self._records(ChallengeRecord, f"{where} ORDER BY id", params)
+
+    def lapsed_challenges(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        where, params = _filters(platform=platform)
+        return self._records(ChallengeRecord, f"{where} AND status='open' AND created_at + max(?, move_seconds) <= ? "
+                             "ORDER BY id", (*params, lifetime, now))
+
+    def next_challenge_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        where, params = _filters(platform=platform)
+        row = self._one(f"SELECT min(created_at + max(?, move_seconds)) AS t FROM challenges WHERE {where} "
+                        "AND status='open'", (lifetime, *params))
+        return row["t"] if row else None
+
+    def remember_challenge_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO challenge_messages (platform, chat_id, message_id, challenge_id) "
+                            "VALUES (?, ?, ?, ?)", (platform, chat_id, message_id, challenge_id))
+
+    def challenge_messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        rows = self._all("SELECT platform, chat_id, message_id FROM challenge_messages WHERE challenge_id=? "
+                         "ORDER BY rowid", (challenge_id,))
+        return [(r["platform"], r["chat_id"], r["message_id"]) for r in rows]
 
     def close_challenge(self, challenge_id: int, status: str) -> bool:
         if status not in _CLOSED:
@@ -832,11 +923,14 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         row = self._one("SELECT value FROM meta WHERE key=?", (_beat_key(platform),))
         return float(row["value"]) if row else None
 
-    def resume_after_downtime(self, platform: str | None, now: float, threshold: float) -> float:
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
         with self.transaction():
             row = self.db.execute("SELECT value FROM meta WHERE key=?", (_beat_key(platform),)).fetchone()
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
             gap = now - float(row[0]) if row else 0.0
+            if limit is not None:
+                gap = min(gap, limit)
             if gap <= threshold:
                 return 0.0
             where = " AND platform=?" if platform is not None else ""
@@ -844,6 +938,12 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                             f"WHERE status='active' AND deadline_at IS NOT NULL{where}",
                             (gap, platform) if platform is not None else (gap,))
             return gap
+
+    def link_secret(self) -> bytes:
+        row = self._one("SELECT value FROM meta WHERE key='link_secret'")
+        if row is None:
+            raise StorageError(f"database {self.path} has no link secret")
+        return bytes.fromhex(str(row["value"]))
 
     # -- questions waiting for a confirmation ------------------------------------------------------
 
@@ -869,9 +969,11 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 (platform, chat_id, payload, now, now))
             return int(cur.lastrowid)
 
-    def due_messages(self, platform: str, now: float, limit: int = 50) -> list[OutboxRecord]:
-        return self._records(OutboxRecord, "platform=? AND status='pending' AND next_attempt_at<=? "
-                             "ORDER BY id LIMIT ?", (platform, now, limit))
+    def due_messages(self, platform: str, now: float, limit: int = 50,
+                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        skip = f" AND chat_id NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
+        return self._records(OutboxRecord, f"platform=? AND status='pending' AND next_attempt_at<=?{skip} "
+                             "ORDER BY id LIMIT ?", (platform, now, *exclude, limit))
 
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
         return self._record(OutboxRecord, "id=?", (message_id,))
@@ -889,12 +991,16 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def retry_later(self, message_id: int, at: float, error: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
-                            "WHERE id=? AND status='pending'", (at, error[:500], message_id))
+                            "WHERE id=? AND status='pending'", (at, redact(error)[:500], message_id))
+
+    def set_delivered(self, message_id: int, delivered: int) -> None:
+        with self.transaction():
+            self.db.execute("UPDATE outbox SET delivered=? WHERE id=? AND status='pending'", (delivered, message_id))
 
     def drop_message(self, message_id: int, error: str) -> None:
         with self.transaction():
             self.db.execute("UPDATE outbox SET status='dropped', attempts=attempts+1, error=? "
-                            "WHERE id=? AND status='pending'", (error[:500], message_id))
+                            "WHERE id=? AND status='pending'", (redact(error)[:500], message_id))
 
     def outbox_platforms(self) -> list[str]:
         return [r["platform"] for r in self._all("SELECT DISTINCT platform FROM outbox WHERE status='pending'")]

@@ -4,7 +4,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.ai import analyse_game, annotate_pdn
+from bot.ai import MoveNote, analyse_game, annotate_pdn
+from bot.ai.analyse import ALLOWS_WIN, DECIDED, MISSES_WIN, STILL_WINNING
 from bot.rules import Game, read_pdn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,3 +52,30 @@ def test_command_line_annotates_a_pdn_file(tmp_path):
         capture_output=True, text=True, cwd=ROOT, timeout=60,
     )
     assert bad.returncode == 2 and "error" in bad.stderr
+
+
+def _note(best_score: int, played_score: int) -> MoveNote:
+    pos = Game("italian").position
+    played, better = pos.parse_move("22-18"), pos.parse_move("21-17")
+    return MoveNote(10, played, better, best_score, played_score)
+
+
+def test_a_move_that_keeps_a_win_is_never_marked():
+    # A forced win seen before, five men up after: still winning, nothing to reproach.
+    kept = _note(99_990, 500)
+    assert kept.mark == "" and kept.loss == 0 and kept.cost == STILL_WINNING
+    assert _note(99_990, 99_960).mark == "" and _note(700, 350).mark == ""
+    # Lost before and after: the move changes nothing either.
+    assert _note(-99_990, -600).mark == "" and _note(-99_990, -600).loss == 0
+
+
+def test_forced_wins_are_said_in_words_and_counted_sanely():
+    missed = _note(99_990, 20)
+    assert missed.cost == MISSES_WIN and missed.mark == "??"
+    allowed = _note(120, -99_950)
+    assert allowed.cost == ALLOWS_WIN and allowed.mark == "??"
+    # Never a thousand men: a forced win counts as DECIDED in a loss (for sorting mistakes).
+    assert allowed.loss == 120 + DECIDED and missed.loss == DECIDED - 20
+    # Ordinary losses stay in men.
+    plain = _note(80, -130)
+    assert plain.cost is None and plain.loss == 210 and plain.mark == "??"

@@ -103,7 +103,7 @@ def test_analysis_reports_the_blunder_with_a_picture_and_an_annotated_pdn(an):
     assert float(re.search(r"costs (\d+\.\d)", blunder).group(1)) >= 1.0
     # Black has a line of its own: its mistakes, or that it made none.
     assert (t("en", "analysis.side", name="Bob") in lines) or (t("en", "analysis.clean", name="Bob") in lines)
-    assert lines[-1] == t("en", "analysis.legend")
+    assert lines[-1] == t("en", "analysis.legend_arrow")
     # The picture of the mistakes.
     assert report.image is not None and report.image.startswith(PNG)
     # The PDN: the same moves and result, a comment after every move that was searched.
@@ -206,3 +206,57 @@ def test_analysis_of_a_finished_game_against_the_bot(an):
     assert (parsed.tags.get("WhiteType"), parsed.tags.get("BlackType"), parsed.tags.get("BotLevel")) == \
         ("human", "program", "1")
     assert parsed.tags.get("Annotator") == "draughts-bot"
+
+
+def test_costs_are_written_with_the_languages_decimal_comma(an):
+    an.say("ana", "/lang it", admin=True)
+    game = finished_game(an)
+    an.say("bob", "/analysis")
+    assert an.service.settle(SETTLE)
+    [report] = [r for r in outbox(an) if r.text.startswith(t("it", "analysis.title", id=game, white="Ana",
+                                                                 black="Bob"))]
+    [blunder] = [line for line in report.text.splitlines() if line.startswith("• 2. 22-19")]
+    assert re.fullmatch(r"• 2\. 22-19\?{0,2}, meglio \d+-\d+ \(costa \d+,\d pedine\)", blunder), blunder
+    assert report.text.splitlines()[-1] == t("it", "analysis.legend_arrow")
+
+
+def test_forced_wins_are_told_in_words_and_a_kept_win_is_no_mistake(an):
+    game = finished_game(an)
+    row = an.game(game)
+    pos = Position.start("italian")
+    raw = []
+    # The engine's notes as the pool returns them: White's 22-19 lets Black force a win (the
+    # search's score, about -1000 men); Black's 12-15 keeps a forced win (five men up after).
+    scores = {0: (10, 10), 1: (99_990, 500), 2: (120, -99_950), 3: (99_960, 99_960)}
+    for ply, move in enumerate(BLUNDER_LINE):
+        played = pos.parse_move(move)
+        other = next(m for m in pos.legal_moves() if m != played) if len(pos.legal_moves()) > 1 else played
+        best = played if ply in (0, 3) else other
+        best_score, played_score = scores[ply]
+        raw.append({"ply": ply, "move": move, "best": str(best), "best_score": best_score,
+                    "played_score": played_score, "forced": len(pos.legal_moves()) == 1})
+        pos = pos.play(played)
+    an.service._analysed(row, "en", raw)
+    [report] = reports(an, game)
+    lines = report.text.splitlines()
+    [blunder] = [line for line in lines if line.startswith("• 2. 22-19")]
+    assert blunder.endswith(f"({t('en', 'analysis.cost_allows_win')})"), blunder
+    assert "??" in blunder and "1000" not in report.text and "men)" not in blunder
+    assert t("en", "analysis.clean", name="Bob") in lines
+    # The picture has the evaluation graph even with one board.
+    assert report.image is not None and report.image.startswith(PNG)
+
+
+def test_a_game_without_mistakes_still_gets_its_evaluation_graph(an):
+    game = finished_game(an)
+    pos = Position.start("italian")
+    raw = []
+    for ply, move in enumerate(BLUNDER_LINE):
+        raw.append({"ply": ply, "move": move, "best": move, "best_score": 10, "played_score": 10,
+                    "forced": len(pos.legal_moves()) == 1})
+        pos = pos.play(pos.parse_move(move))
+    an.service._analysed(an.game(game), "es", raw)
+    [report] = [r for r in outbox(an) if r.text.startswith(t("es", "analysis.title", id=game, white="Ana",
+                                                                 black="Bob"))]
+    assert report.text.splitlines()[-1] == t("es", "analysis.legend_graph")
+    assert report.image is not None and report.image.startswith(PNG)

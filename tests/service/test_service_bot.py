@@ -276,7 +276,7 @@ def test_a_move_typed_while_the_bot_thinks_is_refused_and_the_answer_does_not_wa
 
 def test_the_bots_move_is_announced_in_the_chats_language(held):
     chat, executor = held
-    chat.say("bob", "/lang it")
+    chat.say("bob", "/lang it", admin=True)
     game, _ = start_bot_game(chat, "italian white level 1")      # Ana's own client is English
     chat.say("ana", "/m 22-18")
     executor.run_all()

@@ -127,3 +127,94 @@ def test_targeted_challenge_reaches_a_user_without_a_handle_by_name(chat):
     event = type(event)(**{**event.__dict__, "user_name": "Dave", "username": None})
     chat.check(chat.service.handle(event))
     assert chat.storage.challenge(cid).status == "accepted"
+
+
+# -- a closed challenge's message loses its buttons (issue 15, item 15) ------------------------------------
+
+
+def shown(chat, user: str, args: str = "", message_id: str = "m1") -> int:
+    """``user`` opens a challenge; the adapter reports the message that shows it: the challenge id."""
+    replies = chat.say(user, f"/new {args}".strip())
+    cid = replies[0].challenge_id
+    assert cid is not None and replies[0].buttons
+    chat.service.remember_board(chat.platform, chat.chat_id, message_id, None, None, challenge_id=cid)
+    return cid
+
+
+def updates(chat, replies: list | None = None) -> list[tuple[str | None, str, list]]:
+    """The message edits among ``replies`` (an answer) or else in the outbox: (edited message, text,
+    buttons)."""
+    if replies is None:
+        replies = [o.reply for o in chat.service.tick(platform=chat.platform)]
+    return [(r.edit_of, r.text, r.buttons) for r in replies if r.edit_of is not None]
+
+
+def test_an_accepted_challenge_message_loses_its_buttons(chat):
+    cid = shown(chat, "ana", "italian white")
+    assert updates(chat) == []
+    replies = chat.say("bob", f"/accept #{cid}")
+    # The edit goes out with the answer, after the new board.
+    assert replies[0].game_id == cid and replies[-1].edit_of == "m1"
+    assert updates(chat) == []
+    [(edited, text, buttons)] = updates(chat, replies)
+    assert edited == "m1" and buttons == []
+    assert text.startswith(f"#{cid} Ana: Italian draughts") and text.endswith(f"Accepted by Bob: game #{cid} is on.")
+
+
+def test_the_accept_button_updates_the_challenge_message_too(chat):
+    cid = shown(chat, "ana", "italian white")
+    [(edited, text, buttons)] = updates(chat, chat.press("bob", f"acc:{cid}"))
+    assert edited == "m1" and buttons == [] and "Accepted by Bob" in text
+
+
+def test_a_declined_or_withdrawn_challenge_message_loses_its_buttons(chat):
+    first = shown(chat, "ana", "@bob", "m1")
+    second = shown(chat, "ana", "", "m2")
+    replies = chat.say("bob", f"/decline #{first}")
+    assert [(e, t.splitlines()[-1], b) for e, t, b in updates(chat, replies)] == [("m1", "Declined by Bob.", [])]
+    replies = chat.say("ana", f"/cancel #{second}")
+    assert [(e, t.splitlines()[-1], b) for e, t, b in updates(chat, replies)] == [("m2", "Withdrawn by Ana.", [])]
+
+
+def test_other_challenges_withdrawn_by_a_game_lose_their_buttons(chat):
+    first = shown(chat, "ana", "italian", "m1")
+    shown(chat, "ana", "spanish", "m2")
+    replies = chat.say("bob", f"/accept #{first}")
+    assert sorted((e, t.splitlines()[-1]) for e, t, _ in updates(chat, replies)) == [
+        ("m1", f"Accepted by Bob: game #{first} is on."), ("m2", "Withdrawn by Ana.")]
+
+
+def test_a_lapsed_challenge_is_closed_by_timed_work_and_its_message_updated(chat, now):
+    cid = shown(chat, "ana")
+    assert chat.service.next_wakeup(chat.platform) == now[0] + 24 * 3600
+    now[0] += 24 * 3600 - 1
+    assert updates(chat) == []
+    now[0] += 1
+    [(edited, text, buttons)] = updates(chat)
+    assert edited == "m1" and buttons == [] and text.endswith("Nobody accepted it in time: it has lapsed.")
+    assert chat.storage.challenge(cid).status == "expired"
+    assert chat.service.next_wakeup(chat.platform) is None
+    assert updates(chat) == []
+
+
+def test_a_challenge_in_another_chat_is_updated_through_the_outbox(chat):
+    cid = shown(chat, "ana")
+    # The message is known in another chat (a group that got a new id, say).
+    chat.service.remember_board(chat.platform, "elsewhere", "m5", None, None, challenge_id=cid)
+    replies = chat.say("ana", "/cancel")
+    assert [e for e, _, _ in updates(chat, replies)] == ["m1"]
+    assert [e for e, _, _ in updates(chat)] == ["m5"]
+
+
+def test_a_challenge_closed_before_its_message_was_remembered_is_updated_at_once(chat):
+    cid = chat.say("ana", "/new")[0].challenge_id
+    chat.say("ana", "/cancel")
+    chat.service.remember_board(chat.platform, chat.chat_id, "m9", None, None, challenge_id=cid)
+    assert [(e, b) for e, _, b in updates(chat)] == [("m9", [])]
+
+
+def test_edits_survive_the_outbox():
+    from bot.service import Reply
+    reply = Reply("closed", edit_of="77", challenge_id=5)
+    back = Reply.from_json(reply.to_json())
+    assert (back.edit_of, back.challenge_id) == ("77", 5)

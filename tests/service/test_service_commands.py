@@ -8,6 +8,7 @@ import re
 import pytest
 from PIL import Image
 
+from bot.i18n import t
 from bot.rules import read_pdn
 from bot.service.registry import REGISTRY
 
@@ -44,7 +45,7 @@ def test_rules_of_a_named_variant(chat, word, expected):
 
 def test_rules_without_variant_explains_the_chat_default(chat):
     assert "Italian draughts (8x8" in chat.text("ana", "/rules")
-    chat.say("ana", "/settings variant spanish")
+    chat.say("ana", "/settings variant spanish", admin=True)
     assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
 
 
@@ -474,7 +475,7 @@ def test_pdn_of_a_spanish_game_names_its_variant(chat):
 
 @pytest.mark.parametrize("lang", ["es", "it"])
 def test_lang_switches_the_chat_language(chat, catalog, lang):
-    replies = chat.say("ana", f"/lang {lang}")
+    replies = chat.say("ana", f"/lang {lang}", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).language == lang
     messages = catalog(lang)
     if messages is not None:
@@ -486,18 +487,18 @@ def test_lang_switches_the_chat_language(chat, catalog, lang):
 
 
 def test_lang_en_switches_back_to_english(chat):
-    chat.say("ana", "/lang en")
-    assert chat.text("ana", "/lang en") == "From now on I speak English in this chat."
+    chat.say("ana", "/lang en", admin=True)
+    assert chat.text("ana", "/lang en", admin=True) == "From now on I speak English in this chat."
     assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 def test_lang_with_an_unknown_language(chat):
-    assert "/lang es" in chat.text("ana", "/lang fr")
+    assert "/lang es" in chat.text("ana", "/lang fr", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).language is None
 
 
 def test_lang_only_changes_its_own_chat(chat):
-    chat.say("ana", "/lang en", chat="other-chat")
+    chat.say("ana", "/lang en", admin=True, chat="other-chat")
     assert chat.storage.chat(chat.platform, "other-chat").language == "en"
     assert chat.storage.chat(chat.platform, chat.chat_id) is None or \
         chat.storage.chat(chat.platform, chat.chat_id).language is None
@@ -512,7 +513,7 @@ def test_settings_show(chat):
 
 
 def test_settings_set_variant(chat):
-    assert "Spanish draughts" in chat.text("ana", "/settings variant spanish")
+    assert "Spanish draughts" in chat.text("ana", "/settings variant spanish", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
     assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
     cid = chat.challenge("ana")
@@ -520,17 +521,17 @@ def test_settings_set_variant(chat):
 
 
 def test_settings_set_unknown_variant(chat):
-    assert "don't know the variant" in chat.text("ana", "/settings variant chess")
+    assert "don't know the variant" in chat.text("ana", "/settings variant chess", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant is None
 
 
 def test_settings_set_lang(chat):
-    assert chat.text("ana", "/settings lang en") == "From now on I speak English in this chat."
+    assert chat.text("ana", "/settings lang en", admin=True) == "From now on I speak English in this chat."
     assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 def test_settings_with_nonsense(chat):
-    assert "/settings variant" in chat.text("ana", "/settings colour pink")
+    assert "/settings variant" in chat.text("ana", "/settings colour pink", admin=True)
 
 
 # -- localized aliases --------------------------------------------------------------------------------
@@ -590,7 +591,7 @@ def test_a_new_chat_speaks_the_users_platform_language(chat, catalog, language, 
         pytest.skip(f"no {lang}.json")
     text = chat.text("ana", "/help", language=language)
     assert text == REGISTRY.help_text(lang)
-    chat.say("ana", "/lang en")
+    chat.say("ana", "/lang en", admin=True)
     assert chat.text("ana", "/help", language=language) == REGISTRY.help_text("en")
 
 
@@ -600,7 +601,7 @@ def test_every_command_named_in_a_translated_help_is_understood(chat, catalog, l
     if messages is None:
         pytest.skip(f"no {lang}.json")
     unknown_template = messages["error.unknown_command"].split("{")[0]
-    chat.say("ana", f"/lang {lang}")
+    chat.say("ana", f"/lang {lang}", admin=True)
     names = sorted(set(re.findall(r"/([a-zà-ú]+)", REGISTRY.help_text(lang))))
     assert len(names) >= 14
     for name in names:
@@ -614,7 +615,7 @@ def test_the_new_usage_example_of_each_language_works(chat, catalog, lang):
     if messages is None:
         pytest.skip(f"no {lang}.json")
     example = re.search(r"/new[^\n]*", messages["new.usage"]).group(0)
-    chat.say("ana", f"/lang {lang}")
+    chat.say("ana", f"/lang {lang}", admin=True)
     chat.say("ana", example)
     [row] = chat.rows("challenges")
     assert (row.variant, row.color, row.target_username, row.move_seconds) == \
@@ -626,13 +627,13 @@ def test_settings_examples_of_each_language_work(chat, catalog, lang):
     messages = catalog(lang)
     if messages is None:
         pytest.skip(f"no {lang}.json")
-    chat.say("ana", f"/lang {lang}")
+    chat.say("ana", f"/lang {lang}", admin=True)
     usage = messages["settings.usage"]
     variant_word = re.search(r"/settings (\S+) (\w+)\|", usage)
     lang_word = re.search(r"/settings (\S+) es\|it\|en", usage)
-    chat.say("ana", f"/settings {variant_word.group(1)} {variant_word.group(2)}")
+    chat.say("ana", f"/settings {variant_word.group(1)} {variant_word.group(2)}", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
-    chat.say("ana", f"/settings {lang_word.group(1)} en")
+    chat.say("ana", f"/settings {lang_word.group(1)} en", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
@@ -687,3 +688,83 @@ def test_pdn_of_a_game_without_moves(chat):
     text = chat.say("ana", f"/pdn #{game_id}")[0].text
     game = read_pdn(text)[0]
     assert game.moves == [] and game.result is None
+
+
+# -- long listings fit one message (issue 15, item 16) --------------------------------------------------
+
+DISCORD_LIMIT = 2000
+
+
+def open_many_challenges(chat, count: int) -> None:
+    """``count`` open challenges in the chat, from many users (five each, the most one may have)."""
+    for n in range(count):
+        chat.storage.create_challenge(
+            platform=chat.platform, chat_id=chat.chat_id, challenger_id=f"user{n // 5}",
+            challenger_name=f"Player number {n // 5} with a rather long display name {'x' * 20}",
+            target_username=None, variant="italian", color="random", move_seconds=86400, created_at=chat.now[0])
+
+
+def test_games_with_thousands_of_challenges_is_one_short_message(chat):
+    chat.new_game("ana", "bob")
+    open_many_challenges(chat, 2000)
+    replies = chat.say("eve", "/games")
+    assert len(replies) == 1
+    text = replies[0].text
+    assert len(text) <= DISCORD_LIMIT, len(text)
+    assert "#1 Italian draughts: Ana - Bob" in text
+    assert "Page 1 of 134 (2001 games and challenges)" in text
+    assert "…and 1986 more: /games 2 shows the next page." in text
+
+
+def test_games_pages_through_a_long_list(chat):
+    open_many_challenges(chat, 40)
+    second = chat.text("eve", "/games 2")
+    assert "Page 2 of 3" in second and "Open challenges:" in second and "Games:" not in second
+    assert "#16 " in second and "#30 " in second and "#15 " not in second and "#31 " not in second
+    last = chat.text("eve", "/partidas 3")
+    assert "#40 " in last and "more" not in last
+    assert "There is no page 4: the list has 3." in chat.text("eve", "/games 4")
+    assert "/games 2 for the second page" in chat.text("eve", "/games next")
+
+
+def test_a_short_list_has_no_pages(chat):
+    chat.challenge("carol")
+    text = chat.text("eve", "/games")
+    assert "Page" not in text and "more" not in text
+
+
+def test_accept_among_thousands_of_challenges_lists_a_few(chat):
+    open_many_challenges(chat, 2000)
+    text = chat.text("eve", "/accept")
+    assert len(text) <= DISCORD_LIMIT, len(text)
+    assert "…and 1985 more." in text
+
+
+# -- a group's settings are its admins' (issue 15, item 15) -------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["/lang es", "/idioma it", "/settings lang es", "/settings variant spanish",
+                                     "/ajustes variante triestina", "/impostazioni lingua it"])
+def test_changing_a_groups_settings_is_for_its_admins(chat, command):
+    chat.say("bob", "/settings")
+    before = chat.storage.chat(chat.platform, chat.chat_id)
+    name = command.split()[0][1:]
+    assert chat.text("bob", command) == t("en", "error.admins_only", command=name)
+    after = chat.storage.chat(chat.platform, chat.chat_id)
+    assert (after.language, after.variant) == (before.language, before.variant)
+    assert "Settings of this chat: language: English" in chat.text("bob", "/settings")
+
+
+def test_an_admin_changes_a_groups_settings(chat):
+    assert chat.text("bob", "/settings variant spanish", admin=True).startswith("New games in this chat are Spanish")
+    assert chat.text("bob", "/lang it", admin=True) == t("it", "lang.set")
+
+
+def test_anyone_changes_their_private_chats_settings(chat):
+    assert chat.text("bob", "/lang es", chat="bob-dm", kind="private") == t("es", "lang.set")
+    assert "españolas" in chat.text("bob", "/settings variant spanish", chat="bob-dm", kind="private")
+
+
+def test_the_read_only_forms_stay_open_to_all(chat):
+    assert chat.text("bob", "/lang") == t("en", "lang.usage")
+    assert chat.text("bob", "/settings colour pink") == t("en", "settings.usage")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 import threading
 from functools import cache
 from pathlib import Path
@@ -106,6 +107,31 @@ def texts(replies: list[Reply]) -> str:
     return "\n".join(r.text for r in replies)
 
 
+def signed_payload(text: str, post_id: int) -> str:
+    """The signed ``/start`` payload in a link the bot wrote (p<post>_<signature>)."""
+    match = re.search(r"start=(p(\d+)_[A-Za-z0-9_-]{16})\b", text)
+    assert match and int(match.group(2)) == post_id, text
+    return match.group(1)
+
+
+def link_from_group(daily: Daily, user: str, post: Any) -> str:
+    """The payload a user is handed for their private chat by pressing a button of a daily post in
+    its own chat (Telegram opens t.me/<bot>?start=<payload> from there)."""
+    p = puzzle(post)
+    attempt = daily.storage.attempt(post.id, user)
+    step = len(attempt.progress) if attempt else 0
+    replies = daily.press(user, f"zs:{post.id}:{step}:{start_square(p, step)}", chat=post.chat_id)
+    payloads = [r.start_payload for r in replies if r.start_payload]
+    assert payloads, texts(replies)
+    return payloads[0]
+
+
+def open_in_private(daily: Daily, user: str, post: Any) -> list[Reply]:
+    """``user`` presses a button of the post in its chat and follows the link to their private chat."""
+    payload = link_from_group(daily, user, post)
+    return daily.say(user, f"/start {payload}", chat=f"{user}-dm", kind="private", admin=True)
+
+
 class Daily(ChatHarness):
     """Chats on one real service, and other processes on the same file."""
 
@@ -187,7 +213,7 @@ def test_daily_on_defaults_to_nine_in_madrid_and_the_chats_variant(daily):
     # A Spanish-speaking chat's default variant is Spanish draughts; a chat's chosen variant wins.
     daily.subscribe(chat=OTHER, language="es")
     assert daily.storage.subscription(PLATFORM, OTHER).variant == "spanish"
-    daily.say("ana", "/settings variant triestina", chat="group-3")
+    daily.say("ana", "/settings variant triestina", admin=True, chat="group-3")
     daily.subscribe(chat="group-3")
     assert daily.storage.subscription(PLATFORM, "group-3").variant == "triestina"
 
@@ -405,7 +431,7 @@ def test_each_chat_is_posted_in_its_own_time_zone(daily):
 def test_the_post_is_the_board_with_its_side_to_win_in_the_chats_language_and_its_buttons(daily, lang, white,
                                                                                           black):
     if lang != "en":
-        daily.say("ana", f"/lang {lang}")
+        daily.say("ana", f"/lang {lang}", admin=True)
     daily.subscribe("italian")
     daily.at(DAY, 9)
     out = daily.tick()
@@ -772,11 +798,11 @@ def test_puzzle_in_a_group_without_private_answers_links_to_the_private_chat(dai
     replies = daily.say("ana", "/puzzle italian", can_whisper=False, private_link=TG_LINK)
     assert len(replies) == 1 and replies[0].image is None
     post = daily.storage.personal_posts(PLATFORM, "ana", 1)[0]
-    link = f"https://t.me/Bot?start=p{post.id}"
-    assert link in replies[0].text
+    payload = signed_payload(replies[0].text, post.id)
+    link = f"https://t.me/Bot?start={payload}"
     assert replies[0].text == t("en", "puzzle.in_private", name="Ana", link=link)
     # The link opens it in the private chat.
-    shown = daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
+    shown = daily.say("ana", f"/start {payload}", chat="ana-dm", kind="private", admin=True)
     assert len(shown) == 1
     assert shown[0].post_id == post.id and shown[0].image.startswith(PNG)
     assert f"zh:{post.id}:0" in actions(shown[0])
@@ -786,14 +812,14 @@ def test_puzzle_in_a_group_without_private_answers_links_to_the_private_chat(dai
     assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
     assert replies[0].replaces_board and not replies[0].private
     # Opened again later, it resumes where she is.
-    again = daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
+    again = daily.say("ana", f"/start {payload}", chat="ana-dm", kind="private", admin=True)
     assert all(a.startswith((f"zs:{post.id}:2:", f"zh:{post.id}:2")) for a in actions(again[0]))
 
 
 def test_a_personal_puzzle_opened_in_the_private_chat_is_answered_there_with_a_typed_move(daily):
-    daily.say("ana", "/puzzle italian", can_whisper=False, private_link=TG_LINK)
+    text = texts(daily.say("ana", "/puzzle italian", can_whisper=False, private_link=TG_LINK))
     post = daily.storage.personal_posts(PLATFORM, "ana", 1)[0]
-    daily.say("ana", f"/start p{post.id}", chat="ana-dm", kind="private", admin=True)
+    daily.say("ana", f"/start {signed_payload(text, post.id)}", chat="ana-dm", kind="private", admin=True)
     p = puzzle(post)
     assert daily.text("ana", f"/m {p['solution'][0]}", chat="ana-dm", kind="private", admin=True) == t(
         "en", "puzzle.right", reply=p["solution"][1])
@@ -804,7 +830,10 @@ def test_nobody_else_can_answer_someones_personal_puzzle(daily):
     post = daily.storage.puzzle_post(reply.post_id)
     p = puzzle(post)
     not_yours = t("en", "puzzle.not_yours")
-    assert daily.text("bob", f"/start p{post.id}", chat="bob-dm", kind="private", admin=True) == not_yours
+    # Ana's link is hers: Bob following it, or typing an unsigned one, is refused.
+    invalid = t("en", "puzzle.link_invalid")
+    assert daily.text("bob", f"/start {reply.start_payload}", chat="bob-dm", kind="private", admin=True) == invalid
+    assert daily.text("bob", f"/start p{post.id}", chat="bob-dm", kind="private", admin=True) == invalid
     assert texts(daily.press("bob", f"zs:{post.id}:0:{start_square(p)}")) == not_yours
     assert texts(daily.press("bob", f"zh:{post.id}:0")) == not_yours
     assert daily.text("bob", f"/hint #{post.id}") == not_yours
@@ -826,7 +855,7 @@ def test_a_chat_subscribed_by_a_spanish_speaker_gets_its_post_in_spanish(daily):
 
 def test_a_daily_post_opened_in_the_private_chat_is_answered_there_with_a_typed_move(daily, golpe):
     post, p = golpe
-    shown = daily.say("eve", f"/start p{post.id}", chat="eve-dm", kind="private", admin=True)
+    shown = open_in_private(daily, "eve", post)
     assert shown[0].post_id == post.id
     assert daily.text("eve", f"/m {p['solution'][0]}", chat="eve-dm", kind="private", admin=True) == t(
         "en", "puzzle.right", reply=p["solution"][1])
@@ -856,6 +885,7 @@ def test_yesterdays_post_cannot_be_answered_once_its_solution_is_out(daily):
     daily.tick()
     old = daily.posts()[0]
     p = puzzle(old)
+    payload = link_from_group(daily, "ana", old)
     daily.at(DAY + dt.timedelta(days=1), 9)
     daily.tick()
     assert daily.posts()[0].id != old.id
@@ -863,7 +893,7 @@ def test_yesterdays_post_cannot_be_answered_once_its_solution_is_out(daily):
     # Every way to reach the old post: a button of its board, /hint #id, the private-chat link.
     assert texts(daily.press("ana", f"zs:{old.id}:0:{start_square(p)}")) == over
     assert texts(daily.say("ana", f"/hint #{old.id}")) == over
-    assert texts(daily.say("ana", f"/start p{old.id}", chat="ana-dm", kind="private")) == over
+    assert texts(daily.say("ana", f"/start {payload}", chat="ana-dm", kind="private")) == over
     assert daily.storage.attempt(old.id, "ana") is None
     assert daily.storage.puzzle_post(old.id).first_solver_id is None
     # Today's post is answered as usual.
@@ -871,7 +901,7 @@ def test_yesterdays_post_cannot_be_answered_once_its_solution_is_out(daily):
     daily.say("ana", f"/m {' '.join(puzzle(today)['solution'])}")
     assert daily.storage.attempt(today.id, "ana").solved_at is not None
     assert daily.storage.attempt(old.id, "ana") is None
-    assert texts(daily.say("bob", f"/start p{old.id}", chat="bob-dm", kind="private")) == over
+    assert texts(daily.say("bob", f"/start p{old.id}", chat="bob-dm", kind="private")) == t("en", "puzzle.link_invalid")
 
 
 def second_turn_wrong_move(p: dict[str, Any]) -> str:
@@ -906,7 +936,7 @@ def test_one_user_answering_in_two_places_at_once_is_rated_once(daily, golpe):
     other = daily.second_process()
     users = ["ana", "bob", "cid", "dan"]
     for user in users:
-        daily.say(user, f"/start p{post.id}", chat=f"{user}-dm", kind="private")
+        assert open_in_private(daily, user, post)[0].post_id == post.id
         barrier = threading.Barrier(2)
         errors: list[BaseException] = []
 
@@ -940,3 +970,127 @@ def test_a_chat_subscribed_through_another_process_is_posted_by_this_one(daily):
     daily.at(DAY, 9)
     out = daily.tick()
     assert len(boards(out)) == 1 and len(daily.posts()) == 1
+
+
+# -- issue 21, item 5: a day missed by a restart on the next local day ----------------------------------------
+
+
+def test_a_day_missed_while_down_overnight_is_posted_at_start_up_the_next_morning(daily):
+    """Down from 08:01 on day 1 to 08:30 on day 2 (a 09:00 subscription): day 1 is posted at
+    start-up, once; day 2 at 09:00 as usual."""
+    daily.at(DAY - dt.timedelta(days=1), 12)
+    daily.subscribe()
+    daily.at(DAY, 8, 1)
+    assert daily.tick() == []
+    daily.at(DAY + dt.timedelta(days=1), 8, 30)
+    daily.restart()
+    assert daily.service.next_wakeup(PLATFORM) <= daily.now[0]
+    out = daily.tick()
+    assert len(boards(out)) == 1
+    assert [p.day for p in daily.posts()] == [DAY.isoformat()]
+    assert daily.tick() == []
+    assert daily.service.next_wakeup(PLATFORM) == local(DAY + dt.timedelta(days=1), 9)
+    daily.at(DAY + dt.timedelta(days=1), 9)
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [(DAY + dt.timedelta(days=1)).isoformat(), DAY.isoformat()]
+
+
+def test_a_2359_subscription_keeps_its_day_through_a_70_second_restart(daily):
+    daily.at(DAY, 12)
+    daily.subscribe("23:59")
+    daily.at(DAY, 23, 58, 50)
+    assert daily.tick() == []
+    daily.at(DAY + dt.timedelta(days=1), 0, 0, 0)        # back 70 s later: the next local day
+    daily.restart()
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [DAY.isoformat()]
+    daily.at(DAY + dt.timedelta(days=1), 12)
+    assert daily.tick() == []
+
+
+def test_days_down_before_the_posts_time_post_only_the_most_recent_missed_day(daily):
+    daily.subscribe()
+    daily.at(DAY, 9)
+    assert len(boards(daily.tick())) == 1
+    daily.at(DAY + dt.timedelta(days=5), 7)              # five days later, before 09:00
+    daily.restart()
+    assert len(boards(daily.tick())) == 1
+    assert [p.day for p in daily.posts()] == [(DAY + dt.timedelta(days=4)).isoformat(), DAY.isoformat()]
+    assert daily.tick() == []
+
+
+# -- issue 21, item 1: only members of a post's chat answer it ---------------------------------------------
+
+ATTACKER_NAME = "🏆 FREE CRYPTO at evil.example, click now!!! " * 2
+
+
+def attack_paths(post: Any, p: dict[str, Any], forged: str) -> list[tuple[str, dict[str, Any]]]:
+    """Every way an outsider might reach a post: (text or action, where)."""
+    pos = Position.from_fen(p["variant"], p["fen"])
+    key = pos.parse_move(p["solution"][0])
+    index = pos.legal_moves().index(key)
+    line = " ".join(p["solution"])
+    other = {"chat": OTHER}
+    dm = {"chat": "eve-dm", "kind": "private", "admin": True}
+    buttons = [f"zs:{post.id}:0:{key.start}", f"zd:{post.id}:0:{key.start}:{key.end}",
+               f"zm:{post.id}:0:{index}", f"zb:{post.id}:0", f"zh:{post.id}:0"]
+    out: list[tuple[str, dict[str, Any]]] = []
+    for where in (other, dm):
+        out += [(b, {"action": True, **where}) for b in buttons]
+        out += [(f"/m #{post.id} {line}", where), (f"/hint #{post.id}", where),
+                (f"/m #{post.id} {p['solution'][0]}", where)]
+    out += [(f"/start p{post.id}", dm), (f"/start p{post.id}_{'A' * 16}", dm), (f"/start {forged}", dm),
+            (f"/m {line}", dm)]
+    return out
+
+
+def test_nobody_outside_a_posts_chat_can_answer_it_or_get_a_name_posted_there(daily, golpe):
+    """Eve is in another group and in her private chat with the bot: hand-made buttons, #id
+    answers, unsigned, forged and someone else's links: nothing is accepted and nothing written."""
+    from dataclasses import replace
+
+    post, p = golpe
+    anas_link = link_from_group(daily, "ana", post)           # handed to Ana, not to Eve
+    before = daily.storage.dump()
+    accepted = 0
+    for what, where in attack_paths(post, p, anas_link):
+        where = dict(where)
+        is_action = where.pop("action", False)
+        event = daily.event("eve", action=what, **where) if is_action else daily.event("eve", text=what, **where)
+        replies = daily.check(daily.service.handle(replace(event, user_name=ATTACKER_NAME)))
+        said = texts(replies)
+        if any(r.image is not None for r in replies) or t("en", "puzzle.right", reply="")[:10] in said:
+            accepted += 1
+        refusals = (t("en", "puzzle.not_member"), t("en", "puzzle.link_invalid"), t("en", "puzzle.none"),
+                    t("en", "game.unknown", id=post.id), t("en", "game.none"))  # /m #id names a game
+        assert said in refusals, (what, said)
+    assert accepted == 0
+    assert daily.storage.attempt(post.id, "eve") is None
+    assert daily.storage.puzzle_post(post.id).first_solver_id is None
+    after = daily.storage.dump()
+    # Only what every event writes (the chats it came from, the user's name) may differ.
+    changed = [name for name in before if name not in ("players", "chats") and before[name] != after[name]]
+    assert changed == []
+    assert not any(ATTACKER_NAME[:20] in row.payload for row in daily.storage.find_outbox())
+    # Ana's own link works for her, and the group hears her name as the group knows it.
+    shown = daily.say("ana", f"/start {anas_link}", chat="ana-dm", kind="private", admin=True)
+    assert shown[0].post_id == post.id and shown[0].image is not None
+    solve = daily.event("ana", text="/m " + " ".join(p["solution"]), chat="ana-dm", kind="private", admin=True)
+    daily.check(daily.service.handle(replace(solve, user_name="Ana (renamed in private)")))
+    assert daily.storage.puzzle_post(post.id).first_solver_name == "Ana"
+    announced = [o for o in daily.tick() if o.chat_id == GROUP]
+    assert len(announced) == 1 and "Ana" in announced[0].reply.text and "renamed" not in announced[0].reply.text
+
+
+def test_a_member_who_pressed_in_the_group_answers_from_the_private_chat_with_its_buttons(daily, golpe):
+    post, p = golpe
+    shown = open_in_private(daily, "bob", post)
+    board = shown[0]
+    assert board.start_payload is not None and board.start_payload != link_from_group(daily, "ana", post)
+    replies = _play_by_buttons(daily, "bob", post.id, 0, p["solution"][0], chat="bob-dm", kind="private", admin=True)
+    assert texts(replies) == t("en", "puzzle.right", reply=p["solution"][1])
+    # The same buttons pressed by someone who never acted in the group are refused.
+    key = p["solution"][0].replace("x", "-").split("-")[0]
+    refused = daily.press("eve", f"zs:{post.id}:2:{key}", chat="eve-dm", kind="private", admin=True)
+    assert texts(refused) == t("en", "puzzle.not_member")
+    assert daily.storage.attempt(post.id, "eve") is None

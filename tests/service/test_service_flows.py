@@ -86,10 +86,10 @@ def test_the_resign_question_survives_a_restart(chat, now):
 
 
 def test_the_resign_button_in_spanish_and_italian(chat, now):
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     chat.new_game()
     assert chat.say("bob", "/rendirse")[0].buttons[0][0].label == "Rendirse"
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     now[0] += 61
     assert chat.say("bob", "/abbandona")[0].buttons[0][0].label == "Abbandona"
 
@@ -134,14 +134,14 @@ SEED_POINTS = {
 @pytest.mark.parametrize("lang", LANGUAGES)
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_rules_say_what_the_seeds_say(chat, lang, variant):
-    chat.say("ana", f"/lang {lang}")
+    chat.say("ana", f"/lang {lang}", admin=True)
     text = chat.text("ana", f"/rules {variant}")
     for point in SEED_POINTS[lang][variant]:
         assert point in text, (lang, variant, point)
 
 
 def test_rules_of_a_variant_named_in_several_words(chat):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     assert "10x10" in chat.text("ana", "/regole dama triestina")
     assert "Dama spagnola" in chat.text("ana", "/regole Dama Spagnola")
 
@@ -261,10 +261,10 @@ def test_cancel_without_number_withdraws_all_in_the_plural(chat):
 
 
 def test_cancel_plural_in_spanish_and_italian(chat):
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     first, second = chat.challenge("ana"), chat.challenge("ana")
     assert chat.text("ana", "/cancelar") == f"Retos retirados: #{first}, #{second}."
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     first, second = chat.challenge("ana"), chat.challenge("ana")
     assert chat.text("ana", "/annulla") == f"Sfide ritirate: #{first}, #{second}."
 
@@ -353,12 +353,12 @@ def test_reminder_with_less_than_a_minute_left_says_so(chat, now):
 
 
 def test_reminder_in_the_last_minute_in_italian_and_spanish(chat, now):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     chat.new_game(extra="5m")
     now[0] += 5 * 60 - 20
     assert "Ana: ti resta meno di un minuto per muovere" in chat.service.tick()[0].reply.text
     assert "resta meno di un minuto" in chat.text("ana", "/damiera")
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     assert "queda menos de un minuto" in chat.text("ana", "/tablero")
 
 
@@ -429,14 +429,14 @@ def test_a_players_pdn_still_finds_her_own_last_game(chat):
 
 
 def test_settings_show_language_names(chat):
-    chat.say("ana", "/lang es")
+    chat.say("ana", "/lang es", admin=True)
     assert "idioma: español; variante por defecto: damas españolas" in chat.text("ana", "/ajustes")
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     assert "lingua: italiano; variante predefinita: dama italiana" in chat.text("ana", "/impostazioni")
 
 
 def test_italian_to_move_line(chat):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     chat.new_game()
     assert "Muove Ana (Bianco)" in chat.text("ana", "/damiera")
 
@@ -448,7 +448,7 @@ QUANTITY = ("22-18 10-13 23-20 13x22 26x19 12-16 29-26 16x23 27x20 9-13 19-14 11
 
 
 def test_italian_explanations_as_italian_players_say_them(chat):
-    chat.say("ana", "/lang it")
+    chat.say("ana", "/lang it", admin=True)
     game = chat.new_game()
     chat.play(game, QUANTITY)
     text = chat.text("ana", "/m 15x8")
@@ -483,3 +483,37 @@ def test_a_no_progress_draw_says_how_many_moves(chat, variant, lang, phrase):
     final = Position.start(variant)
     assert phrase in result_text(lang, Result("1/2-1/2", "no_progress", None), "Ana", "Bob", final)
     assert phrase in t(lang, f"rules.{variant}")
+
+
+# -- issue 21, item 6: the confirmation minute is measured between the messages' send times --------------
+
+
+def test_a_second_resign_confirms_by_send_time_in_a_throttled_group(chat, now):
+    """30 players send /resign twice, 2 s apart; the group is throttled, so each message is handled
+    5 s after the one before (the second of each pair minutes after the first): every game ends."""
+    from dataclasses import replace
+
+    players = [f"p{n:02d}" for n in range(30)]
+    games = {p: chat.new_game(white=p, black=f"o{p}") for p in players}
+    sent = now[0]
+    queue = [(player, sent + n * 0.1) for n, player in enumerate(players)]
+    queue += [(player, sent + 2 + n * 0.1) for n, player in enumerate(players)]
+    for player, at in queue:
+        now[0] += 5.0                   # handled well after it was sent
+        chat.check(chat.service.handle(replace(chat.event(player, text=f"/resign #{games[player]}"), sent_at=at)))
+    from bot.service.features.common import RESIGN_CONFIRM_SECONDS
+
+    assert now[0] - sent > RESIGN_CONFIRM_SECONDS * 2        # the pairs were handled minutes apart
+    ended = [p for p, g in games.items() if chat.game(g).result_reason == "resign"]
+    assert len(ended) == 30
+
+
+def test_two_resigns_sent_more_than_a_minute_apart_ask_again_even_if_handled_at_once(chat, now):
+    from dataclasses import replace
+
+    game = chat.new_game()
+    first = replace(chat.event("bob", text="/resign"), sent_at=now[0] - 100)
+    chat.check(chat.service.handle(first))
+    second = replace(chat.event("bob", text="/resign"), sent_at=now[0] - 30)
+    assert "do you really resign" in "\n".join(r.text for r in chat.service.handle(second))
+    assert chat.game(game).status == "active"

@@ -18,6 +18,7 @@ from PIL import Image
 
 from bot.i18n import LANGUAGES, t
 from bot.ratings import LICHESS, Outcome, Rating, new_rating, periods_between, update
+from bot.rules import Position
 from bot.service import ChatEvent, GameService, Reply
 from bot.service.features.puzzles import puzzle_by_id
 from bot.service.thinking import Thinker
@@ -233,7 +234,12 @@ def play_the_bot(room: Room, user: str = "ana", human_moves: int = 1) -> int:
     (game_id,) = [g.id for g in room.storage.find_games(PLATFORM) if g.id not in before]
     assert room.storage.game(game_id).bot_level == 1
     for move in ("22-18", "21-17", "24-20")[:human_moves]:
-        ply = room.storage.game(game_id).ply
+        row = room.storage.game(game_id)
+        ply = row.ply
+        # Level 1 may leave a man hanging: then the capture is compulsory, and is played instead.
+        pos = Position.from_fen("italian", row.fen)
+        if not any(str(m) == move for m in pos.legal_moves()):
+            move = str(pos.legal_moves()[0])
         answer = room.text(user, f"/m #{game_id} {move}")
         assert room.service.settle(SETTLE)
         # The human's move and the bot's answer (written from the engine's thread).

@@ -71,7 +71,7 @@ def test_restart_keeps_a_draw_offer(chat):
 
 
 def test_restart_keeps_chat_settings(chat):
-    chat.say("ana", "/settings variant spanish")
+    chat.say("ana", "/settings variant spanish", admin=True)
     chat.restart()
     cid = chat.challenge("ana")
     assert chat.storage.challenge(cid).variant == "spanish"

@@ -17,6 +17,7 @@ from bot.storage import (
     ChatRecord,
     GameRecord,
     MoveRecord,
+    NotifyRecord,
     OutboxRecord,
     PlayerRecord,
     SQLiteStore,
@@ -157,6 +158,36 @@ def test_players_are_kept_per_platform(store):
     assert store.player(OTHER, "1001") is None
 
 
+# -- turn notifications (/notify) -------------------------------------------------------------------
+
+
+def test_a_user_who_never_chose_has_no_notify_setting(store):
+    assert store.notify_setting(P, "1001") is None
+    # Nothing to mark: a user without the setting is pinged in the group anyway.
+    assert store.set_unreachable(P, "1001", True, T0) is False
+    assert store.notify_setting(P, "1001") is None
+
+
+def test_set_notify_stores_the_choice_per_platform(store):
+    store.set_notify(P, "1001", True, T0)
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", True, False, T0)
+    assert store.notify_setting(OTHER, "1001") is None
+    store.set_notify(P, "1001", False, T0 + 60)
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", False, False, T0 + 60)
+
+
+def test_unreachable_is_noted_once_and_cleared_by_a_new_choice(store):
+    store.set_notify(P, "1001", True, T0)
+    assert store.set_unreachable(P, "1001", True, T0 + 1) is True
+    assert store.set_unreachable(P, "1001", True, T0 + 2) is False
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", True, True, T0 + 1)
+    store.set_notify(P, "1001", True, T0 + 3)
+    assert store.notify_setting(P, "1001").unreachable is False
+    store.set_unreachable(P, "1001", True, T0 + 4)
+    assert store.set_unreachable(P, "1001", False, T0 + 5) is True
+    assert store.notify_setting(P, "1001") == NotifyRecord(P, "1001", True, False, T0 + 5)
+
+
 # -- chats ------------------------------------------------------------------------------------------
 
 
@@ -264,6 +295,32 @@ def test_move_chat_touches_only_its_platform(store):
 
 
 # -- challenges ---------------------------------------------------------------------------------------
+
+
+def test_challenges_lapse_after_the_lifetime_or_their_move_time_if_longer(store):
+    day = store.create_challenge(**challenge_fields(move_seconds=HOUR, created_at=T0))
+    week = store.create_challenge(**challenge_fields(move_seconds=7 * 24 * HOUR, created_at=T0))
+    other = store.create_challenge(**challenge_fields(platform=OTHER, move_seconds=HOUR, created_at=T0 + 60))
+    assert store.lapsed_challenges(P, T0 + 24 * HOUR - 1, 24 * HOUR) == []
+    assert [c.id for c in store.lapsed_challenges(P, T0 + 24 * HOUR, 24 * HOUR)] == [day]
+    assert [c.id for c in store.lapsed_challenges(None, T0 + 8 * 24 * HOUR, 24 * HOUR)] == [day, week, other]
+    assert store.next_challenge_lapse(P, 24 * HOUR) == T0 + 24 * HOUR
+    assert store.next_challenge_lapse(OTHER, 24 * HOUR) == T0 + 60 + 24 * HOUR
+    store.close_challenge(day, "cancelled")
+    assert store.lapsed_challenges(P, T0 + 24 * HOUR, 24 * HOUR) == []
+    assert store.next_challenge_lapse(P, 24 * HOUR) == T0 + 7 * 24 * HOUR
+    store.close_challenge(week, "expired")
+    assert store.next_challenge_lapse(P, 24 * HOUR) is None
+
+
+def test_the_messages_of_a_challenge_are_remembered(store):
+    cid = store.create_challenge(**challenge_fields())
+    assert store.challenge_messages(cid) == []
+    store.remember_challenge_message(P, GROUP, "10", cid)
+    store.remember_challenge_message(P, GROUP, "12", cid)
+    store.remember_challenge_message(P, GROUP, "12", cid)
+    assert store.challenge_messages(cid) == [(P, GROUP, "10"), (P, GROUP, "12")]
+    assert store.challenge_messages(cid + 1) == []
 
 
 def test_create_challenge_stores_an_open_challenge(store):

@@ -10,6 +10,7 @@ import sys
 import threading
 from pathlib import Path
 
+import pytest
 from storage_helpers import PLATFORM, T0, Bot
 
 from bot.service import GameService
@@ -131,3 +132,126 @@ def test_the_console_start_extends_deadlines_after_downtime(tmp_path):
     moved = conn.execute("SELECT deadline_at FROM games WHERE id=1").fetchone()[0] - deadline
     conn.close()
     assert 3600 <= moved < 3600 + 60
+
+
+# -- issue 21, item 4: the wall clock jumps while the bot runs ----------------------------------------
+
+
+class Clocks:
+    """A wall clock and a monotonic one (the time the process really ran), moved by the test."""
+
+    def __init__(self) -> None:
+        self.wall, self.running = T0, 1000.0
+
+    def run(self, seconds: float) -> None:
+        self.wall += seconds
+        self.running += seconds
+
+
+def running_bot(path: Path, clocks: Clocks) -> Bot:
+    bot = Bot(path, [T0])
+    bot.now = None  # type: ignore[assignment]  # the service reads ``clocks`` instead
+    bot.service = GameService(bot.storage, clock=lambda: clocks.wall, monotonic=lambda: clocks.running)
+    return bot
+
+
+def test_a_suspend_while_running_extends_deadlines_and_no_game_ends_on_time(tmp_path):
+    """Ten games at 24 h a move; the host sleeps two days (the wall clock jumps, the process's
+    monotonic clock does not): no game is lost on time, every deadline moves by the two days."""
+    clocks = Clocks()
+    bot = running_bot(tmp_path / "t.db", clocks)
+    try:
+        games = [bot.new_game(white=f"w{n}", black=f"b{n}", extra="24h") for n in range(10)]
+        deadlines = {g: bot.storage.game(g).deadline_at for g in games}
+        bot.service.tick(platform=PLATFORM)
+        clocks.run(45)
+        bot.service.tick(platform=PLATFORM)
+        clocks.wall += 2 * 86400                      # asleep: only the wall clock moved
+        clocks.run(1)
+        bot.service.tick(platform=PLATFORM)
+        ended = [g for g in games if bot.storage.game(g).status != "active"]
+        assert ended == []
+        for g in games:
+            assert bot.storage.game(g).deadline_at == pytest.approx(deadlines[g] + 2 * 86400, abs=1)
+        # Looked at again, nothing more moves; the clocks run on as usual afterwards.
+        clocks.run(60)
+        bot.service.tick(platform=PLATFORM)
+        assert all(bot.storage.game(g).deadline_at == pytest.approx(deadlines[g] + 2 * 86400, abs=1)
+                   for g in games)
+        clocks.run(23 * 3600)
+        bot.service.tick(platform=PLATFORM)
+        assert all(bot.storage.game(g).status == "active" for g in games)
+        clocks.run(2 * 86400)
+        bot.service.tick(platform=PLATFORM)
+        assert all(bot.storage.game(g).result_reason == "time" for g in games)
+    finally:
+        bot.storage.close()
+
+
+def test_a_clock_jump_seen_by_two_processes_of_a_platform_extends_once(tmp_path):
+    clocks = Clocks()
+    first = running_bot(tmp_path / "t.db", clocks)
+    second = running_bot(tmp_path / "t.db", clocks)
+    try:
+        game = first.new_game(extra="1h")
+        deadline = first.storage.game(game).deadline_at
+        first.service.tick(platform=PLATFORM)
+        second.service.tick(platform=PLATFORM)
+        clocks.wall += 5 * 3600
+        clocks.run(2)
+        first.service.tick(platform=PLATFORM)
+        second.service.tick(platform=PLATFORM)
+        assert first.storage.game(game).deadline_at == pytest.approx(deadline + 5 * 3600, abs=3)
+        assert first.storage.game(game).status == "active"
+    finally:
+        first.storage.close()
+        second.storage.close()
+
+
+def test_an_idle_process_is_not_taken_for_a_jump(tmp_path):
+    """Hours between two looks at the clocks, all of them spent running: nothing moves."""
+    clocks = Clocks()
+    bot = running_bot(tmp_path / "t.db", clocks)
+    try:
+        game = bot.new_game(extra="24h")
+        deadline = bot.storage.game(game).deadline_at
+        bot.service.tick(platform=PLATFORM)
+        clocks.run(5 * 3600)
+        bot.service.tick(platform=PLATFORM)
+        assert bot.storage.game(game).deadline_at == deadline
+    finally:
+        bot.storage.close()
+
+
+def test_a_backward_step_then_an_outage_still_extends(tmp_path, now):
+    """The wall clock steps back an hour while running, then the bot is down for 50 minutes:
+    the restart extends the deadlines by the 50 minutes (the heartbeat was renewed at the step)."""
+    bot = Bot(tmp_path / "t.db", now)
+    game = bot.new_game(extra="1h")
+    deadline = bot.storage.game(game).deadline_at
+    bot.service.tick(platform=PLATFORM)              # heartbeat at T0
+    now[0] = T0 - 3600 + 5                           # NTP steps the clock back an hour
+    bot.service.tick(platform=PLATFORM)
+    bot.storage.close()
+    now[0] += 50 * 60                                # down for 50 minutes
+    bot = Bot(tmp_path / "t.db", now)
+    try:
+        assert bot.service.resume_after_downtime(PLATFORM) == pytest.approx(50 * 60)
+        assert bot.storage.game(game).deadline_at == pytest.approx(deadline + 50 * 60)
+    finally:
+        bot.storage.close()
+
+
+def test_a_move_right_after_a_suspend_is_played_not_lost_on_time(tmp_path):
+    """The first thing after the host wakes up is the player's move, before the timers' round."""
+    clocks = Clocks()
+    bot = running_bot(tmp_path / "t.db", clocks)
+    try:
+        game = bot.new_game(extra="1h")
+        bot.service.tick(platform=PLATFORM)
+        clocks.wall += 3 * 3600                       # asleep for three hours
+        clocks.run(1)
+        assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
+        assert bot.storage.game(game).status == "active"
+    finally:
+        bot.storage.close()

@@ -230,3 +230,44 @@ def test_a_database_deleted_or_replaced_under_the_console_stops_it_with_one_line
     assert "Traceback" not in stderr and len(stderr.splitlines()) == 1, stderr
     assert stderr.startswith("error: ") and how in stderr and str(db) in stderr
     assert "Game #1" not in (tmp_path / "out.txt").read_text()          # the /accept was never answered
+
+
+# -- issue 21, item 3: only the owner may read the database ------------------------------------------
+
+
+def _mode(path: Path) -> int:
+    return path.stat().st_mode & 0o777
+
+
+def test_a_new_database_and_its_wal_and_shm_are_readable_by_the_owner_only(tmp_path):
+    old = os.umask(0o022)           # the usual umask, under which files come out 0644
+    try:
+        db = tmp_path / "new.db"
+        storage = Storage(db)
+        storage.ensure_chat("console", "c", "group", 1.0)
+        storage.save_player("console", "u", "Ana", None, "en", 1.0)
+        wal, shm = Path(f"{db}-wal"), Path(f"{db}-shm")
+        assert wal.exists() and shm.exists()
+        assert (_mode(db), _mode(wal), _mode(shm)) == (0o600, 0o600, 0o600)
+        storage.close()
+    finally:
+        os.umask(old)
+
+
+def test_an_existing_world_readable_database_is_tightened_at_start(tmp_path):
+    db = filled_database(tmp_path / "old.db")
+    os.chmod(db, 0o644)
+    storage = Storage(db)
+    try:
+        storage.save_player("console", "u", "Ana", None, "en", 1.0)
+        assert _mode(db) == 0o600
+        assert all(_mode(Path(f"{db}-{ext}")) == 0o600 for ext in ("wal", "shm"))
+    finally:
+        storage.close()
+    # A read-only file stays read-only (only the others' bits go).
+    os.chmod(db, 0o444)
+    try:
+        Storage(db).close()         # root may still write it; anyone else is refused
+    except StorageError as err:
+        assert "read-only" in str(err)
+    assert _mode(db) == 0o400

@@ -9,7 +9,13 @@ Rules this module follows (see PLATFORMS.md):
   answered with followups or an edit; any failure still gets an ephemeral answer;
 - buttons are one ``DynamicItem`` whose custom id carries the service's action, so they keep
   working after a restart; an id we do not know is answered too;
-- no privileged intents; the command tree is synced only by ``python -m bot discord sync``;
+- no privileged intents; the command tree is synced only by ``python -m bot discord sync``, to
+  one place (globally, or one server), never both;
+- the service's text is plain: it is escaped once (render.escape), so what users typed shows as
+  typed; our own markup (spoiler bars, resolved mentions) is added after;
+- retries are discord.py's (5xx, 429 up to MAX_RATELIMIT_SECONDS); ours add one at most;
+- the bot's own posts need the channel's permissions, interactions do not: a command says what
+  is missing, and the outbox falls back to a follow-up of the channel's newest interaction;
 - the token is never logged.
 """
 
@@ -33,7 +39,7 @@ from discord.ext import commands
 from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
-from bot.service import ChatEvent, GameService, Reply
+from bot.service import DM_PREFIX, ChatEvent, GameService, Reply
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec
 
 log = logging.getLogger(__name__)
@@ -64,15 +70,18 @@ SETTING_CHOICES = [
 ]
 GameId = app_commands.Range[int, 1, 999_999_999]
 
-# Retrying.  discord.py already retries some 5xx and waits out short rate limits inside one
-# request; what still reaches us is retried a few more times, never for long, because a user is
-# waiting and the deadline loop must go on.
+# Retrying.  discord.py retries inside every request already: on the REST API it tries a 500,
+# 502, 504 or 524 five times (1, 3, 5, 7, 9 s apart) and waits out a 429 up to
+# max_ratelimit_timeout, raising RateLimited at once for a longer one; on an interaction's webhook
+# it tries every 5xx and 429 five times.  Our own tries used to stack on top of that: one post
+# during a 502 outage made 20 requests and slept 100 s holding the channel.  So we try again once
+# at most, and only what discord.py gave up on at the first answer (a 503 on the REST API);
+# whatever still fails is the outbox's to try later, or the channel's for an interaction.
+MAX_RATELIMIT_SECONDS = 30.0    # discord.py's smallest; a longer 429 is not slept through
 TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504, 524})
-RETRY_ATTEMPTS = 4              # tries in all
-RETRY_BASE_SECONDS = 0.5        # doubled on each try
-RETRY_MAX_SECONDS = 10.0        # a longer retry_after is not waited for
-ACK_RETRY_ATTEMPTS = 3          # the acknowledgement must land within 3 seconds...
-ACK_RETRY_MAX_SECONDS = 0.5     # ...so it is retried briefly
+REST_RETRIED_STATUSES = frozenset({500, 502, 504, 524})     # what discord.py's REST loop retries
+RETRY_ATTEMPTS = 2              # tries in all: one retry of ours at most
+RETRY_SECONDS = 1.0
 # The interaction can no longer be answered: Unknown Webhook, Unknown interaction, and Invalid
 # Webhook Token (the token is older than 15 minutes).
 GONE_CODES = frozenset({10015, 10062, 50027})
@@ -81,28 +90,34 @@ GONE_CODES = frozenset({10015, 10062, 50027})
 CHANNEL_GONE_CODES = frozenset({10003, 50001, 50013, 50007})
 
 
+# What the bot needs in a channel to post there on its own (the REST API): the bot's moves,
+# reminders, time-outs and the daily puzzle.  An interaction's answers need none of it.  (Read
+# Message History too, as the invite asks for it, for what Discord shows around a reply.)
+POSTING_PERMISSIONS = ("view_channel", "send_messages", "attach_files", "read_message_history")
+THREAD_TYPES = frozenset({discord.ChannelType.public_thread, discord.ChannelType.private_thread,
+                          discord.ChannelType.news_thread})
+# An interaction token lives 15 minutes: a follow-up is tried on one younger than this.
+FOLLOW_UP_SECONDS = 14 * 60
+# A member is told what the bot lacks in a channel once in this long.
+PERMISSION_NOTICE_SECONDS = 3600
+# The bot's own post was refused: Missing Access, Missing Permissions.
+NOT_ALLOWED_CODES = frozenset({50001, 50013})
+
+
 class NotAChannel(ValueError):
     """A chat id that cannot be a Discord channel."""
 
 
-def retry_delay(exc: BaseException, attempt: int, max_seconds: float = RETRY_MAX_SECONDS) -> float | None:
-    """How long to wait before trying again after ``exc`` (attempt 0 is the first failure), or
-    None when trying again cannot help or would take too long."""
-    if isinstance(exc, discord.RateLimited):
-        wait = exc.retry_after
-    elif isinstance(exc, discord.HTTPException) and exc.status in TRANSIENT_STATUSES:
-        wait = RETRY_BASE_SECONDS * 2 ** attempt
-        if exc.status == 429:
-            headers = getattr(exc.response, "headers", None) or {}
-            try:
-                wait = float(headers.get("Retry-After", wait))
-            except (TypeError, ValueError):
-                pass
-            if wait > max_seconds:
-                return None
-    else:
+def retry_delay(exc: BaseException, *, webhook: bool = False) -> float | None:
+    """How long to wait before trying again after ``exc``, or None when discord.py tried already
+    (a webhook's 5xx and 429s, the REST API's 500/502/504/524 and short 429s) or trying again
+    soon cannot help (a refusal; a rate limit longer than MAX_RATELIMIT_SECONDS; Cloudflare's
+    429 without Discord's body)."""
+    if not isinstance(exc, discord.HTTPException) or exc.status < 500:
         return None
-    return min(max(wait, 0.0), max_seconds)
+    if webhook or exc.status in REST_RETRIED_STATUSES:
+        return None
+    return RETRY_SECONDS
 
 
 def transient(exc: BaseException) -> bool:
@@ -162,6 +177,28 @@ def is_admin(interaction: discord.Interaction) -> bool:
         return True
     permissions = interaction.permissions
     return bool(permissions.manage_guild or permissions.manage_channels or permissions.administrator)
+
+
+def missing_permissions(interaction: discord.Interaction) -> list[str]:
+    """What the bot lacks in the interaction's channel to post there on its own, by discord.py's
+    permission names (in a thread, Send Messages in Threads instead of Send Messages)."""
+    if interaction.guild_id is None:
+        return []
+    have = interaction.app_permissions
+    needed = list(POSTING_PERMISSIONS)
+    if getattr(interaction.channel, "type", None) in THREAD_TYPES:
+        needed[needed.index("send_messages")] = "send_messages_in_threads"
+    return [name for name in needed if not getattr(have, name)]
+
+
+def can_post(interaction: discord.Interaction) -> bool:
+    """Whether the bot's own posts (a board: text and a file) will be taken in that channel."""
+    return not set(missing_permissions(interaction)) - {"read_message_history"}
+
+
+def is_board(reply: Reply) -> bool:
+    """A reply that shows a game's or a puzzle's position (with its buttons)."""
+    return (reply.game_id is not None or reply.post_id is not None) and (reply.image is not None or bool(reply.buttons))
 
 
 def typed(*words: str | None) -> str:
@@ -247,38 +284,49 @@ class Responder:
         return str(self.interaction.channel_id)
 
     async def send(self, reply: Reply) -> discord.Message | None:
+        if reply.edit_of is not None:
+            # An earlier message of the channel takes this reply's place (a closed challenge).
+            await self.bot.edit_message(self.channel_id, reply.edit_of, reply)
+            return None
         private = reply.private or self.force_private
-        text, allowed = reply.text, render.NO_MENTIONS
+        # Escaped first, then our own pings go in (their <@id> must stay markup).
+        text, users = render.escape(reply.text), []
+        if not private:
+            text, users = render.ping(text, render.escaped(reply.mentions))
         if self.mention is not None and not private:
             mentioned = render.mention(text, self.mention.handle, self.mention.user_id)
             if mentioned != text:
-                text, allowed = mentioned, render.only_user(self.mention.user_id)
+                text, users = mentioned, [*users, self.mention.user_id]
+        allowed = render.only_users(users) if users else render.NO_MENTIONS
         message = None
-        for piece in self.bot.pieces(replace(reply, text=text)):
+        for piece in self.bot.pieces(replace(reply, text=text, mentions=()), escaped=True):
             message = await self._deliver(piece, private, allowed)
             if piece.board and message is not None and not private:
-                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
+                await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id, reply.challenge_id)
         return message
 
     async def replace(self, reply: Reply) -> None:
-        """Edit the message whose button was clicked (a board) instead of posting a new one."""
+        """Edit the message whose button was clicked (a board) instead of posting a new one; an
+        ephemeral one stays ephemeral, and so do the rest of the text's chunks."""
         message = self.interaction.message
         if self.gone or message is None:
             await self.send(reply)
             return
-        chunks = render.split_text(reply.text)
+        private = message.flags.ephemeral
+        chunks = render.split_text(render.escape(reply.text))
         try:
             await self.bot.with_retries("editing a board", lambda: self.interaction.edit_original_response(
                 content=chunks[0], attachments=render.files_of(reply), view=self.bot.view_for(reply),
-                allowed_mentions=render.NO_MENTIONS))
+                allowed_mentions=render.NO_MENTIONS), webhook=True)
         except (discord.HTTPException, discord.RateLimited) as exc:
             if not self._give_up_on_interaction(exc):
                 raise
             await self.send(reply)          # the new board, as a new message in the channel
             return
         for chunk in chunks[1:]:
-            await self._deliver(Piece(chunk), False, render.NO_MENTIONS)
-        await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
+            await self._deliver(Piece(chunk), private, render.NO_MENTIONS)
+        if not private:         # only its interaction can edit an ephemeral message
+            await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id)
 
     async def _deliver(self, piece: Piece, private: bool,
                        allowed: discord.AllowedMentions) -> discord.Message | None:
@@ -286,7 +334,8 @@ class Responder:
         if not self.gone:
             try:
                 return await self.bot.with_retries("answering an interaction", lambda: self._post(
-                    render.content_of(piece), render.files_of(piece), self.bot.view_for(piece), private, allowed))
+                    render.content_of(piece), render.files_of(piece), self.bot.view_for(piece), private, allowed),
+                    webhook=True)
             except (discord.HTTPException, discord.RateLimited) as exc:
                 if not self._give_up_on_interaction(exc):
                     raise
@@ -329,7 +378,8 @@ class Responder:
         """Resolve a placeholder nothing was sent into."""
         if self.placeholder and not self.gone:
             try:
-                await self.bot.with_retries("removing a placeholder", self.interaction.delete_original_response)
+                await self.bot.with_retries("removing a placeholder", self.interaction.delete_original_response,
+                                            webhook=True)
             except (discord.HTTPException, discord.RateLimited) as exc:
                 log.warning("could not remove the placeholder in channel %s (%s)", self.channel_id,
                             describe_http_failure(exc))
@@ -347,7 +397,7 @@ class Responder:
             if not self.interaction.response.is_done():
                 await self.interaction.response.send_message(text, ephemeral=True)
                 return
-            await self.bot.with_retries("apologising", lambda: self._post(text, [], None, True))
+            await self.bot.with_retries("apologising", lambda: self._post(text, [], None, True), webhook=True)
         except (discord.HTTPException, discord.RateLimited) as exc:
             log.warning("could not tell the user about a failure (%s)", describe_http_failure(exc))
         except Exception:
@@ -385,13 +435,19 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     files_together = True           # one message carries the board, the GIF and a file
 
     def __init__(self, service: GameService, *, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-                 **options: Any) -> None:
+                 clock: Callable[[], float] = time.time, **options: Any) -> None:
         ChatAdapter.__init__(self, service, sleep)
+        self.clock = clock
+        # The newest interaction in each channel: the bot's own messages go out as its follow-ups
+        # where the channel refuses the bot's posts, while its token lives.
+        self.live_interactions: dict[str, discord.Interaction] = {}
+        self.permission_notices: dict[tuple[str, int], float] = {}     # (channel, member): when told
         intents = discord.Intents.none()
         intents.guilds = True          # channel cache; not privileged
         options.setdefault("intents", intents)
         options.setdefault("allowed_mentions", render.NO_MENTIONS)
         options.setdefault("help_command", None)
+        options.setdefault("max_ratelimit_timeout", MAX_RATELIMIT_SECONDS)
         commands.AutoShardedBot.__init__(
             self,
             command_prefix=commands.when_mentioned,
@@ -428,17 +484,17 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         heartbeat (storage serializes its own connection)."""
         return await self.call(func, *args)
 
-    async def with_retries(self, what: str, attempt: Callable[[], Awaitable[T]], *,
-                           attempts: int = RETRY_ATTEMPTS, max_seconds: float = RETRY_MAX_SECONDS) -> T:
-        """``attempt()`` until it succeeds, a few times over transient failures (5xx, 429 with its
-        retry_after), waiting longer each time.  ``attempt`` must build a fresh request each
-        time: discord.py closes the files of one it sent."""
-        for number in range(attempts):
+    async def with_retries(self, what: str, attempt: Callable[[], Awaitable[T]], *, webhook: bool = False) -> T:
+        """``attempt()``, tried once more after a failure discord.py did not retry itself (see
+        retry_delay; ``webhook``: the request goes through an interaction's webhook).
+        ``attempt`` must build a fresh request each time: discord.py closes the files of one it
+        sent."""
+        for number in range(RETRY_ATTEMPTS):
             try:
                 return await attempt()
             except (discord.HTTPException, discord.RateLimited) as exc:
-                delay = retry_delay(exc, number, max_seconds)
-                if delay is None or number == attempts - 1:
+                delay = retry_delay(exc, webhook=webhook)
+                if delay is None or number == RETRY_ATTEMPTS - 1:
                     raise
                 log.warning("%s failed (%s); trying again in %.1f s", what, describe_http_failure(exc), delay)
                 await self.sleep(delay)
@@ -447,7 +503,16 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     async def acknowledge(self, interaction: discord.Interaction, **kwargs: Any) -> None:
         """``defer`` within Discord's 3 seconds, retried briefly over transient failures."""
         await self.with_retries("acknowledging an interaction", lambda: interaction.response.defer(**kwargs),
-                                attempts=ACK_RETRY_ATTEMPTS, max_seconds=ACK_RETRY_MAX_SECONDS)
+                                webhook=True)
+
+    def pieces(self, reply: Reply, *, escaped: bool = False) -> list[Piece]:
+        """The messages of a reply, its text escaped first (render.escape) unless it is already:
+        the escapes count towards Discord's 2,000 characters.  The mentions' names are escaped
+        with it, so each is found where it stands (and pinged in ``send_piece``)."""
+        if escaped:
+            return super().pieces(reply)
+        return super().pieces(replace(reply, text=render.escape(reply.text),
+                                      mentions=render.escaped(reply.mentions)))
 
     def view_for(self, reply: Reply | Piece) -> discord.ui.View | None:
         return render.view_of(reply, lambda action, label, style, row: GameButton(action, label, style, row))
@@ -467,17 +532,69 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
+        self.keep_interaction(interaction)
         # Acknowledged first (Discord's 3 s), then one channel at a time: answers and what the
         # outbox posts there keep their order.
         async with self.chat_lock(str(interaction.channel_id)):
             try:
                 replies = await self.call_service(self.service.handle, event_for(interaction, text=text))
-                for reply in replies:
+                for reply in replies + self.permission_notice(interaction):
                     await responder.send(reply)
                 await responder.finish()
             except Exception:
                 log.exception("answering /%s failed", name)
                 await responder.fail()
+
+    # -- where the bot may not post --------------------------------------------------------------
+
+    def permission_notice(self, interaction: discord.Interaction) -> list[Reply]:
+        """What the bot lacks to post in this channel on its own, said to the member (once an
+        hour each) in their language; nothing where it lacks nothing."""
+        missing = missing_permissions(interaction)
+        if not missing:
+            return []
+        key = (str(interaction.channel_id), interaction.user.id)
+        now = self.clock()
+        if now - self.permission_notices.get(key, -PERMISSION_NOTICE_SECONDS) < PERMISSION_NOTICE_SECONDS:
+            return []
+        self.permission_notices[key] = now
+        lang = pick_language(str(interaction.locale) if interaction.locale else None)   # theirs: it is theirs alone
+        names = ", ".join(t(lang, f"discord.perm.{name}") for name in missing)
+        return [Reply(t(lang, "discord.missing_permissions", permissions=names), private=True)]
+
+    def keep_interaction(self, interaction: discord.Interaction) -> None:
+        if interaction.guild_id is not None:
+            self.live_interactions[str(interaction.channel_id)] = interaction
+
+    def live_interaction(self, chat_id: str) -> discord.Interaction | None:
+        """The channel's newest interaction while a follow-up on it can still be sent."""
+        interaction = self.live_interactions.get(chat_id)
+        if interaction is None:
+            return None
+        if self.clock() - interaction.created_at.timestamp() >= FOLLOW_UP_SECONDS:
+            del self.live_interactions[chat_id]
+            return None
+        return interaction
+
+    async def follow_up(self, interaction: discord.Interaction, piece: Piece,
+                        allowed: discord.AllowedMentions) -> discord.Message:
+        """One of the bot's own messages as a public follow-up of a member's interaction (which
+        is forgotten if Discord no longer takes follow-ups on it)."""
+
+        def attempt() -> Awaitable[discord.Message]:
+            kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed, "wait": True}
+            view = self.view_for(piece)
+            if view is not None:
+                kwargs["view"] = view
+            return interaction.followup.send(render.content_of(piece), **kwargs)
+
+        try:
+            return await self.with_retries(f"following up in channel {interaction.channel_id}", attempt,
+                                           webhook=True)
+        except discord.HTTPException as exc:
+            if interaction_gone(exc) and self.live_interactions.get(str(interaction.channel_id)) is interaction:
+                del self.live_interactions[str(interaction.channel_id)]
+            raise
 
     # -- buttons ---------------------------------------------------------------------------------
 
@@ -489,11 +606,20 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             log.warning("could not acknowledge a button click (%s)", describe_http_failure(exc))
             return
         responder = Responder(self, interaction, placeholder=False)
+        self.keep_interaction(interaction)
         async with self.chat_lock(str(interaction.channel_id)):
             try:
                 replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
+                replies = replies + self.permission_notice(interaction)
+                clicked = interaction.message
+                # A board whispered to the one who clicked a board only they see (an ephemeral
+                # one) takes that board's place, once: a new ephemeral message per click piled up.
+                whispered_on = clicked is not None and clicked.flags.ephemeral
                 for reply in replies:
-                    if reply.replaces_board and not reply.private and interaction.message is not None:
+                    if clicked is not None and reply.replaces_board and not reply.private:
+                        await responder.replace(reply)
+                    elif whispered_on and reply.private and is_board(reply):
+                        whispered_on = False
                         await responder.replace(reply)
                     else:
                         await responder.send(reply)
@@ -525,16 +651,59 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         return TRANSIENT
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
-        return str((await self.send_to_channel(chat_id, piece, render.NO_MENTIONS)).id)
+        """Posted to the channel; where the channel refuses the bot's posts (as the last
+        interaction there said, or as the post is answered), a follow-up of that interaction
+        while its token lives: the bot's reply move reaches the player who just moved.  The
+        player to move (``piece.mentions``) is pinged, and only they are let through."""
+        text, users = render.ping(piece.text, piece.mentions)
+        piece = replace(piece, text=text)
+        # Whom the bot's own messages may notify: the one place.
+        allowed = render.only_users(users) if users else render.NO_MENTIONS
+        live = self.live_interaction(chat_id)
+        if live is not None and not can_post(live):
+            return str((await self.follow_up(live, piece, allowed)).id)
+        try:
+            return str((await self.send_to_channel(chat_id, piece, allowed)).id)
+        except discord.HTTPException as exc:
+            if live is None or exc.code not in NOT_ALLOWED_CODES:
+                raise
+            log.warning("channel %s refused the bot's post (%s); sent as a follow-up", chat_id,
+                        describe_http_failure(exc))
+            return str((await self.follow_up(live, piece, allowed)).id)
 
-    async def send_to_channel(self, chat_id: str, piece: Piece,
-                              allowed: discord.AllowedMentions) -> discord.Message:
-        """One message to a channel through the bot's REST, retried over transient failures."""
+    async def channel_of(self, chat_id: str) -> Any:
+        """The channel an outbox chat id names (a channel id, or a user's DMs as "dm:<user id>")."""
+        if chat_id.startswith(DM_PREFIX):
+            return await self.dm_channel(chat_id)
         try:
             channel_id = int(chat_id)
         except ValueError:
             raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
-        channel = self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+        return self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace an earlier message's text and buttons (a closed challenge); one that is gone is
+        left alone."""
+        message = (await self.channel_of(chat_id)).get_partial_message(int(message_id))
+        try:
+            await self.with_retries(f"editing message {message_id}", lambda: message.edit(
+                content=render.split_text(render.escape(reply.text))[0], view=self.view_for(reply),
+                allowed_mentions=render.NO_MENTIONS))
+        except discord.NotFound as exc:
+            log.info("message %s in channel %s not updated: %s", message_id, chat_id, describe_http_failure(exc))
+
+    async def dm_channel(self, chat_id: str) -> discord.DMChannel:
+        """A user's private chat with the bot ("dm:<user id>" in the outbox): their DM channel,
+        opened if need be (Discord refuses messages to a user who closed their DMs: 403)."""
+        user_id = chat_id.removeprefix(DM_PREFIX)
+        if not user_id.isdigit():
+            raise NotAChannel(f"not a Discord user id: {chat_id!r}")
+        return await self.create_dm(discord.Object(id=int(user_id)))
+
+    async def send_to_channel(self, chat_id: str, piece: Piece,
+                              allowed: discord.AllowedMentions) -> discord.Message:
+        """One message to a channel through the bot's REST, retried over transient failures."""
+        channel = await self.channel_of(chat_id)
 
         def attempt() -> Awaitable[discord.Message]:
             kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed}
@@ -573,7 +742,7 @@ def option_description(lang: str, command: str, arg: Arg) -> str:
 _KIND_CHOICES = {ArgKind.VARIANT: VARIANT_CHOICES, ArgKind.COLOR: COLOR_CHOICES, ArgKind.LANGUAGE: LANGUAGE_CHOICES}
 _KIND_TYPES: dict[ArgKind, Any] = {
     ArgKind.VARIANT: str, ArgKind.COLOR: str, ArgKind.LANGUAGE: str,
-    ArgKind.USER: discord.Member,
+    ArgKind.USER: discord.User,        # a Member in a server; in a DM Discord sends only users
     ArgKind.DURATION: app_commands.Range[str, 1, 20],
     ArgKind.GAME: GameId,
     ArgKind.MOVE: app_commands.Range[str, 1, 100],
@@ -693,17 +862,33 @@ def _transient_start(err: BaseException) -> bool:
     return isinstance(err, OSError | TimeoutError | aiohttp.ClientError | discord.GatewayNotFound)
 
 
+class GlobalCommandsExist(RuntimeError):
+    """A one-server sync while the commands are registered for every server: that server would
+    show each command twice."""
+
+
 async def sync_tree(token: str, service: GameService, guild_id: int | None = None) -> list[app_commands.AppCommand]:
-    """Log in, upload the slash commands (globally, or to one guild at once), and return."""
+    """Log in, upload the slash commands, and return.  They live in one place only, or a server
+    would show each twice: globally (every server; then the copies an earlier one-server sync left
+    in a server are removed), or in one server at once, for testing, as long as there are no
+    global ones (else GlobalCommandsExist, and nothing is changed)."""
     bot = build_bot(service=service)
     async with bot:
         await bot.login(token)
         if guild_id is not None:
+            if await bot.tree.fetch_commands():
+                raise GlobalCommandsExist(f"the commands are registered for every server; a copy in server "
+                                          f"{guild_id} would show each twice there")
             guild = discord.Object(id=guild_id)
             bot.tree.copy_global_to(guild=guild)
             synced = await bot.tree.sync(guild=guild)
         else:
             synced = await bot.tree.sync()
+            application_id = bot.application_id
+            async for server in bot.fetch_guilds(limit=None):
+                if await bot.http.get_guild_commands(application_id, server.id):
+                    await bot.http.bulk_upsert_guild_commands(application_id, server.id, [])
+                    log.info("removed the one-server copy of the commands in guild %s", server.id)
     log.info("synced %d slash commands%s", len(synced), f" to guild {guild_id}" if guild_id else "")
     return synced
 
@@ -715,9 +900,13 @@ def sync_commands(token: str, service: GameService, guild_id: int | None = None)
     if guild_id is None and os.environ.get("DISCORD_GUILD_ID", "").strip().isdigit():
         guild_id = int(os.environ["DISCORD_GUILD_ID"])
     synced: list[app_commands.AppCommand] = []
-    status = run_until_stopped(lambda: synced.extend(asyncio.run(sync_tree(token, service, guild_id))),
-                               refused=discord.LoginFailure, platform="Discord", variable="DISCORD_BOT_TOKEN",
-                               where="in the developer portal")
+    try:
+        status = run_until_stopped(lambda: synced.extend(asyncio.run(sync_tree(token, service, guild_id))),
+                                   refused=discord.LoginFailure, platform="Discord", variable="DISCORD_BOT_TOKEN",
+                                   where="in the developer portal")
+    except GlobalCommandsExist as exc:
+        print(f"not synced: {exc}; sync without DISCORD_GUILD_ID instead")
+        return 1
     if status == 0:
         print(f"synced {len(synced)} slash commands" + (f" to guild {guild_id}" if guild_id else " globally"))
     return status

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import io
 import re
+from collections.abc import Iterable
+from dataclasses import replace
 
 import discord
 
 from bot.platforms import base
-from bot.service import Button, Reply
+from bot.service import Button, Mention, Reply, mention_at
 
 MAX_CONTENT = 2000
 MAX_ROWS = 5
@@ -33,18 +35,60 @@ def split_text(text: str, limit: int = MAX_CONTENT) -> list[str]:
     return base.split_text(text, limit)
 
 
+def escape(text: str) -> str:
+    """The service's text as Discord shows it literally.
+
+    Everything the service says is plain text (the catalogs hold no markup, and Telegram gets it
+    without a parse mode), but it carries what users typed: display names, handles, challenge
+    notes.  A nickname ``Bob||`` would open a spoiler that swallows the text up to the real one
+    and reveals it; ``[text](url)`` would become a link; ``@everyone`` would be highlighted.  So
+    the whole text is escaped here, once, before it is split; markup of our own (the spoiler
+    bars, the mentions the adapter resolved) is added after."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(text))
+
+
 def mention(text: str, handle: str, user_id: int) -> str:
     """The text with the service's ``@handle`` of a member the adapter resolved turned into a
     real mention (``<@id>``), which Discord shows and notifies; a longer handle that merely
-    starts the same (``@bob.x``, ``@bobby``) is left alone.  The service lower-cases handles and keeps 64 characters."""
-    pattern = re.compile("@" + re.escape(handle[:64]) + r"(?!\w|\.\w)", re.IGNORECASE)
+    starts the same (``@bob.x``, ``@bobby``) is left alone.  The service lower-cases handles and keeps 64 characters.
+    The text may be escaped already (``@bob\\_x``): the handle matches either way."""
+    body = "".join(("\\\\?" + re.escape(c)) if c in _MARKUP else re.escape(c) for c in handle[:64])
+    pattern = re.compile("@" + body + r"(?!\w|\.\w|\\)", re.IGNORECASE)
     return pattern.sub(f"<@{user_id}>", text)
+
+
+_MARKUP = frozenset("_*~|`>#-")
 
 
 def only_user(user_id: int) -> discord.AllowedMentions:
     """Let one mentioned member be notified, and no one else (no @everyone, no roles)."""
     return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
                                    users=[discord.Object(id=user_id)])
+
+
+def only_users(user_ids: list[int]) -> discord.AllowedMentions:
+    """Let the mentioned members in ``user_ids`` be notified, and no one else."""
+    return discord.AllowedMentions(everyone=False, roles=False, replied_user=False,
+                                   users=[discord.Object(id=i) for i in user_ids])
+
+
+def ping(text: str, mentions: Iterable[Mention]) -> tuple[str, list[int]]:
+    """The text with each mention's name (where it first stands) turned into ``<@id>``, and the
+    ids to let through ``allowed_mentions``; a mention whose name is not there, or whose id is not
+    a Discord id, is left out."""
+    users = []
+    for mention in mentions:
+        at = mention_at(text, mention.name)
+        if at is None or not mention.user_id.isdigit():
+            continue
+        text = text[:at] + f"<@{mention.user_id}>" + text[at + len(mention.name):]
+        users.append(int(mention.user_id))
+    return text, users
+
+
+def escaped(mentions: Iterable[Mention]) -> tuple[Mention, ...]:
+    """The mentions as they stand in escaped text (``escape``): their names escaped too."""
+    return tuple(replace(m, name=escape(m.name)) for m in mentions)
 
 
 def files_of(reply: Reply | base.Piece) -> list[discord.File]:
@@ -101,8 +145,9 @@ def view_of(reply: Reply | base.Piece, item_factory) -> discord.ui.View | None:
 
 
 def content_of(piece: base.Piece) -> str:
-    """A message's text, with its hidden part marked the Discord way (||spoiler||)."""
+    """A message's text (escaped already), with its hidden part marked the Discord way
+    (||spoiler||), escaped here: a trailing backslash would escape the closing bars."""
     if not piece.spoiler:
         return piece.text
-    hidden = "||" + piece.spoiler.replace("|", "¦") + "||"
+    hidden = "||" + escape(piece.spoiler).rstrip("\\") + "||"
     return f"{piece.text}\n{hidden}" if piece.text else hidden

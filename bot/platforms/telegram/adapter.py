@@ -9,10 +9,20 @@ per chat), so a group held back by Telegram's per-group rate limit does not
 hold back the others.  The service does SQLite and Pillow work, so it runs in a
 worker thread, off the event loop.
 
+Flood control is kept per chat (``FloodLimiter``): a message that would have to
+wait long for its chat's turn goes to the outbox with that not-before time, and
+the other chats go on.  A button press is answered at once, before the chat's
+queue and the service (Telegram gives up on an answer after about 15 s); when
+the service's private answer (an alert) comes too late for that, it is posted
+in the chat as a message instead, so the presser still reads it.
+
 A move is stored before its board is shown, so the board must reach the chat:
-every Bot API call is retried a few times on a transient failure (flood control,
-a 5xx, a network error), and a board edit Telegram refuses is replaced by a new
-board message.
+every Bot API call is retried a few times on a 5xx or a network error, a reply
+that still fails waits in the outbox (resuming from the message that failed),
+and a board edit Telegram refuses is replaced by a new board message.  A 400 is
+final for that message: an optional part refused (the capture GIF, a PDN) is
+left out; a board photo in a group that forbids photos becomes the text board
+with its buttons, and the group is told once.
 
 What is shared with the other adapters (service calls off the loop, per-chat order,
 splitting a reply into messages, remembering boards, the outbox delivery task) is in
@@ -22,16 +32,17 @@ bot.platforms.base; this module only speaks the Bot API.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
-import warnings
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from datetime import timedelta
 from typing import Any, TypeVar
 
 from telegram import (
     Bot,
+    BotCommand,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     InputFile,
@@ -40,10 +51,12 @@ from telegram import (
     MessageEntity,
     ReactionTypeEmoji,
     Update,
+    User,
 )
 from telegram.error import (
     BadRequest,
     ChatMigrated,
+    Conflict,
     Forbidden,
     InvalidToken,
     NetworkError,
@@ -51,29 +64,52 @@ from telegram.error import (
     TelegramError,
 )
 from telegram.ext import (
-    AIORateLimiter,
     Application,
+    BaseRateLimiter,
     CallbackQueryHandler,
     ContextTypes,
     MessageHandler,
     filters,
 )
 from telegram.request import BaseRequest
-from telegram.warnings import PTBDeprecationWarning
 
-from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, describe_error, run_until_stopped
-from bot.service import Button, ChatEvent, GameService, Reply
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
+from bot.platforms.base import (
+    PERMANENT,
+    REFUSED,
+    TRANSIENT,
+    ChatAdapter,
+    Piece,
+    Progress,
+    describe_error,
+    run_until_stopped,
+)
+from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds
+from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
+from bot.service.registry import REGISTRY
 
 PLATFORM = "telegram"
 CAPTION_LIMIT = 1024
 TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
 STARTUP_GRACE_SECONDS = 5.0
-CONCURRENT_UPDATES = 16
+# Updates handled at once.  A handler waiting for a busy group's lock holds one of these, so there
+# are enough that a burst in one group leaves room for every other chat.
+CONCURRENT_UPDATES = 256
 # Waits between attempts of one Bot API call after a 5xx or a network error: a few attempts, then
-# the failure is reported.  Flood control (429) waits what Telegram asks, up to MAX_FLOOD_WAIT.
+# the failure is reported.  Flood control (429) is the limiter's: it waits a short one itself and
+# raises a longer one, which is never slept through here (the message waits in the outbox).
 RETRY_DELAYS = (1.0, 3.0, 9.0)
 MAX_FLOOD_WAIT = 60.0
+GENERAL_THREAD = 1
+COMMAND_DESCRIPTION_LIMIT = 256
+# getUpdates answers 409 Conflict while another process polls with the token.  A restart that
+# overlaps the old process's last poll gives one; this many within the window mean two bots.
+CONFLICTS_TO_STOP = 3
+CONFLICT_WINDOW_SECONDS = 60.0
+# A button press is answered with the service's alert when the service is done within this long;
+# else at once without, and the alert follows as a message (Telegram drops late answers).
+ANSWER_WITHIN_SECONDS = 0.7
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -85,16 +121,79 @@ def _transient(err: TelegramError) -> bool:
 
 
 def _flood_wait(err: RetryAfter) -> float:
-    # Reading retry_after warns about its coming type change; both types are handled here.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PTBDeprecationWarning)
-        value = err.retry_after
-    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+    return retry_seconds(err)
 
 
 def _utf16(text: str) -> int:
     """Telegram counts entity offsets and lengths in UTF-16 code units."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def chat_key(chat_id: int, thread_id: int | None = None) -> str:
+    """Our id of a Telegram chat.  A forum topic is a chat of its own (games, settings, the daily
+    post): "<chat>:<topic>".  General (thread 1, or none) is the group itself."""
+    return f"{chat_id}:{thread_id}" if thread_id and thread_id != GENERAL_THREAD else str(chat_id)
+
+
+def chat_address(key: str | int) -> tuple[int, int | None]:
+    """Where ``chat_key`` points: the Telegram chat id and the topic's message_thread_id (None
+    for General and chats without topics).  A user's private chat in the outbox ("dm:<user id>",
+    for private turn notices) has the user's id."""
+    key = str(key)
+    if key.startswith(DM_PREFIX):
+        return int(key.removeprefix(DM_PREFIX)), None
+    chat, _, thread = key.partition(":")
+    return int(chat), (int(thread) if thread else None)
+
+
+def _key_of(message: Message) -> str:
+    # In a group that is not a forum, message_thread_id names a reply thread, not a topic.
+    return chat_key(message.chat_id, message.message_thread_id if message.is_topic_message else None)
+
+
+def _replied(message: Message) -> str | None:
+    """The message this one replies to, if the user chose one: in a topic Telegram makes every
+    message a reply to the topic's creation message."""
+    original = message.reply_to_message
+    if original is None or original.forum_topic_created is not None or (
+            message.is_topic_message and original.message_id == message.message_thread_id):
+        return None
+    return str(original.message_id)
+
+
+def command_menu(lang: str) -> list[BotCommand]:
+    """The command menu clients show, in a language, from the command table: what /help lists,
+    each with its /help line, and /help itself."""
+    menu = []
+    for spec in REGISTRY:
+        if not (spec.listed or spec.name == "help"):
+            continue
+        line = t(lang, f"help.{spec.name}").removeprefix("- ").strip()
+        if len(line) > COMMAND_DESCRIPTION_LIMIT:
+            line = line[:COMMAND_DESCRIPTION_LIMIT - 1] + "…"
+        menu.append(BotCommand(spec.name, line))
+    return menu
+
+
+def _mentions(text: str, mentions: tuple[Mention, ...]) -> list[MessageEntity]:
+    """A text mention over each mentioned name: Telegram notifies that user (with or without a
+    @username), and no one else; offsets count UTF-16 code units."""
+    entities = []
+    for mention in mentions:
+        at = mention_at(text, mention.name)
+        if at is None or not mention.user_id.isdigit():
+            continue
+        user = User(int(mention.user_id), mention.name, is_bot=False, username=mention.username)
+        entities.append(MessageEntity(MessageEntity.TEXT_MENTION, _utf16(text[:at]), _utf16(mention.name), user=user))
+    return entities
+
+
+def _text_board(text: str, board: str | None) -> tuple[str, list[MessageEntity]]:
+    """A board drawn in text under its caption, in monospace (where photos are not allowed)."""
+    if not board:
+        return text or "\u200b", []
+    head = f"{text}\n\n" if text else ""
+    return head + board, [MessageEntity(MessageEntity.PRE, _utf16(head), _utf16(board))]
 
 
 def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
@@ -105,9 +204,14 @@ def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
 
 
 # Refusals that mean the chat will never take a message from us (Forbidden covers "bot was kicked",
-# "bot was blocked by the user", "user is deactivated").
-_GONE = ("chat not found", "chat_write_forbidden", "have no rights to send", "not enough rights to send",
-         "need administrator rights", "bot was kicked", "peer_id_invalid")
+# "bot was blocked by the user", "user is deactivated").  Missing rights to send photos, GIFs or
+# files concern only those messages ("not enough rights to send photos to the chat").
+_GONE = ("chat not found", "chat_write_forbidden", "have no rights to send a message",
+         "not enough rights to send text messages", "need administrator rights", "bot was kicked",
+         "peer_id_invalid",
+         # a closed topic (or General) or a deleted one: the bot may not post there
+         "topic_closed", "message thread not found")
+_NO_PHOTOS = "not enough rights to send photos"
 
 
 class DraughtsApplication(Application):  # type: ignore[misc]
@@ -124,8 +228,10 @@ class DraughtsApplication(Application):  # type: ignore[misc]
     async def start(self) -> None:
         await super().start()
         self.adapter.start_delivery()
+        self.adapter.start_menu()
 
     async def stop(self) -> None:
+        await self.adapter.stop_menu()
         await self.adapter.stop_delivery()
         await super().stop()
 
@@ -134,6 +240,7 @@ class TelegramAdapter(ChatAdapter):
     """Handlers for one bot token, all answered by one GameService."""
 
     platform = PLATFORM
+    answer_within = ANSWER_WITHIN_SECONDS
     text_limit = TEXT_LIMIT
     caption_limit = CAPTION_LIMIT
     files_together = False
@@ -147,21 +254,28 @@ class TelegramAdapter(ChatAdapter):
         super().__init__(service, sleep)
         self.bot: Bot | None = None
         self.application: Application | None = None
+        self._conflicts: deque[float] = deque()
+        self._menu: asyncio.Task[None] | None = None
+        self.conflicted = False               # stopped because another process polls with the token
+        self._told_no_photos: set[str] = set()
 
     def stop_platform(self) -> None:
         if self.application is not None and self.application.running:
             self.application.stop_running()
 
-    def build(self, token: str, request: BaseRequest | None = None, rate_limiter: bool = True) -> Application:
-        """The python-telegram-bot Application with our handlers; its start starts the delivery task."""
+    def build(self, token: str, request: BaseRequest | None = None,
+              rate_limiter: bool | BaseRateLimiter = True) -> Application:
+        """The python-telegram-bot Application with our handlers; its start starts the delivery
+        task.  ``rate_limiter``: True for production's ``FloodLimiter``, or a limiter to use."""
         builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
                    .application_class(DraughtsApplication, kwargs={"adapter": self}))
         if request is not None:
             builder = builder.request(request).get_updates_request(request)
         if rate_limiter:
-            # Telegram allows about 1 message/s per chat and 20/min per group; the limiter
-            # queues instead of failing, and retries after a 429.
-            builder = builder.rate_limiter(AIORateLimiter(max_retries=2))
+            # Telegram allows about 1 message/s per chat, 20/min per group, 30/s in all; the
+            # limiter spaces messages per chat and leaves a long wait to the outbox.
+            limiter = FloodLimiter() if rate_limiter is True else rate_limiter
+            builder = builder.rate_limiter(limiter)
         app = builder.build()
         self.bot = app.bot
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
@@ -170,21 +284,70 @@ class TelegramAdapter(ChatAdapter):
         app.add_error_handler(self.on_error)
         return app
 
+    # -- the command menu -------------------------------------------------------------------------
+
+    def start_menu(self) -> None:
+        """Register the command menu in the background: a start-up is not held up by it."""
+        if self._menu is None or self._menu.done():
+            self._menu = asyncio.create_task(self.register_commands(), name="telegram-menu")
+
+    async def stop_menu(self) -> None:
+        task, self._menu = self._menu, None
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    async def register_commands(self) -> None:
+        """The command menu for every chat, in each catalog language and as the default for
+        other client languages.  A group with several bots needs it: picked from the menu, a
+        command is addressed to us (/m@OurBot), and with privacy mode on a bare /m reaches only
+        the bot that spoke last."""
+        bot = self.bot
+        assert bot is not None, "build() first"
+        for lang in (None, *LANGUAGES):
+            menu = command_menu(lang or DEFAULT_LANGUAGE)
+            try:
+                await self._api(lambda menu=menu, lang=lang: bot.set_my_commands(menu, language_code=lang))
+            except TelegramError as err:
+                # Only the menu is missing: every command still works when typed.
+                log.warning("telegram command menu (%s) not registered: %s", lang or "default", err)
+                return
+
     # -- incoming ------------------------------------------------------------------------------
 
     def _event(self, update: Update, context: ContextTypes.DEFAULT_TYPE, **fields: Any) -> ChatEvent | None:
         chat, user = update.effective_chat, update.effective_user
-        if chat is None or user is None or user.is_bot:
+        if chat is None:
             return None
         private = chat.type == "private"
         username = context.bot.username
+        # Written as a chat: ``from`` is a service bot (@GroupAnonymousBot for an anonymous admin,
+        # who writes as the group itself; @Channel_Bot for a member posting as their channel).
+        message = update.message
+        as_chat = message.sender_chat if message is not None else None
+        if message is not None and as_chat is not None:
+            if message.is_automatic_forward:
+                return None                    # a channel's post copied into its discussion group
+            who = {"user_id": str(as_chat.id), "user_name": as_chat.effective_name or str(as_chat.id),
+                   "username": as_chat.username, "language": None, "as_chat": True,
+                   "is_admin": as_chat.id == chat.id}
+        elif user is None or user.is_bot:
+            return None
+        else:
+            who = {"user_id": str(user.id), "user_name": user.full_name, "username": user.username,
+                   "language": user.language_code, "is_admin": private}
         return ChatEvent(
-            platform=PLATFORM, chat_id=str(chat.id), chat_kind="private" if private else "group",
-            user_id=str(user.id), user_name=user.full_name, username=user.username,
-            language=user.language_code, bot_username=username,
+            platform=PLATFORM, chat_id=self._chat_of(update, chat.id), chat_kind="private" if private else "group",
+            bot_username=username,
             # A group has no message one member alone sees; a private chat with the bot is the place.
             can_whisper=private, private_link=f"https://t.me/{username}?start={{payload}}" if username else None,
-            is_admin=private, **fields)
+            **who, **fields)
+
+    @staticmethod
+    def _chat_of(update: Update, chat_id: int) -> str:
+        message = update.effective_message          # a button's message, for a press
+        return _key_of(message) if isinstance(message, Message) else str(chat_id)
 
     async def _is_admin(self, chat_id: int, user_id: int) -> bool:
         """Whether the user administers the group (asked only for the commands that need it)."""
@@ -202,20 +365,19 @@ class TelegramAdapter(ChatAdapter):
         msg = update.effective_message
         if msg is None or msg.text is None:
             return
-        event = self._event(update, context, text=msg.text, sent_at=msg.date.timestamp(),
-                            reply_to=str(msg.reply_to_message.message_id) if msg.reply_to_message else None)
+        event = self._event(update, context, text=msg.text, sent_at=msg.date.timestamp(), reply_to=_replied(msg))
         if event is None:
             return
-        if not event.is_admin and self.service.needs_admin(event.text):
+        if not event.is_admin and not event.as_chat and self.service.needs_admin(event.text):
             event = replace(event, is_admin=await self._is_admin(msg.chat_id, msg.from_user.id))
-        async with self.chat_lock(msg.chat_id):
+        async with self.chat_lock(event.chat_id):
             for reply in await self.call(self.service.handle, event):
                 if reply.private and reply.reaction and event.chat_kind == "group":
                     # Meant for the sender alone, and a group has no such message: a reaction to
                     # theirs says it without a message for everyone.
                     if await self._react(msg, reply.reaction):
                         continue
-                await self.send(msg.chat_id, reply, reply_to=msg.message_id)
+                await self.send(event.chat_id, reply, reply_to=msg.message_id)
 
     async def _react(self, msg: Message, emoji: str) -> bool:
         try:
@@ -226,7 +388,11 @@ class TelegramAdapter(ChatAdapter):
         return True
 
     async def on_button(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        """A button press: always answered, so the client stops its spinner."""
+        """A button press: answered exactly once and at once, so the client stops its spinner.
+
+        The press waits for its chat's turn and the service; the answer does not: when they take
+        longer than ANSWER_WITHIN_SECONDS, the press is answered without an alert and what the
+        alert would have said is posted in the chat instead (see ``_press``)."""
         query = update.callback_query
         if query is None:
             return
@@ -235,28 +401,57 @@ class TelegramAdapter(ChatAdapter):
         if event is None or message is None:
             await self._answer(query)
             return
-        async with self.chat_lock(message.chat_id):
-            try:
-                replies = await self.call(self.service.handle, event)
-            except BaseException:
-                # The failure goes on to the error handler; the spinner must stop all the same.
-                await self._answer(query)
-                raise
+        answered = False
+
+        async def answer(alert: str | None = None, url: str | None = None) -> bool:
+            nonlocal answered
+            if answered:
+                return False
+            answered = True
+            await self._answer(query, alert, url)
+            return True
+
+        work = asyncio.ensure_future(self._press(message, event, answer))
+        done, _ = await asyncio.wait({work}, timeout=self.answer_within)
+        if not done:
+            await answer()
+        try:
+            await work
+        except BaseException:
+            # The failure goes on to the error handler; the spinner must stop all the same.
+            await answer()
+            raise
+
+    async def _press(self, message: Message, event: ChatEvent,
+                     answer: Callable[..., Awaitable[bool]]) -> None:
+        async with self.chat_lock(event.chat_id):
+            replies = await self.call(self.service.handle, event)
             private = [r for r in replies if r.private]
             # Telegram has no message only one member sees; an alert on the button is the closest,
             # and a board for one member (a puzzle) waits in their private chat with the bot.
             board = next((r for r in private if r.start_payload and r.image is not None), None)
+            link = None
             if board is not None and event.chat_kind == "group" and event.private_link:
-                await self._answer(query, url=event.private_link.format(payload=board.start_payload))
+                link = event.private_link.format(payload=board.start_payload)
+                late = not await answer(url=link)
             else:
-                await self._answer(query, private[0].text[:ALERT_LIMIT] if private else None)
+                late = not await answer(private[0].text[:ALERT_LIMIT] if private else None)
+            if late:
+                # Too late for an alert: the presser reads it in the chat (a group sees it too,
+                # which beats a press that seems to do nothing).
+                for reply in private:
+                    if event.chat_kind == "private":
+                        await self.send(event.chat_id, replace(reply, private=False))
+                    else:
+                        text = f"{reply.text}\n{link}" if link and reply is board else reply.text
+                        await self.send(event.chat_id, Reply(text), reply_to=message.message_id)
             for reply in replies:
                 if reply.private:
                     continue
                 if reply.replaces_board and reply.image is not None:
                     await self.edit(message, reply)
                 else:
-                    await self.send(message.chat_id, reply)
+                    await self.send(event.chat_id, reply)
 
     async def _answer(self, query: Any, alert: str | None = None, url: str | None = None) -> None:
         # The move may already be played: a refused answer (a query too old after a restart)
@@ -276,44 +471,87 @@ class TelegramAdapter(ChatAdapter):
             await self.call(self.service.chat_moved, PLATFORM, str(msg.chat_id), str(msg.migrate_to_chat_id))
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if isinstance(context.error, Conflict):
+            self._on_conflict(context.application)
+            return
         log.error("telegram handler failed: %r", context.error, exc_info=context.error)
+
+    def _on_conflict(self, app: Application) -> None:
+        """Polling met 409 Conflict: after a few within a minute the bot stops (run_telegram then
+        exits with status 1) instead of fighting the other process for updates forever."""
+        now = time.monotonic()
+        self._conflicts.append(now)
+        while self._conflicts and self._conflicts[0] < now - CONFLICT_WINDOW_SECONDS:
+            self._conflicts.popleft()
+        if len(self._conflicts) < CONFLICTS_TO_STOP:
+            log.info("telegram answered 409 Conflict: another process is polling with this token")
+            return
+        if not self.conflicted:
+            self.conflicted = True
+            log.error("another instance uses TELEGRAM_BOT_TOKEN (Telegram answers 409 Conflict): stopping; "
+                      "run one process per token")
+            app.stop_running()
 
     # -- outgoing ----------------------------------------------------------------------------------
 
     def failure_kind(self, exc: BaseException) -> str:
         if isinstance(exc, Forbidden):
             return PERMANENT
-        if isinstance(exc, BadRequest) and any(words in str(exc).lower() for words in _GONE):
-            return PERMANENT
+        if isinstance(exc, ChatMigrated):
+            return TRANSIENT
+        if isinstance(exc, BadRequest):
+            # A 400 is Telegram's final word on that request: the same message would be refused
+            # again, however often it is tried.
+            return PERMANENT if any(words in str(exc).lower() for words in _GONE) else REFUSED
         return TRANSIENT
 
-    async def deliver(self, chat_id: str | int, reply: Reply, *, reply_to: str | int | None = None) -> None:
-        """Every message of a reply; a chat that became a supergroup is followed to its new id."""
+    def retry_delay(self, exc: BaseException) -> float | None:
+        return _flood_wait(exc) if isinstance(exc, RetryAfter) else None
+
+    async def deliver(self, chat_id: str | int, reply: Reply, *, reply_to: str | int | None = None,
+                      progress: Progress | None = None) -> None:
+        """Every message of a reply not yet out; a chat that became a supergroup is followed to its
+        new id."""
+        progress = progress if progress is not None else Progress()
         try:
-            await super().deliver(str(chat_id), reply, reply_to=None if reply_to is None else str(reply_to))
+            await super().deliver(str(chat_id), reply, reply_to=None if reply_to is None else str(reply_to),
+                                  progress=progress)
         except ChatMigrated as moved:
-            await self.call(self.service.chat_moved, PLATFORM, str(chat_id), str(moved.new_chat_id))
-            await super().deliver(str(moved.new_chat_id), reply)
+            new = chat_key(moved.new_chat_id, chat_address(chat_id)[1])
+            await self.call(self.service.chat_moved, PLATFORM, str(chat_id), new)
+            await super().deliver(new, reply, progress=progress)
+        except BadRequest as err:
+            if reply_to is None or progress.delivered or "replied not found" not in str(err).lower():
+                raise
+            # The message answered was deleted meanwhile, and in a topic Telegram ignores
+            # allow_sending_without_reply.  Only the first message replies: none went out yet.
+            await super().deliver(str(chat_id), reply, progress=progress)
 
     async def send(self, chat_id: int | str, reply: Reply, reply_to: int | None = None) -> None:
-        """Answer in a chat.  A chat that removed us or is gone is skipped (logged); a send that
-        still fails after its retries (or would have to wait out a long flood control) goes to the
-        outbox, which keeps trying with backoff; any other refusal is raised."""
+        """Answer in a chat.  A chat that removed us or is gone is skipped (logged), and so is a
+        message Telegram refused for good; a send that still fails after its retries (or must wait
+        for its chat's flood control) goes to the outbox with what is left of it, to go out when
+        Telegram allows; anything else is raised."""
+        progress = Progress()
         try:
-            await self.deliver(chat_id, reply, reply_to=reply_to)
+            await self.deliver(chat_id, reply, reply_to=reply_to, progress=progress)
         except Forbidden:
             log.info("telegram chat %s does not accept our messages any more", chat_id)
         except TelegramError as err:
-            if self.failure_kind(err) == PERMANENT:
+            kind = self.failure_kind(err)
+            if kind != TRANSIENT:
                 log.warning("reply to telegram chat %s not delivered: %s", chat_id, err)
                 return
             if not _transient(err):
                 raise
             log.warning("reply to telegram chat %s not delivered yet (%s): the outbox will try again", chat_id, err)
-            await self.call(self.service.queue_reply, PLATFORM, str(chat_id), reply, describe_error(err))
+            await self.call(self.service.queue_reply, PLATFORM, str(chat_id), reply, describe_error(err),
+                            delivered=progress.delivered, retry_in=self.retry_delay(err))
 
     async def _api(self, call: Callable[[], Awaitable[T]]) -> T:
-        """One Bot API call, tried again after a transient failure; the last failure is raised.
+        """One Bot API call, tried again after a 5xx or a network error; the last failure is raised.
+        Flood control is raised at once: the limiter already waited out what was short, and the
+        rest is the outbox's (sleeping here would hold the chat's lock for it).
 
         A timed-out send may have arrived after all, so a retry can show a board twice; that is
         the lesser harm (the older copy's buttons are answered as stale), a missing board is not."""
@@ -321,23 +559,52 @@ class TelegramAdapter(ChatAdapter):
             try:
                 return await call()
             except TelegramError as err:
-                if not _transient(err) or attempt == len(RETRY_DELAYS):
+                if not _transient(err) or isinstance(err, RetryAfter) or attempt == len(RETRY_DELAYS):
                     raise
-                wait = _flood_wait(err) + 0.1 if isinstance(err, RetryAfter) else RETRY_DELAYS[attempt]
-                if wait > MAX_FLOOD_WAIT:
-                    raise
+                wait = RETRY_DELAYS[attempt]
                 log.info("telegram call failed (%s); try %d in %.1f s", err, attempt + 2, wait)
                 await self.sleep(wait)
         raise AssertionError("unreachable")
 
+    async def instead_of(self, chat_id: str, piece: Piece, reply: Reply, exc: BaseException, *,
+                         reply_to: str | None = None) -> str | None:
+        """A board photo in a chat that forbids photos: the text board with the same buttons (and
+        the chat told once why); other refusals as the base class has them."""
+        if piece.image is None or _NO_PHOTOS not in str(exc).lower():
+            return await super().instead_of(chat_id, piece, reply, exc, reply_to=reply_to)
+        bot = self.bot
+        assert bot is not None
+        chat, thread = chat_address(chat_id)
+        if chat_id not in self._told_no_photos:
+            self._told_no_photos.add(chat_id)
+            notice = await self.call(self.service.notice, PLATFORM, chat_id, "telegram.no_photos")
+            log.warning("telegram chat %s forbids photos: boards go as text", chat_id)
+            try:
+                await self._api(lambda: bot.send_message(chat, notice, message_thread_id=thread))
+            except TelegramError as err:
+                log.info("could not tell telegram chat %s that it forbids photos: %s", chat_id, err)
+        text, entities = _text_board(piece.text, reply.board_text)
+        # The caption leads the text board, so its pings keep their offsets.
+        entities = [*_mentions(piece.text, piece.mentions), *entities]
+        answer: dict[str, Any] = {"message_thread_id": thread}
+        if reply_to is not None:
+            answer.update(reply_to_message_id=int(reply_to), allow_sending_without_reply=True)
+        sent = await self._api(lambda: bot.send_message(chat, text, entities=entities,
+                                                        reply_markup=_markup(piece.buttons), **answer))
+        return str(sent.message_id)
+
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
         bot = self.bot
         assert bot is not None, "build() first"
-        chat = int(chat_id)
+        chat, thread = chat_address(chat_id)
         markup = _markup(piece.buttons)
-        answer: dict[str, Any] = {}
+        answer: dict[str, Any] = {"message_thread_id": thread}
         if reply_to is not None:
-            answer = {"reply_to_message_id": int(reply_to), "allow_sending_without_reply": True}
+            answer.update(reply_to_message_id=int(reply_to), allow_sending_without_reply=True)
+        pings = _mentions(piece.text, piece.mentions)
+        if pings:
+            # Who is notified: entities, never parse_mode (the two cannot go together).
+            answer["caption_entities" if piece.has_file else "entities"] = pings
         caption = piece.text or None
         if piece.image is not None:
             photo = InputFile(piece.image, filename="board.png")
@@ -353,26 +620,54 @@ class TelegramAdapter(ChatAdapter):
                                                              **answer))
         elif piece.spoiler:
             head = f"{piece.text}\n" if piece.text else ""
-            hidden = MessageEntity(MessageEntity.SPOILER, _utf16(head), _utf16(piece.spoiler))
-            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=[hidden],
+            hidden = [*answer.pop("entities", []), MessageEntity(MessageEntity.SPOILER, _utf16(head),
+                                                                 _utf16(piece.spoiler))]
+            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=hidden,
                                                             reply_markup=markup, **answer))
         else:
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
         return str(sent.message_id)
+
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+        """Replace an earlier text message's text and buttons (a closed challenge); one Telegram will
+        not edit any more (deleted, too old, unchanged) is left alone."""
+        bot = self.bot
+        assert bot is not None, "build() first"
+        try:
+            await self._api(lambda: bot.edit_message_text(reply.text[:TEXT_LIMIT], chat_id=chat_address(chat_id)[0],
+                                                          message_id=int(message_id),
+                                                          reply_markup=_markup(reply.buttons)))
+        except BadRequest as err:
+            if self.failure_kind(err) == PERMANENT:
+                raise
+            log.info("telegram message %s in chat %s not updated: %s", message_id, chat_id, err)
 
     async def edit(self, message: Message, reply: Reply) -> None:
         """Replace a board message in place (a button step: piece chosen, move played, stale board).
 
         When Telegram will not edit it (deleted, too old, the chat moved, still failing after the
         retries), the board goes out as a new message instead: the move may already be stored."""
+        key = _key_of(message)
         fits = len(reply.text) <= CAPTION_LIMIT
         # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
         # it the PNG goes up as a stray part and Telegram answers "media not found".
         media = InputMediaPhoto(InputFile(reply.image, filename="board.png", attach=True),
                                 caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…")
         markup = _markup(reply.buttons)
+        if not message.photo and reply.board_text:
+            # A text board (the chat forbids photos) stays one: its text is edited instead.
+            text, entities = _text_board(reply.text, reply.board_text)
+            fits = len(text) <= TEXT_LIMIT
+            if not fits:
+                text, entities = _text_board("", reply.board_text)
+
+            async def edit() -> Any:
+                return await message.edit_text(text, entities=entities, reply_markup=markup)
+        else:
+            async def edit() -> Any:
+                return await message.edit_media(media, reply_markup=markup)
         try:
-            await self._api(lambda: message.edit_media(media, reply_markup=markup))
+            await self._api(edit)
         except Forbidden as err:
             # The bot was removed from the chat: a new message would be refused as well.
             log.info("telegram chat %s refused the board edit: %s", message.chat_id, err)
@@ -380,36 +675,43 @@ class TelegramAdapter(ChatAdapter):
         except TelegramError as err:
             if not (isinstance(err, BadRequest) and "not modified" in str(err).lower()):
                 log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
-                await self.send(message.chat_id, reply)
+                await self.send(key, reply)
                 return
-        await self.remember(message.chat_id, message.message_id, reply.game_id, reply.post_id)
+        await self.remember(key, message.message_id, reply.game_id, reply.post_id)
         # What the edit could not carry follows as messages of its own: the full text, the GIF, a file.
-        rest = replace(reply, image=None, buttons=[], game_id=None)
+        rest = replace(reply, image=None, buttons=[], game_id=None, post_id=None)
         if fits:
             rest = replace(rest, text="")
-        for piece in self.pieces(rest):
-            if piece.text or piece.has_file:
-                await self.send_piece(str(message.chat_id), piece)
+        if rest.text or rest.animation is not None or rest.document is not None:
+            await self.send(key, rest)
 
 
 def build_application(token: str, *, service: GameService, request: BaseRequest | None = None,
-                      rate_limiter: bool = True) -> Application:
-    """The Application as production runs it (only the HTTP layer, ``request``, can be swapped)."""
+                      rate_limiter: bool | BaseRateLimiter = True) -> Application:
+    """The Application as production runs it (only the HTTP layer, ``request``, can be swapped,
+    and the limiter's clock: ``rate_limiter`` may be a FloodLimiter on a faster one)."""
     return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)
 
 
 def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None,
                  sleep: Callable[[float], object] = time.sleep) -> int:
     """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused, if
-    Telegram stays unreachable at start (retried with backoff), or if the database went away."""
+    Telegram stays unreachable at start (retried with backoff), if another process polls with the
+    token, or if the database went away.  ``request``: the HTTP layer (tests)."""
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     apps: list[DraughtsApplication] = []
 
     def attempt() -> None:
-        # A fresh Application and loop each time: a failed start closes the loop it ran in.
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
+        # The thread's loop, the one run_polling runs (and a stop signal or a test stops); a fresh
+        # one once a failed start closed it.  A fresh Application each time.
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
         app = build_application(token, service=service, request=request)
         apps.append(app)
         try:
@@ -420,8 +722,15 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
             raise
         app.run_polling(allowed_updates=Update.ALL_TYPES)
 
-    return run_until_stopped(attempt, refused=InvalidToken, transient=_transient_start,
-                             fatal=lambda: apps[-1].adapter.fatal if apps else None, secret=token, sleep=sleep,
+    def stopped_on_its_own() -> str | None:
+        adapter = apps[-1].adapter if apps else None
+        if adapter is None:
+            return None
+        # A conflict was logged when it stopped the bot, a fatal storage error too.
+        return adapter.fatal or ("another process polls with the token" if adapter.conflicted else None)
+
+    return run_until_stopped(attempt, refused=InvalidToken, transient=_transient_start, fatal=stopped_on_its_own,
+                             secret=token, sleep=sleep,
                              platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
 
 

@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from bot.ai import MoveNote, annotate_pdn
+from bot.ai.analyse import ALLOWS_WIN, MISSES_WIN, STILL_WINNING
 from bot.i18n import t
 from bot.rules import Color
 from bot.service import boards
@@ -20,7 +21,7 @@ from bot.service.features.common import Ctx
 from bot.service.features.games import GamesCore
 from bot.service.thinking import analysis_job
 from bot.storage.records import GameRecord
-from renderers.panels import render_board_grid
+from renderers.panels import render_analysis
 
 log = logging.getLogger("bot.service")
 
@@ -31,6 +32,27 @@ MISTAKES_SHOWN = 3
 MIN_MISTAKE = 30
 # At most this many analyses at once in the whole pool, so the bot's own moves always find a worker.
 MAX_RUNNING = 2
+
+
+COST_KEYS = {MISSES_WIN: "analysis.cost_misses_win", ALLOWS_WIN: "analysis.cost_allows_win",
+             STILL_WINNING: "analysis.cost_still_winning"}
+
+
+def cost_text(lang: str, note: MoveNote) -> str:
+    """What a mistake cost, for the report: in words when a forced win is involved, else in men
+    with the language's decimal separator."""
+    if note.cost is not None:
+        return t(lang, COST_KEYS[note.cost])
+    return f"{note.loss / 100:.1f}".replace(".", t(lang, "analysis.decimal_point"))
+
+
+def mistake_entry(lang: str, number: str, note: MoveNote) -> str:
+    """One line of the report: the move, its mark, the better move and the cost."""
+    move = f"{note.move}{note.mark}"
+    if note.cost is not None:
+        return t(lang, "analysis.mistake_words", number=number, move=move, best=str(note.best),
+                 cost=cost_text(lang, note))
+    return t(lang, "analysis.mistake", number=number, move=move, best=str(note.best), loss=cost_text(lang, note))
 
 
 def _move_number(start_white: bool, ply: int) -> str:
@@ -66,7 +88,9 @@ class AnalysisFeature(GamesCore):
         key = ("analysis", row.platform, row.chat_id, row.id)
         started = self.thinker.submit(key, analysis_job, (row.variant, row.start_fen, moves, ANALYSIS_SECONDS),
                                       on_done=lambda notes: self._analysed(row, lang, notes),
-                                      on_error=lambda err: self._analysis_failed(row, lang))
+                                      on_error=lambda err: self._analysis_failed(row, lang),
+                                      chat=ctx.key, user=(ctx.event.platform, ctx.event.user_id),
+                                      seconds=len(moves) * ANALYSIS_SECONDS * 2)
         if not started:
             return [Reply(t(ctx.lang, "analysis.busy", id=row.id))]
         seconds = max(5, round(len(moves) * ANALYSIS_SECONDS * 2))
@@ -113,15 +137,17 @@ class AnalysisFeature(GamesCore):
                 continue
             lines.append(t(lang, "analysis.side", name=name))
             for n in sorted(worst, key=lambda n: n.ply):
-                entry = t(lang, "analysis.mistake", number=_move_number(white_to_start, n.ply),
-                          move=f"{n.move}{n.mark}", best=str(n.best), loss=f"{n.loss / 100:.1f}")
+                entry = mistake_entry(lang, _move_number(white_to_start, n.ply), n)
                 lines.append("• " + entry)
                 before = game.positions[n.ply]
                 views.append(boards.board_view(before, n.move.path, n.move.captured, routes=[n.best.path],
                                                flipped=False))
                 captions.append(entry)
-        lines.append(t(lang, "analysis.legend" if views else "analysis.legend_pdn"))
-        image = render_board_grid(views, captions, title=lines[0]) if views else None
+        lines.append(t(lang, "analysis.legend_arrow" if views else "analysis.legend_graph"))
+        # The evaluation after every ply from White's side, for the graph.
+        evaluations = [n.played_score if (n.ply % 2 == 0) == white_to_start else -n.played_score for n in notes]
+        image = render_analysis(views, captions, evaluations, title=lines[0],
+                                graph_title=t(lang, "analysis.graph_title")) if notes else None
         game.tags["Annotator"] = "draughts-bot"
         pdn = annotate_pdn(game, notes)
         self.say(row.platform, row.chat_id, Reply("\n".join(lines), image=image,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from bot.i18n import t
 from bot.rules import (
     Position,
@@ -22,8 +24,8 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import duration, variant_name
-from bot.storage.records import ChallengeRecord
+from bot.service.wording import LISTED_PER_PAGE, clip_line, duration, short_list, variant_name
+from bot.storage.records import ChallengeRecord, GameRecord
 
 
 class ChallengesFeature(GamesCore):
@@ -55,7 +57,53 @@ class ChallengesFeature(GamesCore):
         if spec.target:
             buttons.append(Button(t(ctx.lang, "button.decline"), action(ButtonKind.DECLINE, cid),
                                   f"/decline #{cid}", style="stop"))
-        return [Reply(text, buttons=[buttons])]
+        return [Reply(text, buttons=[buttons], challenge_id=cid)]
+
+    # -- the challenge's message, once it is closed -------------------------------------------------------
+
+    def remember_challenge(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        """An adapter sent the message that shows a challenge: it is updated (its buttons taken
+        away) once the challenge is closed, at once if that already happened meanwhile."""
+        self.storage.remember_challenge_message(platform, chat_id, message_id, challenge_id)
+        ch = self.storage.challenge(challenge_id)
+        if ch is not None and ch.status != "open":
+            game = self.storage.game(ch.game_id) if ch.game_id is not None else None
+            by = None
+            if game is not None:
+                by = game.black_name if game.white_id == ch.challenger_id else game.white_name
+            self._challenge_closed(ch, ch.status, by=by, game_id=ch.game_id, only=message_id)
+            self._notify(platform)
+
+    def _challenge_closed(self, ch: ChallengeRecord, status: str, by: str | None = None,
+                          game_id: int | None = None, only: str | None = None,
+                          ctx: Ctx | None = None) -> list[Reply]:
+        """The messages showing a closed challenge are replaced: what became of it, and no Accept
+        or Decline button any more.  Those in the chat of ``ctx`` (the event that closed it) are
+        returned, to go out with its answer; the others go through the outbox."""
+        messages = [m for m in self.storage.challenge_messages(ch.id) if only is None or m[2] == only]
+        if not messages:
+            return []
+        lang = self._chat_lang(ch.platform, ch.chat_id)
+        text = (self._challenge_line(lang, ch) + "\n"
+                + t(lang, f"challenge.was_{status}", id=ch.id, name=ch.challenger_name, by=by or "", game=game_id or 0))
+        here = []
+        for platform, chat_id, message_id in messages:
+            if ctx is not None and (platform, chat_id) == ctx.key:
+                here.append(Reply(text, edit_of=message_id))
+            else:
+                self.say(platform, chat_id, Reply(text, edit_of=message_id))
+        return here
+
+    def _lapse_challenges(self, platform: str | None, now: float) -> set[str]:
+        """Close the open challenges that lapsed (timed work) and update their messages; the
+        platforms whose outbox got a message."""
+        touched = set()
+        for ch in self.storage.lapsed_challenges(platform, now, CHALLENGE_LIFETIME):
+            with self.storage.transaction():
+                if self.storage.close_challenge(ch.id, "expired") and self.storage.challenge_messages(ch.id):
+                    self._challenge_closed(ch, "expired")
+                    touched.add(ch.platform)
+        return touched
 
     def _acceptable(self, ctx: Ctx, challenge: ChallengeRecord) -> str | None:
         """Why this user cannot accept the challenge (a catalog key), or None."""
@@ -76,7 +124,8 @@ class ChallengesFeature(GamesCore):
         live = []
         for ch in self.storage.open_challenges(*ctx.key):
             if self._expires_at(ch) <= ctx.now:
-                self.storage.close_challenge(ch.id, "expired")
+                if self.storage.close_challenge(ch.id, "expired"):
+                    self._challenge_closed(ch, "expired")
             else:
                 live.append(ch)
         return live
@@ -89,7 +138,8 @@ class ChallengesFeature(GamesCore):
         if ch is None or (ch.platform, ch.chat_id) != ctx.key:
             return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
         if ch.status == "open" and self._expires_at(ch) <= ctx.now:
-            self.storage.close_challenge(cid, "expired")
+            if self.storage.close_challenge(cid, "expired"):
+                self._challenge_closed(ch, "expired")
             return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
         if ch.status == "expired":
             return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
@@ -117,7 +167,7 @@ class ChallengesFeature(GamesCore):
                 return [Reply(t(ctx.lang, "accept.only_own", ids=_ids(own)))]
             return [Reply(t(ctx.lang, "accept.none"))]
         if len(open_) > 1:
-            listing = "\n".join(self._challenge_line(ctx.lang, c) for c in open_)
+            listing = short_list(ctx.lang, [self._challenge_line(ctx.lang, c) for c in open_])
             return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
         return self._start_game(ctx, open_[0])
 
@@ -137,6 +187,7 @@ class ChallengesFeature(GamesCore):
         if game_id is None:
             return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=ev.action is not None)]
         row = self.storage.game(game_id)
+        edits = self._challenge_closed(ch, "accepted", by=_name(ev), game_id=game_id, ctx=ctx)
         lines = [t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch.variant),
                    white=white[1], black=black[1])]
         # A challenger who has a game no longer waits for another: her other open-to-anyone
@@ -144,12 +195,16 @@ class ChallengesFeature(GamesCore):
         others = [c for c in self._live_challenges(ctx) if c.challenger_id == ch.challenger_id
                   and not c.target_username and c.id != ch.id]
         withdrawn = [c.id for c in others if self.storage.close_challenge(c.id, "cancelled")]
+        for c in others:
+            if c.id in withdrawn:
+                edits += self._challenge_closed(c, "cancelled", ctx=ctx)
         if withdrawn:
             key = "challenge.other_withdrawn" if len(withdrawn) == 1 else "challenge.others_withdrawn"
             lines.append(t(ctx.lang, key, name=ch.challenger_name, ids=_ids(withdrawn)))
         lines.append(self._to_move_line(ctx.lang, row, ctx.now))
         text = "\n".join(lines)
-        return [self._board_reply(ctx.lang, row, text)]
+        reply = self._board_reply(ctx.lang, row, text)
+        return [reply, *self._ping_turn(ctx.lang, row, named_in=reply, now=ctx.now), *edits]
 
     def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Decline a challenge addressed to you."""
@@ -174,12 +229,13 @@ class ChallengesFeature(GamesCore):
         if not mine:
             return [Reply(t(ctx.lang, "decline.none"), private=private)]
         if len(mine) > 1:
-            listing = "\n".join(self._challenge_line(ctx.lang, c) for c in mine)
+            listing = short_list(ctx.lang, [self._challenge_line(ctx.lang, c) for c in mine])
             return [Reply(t(ctx.lang, "decline.which") + "\n" + listing, private=private)]
         ch = mine[0]
         if not self.storage.close_challenge(ch.id, "declined"):
             return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=private)]
-        return [Reply(t(ctx.lang, "decline.done", id=ch.id, name=_name(ev), challenger=ch.challenger_name))]
+        edits = self._challenge_closed(ch, "declined", by=_name(ev), ctx=ctx)
+        return [Reply(t(ctx.lang, "decline.done", id=ch.id, name=_name(ev), challenger=ch.challenger_name)), *edits]
 
     def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Withdraw one of your open challenges (#id), or all of them."""
@@ -195,10 +251,14 @@ class ChallengesFeature(GamesCore):
         if not mine:
             return [Reply(t(ctx.lang, "cancel.none"))]
         done = [c.id for c in mine if self.storage.close_challenge(c.id, "cancelled")]
+        edits = []
+        for c in mine:
+            if c.id in done:
+                edits += self._challenge_closed(c, "cancelled", ctx=ctx)
         if not done:
             return [Reply(t(ctx.lang, "cancel.none"))]
         key = "cancel.done" if len(done) == 1 else "cancel.done_many"
-        return [Reply(t(ctx.lang, key, ids=_ids(done)))]
+        return [Reply(t(ctx.lang, key, ids=_ids(done))), *edits]
 
     def _challenge_line(self, lang: str, ch: ChallengeRecord) -> str:
         target = f" → @{ch.target_username}" if ch.target_username else ""
@@ -206,18 +266,37 @@ class ChallengesFeature(GamesCore):
                 f"{t(lang, 'color.' + ch.color)}, {duration(lang, ch.move_seconds)}")
 
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The games and open challenges of the chat."""
+        """The games and open challenges of the chat, a page at a time (``/games 2``): one message
+        even in a chat with thousands of challenges."""
+        page = 1
+        if args:
+            if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
+                return [Reply(t(ctx.lang, "games.usage"))]
+            page = int(args[0])
         games = self.storage.active_games(*ctx.key)
         challenges = self._live_challenges(ctx)
         if not games and not challenges:
             return [Reply(t(ctx.lang, "games.empty"))]
+        items: list[GameRecord | ChallengeRecord] = [*games, *challenges]
+        pages = -(-len(items) // LISTED_PER_PAGE)
+        if page > pages:
+            return [Reply(t(ctx.lang, "games.no_page", page=page, pages=pages))]
+        start = (page - 1) * LISTED_PER_PAGE
+        shown = items[start:start + LISTED_PER_PAGE]
         lines = []
-        if games:
+        if pages > 1:
+            lines.append(t(ctx.lang, "games.page", page=page, pages=pages, total=len(items)))
+        # Only the lines shown are worked out (a game's line reads its position).
+        shown_games = [g for g in shown if isinstance(g, GameRecord)]
+        shown_challenges = [c for c in shown if isinstance(c, ChallengeRecord)]
+        if shown_games:
             lines.append(t(ctx.lang, "games.header"))
-            lines += [self._game_line(ctx.lang, g) for g in games]
-        if challenges:
+            lines += [clip_line(self._game_line(ctx.lang, g)) for g in shown_games]
+        if shown_challenges:
             lines.append(t(ctx.lang, "games.challenges"))
-            lines += [self._challenge_line(ctx.lang, c) for c in challenges]
+            lines += [clip_line(self._challenge_line(ctx.lang, c)) for c in shown_challenges]
+        if page < pages:
+            lines.append(t(ctx.lang, "games.more", count=len(items) - start - len(shown), next=page + 1))
         return [Reply("\n".join(lines))]
 
     def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:

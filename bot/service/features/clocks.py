@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from bot.rules import (
     Color,
     Position,
@@ -28,7 +31,11 @@ class ClocksFeature(GamesCore):
         now = self.clock() if now is None else now
         written = 0
         try:
-            if now - self._beats.get(platform, float("-inf")) >= HEARTBEAT_SECONDS:
+            self._away_while_running(platform, now)
+            since = now - self._beats.get(platform, float("-inf"))
+            # A wall clock stepped back renews the heartbeat at once: an outage after the step must
+            # be measured from the new time, not from a heartbeat "in the future".
+            if since >= HEARTBEAT_SECONDS or since < 0:
                 self.storage.beat(platform, now)
                 self._beats[platform] = now
             # All due now: ended in game order, the order a ratings rebuild reads games that finished
@@ -67,6 +74,14 @@ class ClocksFeature(GamesCore):
         except StorageFull:
             pass
         try:
+            # Challenges nobody took: closed, their messages lose their buttons.
+            for name in self._lapse_challenges(platform, now):
+                self._notify(name)
+        except StorageBusy:
+            log.warning("lapsed challenges not closed yet: the database is busy")
+        except StorageFull:
+            pass
+        try:
             written += self._post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")
@@ -83,7 +98,14 @@ class ClocksFeature(GamesCore):
             return self._time_out(lang, row, now)
         if not self.storage.mark_reminded(row.id, row.version):
             return None
-        return Reply(reminder(lang, name, row.id, row.deadline_at - now), game_id=row.id)
+        text = reminder(lang, name, row.id, row.deadline_at - now)
+        mover = self._player_to_move(row)
+        if mover is not None and self._tell_privately(row, mover[0], text, now=now):
+            # Asked for private notices: the reminder goes there instead of pinging in the group.
+            return None
+        reply = Reply(text, game_id=row.id)
+        self._ping_turn(lang, row, named_in=reply, now=now)
+        return reply
 
     def _time_out(self, lang: str, row: GameRecord, now: float) -> Reply:
         """End a game whose side to move ran out of time; the announcement with the final board."""
@@ -92,6 +114,35 @@ class ClocksFeature(GamesCore):
         self.finish_game(row, result, now)
         return self._board_reply(lang, self.storage.game(row.id), self._over_text(lang, row, result))
 
+    def _running_clock(self) -> Callable[[], float] | None:
+        """The monotonic clock that goes with ``self.clock`` (see GameService), if there is one."""
+        if self.monotonic is not None:
+            return self.monotonic
+        return time.monotonic if self.clock is time.time else None
+
+    def _away_while_running(self, platform: str | None, now: float) -> float:
+        """A suspended host, a paused VM or a wall clock stepped forward: the wall clock moved more
+        than DOWNTIME_THRESHOLD beyond the time this process ran since its last look.  Deadlines
+        move forward by that jump, as after a restart (once: a process of the same platform that
+        already did it renewed the heartbeat).  The seconds added."""
+        monotonic = self._running_clock()
+        if monotonic is None:
+            return 0.0
+        running = monotonic()
+        last = self._ticks.get(platform)
+        jump = 0.0 if last is None else (now - last[1]) - (running - last[0])
+        if jump <= DOWNTIME_THRESHOLD:
+            self._ticks[platform] = (running, now)
+            return 0.0
+        # Kept until it is done: a busy database leaves the jump for the next look.
+        gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD, limit=jump)
+        self._ticks[platform] = (running, now)
+        self._beats[platform] = now
+        if gap:
+            log.warning("the clock jumped %.0f s ahead while running: %s deadlines extended by %.0f s",
+                        jump, platform or "all", gap)
+        return gap
+
     def resume_after_downtime(self, platform: str | None = None) -> float:
         """Call once at start-up: when no process served ``platform`` (None: all) for longer than
         DOWNTIME_THRESHOLD, every active game's deadline moves forward by the time the bot was
@@ -99,6 +150,9 @@ class ClocksFeature(GamesCore):
         now = self.clock()
         gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD)
         self._beats[platform] = now
+        monotonic = self._running_clock()
+        if monotonic is not None:
+            self._ticks[platform] = (monotonic(), now)
         if gap:
             log.warning("the bot was down for %.0f s: %s deadlines extended by that", gap, platform or "all")
         return gap

@@ -17,7 +17,7 @@ from bot.rules import (
     Result,
 )
 from bot.service import boards
-from bot.service.events import Button, Reply
+from bot.service.events import Button, Mention, Reply, dm_chat
 from bot.service.features.common import (
     Ctx,
     _last_move,
@@ -26,7 +26,7 @@ from bot.service.features.common import (
     reply_flipped,
 )
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import result_text, to_move, variant_name
+from bot.service.wording import duration, result_text, short_list, to_move, variant_name
 from bot.storage import BOT_ID, StaleGame, Store
 from bot.storage.records import GameRecord
 
@@ -75,7 +75,7 @@ class GamesCore:
                     return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
             return None, [Reply(t(ctx.lang, "game.none"))]
         if len(games) > 1:
-            listing = "\n".join(self._game_line(ctx.lang, g) for g in games)
+            listing = short_list(ctx.lang, [self._game_line(ctx.lang, g) for g in games])
             return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
         return self._unless_expired(ctx, games[0])
 
@@ -214,6 +214,56 @@ class GamesCore:
         turn = Position.from_fen(row.variant, row.fen).turn
         name = row.white_name if turn == Color.WHITE else row.black_name
         return to_move(lang, name, turn, (row.deadline_at or now) - now)
+
+    # -- telling the player to move ------------------------------------------------------------------
+
+    def _player_to_move(self, row: GameRecord) -> tuple[str, str] | None:
+        """(user id, name) of the person to move in an active game; None when the game is over or
+        it is the bot's turn."""
+        if row.status != "active" or self._bot_to_move(row):
+            return None
+        turn = Position.from_fen(row.variant, row.fen).turn
+        return (row.white_id, row.white_name) if turn == Color.WHITE else (row.black_id, row.black_name)
+
+    def _tell_privately(self, row: GameRecord, user_id: str, text: str | None = None,
+                        now: float | None = None) -> bool:
+        """Send the player to move their turn notice in their private chat with the bot (through
+        the outbox), when they asked for that (/notify on) and a private message can reach them;
+        whether it was sent so (then the group is not pinged)."""
+        setting = self.storage.notify_setting(row.platform, user_id)
+        if setting is None or not setting.private or setting.unreachable:
+            return False
+        lang = self._game_lang(row, user_id)
+        if text is None:
+            now = self.clock() if now is None else now
+            left = duration(lang, (row.deadline_at or now) - now)
+            text = t(lang, "turn.private", id=row.id, white=row.white_name, black=row.black_name, left=left)
+        # game_id: if the private message cannot be delivered, the group is pinged instead.
+        self.say(row.platform, dm_chat(user_id), Reply(text, game_id=row.id))
+        return True
+
+    def _ping_turn(self, lang: str, row: GameRecord, named_in: Reply | None = None,
+                   now: float | None = None) -> list[Reply]:
+        """Tell the person to move in ``row`` that it is their turn (in a group; a private chat's own
+        messages notify).  ``named_in``: the new message that names them (a typed move's board): the
+        ping goes on it.  Without one (the board was edited in place, and an edit notifies no one)
+        a short message of its own is returned.  A player who asked for private notices gets one
+        there instead, and nothing in the group."""
+        mover = self._player_to_move(row)
+        if mover is None:
+            return []
+        chat = self.storage.chat(row.platform, row.chat_id)
+        if chat is not None and chat.kind == "private":
+            return []
+        user_id, name = mover
+        if self._tell_privately(row, user_id, now=now):
+            return []
+        player = self.storage.player(row.platform, user_id)
+        mention = Mention(user_id, name, player.username if player else None)
+        if named_in is not None and name in named_in.text:
+            named_in.mentions.append(mention)
+            return []
+        return [Reply(t(lang, "turn.ping", name=name, id=row.id), mentions=[mention])]
 
     def _board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
         """The board of a stored game, with the piece buttons for the player to move."""

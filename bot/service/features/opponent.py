@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bot.ai import move_seconds
 from bot.i18n import t
 from bot.rules import Color, Game, Position
 from bot.service import boards
@@ -83,9 +84,13 @@ class OpponentFeature(GamesCore):
         if self.thinker.busy(key):
             return False            # the usual case when timed work looks again: nothing to read
         seed = self.rng.randrange(2 ** 31)
+        human = row.black_id if row.white_id == BOT_ID else row.white_id
+        # The pool takes turns between chats and players, and a quick level goes before long searches.
         return self.thinker.submit(
             key, move_job, (row.variant, row.fen, row.bot_level, self._recent_fens(row), seed, self.bot_seconds),
-            on_done=lambda result: self._bot_moved(row.id, row.ply, result))
+            on_done=lambda result: self._bot_moved(row.id, row.ply, result),
+            chat=(row.platform, row.chat_id), user=(row.platform, human),
+            seconds=move_seconds(row.bot_level, self.bot_seconds))
 
     def _bot_moved(self, game_id: int, ply: int, result: dict[str, Any]) -> None:
         """The engine's answer: play it (if the game is still where it was) and say it in the
@@ -109,7 +114,10 @@ class OpponentFeature(GamesCore):
                     text += "\n" + self._to_move_line(lang, fresh, now)
                 reply = self._board_reply(lang, fresh, text)
                 reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+                pings = self._ping_turn(lang, fresh, named_in=reply, now=now)
                 self.say(row.platform, row.chat_id, reply)
+                for ping in pings:
+                    self.say(row.platform, row.chat_id, ping)
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
             return

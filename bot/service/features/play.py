@@ -83,9 +83,12 @@ class PlayFeature(GamesCore):
                             else self._to_move_line(ctx.lang, fresh, ctx.now))
         reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
         reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+        # The opponent hears it is their turn: on the new board, or, when the board was edited in
+        # place (an edit notifies no one), in a short message of its own.
+        pings = self._ping_turn(ctx.lang, fresh, named_in=None if via_button else reply, now=ctx.now)
         if bot_next:
             self._think(fresh)
-        return [reply]
+        return [reply, *pings]
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Resign your game, once confirmed: the Resign button of the question, or /resign again
@@ -99,9 +102,11 @@ class PlayFeature(GamesCore):
             return problem
         key = _resign_key(row.id, ctx.event.user_id)
         asked = self.storage.pending(key)
-        if asked and asked["ply"] == row.ply and 0 <= ctx.now - asked["at"] <= RESIGN_CONFIRM_SECONDS:
+        # The minute is between the two messages as the user sent them: in a throttled group the
+        # second may be handled long after it was typed.
+        if asked and asked["ply"] == row.ply and 0 <= ctx.sent - asked["at"] <= RESIGN_CONFIRM_SECONDS:
             return self._resign(ctx, row)
-        self.storage.set_pending(key, {"ply": row.ply, "at": ctx.now})
+        self.storage.set_pending(key, {"ply": row.ply, "at": ctx.sent})
         button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row.id, row.ply),
                         f"/resign #{row.id}", style="stop")
         other = row.black_name if self._color_of(row, ctx.event.user_id) == Color.WHITE else row.white_name

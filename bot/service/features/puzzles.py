@@ -4,9 +4,10 @@ and /puzzle, a puzzle for one person.
 
 Posting is timed work (``_post_dailies``, called from ``run_due``): a chat's day is claimed in
 storage and its messages written to the outbox in the same transaction, so a day is posted once
-whatever restarts or processes there are, and a day missed while the bot was down is posted at
-start-up.  Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips
-nor doubles one.
+whatever restarts or processes there are, and the most recent day missed while the bot was down is
+posted at start-up (yesterday's, when the restart is before today's time; one post, no backlog).
+Days are the chat's local days (``zoneinfo``): a daylight-saving change neither skips nor doubles
+one.
 
 Each user has their own way through a post (an attempt): the moves accepted so far, wrong tries,
 hints.  The answers to one user are private where the platform allows (the event's
@@ -15,7 +16,10 @@ hints.  The answers to one user are private where the platform allows (the event
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
+import hashlib
+import hmac
 import logging
 import re
 from functools import cache
@@ -60,12 +64,10 @@ def find_timezone(word: str) -> str | None:
     return name
 
 
-_START_PAYLOAD = re.compile(r"p(\d{1,9})")
-
-
-def _start_payload(post_id: int) -> str:
-    """The ``/start`` payload that opens a post in a private chat (read back by open_puzzle)."""
-    return f"p{post_id}"
+# ``/start`` payloads: p<post>_<signature>.  The signature binds the link to the one user it was
+# handed to (Telegram allows 64 characters of [A-Za-z0-9_-]); a bare p<post> is an old link.
+_START_PAYLOAD = re.compile(r"p(\d{1,9})(?:_([A-Za-z0-9_-]{16}))?")
+_SIGNATURE_BYTES = 12
 
 
 def puzzle_by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
@@ -145,22 +147,32 @@ class PuzzlesFeature(GamesCore):
 
     def _local_day(self, sub: SubscriptionRecord, now: float) -> tuple[dt.date, float]:
         """The chat's local day at ``now`` and when that day's post is due (epoch seconds)."""
-        zone = ZoneInfo(sub.timezone)
-        day = dt.datetime.fromtimestamp(now, zone).date()
+        day = dt.datetime.fromtimestamp(now, ZoneInfo(sub.timezone)).date()
+        return day, self._due_on(sub, day)
+
+    def _due_on(self, sub: SubscriptionRecord, day: dt.date) -> float:
+        """When a chat's post of a local day is due (epoch seconds)."""
         hour, minute = map(int, sub.time.split(":"))
-        due = dt.datetime.combine(day, dt.time(hour, minute), zone).timestamp()
+        return dt.datetime.combine(day, dt.time(hour, minute), ZoneInfo(sub.timezone)).timestamp()
+
+    def _last_due(self, sub: SubscriptionRecord, now: float) -> tuple[dt.date, float]:
+        """The chat's most recent post time at or before ``now``: today's once its time has come,
+        else yesterday's (a post missed while the bot was down is still made after midnight)."""
+        day, due = self._local_day(sub, now)
+        if due > now:
+            day -= dt.timedelta(days=1)
+            due = self._due_on(sub, day)
         return day, due
 
     def _next_daily(self, sub: SubscriptionRecord, now: float) -> float:
-        """When the chat's next post is due: today's if it is not out yet, else tomorrow's."""
-        day, due = self._local_day(sub, now)
+        """When the chat's next post is due: the most recent one if it is not out yet (then it is
+        due now), else the one after it."""
+        day, due = self._last_due(sub, now)
         latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-        posted = bool(latest) and latest[0].day == day.isoformat()
+        posted = bool(latest) and latest[0].day >= day.isoformat()
         if not posted and due >= sub.created_at:
             return due
-        zone = ZoneInfo(sub.timezone)
-        hour, minute = map(int, sub.time.split(":"))
-        return dt.datetime.combine(day + dt.timedelta(days=1), dt.time(hour, minute), zone).timestamp()
+        return self._due_on(sub, day + dt.timedelta(days=1))
 
     def next_daily_wakeup(self, platform: str | None) -> float | None:
         """The earliest time a daily post of ``platform`` is due, or None without subscriptions.
@@ -206,12 +218,13 @@ class PuzzlesFeature(GamesCore):
         return posted
 
     def _post_daily(self, sub: SubscriptionRecord, now: float) -> int:
-        """Post a chat's daily puzzle if it is due and not posted yet; 1 if it was posted."""
-        day, due = self._local_day(sub, now)
-        if now < due or due < sub.created_at:
+        """Post a chat's most recent daily puzzle if it is not posted yet (one post: days missed
+        before it are not caught up with); 1 if it was posted."""
+        day, due = self._last_due(sub, now)
+        if due < sub.created_at:
             return 0
         latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-        if latest and latest[0].day == day.isoformat():
+        if latest and latest[0].day >= day.isoformat():
             return 0
         puzzles = bank.load(sub.variant)
         if not puzzles:
@@ -245,8 +258,9 @@ class PuzzlesFeature(GamesCore):
         return self._puzzle_board(lang, post, pos, 0, text)
 
     def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
-                      replaces: bool = False, private: bool = False) -> Reply:
-        """A puzzle position with its buttons: the pieces that can move, and a hint."""
+                      replaces: bool = False, private: bool = False, user_id: str | None = None) -> Reply:
+        """A puzzle position with its buttons: the pieces that can move, and a hint; a board for
+        one user carries the private-chat link signed for them."""
         view = boards.board_view(pos, flipped=not pos.white)
         starts = sorted({m.start for m in pos.legal_moves()})
         buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
@@ -254,7 +268,45 @@ class PuzzlesFeature(GamesCore):
         buttons.append([Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
                                f"/hint #{post.id}", style="back")])
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons, post_id=post.id,
-                     replaces_board=replaces, private=private, start_payload=_start_payload(post.id))
+                     replaces_board=replaces, private=private,
+                     start_payload=self._start_payload(post, user_id) if user_id is not None else None)
+
+    # -- who may answer a post -------------------------------------------------------------------------
+
+    def _start_payload(self, post: PuzzlePostRecord, user_id: str) -> str:
+        """The ``/start`` payload that opens a post in a private chat for this user alone (read back
+        by open_puzzle)."""
+        return f"p{post.id}_{self._signature(post, user_id)}"
+
+    def _signature(self, post: PuzzlePostRecord, user_id: str) -> str:
+        key = getattr(self, "_link_key", None)
+        if key is None:
+            key = self._link_key = self.storage.link_secret()
+        digest = hmac.new(key, f"{post.platform}\n{post.id}\n{user_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest[:_SIGNATURE_BYTES]).decode("ascii")
+
+    def _member_key(self, post: PuzzlePostRecord, user_id: str) -> str:
+        return f"puzzle_member:{post.id}:{user_id}"
+
+    def _note_member(self, ctx: Ctx, post: PuzzlePostRecord) -> None:
+        """A user acting on a daily post in its own chat is a member there: remembered with the name
+        that chat's platform showed, for their answers from a private chat (written only when new)."""
+        if post.kind != "daily" or ctx.key != (post.platform, post.chat_id):
+            return
+        key = self._member_key(post, ctx.event.user_id)
+        if self.storage.pending(key) != _name(ctx.event):
+            self.storage.set_pending(key, _name(ctx.event))
+
+    def _member_name(self, ctx: Ctx, post: PuzzlePostRecord) -> str | None:
+        """The name a daily post's chat knows this user by, or None if they may not answer it from
+        here: only in that chat, or in their private chat after acting on it in that chat.  (Any
+        other post: the user's own name here.)"""
+        if post.kind != "daily" or ctx.key == (post.platform, post.chat_id):
+            return _name(ctx.event)
+        if ctx.event.platform != post.platform or ctx.event.chat_kind != "private":
+            return None
+        name = self.storage.pending(self._member_key(post, ctx.event.user_id))
+        return name if isinstance(name, str) else None
 
     # -- /puzzle ---------------------------------------------------------------------------------------
 
@@ -279,9 +331,9 @@ class PuzzlesFeature(GamesCore):
                  side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post_id)
         if not ctx.event.can_whisper and ctx.event.private_link:
             # A group where nothing can be shown to one member: the puzzle waits in a private chat.
-            link = ctx.event.private_link.format(payload=_start_payload(post_id))
+            link = ctx.event.private_link.format(payload=self._start_payload(post, ctx.event.user_id))
             return [Reply(t(ctx.lang, "puzzle.in_private", name=_name(ctx.event), link=link))]
-        return [self._puzzle_board(ctx.lang, post, pos, 0, text, private=self._whisper(ctx))]
+        return [self._puzzle_board(ctx.lang, post, pos, 0, text, private=self._whisper(ctx), user_id=ctx.event.user_id)]
 
     def _whisper(self, ctx: Ctx) -> bool:
         """Answers about one user's puzzle go to them alone (a private chat is private already)."""
@@ -295,6 +347,11 @@ class PuzzlesFeature(GamesCore):
         post = self.storage.puzzle_post(int(match.group(1)))
         if post is None or post.platform != ctx.event.platform:
             return [Reply(t(ctx.lang, "puzzle.unknown"))]
+        # A link proves something only for the user it was signed for (an old unsigned one, a
+        # number typed by hand or a link passed on proves nothing).
+        signature = match.group(2) or ""
+        if not hmac.compare_digest(signature, self._signature(post, ctx.event.user_id)):
+            return [Reply(t(ctx.lang, "puzzle.link_invalid"))]
         found = self._attempt_at(ctx, post, private=False)
         if isinstance(found, list):
             return found
@@ -304,7 +361,7 @@ class PuzzlesFeature(GamesCore):
         self._note_opened(ctx, post)
         text = t(ctx.lang, "puzzle.resume", variant=variant_name(ctx.lang, post.variant),
                  side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post.id)
-        return [self._puzzle_board(ctx.lang, post, pos, len(progress), text)]
+        return [self._puzzle_board(ctx.lang, post, pos, len(progress), text, user_id=ctx.event.user_id)]
 
     # -- answering -----------------------------------------------------------------------------------
 
@@ -355,6 +412,9 @@ class PuzzlesFeature(GamesCore):
         ev = ctx.event
         if post.kind == "personal" and post.user_id != ev.user_id:
             return [Reply(t(ctx.lang, "puzzle.not_yours"), private=private)]
+        name = self._member_name(ctx, post)
+        if name is None:
+            return [Reply(t(ctx.lang, "puzzle.not_member"), private=private)]
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
         if puzzle is None:
             return [Reply(t(ctx.lang, "puzzle.unknown"), private=private)]
@@ -362,8 +422,9 @@ class PuzzlesFeature(GamesCore):
             latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
             if latest and latest[0].id != post.id:
                 return [Reply(t(ctx.lang, "puzzle.over", day=post.day), private=private)]
-        attempt = self.storage.attempt(post.id, ev.user_id) or AttemptRecord(
-            post.id, ev.user_id, _name(ev), (), 0, 0, ctx.now, None, None, None)
+        attempt = self.storage.attempt(post.id, ev.user_id)
+        attempt = (_replace(attempt, user_name=name) if attempt is not None
+                   else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, ctx.now, None, None, None))
         if attempt.solved_at is not None:
             return [Reply(t(ctx.lang, "puzzle.already"), private=private)]
         return puzzle, attempt
@@ -384,15 +445,16 @@ class PuzzlesFeature(GamesCore):
             answer = judge(puzzle, progress, text)
             accepted = [*progress, *answer.played]
             if answer.verdict is Verdict.WRONG:
-                attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1, user_name=_name(ev))
+                attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1)
                 if attempt.rated_score is None:
                     attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
                     self._rate_puzzle(post, attempt)
                 self.storage.save_attempt(attempt)
             elif answer.verdict is Verdict.RIGHT:
-                self.storage.save_attempt(_replace(attempt, progress=tuple(accepted), user_name=_name(ev)))
+                self.storage.save_attempt(_replace(attempt, progress=tuple(accepted)))
             elif answer.verdict is Verdict.SOLVED:
                 first = self._record_solve(ctx, post, attempt, accepted)
+            name = attempt.user_name
         pos = answer.position or position_after(puzzle, progress)
         replaces = via_button and ev.chat_kind == "private"
         if answer.verdict is Verdict.ILLEGAL:
@@ -404,26 +466,29 @@ class PuzzlesFeature(GamesCore):
             if answer.played:
                 lines.append(t(ctx.lang, "puzzle.right_so_far", moves=" ".join(answer.played)))
             lines.append(t(ctx.lang, "puzzle.wrong", move=(answer.wrong or text)[:40]))
+            if not via_button:
+                return [Reply("\n".join(lines), private=whisper)]
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
-                                       private=whisper)] if via_button else [Reply("\n".join(lines), private=whisper)]
+                                       private=whisper, user_id=ev.user_id)]
         if answer.verdict is Verdict.RIGHT:
             text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1])
             return [self._puzzle_board(ctx.lang, post, pos, len(accepted), text_out, replaces=replaces,
-                                       private=whisper)]
-        return self._solved(ctx, post, accepted, first, whisper)
+                                       private=whisper, user_id=ev.user_id)]
+        return self._solved(ctx, post, accepted, first, whisper, name)
 
     def _record_solve(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord, accepted: list[str]) -> bool:
         """Store a solve (inside the caller's transaction) and rate it; whether it was the post's first."""
         ev = ctx.event
-        attempt = _replace(attempt, progress=tuple(accepted), solved_at=ctx.now, user_name=_name(ev))
+        attempt = _replace(attempt, progress=tuple(accepted), solved_at=ctx.now)
         if attempt.rated_score is None:
             attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=ctx.now)
             self._rate_puzzle(post, attempt)
         self.storage.save_attempt(attempt)
-        return post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, _name(ev))
+        # The name announced is the one the post's chat knows the user by (see _member_name).
+        return post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, attempt.user_name)
 
     def _solved(self, ctx: Ctx, post: PuzzlePostRecord, accepted: list[str], first: bool,
-                whisper: bool) -> list[Reply]:
+                whisper: bool, name: str) -> list[Reply]:
         ev = ctx.event
         if post.kind == "personal":
             return [Reply(t(ctx.lang, "puzzle.solved_personal", line=" ".join(accepted)), private=whisper)]
@@ -433,12 +498,12 @@ class PuzzlesFeature(GamesCore):
             if (post.platform, post.chat_id) != ctx.key:
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
                 lang = self._chat_lang(post.platform, post.chat_id, ctx.lang)
-                self.say(post.platform, post.chat_id, Reply(t(lang, "puzzle.first", name=_name(ev), day=post.day,
+                self.say(post.platform, post.chat_id, Reply(t(lang, "puzzle.first", name=name, day=post.day,
                                                               streak=streak_text(lang, current))))
                 self._notify(post.platform)
                 return [Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted))),
                         Reply(t(ctx.lang, "puzzle.first_elsewhere"))]
-            announcement = t(ctx.lang, "puzzle.first", name=_name(ev), day=post.day,
+            announcement = t(ctx.lang, "puzzle.first", name=name, day=post.day,
                              streak=streak_text(ctx.lang, current))
             out = [Reply(announcement)]
             if whisper and ev.can_whisper:
@@ -485,7 +550,7 @@ class PuzzlesFeature(GamesCore):
                 return found
             puzzle, attempt = found
             square = hint(puzzle, list(attempt.progress))
-            self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1, user_name=_name(ctx.event)))
+            self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1))
         return [Reply(t(ctx.lang, "puzzle.hint", square=square), private=whisper)]
 
     def press_puzzle(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
@@ -494,6 +559,11 @@ class PuzzlesFeature(GamesCore):
         whisper = self._whisper(ctx)
         if post is None or post.platform != ctx.event.platform:
             return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+        # A button pressed in one chat acts on a post of another only in the presser's private
+        # chat, after they acted on it in its own chat (a hand-made callback from elsewhere: no).
+        if self._member_name(ctx, post) is None:
+            return [Reply(t(ctx.lang, "puzzle.not_member"), private=True)]
+        self._note_member(ctx, post)
         self._note_opened(ctx, post)
         if kind is ButtonKind.PUZZLE_HINT:
             return self._hint(ctx, post)
@@ -508,11 +578,13 @@ class PuzzlesFeature(GamesCore):
         if ids[1] != step:
             # A board from another step (the shared post, or an older board): this user's own position.
             text = t(ctx.lang, "puzzle.your_position", side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"))
-            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper)]
+            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper,
+                                       user_id=ctx.event.user_id)]
         legal = pos.legal_moves()
         if kind is ButtonKind.PUZZLE_BACK:
             text = t(ctx.lang, "puzzle.your_position", side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"))
-            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper)]
+            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper,
+                                       user_id=ctx.event.user_id)]
         if kind is ButtonKind.PUZZLE_SELECT:
             square = ids[2]
             moves = [m for m in legal if m.start == square]
@@ -527,7 +599,8 @@ class PuzzlesFeature(GamesCore):
                                 style="back")])
             return [Reply(t(ctx.lang, "select.piece", square=square), image=boards.png(view),
                           board_text=boards.text(view), buttons=rows, post_id=post.id,
-                          start_payload=_start_payload(post.id), replaces_board=replaces, private=whisper)]
+                          start_payload=self._start_payload(post, ctx.event.user_id), replaces_board=replaces,
+                          private=whisper)]
         if kind is ButtonKind.PUZZLE_DEST:
             matching = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
             if not matching:
@@ -542,7 +615,7 @@ class PuzzlesFeature(GamesCore):
                 view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start,
                                          flipped=not pos.white, routes=[m.path for m in shown])
                 return [Reply(t(ctx.lang, "select.path"), image=boards.png(view), board_text=boards.text(view),
-                              buttons=rows, post_id=post.id, start_payload=_start_payload(post.id),
+                              buttons=rows, post_id=post.id, start_payload=self._start_payload(post, ctx.event.user_id),
                               replaces_board=replaces, private=whisper)]
             return self.answer_puzzle(ctx, post, str(matching[0]), via_button=True)
         index = ids[2]

@@ -14,7 +14,13 @@ from bot.service.features.common import (
     Ctx,
 )
 from bot.service.features.games import GamesCore
-from bot.service.registry import REGISTRY
+from bot.service.registry import (
+    DAILY_OFF_WORDS,
+    DAILY_ON_WORDS,
+    REGISTRY,
+    SETTINGS_LANG_WORDS,
+    SETTINGS_VARIANT_WORDS,
+)
 from bot.service.wording import variant_name
 
 
@@ -27,7 +33,11 @@ class SettingsFeature(GamesCore):
             opened = self.open_puzzle(ctx, args[0])
             if opened is not None:
                 return opened
-        return [Reply(REGISTRY.help_text(ctx.lang))]
+        text = REGISTRY.help_text(ctx.lang)
+        if ctx.event.bot_username:
+            # Where commands can be addressed to one bot (Telegram), a group may hold others.
+            text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
+        return [Reply(text)]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The rules of a variant: the one named, else the one the player is playing here,
@@ -65,15 +75,36 @@ class SettingsFeature(GamesCore):
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
                             variant=variant_name(ctx.lang, self._default_variant(ctx))))]
-        if len(args) >= 2 and args[0].lower() in ("variant", "variante"):
+        if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
             variant = parse_variant(args[1:])
             if variant is None:
                 return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args[1:])[:30]))]
             self.storage.set_chat(*ctx.key, variant=variant)
             return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
-        if len(args) == 2 and args[0].lower() in ("lang", "language", "idioma", "lingua"):
+        if len(args) == 2 and args[0].lower() in SETTINGS_LANG_WORDS:
             return self.cmd_lang(ctx, args[1:])
         return [Reply(t(ctx.lang, "settings.usage"))]
+
+    def cmd_notify(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+        """/notify on|off: whether the user hears it is their turn privately (in their private chat
+        with the bot) instead of a ping in the group; /notify alone shows the choice."""
+        ev = ctx.event
+        if not args:
+            setting = self.storage.notify_setting(ev.platform, ev.user_id)
+            key = "notify.show_private" if setting is not None and setting.private else "notify.show_group"
+            return [Reply(t(ctx.lang, key), private=True)]
+        word = args[0].lower()
+        if len(args) != 1 or word not in DAILY_ON_WORDS + DAILY_OFF_WORDS:
+            return [Reply(t(ctx.lang, "notify.usage"), private=True)]
+        on = word in DAILY_ON_WORDS
+        self.storage.set_notify(ev.platform, ev.user_id, on, ctx.now)
+        if not on:
+            return [Reply(t(ctx.lang, "notify.off"), private=True)]
+        text = t(ctx.lang, "notify.on")
+        if ev.chat_kind != "private" and ev.private_link:
+            # A platform where the bot may write only to users who started it (Telegram).
+            text += "\n" + t(ctx.lang, "notify.start_me", link=ev.private_link.format(payload="notify"))
+        return [Reply(text, private=True)]
 
     def _default_variant(self, ctx: Ctx) -> str:
         if ctx.chat.variant in VARIANTS:

@@ -27,13 +27,15 @@ async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, discord_errors):
     now = [time.time()]
     service = GameService(storage, clock=lambda: now[0], rng=random.Random(1))
     sleeps: list[float] = []
+    fake = FakeDiscord()
 
     async def sleep(seconds: float) -> None:
-        # Retries wait for real in production; here they only say how long they would have.
+        # Retries wait for real in production; here they only say how long they would have (and
+        # Discord's clock moves on by as much).
         sleeps.append(seconds)
+        fake.skew += seconds
 
-    bot = DraughtsBot(service, sleep=sleep)
-    fake = FakeDiscord()
+    bot = DraughtsBot(service, sleep=sleep, clock=fake.now)
     install(fake, monkeypatch, bot.http)
     await bot.login(TOKEN)
     try:

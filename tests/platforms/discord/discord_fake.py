@@ -1,9 +1,12 @@
 """A strict fake of Discord's HTTP API for the adapter tests.
 
-It replaces only the two places discord.py talks HTTP: ``HTTPClient.request`` (REST) and
-``AsyncWebhookAdapter.request`` (interaction callbacks, followups, edits of the original
-response).  Every request is recorded and answered with realistic JSON, and refused the way
-Discord refuses it:
+It sits on the wire, under discord.py: the aiohttp session discord.py opens at login (which
+interactions share for their callbacks, followups and edits) is the fake's ``FakeSession``, so
+every request discord.py makes - its own retries of a 5xx and its waits for a 429 included - is
+recorded and answered with realistic JSON, the way Discord answers it (a 429 with Discord's body
+and ``Via`` header).  discord.py's sleeps are virtual (``slept``) and move the fake's clock
+(``now``), which is the one interaction deadlines are measured on.  It refuses what Discord
+refuses:
 
 - an interaction is acknowledged exactly once, within 3 seconds of its creation: late is
   404 code 10062 "Unknown interaction", twice is 400 code 40060; followups and edits of the
@@ -13,11 +16,26 @@ Discord refuses it:
   most 2,000 characters, at most 10 embeds within Discord's embed limits, at most 5 action rows
   of at most 5 well-formed buttons, well-formed ``allowed_mentions``, and every uploaded
   ``files[n]`` part is listed in ``attachments`` with id n, while every ``attachment://name``
-  in an embed names a file of the message (else 400 code 50035 "Invalid Form Body").
+  in an embed names a file of the message (else 400 code 50035 "Invalid Form Body");
+- the bot's own post to a channel (REST) needs the bot's permissions there (``deny``), which
+  interactions do not: without View Channel it is 403 code 50001 "Missing Access"; without Send
+  Messages (Send Messages in Threads in a thread), a file without Attach Files, or a reply
+  without Read Message History, 403 code 50013 "Missing Permissions".  Interactions carry the
+  same permissions as ``app_permissions``.
+
+Content is shown as Discord's markdown shows it (``render``: spoilers, masked links, emphasis,
+escapes, @everyone): ``Sent.content`` is what users read, ``Sent.raw`` what was sent.  Slash
+commands are kept per scope (``command_menu``: a name registered globally and in a server is
+listed twice there).
+
+A bot opens a DM channel with a user (``POST /users/@me/channels``); a post there is refused
+with 403 code 50007 "Cannot send messages to this user" when the user closed their DMs
+(``close_dms``).  The bot edits its own channel posts (``PATCH``): another's message is 403 code
+50005, an unknown (or ephemeral) one 404 code 10008, and without View Channel 403 code 50001.
 
 Whatever the fake refuses because of what the adapter sent goes into ``refused``: the harness
 fails a test that leaves anything there.  Failures a test scripts on purpose (``script``, gone
-channels, expired tokens) are not refusals.
+channels, channel permissions, expired tokens) are not refusals.
 
 Messages remember whom they notified: Discord notifies mentioned users only for a new message
 (never for an edit, nor for the followup that replaces a "thinking" placeholder), and only
@@ -32,14 +50,18 @@ import datetime as dt
 import itertools
 import json
 import re
+import string
 import time
+import types
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import discord
 import discord.webhook.async_
 import pytest
+from multidict import CIMultiDict
 
 from bot.platforms.discord import DraughtsBot
 from bot.rules import Position
@@ -50,6 +72,7 @@ APP_ID = 1_200_000_000_000_000_001
 GUILD_ID = 1_200_000_000_000_000_100
 CHANNEL_ID = 1_200_000_000_000_000_200
 OTHER_CHANNEL_ID = 1_200_000_000_000_000_300
+THREAD_ID = 1_200_000_000_000_000_500
 DM_CHANNEL_ID = 1_200_000_000_000_000_400
 SIZE_LIMIT = 10 * 1024 * 1024
 ACK_SECONDS = 3.0
@@ -77,6 +100,13 @@ PREMIUM_STYLE = 6
 MENTION_PARSE = {"users", "roles", "everyone"}
 EPHEMERAL = 64
 USER_MENTION = re.compile(r"<@!?(\d{15,21})>")
+# The bot's permissions in a channel (bits of Discord's permission field).
+VIEW_CHANNEL = 1 << 10
+SEND_MESSAGES = 1 << 11
+ATTACH_FILES = 1 << 15
+READ_MESSAGE_HISTORY = 1 << 16
+SEND_MESSAGES_IN_THREADS = 1 << 38
+BOT_PERMISSIONS = 2248473465835073      # what the invite gives: all of the above, and more
 
 
 def uid(name: str) -> str:
@@ -160,8 +190,18 @@ class Sent:
     notified: list[str] = field(default_factory=list)     # user ids Discord notified
 
     @property
-    def content(self) -> str:
+    def raw(self) -> str:
+        """The content as the bot sent it, markup and escapes included."""
         return self.message["content"]
+
+    @property
+    def content(self) -> str:
+        """The content as Discord shows it (spoilers kept as ``||hidden||``, see ``render``)."""
+        return render(self.raw).text
+
+    @property
+    def rendered(self) -> Rendered:
+        return render(self.raw)
 
     @property
     def id(self) -> int:
@@ -195,6 +235,102 @@ class Script:
     path_end: str
     error: discord.HTTPException
     times: int
+
+
+# -- showing a message the way Discord does -------------------------------------------------------------
+
+PUNCTUATION = frozenset(string.punctuation)
+MASKED_LINK = re.compile(r"\[([^\[\]\n]+)\]\((https?://[^()\s]+)\)")
+SPECIAL_MENTION = re.compile(r"@(everyone|here)\b")
+MENTION_TAG = re.compile(r"<@[!&]?(\d{15,21})>")
+LINE_MARKERS = re.compile(r"(?:#{1,3} |-# |>>> |> )")       # at a line start
+EMPHASIS = ("**", "__", "~~", "*", "_")
+
+
+@dataclass
+class Rendered:
+    """A message's content after Discord's markdown: the text shown, with a spoiler's hidden part
+    as ``||hidden||``; what shows before a click; what only a click shows; masked links; what it
+    highlights as mentions."""
+
+    text: str = ""
+    visible: str = ""
+    hidden: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+    special: list[str] = field(default_factory=list)      # @everyone / @here shown as mentions
+    users: list[str] = field(default_factory=list)
+
+
+def render(content: str) -> Rendered:
+    """Discord's markdown, as far as our messages can meet it: a backslash shows the punctuation
+    after it literally; ``||x||`` hides x, across lines too (the first ``||`` after it closes it,
+    escaped or not, as Discord's rule does); ``[text](https://...)`` is a link; ``**``, ``__``,
+    ``~~``, ``*``, ``_`` emphasise and `` ` `` quotes code (their markers vanish); a line starting
+    ``# ``, ``-# `` or ``> `` is a heading, small text or a quote; ``@everyone``, ``@here`` and
+    ``<@id>`` are mentions."""
+    out = Rendered()
+    segments = _inline(content, out, line_start=True)
+    out.text = "".join(f"||{text}||" if hidden else text for hidden, text in segments)
+    out.visible = "".join("▮" if hidden else text for hidden, text in segments)
+    return out
+
+
+def _inline(s: str, out: Rendered, *, line_start: bool = False) -> list[tuple[bool, str]]:
+    """The shown pieces of ``s``: (hidden, text)."""
+    segments: list[tuple[bool, str]] = []
+
+    def shown(text: str) -> None:
+        segments.append((False, text))
+
+    i = 0
+    while i < len(s):
+        c = s[i]
+        if (i == 0 and line_start) or (i > 0 and s[i - 1] == "\n"):
+            m = LINE_MARKERS.match(s, i)
+            if m:
+                i = m.end()
+                continue
+        if c == "\\" and i + 1 < len(s) and s[i + 1] in PUNCTUATION:
+            shown(s[i + 1])
+            i += 2
+            continue
+        if s.startswith("||", i):
+            end = s.find("||", i + 3)
+            if end != -1:
+                inner = "".join(text for _, text in _inline(s[i + 2:end], out))
+                out.hidden.append(inner)
+                segments.append((True, inner))
+                i = end + 2
+                continue
+        if c == "`":
+            end = s.find("`", i + 1)
+            if end > i + 1:
+                shown(s[i + 1:end])
+                i = end + 1
+                continue
+        if c == "[" and (m := MASKED_LINK.match(s, i)):
+            inner = _inline(m[1], out)
+            out.links.append(("".join(text for _, text in inner), m[2]))
+            segments.extend(inner)
+            i = m.end()
+            continue
+        marker = next((mk for mk in EMPHASIS if s.startswith(mk, i)), None)
+        if marker is not None:
+            end = s.find(marker, i + len(marker) + 1)
+            if end != -1 and not s[i + len(marker)].isspace():
+                segments.extend(_inline(s[i + len(marker):end], out))
+                i = end + len(marker)
+                continue
+        if c == "@" and (m := SPECIAL_MENTION.match(s, i)):
+            out.special.append(m[1])
+        if c == "<" and (m := MENTION_TAG.match(s, i)):
+            out.users.append(m[1])
+            shown(m[0])          # kept as the tag: which member it is matters
+            i = m.end()
+            continue
+        shown(c)
+        i += 1
+    return segments
 
 
 # -- checking a message the way Discord does ------------------------------------------------------------
@@ -375,10 +511,21 @@ class FakeDiscord:
         self.interactions: dict[str, InteractionState] = {}
         self.messages: dict[int, Sent] = {}
         self.gone_channels: set[int] = set()
+        self.dm_channels: dict[int, str] = {}         # DM channel id -> the user's id
+        self.closed_dms: set[str] = set()             # users who accept no DMs from the bot
+        self.permissions: dict[int, int] = {}     # the bot's permissions in a channel, where not BOT_PERMISSIONS
+        self.threads: set[int] = set()            # channels that are threads
         self.scripts: list[Script] = []
         self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
         self.refusals: list[str] = []                 # why, for the failure message
         self._ids = itertools.count(1)
+        self.commands: dict[int | None, list[dict[str, Any]]] = {}     # registered: globally (None), per server
+        self.slept: list[float] = []        # what discord.py's own retries waited (virtual)
+        self.skew = 0.0                     # seconds the fake's clock is ahead of the real one
+
+    def now(self) -> float:
+        """Discord's clock: real time plus every wait that was only virtual."""
+        return time.time() + self.skew
 
     # -- what a test can script ----------------------------------------------------------------------
 
@@ -394,6 +541,28 @@ class FakeDiscord:
             self.interactions[token].expires_on_ack = (status, code)
         else:
             self.interactions[token].expired = (status, code)
+
+    def deny(self, channel_id: int, permissions: int) -> None:
+        """An admin takes these permissions from the bot in a channel."""
+        self.permissions[channel_id] = self.bot_permissions(channel_id) & ~permissions
+
+    def bot_permissions(self, channel_id: int) -> int:
+        return self.permissions.get(channel_id, BOT_PERMISSIONS)
+
+    def _permission_refusal(self, channel_id: int, body: dict[str, Any], uploads: list[Upload]) -> Refused | None:
+        """Why Discord refuses the bot's own post in a channel (interactions need none of this):
+        no View Channel is Missing Access; no Send Messages (Send Messages in Threads in a thread),
+        a file without Attach Files, a reply without Read Message History are Missing Permissions."""
+        if channel_id == DM_CHANNEL_ID or channel_id in self.dm_channels:
+            return None
+        have = self.bot_permissions(channel_id)
+        if not have & VIEW_CHANNEL:
+            return Refused(403, 50001, "Missing Access")
+        send = SEND_MESSAGES_IN_THREADS if channel_id in self.threads else SEND_MESSAGES
+        if (not have & send or (uploads and not have & ATTACH_FILES)
+                or (body.get("message_reference") and not have & READ_MESSAGE_HISTORY)):
+            return Refused(403, 50013, "Missing Permissions")
+        return None
 
     def _scripted(self, method: str, path: str) -> discord.HTTPException | None:
         for s in self.scripts:
@@ -479,17 +648,41 @@ class FakeDiscord:
             return {"id": str(APP_ID), "name": "Draughts", "description": "", "icon": None, "bot_public": True,
                     "bot_require_code_grant": False, "owner": dict(USERS["ana"]), "verify_key": "ab" * 32,
                     "flags": 0, "summary": "", "team": None}
-        if method == "PUT" and path == "/applications/{application_id}/commands":
-            return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), version=str(self.snowflake()))
-                    for c in body or []]
-        if method == "PUT" and path == "/applications/{application_id}/guilds/{guild_id}/commands":
-            return [dict(c, id=str(self.snowflake()), application_id=str(APP_ID), guild_id=str(route.guild_id),
-                         version=str(self.snowflake())) for c in body or []]
+        if (method, path) == ("GET", "/users/@me/guilds"):
+            return [{"id": str(GUILD_ID), "name": "Draughts club", "icon": None, "owner": False,
+                     "permissions": "2248473465835073", "features": []}]
+        if path in ("/applications/{application_id}/commands",
+                    "/applications/{application_id}/guilds/{guild_id}/commands"):
+            # A PUT replaces the application's commands there (globally, or in one server).
+            guild = int(route.guild_id) if "{guild_id}" in path else None
+            if method == "PUT":
+                extra = {"guild_id": str(guild)} if guild else {}
+                self.commands[guild] = [dict(c, id=str(self.snowflake()), application_id=str(APP_ID),
+                                             version=str(self.snowflake()), **extra) for c in body or []]
+            return list(self.commands.get(guild, []))
+        if (method, path) == ("POST", "/users/@me/channels"):
+            recipient = str((body or {}).get("recipient_id"))
+            user = next((u for u in USERS.values() if u["id"] == recipient), None)
+            if user is None:
+                call.error = 50035
+                raise http_error(400, 50035, "Invalid Form Body")
+            channel_id = next((c for c, u in self.dm_channels.items() if u == recipient), None)
+            if channel_id is None:
+                channel_id = self.snowflake()
+                self.dm_channels[channel_id] = recipient
+            return {"id": str(channel_id), "type": 1, "last_message_id": None, "flags": 0, "recipients": [user]}
         if (method, path) == ("POST", "/channels/{channel_id}/messages"):
             channel_id = int(route.channel_id)
             if channel_id in self.gone_channels:
                 call.error = 10003
                 raise http_error(404, 10003, "Unknown Channel")
+            if self.dm_channels.get(channel_id) in self.closed_dms:
+                call.error = 50007
+                raise http_error(403, 50007, "Cannot send messages to this user")
+            denied = self._permission_refusal(channel_id, body or {}, uploads)
+            if denied is not None:          # the channel's settings, not a mistake of the adapter
+                call.error = denied.code
+                raise http_error(denied.status, denied.code, denied.why)
             try:
                 check_message(body or {}, uploads)
             except Refused as err:
@@ -498,6 +691,26 @@ class FakeDiscord:
             sent = Sent(message, False, channel_id, notified=notified_by(body or {}))
             self.messages[sent.id] = sent
             return message
+        if (method, path) == ("PATCH", "/channels/{channel_id}/messages/{message_id}"):
+            target = self.messages.get(int(route.url.rstrip("/").rsplit("/", 1)[-1]))
+            if target is None or target.channel_id != int(route.channel_id) or target.ephemeral:
+                call.error = 10008
+                raise http_error(404, 10008, "Unknown Message")
+            if target.message["author"]["id"] != BOT_USER["id"]:
+                raise self._refuse(call, Refused(403, 50005, "Cannot edit a message authored by another user"))
+            channel_id = int(route.channel_id)
+            if channel_id not in self.dm_channels and not self.bot_permissions(channel_id) & VIEW_CHANNEL:
+                call.error = 50001          # the channel's settings: even its own message is out of reach
+                raise http_error(403, 50001, "Missing Access")
+            try:
+                check_message(body or {}, uploads, existing=target.message)
+            except Refused as err:
+                raise self._refuse(call, err) from None
+            for key in ("content", "components", "embeds"):
+                if key in (body or {}):
+                    target.message[key] = body[key] or ([] if key != "content" else "")
+            target.message["edited_timestamp"] = iso()
+            return dict(target.message)
         raise http_error(404, 0, f"404: Not Found ({method} {path})")
 
     def _new(self, channel_id: int, body: dict[str, Any], uploads: list[Upload], *, ephemeral: bool,
@@ -524,7 +737,7 @@ class FakeDiscord:
         try:
             if state is None:
                 raise Refused(404, 10015, "Unknown Webhook")
-            age = time.time() - discord.utils.snowflake_time(state.id).timestamp()
+            age = self.now() - discord.utils.snowflake_time(state.id).timestamp()
             if path.endswith("/callback"):
                 return self._callback(state, body or {}, uploads, age)
             if state.expired is not None:
@@ -638,23 +851,197 @@ class FakeDiscord:
         return [c for c in self.calls if (token is None or c.token == token) and (method is None or c.method == method)
                 and (path_end is None or c.path.endswith(path_end))]
 
+    def command_menu(self, guild_id: int = GUILD_ID) -> list[str]:
+        """The slash commands a server's members see: the global ones and the server's own
+        (Discord lists a name registered in both twice)."""
+        return sorted(c["name"] for c in self.commands.get(None, []) + self.commands.get(guild_id, []))
+
     def answers(self, token: str) -> list[Sent]:
         """The messages one interaction left, in order."""
         return [s for s in self.messages.values() if s.token == token]
+
+    def close_dms(self, user: str) -> None:
+        """``user`` accepts no direct messages from the bot (their privacy settings)."""
+        self.closed_dms.add(USERS[user]["id"])
+
+    def dm_posts(self, user: str) -> list[Sent]:
+        """What the bot posted in its DM channel with ``user``."""
+        channels = [c for c, u in self.dm_channels.items() if u == USERS[user]["id"]]
+        return [m for m in self.messages.values() if m.channel_id in channels]
 
     def channel_posts(self, channel_id: int = CHANNEL_ID) -> list[Sent]:
         """The messages the bot posted to a channel itself, not through an interaction."""
         return [s for s in self.messages.values() if s.token is None and s.channel_id == channel_id]
 
 
+# -- the wire: an aiohttp session under discord.py ----------------------------------------------------------
+
+API_BASE = discord.http.Route.BASE
+# The routes our bot uses, as discord.py spells them (the longer first where one is a prefix).
+ROUTES = [
+    "/users/@me",
+    "/users/@me/guilds",
+    "/users/@me/channels",
+    "/oauth2/applications/@me",
+    "/applications/{application_id}/guilds/{guild_id}/commands",
+    "/applications/{application_id}/commands",
+    "/channels/{channel_id}/messages/{message_id}",
+    "/channels/{channel_id}/messages",
+    "/interactions/{webhook_id}/{webhook_token}/callback",
+    "/webhooks/{webhook_id}/{webhook_token}/messages/@original",
+    "/webhooks/{webhook_id}/{webhook_token}/messages/{message_id}",
+    "/webhooks/{webhook_id}/{webhook_token}",
+]
+_ROUTE_PATTERNS = [(template, re.compile(re.sub(r"\\\{(\w+)\\\}", r"(?P<\1>[^/]+)", re.escape(template)) + "$"))
+                   for template in ROUTES]
+
+
+def route_of(method: str, url: str) -> discord.http.Route:
+    """The discord.py route a request on the wire was made from."""
+    path = str(url).split("?", 1)[0].removeprefix(API_BASE)
+    for template, pattern in _ROUTE_PATTERNS:
+        m = pattern.match(path)
+        if m:
+            return discord.http.Route(method, template, **m.groupdict())
+    raise AssertionError(f"a request the fake does not know: {method} {path}")
+
+
+class WireResponse:
+    """An aiohttp.ClientResponse as discord.py reads it: status, reason, headers, text."""
+
+    def __init__(self, status: int, body: Any, headers: dict[str, str] | None = None) -> None:
+        self.status = status
+        self.reason = {200: "OK", 204: "No Content", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+                       404: "Not Found", 429: "Too Many Requests", 500: "Internal Server Error",
+                       502: "Bad Gateway", 503: "Service Unavailable", 504: "Gateway Timeout"}.get(status, "")
+        self.headers = CIMultiDict(headers or {})
+        self._text = "" if body is None else json.dumps(body)
+        if body is not None:
+            self.headers["Content-Type"] = "application/json"
+
+    async def text(self, encoding: str | None = None) -> str:
+        return self._text
+
+    async def read(self) -> bytes:
+        return self._text.encode()
+
+    async def json(self) -> Any:
+        return json.loads(self._text)
+
+    async def __aenter__(self) -> WireResponse:
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+
+def wire_error(exc: discord.HTTPException) -> WireResponse:
+    """An error answer as Discord puts it on the wire (a 429 through Discord's proxy, with Via)."""
+    body: dict[str, Any] = {"code": exc.code, "message": exc.text}
+    headers: dict[str, str] = {}
+    if exc.status == 429:
+        retry_after = float((getattr(exc.response, "headers", None) or {}).get("Retry-After", 1.0))
+        body.update(retry_after=retry_after, **{"global": False})
+        headers.update({"Retry-After": str(retry_after), "Via": "1.1 google"})
+    return WireResponse(exc.status, body, headers)
+
+
+class FakeSession:
+    """What discord.py holds as its aiohttp.ClientSession (its HTTPClient's, which interactions
+    share for their webhooks): every request discord.py makes, retries included, reaches the fake
+    here, so discord.py's own retrying and rate-limit handling run as they do live."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.closed = False
+
+    def request(self, method: str, url: str, *, data: Any = None, headers: dict[str, str] | None = None,
+                params: dict[str, Any] | None = None, **kwargs: Any) -> _Exchange:
+        return _Exchange(self.fake, method, str(url), data)
+
+    async def ws_connect(self, url: str, **kwargs: Any) -> Any:
+        raise AssertionError("the tests run without a gateway")
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+class _Exchange:
+    def __init__(self, fake: FakeDiscord, method: str, url: str, data: Any) -> None:
+        self.fake, self.method, self.url, self.data = fake, method, url, data
+        self.response: WireResponse | None = None
+
+    async def __aenter__(self) -> WireResponse:
+        route = route_of(self.method, self.url)
+        body: Any = None
+        form: list[dict[str, Any]] | None = None
+        if isinstance(self.data, str | bytes):
+            body = json.loads(self.data)
+        elif isinstance(self.data, aiohttp.FormData):
+            form = []
+            for options, _headers, value in self.data._fields:
+                if hasattr(value, "read"):          # a file: read as sent, left where it was
+                    at = value.tell()
+                    content = value.read()
+                    value.seek(at)
+                    value = content
+                form.append({"name": options["name"], "value": value, "filename": options.get("filename")})
+        try:
+            if route.path.startswith(("/webhooks/", "/interactions/")):
+                answer = await self.fake.webhook(route, multipart=form, payload=body)
+            else:
+                answer = await self.fake.rest(route, form=form, json=body)
+        except discord.HTTPException as exc:
+            return wire_error(exc)
+        return WireResponse(204 if answer is None else 200, answer)
+
+    async def __aexit__(self, *exc: Any) -> None:
+        return None
+
+
+class _LibraryAsyncio(types.ModuleType):
+    """``asyncio`` as discord.py's HTTP modules see it, with their sleeps virtual: the waits
+    discord.py decides on (retry_after, 1 + 2n s between 5xx retries) are recorded in
+    ``fake.slept`` and move the fake's clock instead of taking real time."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__("asyncio")
+        self._fake = fake
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(asyncio, name)
+
+    async def sleep(self, delay: float, result: Any = None) -> Any:
+        if delay > 0:           # sleep(0) only yields
+            self._fake.slept.append(float(delay))
+            self._fake.skew += float(delay)
+        await asyncio.sleep(0)
+        return result
+
+
+class _LibraryAiohttp(types.ModuleType):
+    """``aiohttp`` as discord.http sees it: the session it opens at login is the fake's."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        super().__init__("aiohttp")
+        self._fake = fake
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(aiohttp, name)
+
+    def ClientSession(self, *args: Any, **kwargs: Any) -> FakeSession:  # noqa: N802 - aiohttp's name
+        return FakeSession(self._fake)
+
+
 def install(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, http: discord.http.HTTPClient | None = None) -> None:
-    """Route discord.py's HTTP through the fake: REST (one client's, or every client's) and webhooks."""
-    if http is not None:
-        monkeypatch.setattr(http, "request", fake.rest)
-    else:
-        monkeypatch.setattr(discord.http.HTTPClient, "request", lambda client, route, **kw: fake.rest(route, **kw))
-    monkeypatch.setattr(discord.webhook.async_.AsyncWebhookAdapter, "request",
-                        lambda adapter, route, session=None, **kw: fake.webhook(route, session, **kw))
+    """Put the fake on the wire under discord.py: the session a client opens at login (every
+    client's from now on; ``http``, if given and logged in already, at once), and the sleeps of
+    discord.py's HTTP and webhook modules."""
+    monkeypatch.setattr(discord.http, "aiohttp", _LibraryAiohttp(fake))
+    monkeypatch.setattr(discord.http, "asyncio", _LibraryAsyncio(fake))
+    monkeypatch.setattr(discord.webhook.async_, "asyncio", _LibraryAsyncio(fake))
+    if http is not None and getattr(http, "_HTTPClient__session", None):
+        http._HTTPClient__session = FakeSession(fake)
 
 
 # -- the harness: real discord.py objects fed INTERACTION_CREATE payloads ------------------------------------
@@ -668,6 +1055,7 @@ class Harness:
         self.now = now
         self.sleeps: list[float] = []          # what the bot's retries waited (sleep is injected)
         self.db_path: Path | None = None
+        self.nicks: dict[str, str] = {}        # server nicknames members chose (user name -> nick)
 
     # -- payloads ----------------------------------------------------------------------------------------
 
@@ -677,9 +1065,11 @@ class Harness:
         member_permissions = str(2248473465835073 | (1 << 5)) if admin else "2248473465835073"
         iid = self.fake.snowflake(age)
         token = f"aW50ZXJhY3Rpb246{iid}"
+        # What the bot may do in the channel, as Discord tells it with every interaction.
+        app_permissions = BOT_PERMISSIONS if dm else self.fake.bot_permissions(channel_id)
         payload: dict[str, Any] = {
             "id": str(iid), "application_id": str(APP_ID), "type": kind, "token": token, "version": 1,
-            "locale": locale, "app_permissions": "2248473465835073", "attachment_size_limit": SIZE_LIMIT,
+            "locale": locale, "app_permissions": str(app_permissions), "attachment_size_limit": SIZE_LIMIT,
             "entitlements": [], "authorizing_integration_owners": {"0": str(GUILD_ID)},
         }
         if dm:
@@ -690,17 +1080,27 @@ class Harness:
             payload.update(
                 guild_id=str(GUILD_ID), guild_locale="en-US", context=0,
                 guild={"id": str(GUILD_ID), "locale": "en-US", "features": []},
-                channel={"id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "draughts",
-                         "position": 0, "permission_overwrites": [], "nsfw": False, "parent_id": None,
-                         "topic": None, "last_message_id": None, "rate_limit_per_user": 0, "flags": 0,
-                         "permissions": "2248473465835073"},
+                channel=self._channel(channel_id),
                 channel_id=str(channel_id),
                 member={"user": USERS[user], "roles": [], "joined_at": iso(1_600_000_000), "deaf": False,
-                        "mute": False, "flags": 0, "nick": None, "avatar": None, "pending": False,
+                        "mute": False, "flags": 0, "nick": self.nicks.get(user), "avatar": None, "pending": False,
                         "permissions": member_permissions},
             )
         self.fake.interactions[token] = InteractionState(iid, token, DM_CHANNEL_ID if dm else channel_id, None)
         return payload
+
+    def _channel(self, channel_id: int) -> dict[str, Any]:
+        """A server channel as an interaction carries it: a text channel, or a thread of one."""
+        channel: dict[str, Any] = {
+            "id": str(channel_id), "type": 0, "guild_id": str(GUILD_ID), "name": "draughts", "position": 0,
+            "permission_overwrites": [], "nsfw": False, "parent_id": None, "topic": None, "last_message_id": None,
+            "rate_limit_per_user": 0, "flags": 0, "permissions": "2248473465835073"}
+        if channel_id in self.fake.threads:
+            channel.update(type=11, parent_id=str(CHANNEL_ID), owner_id=uid("ana"), member_count=2,
+                           message_count=1, total_message_sent=1,
+                           thread_metadata={"archived": False, "auto_archive_duration": 1440, "locked": False,
+                                            "archive_timestamp": iso()})
+        return channel
 
     def slash_payload(self, name: str, user: str, options: dict[str, Any] | None = None, *, locale: str = "en-US",
                       age: float = 0.0, dm: bool = False, channel_id: int = CHANNEL_ID,
@@ -716,8 +1116,8 @@ class Harness:
                 if dm:      # no members outside a server
                     continue
                 resolved.setdefault("members", {})[uid(value.name)] = {
-                    "roles": [], "joined_at": iso(1_600_000_000), "nick": None, "avatar": None, "flags": 0,
-                    "pending": False, "permissions": "2248473465835073"}
+                    "roles": [], "joined_at": iso(1_600_000_000), "nick": self.nicks.get(value.name), "avatar": None,
+                    "flags": 0, "pending": False, "permissions": "2248473465835073"}
             elif isinstance(value, int):
                 opts.append({"name": key, "type": 4, "value": value})
             else:

@@ -17,6 +17,7 @@ import pytest
 from discord_fake import (
     CHANNEL_ID,
     DM_CHANNEL_ID,
+    GUILD_ID,
     OTHER_CHANNEL_ID,
     TOKEN,
     FakeDiscord,
@@ -30,7 +31,8 @@ from discord_fake import (
 
 from bot.i18n import t
 from bot.platforms.discord import GameButton, sync_tree
-from bot.platforms.discord.render import mention, only_user, split_text
+from bot.platforms.discord.bot import GlobalCommandsExist
+from bot.platforms.discord.render import escape, mention, only_user, split_text
 from bot.service import GameService
 from bot.service.registry import REGISTRY
 from bot.service.wording import variant_name
@@ -70,8 +72,10 @@ async def test_new_then_accept_posts_a_board_with_persistent_buttons(h: Harness)
     game_id = h.storage.challenge(1).game_id
     assert game_id is not None
     assert f"#{game_id}" in board.content
-    edit = h.fake.requests(token, method="PATCH")[-1]
-    assert edit.files["board.png"].startswith(PNG)
+    # The board pings Ana (to move): a new followup, not an edit of the placeholder (edits notify no one).
+    posted = [c for c in h.fake.requests(token, method="POST") if "board.png" in c.files][-1]
+    assert posted.files["board.png"].startswith(PNG)
+    assert board.notified == [uid("ana")]
     assert board.filenames() == ["board.png"]
     ids = board.custom_ids()
     assert ids and all(TEMPLATE.fullmatch(cid) and len(cid) <= 100 for cid in ids)
@@ -194,7 +198,7 @@ async def test_deadline_work_posts_a_reminder_then_the_loss_on_time(h: Harness):
     posts = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")
     assert len(posts) == 1
     reminder = posts[0].payload["content"]
-    assert f"#{game_id}" in reminder and "Ana" in reminder
+    assert f"#{game_id}" in reminder and f"<@{uid('ana')}>" in reminder
     sent = [s for s in h.fake.messages.values() if s.content == reminder][0]
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(sent.id)) == game_id
     assert await h.bot.delivery_round() == 0       # once only
@@ -259,9 +263,9 @@ async def test_other_commands_rebuild_the_typed_text(h: Harness):
     assert h.storage.game(game_id).status == "finished"
     token = await h.slash("games", "cid")
     assert h.only_answer(token).content == t("en", "games.empty")
-    token = await h.slash("settings", "ana", {"key": "variant", "value": "spanish"})
+    token = await h.slash("settings", "ana", {"key": "variant", "value": "spanish"}, admin=True)
     assert h.only_answer(token).content == t("en", "settings.variant_set", variant=variant_name("en", "spanish"))
-    token = await h.slash("lang", "ana", {"language": "it"})
+    token = await h.slash("lang", "ana", {"language": "it"}, admin=True)
     assert h.only_answer(token).content == t("it", "lang.set")
     token = await h.slash("rules", "bob", {"variant": "triestina"})
     assert h.only_answer(token).content == t("it", "rules.triestina")[:2000]
@@ -291,10 +295,15 @@ async def test_direct_messages_are_private_chats(h: Harness):
 
 
 async def test_a_member_option_in_a_dm_is_answered_not_failed(h: Harness):
+    # Issue 15, item 13: the option was typed as a server member, which a DM has none of, and the
+    # user got "something went wrong".  Now the service answers whatever it answers a typed
+    # "/new @bob" in a private chat.
     token = await h.slash("new", "ana", {"opponent": Member("bob")}, dm=True)
-    answer = h.only_answer(token)
-    assert answer.ephemeral and answer.content == t("en", "error.internal")
-    assert h.storage.open_challenges("discord", str(DM_CHANNEL_ID)) == []
+    assert h.only_answer(token).content != t("en", "error.internal")
+    [challenge] = h.storage.open_challenges("discord", str(DM_CHANNEL_ID))
+    assert challenge.target_username == "bob"
+    token = await h.slash("stats", "ana", {"player": Member("bob")}, dm=True)
+    assert h.only_answer(token).content != t("en", "error.internal")
 
 
 async def test_a_late_acknowledgement_is_rejected_and_nothing_is_done(h: Harness, caplog):
@@ -348,23 +357,27 @@ async def test_a_click_whose_interaction_is_gone_posts_the_new_board(h: Harness)
     token = await h.feed(payload)
     assert h.storage.game(game_id).ply == 1
     assert h.fake.requests(token, method="PATCH") and not h.fake.answers(token)
-    [posted] = h.fake.channel_posts()
+    posted, ping = h.fake.channel_posts()
     assert posted.filenames() == ["board.png"]
     assert all(cid.startswith(f"dr:s:{game_id}:1:") for cid in posted.custom_ids())
+    assert ping.notified == [uid("bob")]
 
 
 async def test_transient_failures_are_retried_with_bounded_backoff(h: Harness):
     game_id, _ = await h.new_game()
-    h.fake.script("@original", http_error(503, 0, "Service Unavailable"), method="PATCH")
-    h.fake.script("@original", http_error(429, 0, "You are being rate limited.", retry_after=1.5), method="PATCH")
-    h.fake.script("@original", http_error(502, 0, "Bad Gateway"), method="PATCH")
+    # The answer pings the opponent, so it is a followup (a new message), not an edit.
+    followup = "{webhook_token}"
+    h.fake.script(followup, http_error(503, 0, "Service Unavailable"), method="POST")
+    h.fake.script(followup, http_error(429, 0, "You are being rate limited.", retry_after=1.5), method="POST")
+    h.fake.script(followup, http_error(502, 0, "Bad Gateway"), method="POST")
     token = await h.slash("move", "ana", {"move": h.legal(game_id)[0]})
     answer = h.only_answer(token)                               # answered where it was asked
     assert answer.filenames() == ["board.png"] and not h.fake.channel_posts()
-    edits = h.fake.requests(token, method="PATCH")
-    assert len(edits) == 4 and all(e.files["board.png"].startswith(PNG) for e in edits)   # fresh files each time
-    assert h.sleeps[1] == 1.5                                   # Discord's retry_after is obeyed
-    assert len(h.sleeps) == 3 and all(0 < s <= 10 for s in h.sleeps)
+    posts = [c for c in h.fake.requests(token, method="POST") if "board.png" in c.files]
+    assert len(posts) == 4 and all(e.files["board.png"].startswith(PNG) for e in posts)   # fresh files each time
+    # discord.py waits and tries again itself (1 + 2n s after a 5xx, Discord's retry_after for a
+    # 429); ours do not stack on its tries.
+    assert h.fake.slept == [1.0, 1.5, 5.0] and not h.sleeps
 
 
 async def test_an_interaction_that_keeps_failing_falls_back_to_the_channel(h: Harness):
@@ -386,7 +399,7 @@ async def test_deadline_messages_are_retried_then_delivered(h: Harness):
     h.now[0] += 3600 - 300
     assert await h.bot.delivery_round() == 1
     posts = h.fake.requests(method="POST", path_end="/channels/{channel_id}/messages")
-    assert len(posts) == 3 and 2.0 in h.sleeps
+    assert len(posts) == 3 and h.fake.slept == [1.0, 2.0] and not h.sleeps     # discord.py's own tries
     assert [s.content for s in h.fake.channel_posts()] == [posts[-1].payload["content"]]
     assert f"#{game_id}" in posts[-1].payload["content"]
 
@@ -408,7 +421,7 @@ async def test_a_failed_acknowledgement_is_tried_again_in_time(h: Harness):
     token = await h.slash("games", "ana")
     assert [c.error for c in h.fake.requests(token, path_end="/callback")] == [0, None]
     assert h.only_answer(token).content == t("en", "games.empty")
-    assert h.sleeps and max(h.sleeps) <= 0.5
+    assert h.fake.slept == [1.0] and not h.sleeps           # discord.py's one retry, within the 3 s
 
 
 async def test_a_service_failure_is_still_acknowledged_and_answered(h: Harness, bot_errors):
@@ -436,6 +449,9 @@ def test_only_the_resolved_handle_becomes_a_mention():
     text = "@bob, @Bob: /accept. Not @bobby nor @bob.smith; thanks @bob."
     assert mention(text, "bob", 7) == "<@7>, <@7>: /accept. Not @bobby nor @bob.smith; thanks <@7>."
     assert mention("@a.b+c", "a.b", 7) == "<@7>+c"          # the handle is matched literally
+    # In escaped text (render.escape) too: "@bob\_x" is bob_x's handle, "@bob\_xy" is not.
+    escaped = escape("@bob_x: /accept; not @bob_xy nor @bob")
+    assert mention(escaped, "bob_x", 7) == escape("<@7>: /accept; not @bob_xy nor @bob")
     assert only_user(7).to_dict() == {"parse": [], "users": [7]}
 
 
@@ -475,3 +491,31 @@ async def test_sync_uploads_the_commands_and_never_logs_the_token(tmp_path: Path
     assert new["description_localizations"]["es-ES"].startswith("Reta")
     assert "it" in new["options"][0]["description_localizations"]
     assert all(TOKEN not in r.getMessage() and TOKEN not in str(r.args) for r in caplog.records)
+
+
+async def test_a_challenger_named_like_markup_is_shown_as_named(h: Harness):
+    h.nicks["ana"] = "**@everyone** [win](https://x.example) ||"
+    token = await h.slash("new", "ana", {"opponent": Member("bob")})
+    shown = h.only_answer(token).rendered
+    assert "**@everyone** [win](https://x.example) ||" in shown.visible.replace("\u200b", "")
+    assert not (shown.links or shown.special or shown.hidden)
+    assert set(shown.users) == {uid("bob")}                  # the mention the adapter resolved still works
+
+
+async def test_commands_live_globally_or_in_one_server_never_both(tmp_path: Path, monkeypatch, discord_errors):
+    # Issue 15, item 13: a one-server sync next to a global one showed every command twice.
+    fake = FakeDiscord()
+    install(fake, monkeypatch)
+    storage = Storage(tmp_path / "sync.db")
+    names = sorted(spec.name for spec in REGISTRY)
+    try:
+        await sync_tree(TOKEN, GameService(storage), guild_id=GUILD_ID)       # trying it out in one server
+        assert fake.command_menu() == names
+        await sync_tree(TOKEN, GameService(storage))                         # then for every server
+        assert fake.command_menu() == names and fake.commands[GUILD_ID] == []
+        puts = len(fake.requests(method="PUT"))
+        with pytest.raises(GlobalCommandsExist):
+            await sync_tree(TOKEN, GameService(storage), guild_id=GUILD_ID)
+        assert fake.command_menu() == names and len(fake.requests(method="PUT")) == puts
+    finally:
+        storage.close()

@@ -69,7 +69,7 @@ async def test_play_then_a_move_then_the_bots_move_is_posted_with_its_board(bot_
     assert [m.by_user for m in moves] == [uid("ana"), BOT_ID]
     bot_move = moves[-1].notation
     assert post.content.startswith(t("en", "bot.played", bot="Bot (level 2)", move=bot_move, id=1))
-    assert "Ana (white) to move" in post.content
+    assert f"<@{uid('ana')}> (white) to move" in post.content and post.notified == [uid("ana")]
     assert post.filenames() == ["board.png"] and posted_files(h)[-1]["board.png"].startswith(PNG)
     assert post.custom_ids() == [f"dr:s:1:2:{sq}" for sq in legal_starts(h, 1)]
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(post.id)) == 1

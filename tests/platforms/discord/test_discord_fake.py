@@ -7,6 +7,7 @@ payloads straight to the fake for what discord.py would not even build, real dis
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import io
 import time
@@ -17,11 +18,21 @@ import pytest
 from discord.http import Route
 from discord_fake import (
     APP_ID,
+    ATTACH_FILES,
     CHANNEL_ID,
+    GUILD_ID,
+    READ_MESSAGE_HISTORY,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    TOKEN,
+    VIEW_CHANNEL,
     FakeDiscord,
     Harness,
     InteractionState,
     Member,
+    http_error,
+    install,
+    render,
     uid,
 )
 
@@ -248,3 +259,178 @@ async def test_a_slash_payload_round_trips_through_discord_py(h: Harness):
     state = h.fake.interactions[parsed.token]
     assert isinstance(state, InteractionState) and state.acked is None
     assert abs(discord.utils.snowflake_time(parsed.id).timestamp() - time.time()) < 5
+
+
+# -- the bot's own posts need the channel's permissions (interactions do not) --------------------------
+
+
+async def channel_refusal(fake: FakeDiscord, body: dict[str, Any], files: list[discord.File]) -> int:
+    with pytest.raises(discord.Forbidden) as err:
+        await post(fake, body, files)
+    assert not fake.refused              # the channel's settings, not a malformed request
+    assert not fake.messages
+    return err.value.code
+
+
+async def test_a_post_without_view_channel_is_missing_access(fake: FakeDiscord):
+    fake.deny(CHANNEL_ID, VIEW_CHANNEL)
+    assert await channel_refusal(fake, {"content": "hi"}, []) == 50001
+
+
+async def test_a_post_without_send_messages_is_missing_permissions(fake: FakeDiscord):
+    fake.deny(CHANNEL_ID, SEND_MESSAGES)
+    assert await channel_refusal(fake, {"content": "hi"}, []) == 50013
+
+
+async def test_a_file_without_attach_files_is_missing_permissions(fake: FakeDiscord):
+    fake.deny(CHANNEL_ID, ATTACH_FILES)
+    assert await channel_refusal(fake, GOOD, [file()]) == 50013
+    await post(fake, {"content": "text goes"}, files=[])
+
+
+async def test_a_reply_without_read_message_history_is_missing_permissions(fake: FakeDiscord):
+    fake.deny(CHANNEL_ID, READ_MESSAGE_HISTORY)
+    reply = {"content": "hi", "message_reference": {"message_id": "1", "channel_id": str(CHANNEL_ID)}}
+    assert await channel_refusal(fake, reply, []) == 50013
+    await post(fake, {"content": "hi"}, files=[])
+
+
+async def test_a_thread_needs_send_messages_in_threads(fake: FakeDiscord):
+    fake.threads.add(CHANNEL_ID)
+    fake.deny(CHANNEL_ID, SEND_MESSAGES_IN_THREADS)
+    assert await channel_refusal(fake, {"content": "hi"}, []) == 50013
+    fake.permissions[CHANNEL_ID] = (fake.bot_permissions(CHANNEL_ID) | SEND_MESSAGES_IN_THREADS) & ~SEND_MESSAGES
+    await post(fake, {"content": "hi"}, files=[])
+
+
+async def test_an_interaction_is_answered_where_the_bot_may_not_post(h: Harness):
+    h.fake.deny(CHANNEL_ID, VIEW_CHANNEL | SEND_MESSAGES | ATTACH_FILES)
+    payload = h.slash_payload("games", "ana")
+    assert int(payload["app_permissions"]) & (VIEW_CHANNEL | SEND_MESSAGES) == 0   # Discord says so
+    token = await h.feed(payload)
+    assert h.fake.answers(token)
+
+
+# -- the wire: failures reach discord.py as an aiohttp response ------------------------------------
+
+
+async def logged_in(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch, **options: Any) -> discord.http.HTTPClient:
+    install(fake, monkeypatch)
+    http = discord.http.HTTPClient(asyncio.get_running_loop(), **options)
+    await http.static_login(TOKEN)
+    return http
+
+
+async def test_discord_py_retries_a_502_itself_on_the_wire(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch):
+    http = await logged_in(fake, monkeypatch)
+    fake.script("/channels/{channel_id}/messages", http_error(502, 0, "Bad Gateway"), times=1000)
+    try:
+        with pytest.raises(discord.DiscordServerError):
+            await http.send_message(CHANNEL_ID, params=discord.http.handle_message_parameters(content="hi"))
+    finally:
+        await http.close()
+    assert len(fake.requests(method="POST")) == 5 and fake.slept == [1, 3, 5, 7, 9]
+
+
+async def test_a_429_on_the_wire_is_waited_out_or_handed_back(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch):
+    http = await logged_in(fake, monkeypatch, max_ratelimit_timeout=30)
+    try:
+        fake.script("/channels/{channel_id}/messages", http_error(429, 0, "Slow down", retry_after=2.5))
+        await http.send_message(CHANNEL_ID, params=discord.http.handle_message_parameters(content="hi"))
+        assert fake.slept == [2.5] and len(fake.channel_posts()) == 1
+        fake.script("/channels/{channel_id}/messages", http_error(429, 0, "Slow down", retry_after=600))
+        with pytest.raises(discord.RateLimited):
+            await http.send_message(CHANNEL_ID, params=discord.http.handle_message_parameters(content="hi"))
+        assert fake.slept == [2.5]
+    finally:
+        await http.close()
+
+
+async def test_discord_py_waits_move_the_fakes_clock(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch):
+    http = await logged_in(fake, monkeypatch)
+    before = fake.now()
+    fake.script("/channels/{channel_id}/messages", http_error(500, 0, "Internal Server Error"), times=2)
+    try:
+        await http.send_message(CHANNEL_ID, params=discord.http.handle_message_parameters(content="hi"))
+    finally:
+        await http.close()
+    assert fake.now() - before >= 1 + 3
+
+
+# -- content as Discord shows it ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("content, visible, hidden, links, special", [
+    ("plain text", "plain text", [], [], []),
+    ("won by Bob||\n||22-18||", "won by Bob▮22-18||", ["\n"], [], []),        # a stray || opens a spoiler
+    ("won by Bob\\|\\|\n||22-18||", "won by Bob||\n▮", ["22-18"], [], []),
+    ("[text](http://x.example) wins", "text wins", [], [("text", "http://x.example")], []),
+    ("\\[text](http://x.example)", "[text](http://x.example)", [], [], []),
+    ("**bold** _it_ ~~gone~~ `co*de`", "bold it gone co*de", [], [], []),
+    ("a\\_b\\_c", "a_b_c", [], [], []),
+    ("# Title\n> quote\n-# small", "Title\nquote\nsmall", [], [], []),
+    ("hi @everyone and @here", "hi @everyone and @here", [], [], ["everyone", "here"]),
+    ("hi @\u200beveryone", "hi @\u200beveryone", [], [], []),
+])
+def test_content_is_rendered_as_discord_shows_it(content: str, visible: str, hidden: list[str],
+                                                 links: list[tuple[str, str]], special: list[str]):
+    shown = render(content)
+    assert (shown.visible, shown.hidden, shown.links, shown.special) == (visible, hidden, links, special)
+
+
+def test_a_user_mention_stays_a_mention():
+    assert render(f"<@{uid('bob')}> to move").users == [uid("bob")]
+
+
+# -- the command menu --------------------------------------------------------------------------------------
+
+
+async def test_a_command_in_a_server_and_globally_is_listed_twice(fake: FakeDiscord, monkeypatch: pytest.MonkeyPatch):
+    http = await logged_in(fake, monkeypatch)
+    command = {"name": "games", "description": "d", "type": 1}
+    try:
+        await http.bulk_upsert_global_commands(APP_ID, [command])
+        await http.bulk_upsert_guild_commands(APP_ID, GUILD_ID, [command])
+        assert fake.command_menu() == ["games", "games"]
+        await http.bulk_upsert_guild_commands(APP_ID, GUILD_ID, [])
+        assert fake.command_menu() == ["games"]
+        assert await http.get_global_commands(APP_ID) and not await http.get_guild_commands(APP_ID, GUILD_ID)
+    finally:
+        await http.close()
+
+
+# -- direct messages and edits of the bot's own posts ---------------------------------------------------
+
+
+async def test_a_dm_channel_opens_and_a_user_with_closed_dms_refuses_posts(fake: FakeDiscord):
+    opened = await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": uid("bob")})
+    assert opened["type"] == 1 and opened["recipients"][0]["id"] == uid("bob")
+    again = await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": uid("bob")})
+    assert again["id"] == opened["id"]            # one DM channel per user
+    dm_post = Route("POST", "/channels/{channel_id}/messages", channel_id=int(opened["id"]))
+    await fake.rest(dm_post, json={"content": "your turn"})
+    assert [m.content for m in fake.dm_posts("bob")] == ["your turn"]
+    fake.close_dms("bob")
+    with pytest.raises(discord.Forbidden) as err:
+        await fake.rest(dm_post, json={"content": "your turn"})
+    assert err.value.code == 50007
+    with pytest.raises(discord.HTTPException):
+        await fake.rest(Route("POST", "/users/@me/channels"), json={"recipient_id": "42"})
+
+
+async def test_the_bot_edits_its_own_post_but_not_where_it_lost_view_channel(fake: FakeDiscord):
+    posted = await fake.rest(CHANNEL_POST, json={"content": "Challenge #1", "components": rows(2)})
+    edit = Route("PATCH", "/channels/{channel_id}/messages/{message_id}", channel_id=CHANNEL_ID,
+                 message_id=int(posted["id"]))
+    edited = await fake.rest(edit, json={"content": "Declined by Bob.", "components": []})
+    assert edited["content"] == "Declined by Bob." and edited["components"] == []
+    assert fake.messages[int(posted["id"])].custom_ids() == []
+    unknown = Route("PATCH", "/channels/{channel_id}/messages/{message_id}", channel_id=CHANNEL_ID, message_id=1)
+    with pytest.raises(discord.NotFound) as err:
+        await fake.rest(unknown, json={"content": "x"})
+    assert err.value.code == 10008
+    fake.deny(CHANNEL_ID, VIEW_CHANNEL)
+    with pytest.raises(discord.Forbidden) as err:
+        await fake.rest(edit, json={"content": "Accepted by Bob."})
+    assert err.value.code == 50001 and not fake.refused
+    assert fake.messages[int(posted["id"])].content == "Declined by Bob."

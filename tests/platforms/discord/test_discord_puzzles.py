@@ -141,14 +141,17 @@ async def test_the_buttons_answer_ephemerally_and_leave_the_post_as_it_is(h: Har
     assert chosen.ephemeral and chosen.filenames() == ["board.png"]
     target = f"dr:zd:{post_id}:0:{first[0]}:{first[-1]}"
     assert target in chosen.custom_ids()
+    # Issue 15, item 13: each click on the ephemeral board posted one more ephemeral board; now
+    # the clicked board changes in place.
     token = await click(h, target, "cid", chosen)
-    answers = h.fake.answers(token)
-    if any("dr:zm:" in c for a in answers for c in a.custom_ids()):
-        path = next(c for a in answers for c in a.custom_ids() if c.startswith("dr:zm:"))
-        token = await click(h, path, "cid", answers[-1])
-        answers = h.fake.answers(token)
-    assert answers[-1].ephemeral
-    assert t("en", "puzzle.right", reply=p["solution"][1]) in answers[-1].content
+    assert h.fake.answers(token) == [] and chosen.message["edited_timestamp"]
+    if any(c.startswith("dr:zm:") for c in chosen.custom_ids()):
+        path = next(c for c in chosen.custom_ids() if c.startswith("dr:zm:"))
+        token = await click(h, path, "cid", chosen)
+        assert h.fake.answers(token) == []
+    assert chosen.ephemeral and chosen.filenames() == ["board.png"]
+    assert t("en", "puzzle.right", reply=p["solution"][1]) in chosen.content
+    assert [m for m in h.fake.messages.values() if m.ephemeral] == [chosen]
     assert h.storage.attempt(post_id, uid("cid")).progress == tuple(p["solution"][:2])
     # The hint button, ephemeral too.
     token = await click(h, f"dr:zh:{post_id}:0", "ana", post)
@@ -210,3 +213,34 @@ async def test_manage_channels_is_enough_to_start_the_daily_puzzle(h: Harness):
     assert h.only_answer(token).content == t("en", "daily.on", time="09:00", zone="Europe/Madrid",
                                               variant="Spanish draughts")
     assert h.storage.subscription(PLATFORM, str(CHANNEL_ID)).variant == "spanish"
+
+
+async def test_a_nickname_with_spoiler_bars_does_not_reveal_the_solution(h: Harness):
+    # Issue 15, item 11: "Bob||" opened a spoiler of its own that ended at the real one's bars,
+    # and the solution showed in plain sight.
+    h.nicks["bob"] = "Bob||"
+    post_id, p, post = await subscribed_and_posted(h)
+    line = " ".join(p["solution"])
+    token = await slash(h, "move", "bob", {"move": line})
+    [public] = [a for a in h.fake.answers(token) if not a.ephemeral]
+    assert "Bob||" in public.rendered.visible and not public.rendered.hidden
+    h.now[0] = at(DAY + dt.timedelta(days=1), 9)
+    before = len(h.fake.channel_posts())
+    assert await h.bot.delivery_round() == 2
+    yesterday = h.fake.channel_posts()[before]
+    shown = yesterday.rendered
+    assert shown.hidden == [line]
+    assert "Bob||" in shown.visible and line not in shown.visible
+
+
+async def test_names_in_the_puzzle_leaderboard_are_shown_as_typed(h: Harness):
+    h.nicks["bob"] = "[text](http://x)"
+    h.nicks["cid"] = "@everyone"
+    post_id, p, post = await subscribed_and_posted(h)
+    line = " ".join(p["solution"])
+    await slash(h, "move", "bob", {"move": line})
+    await slash(h, "move", "cid", {"move": line})
+    token = await slash(h, "top", "ana", {"scope": "puzzles"})
+    shown = h.only_answer(token).rendered
+    assert "[text](http://x)" in shown.visible and not shown.links
+    assert "@everyone" in shown.visible.replace("\u200b", "") and not shown.special

@@ -1,5 +1,10 @@
 """The harness every Telegram test uses: real PTB Application and adapter, real service on a real
-SQLite file, and the one strict fake Bot API (telegram_fake_api) in place of HTTP.
+SQLite file, the production rate limiter (FloodLimiter), and the one strict fake Bot API
+(telegram_fake_api) in place of HTTP.
+
+Telegram's flood limits run on a clock SPEED times faster than the real one, for the fake and the
+limiter alike (20 messages a minute in a group is 20 per 6 s here): the limiter's spacing and
+waits are real, only shorter, and the fake answers 429 to any message beyond the limits.
 
 At the end of each test it checks what must always hold: no handler failed, every button press
 got exactly one answer, and the fake refused nothing on its own (a refusal a test provoked on
@@ -7,26 +12,41 @@ purpose is declared with ``tg.expect_refusals``)."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import time
 
 import pytest
 from telegram import Update
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
 
 from bot.platforms.telegram import TelegramAdapter
+from bot.platforms.telegram.limiter import FloodLimiter
 from bot.service import GameService
 from bot.storage import Storage
+
+SPEED = 10.0
+
+
+def telegram_clock() -> float:
+    """Telegram's time in the tests: SPEED times faster than the real one."""
+    return time.monotonic() * SPEED
+
+
+async def telegram_sleep(seconds: float) -> None:
+    await asyncio.sleep(seconds / SPEED)
 
 
 class Harness:
     def __init__(self, tmp_path) -> None:
         self.storage = Storage(tmp_path / "tg.db")
         self.service = GameService(self.storage)
-        self.http = FakeBotAPI()
+        self.http = FakeBotAPI(clock=telegram_clock)
         self.http.add_chat(GROUP)
         self.sleeps: list[float] = []
         self.adapter = TelegramAdapter(self.service, sleep=self._sleep)
-        self.app = self.adapter.build("123:TEST", request=self.http, rate_limiter=False)
+        self.limiter = FloodLimiter(clock=telegram_clock, sleep=telegram_sleep)
+        self.app = self.adapter.build("123:TEST", request=self.http, rate_limiter=self.limiter)
         self.errors: list[BaseException] = []
         self.app.add_error_handler(self._collect)
         self.update_ids = itertools.count(1)
@@ -46,9 +66,14 @@ class Harness:
     async def update(self, **payload) -> None:
         await self.app.process_update(Update.de_json({"update_id": next(self.update_ids), **payload}, self.app.bot))
 
-    async def say(self, user: str, text: str, reply_to: int | None = None, chat: dict = GROUP) -> int:
-        message = self.http.incoming(chat, USERS[user], text, reply_to=reply_to)
-        await self.update(message=message)
+    async def say(self, user: str, text: str, reply_to: int | None = None, chat: dict = GROUP,
+                  thread: int | None = None, sender_chat: dict | None = None) -> int:
+        """A user writes; the bot gets the message only if Telegram would hand it over (privacy
+        mode: see FakeBotAPI.reaches_bot)."""
+        message = self.http.incoming(chat, USERS[user], text, reply_to=reply_to, thread=thread,
+                                     sender_chat=sender_chat)
+        if self.http.reaches_bot(message):
+            await self.update(message=message)
         return message["message_id"]
 
     async def press(self, user: str, data: str, message_id: int | None = None, chat: dict = GROUP) -> str:

@@ -13,23 +13,62 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - inline keyboards: callback_data 1-64 bytes, at most 8 buttons per row and 100 in all, every
   button with a text and exactly one action;
 - edits of a message that does not exist in that chat, was not sent by the bot, has no media
-  (for editMessageMedia), or would not change ("message is not modified");
+  (for editMessageMedia) or no text (for editMessageText), or would not change ("message is not
+  modified");
 - replies to a message that does not exist (unless allow_sending_without_reply);
-- a callback query answered twice, or one that was never sent to the bot.
+- a callback query answered twice, one that was never sent to the bot, or one older than
+  15 s ("query is too old and response timeout expired or query ID is invalid");
+- entities (``entities`` of a text, ``caption_entities`` of a caption) of an unknown type, outside
+  the text (offsets in UTF-16 code units), or a ``text_mention`` without a well-formed user;
+- a message to a user's private chat when the user never started the bot (403 "bot can't
+  initiate conversation with a user"; ``start_private`` opens that chat);
+- flood control, as Telegram applies it to messages posted or edited (send*, edit*): about one a
+  second in a chat (a burst of 3 at once is fine), 20 a minute in a group, 30 a second in all;
+  beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``.  These
+  limits run on ``clock`` (tests may speed it up; the limiter under test must run on the same);
+- chat member permissions (``restrict``): no photos, documents or GIFs (animations, which
+  Telegram files under "other messages"), or no messages at all: 400 "not enough rights to send
+  photos to the chat" and the like;
+- forum topics: a send to a closed topic (or to General when it is closed) is refused with
+  ``TOPIC_CLOSED``, a ``message_thread_id`` that is not an open topic of a forum (General's 1
+  included: General is addressed without one) with "message thread not found"; in a topic
+  ``allow_sending_without_reply`` is forced off; a reply without ``message_thread_id`` follows
+  the message it replies to;
+- ``setMyCommands``: at most 100 commands, names 1-32 of a-z0-9_, descriptions 1-256 characters, a
+  known scope, a two-letter language code or none;
+- ``getUpdates`` while another instance polls (``conflict``): 409 Conflict.
 
-Stricter than Telegram on one point, on purpose: an uploaded part that no parameter refers to
-is refused (Telegram ignores it), because a stray upload is always a bug on our side.
+What reaches the bot is modelled too: in a group with privacy mode on (``reaches_bot``) a bare
+``/command`` arrives only when no other bot spoke after ours; ``/command@ourbot``, replies to the
+bot's messages and button presses always do, plain text otherwise never.  Messages in a topic
+carry ``message_thread_id`` and, unless they reply to something else, reply to the topic's
+creation message (as Telegram sends them); anonymous admins write as the group (``from``
+GroupAnonymousBot, ``sender_chat`` the group), channels as the channel.
+
+Who a message notifies is kept (``notified``): the users its mention entities name.
+
+Stricter than Telegram on two points, on purpose: an uploaded part that no parameter refers to
+is refused (Telegram ignores it), because a stray upload is always a bug on our side; and
+``parse_mode`` sent together with entities is refused (Telegram ignores the one), as it always
+means markup we did not intend.
 
 Tests can make it fail like Telegram does (``fail``), remove the bot from a chat (``kick``,
-then 403) or migrate a group (``migrate``, then 400 with ``migrate_to_chat_id``).
+then 403), migrate a group (``migrate``, then 400 with ``migrate_to_chat_id``), hold a chat in
+flood control (``flood``, then 429 until it ends), take rights away (``restrict``), open and
+close forum topics (``open_topic``, ``close_topic``, ``delete_topic``), let another bot speak
+(``other_bot_says``) or another process poll (``conflict``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 import json
+import math
+import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,6 +76,12 @@ from telegram.request import BaseRequest, RequestData
 
 BOT = {"id": 999, "is_bot": True, "first_name": "Damas", "username": "DraughtsBot"}
 GROUP = {"id": -100123, "type": "supergroup", "title": "Club"}
+# Who Telegram names as the sender of a message written as the group (an anonymous admin) or as
+# a channel; both are bots.
+ANONYMOUS_ADMIN = {"id": 1087968824, "is_bot": True, "first_name": "Group", "username": "GroupAnonymousBot"}
+CHANNEL_BOT = {"id": 136817688, "is_bot": True, "first_name": "Channel", "username": "Channel_Bot"}
+OTHER_BOT = {"id": 4242, "is_bot": True, "first_name": "Chess", "username": "OtherChessBot"}
+CHANNEL = {"id": -100777, "type": "channel", "title": "Club news"}
 USERS = {
     "ana": {"id": 1, "is_bot": False, "first_name": "Ana", "username": "ana", "language_code": "es"},
     "bob": {"id": 2, "is_bot": False, "first_name": "Bob", "username": "bob", "language_code": "en"},
@@ -54,7 +99,27 @@ BUTTON_ACTIONS = {"callback_data", "url", "switch_inline_query", "switch_inline_
                   "copy_text"}
 NOT_MODIFIED = ("Bad Request: message is not modified: specified new message content and reply markup are "
                 "exactly the same as a current content and reply markup of the message")
+TOPIC_CLOSED = "Bad Request: TOPIC_CLOSED"
+THREAD_NOT_FOUND = "Bad Request: message thread not found"
+CONFLICT = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
+COMMAND_LIMIT = 100
+COMMAND_DESCRIPTION_LIMIT = 256
+SCOPES = {"default", "all_private_chats", "all_group_chats", "all_chat_administrators", "chat",
+          "chat_administrators", "chat_member"}
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
+QUERY_TTL = 15.0
+# Flood control: (messages, per seconds, at once).  Telegram publishes the rates, not the burst.
+CHAT_RATE = (1, 1.0, 3)
+GROUP_RATE = (20, 60.0, 20)
+GLOBAL_RATE = (30, 1.0, 30)
+# A request may reach the fake a little earlier than the limiter that spaced it reckoned.
+RATE_SLACK = 0.02
+POSTING = {"sendMessage", "sendPhoto", "sendAnimation", "sendDocument", "editMessageMedia", "editMessageCaption",
+           "editMessageReplyMarkup", "editMessageText"}
+# Which member permission each kind of message needs, and Telegram's word for it in the refusal.
+RIGHTS = {"sendMessage": ("messages", "text messages"), "sendPhoto": ("photos", "photos"),
+          "sendDocument": ("documents", "documents"), "sendAnimation": ("animations", "animations")}
 
 # method -> (required parameters, the parameter that carries an upload, or None)
 METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
@@ -65,11 +130,16 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "sendDocument": (("chat_id", "document"), "document"),
     "editMessageMedia": (("media",), None),
     "editMessageCaption": ((), None),
+    "editMessageText": (("text",), None),
     "editMessageReplyMarkup": ((), None),
     "answerCallbackQuery": (("callback_query_id",), None),
     "deleteMessage": (("chat_id", "message_id"), None),
     "getChatMember": (("chat_id", "user_id"), None),
     "setMessageReaction": (("chat_id", "message_id"), None),
+    "setMyCommands": (("commands",), None),
+    "getMyCommands": ((), None),
+    "deleteWebhook": ((), None),
+    "getUpdates": ((), None),
 }
 # Entity types a bot may send, and the emoji bots may react with (a part of Telegram's list).
 ENTITY_TYPES = {"mention", "hashtag", "cashtag", "bot_command", "url", "email", "phone_number", "bold", "italic",
@@ -109,18 +179,23 @@ class StoredMessage:
     chat_id: int
     message_id: int
     sender: dict
-    kind: str                                  # text, photo, animation, document
+    kind: str                                  # text, photo, animation, document, service
     text: str | None = None                    # text, or the caption of a media message
     media_digest: str | None = None
     markup: dict | None = None
     file_id: str | None = None
     extra: dict = field(default_factory=dict)
+    thread: int | None = None                  # the forum topic it is in (None: General, or no forum)
 
     def as_dict(self, chats: dict[int, dict]) -> dict:
         out: dict[str, Any] = {"message_id": self.message_id, "date": int(time.time()), "from": self.sender,
                                "chat": chats[self.chat_id], **self.extra}
+        if self.thread is not None:
+            out.update(message_thread_id=self.thread, is_topic_message=True)
         if self.kind == "text":
             out["text"] = self.text or ""
+        elif self.kind == "service":
+            pass                               # what it is about is in extra (forum_topic_created)
         else:
             if self.text:
                 out["caption"] = self.text
@@ -147,10 +222,30 @@ def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+class Rate:
+    """Telegram's flood control for one scope (a GCRA): ``count`` per ``per`` seconds, ``burst`` at once."""
+
+    def __init__(self, count: int, per: float, burst: int) -> None:
+        self.interval = per / count
+        self.tolerance = (burst - 1) * self.interval
+        self.tat = float("-inf")
+
+    def wait(self, now: float) -> float:
+        return max(self.tat - self.tolerance - now - RATE_SLACK * self.interval, 0.0)
+
+    def take(self, now: float) -> None:
+        self.tat = max(self.tat, now) + self.interval
+
+
 class FakeBotAPI(BaseRequest):
     """The Bot API as seen through PTB's request layer; see the module docstring."""
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock                          # the time flood control runs on
+        self.query_clock: Callable[[], float] = time.monotonic   # the age of callback queries
+        self.rates: dict[object, Rate] = {}
+        self.floods: dict[int, float] = {}          # chat -> flood control until (on ``clock``)
+        self.denied: dict[int, set[str]] = {}       # chat -> rights the bot lacks there
         self.calls: list[Call] = []
         self.chats: dict[int, dict] = {}
         self.messages: dict[tuple[int, int], StoredMessage] = {}
@@ -162,6 +257,14 @@ class FakeBotAPI(BaseRequest):
         self._message_ids: dict[int, itertools.count] = {}
         self._query_ids = itertools.count(5000)
         self._file_ids = itertools.count(1)
+        self.topics: dict[int, dict[int, dict]] = {}   # forum chat id -> thread id -> {"name", "closed"}
+        self.general_closed: set[int] = set()
+        self.privacy = True                            # the bot's privacy mode (BotFather's default)
+        self.last_bot: dict[int, int] = {}             # chat id -> the bot that last spoke there
+        self.commands: dict[tuple[str, str], list[dict]] = {}   # (scope type, language) -> menu
+        self.updates: list[dict] = []                  # what getUpdates hands out
+        self.conflicts = 0                             # getUpdates calls still answered 409
+        self._update_ids = itertools.count(1)
 
     # -- BaseRequest ---------------------------------------------------------------------------
 
@@ -189,7 +292,10 @@ class FakeBotAPI(BaseRequest):
                 status, body = self._failures[name].pop(0)
                 call.status, call.error, call.injected = status, body.get("description"), True
                 return status, json.dumps(body).encode()
-            result = self._answer(name, wire, uploads)
+            if name == "getUpdates":
+                result = await self._get_updates(wire)
+            else:
+                result = self._answer(name, wire, uploads)
         except Refused as no:
             call.status, call.error, call.injected = no.status, no.description, no.staged
             body: dict[str, Any] = {"ok": False, "error_code": no.status, "description": no.description}
@@ -203,19 +309,91 @@ class FakeBotAPI(BaseRequest):
     def add_chat(self, chat: dict) -> None:
         self.chats.setdefault(int(chat["id"]), dict(chat))
 
-    def incoming(self, chat: dict, user: dict, text: str, reply_to: int | None = None) -> dict:
-        """A message a user sends: stored like Telegram stores it, returned as the update's message."""
+    def incoming(self, chat: dict, user: dict, text: str, reply_to: int | None = None,
+                 thread: int | None = None, sender_chat: dict | None = None) -> dict:
+        """A message a user sends: stored like Telegram stores it, returned as the update's message.
+
+        ``thread``: written in that forum topic.  ``sender_chat``: written as a chat (the group
+        itself: an anonymous admin; a channel: a member posting as their channel, or the channel's
+        automatic forward), with the service account Telegram names as ``from``."""
         self.add_chat(chat)
         chat_id = int(chat["id"])
-        stored = StoredMessage(chat_id, self._next_id(chat_id), user, "text", text)
+        if sender_chat is not None:
+            if int(sender_chat["id"]) == chat_id:
+                user = ANONYMOUS_ADMIN
+            elif user.get("is_bot") is False and user["id"] != 777000:
+                user = CHANNEL_BOT
+        stored = StoredMessage(chat_id, self._next_id(chat_id), user, "text", text, thread=thread)
+        if sender_chat is not None:
+            stored.extra["sender_chat"] = dict(sender_chat)
         if text.startswith("/"):
             stored.extra["entities"] = [{"type": "bot_command", "offset": 0, "length": len(text.split()[0])}]
+        if thread is not None:
+            assert thread in self.topics.get(chat_id, {}), f"no topic {thread} in chat {chat_id}"
+            # Telegram sends a message in a topic as a reply to the topic's creation message.
+            reply_to = thread if reply_to is None else reply_to
         if reply_to is not None:
             original = self.messages.get((chat_id, reply_to))
             assert original is not None, f"no message {reply_to} in chat {chat_id} to reply to"
             stored.extra["reply_to_message"] = original.as_dict(self.chats)
         self.messages[(chat_id, stored.message_id)] = stored
         return stored.as_dict(self.chats)
+
+    def reaches_bot(self, message: dict) -> bool:
+        """Whether Telegram would hand this message to the bot (privacy mode, in groups): a
+        command addressed to it, a reply to one of its messages, or a bare command when no other
+        bot spoke in the group after ours; plain text otherwise not."""
+        chat_id = int(message["chat"]["id"])
+        if message["chat"]["type"] == "private" or not self.privacy:
+            return True
+        text = message.get("text") or ""
+        replied = message.get("reply_to_message") or {}
+        if (replied.get("from") or {}).get("id") == BOT["id"]:
+            return True
+        if not text.startswith("/"):
+            return False
+        command = text.split()[0]
+        if "@" in command:
+            return command.split("@", 1)[1].lower() == BOT["username"].lower()
+        return self.last_bot.get(chat_id, BOT["id"]) == BOT["id"]
+
+    def other_bot_says(self, chat: dict, text: str = "e4") -> None:
+        """Another bot in the group posts a message: bare commands now go to it, not to ours."""
+        chat_id = int(chat["id"])
+        message_id = self._next_id(chat_id)
+        self.messages[(chat_id, message_id)] = StoredMessage(chat_id, message_id, OTHER_BOT, "text", text)
+        self.last_bot[chat_id] = OTHER_BOT["id"]
+
+    def open_topic(self, chat: dict, name: str, creator: dict) -> int:
+        """A forum topic created by a member: its thread id is the id of its creation message."""
+        chat_id = int(chat["id"])
+        self.chats[chat_id]["is_forum"] = True
+        thread = self._next_id(chat_id)
+        while thread <= 1:                     # 1 is General's
+            thread = self._next_id(chat_id)
+        created = StoredMessage(chat_id, thread, creator, "service", thread=thread,
+                                extra={"forum_topic_created": {"name": name, "icon_color": 7322096}})
+        self.messages[(chat_id, thread)] = created
+        self.topics.setdefault(chat_id, {})[thread] = {"name": name, "closed": False}
+        return thread
+
+    def close_topic(self, chat_id: int, thread: int | None) -> None:
+        """Close a topic (``None``: General) to everyone who is not an admin, the bot included."""
+        if thread is None:
+            self.general_closed.add(int(chat_id))
+        else:
+            self.topics[int(chat_id)][thread]["closed"] = True
+
+    def delete_topic(self, chat_id: int, thread: int) -> None:
+        del self.topics[int(chat_id)][thread]
+
+    def conflict(self, times: int) -> None:
+        """Another process polls with the same token: the next ``times`` getUpdates get 409."""
+        self.conflicts += times
+
+    def queue_update(self, **payload: Any) -> None:
+        """An update for getUpdates to hand out (update ids are given in order)."""
+        self.updates.append({"update_id": next(self._update_ids), **payload})
 
     def callback_query(self, chat: dict, user: dict, data: str, message_id: int | None = None) -> dict:
         """A press on a button of a message the bot sent; by default the newest one carrying ``data``."""
@@ -230,7 +408,8 @@ class FakeBotAPI(BaseRequest):
             message = self.messages[(chat_id, message_id)]
             assert message.sender is BOT, "buttons only exist on the bot's own messages"
         query_id = str(next(self._query_ids))
-        self.queries[query_id] = {"chat_id": chat_id, "message_id": message.message_id, "answers": []}
+        self.queries[query_id] = {"chat_id": chat_id, "message_id": message.message_id, "answers": [],
+                                  "at": self.query_clock()}
         return {"id": query_id, "from": user, "chat_instance": f"ci{chat_id}", "data": data,
                 "message": message.as_dict(self.chats)}
 
@@ -246,6 +425,17 @@ class FakeBotAPI(BaseRequest):
 
     def kick(self, chat_id: int) -> None:
         self.kicked.add(int(chat_id))
+
+    def flood(self, chat_id: int, seconds: float) -> None:
+        """Telegram holds the chat in flood control for ``seconds`` (on ``clock``): every message
+        posted there meanwhile gets a 429 with what is left of it."""
+        self.floods[int(chat_id)] = self.clock() + seconds
+
+    def restrict(self, chat_id: int, *rights: str) -> None:
+        """The bot may not send these in the chat: "photos", "documents", "animations" (GIFs are
+        "other messages" in Telegram's permissions) or "messages" (nothing at all)."""
+        assert set(rights) <= {"photos", "documents", "animations", "messages"}, rights
+        self.denied.setdefault(int(chat_id), set()).update(rights)
 
     def migrate(self, old: int, new: int) -> None:
         self.migrated[int(old)] = int(new)
@@ -288,12 +478,20 @@ class FakeBotAPI(BaseRequest):
         referenced: set[str] = set()
         if file_param is not None and file_param in uploads:
             referenced.add(file_param)
+        if name in POSTING and "chat_id" in wire:
+            self._flood_control(name, wire)
         markup = self._keyboard(wire.get("reply_markup"))
         caption = wire.get("caption")
         if caption is not None and len(caption) > CAPTION_LIMIT:
             raise Refused("Bad Request: message caption is too long")
         if name == "getMe":
             return BOT
+        if name == "deleteWebhook":
+            return True
+        if name == "setMyCommands":
+            return self._set_commands(wire)
+        if name == "getMyCommands":
+            return self.commands.get(self._command_key(wire), [])
         if name == "answerCallbackQuery":
             return self._answer_query(wire)
         if name == "getChatMember":
@@ -325,22 +523,34 @@ class FakeBotAPI(BaseRequest):
             return True
         if name in SENT_KIND:
             chat_id = self._chat(wire["chat_id"])
-            self._check_reply(chat_id, wire)
+            explicit = self._explicit_thread(chat_id, wire)
+            replied = self._check_reply(chat_id, wire, in_topic=explicit is not None)
+            thread = explicit if explicit is not None else (replied.thread if replied is not None else None)
+            if (thread is None and chat_id in self.general_closed) or (
+                    thread is not None and self.topics[chat_id][thread]["closed"]):
+                raise Refused(TOPIC_CLOSED)
             if name == "sendMessage":
                 text = wire["text"]
                 if not text.strip():
                     raise Refused("Bad Request: message text is empty")
                 if len(text) > TEXT_LIMIT:
                     raise Refused("Bad Request: message is too long")
-                self._entities(text, wire.get("entities"))
+                entities = self._entities(text, wire.get("entities"), wire.get("parse_mode"))
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, "text", text, markup=markup)
+                if entities:
+                    stored.extra["entities"] = entities
             else:
+                entities = self._entities(caption or "", wire.get("caption_entities"), wire.get("parse_mode"))
                 data = self._file(wire, uploads, file_param)
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, SENT_KIND[name], caption,
                                        media_digest=_digest(data) if data is not None else wire[file_param],
                                        markup=markup, file_id=f"file{next(self._file_ids)}")
+                if entities:
+                    stored.extra["caption_entities"] = entities
             self._no_stray(uploads, referenced)
+            stored.thread = thread
             self.messages[(chat_id, stored.message_id)] = stored
+            self.last_bot[chat_id] = BOT["id"]
             return stored.as_dict(self.chats)
         if name == "editMessageMedia":
             media = self._media(wire["media"], uploads, referenced)
@@ -362,6 +572,23 @@ class FakeBotAPI(BaseRequest):
                 raise Refused(NOT_MODIFIED)
             target.text, target.markup = caption, markup
             return target.as_dict(self.chats)
+        if name == "editMessageText":
+            target = self._editable(wire)
+            if target.kind != "text":
+                raise Refused("Bad Request: there is no text in the message to edit")
+            text = wire["text"]
+            if not text.strip():
+                raise Refused("Bad Request: message text is empty")
+            if len(text) > TEXT_LIMIT:
+                raise Refused("Bad Request: message is too long")
+            entities = self._entities(text, wire.get("entities"), wire.get("parse_mode")) or None
+            if (text, markup, entities) == (target.text, target.markup, target.extra.get("entities")):
+                raise Refused(NOT_MODIFIED)
+            target.text, target.markup = text, markup
+            target.extra.pop("entities", None)
+            if entities:
+                target.extra["entities"] = entities
+            return target.as_dict(self.chats)
         if name == "editMessageReplyMarkup":
             target = self._editable(wire)
             if markup == target.markup:
@@ -372,6 +599,36 @@ class FakeBotAPI(BaseRequest):
         target = self._editable(wire, verb="delete")
         del self.messages[(target.chat_id, target.message_id)]
         return True
+
+    def _flood_control(self, name: str, wire: dict[str, str]) -> None:
+        """A 429 when the message would exceed Telegram's limits; else it counts against them."""
+        chat_id = self._chat(wire["chat_id"])
+        # Permissions: a message the bot may not send in this chat.
+        denied = self.denied.get(chat_id, set())
+        right = RIGHTS.get(name)
+        if name == "editMessageMedia":
+            media_type = json.loads(wire.get("media", "{}")).get("type")
+            right = {"photo": RIGHTS["sendPhoto"], "animation": RIGHTS["sendAnimation"],
+                     "document": RIGHTS["sendDocument"]}.get(media_type)
+        if "messages" in denied and name.startswith("send"):
+            right = RIGHTS["sendMessage"]
+        if right is not None and right[0] in denied:
+            raise Refused(f"Bad Request: not enough rights to send {right[1]} to the chat", staged=True)
+        now = self.clock()
+        held = self.floods.get(chat_id, 0.0) - now
+        if held > 0:
+            raise Refused(f"Too Many Requests: retry after {math.ceil(held)}", status=429,
+                          parameters={"retry_after": math.ceil(held)}, staged=True)
+        scopes: list[tuple[object, tuple[int, float, int]]] = [(("chat", chat_id), CHAT_RATE), ("all", GLOBAL_RATE)]
+        if self.chats[chat_id].get("type") in ("group", "supergroup"):
+            scopes.append((("group", chat_id), GROUP_RATE))
+        rates = [self.rates.setdefault(key, Rate(*rate)) for key, rate in scopes]
+        wait = max(rate.wait(now) for rate in rates)
+        if wait > 0:
+            raise Refused(f"Too Many Requests: retry after {math.ceil(wait)}", status=429,
+                          parameters={"retry_after": math.ceil(wait)})
+        for rate in rates:
+            rate.take(now)
 
     def _chat(self, raw: str) -> int:
         try:
@@ -384,6 +641,9 @@ class FakeBotAPI(BaseRequest):
         if chat_id in self.kicked:
             raise Refused("Forbidden: bot was kicked from the group chat", status=403, staged=True)
         if chat_id not in self.chats:
+            if any(user["id"] == chat_id for user in USERS.values()):
+                # A user's private chat exists for the bot only once the user started it.
+                raise Refused("Forbidden: bot can't initiate conversation with a user", status=403)
             raise Refused("Bad Request: chat not found")
         return chat_id
 
@@ -400,7 +660,20 @@ class FakeBotAPI(BaseRequest):
             raise Refused(f"Bad Request: message can't be {verb}ed")
         return target
 
-    def _check_reply(self, chat_id: int, wire: dict[str, str]) -> None:
+    def _explicit_thread(self, chat_id: int, wire: dict[str, str]) -> int | None:
+        """The topic a send names, which must be an existing topic of a forum (General is named
+        by leaving the parameter out)."""
+        raw = wire.get("message_thread_id")
+        if raw is None:
+            return None
+        thread = int(raw)
+        if thread not in self.topics.get(chat_id, {}):
+            raise Refused(THREAD_NOT_FOUND)
+        return thread
+
+    def _check_reply(self, chat_id: int, wire: dict[str, str], in_topic: bool = False) -> StoredMessage | None:
+        """The message a send replies to (None when it replies to none, or to one that is gone
+        and may be)."""
         if "reply_parameters" in wire:
             reply = json.loads(wire["reply_parameters"])
             if not isinstance(reply, dict) or "message_id" not in reply:
@@ -411,9 +684,55 @@ class FakeBotAPI(BaseRequest):
             where, target = chat_id, int(wire["reply_to_message_id"])
             lenient = wire.get("allow_sending_without_reply") == "true"
         else:
-            return
-        if (where, target) not in self.messages and not lenient:
+            return None
+        # In a topic Telegram ignores allow_sending_without_reply.
+        if (where, target) not in self.messages and (not lenient or in_topic):
             raise Refused("Bad Request: message to be replied not found")
+        return self.messages.get((where, target))
+
+    def _command_key(self, wire: dict[str, str]) -> tuple[str, str]:
+        try:
+            scope = json.loads(wire.get("scope") or '{"type": "default"}')
+        except ValueError:
+            raise Refused("Bad Request: can't parse BotCommandScope JSON object") from None
+        if not isinstance(scope, dict) or scope.get("type") not in SCOPES:
+            raise Refused("Bad Request: can't parse BotCommandScope JSON object")
+        if scope["type"].startswith("chat"):
+            self._chat(str(scope.get("chat_id", "")))
+        language = wire.get("language_code") or ""
+        if language and not re.fullmatch(r"[a-z]{2}", language):
+            raise Refused("Bad Request: invalid language code specified")
+        return scope["type"], language
+
+    def _set_commands(self, wire: dict[str, str]) -> bool:
+        try:
+            commands = json.loads(wire["commands"])
+        except ValueError:
+            raise Refused("Bad Request: can't parse commands JSON object") from None
+        if not isinstance(commands, list):
+            raise Refused("Bad Request: can't parse commands JSON object")
+        if len(commands) > COMMAND_LIMIT:
+            raise Refused("Bad Request: BOT_COMMANDS_TOO_MUCH")
+        for command in commands:
+            if not isinstance(command, dict) or not COMMAND_NAME.fullmatch(str(command.get("command", ""))):
+                raise Refused("Bad Request: BOT_COMMAND_INVALID")
+            description = command.get("description")
+            if not isinstance(description, str) or not description.strip() or \
+                    len(description) > COMMAND_DESCRIPTION_LIMIT:
+                raise Refused("Bad Request: BOT_COMMAND_DESCRIPTION_INVALID")
+        self.commands[self._command_key(wire)] = commands
+        return True
+
+    async def _get_updates(self, wire: dict[str, str]) -> list[dict]:
+        if self.conflicts > 0:
+            self.conflicts -= 1
+            raise Refused(CONFLICT, status=409, staged=True)
+        offset = int(wire.get("offset") or 0)
+        self.updates = [u for u in self.updates if u["update_id"] >= offset]
+        if not self.updates:
+            # A long poll that finds nothing waits; a short wait keeps the test's loop from spinning.
+            await asyncio.sleep(min(float(wire.get("timeout") or 0), 0.05))
+        return list(self.updates)
 
     def _file(self, wire: dict[str, str], uploads: dict[str, bytes], param: str | None) -> bytes | None:
         assert param is not None
@@ -506,7 +825,7 @@ class FakeBotAPI(BaseRequest):
 
     def _answer_query(self, wire: dict[str, str]) -> bool:
         query = self.queries.get(wire["callback_query_id"])
-        if query is None or query["answers"]:
+        if query is None or query["answers"] or self.query_clock() - query["at"] > QUERY_TTL:
             raise Refused(QUERY_INVALID)
         text = wire.get("text")
         if text is not None and len(text) > ALERT_LIMIT:
@@ -523,9 +842,11 @@ class FakeBotAPI(BaseRequest):
         return True
 
     @staticmethod
-    def _entities(text: str, raw: str | None) -> None:
+    def _entities(text: str, raw: str | None, parse_mode: str | None = None) -> list[dict]:
         if raw is None:
-            return
+            return []
+        if parse_mode:
+            raise Refused("Bad Request: parse_mode and entities sent together")
         entities = json.loads(raw)
         units = len(text.encode("utf-16-le")) // 2
         if not isinstance(entities, list):
@@ -536,6 +857,33 @@ class FakeBotAPI(BaseRequest):
                 raise Refused("Bad Request: can't parse entities: unsupported entity")
             if offset < 0 or length <= 0 or offset + length > units:
                 raise Refused("Bad Request: can't parse entities: entity is out of the text")
+            if entity["type"] == "text_mention":
+                user = entity.get("user")
+                if (not isinstance(user, dict) or not isinstance(user.get("id"), int)
+                        or not isinstance(user.get("is_bot"), bool) or not user.get("first_name")):
+                    raise Refused("Bad Request: can't parse entities: wrong user specified in text_mention")
+        return entities
+
+    def start_private(self, user: str) -> dict:
+        """``user`` opens their private chat with the bot (presses Start): the bot may write there."""
+        info = USERS[user]
+        chat = {"id": info["id"], "type": "private", "first_name": info["first_name"]}
+        self.add_chat(chat)
+        return chat
+
+    def notified(self, message: StoredMessage) -> list[int]:
+        """The ids of the users a message pings: its text mentions, and the @usernames it mentions."""
+        entities = message.extra.get("entities") or message.extra.get("caption_entities") or []
+        units = (message.text or "").encode("utf-16-le")
+        ids = []
+        for entity in entities:
+            if entity["type"] == "text_mention":
+                ids.append(entity["user"]["id"])
+            elif entity["type"] == "mention":
+                start, end = 2 * entity["offset"], 2 * (entity["offset"] + entity["length"])
+                handle = units[start:end].decode("utf-16-le").lstrip("@").lower()
+                ids += [u["id"] for u in USERS.values() if u["username"].lower() == handle]
+        return ids
 
     def unanswered_or_twice(self) -> list[str]:
         """Callback queries that did not get exactly one answer attempt (refused ones count)."""

@@ -13,6 +13,7 @@ import logging
 import time
 
 import pytest
+from conftest import SPEED
 from telegram_fake_api import GROUP
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -117,7 +118,9 @@ async def test_a_forbidden_edit_is_logged_and_not_chased(tg, caplog):
     with caplog.at_level(logging.INFO, logger="bot.platforms.telegram"):
         await tg.press("ana", "d:1:0:22:18", message_id=board.message_id)
     assert tg.storage.game(1).ply == 1
-    assert [c.method for c in tg.http.calls[calls:]] == ["answerCallbackQuery", "editMessageMedia"]
+    # The board is not sent anew; the turn ping (a message of its own) is tried once, refused too.
+    assert [c.method for c in tg.http.calls[calls:]] == ["answerCallbackQuery", "editMessageMedia", "sendMessage"]
+    assert tg.http.calls[-1].status == 403
     assert any(str(CHAT) in r.getMessage() and r.levelno == logging.INFO for r in caplog.records)
 
 
@@ -133,12 +136,26 @@ async def test_a_typed_move_survives_a_bad_gateway(tg):
     assert len(tg.http.named("sendPhoto")) == 3 and len(tg.sleeps) == 1
 
 
-async def test_a_typed_move_waits_out_flood_control(tg):
+async def test_a_typed_move_waits_out_a_short_flood_control(tg):
+    await started(tg)
+    tg.http.fail("sendPhoto", 429, "Too Many Requests: retry after 3", retry_after=3)
+    await tg.say("ana", "/m 22-18")
+    refused, delivered = tg.http.named("sendPhoto")[-2:]
+    assert refused.status == 429 and delivered.status == 200 and "22-18" in delivered.params["caption"]
+    assert delivered.at - refused.at >= 3 / SPEED                   # honours retry_after (on Telegram's clock)
+
+
+async def test_a_flood_wait_beyond_the_bound_leaves_the_board_to_the_outbox_until_it_ends(tg):
     await started(tg)
     tg.http.fail("sendPhoto", 429, "Too Many Requests: retry after 7", retry_after=7)
     await tg.say("ana", "/m 22-18")
-    assert len(tg.http.named("sendPhoto", ok_only=True)) == 2
-    assert tg.sleeps and tg.sleeps[0] >= 7                          # honours retry_after
+    assert len(tg.http.named("sendPhoto")) == 2                     # not slept through, not retried blindly
+    [queued] = tg.storage.find_outbox(status="pending")
+    assert 6.5 <= queued.next_attempt_at - time.time() <= 7.5      # due when Telegram allows, not at a backoff
+    await asyncio.sleep(7 / SPEED)                                 # Telegram's 7 s...
+    tg.service.clock = lambda: time.time() + 8                      # ...and the service's
+    assert await tg.adapter.delivery_round() == 1
+    assert "22-18" in tg.http.named("sendPhoto", ok_only=True)[-1].params["caption"]
 
 
 async def test_retries_are_bounded(tg, caplog):

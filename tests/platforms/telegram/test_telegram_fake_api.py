@@ -5,14 +5,25 @@ the wire; the few malformed ones PTB would never build go straight to ``do_reque
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, InputFile, InputMediaPhoto
-from telegram.error import BadRequest, ChatMigrated, Forbidden
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    InputFile,
+    InputMediaPhoto,
+    MessageEntity,
+    User,
+)
+from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
+
+from bot.platforms.telegram.limiter import retry_seconds
 
 PNG = b"\x89PNG\r\n\x1a\nboard-one"
 PNG2 = b"\x89PNG\r\n\x1a\nboard-two"
@@ -21,7 +32,9 @@ CHAT = GROUP["id"]
 
 @pytest.fixture
 async def api():
-    fake = FakeBotAPI()
+    # Telegram's clock moves on a minute between requests here: flood control has its own tests.
+    ticks = itertools.count(0.0, 60.0)
+    fake = FakeBotAPI(clock=lambda: next(ticks))
     fake.add_chat(GROUP)
     bot = Bot("123:TEST", request=fake, get_updates_request=fake)
     async with bot:
@@ -209,3 +222,193 @@ async def test_scenes_a_test_can_stage(api):
     fake.kick(-100888)
     await refused(bot.send_message(-100888, "x"), "kicked", Forbidden)
     assert all(c.injected for c in fake.refused())
+
+
+# -- mentions and private chats (issue 15, item 14) ----------------------------------------------------
+
+
+async def test_a_text_mention_is_kept_and_tells_who_is_notified(api):
+    fake, bot = api
+    bob = User(USERS["bob"]["id"], "Bob", is_bot=False)
+    sent = await bot.send_message(CHAT, "Your turn, Bob", entities=[MessageEntity("text_mention", 11, 3, user=bob)])
+    assert fake.notified(fake.messages[(CHAT, sent.message_id)]) == [USERS["bob"]["id"]]
+    assert sent.entities[0].user.id == USERS["bob"]["id"]
+    shown = await bot.send_photo(CHAT, InputFile(PNG, filename="b.png"), caption="Bob to move",
+                                 caption_entities=[MessageEntity("text_mention", 0, 3, user=bob)])
+    assert fake.notified(fake.messages[(CHAT, shown.message_id)]) == [USERS["bob"]["id"]]
+    plain = await bot.send_message(CHAT, "Bob to move")
+    assert fake.notified(fake.messages[(CHAT, plain.message_id)]) == []
+
+
+async def test_an_at_mention_notifies_that_user(api):
+    fake, bot = api
+    sent = await bot.send_message(CHAT, "hi @eve")
+    stored = fake.messages[(CHAT, sent.message_id)]
+    stored.extra["entities"] = [{"type": "mention", "offset": 3, "length": 4}]
+    assert fake.notified(stored) == [USERS["eve"]["id"]]
+
+
+async def test_a_text_mention_without_a_user_or_outside_the_caption_is_refused(api):
+    fake, bot = api
+    bad_user = json.dumps([{"type": "text_mention", "offset": 0, "length": 3}])
+    answer = await raw(fake, "sendMessage", chat_id=CHAT, text="Bob", entities=bad_user)
+    assert answer["status"] == 400 and "text_mention" in answer["description"]
+    bob = User(USERS["bob"]["id"], "Bob", is_bot=False)
+    await refused(bot.send_photo(CHAT, InputFile(PNG, filename="b.png"), caption="Bob",
+                                 caption_entities=[MessageEntity("text_mention", 2, 5, user=bob)]),
+                  "out of the text")
+
+
+async def test_parse_mode_with_entities_is_refused(api):
+    fake, _ = api
+    bold = json.dumps([{"type": "bold", "offset": 0, "length": 3}])
+    answer = await raw(fake, "sendMessage", chat_id=CHAT, text="Bob", entities=bold, parse_mode="HTML")
+    assert answer["status"] == 400 and "parse_mode" in answer["description"]
+
+
+async def test_a_user_who_never_started_the_bot_cannot_be_written_to(api):
+    fake, bot = api
+    with pytest.raises(Forbidden, match="initiate conversation"):
+        await bot.send_message(USERS["bob"]["id"], "your turn")
+    fake.start_private("bob")
+    sent = await bot.send_message(USERS["bob"]["id"], "your turn")
+    assert sent.chat.type == "private"
+
+
+# -- flood control, permissions, expiring queries ------------------------------------------------------------
+
+
+PRIVATE = {"id": 1, "type": "private", "first_name": "Ana"}
+
+
+@pytest.fixture
+async def timed():
+    """A fake on a clock the test moves by hand (``now[0]``)."""
+    now = [1000.0]
+    fake = FakeBotAPI(clock=lambda: now[0])
+    fake.add_chat(GROUP)
+    fake.add_chat(PRIVATE)
+    bot = Bot("123:TEST", request=fake, get_updates_request=fake)
+    async with bot:
+        yield fake, bot, now
+
+
+async def flood_refused(coro) -> float:
+    with pytest.raises(RetryAfter) as err:
+        await coro
+    return retry_seconds(err.value)
+
+
+async def test_a_chat_takes_a_short_burst_then_one_message_a_second(timed):
+    fake, bot, now = timed
+    for n in range(3):
+        await bot.send_message(PRIVATE["id"], f"m{n}")
+    assert await flood_refused(bot.send_message(PRIVATE["id"], "one too many")) == 1
+    assert fake.refused()[-1].status == 429 and not fake.refused()[-1].injected
+    now[0] += 1.0
+    await bot.send_message(PRIVATE["id"], "a second later")
+
+
+async def test_a_group_takes_twenty_messages_a_minute(timed):
+    fake, bot, now = timed
+    sent = 0
+    with pytest.raises(RetryAfter) as err:
+        while sent < 60:
+            await bot.send_message(CHAT, f"m{sent}")      # one a second: fine in a private chat
+            sent += 1
+            now[0] += 1.0
+    # A burst of 20, then one every 3 s: the budget runs out before the first minute does.
+    assert 20 <= sent < 30
+    wait = retry_seconds(err.value)
+    assert 1 <= wait <= 3
+    now[0] += wait
+    await bot.send_message(CHAT, "later")
+    await bot.send_message(PRIVATE["id"], "another chat is not held back")
+
+
+async def test_the_bot_posts_thirty_messages_a_second_in_all(timed):
+    fake, bot, now = timed
+    for n in range(30):
+        fake.add_chat({"id": 100 + n, "type": "private", "first_name": f"U{n}"})
+        await bot.send_message(100 + n, "hello")
+    fake.add_chat({"id": 99, "type": "private", "first_name": "Late"})
+    assert await flood_refused(bot.send_message(99, "the 31st in a second")) == 1
+
+
+async def test_edits_count_against_flood_control_and_answers_do_not(timed):
+    fake, bot, now = timed
+    sent = await bot.send_photo(CHAT, InputFile(PNG, filename="board.png"), caption="start",
+                                reply_markup=keyboard(["s:1:0:22"]))
+    await bot.edit_message_caption(CHAT, sent.message_id, caption="one")
+    await bot.edit_message_caption(CHAT, sent.message_id, caption="two")
+    await flood_refused(bot.edit_message_caption(CHAT, sent.message_id, caption="three"))
+    query = fake.callback_query(GROUP, USERS["ana"], "s:1:0:22")
+    assert await bot.answer_callback_query(query["id"]) is True
+
+
+async def test_a_chat_held_in_flood_control_gets_429_until_it_ends(timed):
+    fake, bot, now = timed
+    fake.flood(CHAT, 3600)
+    assert await flood_refused(bot.send_message(CHAT, "hello")) == 3600
+    now[0] += 3000
+    assert await flood_refused(bot.send_message(CHAT, "hello")) == 600
+    await bot.send_message(PRIVATE["id"], "other chats are not held")
+    now[0] += 600
+    await bot.send_message(CHAT, "over")
+
+
+async def test_an_answer_to_a_query_older_than_15_s_is_refused(api):
+    fake, bot = api
+    await bot.send_message(CHAT, "board", reply_markup=keyboard(["s:1:0:22"]))
+    query = fake.callback_query(GROUP, USERS["ana"], "s:1:0:22")
+    fake.queries[query["id"]]["at"] -= 16
+    await refused(bot.answer_callback_query(query["id"]), "query is too old")
+    fresh = fake.callback_query(GROUP, USERS["ana"], "s:1:0:22")
+    fake.queries[fresh["id"]]["at"] -= 14
+    assert await bot.answer_callback_query(fresh["id"]) is True
+
+
+async def test_a_group_that_forbids_photos_refuses_photos_and_photo_edits(api):
+    fake, bot = api
+    sent = await bot.send_photo(CHAT, InputFile(PNG, filename="board.png"), caption="before")
+    fake.restrict(CHAT, "photos")
+    await refused(bot.send_photo(CHAT, InputFile(PNG, filename="board.png")),
+                  "not enough rights to send photos to the chat")
+    await refused(bot.edit_message_media(photo(PNG2, "next"), CHAT, sent.message_id),
+                  "not enough rights to send photos to the chat")
+    await bot.send_message(CHAT, "text still goes")
+    await bot.send_document(CHAT, InputFile(b"[Event]", filename="game.pdn"))
+
+
+async def test_a_group_that_forbids_documents_refuses_documents(api):
+    fake, bot = api
+    fake.restrict(CHAT, "documents")
+    await refused(bot.send_document(CHAT, InputFile(b"[Event]", filename="game.pdn")),
+                  "not enough rights to send documents to the chat")
+    await bot.send_photo(CHAT, InputFile(PNG, filename="board.png"))
+
+
+async def test_a_group_that_forbids_gifs_refuses_animations(api):
+    fake, bot = api
+    fake.restrict(CHAT, "animations")
+    await refused(bot.send_animation(CHAT, InputFile(b"GIF89a", filename="capture.gif")),
+                  "not enough rights to send animations to the chat")
+    await bot.send_photo(CHAT, InputFile(PNG, filename="board.png"))
+
+
+async def test_a_group_where_the_bot_may_not_write_refuses_every_message(api):
+    fake, bot = api
+    fake.restrict(CHAT, "messages")
+    await refused(bot.send_message(CHAT, "hello"), "not enough rights to send text messages to the chat")
+    await refused(bot.send_photo(CHAT, InputFile(PNG, filename="board.png")), "not enough rights to send")
+
+
+async def test_a_text_board_is_edited_as_text(api):
+    fake, bot = api
+    sent = await bot.send_message(CHAT, "board", reply_markup=keyboard(["s:1:0:22"]))
+    edited = await bot.edit_message_text("moved", CHAT, sent.message_id, reply_markup=keyboard(["p:1:0"]))
+    assert edited.text == "moved" and fake.messages[(CHAT, sent.message_id)].buttons() == ["p:1:0"]
+    await refused(bot.edit_message_text("moved", CHAT, sent.message_id, reply_markup=keyboard(["p:1:0"])),
+                  "message is not modified")
+    photo_board = await bot.send_photo(CHAT, InputFile(PNG, filename="board.png"))
+    await refused(bot.edit_message_text("x", CHAT, photo_board.message_id), "there is no text in the message")

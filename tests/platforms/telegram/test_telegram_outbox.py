@@ -12,9 +12,11 @@ import logging
 import time
 
 import pytest
+from conftest import telegram_clock, telegram_sleep
 from telegram_fake_api import GROUP, FakeBotAPI
 
 from bot.platforms.telegram import TelegramAdapter, build_application
+from bot.platforms.telegram.limiter import FloodLimiter
 from bot.service import GameService, Reply
 from bot.storage import Storage
 
@@ -157,9 +159,10 @@ async def test_a_message_is_delivered_once_across_a_restart(tg, tmp_path):
     storage = Storage(tmp_path / "tg.db")
     try:
         service = GameService(storage, clock=lambda: time.time() + 3610)
-        http = FakeBotAPI()
+        http = FakeBotAPI(clock=telegram_clock)
         http.add_chat(GROUP)
-        app = build_application("123:TEST", service=service, request=http, rate_limiter=False)
+        limiter = FloodLimiter(clock=telegram_clock, sleep=telegram_sleep)
+        app = build_application("123:TEST", service=service, request=http, rate_limiter=limiter)
         adapter = app.adapter
         assert isinstance(adapter, TelegramAdapter)
         async with app:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -31,6 +32,15 @@ PLATFORM = "telegram"
 def private_chat(user: str) -> dict:
     u = USERS[user]
     return {"id": u["id"], "type": "private", "first_name": u["first_name"], "username": u["username"]}
+
+
+def signed_payload(text: str, post_id: int) -> str:
+    """The /start payload of a link the bot handed out: p<post>_<signature>, within Telegram's
+    64 characters of [A-Za-z0-9_-]."""
+    match = re.search(r"start=(p(\d+)_[A-Za-z0-9_-]{16})(?![A-Za-z0-9_-])", text)
+    assert match and int(match.group(2)) == post_id, text
+    assert len(match.group(1)) <= 64
+    return match.group(1)
 
 
 def at(day: dt.date, hour: int, minute: int = 0) -> float:
@@ -161,13 +171,14 @@ async def test_a_piece_pressed_on_the_group_post_opens_the_private_chat(tg, now)
     photos = len(tg.http.named("sendPhoto"))
     query = await tg.press("eve", f"zs:{post_id}:0:{square}", message_id)
     answers = tg.http.queries[query]["answers"]
+    payload = signed_payload(answers[0]["url"], post_id)
     assert answers == [{"text": None, "show_alert": False,
-                        "url": f"https://t.me/{BOT['username']}?start=p{post_id}"}]
+                        "url": f"https://t.me/{BOT['username']}?start={payload}"}]
     # Nothing for everyone in the group, and the shared post is left as it was.
     assert len(tg.http.named("sendPhoto")) == photos and tg.http.named("editMessageMedia") == []
-    # The link opens the private chat with /start p<post>: Eve's board, with its buttons.
+    # The link opens the private chat with /start p<post>_<signature>: Eve's board, with its buttons.
     eve = private_chat("eve")
-    await tg.say("eve", f"/start p{post_id}", chat=eve)
+    await tg.say("eve", f"/start {payload}", chat=eve)
     board = tg.http.named("sendPhoto", ok_only=True)[-1]
     assert int(board.params["chat_id"]) == eve["id"]
     assert f"zs:{post_id}:0:{square}" in buttons(board)
@@ -205,16 +216,16 @@ async def test_a_personal_puzzle_asked_in_the_group_waits_in_the_private_chat(tg
     await tg.say("bob", "/puzzle triestina")
     text = tg.http.named("sendMessage")[-1].params["text"]
     post = tg.storage.personal_posts(PLATFORM, str(USERS["bob"]["id"]), 1)[0]
-    link = f"https://t.me/{BOT['username']}?start=p{post.id}"
-    assert link in text and tg.http.named("sendPhoto") == []
-    await tg.say("bob", f"/start p{post.id}", chat=private_chat("bob"))
+    payload = signed_payload(text, post.id)
+    assert f"https://t.me/{BOT['username']}?start={payload}" in text and tg.http.named("sendPhoto") == []
+    await tg.say("bob", f"/start {payload}", chat=private_chat("bob"))
     board = tg.http.named("sendPhoto", ok_only=True)[-1]
     assert int(board.params["chat_id"]) == USERS["bob"]["id"]
     assert board.files["photo"].startswith(PNG)
     assert f"zh:{post.id}:0" in buttons(board)
-    # Somebody else following the link is told it is not theirs.
-    await tg.say("eve", f"/start p{post.id}", chat=private_chat("eve"))
-    assert tg.http.named("sendMessage")[-1].params["text"] == t("it", "puzzle.not_yours")
+    # Somebody else following the link is told it is not valid for them.
+    await tg.say("eve", f"/start {payload}", chat=private_chat("eve"))
+    assert tg.http.named("sendMessage")[-1].params["text"] == t("it", "puzzle.link_invalid")
 
 
 async def test_a_chat_that_removed_the_bot_is_unsubscribed(tg, now):
@@ -252,8 +263,9 @@ async def _solve_by_buttons_in_private(tg, user: str, post_id: int, p: dict) -> 
 async def test_a_first_solve_made_in_the_private_chat_is_announced_in_the_group(tg, now):
     post_id, p, message_id = await subscribed_and_posted(tg, now)
     square = int(p["solution"][0].replace("x", "-").split("-")[0])
-    await tg.press("eve", f"zs:{post_id}:0:{square}", message_id)
-    await tg.say("eve", f"/start p{post_id}", chat=private_chat("eve"))
+    query = await tg.press("eve", f"zs:{post_id}:0:{square}", message_id)
+    payload = signed_payload(tg.http.queries[query]["answers"][0]["url"], post_id)
+    await tg.say("eve", f"/start {payload}", chat=private_chat("eve"))
     await _solve_by_buttons_in_private(tg, "eve", post_id, p)
     assert tg.storage.attempt(post_id, str(USERS["eve"]["id"])).solved_at is not None
     assert tg.storage.puzzle_post(post_id).first_solver_id == str(USERS["eve"]["id"])
@@ -262,3 +274,25 @@ async def test_a_first_solve_made_in_the_private_chat_is_announced_in_the_group(
     announced = [c for c in tg.http.named("sendMessage", ok_only=True) if int(c.params["chat_id"]) == CHAT
                  and "Eve" in c.params["text"]]
     assert announced, "the group never heard who solved it first"
+
+
+async def test_hand_made_puzzle_buttons_from_another_group_and_bare_links_are_refused(tg, now):
+    """Issue 21, item 1: Eve, in another group, presses hand-made zs:/zd:/zm: buttons for the
+    club's post on a message of the bot there, and opens p<post> links by hand: nothing answered."""
+    post_id, p, _ = await subscribed_and_posted(tg, now)
+    other = {"id": -100999, "type": "supergroup", "title": "Elsewhere"}
+    await tg.say("eve", "/help", chat=other)
+    pos = Position.from_fen("italian", p["fen"])
+    key = pos.parse_move(p["solution"][0])
+    refusals = {t(lang, "puzzle.not_member") for lang in ("en", "es", "it")}
+    for data in (f"zs:{post_id}:0:{key.start}", f"zd:{post_id}:0:{key.start}:{key.end}",
+                 f"zm:{post_id}:0:{pos.legal_moves().index(key)}", f"zh:{post_id}:0"):
+        query = await tg.press("eve", data, chat=other)
+        answers = tg.http.queries[query]["answers"]
+        assert len(answers) == 1 and answers[0]["text"] in refusals and not answers[0].get("url"), answers
+    for payload in (f"p{post_id}", f"p{post_id}_{'A' * 16}"):
+        await tg.say("eve", f"/start {payload}", chat=private_chat("eve"))
+        assert tg.http.named("sendMessage")[-1].params["text"] in {
+            t(lang, "puzzle.link_invalid") for lang in ("en", "es", "it")}
+    assert tg.storage.attempt(post_id, str(USERS["eve"]["id"])) is None
+    assert tg.storage.puzzle_post(post_id).first_solver_id is None

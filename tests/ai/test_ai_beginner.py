@@ -1,0 +1,53 @@
+"""Levels 1 and 2 play like beginners: level 1 leaves men hanging and misses shots, level 2
+mostly sees a man left hanging; from level 3 the search sees both.  How strong they are against
+scripted players is measured by bench/ai_match.py (mat1, mat2), not here."""
+
+from bot.ai import choose_move, search_position
+from bot.rules import Position
+
+# White to move; three of its eight moves leave a man to be taken for nothing.
+HANGING = "W:W19,20,24,25,28,29,31,32:B1,4,5,7,8,11,12,13,17"
+# Spanish, from tests/ai/test_tactics.py: 3-7 wins two men by force (a shot), nothing else does.
+SHOT = "W:W3,4,5,9,10,11,16,26:B8,18,19,23,25,28,29,31"
+SEEDS = range(30)
+
+
+def hanging_moves(variant: str, fen: str) -> set[str]:
+    """The moves after which the opponent takes a man and keeps the gain (by a real search)."""
+    pos = Position.from_fen(variant, fen)
+    out = set()
+    for move in pos.legal_moves():
+        after = pos.play(move)
+        if after.legal_moves() and after.legal_moves()[0].captured and search_position(after, 4, 5).score >= 80:
+            out.add(str(move))
+    return out
+
+
+def test_level_one_sometimes_leaves_a_man_hanging_and_level_four_never():
+    hanging = hanging_moves("italian", HANGING)
+    assert 1 <= len(hanging) < len(Position.from_fen("italian", HANGING).legal_moves())
+    level1 = [str(choose_move("italian", HANGING, level=1, rng=seed).move) for seed in SEEDS]
+    assert sum(m in hanging for m in level1) >= 2
+    level4 = {str(choose_move("italian", HANGING, level=4, rng=seed).move) for seed in range(3)}
+    assert not level4 & hanging
+
+
+def test_level_two_mostly_sees_a_hanging_man_but_not_always():
+    hanging = hanging_moves("italian", HANGING)
+    level2 = sum(str(choose_move("italian", HANGING, level=2, rng=seed).move) in hanging for seed in SEEDS)
+    assert 1 <= level2 < len(SEEDS) // 3
+
+
+def test_the_beginner_levels_rarely_see_a_shot():
+    level1 = [str(choose_move("spanish", SHOT, level=1, rng=seed).move) for seed in SEEDS]
+    assert level1.count("3-7") <= len(SEEDS) // 5
+    # The search levels find it.
+    assert str(choose_move("spanish", SHOT, level=4, rng=0).move) == "3-7"
+
+
+def test_a_beginners_move_is_legal_and_says_how_it_was_chosen():
+    pos = Position.from_fen("italian", HANGING)
+    for level in (1, 2):
+        result = choose_move("italian", HANGING, level=level, rng=3)
+        assert pos.is_legal(result.move) and result.pv == (result.move,)
+        assert result.depth == level and result.nodes >= 1

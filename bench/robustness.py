@@ -1,4 +1,4 @@
-"""Robustness benchmark: what issue 6 measured, re-measured.
+"""Robustness benchmark: what issues 6 and 21 measured, re-measured.
 
 1. kill -9 restarts: a `python -m bot console` process plays moves fed on its standard input and
    is killed with SIGKILL at a random moment, N times; after each kill the database must hold
@@ -8,16 +8,39 @@
    exactly one of each pair may win, and the game must advance by exactly one ply.
 3. A held lock: another connection holds a write transaction for 10 s while chat events arrive;
    every event must still get an answer.  Prints the time to answer per kind of event.
+4. kill -9 against the bot: games against the bot's engine pool (level 1), a human move at a time,
+   the console killed at random; every acknowledged move (the human's and the bot's) must be
+   stored, and a bot that was to move when the console died must move after the restart.  Also
+   counts the engine processes a kill left behind (orphans).
+5. kill -9 during a daily burst: many chats' daily puzzles due at once, the console killed while
+   it posts them; each chat must get its day's puzzle exactly once in the database, and printed
+   (delivered) at least once.
+6. kill -9 during clocks: many games out of time at once; each must end exactly once, with one
+   message.
+7. kill -9 during a ratings rebuild (`python -m bot ratings rebuild`): after every kill the
+   ratings are either all old or all new, never a mix.
+8. Two processes, one outbox: two consoles drain the same pending messages at once; how many
+   were printed twice.
+9. Hostile input: every kind of text and button data a user can send, through the service: no
+   exception, no internal error, and nothing changed by input that must change nothing.
+10. The start-up check on a big database (50,000 games of 40 moves): quick_check against the full
+   integrity_check the bot runs.
+
+Children are started in their own session with their output going to files, never to pipes this
+process reads: an engine worker that outlives a killed console holds nothing the bench waits
+for; after each kill the session is searched for such orphans (counted) and they are killed.
 
 Run from the repository root::
 
-    python bench/robustness.py                 # about 3 minutes
-    python bench/robustness.py --restarts 20 --pairs 20 --hold 3
+    python bench/robustness.py                 # about 6 to 8 minutes
+    python bench/robustness.py --restarts 20 --pairs 20 --hold 3 --quick
+    python bench/robustness.py --only 4,5
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -38,11 +61,103 @@ sys.path.insert(0, str(REPO))
 
 from bot.i18n import t  # noqa: E402
 from bot.rules import Game  # noqa: E402
-from bot.service import ChatEvent, GameService  # noqa: E402
+from bot.service import ChatEvent, GameService, Reply  # noqa: E402
+from bot.storage import BOT_ID  # noqa: E402
 from bot.storage import SQLiteStore as Storage  # noqa: E402
 
-ACK = re.compile(r"\] bot: (\w+) played (\S+) \(game #(\d+)\)")
+ACK = re.compile(r"\] bot(?: → \S+)?: (.+?) played (\S+) \(game #(\d+)\)")
 NAMES = {"W": "Ana", "B": "Bob"}
+
+
+def bench_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN")}
+    env.update(PYTHONPATH=str(REPO), LANG="en_US.UTF-8", LOG_LEVEL="ERROR", DRAUGHTS_AI_WORKERS="1")
+    return env
+
+
+def session_processes(sid: int) -> list[int]:
+    """The processes still alive in a session (a console's engine workers after it was killed)."""
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the command: state, ppid, pgrp, session.
+        if int(fields[3]) == sid and fields[0] != "Z":
+            alive.append(int(entry.name))
+    return alive
+
+
+class Console:
+    """`python -m bot console` on a database, in its own session, its output going to a file."""
+
+    count = 0
+
+    def __init__(self, db: Path, folder: Path, *args: str) -> None:
+        Console.count += 1
+        self.out_path = folder / f"console-{Console.count}.out"
+        self._out = self.out_path.open("w")
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot", "console", "--db", str(db), "--images",
+                                      str(folder / "boards"), *args], stdin=subprocess.PIPE, stdout=self._out,
+                                     stderr=subprocess.DEVNULL, env=bench_env(), cwd=folder, text=True,
+                                     start_new_session=True)
+
+    def send(self, lines: list[str]) -> bool:
+        try:
+            self.proc.stdin.write("\n".join(lines) + "\n")
+            self.proc.stdin.flush()
+            return True
+        except (BrokenPipeError, ValueError):
+            return False
+
+    def output(self) -> str:
+        return self.out_path.read_text(errors="replace")
+
+    def wait_started(self, timeout: float = 30.0) -> float:
+        while not self.output() and self.proc.poll() is None and time.perf_counter() - self.started < timeout:
+            time.sleep(0.005)
+        return time.perf_counter() - self.started
+
+    def kill(self) -> int:
+        """SIGKILL to the console alone (as the OOM killer or `kill -9` would); the engine
+        processes it leaves behind are counted, then killed."""
+        self.proc.send_signal(signal.SIGKILL)
+        return self._reap()
+
+    def finish(self, timeout: float = 120.0) -> int:
+        """End of input: the console stops on its own; what it left behind, as for kill."""
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+        return self._reap()
+
+    def _reap(self) -> int:
+        self.proc.wait()
+        with contextlib.suppress(BrokenPipeError, ValueError):
+            self.proc.stdin.close()
+        time.sleep(0.05)
+        orphans = session_processes(self.proc.pid)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self._out.close()
+        return len(orphans)
+
+
+def acks(text: str) -> dict[int, list[tuple[str, str]]]:
+    """Acknowledged moves per game, in the order printed: (who, move)."""
+    out: dict[int, list[tuple[str, str]]] = {}
+    for line in text.splitlines():
+        match = ACK.search(line)
+        if match:
+            out.setdefault(int(match.group(3)), []).append((match.group(1), match.group(2)))
+    return out
 
 
 # -- 1. kill -9 restarts --------------------------------------------------------------------------
@@ -98,43 +213,23 @@ def script(db: Path, rng: random.Random, moves: int) -> tuple[list[str], int | N
 
 def kill_restarts(restarts: int, seed: int) -> dict:
     rng = random.Random(seed)
-    acked_total = lost = wrong = 0
+    acked_total = lost = wrong = orphans = 0
     startup: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "kill.db"
-        env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN")}
-        env.update(PYTHONPATH=str(REPO), LANG="en_US.UTF-8", LOG_LEVEL="ERROR")
         for _ in range(restarts):
             before: dict[int, int] = {}
             game, _ = db_state(db)
             if game:
                 before[game["id"]] = len(stored_moves(db, game["id"]))
             lines, _ = script(db, rng, moves=40)
-            started = time.perf_counter()
-            proc = subprocess.Popen([sys.executable, "-m", "bot", "console", "--db", str(db), "--images",
-                                     str(Path(tmp) / "boards")], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.DEVNULL, env=env, cwd=tmp, text=True, bufsize=1)
-            output: list[str] = []
-            reader = threading.Thread(target=lambda p=proc, o=output: o.extend(p.stdout), daemon=True)
-            reader.start()
-            while not output and proc.poll() is None:
-                time.sleep(0.005)
-            startup.append(time.perf_counter() - started)
-            try:
-                proc.stdin.write("\n".join(lines) + "\n")
-                proc.stdin.flush()
-            except BrokenPipeError:
-                pass
+            console = Console(db, Path(tmp))
+            startup.append(console.wait_started())
+            console.send(lines)
             time.sleep(rng.uniform(0.0, 1.5))
-            proc.send_signal(signal.SIGKILL)
-            proc.wait()
-            reader.join(timeout=10)
-            acks: dict[int, list[str]] = {}
-            for line in output:
-                match = ACK.search(line)
-                if match:
-                    acks.setdefault(int(match.group(3)), []).append(match.group(2))
-            for game_id, notations in acks.items():
+            orphans += console.kill()
+            for game_id, moves in acks(console.output()).items():
+                notations = [move for _who, move in moves]
                 acked_total += len(notations)
                 stored = stored_moves(db, game_id)
                 start = before.get(game_id, 0)
@@ -144,10 +239,11 @@ def kill_restarts(restarts: int, seed: int) -> dict:
                     wrong += 1
         conn = sqlite3.connect(db)
         games = conn.execute("SELECT count(*), coalesce(sum(ply), 0) FROM games").fetchone()
-        check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        check = conn.execute("PRAGMA integrity_check").fetchone()[0]
         conn.close()
     return {"restarts": restarts, "acknowledged": acked_total, "lost": lost, "mismatched runs": wrong,
             "games": games[0], "moves stored": games[1], "integrity": check,
+            "engine processes left behind by the kills": orphans,
             "start-up median s": statistics.median(startup)}
 
 
@@ -307,25 +403,425 @@ def held_lock(hold: float, seed: int) -> dict:
     return rows
 
 
+# -- 4. kill -9 against the bot --------------------------------------------------------------------
+
+
+def _turn_is_bot(game: dict) -> bool:
+    mover = game["white_id"] if game["fen"].startswith("W") else game["black_id"]
+    return mover == BOT_ID
+
+
+def stored_with_authors(db: Path, game_id: int) -> list[tuple[str, str]]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return [(r[0], r[1]) for r in conn.execute("SELECT by_user, notation FROM moves WHERE game_id=? ORDER BY ply",
+                                                    (game_id,))]
+    finally:
+        conn.close()
+
+
+def kill_bot_games(restarts: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    human = bot = lost = wrong = orphans = late = 0
+    to_move = moved = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = folder / "bot.db"
+        for _ in range(restarts):
+            game, _ = db_state(db)
+            start = {game["id"]: len(stored_moves(db, game["id"]))} if game else {}
+            bot_was_to_move = game is not None and _turn_is_bot(game)
+            console = Console(db, folder)
+            console.wait_started()
+            # The first line also makes the console look at its games: a bot to move moves.
+            console.send(["/as Ana"] if game else ["/as Ana", "/play italian 1 white"])
+            sent_for: set[tuple[int, int]] = set()
+            deadline = time.perf_counter() + rng.uniform(0.5, 4.0)
+            while time.perf_counter() < deadline and console.proc.poll() is None:
+                current, _ = db_state(db)
+                key = (current["id"], current["ply"]) if current is not None else None
+                if current is not None and not _turn_is_bot(current) and key not in sent_for:
+                    engine = Game(current["variant"], current["fen"], draw_rules=False)
+                    legal = engine.position.legal_moves()
+                    if legal:
+                        sent_for.add(key)
+                        console.send([f"/m {rng.choice(legal)}"])
+                time.sleep(0.02)
+            orphans += console.kill()
+            for game_id, moves in acks(console.output()).items():
+                stored = stored_with_authors(db, game_id)
+                first = start.get(game_id, 0)
+                # A bot move stored just before the last kill but not yet printed comes out of the
+                # outbox after the restart: it acknowledges a ply before ``first``.
+                notes = [m for _, m in moves]
+                if first > 0 and notes and [m for _, m in stored[first - 1:first]] == notes[:1] and \
+                        [m for _, m in stored[first:first + len(notes)]] != notes[:len(stored) - first]:
+                    first -= 1
+                    late += 1
+                human += sum(1 for who, _ in moves if not who.startswith("Bot"))
+                bot += sum(1 for who, _ in moves if who.startswith("Bot"))
+                lost += max(0, first + len(moves) - len(stored))
+                kept = [m for _, m in stored[first:first + len(moves)]]
+                if kept != [m for _, m in moves][:max(0, len(stored) - first)]:
+                    wrong += 1
+                    print(f"  (game #{game_id} from ply {first}: acknowledged {moves}, stored {stored[first:]})",
+                          file=sys.stderr)
+            if bot_was_to_move:
+                to_move += 1
+                after = stored_with_authors(db, game["id"])
+                moved += len(after) > start[game["id"]] and after[start[game["id"]]][0] == BOT_ID
+    return {"restarts": restarts, "human moves acknowledged": human, "bot moves acknowledged": bot, "lost": lost,
+            "mismatched runs": wrong, "bot moves printed after the restart that followed them": late,
+            "bot to move at a restart": to_move, "of which it moved after the restart": moved,
+            "engine processes left behind by the kills": orphans}
+
+
+# -- 5. kill -9 during a daily burst ----------------------------------------------------------------
+
+
+def _admin(service: GameService, chat: str, text: str, user: str = "admin") -> list:
+    return service.handle(ChatEvent(platform="console", chat_id=chat, user_id=user, user_name=user.title(),
+                                    username=user, language="en", text=text, is_admin=True))
+
+
+def _campaign(db: Path, folder: Path, rng: random.Random, done, longest: float, runs: int) -> tuple[str, int, int]:
+    """Consoles fed a few lines and killed at random until ``done()``; a last one ends on its own.
+    All they printed, the number of kills, and the engine processes left behind."""
+    outputs, kills, orphans = [], 0, 0
+    for _ in range(runs):
+        if done():
+            break
+        console = Console(db, folder)
+        console.wait_started()
+        console.send(["/as Watcher"] * 3)
+        time.sleep(rng.uniform(0.0, longest))
+        orphans += console.kill()
+        kills += 1
+        outputs.append(console.output())
+    console = Console(db, folder)
+    console.wait_started()
+    console.send(["/as Watcher"])
+    orphans += console.finish()
+    outputs.append(console.output())
+    return "\n".join(outputs), kills, orphans
+
+
+def kill_daily_burst(chats: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = folder / "daily.db"
+        storage = Storage(db)
+        service = GameService(storage)
+        now = time.gmtime()
+        minutes = max(0, now.tm_hour * 60 + now.tm_min - 2)
+        at = f"{minutes // 60:02d}:{minutes % 60:02d}"
+        for n in range(chats):
+            _admin(service, f"club-{n}", f"/daily on {at} UTC italian")
+        service.close()
+        storage.close()
+        conn = sqlite3.connect(db)
+        # Subscribed yesterday: today's post is due (a chat that subscribes after the hour waits a day).
+        conn.execute("UPDATE subscriptions SET created_at = created_at - 86400")
+        conn.commit()
+        conn.close()
+
+        def posted() -> int:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                return conn.execute("SELECT count(*) FROM outbox WHERE status='sent' AND payload LIKE "
+                                    "'%Puzzle of the day%'").fetchone()[0]
+            finally:
+                conn.close()
+
+        text, kills, orphans = _campaign(db, folder, rng, lambda: posted() >= chats, 1.5, 40)
+        conn = sqlite3.connect(db)
+        per_chat = dict(conn.execute("SELECT chat_id, count(*) FROM puzzle_posts WHERE kind='daily' GROUP BY chat_id"))
+        rows = conn.execute("SELECT count(*) FROM outbox WHERE payload LIKE '%Puzzle of the day%'").fetchone()[0]
+        conn.close()
+    printed = re.findall(r"bot → (club-\d+): Puzzle of the day", text)
+    return {"chats": chats, "kills": kills, "chats with exactly one post in the database":
+            sum(1 for n in range(chats) if per_chat.get(f"club-{n}") == 1),
+            "post messages in the outbox": rows, "chats whose post was printed": len(set(printed)),
+            "printed twice (sent before a kill, marked after)": len(printed) - len(set(printed)),
+            "engine processes left behind by the kills": orphans}
+
+
+# -- 6. kill -9 during clocks ---------------------------------------------------------------------------
+
+
+def kill_clocks(games: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = folder / "clocks.db"
+        storage = Storage(db)
+        # Games started an hour ago with 5 minutes a move: every clock has run out.
+        past = [time.time() - 3600]
+        service = GameService(storage, clock=lambda: past[0])
+        for n in range(games):
+            _admin(service, f"room-{n}", "/new italian white 5m", user=f"white{n}")
+            _admin(service, f"room-{n}", "/accept", user=f"black{n}")
+        service.close()
+        storage.close()
+
+        def ended() -> bool:
+            conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+            try:
+                return conn.execute("SELECT count(*) FROM games WHERE status='active'").fetchone()[0] == 0
+            finally:
+                conn.close()
+
+        text, kills, orphans = _campaign(db, folder, rng, ended, 1.0, 40)
+        conn = sqlite3.connect(db)
+        finished = conn.execute("SELECT count(*) FROM games WHERE status='finished' AND result_reason='time'"
+                                ).fetchone()[0]
+        per_game = conn.execute("SELECT chat_id, count(*) FROM outbox WHERE payload LIKE '%ran out of time%' "
+                                "GROUP BY chat_id").fetchall()
+        conn.close()
+    printed = re.findall(r"bot → (room-\d+): .*ran out of time", text)
+    return {"games out of time": games, "kills": kills, "ended on time": finished,
+            "games with exactly one message": sum(1 for _, c in per_game if c == 1),
+            "games whose message was printed": len(set(printed)),
+            "printed twice (sent before a kill, marked after)": len(printed) - len(set(printed)),
+            "engine processes left behind by the kills": orphans}
+
+
+# -- 7. kill -9 during a ratings rebuild ---------------------------------------------------------------
+
+
+def _ratings(db: Path) -> tuple[list[tuple], int]:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        rows = sorted(conn.execute("SELECT platform, subject, pool, rating, deviation, games FROM ratings"))
+        history = conn.execute("SELECT count(*) FROM rating_history").fetchone()[0]
+        return rows, history
+    finally:
+        conn.close()
+
+
+def kill_rebuild(games: int, kills: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = folder / "ratings.db"
+        storage = Storage(db)
+        service = GameService(storage, rng=random.Random(seed))
+        players = [f"p{n}" for n in range(12)]
+        for n in range(games):
+            white, black = rng.sample(players, 2)
+            chat = f"hall-{n % 7}"
+            _admin(service, chat, "/new italian white", user=white)
+            _admin(service, chat, "/accept", user=black)
+            row = storage.active_games("console", chat)[-1]
+            engine = Game(row.variant, row.fen, draw_rules=False)
+            for mover in (white, black):
+                move = rng.choice(engine.position.legal_moves())
+                engine.play(move)
+                _admin(service, chat, f"/m #{row.id} {move}", user=mover)
+            loser = rng.choice((white, black))
+            _admin(service, chat, f"/resign #{row.id}", user=loser)
+            _admin(service, chat, f"/resign #{row.id}", user=loser)
+        service.close()
+        storage.close()
+        cmd = [sys.executable, "-m", "bot", "ratings", "rebuild", "--db", str(db)]
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=bench_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        full = time.perf_counter() - t0
+        new = _ratings(db)
+        # The old state: every rating changed, so a mix of old and new would show.
+        conn = sqlite3.connect(db)
+        conn.execute("UPDATE ratings SET rating = rating + 1000")
+        conn.commit()
+        conn.close()
+        old = _ratings(db)
+        states = {"old": 0, "new": 0, "mixed": 0}
+        for _ in range(kills):
+            log = (folder / "rebuild.out").open("w")
+            proc = subprocess.Popen(cmd, env=bench_env(), stdout=log, stderr=subprocess.DEVNULL,
+                                    start_new_session=True)
+            # Most of a short rebuild is the interpreter starting: the kills aim at the rest.
+            time.sleep(rng.uniform(0.3 * full, 1.1 * full))
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            log.close()
+            now = _ratings(db)
+            kind = "new" if now == new else "old" if now == old else "mixed"
+            states[kind] += 1
+            if kind == "new":
+                conn = sqlite3.connect(db)
+                conn.execute("UPDATE ratings SET rating = rating + 1000")
+                conn.commit()
+                conn.close()
+    return {"rated games": games, "players": len(new[0]), "full rebuild s": full, "kills": kills,
+            "found all old": states["old"], "found all new": states["new"], "found a mix": states["mixed"]}
+
+
+# -- 8. two processes, one outbox ------------------------------------------------------------------
+
+
+def two_consoles(messages: int) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        db = folder / "two.db"
+        storage = Storage(db)
+        service = GameService(storage)
+        for n in range(messages):
+            service.say("console", f"chat-{n % 5}", Reply(f"note-{n}-end"))
+        service.close()
+        storage.close()
+        consoles = [Console(db, folder), Console(db, folder)]
+        for console in consoles:
+            console.send(["/as Reader"])
+        orphans = sum(console.finish() for console in consoles)
+        printed = [int(m) for c in consoles for m in re.findall(r"note-(\d+)-end", c.output())]
+    return {"messages": messages, "printed": len(printed),
+            "printed by both processes": len(printed) - len(set(printed)),
+            "never printed": messages - len(set(printed)), "engine processes left behind": orphans}
+
+
+# -- 9. hostile input ----------------------------------------------------------------------------------------
+
+
+HOSTILE_TEXTS = [
+    "", " ", "\x00", "\x00/new", "/", "//", "/ new", "/new\x00italian", "/m", "/m ", "/m 99-99", "/m 1-1",
+    "/m 21-17-13-9-5-1-21-17-13-9-5-1", "/m #0 21-17", "/m #-1 21-17", "/m #99999999999999999999 21-17",
+    "/m #1 " + "21-17 " * 500, "/m x" * 1000, "/accept #999999999", "/accept #1e9", "/accept @nobody",
+    "/decline #abc", "/resign #0", "/resign #99999", "/draw #-5", "/board #%s", "/board #{id}", "/pdn #1;DROP",
+    "/new italian 0m", "/new italian 99999d", "/new italian 5m 5m 5m", "/new klingon", "/new @",
+    "/new @" + "a" * 300, "/play italian level 99", "/play italian level -1", "/play italian 1 purple",
+    "/daily on 25:99", "/daily on 09:00 Mars/Olympus", "/daily on 09:00 ../../etc/passwd", "/lang xx",
+    "/lang " + "e" * 1000, "/variant 💥", "/stats @" + "x" * 100, "/top 999999999999", "/games 0", "/games -3",
+    "/games 99999999999999999999", "/analysis #0", "/help " + "h" * 5000, "%s%s%s%n", "{0.__class__}",
+    "${jndi:ldap://x}", "<script>alert(1)</script>", "'; DROP TABLE games; --", "\u202e/new italian",
+    "\u200b/new", "/new\u00a0italian", "/NEW ITALIAN", "/m@OtherBot 21-17", "/m@DraughtsBot\x00 21-17",
+    "🂡" * 2000, "a" * 5000, "/" + "a" * 5000, "\n".join(["/m 21-17"] * 50), "\r\n/m\r\n", "\t/m\t21-17",
+    "/m 21x17", "/m 21:17", "/m 21–17", "/m ２１-１７", "/m 0x15-0x11", "/m 21-17 please",
+]
+HOSTILE_ACTIONS = [
+    "", ":", "::::", "d", "d:", "d:1", "d:1:0:21:17:9", "d:x:y:z:w", "d:-1:0:21:17", "d:1:0:999999999:17",
+    "s:1:0:" + "9" * 30, "zs:1:1", "zd:999999999:1:1", "zm:1:1:1", "a:1", "?" * 64, "d:1:0:21:17" + "\x00",
+    "é" * 40, "s:1:0:22:extra", "c:" + "1" * 70,
+]
+
+
+def hostile_input(seed: int) -> dict:
+    raised = internal = changed = 0
+    internal_text = t("en", "error.internal")
+    with tempfile.TemporaryDirectory() as tmp:
+        storage = Storage(Path(tmp) / "hostile.db")
+        service = GameService(storage, rng=random.Random(seed))
+        _admin(service, "room", "/new italian white", user="ana")
+        _admin(service, "room", "/accept", user="bob")
+        for kind, items in (("text", HOSTILE_TEXTS), ("action", HOSTILE_ACTIONS)):
+            for item in items:
+                for user in ("ana", "bob", "mallory"):
+                    before = {k: v for k, v in storage.dump().items() if k not in ("meta", "players", "chats")}
+                    event = ChatEvent(platform="console", chat_id="room", user_id=user, user_name=user.title(),
+                                      username=user, language="en", text=item if kind == "text" else None,
+                                      action=item if kind == "action" else None)
+                    try:
+                        replies = service.handle(event)
+                    except Exception:
+                        raised += 1
+                        continue
+                    internal += any(internal_text in r.text for r in replies)
+                    after = {k: v for k, v in storage.dump().items() if k not in ("meta", "players", "chats")}
+                    # Only a well-formed command may change anything; hostile ones must not.
+                    if after != before and not item.startswith(("/new", "/play", "/daily", "/lang", "/variant",
+                                                                   "/resign", "/draw", "/m", "/accept", "/NEW",
+                                                                   "\u200b", "\u202e", "\t", "\r", "\n", "\x00")):
+                        changed += 1
+                        print(f"  (changed by {kind} {item[:40]!r} from {user})", file=sys.stderr)
+        service.close()
+        storage.close()
+    return {"inputs": (len(HOSTILE_TEXTS) + len(HOSTILE_ACTIONS)) * 3, "raised": raised, "internal errors": internal,
+            "changed something they must not": changed}
+
+
+# -- 10. the start-up check on a big database -------------------------------------------------------------
+
+
+def big_database(games: int, moves: int) -> dict:
+    fen = Game("italian").position.fen()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "big.db"
+        Storage(db).close()
+        conn = sqlite3.connect(db)
+        with conn:
+            for g in range(1, games + 1):
+                conn.execute("INSERT INTO games (id, platform, chat_id, variant, white_id, white_name, black_id, "
+                             "black_name, fen, ply, quiet_plies, version, status, move_seconds, created_at) "
+                             "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                             (g, "telegram", f"chat-{g % 2000}", "italian", f"u{g % 500}", "Ana", f"u{(g + 7) % 500}",
+                              "Bob", fen, moves, 0, moves, "finished" if g % 50 else "active", 86400, 1.7e9 + g))
+                conn.executemany("INSERT INTO moves (game_id, ply, notation, fen_after, by_user, played_at) "
+                                 "VALUES (?,?,?,?,?,?)", [(g, p, "21-17", fen, "u1", 1.7e9 + g + p)
+                                                          for p in range(1, moves + 1)])
+        conn.close()
+        size = db.stat().st_size
+        conn = sqlite3.connect(db)
+        t0 = time.perf_counter()
+        conn.execute("PRAGMA quick_check").fetchall()
+        quick = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        conn.execute("PRAGMA integrity_check(1)").fetchall()
+        full = time.perf_counter() - t0
+        conn.close()
+        t0 = time.perf_counter()
+        Storage(db).close()
+        opened = time.perf_counter() - t0
+    return {"games": games, "moves": games * moves, "file MB": size / 1e6, "quick_check s": quick,
+            "integrity_check s (what start-up runs)": full, "opening the store s": opened}
+
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--restarts", type=int, default=100)
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--hold", type=float, default=10.0)
+    parser.add_argument("--bot-restarts", type=int, default=25)
+    parser.add_argument("--chats", type=int, default=200, help="daily puzzles due at once")
+    parser.add_argument("--clocks", type=int, default=200, help="games out of time at once")
+    parser.add_argument("--rated", type=int, default=150, help="rated games for the rebuild")
+    parser.add_argument("--rebuild-kills", type=int, default=15)
+    parser.add_argument("--messages", type=int, default=200, help="outbox messages for two processes")
+    parser.add_argument("--big-games", type=int, default=50_000)
+    parser.add_argument("--quick", action="store_true", help="small numbers everywhere (a minute or two)")
+    parser.add_argument("--only", default="", help="comma-separated section numbers, e.g. 4,5")
     parser.add_argument("--seed", type=int, default=6)
     args = parser.parse_args()
+    if args.quick:
+        for name, value in (("bot_restarts", 5), ("chats", 10), ("clocks", 10), ("rated", 30),
+                            ("rebuild_kills", 5), ("messages", 40), ("big_games", 2000)):
+            setattr(args, name, value)
     # The service logs each busy answer at WARNING; the figures are what this prints.
-    logging.getLogger("bot").setLevel(logging.ERROR)
-    for title, run in (("kill -9 restarts", lambda: kill_restarts(args.restarts, args.seed)),
-                       ("racing moves (forked processes)", lambda: racing_moves(args.pairs, args.seed)),
-                       (f"write lock held {args.hold:g} s by another connection",
-                        lambda: held_lock(args.hold, args.seed))):
+    logging.getLogger("bot").setLevel(logging.CRITICAL)
+    sections = [
+        ("kill -9 restarts (moves)", lambda: kill_restarts(args.restarts, args.seed)),
+        ("racing moves (forked processes)", lambda: racing_moves(args.pairs, args.seed)),
+        (f"write lock held {args.hold:g} s by another connection", lambda: held_lock(args.hold, args.seed)),
+        ("kill -9 against the bot (bot moves, engine pool)", lambda: kill_bot_games(args.bot_restarts, args.seed)),
+        ("kill -9 during a daily burst", lambda: kill_daily_burst(args.chats, args.seed)),
+        ("kill -9 during clocks", lambda: kill_clocks(args.clocks, args.seed)),
+        ("kill -9 during a ratings rebuild", lambda: kill_rebuild(args.rated, args.rebuild_kills, args.seed)),
+        ("two processes, one outbox", lambda: two_consoles(args.messages)),
+        ("hostile input", lambda: hostile_input(args.seed)),
+        ("start-up check on a big database", lambda: big_database(args.big_games, 40)),
+    ]
+    only = {int(n) for n in args.only.split(",") if n.strip()}
+    started = time.perf_counter()
+    for number, (title, run) in enumerate(sections, start=1):
+        if only and number not in only:
+            continue
         t0 = time.perf_counter()
         result = run()
-        print(f"== {title} ({time.perf_counter() - t0:.0f} s)")
+        print(f"== {number}. {title} ({time.perf_counter() - t0:.0f} s)")
         for key, value in result.items():
             print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
         sys.stdout.flush()
+    print(f"== total {time.perf_counter() - started:.0f} s")
 
 
 if __name__ == "__main__":

@@ -195,6 +195,7 @@ def run(args: argparse.Namespace) -> int:
                 service.close()
             storage.close()
     from bot.platforms.console import PLATFORM, ConsoleChat
+    from bot.storage import StorageDamaged, StorageGone
 
     storage = open_storage(database_path(getattr(args, "db", None)))
     if storage is None:
@@ -210,6 +211,10 @@ def run(args: argparse.Namespace) -> int:
         chat.run(sys.stdin, interactive=sys.stdin.isatty())
     except KeyboardInterrupt:
         pass
+    except (StorageGone, StorageDamaged) as err:
+        # Answering on would write into a file nobody reads again: one line, and stop.
+        print(f"error: {err}; stopping", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (e.g. piped into `head`): stop quietly, without a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

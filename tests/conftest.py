@@ -24,6 +24,15 @@ class _Collect(logging.Handler):
         self.records.append(record)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Every run ends with pytest's summary line ("N passed in ..."): pyproject's addopts already
+    has -q, and a -q typed on top makes -qq, at which pytest drops that line (the dots and the
+    warnings still come), so a full run looked as if it had not ended."""
+    if getattr(config.option, "verbose", 0) < -1:
+        config.option.verbose = -1
+
+
 @pytest.fixture(autouse=True)
 def bot_errors(request):
     """Every record logged at ERROR or above during the test by the watched loggers (must stay empty)."""

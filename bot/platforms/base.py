@@ -17,7 +17,11 @@
 - A reply of several messages remembers how many are out (``Progress``, kept in the outbox row):
   a retry resumes from the one that failed and never posts one twice.  An optional part the
   platform refuses (the capture GIF, a PDN) is left out instead of holding back the rest.
-- A token the platform refuses is one log line and exit status 1, never a traceback quoting it.
+- A token the platform refuses is one log line and exit status 1, never a traceback quoting it;
+  a network error or a 5xx at start is retried with backoff (``run_until_stopped``).
+- A database deleted, replaced or damaged under the running bot stops it with one line and
+  exit status 1 (checked on every delivery round, and a full integrity check once a day); a full
+  disk is waited out.
 """
 
 from __future__ import annotations
@@ -25,12 +29,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
+import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 from bot.service import Button, GameService, Mention, Reply, mention_at
+from bot.storage import StorageDamaged, StorageFull, StorageGone
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +56,15 @@ STUCK_FIRST_SECONDS = 0.05
 # How long stopping waits for the message being sent.
 STOP_TIMEOUT_SECONDS = 10.0
 OUTBOX_BATCH = 50
+# How often a running bot checks its whole database (start-up checks it too).
+INTEGRITY_CHECK_SECONDS = 24 * 3600.0
+# Start-up against a platform that cannot be reached (a network error, a 5xx): waits of
+# START_FIRST_RETRY s doubling up to START_MAX_RETRY s, at most START_ATTEMPTS attempts in all.
+START_FIRST_RETRY = 1.0
+START_MAX_RETRY = 60.0
+START_ATTEMPTS = 10
+# A run that lasted this long was a start that worked: a later failure starts the count afresh.
+START_SETTLED_SECONDS = 120.0
 # While some chat's worker is busy, the delivery task looks at the timers at least this often
 # (the rows that worker holds are due, so the service's next timer says "now").
 BUSY_LOOK_SECONDS = 0.5
@@ -192,6 +208,10 @@ class ChatAdapter:
         self._listening = False
         self._stopping = False
         self.delivery = DeliveryStats()
+        # Why the bot had to stop (its database gone or damaged), once it did; the run then exits 1.
+        self.fatal: str | None = None
+        self._verified_at = time.monotonic()
+        self._worker_failure: BaseException | None = None
 
     # -- the service, off the event loop -----------------------------------------------------------
 
@@ -328,6 +348,21 @@ class ChatAdapter:
         finally:
             self._stopping = False
 
+    def stop_platform(self) -> None:
+        """Make the platform's run return (each adapter its own way); called from the loop."""
+
+    def _stop_fatally(self, reason: str) -> None:
+        self.fatal = reason
+        log.critical("%s; the %s bot stops", reason, self.platform)
+        self.stop_platform()
+
+    async def _check_storage(self) -> None:
+        """StorageGone/StorageDamaged when the database can no longer be trusted."""
+        await self.call(self.service.check_storage)
+        if time.monotonic() - self._verified_at >= INTEGRITY_CHECK_SECONDS:
+            await self.call(self.service.verify_storage)
+            self._verified_at = time.monotonic()
+
     @property
     def delivering(self) -> bool:
         return self._task is not None and not self._task.done()
@@ -346,6 +381,10 @@ class ChatAdapter:
             # Cleared before the round: a row written while the round runs wakes the next one.
             self._wake.clear()
             try:
+                failure, self._worker_failure = self._worker_failure, None
+                if failure is not None:
+                    raise failure
+                await self._check_storage()
                 held = hold_until is not None and await self.call(self.service.clock) < hold_until
                 await self.delivery_round(timers=not held, wait=False)
                 if held:
@@ -367,6 +406,12 @@ class ChatAdapter:
                         stuck = 0
             except asyncio.CancelledError:
                 raise
+            except (StorageGone, StorageDamaged) as err:
+                self._stop_fatally(str(err))
+                return
+            except StorageFull:
+                # The store logs the full disk once a minute; the round is tried again until there is room.
+                timeout = ROUND_RETRY_SECONDS
             except Exception:
                 log.exception("%s delivery round failed; trying again in %.0f s", self.platform, ROUND_RETRY_SECONDS)
                 timeout = ROUND_RETRY_SECONDS
@@ -423,8 +468,12 @@ class ChatAdapter:
     def _worker_done(self, chat_id: str, task: asyncio.Task[int]) -> None:
         if self._workers.get(chat_id) is task:
             del self._workers[chat_id]
-        if not task.cancelled() and task.exception() is not None:
-            log.error("%s delivery to chat %s failed", self.platform, chat_id, exc_info=task.exception())
+        failure = None if task.cancelled() else task.exception()
+        if isinstance(failure, (StorageGone, StorageDamaged, StorageFull)):
+            # The delivery task deals with these as with its own: the bot stops, or waits for room.
+            self._worker_failure = failure
+        elif failure is not None:
+            log.error("%s delivery to chat %s failed", self.platform, chat_id, exc_info=failure)
         # The chat's rows that came due meanwhile were left out of the rounds: look again.
         if self._wake is not None:
             self._wake.set()
@@ -483,14 +532,44 @@ def describe_error(exc: BaseException) -> str:
 
 
 def run_until_stopped(run: Callable[[], object], *, refused: type[BaseException] | tuple[type[BaseException], ...],
-                      platform: str, variable: str, where: str) -> int:
+                      platform: str, variable: str, where: str,
+                      transient: Callable[[BaseException], bool] | None = None,
+                      fatal: Callable[[], str | None] | None = None, secret: str = "",
+                      sleep: Callable[[float], object] = time.sleep) -> int:
     """Run a bot until it stops (0).  A token the platform refuses is one log line and 1: the
-    library's own message may quote the token, so it is not logged."""
-    try:
-        run()
-    except refused:
-        log.error("%s refused %s; check it %s", platform, variable, where)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
+    library's own message may quote the token, so it is not logged.
+
+    A failure ``transient`` says is one (the platform unreachable, a 5xx) runs ``run`` again after
+    a backoff, one log line per attempt; after START_ATTEMPTS it is one line and 1.  ``fatal``
+    says why the bot stopped on its own (its database gone), already logged: then 1."""
+    attempt = 0
+    while True:
+        started = time.monotonic()
+        try:
+            run()
+        except refused:
+            log.error("%s refused %s; check it %s", platform, variable, where)
+            return 1
+        except KeyboardInterrupt:
+            return 0
+        except Exception as exc:
+            if transient is None or not transient(exc):
+                raise
+            if time.monotonic() - started >= START_SETTLED_SECONDS:
+                attempt = 0
+            attempt += 1
+            error = _without(describe_error(exc), secret)
+            if attempt >= START_ATTEMPTS:
+                log.error("%s could not be reached in %d attempts (%s); giving up", platform, attempt, error)
+                return 1
+            delay = min(START_FIRST_RETRY * 2 ** (attempt - 1), START_MAX_RETRY)
+            log.warning("%s could not be reached (%s); trying again in %.0f s (attempt %d of %d)", platform, error,
+                        delay, attempt + 1, START_ATTEMPTS)
+            sleep(delay)
+            continue
+        return 1 if fatal is not None and fatal() else 0
+
+
+def _without(text: str, secret: str) -> str:
+    """``text`` with ``secret`` blanked out, in any case (error texts are not trusted to omit it)."""
+    return re.sub(re.escape(secret), "[redacted]", text, flags=re.IGNORECASE) if secret else text

@@ -42,7 +42,7 @@ from bot.service.features.ratings import RatingsFeature
 from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
-from bot.storage import StorageBusy, Store
+from bot.storage import StorageBusy, StorageFull, StorageGone, Store
 from bot.storage.records import GameRecord, MoveRecord
 
 
@@ -91,8 +91,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             # the wall clock is noticed here too, or a move would find its game lost on time.
             try:
                 self._away_while_running(event.platform, now)
-            except StorageBusy:
-                log.warning("clock jump check skipped for a %s event: the database is busy", event.platform)
+            except (StorageBusy, StorageFull) as err:
+                log.warning("clock jump check skipped for a %s event: %s", event.platform, err)
         # A button press is answered privately (it also stops the button's spinner).
         private = event.action is not None
         try:
@@ -106,6 +106,8 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
+            except StorageFull:
+                pass            # the same: a read-only command still works on a full disk
             if event.chat_kind == "private":
                 self._reachable_again(event.platform, event.user_id, now)
             if event.action is not None:
@@ -115,6 +117,12 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             log.warning("%s event in chat %s answered busy: the database stayed locked",
                         event.platform, event.chat_id)
             return [Reply(t(lang, "error.busy"), private=private)]
+        except StorageFull:
+            # Nothing was written; the store logs the full disk (once a minute), not every event.
+            return [Reply(t(lang, "error.disk_full"), private=private)]
+        except StorageGone:
+            # Nothing was written; the adapter stops the bot (one line), see ChatAdapter.
+            return [Reply(t(lang, "error.internal"), private=private)]
         except Exception:
             # A bug must not leave the user without an answer; it is logged for us.
             log.exception("handler failed for %s event in chat %s", event.platform, event.chat_id)
@@ -131,10 +139,19 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                 self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
             if challenge_id is not None:
                 self.remember_challenge(platform, chat_id, str(message_id), challenge_id)
-        except StorageBusy:
+        except (StorageBusy, StorageFull, StorageGone) as err:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
-            log.warning("board message %s of game %s / puzzle %s not remembered: the database is busy",
-                        message_id, game_id, post_id)
+            log.warning("board message %s of game %s / puzzle %s / challenge %s not remembered: %s", message_id,
+                        game_id, post_id, challenge_id, err)
+
+    def check_storage(self) -> None:
+        """StorageGone when the database file was deleted or replaced since the bot opened it
+        (cheap: the adapters call it on every round of their delivery task)."""
+        self.storage.check_file()
+
+    def verify_storage(self) -> None:
+        """StorageDamaged when the database fails a full integrity check (seconds on a big file)."""
+        self.storage.verify()
 
     def settle(self, timeout: float | None = None) -> bool:
         """Wait until the bot has finished thinking about everything it was asked (its moves are
@@ -247,7 +264,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             setting = self.storage.notify_setting(platform, user_id)
             if setting is not None and setting.unreachable:
                 self.storage.set_unreachable(platform, user_id, False, now)
-        except StorageBusy:
+        except (StorageBusy, StorageFull):
             log.warning("user %s not marked reachable: the database is busy (the next message tries again)",
                         user_id)
 

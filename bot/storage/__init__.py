@@ -1,7 +1,7 @@
 """Storage behind one typed contract (``base.Store``, records in ``records``); the SQLite backend
 (``sqlite.SQLiteStore``) is the one in production.  Reached only through the game service."""
 
-from .base import BOT_ID, StaleGame, StorageBusy, StorageError, Store
+from .base import BOT_ID, StaleGame, StorageBusy, StorageDamaged, StorageError, StorageFull, StorageGone, Store
 from .records import ChallengeRecord, ChatRecord, GameRecord, MoveRecord, NotifyRecord, OutboxRecord, PlayerRecord
 from .sqlite import DEFAULT_BUSY_TIMEOUT, MIGRATIONS, SQLiteStore
 
@@ -11,5 +11,5 @@ Storage = SQLiteStore
 __all__ = [
     "BOT_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "ChallengeRecord", "ChatRecord", "GameRecord", "MoveRecord",
     "NotifyRecord", "OutboxRecord", "PlayerRecord", "SQLiteStore", "StaleGame", "Storage", "StorageBusy",
-    "StorageError", "Store",
+    "StorageError", "Store", "StorageDamaged", "StorageFull", "StorageGone",
 ]

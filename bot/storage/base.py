@@ -46,6 +46,20 @@ class StorageBusy(StorageError):
     """Another connection held the write lock for longer than the busy timeout."""
 
 
+class StorageFull(StorageError):
+    """A write failed because the disk (or the database's size limit) is full; nothing was written,
+    and writes work again by themselves once there is room."""
+
+
+class StorageGone(StorageError):
+    """The database file the bot opened is no longer the one at its path (deleted or replaced
+    while the bot ran): nothing more may be written, the process must stop."""
+
+
+class StorageDamaged(StorageError):
+    """The database failed an integrity check while the bot was running."""
+
+
 class StaleGame(Exception):
     """The game changed since it was read (another move or action won the race)."""
 
@@ -96,6 +110,15 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None:
         """Close the connections."""
+
+    # Not abstract: a backend without a file to lose, or without a check, keeps these defaults.
+    def check_file(self) -> None:  # noqa: B027
+        """StorageGone when the database is no longer the one that was opened (a backend
+        without a file has nothing to check)."""
+
+    def verify(self) -> None:  # noqa: B027
+        """StorageDamaged when a full integrity check of the database fails (slow: seconds on a
+        big file; for a schedule, not for every event)."""
 
     @abc.abstractmethod
     def dump(self) -> dict[str, list[tuple]]:

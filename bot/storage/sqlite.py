@@ -35,7 +35,10 @@ from .base import (
     NEW_GAME_OPTIONAL,
     StaleGame,
     StorageBusy,
+    StorageDamaged,
     StorageError,
+    StorageFull,
+    StorageGone,
     Store,
     check_fields,
 )
@@ -179,6 +182,10 @@ MIGRATIONS: list[list[str]] = [
 
 DEFAULT_BUSY_TIMEOUT = 5.0
 PLAYER_WAIT = 0.2
+# A full disk fails every write: it is logged once, then at most once per this many seconds.
+FULL_LOG_SECONDS = 60.0
+
+log = logging.getLogger(__name__)
 
 # SQLite primary result codes (the low byte of an extended code).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
@@ -203,6 +210,15 @@ def _is_busy(err: sqlite3.Error) -> bool:
     if _code(err) in (_BUSY, _LOCKED):
         return True
     return isinstance(err, sqlite3.OperationalError) and "database is locked" in str(err)
+
+
+def _is_full(err: BaseException) -> bool:
+    return isinstance(err, sqlite3.Error) and (_code(err) == _FULL or "database or disk is full" in str(err))
+
+
+def _file_id(path: str) -> tuple[int, int]:
+    info = os.stat(path)
+    return info.st_dev, info.st_ino
 
 
 def _squares(text: str | None) -> tuple[int, ...]:
@@ -399,6 +415,11 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
         self.db: sqlite_utils.Database | None = None
+        # The file opened (device, inode), to notice it being deleted or replaced under us.
+        self._identity: tuple[int, int] | None = None
+        self._gone: str | None = None
+        self._full_logged: float | None = None     # when a full disk was last logged (monotonic)
+        self._full = False
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -408,6 +429,8 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                    timeout=busy_timeout)
             self.db = sqlite_utils.Database(conn)
+            if self.path != ":memory:":
+                self._identity = _file_id(self.path)
             self._open(conn)
             if self.path != ":memory:":
                 self._reader = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
@@ -432,10 +455,12 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA foreign_keys=ON")
-        problems = [row[0] for row in conn.execute("PRAGMA quick_check").fetchall()]
-        if problems != ["ok"]:
-            first = " ".join(str(problems[0]).split())[:200]
-            raise StorageError(f"database {self.path} is damaged (integrity check: {first})")
+        # The full check, not quick_check: only it compares every index with its table, and a
+        # damaged index answers "no games here" for a chat that has one.  (About 2 s for 50,000
+        # games of 40 moves; see bench/robustness.py.)
+        problem = _integrity_problem(conn)
+        if problem is not None:
+            raise StorageError(f"database {self.path} is damaged (integrity check: {problem})")
         version = self.schema_version
         if version > len(MIGRATIONS):
             raise StorageError(
@@ -461,6 +486,45 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         if code == _FULL:
             return f"database {self.path}: the disk is full"
         return f"database {self.path}: {err}"
+
+    def check_file(self) -> None:
+        """StorageGone when the file at the path is not the one this store opened (deleted, or
+        replaced by a restored backup, say): writes would go into a file nobody will read again."""
+        if self._identity is None:
+            return
+        if self._gone is None:
+            try:
+                now = _file_id(self.path)
+            except FileNotFoundError:
+                self._gone = f"database {self.path} was deleted while the bot was running"
+            except OSError:
+                return          # cannot tell (a permission changed): the writes themselves will say
+            else:
+                if now != self._identity:
+                    self._gone = f"database {self.path} was replaced by another file while the bot was running"
+        if self._gone is not None:
+            raise StorageGone(self._gone)
+
+    def verify(self) -> None:
+        """StorageDamaged when the full integrity check finds a problem.  It reads through a
+        connection of its own (seconds on a big file): reads and writes go on meanwhile."""
+        try:
+            if self._reader is None:
+                with self._lock:
+                    problem = _integrity_problem(self.db.conn)
+            else:
+                conn = sqlite3.connect(self.path, isolation_level=None, timeout=self.busy_timeout)
+                try:
+                    conn.execute("PRAGMA query_only=ON")
+                    problem = _integrity_problem(conn)
+                finally:
+                    conn.close()
+        except sqlite3.DatabaseError as err:
+            if _is_busy(err):
+                return          # a checkpoint held it: the next check runs the next day
+            problem = " ".join(str(err).split())[:200]
+        if problem is not None:
+            raise StorageDamaged(f"database {self.path} is damaged (integrity check: {problem})")
 
     def _migrate(self) -> None:
         with self.transaction():
@@ -499,6 +563,8 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 finally:
                     self._depth -= 1
                 return
+            # Before every write: a file deleted or replaced under us must not take one more.
+            self.check_file()
             self._begin(max(0.0, deadline - time.monotonic()), limit)
             self._depth, self._writer = 1, threading.get_ident()
             try:
@@ -509,11 +575,28 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                     self.db.execute("ROLLBACK")
                 if isinstance(err, sqlite3.OperationalError) and _is_busy(err):
                     raise StorageBusy(f"database {self.path} stayed locked for {limit:g} s") from err
+                if _is_full(err):
+                    raise self._disk_full() from None
                 raise
+            else:
+                if self._full:
+                    self._full = False
+                    log.warning("database %s: writes work again (there is room on the disk)", self.path)
             finally:
                 self._depth, self._writer = 0, None
         finally:
             self._lock.release()
+
+    def _disk_full(self) -> StorageFull:
+        """The error for a write the full disk refused, logged once a minute at most (every
+        command that writes fails the same way meanwhile)."""
+        self._full = True
+        now = time.monotonic()
+        if self._full_logged is None or now - self._full_logged >= FULL_LOG_SECONDS:
+            self._full_logged = now
+            log.error("database %s: the disk is full; commands that write are refused until there is room",
+                      self.path)
+        return StorageFull(f"database {self.path}: the disk is full")
 
     def _begin(self, remaining: float, limit: float) -> None:
         """BEGIN IMMEDIATE, waiting at most ``remaining`` s for another connection's lock."""
@@ -938,6 +1021,15 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
 # Both tables have a user_id: the joined columns are named apart.
 _POST_COLUMNS = ", ".join(f"p.{name} AS p_{name}" for name in field_names(PuzzlePostRecord))
 _ATTEMPT_COLUMNS = ", ".join(f"a.{name} AS a_{name}" for name in field_names(AttemptRecord))
+
+
+def _integrity_problem(conn: sqlite3.Connection) -> str | None:
+    """The first problem PRAGMA integrity_check reports (indexes against their tables included),
+    or None."""
+    problems = [row[0] for row in conn.execute("PRAGMA integrity_check(1)").fetchall()]
+    if problems == ["ok"]:
+        return None
+    return " ".join(str(problems[0]).split())[:200]
 
 
 def _filters(**values: str | None) -> tuple[str, tuple]:

@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 
@@ -172,6 +173,63 @@ def test_a_good_database_still_starts(tmp_path):
     db = filled_database(tmp_path / "ok.db")
     proc = run_bot(db)
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+
+
+def damage_index(db: Path, index: str, old: bytes, new: bytes) -> None:
+    """Rewrite entries of one index in place (same length, so every page stays well-formed): the
+    damage PRAGMA quick_check does not see, since it never compares an index with its table."""
+    conn = sqlite3.connect(db)
+    page_size = conn.execute("PRAGMA page_size").fetchone()[0]
+    root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name=?", (index,)).fetchone()[0]
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    with db.open("r+b") as f:
+        f.seek((root - 1) * page_size)
+        page = f.read(page_size)
+        assert old in page
+        f.seek((root - 1) * page_size)
+        f.write(page.replace(old, new))
+    check = sqlite3.connect(db)
+    assert check.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+    check.close()
+
+
+def test_a_damaged_index_is_refused_though_quick_check_passes(tmp_path):
+    db = tmp_path / "i.db"
+    started = run_bot(db, "/new italian\n/as Bob\n/accept\n")
+    assert started.returncode == 0 and "Game #1" in started.stdout, started.stdout
+    # The chat's active game drops out of the index the chat's games are looked up by.
+    damage_index(db, "games_chat", b"main", b"mais")
+    line = refused(run_bot(db))
+    assert "damaged" in line and str(db) in line and "games_chat" in line
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+def test_a_database_deleted_or_replaced_under_the_console_stops_it_with_one_line(tmp_path, how):
+    db = tmp_path / "gone.db"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN")}
+    env.update(DRAUGHTS_DB=str(db), DRAUGHTS_IMAGES=str(tmp_path / "boards"), PYTHONPATH=str(REPO),
+               LANG="en_US.UTF-8", PYTHONDONTWRITEBYTECODE="1")
+    out = (tmp_path / "out.txt").open("w+")
+    proc = subprocess.Popen([sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=out,
+                            stderr=subprocess.PIPE, cwd=tmp_path, env=env, text=True)
+    proc.stdin.write("/new italian\n")
+    proc.stdin.flush()
+    for _ in range(600):
+        if "Challenge #1" in (tmp_path / "out.txt").read_text():
+            break
+        time.sleep(0.05)
+    if how == "deleted":
+        db.unlink()
+    else:
+        Storage(tmp_path / "other.db").close()
+        os.replace(tmp_path / "other.db", db)
+    _, stderr = proc.communicate("/as Bob\n/accept\n", timeout=60)
+    out.close()
+    assert proc.returncode == 1, ((tmp_path / "out.txt").read_text(), stderr)
+    assert "Traceback" not in stderr and len(stderr.splitlines()) == 1, stderr
+    assert stderr.startswith("error: ") and how in stderr and str(db) in stderr
+    assert "Game #1" not in (tmp_path / "out.txt").read_text()          # the /accept was never answered
 
 
 # -- issue 21, item 3: only the owner may read the database ------------------------------------------

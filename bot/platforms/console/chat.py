@@ -23,7 +23,7 @@ from typing import TextIO
 
 from bot.service import ChatEvent, GameService, Reply
 from bot.service.commands import parse_duration
-from bot.storage import StorageBusy
+from bot.storage import StorageBusy, StorageGone
 
 PLATFORM = "console"
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen
@@ -89,7 +89,9 @@ class ConsoleChat:
             self._wake.set()
 
     def _deliver(self) -> None:
-        """Do the timed work that fell due and print every pending outbox message, once."""
+        """Do the timed work that fell due and print every pending outbox message, once.
+        StorageGone when the database file was deleted or replaced since the start."""
+        self.service.check_storage()
         self.service.run_due(PLATFORM)
         # Its own wake-up is answered right here (everything committed so far is read below).
         self._wake.clear()
@@ -113,6 +115,8 @@ class ConsoleChat:
                 wait = self._idle_seconds(longest)
             except StorageBusy:
                 wait = 1.0          # the next look tries again
+            except StorageGone:
+                return              # the next input line meets it too, and ends the chat
             if wait <= 0:
                 # Still due right after being done: work the service cannot do (a damaged game).
                 # Back off instead of spinning.

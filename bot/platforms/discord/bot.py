@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
+import aiohttp
 import discord
 from discord import app_commands
 from discord.ext import commands
@@ -472,6 +473,10 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         await self.stop_delivery()
         await commands.AutoShardedBot.close(self)
 
+    def stop_platform(self) -> None:
+        # Called from the delivery task, which close() waits for: closing runs as its own task.
+        self._closing = asyncio.get_running_loop().create_task(self.close())
+
     # -- the service, off the event loop -----------------------------------------------------
 
     async def call_service(self, func: Callable[..., Any], *args: Any) -> Any:
@@ -834,10 +839,27 @@ async def serve_discord(token: str, service: GameService) -> None:
         await bot.start(token)
 
 
-def run_discord(token: str, service: GameService) -> int:
-    """Run the bot until interrupted; 1 when Discord refuses the token."""
-    return run_until_stopped(lambda: asyncio.run(serve_discord(token, service)), refused=discord.LoginFailure,
+def run_discord(token: str, service: GameService, *, sleep: Callable[[float], object] = time.sleep) -> int:
+    """Run the bot until interrupted; 1 when Discord refuses the token, stays unreachable at start
+    (retried with backoff), or the database went away."""
+    bots: list[DraughtsBot] = []
+
+    async def serve() -> None:
+        bot = build_bot(service=service)
+        bots.append(bot)
+        async with bot:
+            await bot.start(token)
+
+    return run_until_stopped(lambda: asyncio.run(serve()), refused=discord.LoginFailure, transient=_transient_start,
+                             fatal=lambda: bots[-1].fatal if bots else None, secret=token, sleep=sleep,
                              platform="Discord", variable="DISCORD_BOT_TOKEN", where="in the developer portal")
+
+
+def _transient_start(err: BaseException) -> bool:
+    """Discord unreachable or failing on its side (logging in, or fetching the gateway)."""
+    if isinstance(err, discord.HTTPException):
+        return err.status >= 500
+    return isinstance(err, OSError | TimeoutError | aiohttp.ClientError | discord.GatewayNotFound)
 
 
 class GlobalCommandsExist(RuntimeError):

@@ -223,6 +223,7 @@ class DraughtsApplication(Application):  # type: ignore[misc]
     def __init__(self, *, adapter: TelegramAdapter, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.adapter = adapter
+        adapter.application = self
 
     async def start(self) -> None:
         await super().start()
@@ -252,6 +253,7 @@ class TelegramAdapter(ChatAdapter):
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         super().__init__(service, sleep)
         self.bot: Bot | None = None
+        self.application: Application | None = None
         self._conflicts: deque[float] = deque()
         self._menu: asyncio.Task[None] | None = None
         self.conflicted = False               # stopped because another process polls with the token
@@ -261,6 +263,10 @@ class TelegramAdapter(ChatAdapter):
         # Members whose private chat with the bot refused a message (not started, or blocked),
         # until they write there.
         self._closed_private: set[str] = set()
+
+    def stop_platform(self) -> None:
+        if self.application is not None and self.application.running:
+            self.application.stop_running()
 
     def build(self, token: str, request: BaseRequest | None = None,
               rate_limiter: bool | BaseRateLimiter = True) -> Application:
@@ -731,12 +737,46 @@ def build_application(token: str, *, service: GameService, request: BaseRequest 
     return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)
 
 
-def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None) -> int:
-    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused or
-    another process polls with it.  ``request``: the HTTP layer (tests)."""
+def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None,
+                 sleep: Callable[[float], object] = time.sleep) -> int:
+    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused, if
+    Telegram stays unreachable at start (retried with backoff), if another process polls with the
+    token, or if the database went away.  ``request``: the HTTP layer (tests)."""
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    app = build_application(token, service=service, request=request)
-    status = run_until_stopped(lambda: app.run_polling(allowed_updates=Update.ALL_TYPES), refused=InvalidToken,
-                               platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
-    return 1 if app.adapter.conflicted else status
+    apps: list[DraughtsApplication] = []
+
+    def attempt() -> None:
+        # The thread's loop, the one run_polling runs (and a stop signal or a test stops); a fresh
+        # one once a failed start closed it.  A fresh Application each time.
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            loop = None
+        if loop is None or loop.is_closed():
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+        app = build_application(token, service=service, request=request)
+        apps.append(app)
+        try:
+            # getMe here, not in run_polling's bootstrap, which logs a failure with its traceback.
+            loop.run_until_complete(app.initialize())
+        except BaseException:
+            loop.close()
+            raise
+        app.run_polling(allowed_updates=Update.ALL_TYPES)
+
+    def stopped_on_its_own() -> str | None:
+        adapter = apps[-1].adapter if apps else None
+        if adapter is None:
+            return None
+        # A conflict was logged when it stopped the bot, a fatal storage error too.
+        return adapter.fatal or ("another process polls with the token" if adapter.conflicted else None)
+
+    return run_until_stopped(attempt, refused=InvalidToken, transient=_transient_start, fatal=stopped_on_its_own,
+                             secret=token, sleep=sleep,
+                             platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
+
+
+def _transient_start(err: BaseException) -> bool:
+    return isinstance(err, TelegramError) and _transient(err)

@@ -17,7 +17,7 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import GamesCore
 from bot.service.wording import reminder
-from bot.storage import StaleGame, StorageBusy
+from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone
 from bot.storage.records import GameRecord
 
 
@@ -44,6 +44,8 @@ class ClocksFeature(GamesCore):
         except StorageBusy:
             log.warning("deadline check skipped: the database is busy")
             due = []
+        except StorageFull:
+            due = []            # the store logs the full disk; the next round tries again
         for row in due:
             try:
                 with self.storage.transaction():
@@ -57,6 +59,8 @@ class ClocksFeature(GamesCore):
                 # The next run tries again.
                 log.warning("deadline work stopped at game %s: the database is busy", row.id)
                 break
+            except (StorageFull, StorageGone):
+                break
             except Exception:
                 # One damaged game must not stop every other clock.
                 log.exception("deadline work failed for game %s", row.id)
@@ -67,15 +71,21 @@ class ClocksFeature(GamesCore):
             self._resume_bots(platform)
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
+        except StorageFull:
+            pass
         try:
             # Challenges nobody took: closed, their messages lose their buttons, their chats hear it.
             written += self._expire_challenges(platform, now)
         except StorageBusy:
             log.warning("lapsed challenges not closed yet: the database is busy")
+        except StorageFull:
+            pass
         try:
             written += self._post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")
+        except StorageFull:
+            pass
         return written
 
     def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:

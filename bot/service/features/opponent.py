@@ -23,7 +23,7 @@ from bot.service.features.common import Ctx, _name, reply_flipped
 from bot.service.features.games import GamesCore, neutral_bot_name
 from bot.service.thinking import move_job
 from bot.service.wording import variant_name
-from bot.storage import BOT_ID, StaleGame
+from bot.storage import BOT_ID, StaleGame, StorageFull
 from bot.storage.records import GameRecord
 
 log = logging.getLogger("bot.service")
@@ -121,6 +121,10 @@ class OpponentFeature(GamesCore):
                     self.say(row.platform, row.chat_id, ping)
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
+            return
+        except StorageFull:
+            # The store logs the full disk (once a minute); the game is looked at again by the
+            # next round of timed work, and the bot moves once there is room.
             return
         log.info("bot (level %s) played %s in game %s: score %s, depth %s, %.2f s", row.bot_level, played,
                  row.id, result.get("score"), result.get("depth"), result.get("seconds", 0.0))

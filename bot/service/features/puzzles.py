@@ -46,7 +46,7 @@ from bot.service.features.common import Ctx, _name, _rows
 from bot.service.features.games import GamesCore
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
 from bot.service.wording import day_words, illegal_rule_text, ordinal, variant_name
-from bot.storage import StorageBusy
+from bot.storage import StorageBusy, StorageFull, StorageGone
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
 log = logging.getLogger("bot.service")
@@ -303,7 +303,7 @@ class PuzzlesFeature(GamesCore):
         for sub in self.storage.subscriptions(platform):
             try:
                 posted += self._post_daily(sub, now)
-            except StorageBusy:
+            except (StorageBusy, StorageFull, StorageGone):
                 raise
             except (ZoneInfoNotFoundError, ValueError):
                 log.warning("daily puzzle of %s chat %s: unusable time zone %r", sub.platform, sub.chat_id,

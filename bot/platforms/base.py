@@ -212,6 +212,10 @@ class ChatAdapter:
         self.fatal: str | None = None
         self._verified_at = time.monotonic()
         self._worker_failure: BaseException | None = None
+        # Outbox rows whose messages went out while the database could not record it (a full
+        # disk): how many of each reply are out, or None when all of it is and only the mark is
+        # missing.  Kept in memory so a retry never sends again what the chat already has.
+        self._unrecorded: dict[int, int | None] = {}
 
     # -- the service, off the event loop -----------------------------------------------------------
 
@@ -484,15 +488,30 @@ class ChatAdapter:
             # The lock is taken per message: a user's command in this chat waits for one message,
             # not for the whole queue of a chat held back by flood control.
             async with self.chat_lock(chat_id):
-                progress = Progress(getattr(item, "delivered", 0), item.id)
+                if item.id in self._unrecorded and self._unrecorded[item.id] is None:
+                    # Out already; only the mark failed (a full disk): record it, send nothing.
+                    await self.call(self.service.message_sent, item.id)
+                    del self._unrecorded[item.id]
+                    continue
+                progress = Progress(max(getattr(item, "delivered", 0), self._unrecorded.pop(item.id, 0) or 0),
+                                    item.id)
                 try:
                     await self.deliver(chat_id, item.reply, progress=progress)
                 except asyncio.CancelledError:
                     raise
+                except StorageFull:
+                    if progress.delivered:
+                        self._unrecorded[item.id] = progress.delivered
+                    raise
                 except Exception as exc:
                     kind = self.failure_kind(exc)
                     wait = self.retry_delay(exc) if kind == TRANSIENT else None
-                    await self._report_failure(item, exc, kind, wait)
+                    try:
+                        await self._report_failure(item, exc, kind, wait)
+                    except StorageFull:
+                        if progress.delivered:
+                            self._unrecorded[item.id] = progress.delivered
+                        raise
                     if kind == TRANSIENT:
                         # The chat's later messages wait with it, so none overtakes it: each is
                         # put back with the same wait (they are due again together, in order).
@@ -501,7 +520,11 @@ class ChatAdapter:
                                             f"waiting for message {item.id}", permanent=False, retry_in=wait)
                         return sent
                     continue
-                await self.call(self.service.message_sent, item.id)
+                try:
+                    await self.call(self.service.message_sent, item.id)
+                except StorageFull:
+                    self._unrecorded[item.id] = None
+                    raise
             sent += 1
             self.delivery.sent += 1
         return sent

@@ -257,3 +257,30 @@ async def test_each_kind_of_press_is_answered_once(tg):
         await tg.press(user, data, message_id=board.message_id)
     assert tg.storage.game(1).ply == 1
     assert len(tg.http.named("answerCallbackQuery")) == 8
+
+
+# -- a full disk never makes the outbox send a message twice ---------------------------------------------
+
+
+async def test_a_message_sent_while_the_disk_is_full_is_not_sent_again(tg, monkeypatch):
+    """On a full disk the platform takes the message but the database cannot mark it sent: the
+    rounds that follow (every 5 s until there is room) must not post it again."""
+    from bot.storage import StorageFull
+
+    await started(tg)
+    tg.service.clock = lambda: time.time() + 3600                  # the game is lost on time
+    real_mark = tg.storage.mark_sent
+
+    def disk_full(*args, **kwargs):
+        raise StorageFull("database or disk is full")
+
+    monkeypatch.setattr(tg.storage, "mark_sent", disk_full)
+    for _ in range(3):
+        with pytest.raises(StorageFull):
+            await tg.adapter.delivery_round()
+    monkeypatch.setattr(tg.storage, "mark_sent", real_mark)         # room again
+    await tg.adapter.delivery_round()
+    await tg.adapter.delivery_round()
+    time_outs = [c for c in tg.http.named("sendPhoto", ok_only=True) if "se le acabó el tiempo" in c.params["caption"]]
+    assert len(time_outs) == 1
+    assert all(m.status == "sent" for m in tg.storage.find_outbox())

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from harness import ChatHarness
+from puzzle_text import right_text
 
 from bot.i18n import t, tn
 from bot.puzzles import bank
@@ -75,18 +76,6 @@ def golpe_day() -> tuple[dt.date, dict[str, Any]]:
     raise AssertionError("no quiet three-move Italian puzzle in 400 days")
 
 
-def right_text(p: dict[str, Any], reply: str) -> str:
-    """The answer to a right move: 'forced' when the defender had no other move, else the
-    defending side and its reply."""
-    pos = Position.from_fen(p["variant"], p["fen"])
-    line = p["solution"]
-    at_reply = next(i for i in range(1, len(line), 2) if line[i] == reply)
-    for move in line[:at_reply]:
-        pos = pos.play(pos.parse_move(move))
-    if len(pos.legal_moves()) == 1:
-        return t("en", "puzzle.right_forced", reply=reply)
-    replier = "B" if p["fen"].startswith("W") else "W"
-    return t("en", "puzzle.right", reply=reply, side=t("en", f"puzzle.replier.{replier}"))
 
 
 def wrong_move(p: dict[str, Any]) -> str:

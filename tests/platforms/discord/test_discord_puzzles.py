@@ -14,6 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from discord_fake import CHANNEL_ID, Harness, uid
+from puzzle_text import right_text
 
 from bot.i18n import t
 from bot.puzzles import bank
@@ -26,18 +27,6 @@ MADRID = ZoneInfo("Europe/Madrid")
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
-def right_text(p, reply: str, lang: str = "en") -> str:
-    """The answer to a right move: 'forced' when the defender had no other move, else the
-    defending side and its reply."""
-    pos = Position.from_fen(p["variant"], p["fen"])
-    line = p["solution"]
-    at_reply = next(i for i in range(1, len(line), 2) if line[i] == reply)
-    for move in line[:at_reply]:
-        pos = pos.play(pos.parse_move(move))
-    if len(pos.legal_moves()) == 1:
-        return t(lang, "puzzle.right_forced", reply=reply)
-    replier = "B" if p["fen"].startswith("W") else "W"
-    return t(lang, "puzzle.right", reply=reply, side=t(lang, f"puzzle.replier.{replier}"))
 
 
 def at(day: dt.date, hour: int, minute: int = 0) -> float:

@@ -17,6 +17,7 @@ import re
 from zoneinfo import ZoneInfo
 
 import pytest
+from puzzle_text import right_text
 from telegram_fake_api import BOT, GROUP, USERS
 
 from bot.i18n import t
@@ -31,18 +32,6 @@ PNG = b"\x89PNG\r\n\x1a\n"
 PLATFORM = "telegram"
 
 
-def right_text(p, reply: str, lang: str = "en") -> str:
-    """The answer to a right move: 'forced' when the defender had no other move, else the
-    defending side and its reply."""
-    pos = Position.from_fen(p["variant"], p["fen"])
-    line = p["solution"]
-    at_reply = next(i for i in range(1, len(line), 2) if line[i] == reply)
-    for move in line[:at_reply]:
-        pos = pos.play(pos.parse_move(move))
-    if len(pos.legal_moves()) == 1:
-        return t(lang, "puzzle.right_forced", reply=reply)
-    replier = "B" if p["fen"].startswith("W") else "W"
-    return t(lang, "puzzle.right", reply=reply, side=t(lang, f"puzzle.replier.{replier}"))
 
 
 def private_chat(user: str) -> dict:

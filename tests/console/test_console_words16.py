@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.i18n import t
 from bot.platforms.console import ConsoleChat
 from bot.service import GameService
@@ -33,6 +35,14 @@ def test_clock_with_nothing_readable_changes_nothing(console, now):
     out = console.feed("/clock +soon")
     assert "/clock +3h" in out
     assert console.service.clock() == now[0]
+
+
+@pytest.mark.parametrize("amount", ["+999999999999d", "+99999999d", "+36501d"])
+def test_clock_moved_past_what_a_date_can_hold_changes_nothing(console, now, amount):
+    out = console.feed(f"/clock {amount}")
+    assert "at most" in out
+    assert console.service.clock() == now[0]
+    assert "(clock: 2023-11-14 22:13 UTC" in console.feed("/clock")
 
 
 def test_clock_alone_shows_the_time(console):

@@ -31,6 +31,8 @@ PLATFORM = "console"
 MAX_IDLE_SECONDS = 30.0
 # How long a piped console waits for the bot's move after a line (its longest think is a few seconds).
 BOT_WAIT_SECONDS = 60.0
+# The furthest /clock moves the service's time ahead (100 years).
+MAX_CLOCK_AHEAD = 36_500 * 86_400
 
 
 
@@ -163,6 +165,10 @@ class ConsoleChat:
         seconds = parse_duration(amount) if amount else 0
         if seconds is None:
             self._say("(write the time to pass like /clock +30m, /clock +3h or /clock +1d)")
+            return
+        if self.offset + seconds > MAX_CLOCK_AHEAD:
+            # Far enough for any test of reminders or dailies; further, dates stop being dates.
+            self._say(f"(the clock moves at most {MAX_CLOCK_AHEAD // 86400}d ahead of the real time)")
             return
         if seconds and self.offset == 0.0:
             wall = self._wall_clock

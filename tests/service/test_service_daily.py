@@ -1395,3 +1395,17 @@ def test_a_step_made_in_a_group_without_private_answers_goes_on_in_the_private_c
     there = daily.say("ana", f"/m {line[2]}", chat="ana-dm", kind="private", admin=True)
     assert not there[0].private
     assert daily.storage.attempt(post.id, "ana").progress[:3] == tuple(line[:3])
+
+
+def test_a_piece_pressed_after_giving_up_the_daily_keeps_its_solution_to_the_member(daily, golpe):
+    """A member who gave up the daily in a Telegram group and then presses a piece of the post:
+    the answer names the solution, so it must carry the post and the member's private-chat link
+    (the adapter sends such a reply to the member alone, never to the group, even when the press
+    is answered too late for an alert)."""
+    post, p = golpe
+    daily.press("ana", f"zg:{post.id}", can_whisper=False, private_link=TG_LINK)
+    replies = daily.press("ana", f"zs:{post.id}:0:{start_square(p)}", can_whisper=False, private_link=TG_LINK)
+    solution = " ".join(p["solution"])
+    shown = [r for r in replies if solution in r.text]
+    assert shown, texts(replies)
+    assert all(r.private and r.post_id == post.id and r.start_payload for r in shown)

@@ -899,7 +899,8 @@ class PuzzlesFeature(GamesCore):
             return self._hint(ctx, post)
         found = self._attempt_at(ctx, post, private=True)
         if isinstance(found, list):
-            return found
+            # One refusal names the solution (given up already): it stays with the presser.
+            return self._privately(ctx, post, found, OTHER_REACTION)
         puzzle, attempt = found
         progress = list(attempt.progress)
         pos = position_after(puzzle, progress)

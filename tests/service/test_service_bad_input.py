@@ -264,3 +264,37 @@ def test_odd_user_names_do_not_break_the_game(chat):
     game_id = chat.storage.challenge(cid).game_id
     assert game_id is not None and replies[0].game_id == game_id
     assert len(chat.game(game_id).black_name) <= 64
+
+
+# -- the buttons and commands added with the rematch, /games pages, /history, /notify, puzzles -------
+
+
+def test_rematch_pressed_twice_opens_one_challenge(chat, game):
+    chat.resign("bob")
+    first = chat.press("ana", f"rm:{game}")
+    cid = chat.rows("challenges")[-1].id
+    assert f"#{cid}" in first[0].text
+    answer = "\n".join(r.text for r in rejected_press(chat, "ana", f"rm:{game}"))
+    assert f"#{cid}" in answer
+    assert [c.id for c in chat.rows("challenges") if c.status == "open"] == [cid]
+
+
+def test_rematch_pressed_by_both_players_starts_the_game(chat, game):
+    chat.resign("bob")
+    chat.press("ana", f"rm:{game}")
+    replies = chat.press("bob", f"rm:{game}")
+    games = chat.rows("games")
+    assert len(games) == 2 and games[-1].status == "active"
+    assert (games[-1].white_id, games[-1].black_id) == ("bob", "ana")
+    assert replies[0].game_id == games[-1].id
+    assert [c for c in chat.rows("challenges") if c.status == "open"] == []
+
+
+def rejected_press(chat, user, action, **kw):
+    """The answer to a button press that must change nothing."""
+    before = chat.snapshot()
+    replies = chat.press(user, action, **kw)
+    assert replies, f"no answer to {action!r}"
+    assert chat.snapshot() == before
+    assert "\n".join(r.text for r in replies).strip()
+    return replies

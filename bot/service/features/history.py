@@ -9,7 +9,7 @@ from bot.i18n import t
 from bot.rules import Color
 from bot.service.commands import fold
 from bot.service.events import Reply
-from bot.service.features.common import Ctx
+from bot.service.features.common import Ctx, _is_user
 from bot.service.features.games import GamesCore
 from bot.service.registry import ButtonKind
 from bot.service.wording import clip_line, day_words, variant_name
@@ -72,6 +72,15 @@ class HistoryFeature(GamesCore):
         other = row.black_id if was_white else row.white_id
         player = self.storage.player(row.platform, other) if other != BOT_ID else None
         target = [f"@{player.username}"] if player is not None and player.username else []
+        # A second press (or the other player's, after theirs) opens no second challenge.
+        handle = player.username.lower()[:64] if player is not None and player.username else None
+        for ch in self._live_challenges(ctx):
+            if ch.variant != row.variant:
+                continue
+            if ch.challenger_id == uid and (ch.target_username or None) == handle:
+                return [Reply(t(ctx.lang, "rematch.open", id=ch.id), private=True)]
+            if ch.challenger_id == other and ch.target_username and _is_user(ctx.event, ch.target_username):
+                return self.cmd_accept(ctx, [f"#{ch.id}"])
         return self.cmd_new(ctx, [row.variant, color, *target, minutes])
 
 

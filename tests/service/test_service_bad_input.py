@@ -298,3 +298,63 @@ def rejected_press(chat, user, action, **kw):
     assert chat.snapshot() == before
     assert "\n".join(r.text for r in replies).strip()
     return replies
+
+
+def everything(chat):
+    """The whole database but the outbox and the meta rows (settings, subscriptions, puzzles too)."""
+    return {table: rows for table, rows in chat.storage.dump().items() if table not in ("outbox", "meta")}
+
+
+NEW_BAD_COMMANDS = ["/games 0", "/games -1", "/games 99999999999999999999", "/games 🙂", "/history @nobody",
+                    "/history x", "/history @ana @bob", "/notify maybe", "/notify on off", "/lang xx", "/lang 🙂",
+                    "/settings variant xx", "/settings lang xx", "/settings foo bar", "/puzzle giveup",
+                    "/puzzle giveup #99", "/puzzle xx", "/hint #abc", "/daily on 25:99 Mars/Olympus",
+                    "/daily on 7:00 Mars/Olympus", "/daily on 24:00", "/daily on -1:00", "/accept #abc",
+                    "/accept #0", "/decline #abc", "/cancel #99999999999999", "/start p1_abc",
+                    "/start p99999999999_x", "/start " + "p" * 100]
+NEW_BAD_BUTTONS = ["rm:999999", "rm:abc", "rm:", "rm:1:1", "zg:1", "zg:999999999", "zn:-1", "zn:abc", "s:1:0:99",
+                   "d:1:0:1:99", "m:1:0:999", "zs:1:0:99", "zh:1:99", "dr:1:0", "x" * 300, "🙂" * 40, "::::", ""]
+
+
+@pytest.mark.parametrize("kind", ["group", "admin", "private"])
+def test_bad_arguments_of_the_new_commands_change_nothing(chat, game, kind):
+    kw = {"admin": True} if kind == "admin" else {"chat": "carol-dm", "kind": "private"} if kind == "private" else {}
+    chat.say("carol", "/games", **kw)
+    before = everything(chat)
+    for text in NEW_BAD_COMMANDS:
+        replies = chat.say("carol", text, **kw)
+        assert replies and "\n".join(r.text for r in replies).strip(), text
+        assert everything(chat) == before, text
+
+
+@pytest.mark.parametrize("kind", ["group", "admin", "private"])
+def test_hand_made_button_data_changes_nothing(chat, game, kind):
+    kw = {"admin": True} if kind == "admin" else {"chat": "carol-dm", "kind": "private"} if kind == "private" else {}
+    chat.say("carol", "/games", **kw)
+    before = everything(chat)
+    for data in NEW_BAD_BUTTONS:
+        replies = chat.press("carol", data, **kw)
+        assert replies and "\n".join(r.text for r in replies).strip(), data
+        assert everything(chat) == before, data
+
+
+def test_rematch_by_a_spectator_or_from_another_chat_changes_nothing(chat, game):
+    chat.resign("bob")
+    chat.say("carol", "/games")
+    chat.say("ana", "/games", chat="group-2")
+    chat.say("ana", "/games", chat="ana-dm", kind="private")
+    before = everything(chat)
+    assert "not playing" in "\n".join(r.text for r in chat.press("carol", f"rm:{game}"))
+    chat.press("ana", f"rm:{game}", chat="group-2")
+    chat.press("ana", f"rm:{game}", chat="ana-dm", kind="private")
+    assert everything(chat) == before
+
+
+def test_rematch_of_a_game_against_the_bot_by_someone_else_starts_nothing(chat):
+    chat.say("ana", "/play italian white")
+    game = chat.rows("games")[-1].id
+    chat.resign("ana")
+    chat.say("carol", "/games")
+    before = everything(chat)
+    assert "not playing" in "\n".join(r.text for r in chat.press("carol", f"rm:{game}"))
+    assert everything(chat) == before

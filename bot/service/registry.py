@@ -63,6 +63,8 @@ class CommandSpec:
     listed: bool = True          # a line of its own in /help
     # First arguments that need a chat administrator (the command without them is for anyone).
     admin_words: tuple[str, ...] = ()
+    # Any argument needs a chat administrator (its words are open-ended: /lang español, /lang English).
+    admin_args: bool = False
 
     def words(self) -> list[str]:
         """Every name the command answers to, lower case."""
@@ -140,7 +142,7 @@ class Registry:
         """Whether this use of a command is for chat administrators only."""
         if spec.permission is Permission.ADMINS:
             return True
-        return bool(args) and args[0].lower() in spec.admin_words
+        return bool(args) and (spec.admin_args or args[0].lower() in spec.admin_words)
 
     def lookup(self, word: str) -> CommandSpec | None:
         """The command a typed name (or alias) means, or None."""
@@ -223,7 +225,8 @@ for _spec in (
     CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
     CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
     CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
-                (Arg("language", ArgKind.LANGUAGE, required=True),), admin_words=tuple(LANGUAGES)),
+                (Arg("language", ArgKind.LANGUAGE, required=True),), admin_words=tuple(LANGUAGES),
+                admin_args=True),
     CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
                 (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
                 admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS),

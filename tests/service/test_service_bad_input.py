@@ -358,3 +358,14 @@ def test_rematch_of_a_game_against_the_bot_by_someone_else_starts_nothing(chat):
     before = everything(chat)
     assert "not playing" in "\n".join(r.text for r in chat.press("carol", f"rm:{game}"))
     assert everything(chat) == before
+
+
+@pytest.mark.parametrize("text", ["/lang español", "/lang English", "/lingua italiano", "/idioma castellano",
+                                  "/language Spanish"])
+def test_a_language_named_in_words_by_a_member_who_is_no_admin_changes_nothing(chat, text):
+    chat.say("carol", "/games")
+    before = everything(chat)
+    replies = chat.say("carol", text)
+    assert "Only the chat's administrators" in replies[0].text
+    assert everything(chat) == before
+    assert chat.service.needs_admin(text)

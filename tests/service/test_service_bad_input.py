@@ -369,3 +369,12 @@ def test_a_language_named_in_words_by_a_member_who_is_no_admin_changes_nothing(c
     assert "Only the chat's administrators" in replies[0].text
     assert everything(chat) == before
     assert chat.service.needs_admin(text)
+
+
+@pytest.mark.parametrize("time", ["9:0٥", "9.3٠", "8:3٠pm", "09:0５", "1٩:00"])
+def test_a_daily_time_with_other_digits_is_refused(chat, time):
+    chat.say("ana", "/games")
+    before = everything(chat)
+    answer = "\n".join(r.text for r in chat.say("ana", f"/daily on {time}", admin=True))
+    assert "I don't understand" in answer
+    assert everything(chat) == before

@@ -73,9 +73,10 @@ HISTORY_WORDS = ("history", "historial", "historia", "storia", "cronologia")
 LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
-_TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)")
+# ASCII digits only: the time is stored as typed ('09:0٥' would be kept as such).
+_TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)", re.ASCII)
 # '8am', '8:30pm', '12pm' (noon), '12am' (midnight).
-_AMPM = re.compile(r"(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*([ap])\.?m\.?", re.I)
+_AMPM = re.compile(r"(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*([ap])\.?m\.?", re.I | re.ASCII)
 
 
 def read_time(word: str) -> str | None:

@@ -360,6 +360,13 @@ def test_daily_with_a_city_suggests_the_zone_and_changes_nothing(chat):
     assert chat.storage.subscription("test", "group-1") is None
 
 
+@pytest.mark.parametrize("zone, stored", [("UTC", "UTC"), ("utc", "UTC"), ("Etc/UTC", "Etc/UTC")])
+def test_daily_takes_utc_as_a_zone_not_as_a_city(chat, zone, stored):
+    answer = chat.text("ana", f"/daily on 08:00 {zone}", admin=True)
+    assert answer == t("en", "daily.on", time="08:00", zone=stored, variant=t("en", "variant.italian"))
+    assert chat.storage.subscription("test", "group-1").timezone == stored
+
+
 def test_daily_accepts_8am(chat):
     answer = chat.text("ana", "/daily on 8am Europe/London", admin=True)
     assert answer == t("en", "daily.on", time="08:00", zone="Europe/London", variant=t("en", "variant.italian"))

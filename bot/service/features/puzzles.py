@@ -209,13 +209,14 @@ class PuzzlesFeature(GamesCore):
             read = read_time(arg)
             if read:
                 time_text = read
+            elif ("/" in arg or arg.upper() == "UTC") and find_timezone(arg):
+                # An IANA name, and UTC: 'UTC' also ends like Etc/UTC, which is no city to ask about.
+                zone = find_timezone(arg)
             elif zones_of_city(arg) and not parse_variant([arg]):
                 # A city alone ('London'): the zone it means is offered, not guessed silently.
                 return [Reply(t(ctx.lang, "daily.zone_hint", zone=arg[:40], suggestion=zones_of_city(arg)[0]))]
-            elif "/" in arg or arg.upper() == "UTC":
-                zone = find_timezone(arg)
-                if zone is None:
-                    return [Reply(t(ctx.lang, "daily.bad_zone", zone=arg[:40]))]
+            elif "/" in arg:
+                return [Reply(t(ctx.lang, "daily.bad_zone", zone=arg[:40]))]
             else:
                 variant_words.append(arg)
         variant = self._default_variant(ctx)

@@ -91,6 +91,9 @@ def session_processes(sid: int) -> list[int]:
     return alive
 
 
+# How long processes of a killed console may take to end before they count as left behind.
+ORPHAN_GRACE = 3.0
+
 class Console:
     """`python -m bot console` on a database, in its own session, its output going to a file."""
 
@@ -142,8 +145,14 @@ class Console:
         self.proc.wait()
         with contextlib.suppress(BrokenPipeError, ValueError):
             self.proc.stdin.close()
-        time.sleep(0.05)
+        # Engine workers end with the console (a watchdog and, on Linux, PDEATHSIG); one that was
+        # still starting when the kill came takes its watchdog's tick to notice: left behind is
+        # what still runs after ORPHAN_GRACE seconds.
+        give_up = time.perf_counter() + ORPHAN_GRACE
         orphans = session_processes(self.proc.pid)
+        while orphans and time.perf_counter() < give_up:
+            time.sleep(0.05)
+            orphans = session_processes(self.proc.pid)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, signal.SIGKILL)
         self._out.close()

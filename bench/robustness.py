@@ -25,6 +25,14 @@
    exception, no internal error, and nothing changed by input that must change nothing.
 10. The start-up check on a big database (50,000 games of 40 moves): quick_check against the full
    integrity_check the bot runs.
+11. The adapters: the real python-telegram-bot Application and the real discord.py bot, only their
+   HTTP faked (the strict fakes of the adapter tests), each take a few hundred hostile updates
+   (garbage button data and custom ids, long and unicode texts, unknown and malformed commands,
+   moves in games that do not exist, presses on another chat's messages, anonymous admins and
+   channels, option values of other types) mixed with play, while failures are injected below
+   the libraries (5xx, 429 with retry_after, 403, 400/404).  Handler exceptions logged,
+   internal-error answers and requests the fake refused on its own must be 0, and every stored
+   game must replay (bot.rules) to its stored position.
 
 Children are started in their own session with their output going to files, never to pipes this
 process reads: an engine worker that outlives a killed console holds nothing the bench waits
@@ -40,7 +48,9 @@ Run from the repository root::
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
+import itertools
 import logging
 import multiprocessing
 import os
@@ -49,12 +59,14 @@ import re
 import signal
 import sqlite3
 import statistics
+import string
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -62,6 +74,7 @@ sys.path.insert(0, str(REPO))
 from bot.i18n import t  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService, Reply  # noqa: E402
+from bot.service.registry import REGISTRY  # noqa: E402
 from bot.storage import BOT_ID  # noqa: E402
 from bot.storage import SQLiteStore as Storage  # noqa: E402
 
@@ -784,6 +797,438 @@ def big_database(games: int, moves: int) -> dict:
             "integrity_check s (what start-up runs)": full, "opening the store s": opened}
 
 
+# -- 11. the adapters: hostile updates and a failing platform ----------------------------------------------
+
+# The strict fakes of the adapter tests stand in for the Bot API and for Discord's HTTP: the bench
+# imports them from the test folders (bench scripts are not part of the test suite, and the tests
+# do not import the bench).
+TEST_PLATFORMS = REPO / "tests" / "platforms"
+# Telegram's flood limits run on a clock this much faster than the real one, for the fake and the
+# production limiter alike (the tests use 10; a few hundred answers in one group need more).
+TG_SPEED = 60.0
+INTERNAL_TEXTS = [t(lang, "error.internal") for lang in ("en", "es", "it")]
+HOSTILE_DATA = HOSTILE_ACTIONS + ["d:1:0:22:18", "d:0:0:0:0", "s:1:99:22", "zs", "dr:" + "x" * 50, "🎲" * 16]
+
+
+def _garbage(rng: random.Random, limit: int) -> str:
+    """Random characters (ASCII, accents, emoji, controls), at most ``limit`` UTF-8 bytes."""
+    pool = string.printable + "éñàü€—’…\u202e\u200b\x00🂡🎲👍"
+    out = ""
+    for _ in range(rng.randint(1, 40)):
+        ch = rng.choice(pool)
+        if len((out + ch).encode()) > limit:
+            break
+        out += ch
+    return out or "?"
+
+
+def _replayed(db: Path) -> tuple[int, int]:
+    """(games, games whose stored FEN and ply are what replaying their stored moves gives)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        games = conn.execute("SELECT id, variant, start_fen, fen, ply FROM games").fetchall()
+        good = 0
+        for game_id, variant, start_fen, fen, ply in games:
+            moves = [r[0] for r in conn.execute("SELECT notation FROM moves WHERE game_id=? ORDER BY ply",
+                                                (game_id,))]
+            engine = Game(variant, start_fen, draw_rules=False)
+            try:
+                for move in moves:
+                    engine.play(move)
+            except Exception:
+                continue
+            good += engine.position.fen() == fen and ply == len(moves)
+        return len(games), good
+    finally:
+        conn.close()
+
+
+class _Errors(logging.Handler):
+    """Records logged at ERROR by our code or the chat libraries (a handler that failed)."""
+
+    def __init__(self) -> None:
+        super().__init__(level=logging.ERROR)
+        self.records: list[logging.LogRecord] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        record.bench_input = ADAPTER_INPUT[0]
+        self.records.append(record)
+
+
+# The update being handled, named on what it makes the bot log (to report the input with the finding).
+ADAPTER_INPUT = [""]
+
+
+@contextlib.contextmanager
+def _watching_errors():
+    handler = _Errors()
+    loggers = [logging.getLogger(name) for name in ("bot", "discord", "telegram")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+        logger.addHandler(handler)
+    try:
+        yield handler.records
+    finally:
+        for logger, level in zip(loggers, levels, strict=True):
+            logger.removeHandler(handler)
+            logger.setLevel(level)
+
+
+async def _telegram_adapter(events: int, rng: random.Random, folder: Path) -> dict:
+    import tg_helpers  # noqa: F401 - the fake's neighbour; keeps the test folder's imports resolvable
+    from telegram import Update
+    from telegram_fake_api import BOT, CHANNEL, GROUP, QUERY_INVALID, USERS, FakeBotAPI
+
+    from bot.platforms.telegram import TelegramAdapter
+    from bot.platforms.telegram.limiter import FloodLimiter
+    from bot.rules import Position
+
+    def clock() -> float:
+        return time.monotonic() * TG_SPEED
+
+    async def limiter_sleep(seconds: float) -> None:
+        await asyncio.sleep(seconds / TG_SPEED)
+
+    async def backoff(seconds: float) -> None:
+        await asyncio.sleep(0)            # the adapter's retry backoffs: counted by the fake, not waited
+
+    other = {"id": -100456, "type": "supergroup", "title": "Other club"}
+    db = folder / "telegram.db"
+    storage = Storage(db)
+    service = GameService(storage, rng=random.Random(rng.random()))
+    http = FakeBotAPI(clock=clock)
+    for chat in (GROUP, other):
+        http.add_chat(chat)
+    for user in USERS:
+        http.start_private(user)
+    http.admins.add((GROUP["id"], USERS["ana"]["id"]))
+    adapter = TelegramAdapter(service, sleep=backoff)
+    app = adapter.build("123:TEST", request=http, rate_limiter=FloodLimiter(clock=clock, sleep=limiter_sleep))
+    handler_errors: list[BaseException] = []
+
+    async def collect(update: object, context: Any) -> None:
+        handler_errors.append(context.error)
+
+    app.add_error_handler(collect)
+    ids = itertools.count(1)
+    sent = injected = 0
+
+    async def update(**payload: Any) -> None:
+        nonlocal sent
+        sent += 1
+        ADAPTER_INPUT[0] = repr(payload)[:300]
+        refused, calls = len(http.refused(injected=False)), len(http.calls)
+        await app.process_update(Update.de_json({"update_id": next(ids), **payload}, app.bot))
+        for call in http.refused(injected=False)[refused:]:
+            target = http.messages.get((int(call.params.get("chat_id") or 0), int(call.params.get("message_id") or 0)))
+            print(f"  (telegram refused {call.method} {call.params.get('text')!r:.80} on "
+                  f"{target and (target.kind, target.text)!r:.120}: {call.error}, handling {ADAPTER_INPUT[0]}; "
+                  f"the requests: {[(c.method, c.status, c.error) for c in http.calls[calls:]]})", file=sys.stderr)
+
+    async def say(user: str, text: str, chat: dict = GROUP, sender_chat: dict | None = None) -> None:
+        ours = http.bot_messages(int(chat["id"]))
+        # Plain text reaches a bot in privacy mode only as a reply to it.
+        reply = ours[-1].message_id if ours and not text.startswith("/") else None
+        message = http.incoming(chat, USERS[user], text, reply_to=reply, sender_chat=sender_chat)
+        if http.reaches_bot(message):
+            await update(message=message)
+
+    async def press(user: str, data: str, chat: dict = GROUP) -> None:
+        if not http.bot_messages(int(chat["id"])):
+            return
+        await update(callback_query=http.callback_query(chat, USERS[user], data))
+
+    def active(chat: dict) -> Any:
+        games = storage.active_games("telegram", str(chat["id"]))
+        return games[-1] if games else None
+
+    async def play(chat: dict, white: str, black: str) -> None:
+        """Normal play: a challenge accepted, or a legal move typed or pressed by the player to move."""
+        game = active(chat)
+        if game is None:
+            await say(white, "/new italian white 5m", chat)
+            await say(black, "/accept", chat)
+            return
+        move = str(rng.choice(Position.from_fen(game.variant, game.fen).legal_moves()))
+        user = next(name for name, info in USERS.items() if str(info["id"]) == (
+            game.white_id if game.ply % 2 == 0 else game.black_id))
+        squares = re.split(r"[-x]", move)
+        if rng.random() < 0.3 and len(squares) == 2:
+            await press(user, f"d:{game.id}:{game.ply}:{squares[0]}:{squares[1]}", chat)
+        else:
+            await say(user, f"/m #{game.id} {move}", chat)
+
+    failures = [("sendMessage", 502, "Bad Gateway", {}), ("sendPhoto", 502, "Bad Gateway", {}),
+                ("editMessageMedia", 500, "Internal Server Error", {}),
+                ("sendPhoto", 429, "Too Many Requests: retry after 2", {"retry_after": 2}),
+                ("sendMessage", 429, "Too Many Requests: retry after 1", {"retry_after": 1}),
+                ("editMessageMedia", 429, "Too Many Requests: retry after 40", {"retry_after": 40}),
+                ("sendMessage", 403, "Forbidden: bot was kicked from the supergroup chat", {}),
+                ("sendPhoto", 403, "Forbidden: bot was kicked from the supergroup chat", {}),
+                ("editMessageMedia", 400, "Bad Request: message to edit not found", {}),
+                ("sendMessage", 400, "Bad Request: chat not found", {}),
+                ("answerCallbackQuery", 502, "Bad Gateway", {}),
+                ("answerCallbackQuery", 400, QUERY_INVALID, {}),
+                ("getChatMember", 502, "Bad Gateway", {})]
+    texts = [text for text in HOSTILE_TEXTS if not text.startswith("/play")]     # no engine processes here
+    hostile = 0
+    async with app:
+        await play(GROUP, "ana", "bob")
+        await play(GROUP, "ana", "bob")
+        await play(other, "eve", "bob")
+        await play(other, "eve", "bob")
+        for _ in range(events):
+            if rng.random() < 0.15:
+                method, status, description, parameters = rng.choice(failures)
+                http.fail(method, status, description, **parameters)
+                injected += 1
+            kind = rng.random()
+            user = rng.choice(list(USERS))
+            if kind < 0.35:
+                await play(GROUP if rng.random() < 0.7 else other, *(("ana", "bob") if rng.random() < 0.7
+                                                                     else ("eve", "bob")))
+                continue
+            hostile += 1
+            game = active(GROUP)
+            if kind < 0.5:
+                await say(user, rng.choice(texts))
+            elif kind < 0.6:
+                junk = _garbage(rng, 4000)
+                await say(user, rng.choice(["", "/m ", "/new ", "/accept ", "/lang ", "/nosuch "]) + junk)
+            elif kind < 0.7:
+                await press(user, rng.choice(HOSTILE_DATA) if rng.random() < 0.5 else _garbage(rng, 64),
+                            rng.choice((GROUP, other)))
+            elif kind < 0.78 and game is not None:
+                # A button of a game pressed on a message of the other chat.
+                theirs = active(other)
+                target, chat = (game, other) if rng.random() < 0.5 or theirs is None else (theirs, GROUP)
+                await press(user, f"d:{target.id}:{target.ply}:22:18", chat)
+            elif kind < 0.86:
+                await say(user, rng.choice([f"/m #{rng.randint(100, 10**6)} 22-18", "/resign #424242",
+                                            "/draw #0", "/board #77777", "/accept #31337"]))
+            else:
+                # Anonymous admins (as the group) and members writing as a channel.
+                await say(user, rng.choice(["/new italian", "/m 22-18", "/daily on", "/lang it", "/resign",
+                                            "/accept", rng.choice(texts)]),
+                          sender_chat=rng.choice((GROUP, CHANNEL)))
+    answers = [m.text or "" for m in http.messages.values() if m.sender is BOT]
+    answers += [str(c.params.get("text") or "") for c in http.named("answerCallbackQuery")]
+    unanswered = sum(1 for qid in http.queries
+                     if not any(c.method == "answerCallbackQuery" and str(c.params.get("callback_query_id")) == qid
+                                for c in http.calls))
+    own = http.refused(injected=False)
+    service.close()
+    storage.close()
+    games, consistent = _replayed(db)
+    return {"events": sent, "hostile": hostile, "failures injected": injected,
+            "handler exceptions": len(handler_errors),
+            "internal-error answers": sum(any(text in a for text in INTERNAL_TEXTS) for a in answers),
+            "presses never answered": unanswered, "refused, not provoked": len(own),
+            "games consistent": f"{consistent}/{games}"}
+
+
+async def _discord_adapter(events: int, rng: random.Random, folder: Path) -> dict:
+    import pytest
+    from discord_fake import (
+        CHANNEL_ID,
+        OTHER_CHANNEL_ID,
+        TOKEN,
+        USERS,
+        FakeDiscord,
+        Harness,
+        Member,
+        http_error,
+        install,
+    )
+
+    from bot.platforms.discord import DraughtsBot
+    from bot.rules import Position
+
+    db = folder / "discord.db"
+    storage = Storage(db)
+    now = [time.time()]
+    service = GameService(storage, clock=lambda: now[0], rng=random.Random(rng.random()))
+    fake = FakeDiscord()
+
+    async def sleep(seconds: float) -> None:
+        fake.skew += seconds            # the bot's own retry waits: virtual, Discord's clock moves on
+
+    bot = DraughtsBot(service, sleep=sleep, clock=fake.now)
+    patch = pytest.MonkeyPatch()
+    install(fake, patch, bot.http)
+    sent = injected = hostile = 0
+    specs = {spec.name: spec for spec in REGISTRY if spec.name != "play"}     # no engine processes here
+    names = sorted(specs)
+    try:
+        await bot.login(TOKEN)
+        h = Harness(bot, fake, storage, now)
+        stage = [""]
+
+        def internal_answers() -> int:
+            return sum(any(text in s.raw for text in INTERNAL_TEXTS) for s in fake.messages.values())
+
+        async def feed(payload: dict) -> None:
+            nonlocal sent
+            sent += 1
+            ADAPTER_INPUT[0] = stage[0] or repr({"data": payload["data"], "failures pending": [
+                (x.path_end, x.error.status, x.error.code) for x in fake.scripts if x.times]})[:400]
+            apologies = internal_answers()
+            await h.feed(payload)
+            if internal_answers() > apologies and not stage[0]:
+                print(f"  (discord internal-error answer, handling {ADAPTER_INPUT[0]})", file=sys.stderr)
+
+        def slash(name: str, user: str, options: dict | None = None, channel: int = CHANNEL_ID) -> dict:
+            # Created now on Discord's clock, which the virtual waits moved ahead of the real one.
+            return h.slash_payload(name, user, options, age=-fake.skew, channel_id=channel)
+
+        def boards(channel: int) -> list:
+            return [s for s in fake.messages.values() if s.channel_id == channel and not s.ephemeral
+                    and "board.png" in s.filenames() and s.custom_ids()]
+
+        def active(channel: int) -> Any:
+            games = storage.active_games("discord", str(channel))
+            return games[-1] if games else None
+
+        async def play(channel: int, white: str, black: str) -> None:
+            game = active(channel)
+            if game is None:
+                await feed(slash("new", white, {"variant": "italian", "color": "white",
+                                                "opponent": Member(black), "move_time": "1h"}, channel))
+                challenges = storage.open_challenges("discord", str(channel))
+                if challenges:
+                    await feed(slash("accept", black, {"id": challenges[-1].id}, channel))
+                return
+            move = str(rng.choice(Position.from_fen(game.variant, game.fen).legal_moves()))
+            user = next(n for n, info in USERS.items() if info["id"] == (
+                game.white_id if game.ply % 2 == 0 else game.black_id))
+            board = boards(channel)
+            if rng.random() < 0.2 and board:
+                # A press on a real button of the newest board (a piece, maybe not the mover's).
+                message = board[-1]
+                await feed(h.click_payload(rng.choice(message.custom_ids()), user, message, age=-fake.skew))
+            else:
+                await feed(slash("move", user, {"move": move, "game": game.id}, channel))
+
+        # A failed acknowledgement is retried once at most: a second wait would outlast Discord's 3 s,
+        # and the interaction is then gone whatever the bot does.  No 400 Invalid Form Body: that is
+        # Discord saying our request was malformed, which the bot reports as its own error (by design).
+        errors = [("/callback", lambda: http_error(503, 0, "Service Unavailable")),
+                  ("/callback", lambda: http_error(429, 0, "You are being rate limited.", retry_after=0.5)),
+                  ("{webhook_token}", lambda: http_error(502, 0, "Bad Gateway")),
+                  ("{webhook_token}", lambda: http_error(429, 0, "Slow down", retry_after=1.5)),
+                  ("@original", lambda: http_error(500, 0, "Internal Server Error")),
+                  ("/channels/{channel_id}/messages", lambda: http_error(403, 50001, "Missing Access")),
+                  ("/channels/{channel_id}/messages", lambda: http_error(404, 10003, "Unknown Channel")),
+                  ("/channels/{channel_id}/messages/{message_id}", lambda: http_error(404, 10008, "Unknown Message")),
+                  ("/channels/{channel_id}/messages", lambda: http_error(502, 0, "Bad Gateway")),
+                  ("/channels/{channel_id}/messages/{message_id}", lambda: http_error(403, 50001, "Missing Access"))]
+        await play(CHANNEL_ID, "ana", "bob")
+        await play(OTHER_CHANNEL_ID, "cid", "bob")
+        for _ in range(events):
+            if rng.random() < 0.15:
+                path_end, error = rng.choice(errors)
+                fake.script(path_end, error(), times=1 if path_end == "/callback" else rng.randint(1, 2))
+                injected += 1
+            kind = rng.random()
+            user = rng.choice(list(USERS))
+            if kind < 0.35:
+                channel, players = rng.choice([(CHANNEL_ID, ("ana", "bob"))] * 3 + [(OTHER_CHANNEL_ID, ("cid", "bob"))])
+                await play(channel, *players)
+                continue
+            hostile += 1
+            name = rng.choice(names)
+            if kind < 0.5:
+                # Option values of the wrong type and out of range, unknown options and commands.
+                # Discord sends each option with the type the command was registered with: a
+                # value of another type is what a stale registration (before a sync) brings.
+                def value() -> Any:
+                    return rng.choice([_garbage(rng, 100), rng.randint(-2**53, 2**53), Member(rng.choice(list(USERS))),
+                                       "#1", "0", str(rng.randint(1, 10**19))])
+
+                picks = {rng.choice(["move", "game", "id", "level", "variant", "opponent", "move_time", "nosuch"]):
+                         value() for _ in range(rng.randint(0, 3))}
+                # Required options are always there (one missing is a stale registration: counted apart).
+                picks.update({arg.name: value() for arg in specs[name].args if arg.required})
+                payload = slash(name, user, picks)
+                for option in payload["data"]["options"]:
+                    if rng.random() < 0.2 and option["type"] == 4:
+                        option.update(type=rng.choice([5, 10]), value=rng.choice([True, 2.5]))
+                await feed(payload)
+            elif kind < 0.6:
+                # Very long and unicode texts where a string goes.
+                junk = rng.choice(HOSTILE_TEXTS) if rng.random() < 0.5 else _garbage(rng, 6000) * rng.randint(1, 50)
+                name = rng.choice(["move", "new", "lang", "help", "board"])
+                await feed(slash(name, user, {**{arg.name: junk for arg in specs[name].args if arg.required},
+                                              **({"move": junk} if rng.random() < 0.5 else {"move_time": junk})}))
+            elif kind < 0.75:
+                board = boards(rng.choice((CHANNEL_ID, OTHER_CHANNEL_ID)))
+                if board:
+                    message = rng.choice(board)
+                    custom = rng.choice(["dr:" + rng.choice(HOSTILE_DATA), "dr:" + _garbage(rng, 97),
+                                         _garbage(rng, 100), "dr:s:999999:0:22", "dr:acc:424242"])
+                    await feed(h.click_payload(custom, user, message, age=-fake.skew))
+            elif kind < 0.85:
+                # A button of one channel's game pressed on the board of the other channel.
+                here, there = boards(CHANNEL_ID), boards(OTHER_CHANNEL_ID)
+                if here and there:
+                    source, target = (here[-1], there[-1]) if rng.random() < 0.5 else (there[-1], here[-1])
+                    await feed(h.click_payload(rng.choice(source.custom_ids()), user, target, age=-fake.skew))
+            else:
+                name = rng.choice(["move", "resign", "board", "accept"])
+                await feed(slash(name, user, {"move": "22-18", "game": rng.randint(100, 10**6)} if name == "move"
+                                 else {"id" if name == "accept" else "game": rng.randint(100, 10**6)}))
+        internal = internal_answers()
+        # A registration older than the code: a command since removed, or without a required option
+        # the code has now; Discord sends them so (it checks options against the registration,
+        # which is also why the values above always match their declared types).  Counted apart.
+        stage[0] = "stale registration"
+        for name in ("move", "lang", "nosuch"):
+            payload = slash("help", "ana")
+            payload["data"]["name"] = name
+            await feed(payload)
+        stale_internal = internal_answers() - internal
+    finally:
+        await bot.close()
+        patch.undo()
+        service.close()
+        storage.close()
+    for why in fake.refusals[:5]:
+        print(f"  (discord refused {why})", file=sys.stderr)
+    games, consistent = _replayed(db)
+    return {"events": sent - 3, "hostile": hostile, "failures injected": injected, "internal-error answers": internal,
+            "refused, not provoked": len(fake.refused), "games consistent": f"{consistent}/{games}",
+            "stale registration (/nosuch, /move and /lang without options): internal-error answers":
+                stale_internal}
+
+
+def adapters(events: int, seed: int) -> dict:
+    """The real PTB Application and the real discord.py bot, only HTTP faked (the tests' strict
+    fakes): hostile updates mixed with play, failures injected below the libraries."""
+    for folder in ("telegram", "discord"):
+        sys.path.insert(0, str(TEST_PLATFORMS / folder))
+    rng = random.Random(seed)
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp, _watching_errors() as logged:
+        for name, run in (("telegram", _telegram_adapter), ("discord", _discord_adapter)):
+            before = len(logged)
+            result = asyncio.run(run(events, rng, Path(tmp)))
+            errors = [r for r in logged[before:] if getattr(r, "bench_input", "") != "stale registration"]
+            if name == "telegram":
+                result["handler exceptions"] += len(errors)
+            else:
+                items = list(result.items())
+                result = {**dict(items[:3]), "handler exceptions": len(errors), **dict(items[3:-1]),
+                          "stale registration (/nosuch, /move and /lang without options): errors logged":
+                              len(logged) - before - len(errors), items[-1][0]: items[-1][1]}
+            for record in errors[:10]:
+                print(f"  ({name} logged: {record.name}: {record.getMessage()[:200]}, handling "
+                      f"{getattr(record, 'bench_input', '')})", file=sys.stderr)
+                if record.exc_info and os.environ.get("BENCH_TRACEBACKS"):
+                    print(logging.Formatter().formatException(record.exc_info), file=sys.stderr)
+            out.update({f"{name} {key}": value for key, value in result.items()})
+    return out
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -797,13 +1242,15 @@ def main() -> None:
     parser.add_argument("--rebuild-kills", type=int, default=15)
     parser.add_argument("--messages", type=int, default=200, help="outbox messages for two processes")
     parser.add_argument("--big-games", type=int, default=50_000)
+    parser.add_argument("--adapter-events", type=int, default=300, help="updates per chat library")
     parser.add_argument("--quick", action="store_true", help="small numbers everywhere (a minute or two)")
     parser.add_argument("--only", default="", help="comma-separated section numbers, e.g. 4,5")
     parser.add_argument("--seed", type=int, default=6)
     args = parser.parse_args()
     if args.quick:
         for name, value in (("bot_restarts", 5), ("chats", 10), ("clocks", 10), ("rated", 30),
-                            ("rebuild_kills", 5), ("messages", 40), ("big_games", 2000)):
+                            ("rebuild_kills", 5), ("messages", 40), ("big_games", 2000),
+                            ("adapter_events", 80)):
             setattr(args, name, value)
     # The service logs each busy answer at WARNING; the figures are what this prints.
     logging.getLogger("bot").setLevel(logging.CRITICAL)
@@ -818,6 +1265,7 @@ def main() -> None:
         ("two processes, one outbox", lambda: two_consoles(args.messages)),
         ("hostile input", lambda: hostile_input(args.seed)),
         ("start-up check on a big database", lambda: big_database(args.big_games, 40)),
+        ("adapters: hostile updates and a failing platform", lambda: adapters(args.adapter_events, args.seed)),
     ]
     only = {int(n) for n in args.only.split(",") if n.strip()}
     started = time.perf_counter()

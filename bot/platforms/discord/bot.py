@@ -385,11 +385,11 @@ class Responder:
                             describe_http_failure(exc))
             self.placeholder = False
 
-    async def fail(self) -> None:
+    async def fail(self, key: str = "error.internal") -> None:
         """The one answer left when something broke: an ephemeral apology to the one who asked,
         never silence (a public placeholder is removed first, as the apology is theirs alone)."""
         lang = pick_language(str(self.interaction.locale) if self.interaction.locale else None)
-        text = t(lang, "error.internal")
+        text = t(lang, key)
         if self.gone:
             log.warning("could not tell the user about a failure: the interaction is gone")
             return
@@ -411,10 +411,16 @@ class DraughtsTree(app_commands.CommandTree):
     """The command tree: an error nothing else handled still gets an answer."""
 
     async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
-        if isinstance(error, app_commands.CommandNotFound):
-            # A command removed since the last sync: answer instead of "The application did not respond".
-            log.warning("unknown command /%s (sync the command tree)", error.name)
-        elif isinstance(error, app_commands.TransformerError):
+        if isinstance(error, (app_commands.CommandNotFound, app_commands.CommandSignatureMismatch)):
+            # A command removed or changed since the last sync (the client still shows the old one):
+            # say so instead of "The application did not respond" or an apology for a bug.
+            name = getattr(error, "name", None) or getattr(getattr(error, "command", None), "name", "?")
+            log.warning("command /%s is not as registered with Discord (sync the command tree)", name)
+            client = interaction.client
+            if isinstance(client, DraughtsBot):
+                await Responder(client, interaction, placeholder=False).fail("discord.stale_command")
+            return
+        if isinstance(error, app_commands.TransformerError):
             # E.g. a member option used in a DM, where Discord sends a user, not a member.
             log.warning("unusable option value for /%s: %s", getattr(interaction.command, "name", "?"), error)
         else:
@@ -689,7 +695,8 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             await self.with_retries(f"editing message {message_id}", lambda: message.edit(
                 content=render.split_text(render.escape(reply.text))[0], view=self.view_for(reply),
                 allowed_mentions=render.NO_MENTIONS))
-        except discord.NotFound as exc:
+        except (discord.NotFound, discord.Forbidden) as exc:
+            # Deleted, or a channel the bot may no longer see: the old message stays as it was.
             log.info("message %s in channel %s not updated: %s", message_id, chat_id, describe_http_failure(exc))
 
     async def dm_channel(self, chat_id: str) -> discord.DMChannel:

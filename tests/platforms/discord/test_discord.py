@@ -442,7 +442,15 @@ async def test_a_service_failure_is_still_acknowledged_and_answered(h: Harness, 
 async def test_an_unknown_slash_command_is_answered(h: Harness):
     token = await h.slash("oldcommand", "ana", {})
     answer = h.only_answer(token)
-    assert answer.ephemeral and answer.content == t("en", "error.internal")
+    assert answer.ephemeral and answer.content == t("en", "discord.stale_command")
+
+
+async def test_a_command_sent_as_an_older_registration_had_it_is_answered_without_an_error(h: Harness, bot_errors):
+    # /move without its required option: what a client still showing an old command list sends.
+    token = await h.slash("move", "ana", {})
+    answer = h.only_answer(token)
+    assert answer.ephemeral and answer.content == t("en", "discord.stale_command")
+    assert bot_errors == []
 
 
 def test_only_the_resolved_handle_becomes_a_mention():

@@ -124,3 +124,15 @@ async def test_in_a_thread_send_messages_in_threads_is_what_counts(h: Harness):
     h.fake.permissions[THREAD_ID] = h.fake.bot_permissions(THREAD_ID) & ~SEND_MESSAGES | SEND_MESSAGES_IN_THREADS
     token = await h.slash("games", "bob", channel_id=THREAD_ID)
     assert [a.content for a in h.fake.answers(token)] == [t("en", "games.empty")]
+
+
+async def test_accepting_where_the_bot_lost_view_channel_is_no_error(h: Harness, bot_errors):
+    """Closing the challenge edits its message by REST, which Discord refuses (50001) once the bot
+    may not see the channel; the accept itself went through and is answered as such."""
+    await h.slash("new", "ana", {"variant": "italian"})
+    h.fake.deny(CHANNEL_ID, VIEW_CHANNEL)
+    token = await h.slash("accept", "bob", {})
+    contents = [a.content for a in h.fake.answers(token)]
+    assert t("en", "error.internal") not in contents
+    assert h.bot.service.storage.game(1) is not None
+    assert bot_errors == []

@@ -698,7 +698,7 @@ class TelegramAdapter(ChatAdapter):
         media = InputMediaPhoto(InputFile(reply.image, filename="board.png", attach=True),
                                 caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…")
         markup = _markup(reply.buttons)
-        if not message.photo and reply.board_text:
+        if message.text is not None and reply.board_text:
             # A text board (the chat forbids photos) stays one: its text is edited instead.
             text, entities = _text_board(reply.text, reply.board_text)
             fits = len(text) <= TEXT_LIMIT

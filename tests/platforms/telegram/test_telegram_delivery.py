@@ -284,3 +284,14 @@ async def test_a_message_sent_while_the_disk_is_full_is_not_sent_again(tg, monke
     time_outs = [c for c in tg.http.named("sendPhoto", ok_only=True) if "se le acabó el tiempo" in c.params["caption"]]
     assert len(time_outs) == 1
     assert all(m.status == "sent" for m in tg.storage.find_outbox())
+
+
+async def test_a_move_pressed_on_a_capture_gif_edits_it_into_the_board(tg):
+    """A message without a photo is not always a text board: a press on the capture GIF (it can
+    carry the buttons where the GIF and the board went together) edits the media, never its text."""
+    await started(tg)
+    gif = await tg.app.bot.send_animation(CHAT, b"GIF89a" + b"\x00" * 32, caption="22x13")
+    await tg.press("ana", "d:1:0:22:18", message_id=gif.message_id)
+    assert [c for c in tg.http.named("editMessageText") if int(c.wire["message_id"]) == gif.message_id] == []
+    shown = tg.http.messages[(CHAT, gif.message_id)]
+    assert "Ana jugó 22-18" in shown.text

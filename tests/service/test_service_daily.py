@@ -89,16 +89,8 @@ def illegal_step(p: dict[str, Any]) -> str:
     pos = Position.from_fen(p["variant"], p["fen"])
     mine = "w" if pos.turn == "W" else "b"
     for square, piece in sorted(pos.pieces().items()):
-        if piece != mine:
-            continue
-        for target in range(1, pos.variant.squares + 1):
-            if target == square or pos.piece_at(target) is not None:
-                continue
-            try:
-                pos.parse_move(f"{square}-{target}")
-            except IllegalMove as err:
-                if err.code == ErrorCode.ILLEGAL_STEP:
-                    return f"{square}-{target}"
+        if piece == mine and (step := illegal_step_of(p, square)) is not None:
+            return step
     raise AssertionError("no illegal step found")
 
 

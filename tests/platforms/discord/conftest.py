@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from discord_fake import TOKEN, FakeDiscord, Harness, install
 
 from bot.platforms.discord import DraughtsBot
 from bot.service import GameService
+from bot.service.thinking import Thinker
 from bot.storage import Storage
 
 
@@ -47,3 +49,14 @@ async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, discord_errors):
         await bot.close()
         storage.close()
     assert not fake.refused, "requests Discord would refuse:\n" + "\n".join(fake.refusals)
+
+
+@pytest.fixture
+def bot_h(h: Harness):
+    """The harness with a thread pool thinking for the bot (0.2 s a move)."""
+    pool = ThreadPoolExecutor(2)
+    h.bot.service.thinker = Thinker(pool)
+    h.bot.service.bot_seconds = 0.2
+    yield h
+    assert h.bot.service.settle(20)
+    pool.shutdown(wait=True)

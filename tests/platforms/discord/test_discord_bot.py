@@ -7,28 +7,16 @@ The harness's service is the real one; its engine is given two threads and a sho
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from discord_fake import CHANNEL_ID, Harness, uid
 
 from bot.i18n import t
 from bot.rules import Position
-from bot.service.thinking import Thinker
 from bot.storage import BOT_ID
 
 PNG = b"\x89PNG\r\n\x1a\n"
 POSTS = "/channels/{channel_id}/messages"
 
-
-@pytest.fixture
-def bot_h(h: Harness):
-    pool = ThreadPoolExecutor(2)
-    h.bot.service.thinker = Thinker(pool)
-    h.bot.service.bot_seconds = 0.2
-    yield h
-    assert h.bot.service.settle(20)
-    pool.shutdown(wait=True)
 
 
 def legal_starts(h: Harness, game_id: int) -> list[int]:

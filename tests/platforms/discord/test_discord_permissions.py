@@ -8,9 +8,7 @@ move as a follow-up of the player's interaction while its token lives."""
 from __future__ import annotations
 
 import asyncio
-from concurrent.futures import ThreadPoolExecutor
 
-import pytest
 from discord_fake import (
     ATTACH_FILES,
     CHANNEL_ID,
@@ -22,19 +20,9 @@ from discord_fake import (
 )
 
 from bot.i18n import t
-from bot.service.thinking import Thinker
 
 POSTS = "/channels/{channel_id}/messages"
 
-
-@pytest.fixture
-def bot_h(h: Harness):
-    pool = ThreadPoolExecutor(2)
-    h.bot.service.thinker = Thinker(pool)
-    h.bot.service.bot_seconds = 0.2
-    yield h
-    assert h.bot.service.settle(20)
-    pool.shutdown(wait=True)
 
 
 def notice(lang: str, *names: str) -> str:

@@ -137,6 +137,10 @@ def analysis_job(variant: str, start_fen: str | None, moves: list[str], seconds:
              "played_score": n.played_score, "forced": n.forced} for n in analyse_game(game, seconds)]
 
 
+# How long closing waits for the dispatcher thread to shut the pool down.
+CLOSE_JOIN_SECONDS = 5.0
+
+
 @dataclass(eq=False)
 class _Job:
     key: Hashable
@@ -432,5 +436,10 @@ class Thinker:
             future.cancel()
         if executor is not None and self._own:
             executor.shutdown(wait=False, cancel_futures=True)
+        # The dispatcher shuts our pool down; an exit before it is done leaves the pool's semaphore
+        # to the resource tracker, which then warns on stderr.  A search under way ends within its time.
+        dispatcher = self._dispatcher
+        if dispatcher is not None and dispatcher is not threading.current_thread():
+            dispatcher.join(CLOSE_JOIN_SECONDS)
         # A result being written finishes before the caller closes the database under it.
         self._results.shutdown(wait=True)

@@ -17,7 +17,7 @@ import itertools
 import pytest
 from telegram import Update
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
-from tg_helpers import telegram_clock, telegram_sleep
+from tg_helpers import SPEED, telegram_clock, telegram_sleep
 
 from bot.platforms.telegram import TelegramAdapter
 from bot.platforms.telegram.limiter import FloodLimiter
@@ -30,6 +30,8 @@ class Harness:
         self.storage = Storage(tmp_path / "tg.db")
         self.service = GameService(self.storage)
         self.http = FakeBotAPI(clock=telegram_clock)
+        # 20 ms of a busy machine's scheduling delay, on the sped-up clock.
+        self.http.jitter = 0.02 * SPEED
         self.http.add_chat(GROUP)
         self.sleeps: list[float] = []
         self.adapter = TelegramAdapter(self.service, sleep=self._sleep)

@@ -230,8 +230,8 @@ class Rate:
         self.tolerance = (burst - 1) * self.interval
         self.tat = float("-inf")
 
-    def wait(self, now: float) -> float:
-        return max(self.tat - self.tolerance - now - RATE_SLACK * self.interval, 0.0)
+    def wait(self, now: float, jitter: float = 0.0) -> float:
+        return max(self.tat - self.tolerance - now - RATE_SLACK * self.interval - jitter, 0.0)
 
     def take(self, now: float) -> None:
         self.tat = max(self.tat, now) + self.interval
@@ -244,6 +244,9 @@ class FakeBotAPI(BaseRequest):
         self.clock = clock                          # the time flood control runs on
         self.query_clock: Callable[[], float] = time.monotonic   # the age of callback queries
         self.rates: dict[object, Rate] = {}
+        # How much earlier than spaced a request may arrive (on ``clock``): the scheduling delay of
+        # one request that is not the next one's, as network jitter does it live.
+        self.jitter = 0.0
         self.floods: dict[int, float] = {}          # chat -> flood control until (on ``clock``)
         self.denied: dict[int, set[str]] = {}       # chat -> rights the bot lacks there
         self.calls: list[Call] = []
@@ -623,7 +626,7 @@ class FakeBotAPI(BaseRequest):
         if self.chats[chat_id].get("type") in ("group", "supergroup"):
             scopes.append((("group", chat_id), GROUP_RATE))
         rates = [self.rates.setdefault(key, Rate(*rate)) for key, rate in scopes]
-        wait = max(rate.wait(now) for rate in rates)
+        wait = max(rate.wait(now, self.jitter) for rate in rates)
         if wait > 0:
             raise Refused(f"Too Many Requests: retry after {math.ceil(wait)}", status=429,
                           parameters={"retry_after": math.ceil(wait)})

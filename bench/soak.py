@@ -152,19 +152,24 @@ class Soak:
         self.say(chat, white, f"/new {variant} white", lang)
         gid = self.game_of(self.say(chat, black, "/accept", lang))
         if not self.play_random(chat, gid, {"W": white, "B": black}, self.plies, lang):
-            self.say(chat, self.rng.choice((white, black)), f"/resign #{gid}", lang)
-            self.say(chat, white, f"/resign #{gid}", lang)      # a confirmation, where one is asked
+            loser = self.rng.choice((white, black))
+            self.say(chat, loser, f"/resign #{gid}", lang)
+            self.say(chat, loser, f"/resign #{gid}", lang)      # the confirmation it asks for
         self.drain()
+        self.ended(gid)
 
     def bot_game(self, n: int, chat: str, lang: str, players: list[str]) -> None:
         human = self.rng.choice(players)
         variant = VARIANTS[n % len(VARIANTS)]
         gid = self.game_of(self.say(chat, human, f"/play {variant} 1 white", lang))
-        if not self.play_random(chat, gid, {"W": human}, 2 * self.bot_moves, lang):
+        if not self.play_random(chat, gid, {"W": human}, self.bot_moves, lang):
+            # The bot's answer first: a move between the two /resign lapses the question.
+            self.service.settle(30)
             self.say(chat, human, f"/resign #{gid}", lang)
             self.say(chat, human, f"/resign #{gid}", lang)
         self.service.settle(30)
         self.drain()
+        self.ended(gid)
 
     def timeout_game(self, n: int, chat: str, lang: str, players: list[str]) -> None:
         white, black = self.rng.sample(players, 2)
@@ -174,9 +179,12 @@ class Soak:
         self.play_random(chat, gid, {"W": white, "B": black}, 2, lang)
         self.clock.now += 6 * 60
         self.drain()
-        row = self.service.game_with_moves(gid)[0]
+        self.ended(gid)
+
+    def ended(self, game_id: int) -> None:
+        row = self.service.game_with_moves(game_id)[0]
         if row is not None and row.status == "active":
-            raise SystemExit(f"game {gid} did not end on time")
+            raise SystemExit(f"game {game_id} did not end (ply {row.ply})")
 
 
 def table_bytes(conn: sqlite3.Connection) -> dict[str, int]:

@@ -12,8 +12,8 @@ the console does; the moves are chosen with ``bot.rules`` from the stored positi
 
 Run from the repository root::
 
-    python bench/soak.py                       # 90 games, about a minute on an idle machine
-    python bench/soak.py --games 552           # the count
+    python bench/soak.py                       # 90 games, about 20 s
+    python bench/soak.py --games 552           # the count, about 2 to 3 minutes
     python bench/soak.py --seconds 300         # as many games as fit in 5 minutes
     python bench/soak.py --db /tmp/soak.db     # keep the database (else a temporary one)
 

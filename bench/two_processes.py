@@ -22,7 +22,7 @@ message_sent, game_with_moves, settle, close).
 
 Run from the repository root::
 
-    python bench/two_processes.py                    # about 20 s
+    python bench/two_processes.py                    # about 10 s
     python bench/two_processes.py --bot-games 6 --human-moves 4 --runs 3
 
 Exit status 0 whatever the count (it is a measurement); 1 only if the run itself failed.

@@ -17,6 +17,7 @@ tests/storage/test_contract.py checks every backend against this.
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -35,6 +36,14 @@ from .records import (
     RatingRecord,
     SubscriptionRecord,
     field_names,
+)
+from .repositories import (
+    ChallengesRepository,
+    GamesRepository,
+    PlayersRepository,
+    PuzzlesRepository,
+    RatingsRepository,
+    SettingsRepository,
 )
 
 
@@ -58,6 +67,13 @@ class StorageGone(StorageError):
 
 class StorageDamaged(StorageError):
     """The database failed an integrity check while the bot was running."""
+
+
+class StorageContention(StorageError):
+    """A read-modify-write lost a race: what it read changed before it wrote (a compare-and-set
+    found another version, or the database chose this transaction to undo to break a deadlock or a
+    serialization conflict).  Nothing of the unit of work was kept; running it again from its
+    reads is safe, and usually succeeds (see ``retry.retry_contention``)."""
 
 
 class StaleGame(Exception):
@@ -97,15 +113,58 @@ class Store(abc.ABC):
     Opening a store checks the database and raises StorageError with a one-line reason if it
     cannot be used; a write that cannot get its lock in time raises StorageBusy."""
 
+    # -- repositories per aggregate (typed writes; see repositories.py) -------------------------
+
+    @functools.cached_property
+    def players(self) -> PlayersRepository:
+        return PlayersRepository(self)
+
+    @functools.cached_property
+    def challenges(self) -> ChallengesRepository:
+        return ChallengesRepository(self)
+
+    @functools.cached_property
+    def games(self) -> GamesRepository:
+        return GamesRepository(self)
+
+    @functools.cached_property
+    def puzzles(self) -> PuzzlesRepository:
+        return PuzzlesRepository(self)
+
+    @functools.cached_property
+    def ratings(self) -> RatingsRepository:
+        return RatingsRepository(self)
+
+    @functools.cached_property
+    def settings(self) -> SettingsRepository:
+        return SettingsRepository(self)
+
     # -- transactions and lifetime -------------------------------------------------------------
 
     @abc.abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
-        """One write transaction: everything inside commits together or not at all.
+        """The unit of work: everything inside commits together or not at all.
 
-        Nested calls (including the store's own methods called inside) join the outer one, and
-        reads inside see its writes so far.  There are no savepoints: an exception caught inside
-        the block does not undo what the block wrote before it."""
+        Isolation: serializable.  What the block reads cannot be changed by another writer before
+        it commits (SQLite: the database's write lock is taken at the start, ``BEGIN IMMEDIATE``;
+        a backend with row locks must take locks or compare versions so the outcome is one some
+        serial order would give, and raise StorageContention when it cannot).
+
+        Nesting: a ``transaction()`` inside another (including the store's own methods called
+        inside) joins the outer one; reads inside see its writes so far; nothing is committed
+        until the outermost block ends.
+
+        Rollback: an exception leaving the outermost block undoes everything the unit of work
+        wrote, nested blocks included.  There are no savepoints: an exception caught inside the
+        block does not undo what the block wrote before it.
+
+        Waiting for the lock longer than the busy timeout raises StorageBusy (not retried: the
+        database is held by something slow); losing a compare-and-set raises StorageContention
+        (retryable: run the whole block again, e.g. with ``retry.retry_contention``)."""
+
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside this store's ``transaction()``."""
+        return False
 
     @abc.abstractmethod
     def close(self) -> None:
@@ -451,7 +510,10 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def save_attempt(self, attempt: AttemptRecord) -> None:
-        """Store a user's attempt as it now is (created or replaced)."""
+        """Store a user's attempt as it now is (created or replaced), by its ``version``: as read
+        from the store, it must still be stored at that version; 0, there must be none yet; None,
+        no check.  StorageContention otherwise, and nothing changes.  The stored version goes up
+        by one."""
 
     @abc.abstractmethod
     def attempts(self, post_id: int) -> list[AttemptRecord]:
@@ -478,8 +540,8 @@ class Store(abc.ABC):
         """A subject's rating in a pool, or None (never rated)."""
 
     @abc.abstractmethod
-    def ratings(self, platform: str, pool: str) -> list[RatingRecord]:
-        """Every rating of a pool on a platform, best first."""
+    def rating_pool(self, platform: str, pool: str) -> list[RatingRecord]:
+        """Every rating of a pool on a platform, best first (also ``store.ratings(platform, pool)``)."""
 
     @abc.abstractmethod
     def save_rating(self, rating: RatingRecord, source: str) -> None:
@@ -488,6 +550,14 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
         """How a subject's rating in a pool went, oldest first."""
+
+    @abc.abstractmethod
+    def lock_ratings(self) -> None:
+        """Take the ratings lock until the caller's transaction ends (RuntimeError outside one).
+
+        Every read-modify-write of ratings takes it first (a game or attempt rated, a rebuild), so
+        a rebuild and a result being rated happen one after the other: the result is either in
+        the rebuild's reading of the games, or rated on top of what the rebuild wrote."""
 
     @abc.abstractmethod
     def clear_ratings(self) -> None:

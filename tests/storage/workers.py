@@ -86,7 +86,7 @@ def finish_one(path: str, game_id: int, white_wins: bool, at: float, go_at: floa
         store.close()
 
 
-def play_move(path: str, game_id: int, version: int, go_at: float, by_user: str) -> str:
+def play_move(path: str, game_id: int, version: int, by_user: str, go_at: float) -> str:
     """Play the first legal move on the game as read at ``version``; 'won' or 'stale'."""
     store = open_store(path)
     try:
@@ -156,3 +156,13 @@ def resume(path: str, now: float, go_at: float) -> float:
     finally:
         store.close()
 
+
+
+def take_numbers(path: str, count: int, go_at: float) -> list[int]:
+    """Numbers for ``count`` new games (the shared #N sequence)."""
+    store = open_store(path)
+    try:
+        time.sleep(max(0.0, go_at - time.time()))
+        return [new_game(store, "a", "b", T0) for _ in range(count)]
+    finally:
+        store.close()

@@ -107,9 +107,13 @@ class Plugin:
             workeroutput["store_calls"] = sorted(called)
             workeroutput["store_complete"] = complete
             return
-        if self.worker_complete:
-            complete = all(self.worker_complete) and not session.testsfailed
-            seen = set().union(*self.worker_calls)
+        if session.config.pluginmanager.hasplugin("dsession"):
+            # The controller of xdist workers: it checks only when every worker reported a whole,
+            # passing suite (a crashed worker sends nothing).
+            workers = getattr(session.config.option, "numprocesses", None) or 0
+            complete = (bool(self.worker_complete) and len(self.worker_complete) >= workers
+                        and all(self.worker_complete) and not session.testsfailed)
+            seen = set().union(*self.worker_calls) if self.worker_calls else set()
         else:
             seen = called
         if not complete:

@@ -2,16 +2,24 @@
 
 Players, chats, challenges, games and moves, board messages, heartbeats, pending questions and
 the outbox.  Every method is one short transaction of its own, or joins the caller's
-``transaction()``.  Every change to a game is guarded by the game's version number (optimistic
-concurrency): of two writers that read the same version, exactly one wins, the other gets
-StaleGame.
+``transaction()`` (the unit of work: its isolation, nesting and rollback are documented there).
 
-Challenges and games share one numbering (``#N`` names one thing): a game started from a
-challenge takes the challenge's number, and every new number is above every id in use.
+Every read-modify-write the service does is safe without a global write lock (docs/storage.md):
+a change to a game is guarded by the game's version (of two writers that read the same version,
+exactly one wins, the other gets StaleGame); an attempt is saved by compare-and-set on its version
+(StorageContention); ratings are read and written under the ratings lock (``lock_ratings``);
+downtime is resumed by compare-and-set on the heartbeat read; claims (a challenge accepted or
+closed, a daily post, a first solver, a reminder) are single conditional writes.
 
-Rows come back as the records of ``records.py``.  Changes are given as ``{column: value}``
-dicts; a name that is not a column the caller may set raises ValueError and changes nothing.
-tests/storage/test_contract.py checks every backend against this.
+Challenges and games share one numbering (``#N`` names one thing), taken from one counter by a
+single atomic update: a game started from a challenge takes the challenge's number, and every new
+number is above every id in use.
+
+Rows come back as the records of ``records.py``.  The repositories (``store.games``,
+``store.players``, ... see repositories.py) take typed writes; the flat methods below take
+changes as ``{column: value}`` dicts, where a name that is not a column the caller may set raises
+ValueError and changes nothing.  tests/storage/test_contract*.py and test_concurrency.py check
+every backend against this, and fail when a public method is never called.
 """
 
 from __future__ import annotations
@@ -77,7 +85,10 @@ class StorageContention(StorageError):
 
 
 class StaleGame(Exception):
-    """The game changed since it was read (another move or action won the race)."""
+    """The game changed since it was read (another move or action won the race).
+
+    Not a StorageContention and never retried by itself: what the user asked for (this move) was
+    meant for a position that is gone, so they are told instead."""
 
 
 # What a caller may set; the rest (ids, status, version, counters) the store assigns.
@@ -162,9 +173,10 @@ class Store(abc.ABC):
         database is held by something slow); losing a compare-and-set raises StorageContention
         (retryable: run the whole block again, e.g. with ``retry.retry_contention``)."""
 
+    @abc.abstractmethod
     def in_transaction(self) -> bool:
-        """Whether the calling thread is inside this store's ``transaction()``."""
-        return False
+        """Whether the calling thread is inside this store's ``transaction()`` (a retry must wrap
+        the outermost unit of work only)."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -142,3 +142,39 @@ def test_ratings_rebuilt_during_play_match_a_fresh_rebuild(path, tmp_path):
         assert live["rating_history"] == fresh["rating_history"]
     finally:
         store.close()
+
+
+def test_a_game_finished_while_a_rebuild_waits_for_the_lock_is_in_the_ratings(path):
+    """The window the rebuild had: it read the finished games, then waited for the write lock
+    while another process finished (and rated) one more game; its rewrite then dropped that game."""
+    import threading
+
+    playing, rebuilding = workers.open_store(path), workers.open_store(path)
+    try:
+        first = workers.new_game(playing, "ana", "bob", T0)
+        workers.finish(GameService(playing, clock=lambda: T0), first, True, T0 + 1)
+        late = workers.new_game(playing, "ana", "bob", T0)
+        row = playing.games.get(late)
+        playing.games.update(late, row.version, workers.GameChange(ply=2))
+        holding, done = threading.Event(), threading.Event()
+
+        def finish_while_holding_the_lock() -> None:
+            service = GameService(playing, clock=lambda: T0 + 2)
+            with playing.transaction():
+                holding.set()
+                time.sleep(0.5)                    # the rebuild reaches its wait for the lock
+                service.finish_game(playing.games.get(late),
+                                    workers.Result("1-0", workers.ResultReason.RESIGN, workers.Color.WHITE), T0 + 2)
+            done.set()
+
+        thread = threading.Thread(target=finish_while_holding_the_lock)
+        thread.start()
+        holding.wait(5)
+        counts = GameService(rebuilding, clock=lambda: T0).rebuild_ratings()
+        thread.join(10)
+        assert done.is_set()
+        ana = rebuilding.ratings.get(P, "ana", "italian")
+        assert ana.games == 2, counts
+    finally:
+        playing.close()
+        rebuilding.close()

@@ -176,3 +176,22 @@ def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(tmp_
         assert max(elapsed.values()) < 1.7, elapsed
     finally:
         bot.storage.close()
+
+
+def test_a_command_that_lost_a_compare_and_set_runs_again_and_answers_as_usual(bot, monkeypatch):
+    """StorageContention means the unit of work kept nothing: the service runs the command again
+    (the contention is injected below the service, in the store, once)."""
+    from bot.storage import StorageContention
+
+    real = bot.storage.set_notify
+    runs = []
+
+    def contended_once(*args, **kwargs):
+        runs.append(1)
+        if len(runs) == 1:
+            raise StorageContention("lost a compare-and-set")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bot.storage, "set_notify", contended_once)
+    assert bot.text("ana", "/notify on") == t("en", "notify.on")
+    assert len(runs) == 2 and bot.storage.notify_setting(PLATFORM, "ana").private is True

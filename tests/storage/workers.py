@@ -127,23 +127,14 @@ def solve_daily(path: str, post_id: int, users: list[str], go_at: float) -> list
         store.close()
 
 
-def run_clocks(path: str, now: float, go_at: float) -> list[int]:
-    """A scheduler: every game whose deadline passed is ended on time, each by a compare-and-set
-    on its version; the ids this process ended."""
+def run_clocks(path: str, now: float, go_at: float) -> int:
+    """A scheduler's round (the service's run_due): every game whose deadline passed is lost on
+    time, each by a compare-and-set on its version; how many messages this process wrote."""
     store = open_store(path)
     service = GameService(store, clock=lambda: now)
-    ended = []
     try:
         time.sleep(max(0.0, go_at - time.time()))
-        for row in store.games.due(now):
-            if row.deadline_at is None or row.deadline_at > now:
-                continue
-            try:
-                service.finish_game(row, Result("0-1", ResultReason.TIME, Color.BLACK), now)
-            except StaleGame:
-                continue
-            ended.append(row.id)
-        return ended
+        return service.run_due(P, now)
     finally:
         store.close()
 

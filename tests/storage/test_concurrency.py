@@ -129,8 +129,8 @@ def test_ratings_rebuilt_during_play_match_a_fresh_rebuild(path, tmp_path):
     players = [f"u{i}" for i in range(10)]
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
         rebuilds = pool.submit(workers.rebuild_until, path, str(stop))
-        played = pool.submit(workers.finish_games, path, players, 150, 3, T0)
-        assert played.result(timeout=120) == 150
+        played = pool.submit(workers.finish_games, path, players, 80, 3, T0)
+        assert played.result(timeout=120) == 80
         stop.touch()
         assert rebuilds.result(timeout=120) >= 1
     store = workers.open_store(path)
@@ -138,7 +138,7 @@ def test_ratings_rebuilt_during_play_match_a_fresh_rebuild(path, tmp_path):
         live = store.dump()
         GameService(store, clock=lambda: T0).rebuild_ratings()
         fresh = store.dump()
-        assert len(fresh["rating_history"]) == 300
+        assert len(fresh["rating_history"]) == 160
         assert live["ratings"] == fresh["ratings"]
         assert live["rating_history"] == fresh["rating_history"]
     finally:

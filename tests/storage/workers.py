@@ -69,6 +69,9 @@ def rebuild_until(path: str, stop_file: str) -> int:
         while not Path(stop_file).exists() or runs == 0:
             service.rebuild_ratings()
             runs += 1
+            # A breath between rebuilds: the rebuild holds the write lock throughout, and SQLite's
+            # busy handler backs off, so back-to-back rebuilds would starve the games.
+            time.sleep(0.01)
         return runs
     finally:
         store.close()

@@ -42,7 +42,7 @@ from bot.service.features.ratings import RatingsFeature
 from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
-from bot.storage import StorageBusy, StorageFull, StorageGone, Store
+from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, Store, retry_contention
 from bot.storage.records import GameRecord, MoveRecord
 
 
@@ -110,10 +110,11 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                 pass            # the same: a read-only command still works on a full disk
             if event.chat_kind == "private":
                 self._reachable_again(event.platform, event.user_id, now)
+            # A unit of work that lost a compare-and-set kept nothing: the command runs again.
             if event.action is not None:
-                return self._button(ctx, event.action)
-            return self._text(ctx, event.text or "")
-        except StorageBusy:
+                return retry_contention(lambda: self._button(ctx, event.action))
+            return retry_contention(lambda: self._text(ctx, event.text or ""))
+        except (StorageBusy, StorageContention):
             log.warning("%s event in chat %s answered busy: the database stayed locked",
                         event.platform, event.chat_id)
             return [Reply(t(lang, "error.busy"), private=private)]

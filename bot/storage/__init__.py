@@ -1,15 +1,29 @@
 """Storage behind one typed contract (``base.Store``, records in ``records``); the SQLite backend
 (``sqlite.SQLiteStore``) is the one in production.  Reached only through the game service."""
 
-from .base import BOT_ID, StaleGame, StorageBusy, StorageDamaged, StorageError, StorageFull, StorageGone, Store
+from .base import (
+    BOT_ID,
+    StaleGame,
+    StorageBusy,
+    StorageContention,
+    StorageDamaged,
+    StorageError,
+    StorageFull,
+    StorageGone,
+    Store,
+)
 from .records import ChallengeRecord, ChatRecord, GameRecord, MoveRecord, NotifyRecord, OutboxRecord, PlayerRecord
+from .repositories import ChatSettings, GameChange, NewChallenge, NewGame, NewMove
+from .retry import RetryPolicy, in_transaction, retry_contention
 from .sqlite import DEFAULT_BUSY_TIMEOUT, MIGRATIONS, SQLiteStore
 
 # The name the service and its tests have always used for the production store.
 Storage = SQLiteStore
 
 __all__ = [
-    "BOT_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "ChallengeRecord", "ChatRecord", "GameRecord", "MoveRecord",
-    "NotifyRecord", "OutboxRecord", "PlayerRecord", "SQLiteStore", "StaleGame", "Storage", "StorageBusy",
+    "BOT_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "ChallengeRecord", "ChatRecord", "ChatSettings", "GameChange",
+    "GameRecord", "MoveRecord", "NewChallenge", "NewGame", "NewMove", "NotifyRecord", "RetryPolicy",
+    "StorageContention", "in_transaction", "retry_contention", "OutboxRecord", "PlayerRecord", "SQLiteStore",
+    "StaleGame", "Storage", "StorageBusy",
     "StorageError", "Store", "StorageDamaged", "StorageFull", "StorageGone",
 ]

@@ -2,21 +2,30 @@
 
 Players, chats, challenges, games and moves, board messages, heartbeats, pending questions and
 the outbox.  Every method is one short transaction of its own, or joins the caller's
-``transaction()``.  Every change to a game is guarded by the game's version number (optimistic
-concurrency): of two writers that read the same version, exactly one wins, the other gets
-StaleGame.
+``transaction()`` (the unit of work: its isolation, nesting and rollback are documented there).
 
-Challenges and games share one numbering (``#N`` names one thing): a game started from a
-challenge takes the challenge's number, and every new number is above every id in use.
+Every read-modify-write the service does is safe without a global write lock (docs/storage.md):
+a change to a game is guarded by the game's version (of two writers that read the same version,
+exactly one wins, the other gets StaleGame); an attempt is saved by compare-and-set on its version
+(StorageContention); ratings are read and written under the ratings lock (``lock_ratings``);
+downtime is resumed by compare-and-set on the heartbeat read; claims (a challenge accepted or
+closed, a daily post, a first solver, a reminder) are single conditional writes.
 
-Rows come back as the records of ``records.py``.  Changes are given as ``{column: value}``
-dicts; a name that is not a column the caller may set raises ValueError and changes nothing.
-tests/storage/test_contract.py checks every backend against this.
+Challenges and games share one numbering (``#N`` names one thing), taken from one counter by a
+single atomic update: a game started from a challenge takes the challenge's number, and every new
+number is above every id in use.
+
+Rows come back as the records of ``records.py``.  The repositories (``store.games``,
+``store.players``, ... see repositories.py) take typed writes; the flat methods below take
+changes as ``{column: value}`` dicts, where a name that is not a column the caller may set raises
+ValueError and changes nothing.  tests/storage/test_contract*.py and test_concurrency.py check
+every backend against this, and fail when a public method is never called.
 """
 
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -35,6 +44,14 @@ from .records import (
     RatingRecord,
     SubscriptionRecord,
     field_names,
+)
+from .repositories import (
+    ChallengesRepository,
+    GamesRepository,
+    PlayersRepository,
+    PuzzlesRepository,
+    RatingsRepository,
+    SettingsRepository,
 )
 
 
@@ -60,8 +77,18 @@ class StorageDamaged(StorageError):
     """The database failed an integrity check while the bot was running."""
 
 
+class StorageContention(StorageError):
+    """A read-modify-write lost a race: what it read changed before it wrote (a compare-and-set
+    found another version, or the database chose this transaction to undo to break a deadlock or a
+    serialization conflict).  Nothing of the unit of work was kept; running it again from its
+    reads is safe, and usually succeeds (see ``retry.retry_contention``)."""
+
+
 class StaleGame(Exception):
-    """The game changed since it was read (another move or action won the race)."""
+    """The game changed since it was read (another move or action won the race).
+
+    Not a StorageContention and never retried by itself: what the user asked for (this move) was
+    meant for a position that is gone, so they are told instead."""
 
 
 # What a caller may set; the rest (ids, status, version, counters) the store assigns.
@@ -97,15 +124,59 @@ class Store(abc.ABC):
     Opening a store checks the database and raises StorageError with a one-line reason if it
     cannot be used; a write that cannot get its lock in time raises StorageBusy."""
 
+    # -- repositories per aggregate (typed writes; see repositories.py) -------------------------
+
+    @functools.cached_property
+    def players(self) -> PlayersRepository:
+        return PlayersRepository(self)
+
+    @functools.cached_property
+    def challenges(self) -> ChallengesRepository:
+        return ChallengesRepository(self)
+
+    @functools.cached_property
+    def games(self) -> GamesRepository:
+        return GamesRepository(self)
+
+    @functools.cached_property
+    def puzzles(self) -> PuzzlesRepository:
+        return PuzzlesRepository(self)
+
+    @functools.cached_property
+    def ratings(self) -> RatingsRepository:
+        return RatingsRepository(self)
+
+    @functools.cached_property
+    def settings(self) -> SettingsRepository:
+        return SettingsRepository(self)
+
     # -- transactions and lifetime -------------------------------------------------------------
 
     @abc.abstractmethod
     def transaction(self) -> AbstractContextManager[None]:
-        """One write transaction: everything inside commits together or not at all.
+        """The unit of work: everything inside commits together or not at all.
 
-        Nested calls (including the store's own methods called inside) join the outer one, and
-        reads inside see its writes so far.  There are no savepoints: an exception caught inside
-        the block does not undo what the block wrote before it."""
+        Isolation: serializable.  What the block reads cannot be changed by another writer before
+        it commits (SQLite: the database's write lock is taken at the start, ``BEGIN IMMEDIATE``;
+        a backend with row locks must take locks or compare versions so the outcome is one some
+        serial order would give, and raise StorageContention when it cannot).
+
+        Nesting: a ``transaction()`` inside another (including the store's own methods called
+        inside) joins the outer one; reads inside see its writes so far; nothing is committed
+        until the outermost block ends.
+
+        Rollback: an exception leaving the outermost block undoes everything the unit of work
+        wrote, nested blocks included.  There are no savepoints: an exception caught inside the
+        block does not undo what the block wrote before it.
+
+        Waiting for the lock longer than the busy timeout raises StorageBusy (not retried: the
+        database is held by something slow); losing a compare-and-set raises StorageContention
+        (retryable: run the whole block again, e.g. with ``retry.retry_contention``)."""
+
+    @abc.abstractmethod
+    def in_transaction(self) -> bool:
+        """Whether the calling thread is inside this store's ``transaction()`` (a retry must wrap
+        the outermost unit of work only)."""
 
     @abc.abstractmethod
     def close(self) -> None:
@@ -451,7 +522,10 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def save_attempt(self, attempt: AttemptRecord) -> None:
-        """Store a user's attempt as it now is (created or replaced)."""
+        """Store a user's attempt as it now is (created or replaced), by its ``version``: as read
+        from the store, it must still be stored at that version; 0, there must be none yet; None,
+        no check.  StorageContention otherwise, and nothing changes.  The stored version goes up
+        by one."""
 
     @abc.abstractmethod
     def attempts(self, post_id: int) -> list[AttemptRecord]:
@@ -478,8 +552,8 @@ class Store(abc.ABC):
         """A subject's rating in a pool, or None (never rated)."""
 
     @abc.abstractmethod
-    def ratings(self, platform: str, pool: str) -> list[RatingRecord]:
-        """Every rating of a pool on a platform, best first."""
+    def rating_pool(self, platform: str, pool: str) -> list[RatingRecord]:
+        """Every rating of a pool on a platform, best first (also ``store.ratings(platform, pool)``)."""
 
     @abc.abstractmethod
     def save_rating(self, rating: RatingRecord, source: str) -> None:
@@ -488,6 +562,14 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
         """How a subject's rating in a pool went, oldest first."""
+
+    @abc.abstractmethod
+    def lock_ratings(self) -> None:
+        """Take the ratings lock until the caller's transaction ends (RuntimeError outside one).
+
+        Every read-modify-write of ratings takes it first (a game or attempt rated, a rebuild), so
+        a rebuild and a result being rated happen one after the other: the result is either in
+        the rebuild's reading of the games, or rated on top of what the rebuild wrote."""
 
     @abc.abstractmethod
     def clear_ratings(self) -> None:

@@ -171,7 +171,8 @@ class PuzzlePostRecord:
 class AttemptRecord:
     """One user's way through one posted puzzle: the moves accepted so far (theirs and the
     forced replies), wrong tries, hints, when solved, and the score it was rated with (1 solved
-    cleanly, 0.5 with a hint, 0 after a wrong try; None until its first outcome)."""
+    cleanly, 0.5 with a hint, 0 after a wrong try; None until its first outcome); ``version`` goes
+    up by one with every save."""
 
     post_id: int
     user_id: str
@@ -183,6 +184,9 @@ class AttemptRecord:
     solved_at: float | None
     rated_score: float | None
     rated_at: float | None
+    # Compare-and-set: as read, the stored version (a save must find it unchanged); 0 for a new
+    # attempt (a save must find none); None saves whatever is there (no concurrency check).
+    version: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from .base import (
     NEW_GAME_OPTIONAL,
     StaleGame,
     StorageBusy,
+    StorageContention,
     StorageDamaged,
     StorageError,
     StorageFull,
@@ -42,6 +43,7 @@ from .base import (
     Store,
     check_fields,
 )
+from .migrations import migrations
 from .records import (
     AttemptRecord,
     ChallengeRecord,
@@ -60,125 +62,9 @@ from .records import (
 
 _log = logging.getLogger("bot.storage")
 
-# Each migration is a list of statements, applied in order; PRAGMA user_version records how
-# many have run.  Append new ones; never edit one that has shipped.
-MIGRATIONS: list[list[str]] = [
-    [
-        """CREATE TABLE players (
-            platform TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL,
-            username TEXT, language TEXT, updated_at REAL NOT NULL,
-            PRIMARY KEY (platform, user_id))""",
-        """CREATE TABLE chats (
-            platform TEXT NOT NULL, chat_id TEXT NOT NULL, kind TEXT NOT NULL,
-            language TEXT, variant TEXT, created_at REAL NOT NULL,
-            PRIMARY KEY (platform, chat_id))""",
-        """CREATE TABLE challenges (
-            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
-            challenger_id TEXT NOT NULL, challenger_name TEXT NOT NULL, target_username TEXT,
-            variant TEXT NOT NULL, color TEXT NOT NULL, move_seconds INTEGER NOT NULL,
-            status TEXT NOT NULL, created_at REAL NOT NULL, game_id INTEGER)""",
-        "CREATE INDEX challenges_chat ON challenges (platform, chat_id, status)",
-        """CREATE TABLE games (
-            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
-            variant TEXT NOT NULL, start_fen TEXT,
-            white_id TEXT NOT NULL, white_name TEXT NOT NULL,
-            black_id TEXT NOT NULL, black_name TEXT NOT NULL,
-            fen TEXT NOT NULL, ply INTEGER NOT NULL, quiet_plies INTEGER NOT NULL,
-            version INTEGER NOT NULL, status TEXT NOT NULL,
-            result_score TEXT, result_reason TEXT, winner TEXT,
-            draw_offer TEXT, move_seconds INTEGER NOT NULL, deadline_at REAL,
-            reminded INTEGER NOT NULL DEFAULT 0,
-            last_path TEXT, last_captured TEXT,
-            created_at REAL NOT NULL, finished_at REAL)""",
-        "CREATE INDEX games_chat ON games (platform, chat_id, status)",
-        "CREATE INDEX games_deadline ON games (status, deadline_at)",
-        """CREATE TABLE moves (
-            game_id INTEGER NOT NULL REFERENCES games(id), ply INTEGER NOT NULL,
-            notation TEXT NOT NULL, fen_after TEXT NOT NULL, by_user TEXT NOT NULL,
-            played_at REAL NOT NULL, PRIMARY KEY (game_id, ply))""",
-        """CREATE TABLE messages (
-            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
-            game_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
-    ],
-    [
-        # Small named values: the shared challenge/game number counter, heartbeats.
-        "CREATE TABLE meta (key TEXT PRIMARY KEY, value)",
-        # Old rows keep their ids (players refer to them); new numbers start above both.
-        """INSERT INTO meta (key, value) SELECT 'last_number',
-            max(coalesce((SELECT max(id) FROM challenges), 0), coalesce((SELECT max(id) FROM games), 0))""",
-    ],
-    [
-        # What the service says on its own, written in the transaction of the change that caused
-        # it and delivered by the platform's adapter (status pending -> sent, or dropped).
-        """CREATE TABLE outbox (
-            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL,
-            payload TEXT NOT NULL, status TEXT NOT NULL DEFAULT 'pending',
-            attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at REAL NOT NULL,
-            created_at REAL NOT NULL, sent_at REAL, error TEXT)""",
-        "CREATE INDEX outbox_due ON outbox (platform, status, next_attempt_at)",
-    ],
-    [
-        # Games against the bot: its level (NULL for a game between people).
-        "ALTER TABLE games ADD COLUMN bot_level INTEGER",
-        "CREATE INDEX games_bot ON games (status, bot_level)",
-    ],
-    [
-        # The daily puzzle: each chat's setting, the puzzles put to chats and users, and every
-        # user's way through each of them.
-        """CREATE TABLE subscriptions (
-            platform TEXT NOT NULL, chat_id TEXT NOT NULL, time TEXT NOT NULL, timezone TEXT NOT NULL,
-            variant TEXT NOT NULL, language TEXT, active INTEGER NOT NULL, created_at REAL NOT NULL,
-            updated_at REAL NOT NULL, PRIMARY KEY (platform, chat_id))""",
-        """CREATE TABLE puzzle_posts (
-            id INTEGER PRIMARY KEY, platform TEXT NOT NULL, chat_id TEXT NOT NULL, kind TEXT NOT NULL,
-            day TEXT, user_id TEXT, variant TEXT NOT NULL, puzzle_id TEXT NOT NULL, posted_at REAL NOT NULL,
-            first_solver_id TEXT, first_solver_name TEXT)""",
-        # One daily post per chat and day, whichever process gets there first.
-        "CREATE UNIQUE INDEX puzzle_posts_daily ON puzzle_posts (platform, chat_id, day) WHERE kind='daily'",
-        "CREATE INDEX puzzle_posts_user ON puzzle_posts (platform, user_id, kind)",
-        """CREATE TABLE attempts (
-            post_id INTEGER NOT NULL REFERENCES puzzle_posts(id), user_id TEXT NOT NULL, user_name TEXT NOT NULL,
-            progress TEXT NOT NULL, misses INTEGER NOT NULL, hints INTEGER NOT NULL, started_at REAL NOT NULL,
-            solved_at REAL, rated_score REAL, rated_at REAL, PRIMARY KEY (post_id, user_id))""",
-        """CREATE TABLE post_messages (
-            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
-            post_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
-    ],
-    [
-        # Glicko-2 ratings, derived from the games and attempts (python -m bot ratings rebuild).
-        """CREATE TABLE ratings (
-            platform TEXT NOT NULL, subject TEXT NOT NULL, pool TEXT NOT NULL, rating REAL NOT NULL,
-            deviation REAL NOT NULL, volatility REAL NOT NULL, games INTEGER NOT NULL, updated_at REAL NOT NULL,
-            PRIMARY KEY (platform, subject, pool))""",
-        """CREATE TABLE rating_history (
-            platform TEXT NOT NULL, subject TEXT NOT NULL, pool TEXT NOT NULL, source TEXT NOT NULL,
-            at REAL NOT NULL, rating REAL NOT NULL, deviation REAL NOT NULL)""",
-        "CREATE INDEX rating_history_subject ON rating_history (platform, subject, pool)",
-    ],
-    [
-        # A user's attempts (streaks, /stats) without reading every attempt.
-        "CREATE INDEX attempts_user ON attempts (user_id)",
-    ],
-    [
-        # How many messages of an outbox reply are out already: a retry resumes after them.
-        "ALTER TABLE outbox ADD COLUMN delivered INTEGER NOT NULL DEFAULT 0",
-    ],
-    [
-        # How each user is told it is their turn (/notify): in the group, or privately.
-        """CREATE TABLE notify_settings (
-            platform TEXT NOT NULL, user_id TEXT NOT NULL, private INTEGER NOT NULL,
-            unreachable INTEGER NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (platform, user_id))""",
-    ],
-    [
-        # The messages that show a challenge with its buttons, to update once it is closed.
-        """CREATE TABLE challenge_messages (
-            platform TEXT NOT NULL, chat_id TEXT NOT NULL, message_id TEXT NOT NULL,
-            challenge_id INTEGER NOT NULL, PRIMARY KEY (platform, chat_id, message_id))""",
-        "CREATE INDEX challenge_messages_challenge ON challenge_messages (challenge_id)",
-        # Open challenges by age (their lapse is timed work).
-        "CREATE INDEX challenges_open ON challenges (status, created_at)",
-    ],
-]
+# The schema's history as numbered files (bot/storage/migrations/sqlite/); kept as a list of
+# statement lists, one per migration, for the code and tests that count them.
+MIGRATIONS: list[list[str]] = [list(m.statements) for m in migrations("sqlite")]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
 PLAYER_WAIT = 0.2
@@ -319,10 +205,26 @@ class _PuzzlesAndRatings:
     def save_attempt(self, attempt: AttemptRecord) -> None:
         values = {name: getattr(attempt, name) for name in field_names(AttemptRecord)}
         values["progress"] = json.dumps(list(attempt.progress))
-        names = ", ".join(values)
+        expected = values.pop("version")
+        key = (attempt.post_id, attempt.user_id)
         with self.transaction():
-            self.db.execute(f"INSERT OR REPLACE INTO attempts ({names}) VALUES ({', '.join('?' * len(values))})",
-                            tuple(values.values()))
+            if expected is None:
+                # No version known: stored as it is, whatever is there (a new row starts at 1).
+                self.db.execute(
+                    f"INSERT INTO attempts ({', '.join(values)}, version) VALUES ({', '.join('?' * len(values))}, 1)"
+                    " ON CONFLICT (post_id, user_id) DO UPDATE SET "
+                    + ", ".join(f"{name}=excluded.{name}" for name in values) + ", version=attempts.version+1",
+                    tuple(values.values()))
+                return
+            if expected == 0:
+                cur = self.db.execute(f"INSERT OR IGNORE INTO attempts ({', '.join(values)}, version) "
+                                      f"VALUES ({', '.join('?' * len(values))}, 1)", tuple(values.values()))
+            else:
+                cur = self.db.execute(f"UPDATE attempts SET {', '.join(f'{name}=?' for name in values)}, "
+                                      "version=version+1 WHERE post_id=? AND user_id=? AND version=?",
+                                      (*values.values(), *key, expected))
+            if cur.rowcount != 1:
+                raise StorageContention(f"attempt {key} changed since it was read (version {expected})")
 
     def attempts(self, post_id: int) -> list[AttemptRecord]:
         return self._records(AttemptRecord, "post_id=? ORDER BY started_at, user_id", (post_id,))
@@ -352,7 +254,7 @@ class _PuzzlesAndRatings:
     def rating(self, platform: str, subject: str, pool: str) -> RatingRecord | None:
         return self._record(RatingRecord, "platform=? AND subject=? AND pool=?", (platform, subject, pool))
 
-    def ratings(self, platform: str, pool: str) -> list[RatingRecord]:
+    def rating_pool(self, platform: str, pool: str) -> list[RatingRecord]:
         return self._records(RatingRecord, "platform=? AND pool=? ORDER BY rating DESC, subject", (platform, pool))
 
     def save_rating(self, rating: RatingRecord, source: str) -> None:
@@ -367,6 +269,12 @@ class _PuzzlesAndRatings:
     def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
         return self._records(RatingEventRecord, "platform=? AND subject=? AND pool=? ORDER BY at, rowid",
                              (platform, subject, pool))
+
+    def lock_ratings(self) -> None:
+        # BEGIN IMMEDIATE already holds the database's one write lock, which covers this one: only
+        # the rule (inside a transaction) is checked.
+        if self._writer != threading.get_ident():
+            raise RuntimeError("lock_ratings() outside a transaction: the lock would end at once")
 
     def clear_ratings(self) -> None:
         with self.transaction():
@@ -527,12 +435,25 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             raise StorageDamaged(f"database {self.path} is damaged (integrity check: {problem})")
 
     def _migrate(self) -> None:
+        """Apply the numbered migrations this file has not had, in order, in one transaction (a
+        failure leaves the file as it was).  A file from before ``schema_version`` (its count in
+        PRAGMA user_version only) gets the table first, filled with the migrations it had."""
         with self.transaction():
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
-            for number, statements in enumerate(MIGRATIONS[version:], start=version + 1):
-                for statement in statements:
+            self.db.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                            "name TEXT NOT NULL, applied_at REAL NOT NULL)")
+            version = self.schema_version
+            known = {row[0] for row in self.db.execute("SELECT version FROM schema_version")}
+            for migration in migrations("sqlite")[:version]:
+                if migration.number not in known:      # applied by the bot before the table existed
+                    self.db.execute("INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, 0)",
+                                    (migration.number, migration.name))
+            for migration in migrations("sqlite")[version:]:
+                for statement in migration.statements:
                     self.db.execute(statement)
-                self.db.execute(f"PRAGMA user_version = {number}")
+                self.db.execute("INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
+                                (migration.number, migration.name, time.time()))
+                # Kept in step: a bot from before the table reads its version here.
+                self.db.execute(f"PRAGMA user_version = {migration.number}")
             # A write on every start: a read-only file or folder shows up now, not at the first move.
             self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('opened_at', ?)", (time.time(),))
             # The key that signs links handed to one user (made once per database, kept across restarts).
@@ -541,8 +462,16 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
 
     @property
     def schema_version(self) -> int:
-        """How many migrations this file has had."""
-        return self.db.execute("PRAGMA user_version").fetchone()[0]
+        """The number of the last migration this file has had (the table, or for a file from before
+        it, PRAGMA user_version; the larger, so a file from a newer bot is never taken as older)."""
+        pragma = self.db.execute("PRAGMA user_version").fetchone()[0]
+        has_table = self.db.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='schema_version'"
+                                    ).fetchone()
+        table = self.db.execute("SELECT max(version) FROM schema_version").fetchone()[0] if has_table else None
+        return max(pragma, table or 0)
+
+    def in_transaction(self) -> bool:
+        return self._writer == threading.get_ident()
 
     @contextmanager
     def transaction(self, wait: float | None = None) -> Iterator[None]:
@@ -647,6 +576,8 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         tables = [r["name"] for r in self._all("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
         out: dict[str, list[tuple]] = {}
         for table in tables:
+            if table == "schema_version":
+                continue        # when a migration ran is not state (see opened_at below)
             rows = self._all(f"SELECT * FROM [{table}]")
             if table == "meta":
                 # When the file was last opened is not state: two databases given the same calls match.
@@ -661,15 +592,13 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             self.db.conn.close()
 
     def _next_number(self) -> int:
-        """The next challenge/game number (inside a transaction): above the counter and every id
-        in use, so a number never names two things."""
-        row = self.db.execute(
-            "SELECT max(coalesce((SELECT value FROM meta WHERE key='last_number'), 0),"
-            " coalesce((SELECT max(id) FROM challenges), 0), coalesce((SELECT max(id) FROM games), 0))"
-        ).fetchone()
-        number = int(row[0]) + 1
-        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('last_number', ?)", (number,))
-        return number
+        """The next challenge/game number (inside a transaction), from one counter taken with a
+        single atomic UPDATE (a sequence: two writers never read the same value, whatever the
+        database's locking); never at or below an id in use, so a number never names two things."""
+        self.db.execute(
+            "UPDATE meta SET value = max(coalesce(value, 0), coalesce((SELECT max(id) FROM challenges), 0),"
+            " coalesce((SELECT max(id) FROM games), 0)) + 1 WHERE key='last_number'")
+        return int(self.db.execute("SELECT value FROM meta WHERE key='last_number'").fetchone()[0])
 
     # -- players and chats ---------------------------------------------------------------
 
@@ -927,9 +856,17 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
 
     def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
                               limit: float | None = None) -> float:
+        key = _beat_key(platform)
         with self.transaction():
-            row = self.db.execute("SELECT value FROM meta WHERE key=?", (_beat_key(platform),)).fetchone()
-            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (_beat_key(platform), now))
+            row = self.db.execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+            # Compare-and-set on the heartbeat read: of two processes starting at once, only the one
+            # that renews the beat it read moves the clocks (the other finds it renewed: no gap).
+            if row is None:
+                cur = self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", (key, now))
+            else:
+                cur = self.db.execute("UPDATE meta SET value=? WHERE key=? AND value=?", (now, key, row[0]))
+            if cur.rowcount != 1:
+                return 0.0
             gap = now - float(row[0]) if row else 0.0
             if limit is not None:
                 gap = min(gap, limit)

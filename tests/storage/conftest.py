@@ -18,3 +18,10 @@ def bot(tmp_path: Path, now: list[float]):
     b = Bot(tmp_path / "t.db", now)
     yield b
     b.storage.close()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    import coverage_check
+
+    coverage_check.install()
+    config.pluginmanager.register(coverage_check.Plugin(), "storage_contract_coverage")

@@ -591,7 +591,7 @@ class PuzzlesFeature(GamesCore):
                 return [Reply(t(ctx.lang, "puzzle.over", day=day_words(ctx.lang, post.day)), private=private)]
         attempt = self.storage.attempt(post.id, ev.user_id)
         attempt = (_replace(attempt, user_name=name) if attempt is not None
-                   else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, ctx.now, None, None, None))
+                   else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, ctx.now, None, None, None, version=0))
         if attempt.solved_at is not None:
             return [Reply(t(ctx.lang, "puzzle.already"), private=private)]
         if self.storage.pending(self._gave_up_key(post, ev.user_id)):

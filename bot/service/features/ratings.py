@@ -100,6 +100,7 @@ class RatingsFeature(GamesCore):
         """Update both players' ratings for a finished game (inside its transaction)."""
         if not is_rated(game):
             return
+        self.storage.ratings.lock()
         at = game.finished_at if game.finished_at is not None else game.created_at
         pool = game_pool(game)
         sides = [(game.white_id, _white_score(game)), (game.black_id, 1.0 - _white_score(game))]
@@ -125,6 +126,7 @@ class RatingsFeature(GamesCore):
         super()._rate_puzzle(post, attempt)
         if attempt.rated_score is None or attempt.rated_at is None:
             return None
+        self.storage.ratings.lock()
         from bot.service.features.puzzles import puzzle_by_id
 
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
@@ -152,16 +154,19 @@ class RatingsFeature(GamesCore):
     def rebuild_ratings(self) -> dict[str, int]:
         """Forget every rating and compute them again from the stored games and attempts, in the
         order they happened; how many games and attempts were rated."""
-        games = [g for g in self.storage.find_games(status="finished") if is_rated(g)]
-        games.sort(key=lambda g: (g.finished_at if g.finished_at is not None else g.created_at, g.id))
-        attempts = self.storage.rated_attempts()
-        events: list[tuple[float, int, int, Any]] = []
-        for game in games:
-            events.append((game.finished_at if game.finished_at is not None else game.created_at, 0, game.id, game))
-        for index, (post, attempt) in enumerate(attempts):
-            events.append((attempt.rated_at or 0.0, 1, index, (post, attempt)))
-        events.sort(key=lambda e: e[:3])
         with self.storage.transaction():
+            # Read under the ratings lock, in the transaction that writes: a game finishing meanwhile
+            # is either read here or rated after this commits, on top of what it wrote.
+            self.storage.ratings.lock()
+            games = [g for g in self.storage.find_games(status="finished") if is_rated(g)]
+            attempts = self.storage.rated_attempts()
+            events: list[tuple[float, int, int, Any]] = []
+            for game in games:
+                events.append((game.finished_at if game.finished_at is not None else game.created_at, 0, game.id,
+                               game))
+            for index, (post, attempt) in enumerate(attempts):
+                events.append((attempt.rated_at or 0.0, 1, index, (post, attempt)))
+            events.sort(key=lambda e: e[:3])
             self.storage.clear_ratings()
             for _at, kind, _n, item in events:
                 if kind == 0:

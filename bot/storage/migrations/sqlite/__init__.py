@@ -1,0 +1,1 @@
+"""The SQLite dialect's migrations (data files, read by bot.storage.migrations)."""

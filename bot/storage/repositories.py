@@ -1,0 +1,399 @@
+"""Repositories per aggregate, on any ``Store``: ``store.players``, ``store.challenges``,
+``store.games``, ``store.puzzles``, ``store.ratings``, ``store.settings``.
+
+Writes take typed values (``NewChallenge``, ``NewGame``, ``GameChange``, ``NewMove``,
+``ChatSettings``) instead of ``{column: value}`` dicts: a misspelt field is a TypeError where it is
+written, not a ValueError at run time.  Each repository method is one call of the flat ``Store``
+method of the same meaning (which every backend implements), so a backend gets the repositories
+for free and both ways stay the same contract.  The outbox is not here (it has its own owner).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING, Any
+
+from bot.rules import Color, ResultReason
+
+from .records import (
+    AttemptRecord,
+    ChallengeRecord,
+    ChatRecord,
+    GameRecord,
+    MoveRecord,
+    NotifyRecord,
+    PlayerRecord,
+    PuzzlePostRecord,
+    RatingEventRecord,
+    RatingRecord,
+    SubscriptionRecord,
+)
+
+if TYPE_CHECKING:
+    from .base import Store
+
+
+class _Unset:
+    """A field a change leaves as it is."""
+
+    _instance: _Unset | None = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()
+
+
+def _given(value: Any) -> dict[str, Any]:
+    """The fields of a typed write that are set (UNSET ones left out)."""
+    return {f.name: getattr(value, f.name) for f in fields(value) if getattr(value, f.name) is not UNSET}
+
+
+# -- typed writes ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NewChallenge:
+    """An open challenge to store (the store gives it its number)."""
+
+    platform: str
+    chat_id: str
+    challenger_id: str
+    challenger_name: str
+    variant: str
+    color: str
+    move_seconds: int
+    created_at: float
+    target_username: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    """A game to start (active, ply 0, version 0)."""
+
+    platform: str
+    chat_id: str
+    variant: str
+    white_id: str
+    white_name: str
+    black_id: str
+    black_name: str
+    fen: str
+    move_seconds: int
+    created_at: float
+    start_fen: str | None = None
+    deadline_at: float | None = None
+    bot_level: int | None = None
+    result_score: str | None = None
+    result_reason: ResultReason | None = None
+    winner: Color | None = None
+    draw_offer: Color | None = None
+    last_path: tuple[int, ...] | None = None
+    last_captured: tuple[int, ...] | None = None
+    finished_at: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameChange:
+    """What a write changes in a game; every field left UNSET stays as it is."""
+
+    fen: str = UNSET
+    ply: int = UNSET
+    quiet_plies: int = UNSET
+    status: str = UNSET
+    result_score: str | None = UNSET
+    result_reason: ResultReason | None = UNSET
+    winner: Color | None = UNSET
+    draw_offer: Color | None = UNSET
+    deadline_at: float | None = UNSET
+    reminded: bool = UNSET
+    last_path: tuple[int, ...] = UNSET
+    last_captured: tuple[int, ...] = UNSET
+    finished_at: float | None = UNSET
+    move_seconds: int = UNSET
+    white_name: str = UNSET
+    black_name: str = UNSET
+
+
+@dataclass(frozen=True, slots=True)
+class NewMove:
+    """A move to record with a game change."""
+
+    ply: int
+    notation: str
+    fen_after: str
+    by_user: str
+    played_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class ChatSettings:
+    """A chat's settings to change; UNSET ones stay, None clears one."""
+
+    language: str | None = UNSET
+    variant: str | None = UNSET
+
+
+# -- repositories ------------------------------------------------------------------------------------
+
+
+class _Repository:
+    def __init__(self, store: Store) -> None:
+        self._store = store
+
+
+class PlayersRepository(_Repository):
+    """Players, their notification settings, and chats."""
+
+    def save(self, platform: str, user_id: str, name: str, username: str | None, language: str | None,
+             now: float) -> bool:
+        return self._store.save_player(platform, user_id, name, username, language, now)
+
+    def get(self, platform: str, user_id: str) -> PlayerRecord | None:
+        return self._store.player(platform, user_id)
+
+    def by_username(self, platform: str, username: str) -> PlayerRecord | None:
+        return self._store.player_by_username(platform, username)
+
+    def notify_setting(self, platform: str, user_id: str) -> NotifyRecord | None:
+        return self._store.notify_setting(platform, user_id)
+
+    def set_notify(self, platform: str, user_id: str, private: bool, now: float) -> None:
+        self._store.set_notify(platform, user_id, private, now)
+
+    def set_unreachable(self, platform: str, user_id: str, unreachable: bool, now: float) -> bool:
+        return self._store.set_unreachable(platform, user_id, unreachable, now)
+
+    def chat(self, platform: str, chat_id: str) -> ChatRecord | None:
+        return self._store.chat(platform, chat_id)
+
+    def ensure_chat(self, platform: str, chat_id: str, kind: str, now: float) -> ChatRecord:
+        return self._store.ensure_chat(platform, chat_id, kind, now)
+
+    def update_chat(self, platform: str, chat_id: str, settings: ChatSettings) -> None:
+        self._store.set_chat(platform, chat_id, **_given(settings))
+
+    def move_chat(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
+        self._store.move_chat(platform, old_chat_id, new_chat_id)
+
+
+class ChallengesRepository(_Repository):
+    """Challenges, the messages that show them, and turning one into a game."""
+
+    def create(self, challenge: NewChallenge) -> int:
+        return self._store.create_challenge(**_given(challenge))
+
+    def get(self, challenge_id: int) -> ChallengeRecord | None:
+        return self._store.challenge(challenge_id)
+
+    def open_in(self, platform: str, chat_id: str) -> list[ChallengeRecord]:
+        return self._store.open_challenges(platform, chat_id)
+
+    def find(self, platform: str | None = None, chat_id: str | None = None,
+             status: str | None = None) -> list[ChallengeRecord]:
+        return self._store.find_challenges(platform, chat_id, status)
+
+    def lapsed(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
+        return self._store.lapsed_challenges(platform, now, lifetime)
+
+    def next_lapse(self, platform: str | None, lifetime: float) -> float | None:
+        return self._store.next_challenge_lapse(platform, lifetime)
+
+    def remember_message(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        self._store.remember_challenge_message(platform, chat_id, message_id, challenge_id)
+
+    def messages(self, challenge_id: int) -> list[tuple[str, str, str]]:
+        return self._store.challenge_messages(challenge_id)
+
+    def close(self, challenge_id: int, status: str) -> bool:
+        return self._store.close_challenge(challenge_id, status)
+
+    def accept(self, challenge_id: int, game: NewGame) -> int | None:
+        return self._store.accept_challenge(challenge_id, _new_game(game))
+
+
+def _new_game(game: NewGame) -> dict[str, Any]:
+    """A NewGame as create_game's dict: the nullable fields left out when None."""
+    required = {"platform", "chat_id", "variant", "white_id", "white_name", "black_id", "black_name", "fen",
+                "move_seconds", "created_at"}
+    return {name: value for name, value in _given(game).items() if name in required or value is not None}
+
+
+class GamesRepository(_Repository):
+    """Games, their moves, their clocks, and the messages that show a board."""
+
+    def create(self, game: NewGame) -> int:
+        return self._store.create_game(_new_game(game))
+
+    def get(self, game_id: int) -> GameRecord | None:
+        return self._store.game(game_id)
+
+    def active_in(self, platform: str, chat_id: str) -> list[GameRecord]:
+        return self._store.active_games(platform, chat_id)
+
+    def recent(self, platform: str, chat_id: str, user_id: str, limit: int = 1) -> list[GameRecord]:
+        return self._store.recent_games(platform, chat_id, user_id, limit)
+
+    def last(self, platform: str, chat_id: str) -> GameRecord | None:
+        return self._store.last_game(platform, chat_id)
+
+    def find(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
+             limit: int | None = None, user_id: str | None = None) -> list[GameRecord]:
+        return self._store.find_games(platform, chat_id, status, limit, user_id)
+
+    def against_bot(self, platform: str | None = None) -> list[GameRecord]:
+        return self._store.bot_games(platform)
+
+    def recent_fens(self, game_id: int, count: int) -> list[str]:
+        return self._store.recent_fens(game_id, count)
+
+    def moves(self, game_id: int) -> list[MoveRecord]:
+        return self._store.moves(game_id)
+
+    def update(self, game_id: int, version: int, change: GameChange, move: NewMove | None = None) -> None:
+        """Compare-and-set on the game's version: StaleGame when another write got there first."""
+        self._store.update_game(game_id, version, _given(change), None if move is None else _given(move))
+
+    def mark_reminded(self, game_id: int, version: int) -> bool:
+        return self._store.mark_reminded(game_id, version)
+
+    def due(self, now: float, platform: str | None = None) -> list[GameRecord]:
+        return self._store.due_games(now, platform)
+
+    def remember_message(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
+        self._store.remember_message(platform, chat_id, message_id, game_id)
+
+    def of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
+        return self._store.game_of_message(platform, chat_id, message_id)
+
+    def board_messages(self, platform: str, chat_id: str) -> list[tuple[str, int]]:
+        return self._store.board_messages(platform, chat_id)
+
+
+class PuzzlesRepository(_Repository):
+    """Daily-puzzle subscriptions, posted puzzles and every user's attempt at them."""
+
+    def subscribe(self, platform: str, chat_id: str, time: str, timezone: str, variant: str, now: float,
+                  language: str | None = None) -> None:
+        self._store.subscribe(platform, chat_id, time, timezone, variant, now, language)
+
+    def unsubscribe(self, platform: str, chat_id: str, now: float) -> bool:
+        return self._store.unsubscribe(platform, chat_id, now)
+
+    def subscription(self, platform: str, chat_id: str) -> SubscriptionRecord | None:
+        return self._store.subscription(platform, chat_id)
+
+    def subscriptions(self, platform: str | None = None) -> list[SubscriptionRecord]:
+        return self._store.subscriptions(platform)
+
+    def claim_daily_post(self, platform: str, chat_id: str, day: str, variant: str, puzzle_id: str,
+                         now: float) -> int | None:
+        return self._store.claim_daily_post(platform, chat_id, day, variant, puzzle_id, now)
+
+    def create_personal_post(self, platform: str, chat_id: str, user_id: str, variant: str, puzzle_id: str,
+                             now: float) -> int:
+        return self._store.create_personal_post(platform, chat_id, user_id, variant, puzzle_id, now)
+
+    def post(self, post_id: int) -> PuzzlePostRecord | None:
+        return self._store.puzzle_post(post_id)
+
+    def daily_posts(self, platform: str, chat_id: str, limit: int = 1) -> list[PuzzlePostRecord]:
+        return self._store.daily_posts(platform, chat_id, limit)
+
+    def personal_posts(self, platform: str, user_id: str, limit: int = 1) -> list[PuzzlePostRecord]:
+        return self._store.personal_posts(platform, user_id, limit)
+
+    def remember_message(self, platform: str, chat_id: str, message_id: str, post_id: int) -> None:
+        self._store.remember_post_message(platform, chat_id, message_id, post_id)
+
+    def of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
+        return self._store.post_of_message(platform, chat_id, message_id)
+
+    def claim_first_solver(self, post_id: int, user_id: str, name: str) -> bool:
+        return self._store.claim_first_solver(post_id, user_id, name)
+
+    def attempt(self, post_id: int, user_id: str) -> AttemptRecord | None:
+        return self._store.attempt(post_id, user_id)
+
+    def save_attempt(self, attempt: AttemptRecord) -> None:
+        """Compare-and-set on the attempt's version (see Store.save_attempt): StorageContention."""
+        self._store.save_attempt(attempt)
+
+    def attempts(self, post_id: int) -> list[AttemptRecord]:
+        return self._store.attempts(post_id)
+
+    def chat_attempts(self, platform: str, chat_id: str) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        return self._store.chat_attempts(platform, chat_id)
+
+    def user_attempts(self, platform: str, user_id: str,
+                      daily_only: bool = True) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        return self._store.user_attempts(platform, user_id, daily_only)
+
+    def rated_attempts(self) -> list[tuple[PuzzlePostRecord, AttemptRecord]]:
+        return self._store.rated_attempts()
+
+
+class RatingsRepository(_Repository):
+    """Ratings and their history; every read-modify-write takes ``lock()`` first.
+
+    Called as ``store.ratings(platform, pool)`` it is ``pool()``: the flat method it replaced."""
+
+    def __call__(self, platform: str, pool: str) -> list[RatingRecord]:
+        return self.pool(platform, pool)
+
+    def lock(self) -> None:
+        self._store.lock_ratings()
+
+    def get(self, platform: str, subject: str, pool: str) -> RatingRecord | None:
+        return self._store.rating(platform, subject, pool)
+
+    def pool(self, platform: str, pool: str) -> list[RatingRecord]:
+        return self._store.rating_pool(platform, pool)
+
+    def save(self, rating: RatingRecord, source: str) -> None:
+        self._store.save_rating(rating, source)
+
+    def history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
+        return self._store.rating_history(platform, subject, pool)
+
+    def clear(self) -> None:
+        self._store.clear_ratings()
+
+
+class SettingsRepository(_Repository):
+    """Small named values: heartbeats and downtime, the link secret, questions awaiting an answer."""
+
+    def beat(self, platform: str | None, now: float) -> None:
+        self._store.beat(platform, now)
+
+    def last_beat(self, platform: str | None) -> float | None:
+        return self._store.last_beat(platform)
+
+    def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
+                              limit: float | None = None) -> float:
+        return self._store.resume_after_downtime(platform, now, threshold, limit)
+
+    def link_secret(self) -> bytes:
+        return self._store.link_secret()
+
+    def set_pending(self, key: str, value: Any) -> None:
+        self._store.set_pending(key, value)
+
+    def pending(self, key: str) -> Any:
+        return self._store.pending(key)
+
+    def drop_pending(self, key: str) -> None:
+        self._store.drop_pending(key)
+
+
+REPOSITORIES: dict[str, Callable[[Store], _Repository]] = {
+    "players": PlayersRepository, "challenges": ChallengesRepository, "games": GamesRepository,
+    "puzzles": PuzzlesRepository, "ratings": RatingsRepository, "settings": SettingsRepository,
+}

@@ -37,6 +37,8 @@ __all__ = [
 ]
 
 Square = tuple[int, int]
+# What _font gives: the bundled TrueType font, or Pillow's own where that cannot be read.
+Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 RGB = tuple[int, int, int]
 
 FONT_PATH = Path(__file__).resolve().parent / "fonts" / "DejaVuSans-Bold.ttf"
@@ -180,7 +182,7 @@ def square_center(view_size: int, row: int, col: int, px: int = 600, flipped: bo
 
 
 @lru_cache(maxsize=16)
-def _font(size_px: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+def _font(size_px: int) -> Font:
     try:
         return ImageFont.truetype(str(FONT_PATH), size_px)
     except OSError:
@@ -219,12 +221,13 @@ def _label_layer(
     font = _font(max(8, round(sq * LABEL_SIZE)))
     pad_x = max(2, round(sq * 0.05))
     pad_y = max(1, round(sq * 0.035))
-    boxes = []
+    boxes: list[tuple[int, int, int, int]] = []
     for (row, col), number in labels:
         x0, y0, _, _ = square_box(size, row, col, px, flipped)
         xy = (x0 + pad_x, y0 + pad_y)
         draw.text(xy, str(number), fill=255, font=font, anchor="lt")
-        left, top, right, bottom = draw.textbbox(xy, str(number), font=font, anchor="lt")
+        # Whole pixels already (a FreeType box from an integer origin); typed as floats by Pillow.
+        left, top, right, bottom = map(int, draw.textbbox(xy, str(number), font=font, anchor="lt"))
         boxes.append((max(0, left - 1), max(0, top - 1), min(px, right + 2), min(px, bottom + 2)))
     shadow = Image.new("L", (px, px), 0)
     shadow.paste(text, (1, 1))
@@ -486,7 +489,8 @@ def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: i
     """Where each route's number goes: on a stretch of the route that no other route takes
     (a landing square of its own first, else the middle of a jump of its own), apart from
     the numbers already placed."""
-    routes = [[tuple(s) for s in r] for r in view.routes]
+    # Tuples, to hash (a route may come as lists, e.g. from JSON).
+    routes: list[list[Square]] = [[(row, col) for row, col in r] for r in view.routes]
     spots: list[tuple[float, float]] = []
     for i, route in enumerate(routes):
         pts = points[i]

@@ -151,7 +151,7 @@ def render_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]
     draw.text((PAD, 10), title, fill=INK, font=bold)
     # Right edges of the numeric columns, from the right margin inwards.
     right_edges = [0.0] * columns
-    edge = width - PAD
+    edge: float = width - PAD
     for k in range(columns - 1, 0, -1):
         right_edges[k] = edge
         edge -= widths[k] + gap

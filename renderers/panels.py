@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from PIL import Image, ImageDraw
 
-from .board import BoardView, _font, render_image
+from .board import BoardView, Font, _font, render_image
 
 BACKGROUND = (250, 248, 242)
 INK = (40, 40, 40)
@@ -26,7 +26,7 @@ def _png(img: Image.Image) -> bytes:
     return out.getvalue()
 
 
-def _wrap(draw: ImageDraw.ImageDraw, text: str, font, width: int) -> list[str]:
+def _wrap(draw: ImageDraw.ImageDraw, text: str, font: Font, width: int) -> list[str]:
     lines: list[str] = []
     for paragraph in text.split("\n"):
         line = ""
@@ -86,7 +86,7 @@ def grid_board_px(size: int) -> int:
 
 
 def _draw_eval_graph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], values: Sequence[float],
-                     title: str, font, small) -> None:
+                     title: str, font: Font, small: Font) -> None:
     """A line per ply from White's side, clamped to ±EVAL_CLAMP, the zero line across."""
     x0, y0, x1, y1 = box
     if title:

@@ -23,6 +23,7 @@ class ResultReason(StrEnum):
     REPETITION = "repetition"
     NO_PROGRESS = "no_progress"    # the variant's count of moves without capture or man move
     TIME = "time"
+    RECORDED = "recorded"          # a PDN record's result tag; no game the bot plays ends so
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ class Result:
     winner: Color | None = None
 
 
-def other(color: str) -> str:
+def other(color: str) -> Color:
     return BLACK if color == WHITE else WHITE
 
 

@@ -18,7 +18,9 @@ from .variants import CapturePriority, Variant
 Raw = tuple[tuple[int, ...], int, tuple[int, ...], bool, bool]
 
 
-def _short_jumps(table, b, victims, tk, empty, promo, capmask, path, kingjumps, out, by_king):
+def _short_jumps(table: tuple[tuple[tuple[int, int, int], ...], ...], b: int, victims: int, tk: int, empty: int,
+                 promo: int, capmask: int, path: tuple[int, ...], kingjumps: tuple[int, ...], out: list[Raw],
+                 by_king: bool) -> None:
     """Extend a capture by single jumps (men in all variants, italian kings).
 
     ``promo`` is the far row for a man and 0 for a king.
@@ -39,7 +41,9 @@ def _short_jumps(table, b, victims, tk, empty, promo, capmask, path, kingjumps, 
         out.append((path, capmask, kingjumps, by_king, False))
 
 
-def _flying_jumps(rays, b, them, tk, empty, capmask, path, kingjumps, out):
+def _flying_jumps(rays: tuple[tuple[tuple[tuple[int, int], ...], ...], ...], b: int, them: int, tk: int,
+                  empty: int, capmask: int, path: tuple[int, ...], kingjumps: tuple[int, ...],
+                  out: list[Raw]) -> None:
     """Extend a flying king's capture: over one piece at any distance, land beyond."""
     done = True
     n = len(path)
@@ -121,7 +125,7 @@ def merge(raws: list[Raw]) -> list[Raw]:
     """One capture per (start, end, captured set): paths giving one position are one move."""
     if len(raws) < 2:
         return raws
-    seen = {}
+    seen: dict[tuple[int, int, int], Raw] = {}
     for r in raws:
         seen.setdefault((r[0][0], r[0][-1], r[1]), r)
     return list(seen.values())
@@ -134,7 +138,7 @@ def legal_captures(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) 
 
 def quiet_moves(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) -> list[tuple[int, int]]:
     """Plain moves as (from index, to index), ignoring compulsory capture."""
-    out = []
+    out: list[tuple[int, int]] = []
     empty = v.valid & ~(um | uk | tm | tk)
     steps = v.steps
     forward = (steps[0], steps[1]) if white else (steps[2], steps[3])
@@ -224,7 +228,8 @@ class FastGen(NamedTuple):
     ``can_capture`` whether the side to move has a capture.
     """
 
-    count: Callable[[int, int, int, int, bool], int]
+    # Shadows tuple.count on purpose: ``fast(v).count`` is the name perft, the engine and the bench call.
+    count: Callable[[int, int, int, int, bool], int]  # type: ignore[assignment]
     children: Callable[[int, int, int, int, bool], list[Child]]
     moves: Callable[[int, int, int, int, bool], list[KeyedChild]]
     captures: Callable[[int, int, int, int, bool], list[KeyedChild]]
@@ -261,8 +266,8 @@ def _build_fast(v: Variant) -> FastGen:
     wpromo = v.white_promo
     bpromo = v.black_promo
 
-    def capture_children(um, uk, tm, tk, white):
-        out = []
+    def capture_children(um: int, uk: int, tm: int, tk: int, white: bool) -> list[Child]:
+        out: list[Child] = []
         for path, capmask, _kj, by_king, promotes in legal_captures(v, um, uk, tm, tk, white):
             fbit = 1 << path[0]
             tbit = 1 << path[-1]
@@ -275,10 +280,11 @@ def _build_fast(v: Variant) -> FastGen:
             out.append((tm & ~capmask, tk & ~capmask, um2, uk2))
         return out
 
-    def king_captures(uk, them, empty):
+    def king_captures(uk: int, them: int, empty: int) -> bool:
         return kings_can_capture(v, uk, them, empty)
 
-    def single_jumps(um, uk, tk, them, empty, victims, white):
+    def single_jumps(um: int, uk: int, tk: int, them: int, empty: int, victims: int,
+                     white: bool) -> tuple[int, int] | None:
         """Landing squares of the legal captures, per forward direction, when every
         legal capture is a single jump by a man (the common case, decided without a
         search: no landing square offers a second jump and no king can capture);
@@ -309,7 +315,7 @@ def _build_fast(v: Variant) -> FastGen:
                 return k1, k2
         return j1, j2
 
-    def count(um, uk, tm, tk, white):
+    def count(um: int, uk: int, tm: int, tk: int, white: bool) -> int:
         """Number of legal moves."""
         them = tm | tk
         empty = valid & ~(um | uk | them)
@@ -346,7 +352,7 @@ def _build_fast(v: Variant) -> FastGen:
                       + ((uk << s1) & empty).bit_count() + ((uk << s2) & empty).bit_count())
         return n
 
-    def children(um, uk, tm, tk, white):
+    def children(um: int, uk: int, tm: int, tk: int, white: bool) -> list[Child]:
         """Every position after a legal move, from the opponent's point of view."""
         them = tm | tk
         empty = valid & ~(um | uk | them)
@@ -359,7 +365,7 @@ def _build_fast(v: Variant) -> FastGen:
             a = (um << s1) & empty
             b = (um << s2) & empty
             capture = ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty
-        out = []
+        out: list[Child] = []
         append = out.append
         promo = wpromo if white else bpromo
         if capture:
@@ -417,8 +423,8 @@ def _build_fast(v: Variant) -> FastGen:
                         append((tm, tk, um, uk ^ (low >> s) ^ low))
         return out
 
-    def capture_moves(um, uk, tm, tk, white):
-        out = []
+    def capture_moves(um: int, uk: int, tm: int, tk: int, white: bool) -> list[KeyedChild]:
+        out: list[KeyedChild] = []
         for path, capmask, _kj, by_king, promotes in legal_captures(v, um, uk, tm, tk, white):
             frm = path[0]
             to = path[-1]
@@ -433,8 +439,8 @@ def _build_fast(v: Variant) -> FastGen:
             out.append((frm | to << 8 | capmask << 16, tm & ~capmask, tk & ~capmask, um2, uk2))
         return out
 
-    def jump_moves(single, um, uk, tm, tk, white):
-        out = []
+    def jump_moves(single: tuple[int, int], um: int, uk: int, tm: int, tk: int, white: bool) -> list[KeyedChild]:
+        out: list[KeyedChild] = []
         append = out.append
         promo = wpromo if white else bpromo
         for t, s in ((single[0], s1), (single[1], s2)):
@@ -455,7 +461,7 @@ def _build_fast(v: Variant) -> FastGen:
                     append((key, tm & gone, tk & gone, um ^ src ^ low, uk))
         return out
 
-    def moves(um, uk, tm, tk, white):
+    def moves(um: int, uk: int, tm: int, tk: int, white: bool) -> list[KeyedChild]:
         """Every legal move as (key, child), the child turned round for the opponent."""
         them = tm | tk
         empty = valid & ~(um | uk | them)
@@ -475,7 +481,7 @@ def _build_fast(v: Variant) -> FastGen:
             return jump_moves(single, um, uk, tm, tk, white)
         if uk and king_captures(uk, them, empty):
             return capture_moves(um, uk, tm, tk, white)
-        out = []
+        out: list[KeyedChild] = []
         append = out.append
         promo = wpromo if white else bpromo
         for t, s in ((a, s1), (b, s2)):
@@ -507,7 +513,7 @@ def _build_fast(v: Variant) -> FastGen:
                             append((kb | t << 8, tm, tk, um, rest | tmask))
         return out
 
-    def captures(um, uk, tm, tk, white):
+    def captures(um: int, uk: int, tm: int, tk: int, white: bool) -> list[KeyedChild]:
         """The legal moves when they are captures; an empty list when no capture exists."""
         them = tm | tk
         empty = valid & ~(um | uk | them)
@@ -525,7 +531,7 @@ def _build_fast(v: Variant) -> FastGen:
             return capture_moves(um, uk, tm, tk, white)
         return []
 
-    def can_capture(um, uk, tm, tk, white):
+    def can_capture(um: int, uk: int, tm: int, tk: int, white: bool) -> bool:
         """Whether the side to move must capture."""
         them = tm | tk
         empty = valid & ~(um | uk | them)

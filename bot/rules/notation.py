@@ -98,7 +98,8 @@ def match_squares(pos: Position, squares: list[int], capture_hint: bool = False)
     raise explain(pos, squares, capture_hint)
 
 
-def _check_piece(pos: Position, squares: list[int]) -> None:
+def _check_piece(pos: Position, squares: list[int]) -> str:
+    """The piece on the first square, once the squares name one of the mover's pieces."""
     v = pos.variant
     for sq in squares:
         if not 1 <= sq <= v.squares:
@@ -110,6 +111,7 @@ def _check_piece(pos: Position, squares: list[int]) -> None:
         raise IllegalMove(ErrorCode.NO_PIECE, squares=(squares[0],))
     if piece.upper() != pos.turn:
         raise IllegalMove(ErrorCode.NOT_YOUR_PIECE, squares=(squares[0],))
+    return piece
 
 
 def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> IllegalMove:
@@ -131,7 +133,7 @@ def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> Ille
 def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> IllegalMove:
     """The reason no legal move matches these squares (the piece checks included)."""
     try:
-        _check_piece(pos, squares)
+        piece = _check_piece(pos, squares)
     except IllegalMove as err:
         return err
     v = pos.variant
@@ -161,11 +163,11 @@ def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> Il
         step = (v.sq_to_bit[squares[0]], v.sq_to_bit[squares[1]])
         if step in quiet and captures:
             return IllegalMove(ErrorCode.CAPTURE_COMPULSORY, squares=tuple(squares), moves=tuple(captures))
-    is_man = pos.piece_at(squares[0]).islower()
+    is_man = piece.islower()
     jumps = _jumped_squares(pos, squares)
     if is_man and not v.men_capture_kings:
         for sq in jumps:
-            if sq is not None and (pos.piece_at(sq) or "").isupper() and pos.piece_at(sq).upper() != pos.turn:
+            if sq is not None and (jumped := pos.piece_at(sq) or "").isupper() and jumped.upper() != pos.turn:
                 return IllegalMove(ErrorCode.MAN_CANNOT_TAKE_KING, squares=(sq,), moves=tuple(captures))
     detail = _detail(pos, squares, capture_hint)
     if capture_hint or len(squares) > 2 or any(sq is not None for sq in jumps) or detail == Detail.OWN_PIECE:
@@ -210,7 +212,8 @@ def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:
             out.append(None)
             continue
         sr, sc = (1 if dr > 0 else -1), (1 if dc > 0 else -1)
+        # Squares between two squares on one diagonal are on the board: never None.
         between = [v.rc_to_square(r1 + i * sr, c1 + i * sc) for i in range(1, abs(dr))]
-        occupied = [sq for sq in between if pos.piece_at(sq) is not None]
+        occupied = [sq for sq in between if sq is not None and pos.piece_at(sq) is not None]
         out.append(occupied[0] if len(occupied) == 1 else None)
     return out

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from .errors import ErrorCode, IllegalMove
-from .game import DRAW_SCORE, Game, Result
+from .game import DRAW_SCORE, Game, Result, ResultReason
 from .notation import looks_like_move, match_squares, split_squares
 from .position import Move, Position
-from .variants import VARIANTS, Variant, get_variant
+from .variants import BLACK, VARIANTS, WHITE, Variant, get_variant
 
 # Italian federation files name the seven tags in Italian.
 _TAG_ALIASES = {"bianco": "White", "nero": "Black", "risultato": "Result", "blanco": "White",
@@ -212,8 +212,8 @@ def read_game(tags: dict[str, str], movetext: str, default_variant: Variant | st
         game.play(move)
     recorded = result or tags.get("Result")
     if game.result is None and recorded in ("1-0", "0-1", DRAW_SCORE):
-        winner = {"1-0": "W", "0-1": "B"}.get(recorded)
-        game.result = Result(recorded, "recorded", winner)
+        winner = {"1-0": WHITE, "0-1": BLACK}.get(recorded)
+        game.result = Result(recorded, ResultReason.RECORDED, winner)
     return game
 
 

@@ -19,7 +19,7 @@ def _build(v: Variant) -> Callable[[int, int, int, int, bool, int], int]:
     children = movegen.fast(v).children
     count = movegen.fast(v).count
 
-    def walk(um, uk, tm, tk, white, depth):
+    def walk(um: int, uk: int, tm: int, tk: int, white: bool, depth: int) -> int:
         nxt = not white
         total = 0
         if depth == 2:

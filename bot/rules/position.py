@@ -57,15 +57,16 @@ class Position:
             raise ValueError(f"not a FEN: {fen!r} (expected like W:W21,22:B1,2)")
         white_to_move = parts[0].strip().upper() == WHITE
         boards = {WHITE: [0, 0], BLACK: [0, 0]}
-        seen_colors = set()
+        seen_colors: set[Color] = set()
         occupied = 0
         for part in parts[1:]:
             part = part.strip()
             if not part:
                 continue
-            color = part[0].upper()
-            if color not in boards or color in seen_colors:
+            letter = part[0].upper()
+            if letter not in boards or letter in seen_colors:
                 raise ValueError(f"bad FEN section {part!r}: expected W... or B..., once each")
+            color = Color(letter)
             seen_colors.add(color)
             for item in part[1:].split(","):
                 item = item.strip()

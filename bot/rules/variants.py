@@ -107,20 +107,20 @@ class Variant:
         put(self, "black_promo", bottom)
         deltas = (-(pitch + 1), -(pitch - 1), pitch - 1, pitch + 1)
         nbits = size * pitch
-        steps = []
+        steps: list[tuple[int, ...]] = []
         for d in deltas:
-            row = [-1] * nbits
+            targets = [-1] * nbits
             for b in sq_to_bit[1:]:
                 t = b + d
                 if 0 <= t < nbits and valid >> t & 1:
-                    row[b] = t
-            steps.append(tuple(row))
+                    targets[b] = t
+            steps.append(tuple(targets))
         put(self, "steps", tuple(steps))
-        rays = [()] * nbits
+        rays: list[tuple[tuple[tuple[int, int], ...], ...]] = [()] * nbits
         for b in sq_to_bit[1:]:
             per_dir = []
             for d in range(4):
-                ray = []
+                ray: list[tuple[int, int]] = []
                 t = steps[d][b]
                 while t >= 0:
                     ray.append((t, 1 << t))
@@ -130,9 +130,9 @@ class Variant:
         put(self, "rays", tuple(rays))
         jumps = []
         for dirs in (WHITE_FORWARD, BLACK_FORWARD, range(4)):
-            table = [()] * nbits
+            table: list[tuple[tuple[int, int, int], ...]] = [()] * nbits
             for b in sq_to_bit[1:]:
-                options = []
+                options: list[tuple[int, int, int]] = []
                 for d in dirs:
                     mid = steps[d][b]
                     if mid >= 0 and steps[d][mid] >= 0:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules import ErrorCode, Game, IllegalMove, read_pdn, write_pdn
+from bot.rules import Color, ErrorCode, Game, IllegalMove, Result, ResultReason, read_pdn, write_pdn
 from bot.rules.notation import match_squares, split_squares
 from bot.rules.pdn import read_game, split_games
 
@@ -94,6 +94,16 @@ def test_comments_variations_and_result_tokens_are_skipped():
     game = read_pdn(text)[0]
     assert [str(m) for m in game.moves] == ["21-17", "12-15", "23-19", "11-14", "19x12", "8x15"]
     assert game.result.score == "0-1"
+
+
+@pytest.mark.parametrize(("score", "winner"), [("1-0", Color.WHITE), ("0-1", Color.BLACK), ("1/2-1/2", None)])
+def test_a_recorded_result_is_typed_like_a_played_one(score, winner):
+    """An unfinished record's result comes from its tag, as a ResultReason and a Color (were the
+    bare strings "recorded" and "W"/"B")."""
+    game = read_pdn(f'[Event "x"]\n[Result "{score}"]\n\n1. 21-17 12-15 {score}\n')[0]
+    assert game.result == Result(score, ResultReason.RECORDED, winner)
+    assert type(game.result.reason) is ResultReason
+    assert winner is None or type(game.result.winner) is Color
 
 
 def test_unplayable_move_names_the_move_number():

@@ -145,16 +145,18 @@ class ConsoleChat:
         if clock:
             self._move_clock(clock.group(1))
             return
-        action = reply_to = None
+        action: str | None = None
+        reply_to: str | None = None
+        typed: str | None = stripped        # a press types nothing
         press = re.fullmatch(r"/press\s+(\S+)", stripped)
         if press:
-            action, stripped = press.group(1), None
-        reply = re.fullmatch(r"/reply\s+(\d+)\s+(.+)", stripped or "")
+            action, typed = press.group(1), None
+        reply = re.fullmatch(r"/reply\s+(\d+)\s+(.+)", typed or "")
         if reply:
-            reply_to, stripped = reply.group(1), reply.group(2)
+            reply_to, typed = reply.group(1), reply.group(2)
         event = ChatEvent(platform=PLATFORM, chat_id=self.chat, chat_kind="group", user_id=self.user.lower(),
                           user_name=self.user, username=self.user.lower(), language=self.language,
-                          text=stripped, action=action, reply_to=reply_to,
+                          text=typed, action=action, reply_to=reply_to,
                           # Whoever runs the console owns its chats.
                           is_admin=True)
         for r in self.service.handle(event):

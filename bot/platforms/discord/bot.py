@@ -27,7 +27,7 @@ import logging
 import os
 import re
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
@@ -290,7 +290,8 @@ class Responder:
             return None
         private = reply.private or self.force_private
         # Escaped first, then our own pings go in (their <@id> must stay markup).
-        text, users = render.escape(reply.text), []
+        text = render.escape(reply.text)
+        users: list[int] = []
         if not private:
             text, users = render.ping(text, render.escaped(reply.mentions))
         if self.mention is not None and not private:
@@ -299,7 +300,7 @@ class Responder:
                 text, users = mentioned, [*users, self.mention.user_id]
         allowed = render.only_users(users) if users else render.NO_MENTIONS
         message = None
-        for piece in self.bot.pieces(replace(reply, text=text, mentions=()), escaped=True):
+        for piece in self.bot.pieces(replace(reply, text=text, mentions=[]), escaped=True):
             message = await self._deliver(piece, private, allowed)
             if piece.board and message is not None and not private:
                 await self.bot.remember(self.channel_id, message.id, reply.game_id, reply.post_id, reply.challenge_id)
@@ -638,7 +639,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         carry) still get an answer: the service says the button no longer works."""
         if interaction.type is not discord.InteractionType.component:
             return
-        data = interaction.data or {}
+        data: Mapping[str, object] = interaction.data or {}
         if data.get("component_type") != discord.ComponentType.button.value:
             return
         custom_id = str(data.get("custom_id", ""))
@@ -717,7 +718,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             view = self.view_for(piece)
             if view is not None:
                 kwargs["view"] = view
-            return channel.send(render.content_of(piece), **kwargs)  # type: ignore[union-attr]
+            return channel.send(render.content_of(piece), **kwargs)
 
         return await self.with_retries(f"posting to channel {chat_id}", attempt)
 
@@ -826,7 +827,9 @@ class CatalogTranslator(app_commands.Translator):
         if location is app_commands.TranslationContextLocation.parameter_description:
             parameter = context.data
             spec = REGISTRY.lookup(parameter.command.name)
-            arg = next((a for a in spec.args if a.name == parameter.name), None) if spec else None
+            if spec is None:
+                return None
+            arg = next((a for a in spec.args if a.name == parameter.name), None)
             return option_description(lang, spec.name, arg) if arg else None
         return None
 
@@ -892,6 +895,8 @@ async def sync_tree(token: str, service: GameService, guild_id: int | None = Non
         else:
             synced = await bot.tree.sync()
             application_id = bot.application_id
+            if application_id is None:      # login fetches the application: not expected
+                raise RuntimeError("logged in without an application id")
             async for server in bot.fetch_guilds(limit=None):
                 if await bot.http.get_guild_commands(application_id, server.id):
                     await bot.http.bulk_upsert_guild_commands(application_id, server.id, [])

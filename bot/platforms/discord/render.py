@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
 
 import discord
 
@@ -86,9 +87,9 @@ def ping(text: str, mentions: Iterable[Mention]) -> tuple[str, list[int]]:
     return text, users
 
 
-def escaped(mentions: Iterable[Mention]) -> tuple[Mention, ...]:
+def escaped(mentions: Iterable[Mention]) -> list[Mention]:
     """The mentions as they stand in escaped text (``escape``): their names escaped too."""
-    return tuple(replace(m, name=escape(m.name)) for m in mentions)
+    return [replace(m, name=escape(m.name)) for m in mentions]
 
 
 def files_of(reply: Reply | base.Piece) -> list[discord.File]:
@@ -128,7 +129,9 @@ def label_of(button: Button) -> str:
     return label if len(label) <= MAX_LABEL else label[: MAX_LABEL - 1] + "…"
 
 
-def view_of(reply: Reply | base.Piece, item_factory) -> discord.ui.View | None:
+def view_of(reply: Reply | base.Piece,
+            item_factory: Callable[[str, str, discord.ButtonStyle, int], discord.ui.Item[Any]],
+            ) -> discord.ui.View | None:
     """A persistent view with the reply's buttons (None without buttons).
 
     ``item_factory(action, label, style, row)`` makes one dynamic item; rows beyond Discord's

@@ -33,12 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any, NotRequired, TypedDict, TypeVar
 
 from telegram import (
     Bot,
@@ -214,7 +215,18 @@ _GONE = ("chat not found", "chat_write_forbidden", "have no rights to send a mes
 _NO_PHOTOS = "not enough rights to send photos"
 
 
-class DraughtsApplication(Application):  # type: ignore[misc]
+class _Sender(TypedDict):
+    """Who wrote, as ChatEvent's fields: a person, or a chat written as (``as_chat``)."""
+
+    user_id: str
+    user_name: str
+    username: str | None
+    language: str | None
+    is_admin: bool
+    as_chat: NotRequired[bool]
+
+
+class DraughtsApplication(Application):
     """The Application, whose start and stop also start and stop the adapter's delivery task
     (run_polling calls them; so can anyone driving the Application by hand)."""
 
@@ -269,7 +281,7 @@ class TelegramAdapter(ChatAdapter):
             self.application.stop_running()
 
     def build(self, token: str, request: BaseRequest | None = None,
-              rate_limiter: bool | BaseRateLimiter = True) -> Application:
+              rate_limiter: bool | BaseRateLimiter = True) -> DraughtsApplication:
         """The python-telegram-bot Application with our handlers; its start starts the delivery
         task.  ``rate_limiter``: True for production's ``FloodLimiter``, or a limiter to use."""
         builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
@@ -282,6 +294,8 @@ class TelegramAdapter(ChatAdapter):
             limiter = FloodLimiter() if rate_limiter is True else rate_limiter
             builder = builder.rate_limiter(limiter)
         app = builder.build()
+        if not isinstance(app, DraughtsApplication):    # application_class says it is; PTB types the base
+            raise TypeError(f"the builder made a {type(app).__name__}, not a DraughtsApplication")
         self.bot = app.bot
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self.on_message))
@@ -313,7 +327,7 @@ class TelegramAdapter(ChatAdapter):
         for lang in (None, *LANGUAGES):
             menu = command_menu(lang or DEFAULT_LANGUAGE)
             try:
-                await self._api(lambda menu=menu, lang=lang: bot.set_my_commands(menu, language_code=lang))
+                await self._api(functools.partial(bot.set_my_commands, menu, language_code=lang))
             except TelegramError as err:
                 # Only the menu is missing: every command still works when typed.
                 log.warning("telegram command menu (%s) not registered: %s", lang or "default", err)
@@ -334,9 +348,9 @@ class TelegramAdapter(ChatAdapter):
         if message is not None and as_chat is not None:
             if message.is_automatic_forward:
                 return None                    # a channel's post copied into its discussion group
-            who = {"user_id": str(as_chat.id), "user_name": as_chat.effective_name or str(as_chat.id),
-                   "username": as_chat.username, "language": None, "as_chat": True,
-                   "is_admin": as_chat.id == chat.id}
+            who: _Sender = {"user_id": str(as_chat.id), "user_name": as_chat.effective_name or str(as_chat.id),
+                            "username": as_chat.username, "language": None, "as_chat": True,
+                            "is_admin": as_chat.id == chat.id}
         elif user is None or user.is_bot:
             return None
         else:
@@ -375,8 +389,10 @@ class TelegramAdapter(ChatAdapter):
             return
         if event.chat_kind == "private":
             self._closed_private.discard(event.user_id)
-        if not event.is_admin and not event.as_chat and self.service.needs_admin(event.text):
-            event = replace(event, is_admin=await self._is_admin(msg.chat_id, msg.from_user.id))
+        # Not written as a chat, so from a person: the message has a sender.
+        sender = msg.from_user
+        if not event.is_admin and not event.as_chat and sender is not None and self.service.needs_admin(event.text):
+            event = replace(event, is_admin=await self._is_admin(msg.chat_id, sender.id))
         async with self.chat_lock(event.chat_id):
             for reply in await self.call(self.service.handle, event):
                 if reply.private and event.chat_kind == "group" and (reply.reaction or reply.start_payload):
@@ -466,7 +482,7 @@ class TelegramAdapter(ChatAdapter):
     async def _press(self, message: Message, event: ChatEvent,
                      answer: Callable[..., Awaitable[bool]]) -> None:
         async with self.chat_lock(event.chat_id):
-            replies = await self.call(self.service.handle, event)
+            replies: list[Reply] = await self.call(self.service.handle, event)
             private = [r for r in replies if r.private]
             # Telegram has no message only one member sees; an alert on the button is the closest,
             # and a board for one member (a puzzle) waits in their private chat with the bot.
@@ -666,7 +682,8 @@ class TelegramAdapter(ChatAdapter):
             head = f"{piece.text}\n" if piece.text else ""
             hidden = [*answer.pop("entities", []), MessageEntity(MessageEntity.SPOILER, _utf16(head),
                                                                  _utf16(piece.spoiler))]
-            sent = await self._api(lambda: bot.send_message(chat, head + piece.spoiler, entities=hidden,
+            shown = head + piece.spoiler
+            sent = await self._api(lambda: bot.send_message(chat, shown, entities=hidden,
                                                             reply_markup=markup, **answer))
         else:
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
@@ -691,6 +708,8 @@ class TelegramAdapter(ChatAdapter):
 
         When Telegram will not edit it (deleted, too old, the chat moved, still failing after the
         retries), the board goes out as a new message instead: the move may already be stored."""
+        if reply.image is None:
+            raise ValueError("only a reply with a board image replaces a board")
         key = _key_of(message)
         fits = len(reply.text) <= CAPTION_LIMIT
         # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
@@ -731,7 +750,7 @@ class TelegramAdapter(ChatAdapter):
 
 
 def build_application(token: str, *, service: GameService, request: BaseRequest | None = None,
-                      rate_limiter: bool | BaseRateLimiter = True) -> Application:
+                      rate_limiter: bool | BaseRateLimiter = True) -> DraughtsApplication:
     """The Application as production runs it (only the HTTP layer, ``request``, can be swapped,
     and the limiter's clock: ``rate_limiter`` may be a FloodLimiter on a faster one)."""
     return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)

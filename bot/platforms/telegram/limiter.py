@@ -37,6 +37,8 @@ MARGIN = 1.1
 # The longest a request waits inline (spacing or a short 429); beyond it the caller is told to
 # come back later.  A group spends its 20-a-minute budget at one message per 3.3 s, so it fits.
 MAX_WAIT_SECONDS = 5.0
+# What a Bot API call gives back (PTB's BaseRateLimiter passes it through).
+Answer = bool | dict[str, Any] | list[dict[str, Any]]
 
 
 def retry_seconds(err: RetryAfter) -> float:
@@ -83,7 +85,7 @@ def _posts(endpoint: str) -> bool:
     return endpoint.startswith(("send", "edit", "copy", "forward")) and endpoint != "sendChatAction"
 
 
-class FloodLimiter(BaseRateLimiter[None]):  # type: ignore[misc]
+class FloodLimiter(BaseRateLimiter[None]):
     """Telegram's limits per chat and in all; see the module docstring.  ``clock`` and ``sleep``
     are the time it runs on (tests pass a faster one; production, the real one)."""
 
@@ -107,9 +109,9 @@ class FloodLimiter(BaseRateLimiter[None]):  # type: ignore[misc]
         """Until when a chat may not post (flood control Telegram asked for); 0 if it may."""
         return max(self._parked.get(str(chat_id), 0.0), self._parked.get(None, 0.0))
 
-    async def process_request(self, callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | None]],
+    async def process_request(self, callback: Callable[..., Coroutine[Any, Any, Answer]],
                               args: Any, kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
-                              rate_limit_args: None) -> bool | dict[str, Any] | None:
+                              rate_limit_args: None) -> Answer:
         chat_id = data.get("chat_id")
         if chat_id is None or not _posts(endpoint):
             try:

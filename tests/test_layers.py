@@ -1,0 +1,237 @@
+"""Layers point inward: platforms -> service -> rules (issue 18).
+
+Every import of our own packages in ``bot/`` and ``renderers/`` is read from the source with
+``ast`` (imports inside functions and under ``TYPE_CHECKING`` included: a type-only import is a
+dependency as well) and checked against ``LAYERS``.  A module may always import its own layer.
+
+To tighten a rule, shrink a layer's ``may_import`` or grow its ``must_not_import``, or delete an
+entry of ``KNOWN_EXCEPTIONS`` once the import it names is gone (the test says when one is stale).
+A new import that breaks a rule is fixed in the code, not added here, unless the rule itself is
+wrong.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+OURS = ("bot", "renderers")
+
+# Entry points and the composition root: only an entry point imports them (they build everything).
+ROOTS = ("bot.app", "bot.cli", "bot.operator_cli", "bot.__main__")
+
+
+@dataclass(frozen=True)
+class Layer:
+    """Modules matching ``modules`` may import, of ours, only their own layer and what matches
+    ``may_import`` (None: anything), and never what matches ``must_not_import``.
+
+    A pattern ``a.b.*`` is the module ``a.b`` and everything under it; ``a.b`` is that module alone."""
+
+    name: str
+    modules: tuple[str, ...]
+    may_import: tuple[str, ...] | None = None
+    must_not_import: tuple[str, ...] = ()
+    # A layer that may not exist yet (a package another change introduces).
+    optional: bool = False
+
+
+LAYERS: tuple[Layer, ...] = (
+    # The rules engine and the renderers stand alone (a renderer takes a position and returns
+    # bytes; today no renderer imports even bot.rules: a board comes as a plain BoardView).
+    Layer("rules engine", ("bot.rules.*",), may_import=()),
+    Layer("renderers", ("renderers.*",), may_import=()),
+    Layer("engine", ("bot.ai.*",), may_import=("bot.rules.*",)),
+    Layer("puzzles", ("bot.puzzles.*",), may_import=("bot.rules.*", "bot.ai.*")),
+    Layer("ratings maths", ("bot.ratings.*",), may_import=()),
+    Layer("catalogs", ("bot.i18n.*",), may_import=()),
+    Layer("redaction", ("bot.redact",), may_import=()),
+    # Use cases know no chat platform and render nothing (they return results a presenter turns
+    # into replies).  When the chat layer has a package of its own, add it to must_not_import.
+    Layer("use cases", ("bot.service.features.*", "bot.service.usecases.*"),
+          must_not_import=("bot.platforms.*", "renderers.*", *ROOTS)),
+    Layer("service", ("bot.service.*",), must_not_import=("bot.platforms.*", *ROOTS)),
+    # Storage sits below the service: it knows records, not use cases, chats or images.
+    Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),
+    # Adapters reach the service only through its public face: the bot.service package
+    # (GameService, ChatEvent, Reply, ...), its event types, the command registry (names and
+    # arguments for the platforms' menus), and the outbox's notifications.
+    Layer("platforms", ("bot.platforms.*",),
+          may_import=("bot.i18n", "bot.service", "bot.service.events", "bot.service.registry",
+                      "bot.service.outbox")),
+)
+
+# Imports that break a rule today, each with why it is still there.  Remove an entry when its
+# import goes; test_known_exceptions_still_occur fails on an entry that no longer applies.
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("bot.service.features.analysis", "renderers.panels"):
+        "the analysis use case renders its panel; rendering moves to the presenters (issue 18)",
+    ("bot.service.features.ratings", "renderers.charts"):
+        "the ratings use case draws its chart and table; rendering moves to the presenters (issue 18)",
+    ("bot.platforms.base", "bot.storage"):
+        "the outbox loop tells storage failures (full, gone, damaged) apart; they should reach it "
+        "as the service's own errors",
+    ("bot.platforms.console.chat", "bot.storage"):
+        "the console tells a busy or vanished database apart; should be the service's own errors",
+    ("bot.platforms.console.chat", "bot.service.commands"):
+        "the console's /clock reads a duration with the service's parser",
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    importer: str
+    imported: str
+    path: Path
+    line: int
+
+
+def matches(module: str, pattern: str) -> bool:
+    if pattern.endswith(".*"):
+        package = pattern[:-2]
+        return module == package or module.startswith(package + ".")
+    return module == pattern
+
+
+def module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def source_files(root: Path, packages: Iterable[str] = OURS) -> dict[str, Path]:
+    """Every module of our packages by its dotted name."""
+    return {module_name(path, root): path
+            for package in packages for path in sorted((root / package).rglob("*.py"))}
+
+
+def imports_of(root: Path, packages: Iterable[str] = OURS) -> list[Import]:
+    """Every import of one of our modules, resolved to the module imported: ``from a import b``
+    is ``a.b`` when that is a module of ours, else ``a``; relative imports are made absolute."""
+    packages = tuple(packages)
+    modules = source_files(root, packages)
+    found: list[Import] = []
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")
+                    base = base[:len(base) - (node.level - 1)]
+                    source = ".".join([*base, node.module] if node.module else base)
+                else:
+                    source = node.module or ""
+                targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
+                           for alias in node.names]
+            for target in targets:
+                if target.split(".")[0] in packages:
+                    found.append(Import(name, target, path, node.lineno))
+    return found
+
+
+def broken_rules(found: Iterable[Import], layers: Iterable[Layer] = LAYERS) -> list[tuple[Import, Layer]]:
+    """Each import that breaks a layer's rule, with that layer (an import can break several)."""
+    out = []
+    for imp in found:
+        for layer in layers:
+            if not any(matches(imp.importer, p) for p in layer.modules):
+                continue
+            if any(matches(imp.imported, p) for p in layer.modules):
+                continue                                    # its own layer
+            allowed = layer.may_import is None or any(matches(imp.imported, p) for p in layer.may_import)
+            if not allowed or any(matches(imp.imported, p) for p in layer.must_not_import):
+                out.append((imp, layer))
+    return out
+
+
+@functools.cache
+def repo_imports() -> tuple[Import, ...]:
+    return tuple(imports_of(REPO))
+
+
+def describe(imp: Import, layer: Layer) -> str:
+    return (f"{imp.path.relative_to(REPO)}:{imp.line}: {imp.importer} imports {imp.imported}, "
+            f"which the '{layer.name}' layer may not import")
+
+
+def test_layer_rules_hold() -> None:
+    broken = [(imp, layer) for imp, layer in broken_rules(repo_imports())
+              if (imp.importer, imp.imported) not in KNOWN_EXCEPTIONS]
+    assert not broken, "imports across the layers:\n" + "\n".join(describe(*b) for b in broken)
+
+
+def test_known_exceptions_still_occur() -> None:
+    """An exception whose import is gone is deleted, so the rule holds from then on."""
+    breaking = {(imp.importer, imp.imported) for imp, _ in broken_rules(repo_imports())}
+    stale = sorted(set(KNOWN_EXCEPTIONS) - breaking)
+    assert not stale, f"no longer imported (or no longer against a rule): remove from KNOWN_EXCEPTIONS: {stale}"
+
+
+def test_every_layer_covers_modules() -> None:
+    """A renamed package must not leave its rule checking nothing."""
+    modules = source_files(REPO)
+    empty = [layer.name for layer in LAYERS if not layer.optional
+             and not any(matches(m, p) for m in modules for p in layer.modules)]
+    assert not empty, f"layers that match no module: {empty}"
+
+
+def test_imports_are_found() -> None:
+    """The scan sees the imports it must judge (guards against a scan that finds nothing)."""
+    found = {(imp.importer, imp.imported) for imp in repo_imports()}
+    assert ("bot.rules.game", "bot.rules.position") in found          # relative: from .position import
+    assert ("bot.rules.errors", "bot.rules.position") in found        # under TYPE_CHECKING
+    assert ("bot.ai.search", "bot.rules") in found                    # absolute
+    assert ("bot.platforms.discord.render", "bot.platforms.base") in found   # from bot.platforms import base
+    assert ("bot.cli", "bot.app") in found                            # inside a function
+
+
+def _tree(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("source", "imported"), [
+    ("from bot.platforms import base\n", "bot.platforms.base"),
+    ("import bot.service.service\n", "bot.service.service"),
+    ("from ..service import GameService\n", "bot.service"),
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from renderers.board import BoardView\n",
+     "renderers.board"),
+    ("def later():\n    from bot.storage import sqlite\n", "bot.storage.sqlite"),
+])
+def test_an_import_out_of_the_rules_engine_is_caught(tmp_path: Path, source: str, imported: str) -> None:
+    """Each way of writing an import is seen and judged (a tree of our packages in miniature)."""
+    _tree(tmp_path, {
+        "bot/__init__.py": "", "bot/rules/__init__.py": "", "bot/rules/game.py": source,
+        "bot/platforms/__init__.py": "", "bot/platforms/base.py": "",
+        "bot/service/__init__.py": "", "bot/service/service.py": "",
+        "bot/storage/__init__.py": "", "bot/storage/sqlite.py": "",
+        "renderers/__init__.py": "", "renderers/board.py": "",
+    })
+    broken = broken_rules(imports_of(tmp_path))
+    assert [(imp.importer, imp.imported, layer.name) for imp, layer in broken] == [
+        ("bot.rules.game", imported, "rules engine")]
+
+
+def test_platforms_reach_the_service_only_through_its_face(tmp_path: Path) -> None:
+    _tree(tmp_path, {
+        "bot/__init__.py": "", "bot/platforms/__init__.py": "",
+        "bot/platforms/chat.py": "from bot.service import GameService\nfrom bot.service.events import Reply\n"
+                                 "from bot.service.features.games import GamesCore\nfrom bot.rules import Game\n",
+        "bot/service/__init__.py": "", "bot/service/events.py": "",
+        "bot/service/features/__init__.py": "", "bot/service/features/games.py": "",
+        "bot/rules/__init__.py": "",
+    })
+    broken = broken_rules(imports_of(tmp_path))
+    assert sorted(imp.imported for imp, _ in broken) == ["bot.rules", "bot.service.features.games"]

@@ -322,7 +322,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         # behind a write that is waiting (up to busy_timeout) for another process's lock.
         self._reader: sqlite3.Connection | None = None
         self._read_lock = threading.Lock()
-        self.db: sqlite_utils.Database | None = None
+        self._db: sqlite_utils.Database | None = None
         # The file opened (device, inode), to notice it being deleted or replaced under us.
         self._identity: tuple[int, int] | None = None
         self._gone: str | None = None
@@ -336,7 +336,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             # transaction takes the lock before it reads what it will change.
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
                                    timeout=busy_timeout)
-            self.db = sqlite_utils.Database(conn)
+            self._db = sqlite_utils.Database(conn)
             if self.path != ":memory:":
                 self._identity = _file_id(self.path)
             self._open(conn)
@@ -358,6 +358,13 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             raise StorageError(f"database {self.path}: {err.strerror or err}") from None
 
     # -- plumbing ---------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """The write connection (missing only while a failed open cleans up)."""
+        if self._db is None:
+            raise StorageError(f"database {self.path} is not open")
+        return self._db
 
     def _open(self, conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA journal_mode=WAL")
@@ -588,8 +595,8 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
-        if self.db is not None:
-            self.db.conn.close()
+        if self._db is not None:
+            self._db.conn.close()
 
     def _next_number(self) -> int:
         """The next challenge/game number (inside a transaction), from one counter taken with a

@@ -616,7 +616,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             return False
         # A name refresh never makes a command wait: under a held lock it waits for the next message.
         with self.transaction(wait=min(self.busy_timeout, PLAYER_WAIT)):
-            self.db["players"].upsert(
+            self.db.table("players").upsert(
                 {"platform": platform, "user_id": user_id, "name": name, "username": username,
                  "language": language, "updated_at": now},
                 pk=("platform", "user_id"))
@@ -690,7 +690,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
         check_fields("challenge", fields, NEW_CHALLENGE_FIELDS, NEW_CHALLENGE_OPTIONAL)
         with self.transaction():
             number = self._next_number()
-            self.db["challenges"].insert(dict(fields, id=number, status="open"))
+            self.db.table("challenges").insert(dict(fields, id=number, status="open"))
             return number
 
     def challenge(self, challenge_id: int) -> ChallengeRecord | None:
@@ -757,8 +757,8 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             return game_id
 
     def _insert_game(self, game_id: int, game: dict[str, Any]) -> None:
-        self.db["games"].insert(dict(_encode_game(game), id=game_id, version=0, ply=0, quiet_plies=0,
-                                     status="active", reminded=0))
+        self.db.table("games").insert(dict(_encode_game(game), id=game_id, version=0, ply=0, quiet_plies=0,
+                                           status="active", reminded=0))
 
     # -- games --------------------------------------------------------------------------------
 
@@ -807,7 +807,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
             if cur.rowcount != 1:
                 raise StaleGame(game_id)
             if move is not None:
-                self.db["moves"].insert(dict(move, game_id=game_id))
+                self.db.table("moves").insert(dict(move, game_id=game_id))
 
     def mark_reminded(self, game_id: int, version: int) -> bool:
         with self.transaction():
@@ -827,7 +827,7 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
 
     def remember_message(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
         with self.transaction():
-            self.db["messages"].upsert(
+            self.db.table("messages").upsert(
                 {"platform": platform, "chat_id": chat_id, "message_id": message_id, "game_id": game_id},
                 pk=("platform", "chat_id", "message_id"))
 

@@ -16,9 +16,9 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
@@ -139,6 +139,22 @@ def _encode_game(fields: dict[str, Any]) -> dict[str, Any]:
 
 class _PuzzlesAndRatings:
     """The SQLite side of daily puzzles and ratings (mixed into SQLiteStore)."""
+
+    if TYPE_CHECKING:
+        # The plumbing these methods use, defined by SQLiteStore: declared for the type checker only,
+        # so at run time SQLiteStore's own definitions are the only ones.
+        _writer: int | None
+
+        @property
+        def db(self) -> sqlite_utils.Database: ...
+
+        def transaction(self, wait: float | None = None) -> AbstractContextManager[None]: ...
+
+        def _all(self, sql: str, params: tuple = (), first: bool = False) -> list[dict[str, Any]]: ...
+
+        def _records(self, cls: type, where: str, params: tuple = ()) -> list[Any]: ...
+
+        def _record(self, cls: type, where: str, params: tuple = ()) -> Any: ...
 
     # -- daily puzzles -------------------------------------------------------------------------------
 

@@ -107,6 +107,13 @@ def _file_id(path: str) -> tuple[int, int]:
     return info.st_dev, info.st_ino
 
 
+def _rowid(cur: sqlite3.Cursor) -> int:
+    """The id of the row the cursor's INSERT made (typed optional: a cursor that ran no INSERT has none)."""
+    if cur.lastrowid is None:
+        raise StorageError("an INSERT reported no row id")
+    return cur.lastrowid
+
+
 def _squares(text: str | None) -> tuple[int, ...]:
     return tuple(json.loads(text)) if text else ()
 
@@ -188,7 +195,7 @@ class _PuzzlesAndRatings:
             cur = self.db.execute(
                 "INSERT OR IGNORE INTO puzzle_posts (platform, chat_id, kind, day, variant, puzzle_id, posted_at)"
                 " VALUES (?,?,'daily',?,?,?,?)", (platform, chat_id, day, variant, puzzle_id, now))
-            return int(cur.lastrowid) if cur.rowcount == 1 else None
+            return _rowid(cur) if cur.rowcount == 1 else None
 
     def create_personal_post(self, platform: str, chat_id: str, user_id: str, variant: str, puzzle_id: str,
                              now: float) -> int:
@@ -196,7 +203,7 @@ class _PuzzlesAndRatings:
             cur = self.db.execute(
                 "INSERT INTO puzzle_posts (platform, chat_id, kind, user_id, variant, puzzle_id, posted_at)"
                 " VALUES (?,?,'personal',?,?,?,?)", (platform, chat_id, user_id, variant, puzzle_id, now))
-            return int(cur.lastrowid)
+            return _rowid(cur)
 
     def puzzle_post(self, post_id: int) -> PuzzlePostRecord | None:
         return self._record(PuzzlePostRecord, "id=?", (post_id,))
@@ -362,7 +369,9 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 self._reader.execute("PRAGMA query_only=ON")
         except StorageBusy as err:
             self.close()
-            raise StorageBusy(self._explain(err.__cause__)) from None
+            # Raised from the sqlite3 error that kept the lock; without one its message already says why.
+            cause = err.__cause__
+            raise StorageBusy(self._explain(cause) if isinstance(cause, sqlite3.Error) else str(err)) from None
         except StorageError:
             self.close()
             raise
@@ -675,7 +684,9 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
                 "INSERT OR IGNORE INTO chats (platform, chat_id, kind, created_at) VALUES (?,?,?,?)",
                 (platform, chat_id, kind, now))
             # Read inside the transaction: the row is there even if another process made it.
-            return self.chat(platform, chat_id)
+            made = self.chat(platform, chat_id)
+            assert made is not None
+            return made
 
     def set_chat(self, platform: str, chat_id: str, **fields: Any) -> None:
         check_fields("chat setting", fields, CHAT_SETTINGS)

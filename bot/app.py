@@ -121,9 +121,9 @@ def open_store(database: str, timeout: float | None = None) -> Store:
 def build_service(database: str) -> GameService:
     """The production wiring: the store for ``database`` (a path, or a ``sqlite:///`` URL) and the
     game service on it, with the wall clock.  StorageError when the database cannot be used."""
-    from bot.service import GameService
+    from bot.service.compose import ServiceConfig, build
 
-    return GameService(open_store(database, busy_timeout()))
+    return build(ServiceConfig(database=database, busy_timeout=busy_timeout()))
 
 
 def open_storage(path: str) -> Store | None:

@@ -21,9 +21,12 @@ from bot.i18n import t, tn
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
 from bot.rules import VARIANTS, Color
 from bot.service.commands import fold, parse_variant
+from bot.service.domain import AttemptScored, EventBus, GameFinished
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
+from bot.service.features.puzzles import PuzzleRecords
 from bot.service.wording import day_words, variant_name
 from bot.storage import BOT_ID
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
@@ -77,16 +80,21 @@ def _tally(lang: str, r: Record) -> dict[str, str]:
             "draws": tn(lang, "stats.draws", r.draws), "losses": tn(lang, "stats.losses", r.losses)}
 
 
-class RatingsFeature(GamesCore):
-    """Ratings at the end of games and puzzles; /stats and /top."""
+class Ratings(UseCase):
+    """Ratings at the end of games and puzzles (it follows GameFinished and AttemptScored on
+    ``bus``); /stats and /top."""
 
     rating_settings: Settings = LICHESS
 
-    # -- updating ------------------------------------------------------------------------------------
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: PuzzleRecords,
+                 bus: EventBus) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.records = records
+        bus.subscribe(GameFinished, lambda event: self._rate_game(event.game))
+        bus.subscribe(AttemptScored, lambda event: self._rate_puzzle(event.post, event.attempt))
 
-    def _game_finished(self, game: GameRecord) -> None:
-        super()._game_finished(game)
-        self._rate_game(game)
+    # -- updating ------------------------------------------------------------------------------------
 
     def _current(self, platform: str, subject: str, pool: str,
                  start: Rating | None = None) -> tuple[Rating, int, float | None]:
@@ -121,8 +129,11 @@ class RatingsFeature(GamesCore):
             self.storage.save_rating(RatingRecord(game.platform, user_id, pool, new.rating, new.deviation,
                                                   new.volatility, games + 1, at), f"game:{game.id}")
 
+    def puzzle_rating(self, platform: str, user_id: str) -> float:
+        """A user's puzzle rating as stored (the starting rating before their first attempt)."""
+        return self._current(platform, user_id, PUZZLE_POOL)[0].rating
+
     def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
-        super()._rate_puzzle(post, attempt)
         if attempt.rated_score is None or attempt.rated_at is None:
             return None
         from bot.service.features.puzzles import puzzle_by_id
@@ -146,7 +157,7 @@ class RatingsFeature(GamesCore):
                                               new_item.deviation, new_item.volatility, tries + 1, at), source)
         return new_player.rating - player.rating
 
-    def _puzzle_rating_now(self, platform: str, user_id: str) -> str:
+    def puzzle_rating_now(self, platform: str, user_id: str) -> str:
         return self._shown(self.storage.rating(platform, user_id, PUZZLE_POOL))
 
     def rebuild_ratings(self) -> dict[str, int]:
@@ -246,7 +257,7 @@ class RatingsFeature(GamesCore):
                     # One point per rated game, at its date (no made-up starting point).
                     series.append((label, [(h.at, h.rating) for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
-        current, best = self.puzzle_streaks(platform, user_id)
+        current, best = self.records.puzzle_streaks(platform, user_id)
         # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
         solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id, daily_only=False)
                      if a.solved_at is not None)
@@ -290,7 +301,7 @@ class RatingsFeature(GamesCore):
                 return [Reply(t(ctx.lang, "top.usage"))]
             return self._top_variant(ctx, variant, everywhere)
         # No variant named: every variant that has ranked players, the chat's own first.
-        first = self._default_variant(ctx)
+        first = self.games.default_variant(ctx)
         boards = []
         for variant in sorted(VARIANTS, key=lambda v: v != first):
             replies = self._top_variant(ctx, variant, everywhere)
@@ -332,7 +343,7 @@ class RatingsFeature(GamesCore):
         return player.name if player else user_id
 
     def _top_puzzles(self, ctx: Ctx) -> list[Reply]:
-        rows = self.puzzle_leaderboard(*ctx.key)
+        rows = self.records.puzzle_leaderboard(*ctx.key)
         title = t(ctx.lang, "top.puzzles_title")
         if not rows:
             return [Reply(title + "\n" + t(ctx.lang, "top.puzzles_empty"))]

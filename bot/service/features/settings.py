@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from bot.i18n import LANGUAGES, t
-from bot.rules import (
-    VARIANTS,
-)
 from bot.service.commands import (
     fold,
     parse_variant,
 )
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     Ctx,
 )
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
@@ -23,6 +23,9 @@ from bot.service.registry import (
     SETTINGS_VARIANT_WORDS,
 )
 from bot.service.wording import variant_name
+
+if TYPE_CHECKING:
+    from bot.service.features.puzzles import Puzzles
 
 # Names people give a language besides those the catalogs use ("language.es" in es, it, en).
 _EXTRA_LANGUAGE_NAMES = {"castellano": "es", "espanol": "es", "english": "en", "eng": "en", "ita": "it", "esp": "es"}
@@ -40,17 +43,18 @@ def language_code(word: str) -> str | None:
     return names.get(folded)
 
 
-# How many of a chat's latest games say which variant it plays.
-RECENT_GAMES = 20
-
-
-class SettingsFeature(GamesCore):
+class Settings(UseCase):
     """Chat settings and information: help, rules, language, default variant."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, puzzles: Puzzles) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.puzzles = puzzles
 
     def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
         if len(args) == 1:
-            opened = self.open_puzzle(ctx, args[0])
+            opened = self.puzzles.open_puzzle(ctx, args[0])
             if opened is not None:
                 return opened
         text = REGISTRY.help_text(ctx.lang)
@@ -77,10 +81,10 @@ class SettingsFeature(GamesCore):
         if ctx.event.reply_to:
             ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
             row = self.storage.game(ref) if ref is not None else None
-        games = self._my_games(ctx)
+        games = self.games.my_games(ctx)
         if row is None and games:
             row = games[-1]
-        return row.variant if row else self._default_variant(ctx)
+        return row.variant if row else self.games.default_variant(ctx)
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Set the chat's language: its code or its name in any of our languages (/lang español)."""
@@ -94,7 +98,7 @@ class SettingsFeature(GamesCore):
         """Show or change the chat's language and default variant."""
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
-                            variant=variant_name(ctx.lang, self._default_variant(ctx))))]
+                            variant=variant_name(ctx.lang, self.games.default_variant(ctx))))]
         if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
             variant = parse_variant(args[1:])
             if variant is None:
@@ -126,16 +130,3 @@ class SettingsFeature(GamesCore):
             text += "\n" + t(ctx.lang, "notify.start_me", link=ev.private_link.format(payload="notify"))
         return [Reply(text, private=True)]
 
-    def _default_variant(self, ctx: Ctx) -> str:
-        """The chat's own setting, else what it plays (its puzzle of the day, else the variant of
-        most of its recent games), and only then a guess from its language."""
-        if ctx.chat.variant in VARIANTS:
-            return ctx.chat.variant
-        sub = self.storage.subscription(*ctx.key)
-        if sub is not None and sub.active and sub.variant in VARIANTS:
-            return sub.variant
-        recent = [g.variant for g in self.storage.find_games(*ctx.key, limit=RECENT_GAMES) if g.variant in VARIANTS]
-        if recent:
-            # Most played; on a tie, the one played last (find_games is newest first).
-            return max(dict.fromkeys(recent), key=recent.count)
-        return "spanish" if ctx.lang == "es" else "italian"

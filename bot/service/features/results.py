@@ -1,0 +1,50 @@
+"""Typed results of use cases: what happened, for a presenter (``bot.service.presenters``) to turn
+into replies for a chat, or for any other client (a web board) to show as state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.rules import IllegalMove, Move, Position, Result
+from bot.service.events import Mention
+from bot.storage.records import GameRecord
+
+
+@dataclass(frozen=True)
+class MoveMade:
+    """A move was played and stored.  ``game``: the game after it; ``before``: the position it
+    was played in; ``turn``: whom to tell it is their turn (None: nobody, or they were told in
+    their private chat already); ``draw_declined``: the move turned down the opponent's offer."""
+
+    game: GameRecord
+    before: Position
+    played: Move
+    mover: str
+    result: Result | None
+    draw_declined: bool
+    bot_next: bool
+    via_button: bool
+    now: float
+    turn: Mention | None = None
+
+
+@dataclass(frozen=True)
+class MoveIllegal:
+    """A move the rules refuse, as typed (or pressed) in ``before``; ``to_move``: whose turn it is."""
+
+    error: IllegalMove
+    before: Position
+    typed: str
+    to_move: str
+    via_button: bool
+
+
+@dataclass(frozen=True)
+class MoveStale:
+    """The game changed while the move was being played (another move, a resignation): nothing
+    was written; ``game`` as it is now."""
+
+    game: GameRecord
+
+
+MoveOutcome = MoveMade | MoveIllegal | MoveStale

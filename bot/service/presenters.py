@@ -1,0 +1,47 @@
+"""Presenters: use-case results turned into the replies a chat gets (catalog text, board images,
+buttons).  They run after the use case returned, outside its write transaction, so rendering a
+board never holds the database's write lock."""
+
+from __future__ import annotations
+
+from bot.i18n import t
+from bot.service import boards
+from bot.service.events import Reply
+from bot.service.features.common import reply_flipped
+from bot.service.features.games import Games, turn_ping
+from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveStale
+from bot.service.wording import illegal_move_text
+
+
+def replies(games: Games, lang: str, outcome: list[Reply] | MoveOutcome) -> list[Reply]:
+    """The replies to what a use case returned: replies as they are (a use case that still words
+    its own answers), a typed result presented."""
+    if isinstance(outcome, list):
+        return outcome
+    return present_move(games, lang, outcome)
+
+
+def present_move(games: Games, lang: str, outcome: MoveOutcome) -> list[Reply]:
+    """A move's outcome in words and a board: the new board with what the move did, the result or
+    whose turn it is, the capture animation, and the ping of the player to move."""
+    if isinstance(outcome, MoveIllegal):
+        text = illegal_move_text(lang, outcome.error, outcome.before, typed=outcome.typed, to_move=outcome.to_move)
+        return [Reply(text, private=outcome.via_button)]
+    if isinstance(outcome, MoveStale):
+        return [games.board_reply(lang, outcome.game, t(lang, "move.stale"))]
+    assert isinstance(outcome, MoveMade)
+    fresh = outcome.game
+    text = t(lang, "move.played", name=outcome.mover, move=str(outcome.played), id=fresh.id)
+    if outcome.result is not None:
+        text += "\n" + games.over_text(lang, fresh, outcome.result)
+    else:
+        if outcome.draw_declined:
+            text += "\n" + t(lang, "draw.declined_by_move")
+        text += "\n" + (t(lang, "bot.thinking", bot=games.bot_name(lang, fresh)) if outcome.bot_next
+                        else games.to_move_line(lang, fresh, outcome.now))
+    reply = games.board_reply(lang, fresh, text, replaces=outcome.via_button)
+    reply.animation = boards.capture_animation(outcome.before, outcome.played, flipped=reply_flipped(fresh))
+    # The opponent hears it is their turn: on the new board, or, when the board was edited in place
+    # (an edit notifies no one), in a short message of its own.
+    pings = turn_ping(lang, fresh, outcome.turn, None if outcome.via_button else reply)
+    return [reply, *pings]

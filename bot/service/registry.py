@@ -73,12 +73,38 @@ class CommandSpec:
     # Any argument needs a chat administrator (its words are open-ended: /lang español, /lang English).
     admin_args: bool = False
 
+    def typed(self, values: Mapping[str, object]) -> str:
+        """The command as a user would type it with these argument values (a platform's options,
+        by argument name; None or missing: not given), so that typed text and a platform's options
+        are read by the same parser (``parse_command`` and the handler's own).  A game goes first,
+        as '#N' ("/move #3 22-18"); a user is given as their @handle (without the '@'); a duration
+        loses its spaces ('1 h' is '1h'); other words keep single spaces."""
+        words = [f"/{self.name}"]
+        for arg in sorted(self.args, key=lambda a: a.kind is not ArgKind.GAME):
+            word = typed_word(arg, values.get(arg.name))
+            if word:
+                words.append(word)
+        return " ".join(words)
+
     def words(self) -> list[str]:
         """Every name the command answers to, lower case."""
         out = [self.name]
         for lang in self.aliases:
             out += [a.lower() for a in self.aliases[lang]]
         return out
+
+
+def typed_word(arg: Arg, value: object) -> str | None:
+    """One argument's value as the word typed for it (see CommandSpec.typed); None when not given."""
+    if value is None:
+        return None
+    if arg.kind is ArgKind.USER:
+        return "@" + str(value).lstrip("@")
+    if arg.kind is ArgKind.GAME:
+        return f"#{value}"
+    if arg.kind is ArgKind.DURATION:
+        return "".join(str(value).split()) or None
+    return " ".join(str(value).split()) or None
 
 
 class ButtonKind(StrEnum):

@@ -1,0 +1,172 @@
+"""The service as use cases (issue 18): plain classes built by one composition root, cross-feature
+effects as domain events published inside the writing transaction, one configuration validated
+with clear errors, and one command table read the same way from typed text and platform options.
+
+Everything is real: SQLite files in tmp_path, the rules, Glicko-2; only the clock is fixed."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import fields
+from pathlib import Path
+
+import pytest
+from test_service_ratings import PLATFORM, Room, a_wrong_first_move, post_daily
+
+from bot.app import build_service
+from bot.i18n import t
+from bot.service import ChatEvent, GameService
+from bot.service.commands import parse_command
+from bot.service.compose import ConfigError, ServiceConfig, UseCases, build
+from bot.service.domain import AttemptScored, GameFinished, MovePlayed
+from bot.service.features.base import UseCase
+from bot.service.registry import REGISTRY, ArgKind
+from bot.storage import SQLiteStore
+
+USE_CASE_NAMES = [f.name for f in fields(UseCases) if f.name not in ("runtime", "bus")]
+
+
+def test_the_service_is_no_stack_of_feature_classes():
+    # Before: GameService inherited nine feature mixins, and their order decided behaviour.
+    assert GameService.__mro__ == (GameService, object)
+
+
+def test_no_use_case_inherits_from_another(tmp_path: Path):
+    service = GameService(SQLiteStore(tmp_path / "u.db"))
+    try:
+        classes = {type(getattr(service.app, name)) for name in USE_CASE_NAMES}
+        assert len(classes) == len(USE_CASE_NAMES)
+        for cls in classes:
+            assert set(cls.__mro__) & classes == {cls}, cls
+            assert cls.__mro__[1:] == (UseCase, object), cls
+        # Each gets what it needs in its constructor: nothing is looked up on a shared `self`.
+        for name in USE_CASE_NAMES:
+            params = list(inspect.signature(type(getattr(service.app, name))).parameters)
+            assert params[:2] == ["runtime", "outlet"], (name, params)
+    finally:
+        service.close()
+        service.storage.close()
+
+
+def scramble(room: Room) -> None:
+    """The event subscriptions in the other order, each behind a subscriber that does nothing (as
+    the puzzles feature's own hook did: first in line, it made puzzle ratings a no-op)."""
+    bus = room.service.app.bus
+    for kind in (GameFinished, AttemptScored, MovePlayed):
+        handlers = bus.subscribers(kind)
+        bus._subscribers[kind] = [lambda event: None, *reversed(handlers), lambda event: None]
+
+
+def play_and_solve(room: Room) -> None:
+    room.game("ana", "bob", "white")
+    room.game("bob", "cid", "draw")
+    _post, puzzle = post_daily(room)
+    room.say("bob", "/m " + " ".join(puzzle["solution"]))
+    room.say("cid", "/m " + a_wrong_first_move(puzzle))
+
+
+def test_ratings_follow_games_and_puzzles_whatever_the_order_of_subscribers(tmp_path: Path):
+    plain = Room(tmp_path / "plain.db", [1_700_000_000.0])
+    scrambled = Room(tmp_path / "scrambled.db", [1_700_000_000.0])
+    try:
+        scramble(scrambled)
+        for room in (plain, scrambled):
+            play_and_solve(room)
+        # Both games (ana, bob, cid) and both attempts (bob, cid and the puzzle itself) are rated...
+        assert scrambled.rating("ana").games == 1 and scrambled.rating("bob").games == 2
+        assert scrambled.rating("bob", "puzzles").games == 1 and scrambled.rating("cid", "puzzles").games == 1
+        # ...to the same numbers as without the scrambling.
+        assert scrambled.ratings_snapshot() == plain.ratings_snapshot()
+        assert len(plain.ratings_snapshot()["ratings"]) == 3 + 2 + 1
+    finally:
+        plain.close()
+        scrambled.close()
+
+
+def test_a_subscriber_writes_in_the_transaction_of_the_change(tmp_path: Path, bot_errors):
+    room = Room(tmp_path / "tx.db", [1_700_000_000.0])
+    try:
+        game_id = room.start("ana", "bob")
+        room.move("ana", "22-18", game_id)
+        room.move("bob", "11-15", game_id)
+        failing = []
+
+        def broken(event: GameFinished) -> None:
+            failing.append(event.game.id)
+            raise RuntimeError("subscriber failed")
+
+        room.service.app.bus.subscribe(GameFinished, broken)
+        room.service.handle(ChatEvent(platform=PLATFORM, chat_id="group-1", user_id="bob", user_name="Bob",
+                                      chat_kind="group", username="bob", text=f"/resign #{game_id}"))
+        answer = room.service.handle(ChatEvent(platform=PLATFORM, chat_id="group-1", user_id="bob", user_name="Bob",
+                                               chat_kind="group", username="bob", text=f"/resign #{game_id}"))
+        assert [r.text for r in answer] == [t("en", "error.internal")]
+        assert [r.getMessage() for r in bot_errors] == ["handler failed for test event in chat group-1"]
+        bot_errors.clear()
+        # The subscriber ran after the ratings (they were written) but failed: all of it rolled back.
+        assert failing == [game_id]
+        assert room.storage.game(game_id).status == "active"
+        assert room.rating("ana") is None and room.rating("bob") is None
+        room.service.app.bus._subscribers[GameFinished].remove(broken)
+        room.resign("bob", game_id)
+        assert room.rating("ana").games == 1
+    finally:
+        room.close()
+
+
+def test_a_move_is_published_with_the_stored_game(tmp_path: Path):
+    room = Room(tmp_path / "mv.db", [1_700_000_000.0])
+    try:
+        seen: list[MovePlayed] = []
+        room.service.app.bus.subscribe(MovePlayed, seen.append)
+        game_id = room.start("ana", "bob")
+        room.move("ana", "22-18", game_id)
+        assert [(e.game.id, e.game.ply, e.move, e.by_user) for e in seen] == [(game_id, 1, "22-18", "ana")]
+        assert seen[0].game == room.storage.game(game_id)
+    finally:
+        room.close()
+
+
+@pytest.mark.parametrize("config, words", [
+    (ServiceConfig(), "neither"),
+    (ServiceConfig(database="x.db", storage=object()), "both"),  # type: ignore[arg-type]
+    (ServiceConfig(database="  "), "database"),
+    (ServiceConfig(database="x.db", bot_seconds=0), "bot_seconds"),
+    (ServiceConfig(database="x.db", bot_seconds=float("nan")), "bot_seconds"),
+    (ServiceConfig(database="x.db", busy_timeout=-1), "busy_timeout"),
+    (ServiceConfig(database="x.db", clock=5), "clock"),  # type: ignore[arg-type]
+    (ServiceConfig(database="x.db", seed=1, rng=__import__("random").Random(1)), "rng or seed"),
+])
+def test_a_wrong_configuration_is_refused_with_the_field_named(config: ServiceConfig, words: str, tmp_path: Path,
+                                                               monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=words):
+        build(config)
+    assert not (tmp_path / "x.db").exists()      # nothing was opened
+
+
+def test_build_service_and_the_composition_root_give_a_working_service(tmp_path: Path):
+    for service in (build_service(str(tmp_path / "a.db")),
+                    build(ServiceConfig(database=f"sqlite:///{tmp_path / 'b.db'}", seed=3, bot_seconds=0.5))):
+        try:
+            replies = service.handle(ChatEvent(platform="test", chat_id="c", user_id="u", user_name="Ana",
+                                               chat_kind="group", username="ana", text="/new italian"))
+            assert replies and replies[0].challenge_id == 1
+        finally:
+            service.close()
+            service.storage.close()
+
+
+def test_platform_options_are_read_by_the_parser_of_typed_text():
+    move = REGISTRY.lookup("move")
+    assert move.typed({"move": " 22-18 ", "game": 3}) == "/move #3 22-18"
+    new = REGISTRY.lookup("new")
+    assert new.typed({"variant": "italian", "opponent": "bob", "move_time": "1 h", "color": None}) \
+        == "/new italian @bob 1h"
+    samples = {ArgKind.GAME: 7, ArgKind.USER: "bob", ArgKind.DURATION: "2h", ArgKind.LEVEL: 2, ArgKind.MOVE: "9-13",
+               ArgKind.VARIANT: "spanish", ArgKind.COLOR: "white", ArgKind.LANGUAGE: "es", ArgKind.TEXT: "on"}
+    for spec in REGISTRY:
+        text = spec.typed({arg.name: samples[arg.kind] for arg in spec.args})
+        command = parse_command(text)
+        assert command is not None and command.name == spec.name, text
+        assert len(command.args) == len(spec.args), text

@@ -178,13 +178,13 @@ def hint(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 @command("stats", _aliases(("estadisticas", "estadísticas"), ("statistiche",)),
          (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER)))
 def stats(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.ratings.cmd_stats(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.ratings.cmd_stats(ctx, args))
 
 
 @command("top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
          (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT)))
 def top(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.ratings.cmd_top(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.ratings.cmd_top(ctx, args))
 
 
 @command("games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),))
@@ -231,7 +231,16 @@ def notify(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)
 def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.settings.cmd_help(ctx, args)
+    """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
+    if len(args) == 1:
+        opened = app.puzzles.open_puzzle(ctx, args[0])
+        if opened is not None:
+            return opened
+    text = REGISTRY.help_text(ctx.lang)
+    if ctx.event.bot_username:
+        # Where commands can be addressed to one bot (Telegram), a group may hold others.
+        text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
+    return [Reply(text)]
 
 
 @button(ButtonKind.ACCEPT, 1)

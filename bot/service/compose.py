@@ -125,7 +125,7 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
     challenges = Challenges(runtime, outlet, games)
     play = Play(runtime, outlet, games, opponent, puzzles)
     analysis = Analysis(runtime, outlet, games)
-    settings = Settings(runtime, outlet, games, puzzles)
+    settings = Settings(runtime, outlet, games)
     history = History(runtime, outlet, games, challenges, opponent)
     clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)
     return UseCases(runtime, bus, games, records, ratings, puzzles, opponent, challenges, play, analysis, settings,

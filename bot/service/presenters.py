@@ -9,16 +9,38 @@ from bot.service import boards
 from bot.service.events import Reply
 from bot.service.features.common import reply_flipped
 from bot.service.features.games import Games, turn_ping
-from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveStale
-from bot.service.wording import illegal_move_text
+from bot.service.features.results import (
+    Leaderboard,
+    MoveIllegal,
+    MoveMade,
+    MoveOutcome,
+    MoveStale,
+    RatingChart,
+)
+from bot.service.wording import day_words, illegal_move_text
+from renderers.charts import render_rating_chart, render_table
+
+# What a use case may return for a chat: replies it still words itself, or typed results.
+Result = Reply | RatingChart | Leaderboard
 
 
-def replies(games: Games, lang: str, outcome: list[Reply] | MoveOutcome) -> list[Reply]:
+def replies(games: Games, lang: str, outcome: list[Reply] | list[Result] | MoveOutcome) -> list[Reply]:
     """The replies to what a use case returned: replies as they are (a use case that still words
-    its own answers), a typed result presented."""
-    if isinstance(outcome, list):
-        return outcome
-    return present_move(games, lang, outcome)
+    its own answers), typed results presented."""
+    if not isinstance(outcome, list):
+        return present_move(games, lang, outcome)
+    return [present(lang, item) for item in outcome]
+
+
+def present(lang: str, item: Result) -> Reply:
+    """One result as a reply: a chart or a table drawn under its text."""
+    if isinstance(item, RatingChart):
+        image = (render_rating_chart(item.series, lambda day: day_words(lang, day), title=item.title)
+                 if item.series else None)
+        return Reply(item.text, image=image)
+    if isinstance(item, Leaderboard):
+        return Reply(item.text, image=render_table(item.title, item.headers, item.rows))
+    return item
 
 
 def present_move(games: Games, lang: str, outcome: MoveOutcome) -> list[Reply]:

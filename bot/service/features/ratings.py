@@ -27,10 +27,10 @@ from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games
 from bot.service.features.puzzles import PuzzleRecords
-from bot.service.wording import day_words, variant_name
+from bot.service.features.results import Leaderboard, RatingChart
+from bot.service.wording import variant_name
 from bot.storage import BOT_ID
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
-from renderers.charts import render_rating_chart, render_table
 
 log = logging.getLogger("bot.service")
 
@@ -219,7 +219,7 @@ class Ratings(UseCase):
             c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
         return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}
 
-    def cmd_stats(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cmd_stats(self, ctx: Ctx, args: list[str]) -> list[Reply | RatingChart]:
         """/stats [@user]: ratings, results and puzzle streaks; /stats @a @b: their games together."""
         people = []
         for word in args:
@@ -266,13 +266,9 @@ class Ratings(UseCase):
                            solved=tn(ctx.lang, "stats.solved", solved), streak=current, best=best))
         if len(lines) == 1:
             lines.append(t(ctx.lang, "stats.nothing"))
-        image = None
-        if series:
-            image = render_rating_chart(series[:4], lambda day: day_words(ctx.lang, day),
-                                        title=t(ctx.lang, "stats.chart", name=name))
-        return [Reply("\n".join(lines), image=image)]
+        return [RatingChart("\n".join(lines), series[:4], t(ctx.lang, "stats.chart", name=name))]
 
-    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply]:
+    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply | RatingChart]:
         games = [g for g in self.storage.find_games(ctx.event.platform, status="finished", user_id=a[0])
                  if b[0] in (g.white_id, g.black_id) and a[0] != b[0]]
         results = self._record(games, a[0])
@@ -286,7 +282,7 @@ class Ratings(UseCase):
 
     # -- /top ------------------------------------------------------------------------------------------
 
-    def cmd_top(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cmd_top(self, ctx: Ctx, args: list[str]) -> list[Reply | Leaderboard]:
         """/top [variant] (this chat), /top global [variant], /top puzzles."""
         words = [fold(w) for w in args]
         if words and words[0] in ("puzzles", "puzzle", "problemas", "problemi", "golpes"):
@@ -302,14 +298,14 @@ class Ratings(UseCase):
             return self._top_variant(ctx, variant, everywhere)
         # No variant named: every variant that has ranked players, the chat's own first.
         first = self.games.default_variant(ctx)
-        boards = []
+        boards: list[Reply | Leaderboard] = []
         for variant in sorted(VARIANTS, key=lambda v: v != first):
             replies = self._top_variant(ctx, variant, everywhere)
-            if replies[0].image is not None:
+            if isinstance(replies[0], Leaderboard):
                 boards += replies
         return boards or self._top_variant(ctx, first, everywhere)
 
-    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> list[Reply]:
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> list[Reply | Leaderboard]:
         """The leaderboard of one variant (an empty one says who would be on it)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
@@ -333,16 +329,15 @@ class Ratings(UseCase):
             return t(ctx.lang, "top.game_one") if n == "1" else t(ctx.lang, "top.games", n=n)
 
         text = title + "\n" + "\n".join(f"{cells[0]} — {cells[1]} ({played(cells[2])})" for cells in table)
-        image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"), t(ctx.lang, "top.played")],
-                             table)
-        return [Reply(text, image=image)]
+        return [Leaderboard(text, title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"),
+                                          t(ctx.lang, "top.played")], table)]
 
     def _player_name(self, platform: str, user_id: str) -> str:
         """The name a player was last seen with."""
         player = self.storage.player(platform, user_id)
         return player.name if player else user_id
 
-    def _top_puzzles(self, ctx: Ctx) -> list[Reply]:
+    def _top_puzzles(self, ctx: Ctx) -> list[Reply | Leaderboard]:
         rows = self.records.puzzle_leaderboard(*ctx.key)
         title = t(ctx.lang, "top.puzzles_title")
         if not rows:
@@ -355,6 +350,6 @@ class Ratings(UseCase):
         text = title + "\n" + "\n".join(
             t(ctx.lang, "top.puzzles_line", rank_name=cells[0], points=cells[1], solved=cells[2], streak=cells[3],
               rating=cells[4]) for cells in table)
-        image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.points"), t(ctx.lang, "top.solved"),
-                                     t(ctx.lang, "top.streak"), t(ctx.lang, "top.rating")], table)
-        return [Reply(text, image=image)]
+        return [Leaderboard(text, title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.points"),
+                                          t(ctx.lang, "top.solved"), t(ctx.lang, "top.streak"),
+                                          t(ctx.lang, "top.rating")], table)]

@@ -48,3 +48,23 @@ class MoveStale:
 
 
 MoveOutcome = MoveMade | MoveIllegal | MoveStale
+
+
+@dataclass(frozen=True)
+class RatingChart:
+    """/stats: its ``text``, and the rating of each pool over time (label, [(epoch, rating)]) to
+    draw under ``title`` (no chart without series)."""
+
+    text: str
+    series: list[tuple[str, list[tuple[float, float]]]]
+    title: str
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """A ranking: its ``text``, and the same as a table (``headers``, one row of cells per entry)."""
+
+    text: str
+    title: str
+    headers: list[str]
+    rows: list[list[str]]

@@ -1,8 +1,6 @@
-"""Chat settings and information: help, rules, language, default variant."""
+"""Chat settings and information: rules, language, default variant, private notices."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from bot.i18n import LANGUAGES, t
 from bot.service.commands import (
@@ -18,14 +16,10 @@ from bot.service.features.games import Games
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
-    REGISTRY,
     SETTINGS_LANG_WORDS,
     SETTINGS_VARIANT_WORDS,
 )
 from bot.service.wording import variant_name
-
-if TYPE_CHECKING:
-    from bot.service.features.puzzles import Puzzles
 
 # Names people give a language besides those the catalogs use ("language.es" in es, it, en).
 _EXTRA_LANGUAGE_NAMES = {"castellano": "es", "espanol": "es", "english": "en", "eng": "en", "ita": "it", "esp": "es"}
@@ -44,24 +38,11 @@ def language_code(word: str) -> str | None:
 
 
 class Settings(UseCase):
-    """Chat settings and information: help, rules, language, default variant."""
+    """Chat settings and information: rules, language, default variant, private notices."""
 
-    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, puzzles: Puzzles) -> None:
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
         super().__init__(runtime, outlet)
         self.games = games
-        self.puzzles = puzzles
-
-    def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
-        if len(args) == 1:
-            opened = self.puzzles.open_puzzle(ctx, args[0])
-            if opened is not None:
-                return opened
-        text = REGISTRY.help_text(ctx.lang)
-        if ctx.event.bot_username:
-            # Where commands can be addressed to one bot (Telegram), a group may hold others.
-            text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
-        return [Reply(text)]
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The rules of a variant: the one named, else the one the player is playing here,

@@ -84,6 +84,7 @@ class ChatLayer:
         if cmd.name is None:
             return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
         spec = REGISTRY.lookup(cmd.name)
+        assert spec is not None          # parse_command named it from the same table
         if ctx.event.as_chat and not REGISTRY.needs_admin(spec, cmd.args):
             return [Reply(t(ctx.lang, "error.write_as_yourself", command=cmd.raw_name[:30]))]
         # A private chat is its user's own: only a group's settings are for its administrators.

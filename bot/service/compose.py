@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.service.domain import EventBus
 from bot.service.features.analysis import Analysis
@@ -27,6 +28,9 @@ from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
 from bot.service.thinking import Thinker
 from bot.storage import Store
+
+if TYPE_CHECKING:
+    from bot.service.service import GameService
 
 MAX_BOT_SECONDS = 600.0
 MAX_BUSY_TIMEOUT = 3600.0
@@ -132,8 +136,8 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
                     history, clocks)
 
 
-def build(config: ServiceConfig):  # noqa: ANN201 - GameService, imported late (it imports this module)
+def build(config: ServiceConfig) -> GameService:
     """The game service for a configuration: the production entry (``bot.app.build_service``)."""
-    from bot.service.service import GameService
+    from bot.service.service import GameService as Service
 
-    return GameService.from_config(config)
+    return Service.from_config(config)

@@ -4,6 +4,8 @@ board never holds the database's write lock."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.i18n import t
 from bot.service import boards
 from bot.service.events import Reply
@@ -24,10 +26,10 @@ from renderers.charts import render_rating_chart, render_table
 Result = Reply | RatingChart | Leaderboard
 
 
-def replies(games: Games, lang: str, outcome: list[Reply] | list[Result] | MoveOutcome) -> list[Reply]:
+def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome) -> list[Reply]:
     """The replies to what a use case returned: replies as they are (a use case that still words
     its own answers), typed results presented."""
-    if not isinstance(outcome, list):
+    if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
         return present_move(games, lang, outcome)
     return [present(lang, item) for item in outcome]
 

@@ -149,6 +149,7 @@ class Games(UseCase):
         with self.storage.transaction():
             self.storage.update_game(row.id, row.version, fields, move_row)
             fresh = self.storage.game(row.id)
+            assert fresh is not None          # written just now, in this transaction
             self.bus.publish(MovePlayed(fresh, str(played), by_user))
         return fresh
 
@@ -239,6 +240,7 @@ class Games(UseCase):
         with self.storage.transaction():
             self.storage.update_game(row.id, row.version, {**(fields or {}), **self._result_fields(result, now)}, move)
             finished = self.storage.game(row.id)
+            assert finished is not None       # written just now, in this transaction
             if move is not None:
                 self.bus.publish(MovePlayed(finished, move["notation"], move["by_user"]))
             self.bus.publish(GameFinished(finished))

@@ -92,9 +92,12 @@ class Ratings(UseCase):
         self.games = games
         self.records = records
         bus.subscribe(GameFinished, lambda event: self._rate_game(event.game))
-        bus.subscribe(AttemptScored, lambda event: self._rate_puzzle(event.post, event.attempt))
+        bus.subscribe(AttemptScored, self._attempt_scored)
 
     # -- updating ------------------------------------------------------------------------------------
+
+    def _attempt_scored(self, event: AttemptScored) -> None:
+        self._rate_puzzle(event.post, event.attempt)
 
     def _current(self, platform: str, subject: str, pool: str,
                  start: Rating | None = None) -> tuple[Rating, int, float | None]:

@@ -15,11 +15,12 @@ import re
 from bot.i18n import LANGUAGES, t
 from bot.rules.notation import looks_like_move
 from bot.service import presenters
-from bot.service.commands import MAX_TEXT, clean_text, only_ref, parse_command
+from bot.service.commands import MAX_TEXT, asks_for_bot, clean_text, game_ref, only_ref, parse_command
 from bot.service.compose import UseCases
 from bot.service.events import Reply
 from bot.service.features.common import Ctx
 from bot.service.features.history import asks_for_history
+from bot.service.features.results import MoveRequest
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
@@ -133,7 +134,13 @@ def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 @command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
          (Arg("move", ArgKind.MOVE, required=True), GAME), Permission.PLAYERS, needs_game=True)
 def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.cmd_move(ctx, args))
+    ref, words = game_ref(args)
+    if not words:
+        return [Reply(t(ctx.lang, "move.usage"))]
+    if ref is None and asks_for_bot(words) and not app.games.my_games(ctx):
+        # "/jugar contra la máquina": /jugar is /move, but this asks for /play.
+        return [Reply(t(ctx.lang, "move.play_instead"))]
+    return presenters.replies(app.games, ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
 
 
 @command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)

@@ -13,7 +13,6 @@ from bot.rules import (
 )
 from bot.service import boards
 from bot.service.commands import (
-    asks_for_bot,
     game_ref,
 )
 from bot.service.events import Button, Reply
@@ -30,7 +29,7 @@ from bot.service.features.common import (
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.puzzles import Puzzles
-from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveStale
+from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveRequest, MoveStale
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import to_name
 from bot.storage import StaleGame
@@ -46,23 +45,19 @@ class Play(UseCase):
         self.opponent = opponent
         self.puzzles = puzzles
 
-    def cmd_move(self, ctx: Ctx, args: list[str]) -> list[Reply] | MoveOutcome:
-        """Play a typed move in your game, or answer a puzzle: the one replied to, else, for a
-        user with no game here, their open puzzle or the chat's puzzle of the day."""
-        ref, words = game_ref(args)
-        if not words:
-            return [Reply(t(ctx.lang, "move.usage"))]
-        if ref is None and asks_for_bot(words) and not self.games.my_games(ctx):
-            return [Reply(t(ctx.lang, "move.play_instead"))]
+    def move(self, ctx: Ctx, request: MoveRequest) -> list[Reply] | MoveOutcome:
+        """Play a move in your game, or answer a puzzle: the one replied to, else, for a user with
+        no game here, their open puzzle or the chat's puzzle of the day."""
+        ref, text = request.game, request.move
         post = self.puzzles.puzzle_reply_target(ctx)
         if post is None and ref is None and not self.games.my_games(ctx) and not ctx.event.reply_to:
-            post = self.puzzles.puzzle_for(ctx, text=" ".join(words))
+            post = self.puzzles.puzzle_for(ctx, text=text)
         if post is not None:
-            return self.puzzles.answer_puzzle(ctx, post, " ".join(words))
+            return self.puzzles.answer_puzzle(ctx, post, text)
         row, problem = self.games.resolve(ctx, ref)
         if row is None:
             return problem
-        return self._play(ctx, row, " ".join(words), via_button=False)
+        return self._play(ctx, row, text, via_button=False)
 
     def _play(self, ctx: Ctx, row: GameRecord, move: str | Move, via_button: bool) -> MoveOutcome:
         """Play a move for the event's user in ``row``; what happened (a presenter words it)."""

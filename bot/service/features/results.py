@@ -1,4 +1,4 @@
-"""Typed results of use cases: what happened, for a presenter (``bot.service.presenters``) to turn
+"""Typed requests and results of use cases: what happened, for a presenter (``bot.service.presenters``) to turn
 into replies for a chat, or for any other client (a web board) to show as state."""
 
 from __future__ import annotations
@@ -8,6 +8,15 @@ from dataclasses import dataclass
 from bot.rules import IllegalMove, Move, Position, Result
 from bot.service.events import Mention
 from bot.storage.records import GameRecord
+
+
+@dataclass(frozen=True)
+class MoveRequest:
+    """A move to play (or a puzzle answer: one move or a line), in the game ``game`` (its number)
+    or the one the event means (the board replied to, the user's only game)."""
+
+    move: str
+    game: int | None = None
 
 
 @dataclass(frozen=True)

@@ -199,3 +199,69 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
                if any(m.startswith(("renderers", "bot.service.boards")) for m in imported_modules(path))}
     assert drawing == {"analysis.py", "games.py", "opponent.py", "play.py", "puzzles.py"}
     assert not any(m.startswith("renderers") for m in imported_modules(root / "ratings.py"))
+
+
+def test_the_bots_move_is_drawn_outside_the_write_transaction(chat, pool, monkeypatch):
+    """Boards (PNG) of a human's move and of the bot's answer are rendered while no write
+    transaction is open in that thread: the database is not held for the drawing."""
+    import threading
+    from contextlib import contextmanager
+
+    from bot.service import boards
+    from bot.service.thinking import Thinker
+
+    chat.use_thinker(Thinker(pool))
+    inside = threading.local()
+    real_transaction = chat.storage.transaction
+
+    @contextmanager
+    def counted(*args, **kwargs):
+        with real_transaction(*args, **kwargs):
+            inside.depth = getattr(inside, "depth", 0) + 1
+            try:
+                yield
+            finally:
+                inside.depth -= 1
+
+    monkeypatch.setattr(chat.storage, "transaction", counted)
+    drawn: list[bool] = []
+    real_png = boards.png
+
+    def png(view):
+        drawn.append(getattr(inside, "depth", 0) > 0)
+        return real_png(view)
+
+    monkeypatch.setattr(boards, "png", png)
+    chat.say("ana", "/play italian white level 1")
+    game_id = chat.storage.find_games(chat.platform)[0].id
+    chat.say("ana", f"/m #{game_id} 22-18")
+    assert chat.service.settle(20)
+    assert len(chat.storage.moves(game_id)) == 2            # the bot answered
+    assert len(drawn) >= 3 and not any(drawn), drawn         # /play's board, the move's, the bot's
+
+
+def test_a_move_is_stored_as_drawn_before_the_write(chat):
+    """``after_move`` (what the bot's message is drawn from) is the record the write leaves, for
+    a move that goes on and for one that ends the game."""
+    games = chat.service.app.games
+    chat.say("ana", "/new italian white")
+    chat.say("bob", "/accept")
+    row = chat.storage.find_games(chat.platform)[0]
+    for move, by in (("22-18", "ana"), ("11-15", "bob")):
+        game = games.load(row)
+        played = game.play(move)
+        expected = games.after_move(row, game, played, chat.now[0], None, chat.now[0] + 600)
+        row = games.write_move(row, game, played, by, chat.now[0], None, chat.now[0] + 600)
+        assert row == expected
+    # A game that the next move ends (White takes Black's last man).
+    gid = chat.storage.create_game({
+        "platform": chat.platform, "chat_id": chat.chat_id, "variant": "italian", "start_fen": "W:W22:B18",
+        "white_id": "ana", "white_name": "Ana", "black_id": "bob", "black_name": "Bob", "fen": "W:W22:B18",
+        "move_seconds": 600, "deadline_at": chat.now[0] + 600, "created_at": chat.now[0]})
+    row = chat.storage.game(gid)
+    game = games.load(row)
+    played = game.play("22x13")
+    assert game.result is not None
+    expected = games.after_move(row, game, played, chat.now[0], None, chat.now[0] + 600)
+    row = games.write_move(row, game, played, "ana", chat.now[0], None, chat.now[0] + 600)
+    assert row == expected and row.status == "finished"

@@ -3,6 +3,7 @@ the one path by which a result is written (``finish_game``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -136,14 +137,7 @@ class Games(UseCase):
         """Store a move just played on ``game`` (the live game of ``row``): the position, the clock,
         the move's row, and the result when it ended the game.  The fresh record; StaleGame when
         the game changed meanwhile (nothing is written then)."""
-        fen = game.position.fen()
-        fields: dict[str, Any] = {
-            "fen": fen, "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
-            "deadline_at": deadline_at, "reminded": 0,
-            "last_path": list(played.path), "last_captured": list(played.captured), "draw_offer": draw_offer,
-        }
-        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fen, "by_user": by_user,
-                    "played_at": now}
+        fields, move_row = self._move_fields(row, game, played, by_user, now, draw_offer, deadline_at)
         if game.result is not None:
             return self.finish_game(row, game.result, now, fields, move_row)
         with self.storage.transaction():
@@ -152,6 +146,30 @@ class Games(UseCase):
             assert fresh is not None          # written just now, in this transaction
             self.bus.publish(MovePlayed(fresh, str(played), by_user))
         return fresh
+
+    def _move_fields(self, row: GameRecord, game: Game, played: Move, by_user: str, now: float,
+                     draw_offer: str | None, deadline_at: float | None) -> tuple[dict[str, Any], dict[str, Any]]:
+        """What write_move stores: the game's changed fields and the move's row."""
+        fen = game.position.fen()
+        fields: dict[str, Any] = {
+            "fen": fen, "ply": row.ply + 1, "quiet_plies": game.quiet_plies,
+            "deadline_at": deadline_at, "reminded": 0,
+            "last_path": list(played.path), "last_captured": list(played.captured), "draw_offer": draw_offer,
+        }
+        move_row = {"ply": row.ply + 1, "notation": str(played), "fen_after": fen, "by_user": by_user,
+                    "played_at": now}
+        return fields, move_row
+
+    def after_move(self, row: GameRecord, game: Game, played: Move, now: float, draw_offer: str | None,
+                   deadline_at: float | None) -> GameRecord:
+        """The record write_move will leave (the same arguments): what a message about the move
+        shows can be drawn before the write transaction, which then only stores it."""
+        fields, _move = self._move_fields(row, game, played, "", now, draw_offer, deadline_at)
+        if game.result is not None:
+            fields.update(self._result_fields(game.result, now))
+        fields.update(reminded=bool(fields["reminded"]), last_path=tuple(fields["last_path"]),
+                      last_captured=tuple(fields["last_captured"]))
+        return dataclasses.replace(row, **fields, version=row.version + 1)
 
     def stored_game(self, row: GameRecord) -> Game:
         """A stored game replayed from its moves, with its result and its PDN tags (players, and

@@ -109,17 +109,22 @@ class Opponent(UseCase):
         game = self.games.load(row)
         before = game.position
         played = game.play(result["move"])
+        # The bot's move answers a standing draw offer with a no.
+        deadline = now + row.move_seconds
+        # The message is drawn before the write transaction (from the game as the write will leave
+        # it), so the database is not held while the board is rendered; if the write finds the
+        # game changed, it is dropped unsent.
+        after = self.games.after_move(row, game, played, now, None, deadline)
+        text = t(lang, "bot.played", bot=self.games.bot_name(lang, after), move=str(played), id=row.id)
+        if game.result is not None:
+            text += "\n" + self.games.over_text(lang, after, game.result)
+        else:
+            text += "\n" + self.games.to_move_line(lang, after, now)
+        reply = self.games.board_reply(lang, after, text)
+        reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(after))
         try:
             with self.storage.transaction():
-                # The bot's move answers a standing draw offer with a no.
-                fresh = self.games.write_move(row, game, played, BOT_ID, now, None, now + row.move_seconds)
-                text = t(lang, "bot.played", bot=self.games.bot_name(lang, fresh), move=str(played), id=row.id)
-                if game.result is not None:
-                    text += "\n" + self.games.over_text(lang, fresh, game.result)
-                else:
-                    text += "\n" + self.games.to_move_line(lang, fresh, now)
-                reply = self.games.board_reply(lang, fresh, text)
-                reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
+                fresh = self.games.write_move(row, game, played, BOT_ID, now, None, deadline)
                 pings = self.games.ping_turn(lang, fresh, named_in=reply, now=now)
                 self.say(row.platform, row.chat_id, reply)
                 for ping in pings:

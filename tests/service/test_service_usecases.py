@@ -201,16 +201,14 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
     assert not any(m.startswith("renderers") for m in imported_modules(root / "ratings.py"))
 
 
-def test_the_bots_move_is_drawn_outside_the_write_transaction(chat, pool, monkeypatch):
-    """Boards (PNG) of a human's move and of the bot's answer are rendered while no write
-    transaction is open in that thread: the database is not held for the drawing."""
+def watch_drawing(chat, monkeypatch) -> list[bool]:
+    """For every board PNG drawn from now on: whether a write transaction was open in the thread
+    that drew it."""
     import threading
     from contextlib import contextmanager
 
     from bot.service import boards
-    from bot.service.thinking import Thinker
 
-    chat.use_thinker(Thinker(pool))
     inside = threading.local()
     real_transaction = chat.storage.transaction
 
@@ -232,12 +230,35 @@ def test_the_bots_move_is_drawn_outside_the_write_transaction(chat, pool, monkey
         return real_png(view)
 
     monkeypatch.setattr(boards, "png", png)
+    return drawn
+
+
+def test_the_bots_move_is_drawn_outside_the_write_transaction(chat, pool, monkeypatch):
+    """Boards (PNG) of a human's move and of the bot's answer are rendered while no write
+    transaction is open in that thread: the database is not held for the drawing."""
+    from bot.service.thinking import Thinker
+
+    chat.use_thinker(Thinker(pool))
+    drawn = watch_drawing(chat, monkeypatch)
     chat.say("ana", "/play italian white level 1")
     game_id = chat.storage.find_games(chat.platform)[0].id
     chat.say("ana", f"/m #{game_id} 22-18")
     assert chat.service.settle(20)
     assert len(chat.storage.moves(game_id)) == 2            # the bot answered
     assert len(drawn) >= 3 and not any(drawn), drawn         # /play's board, the move's, the bot's
+
+
+def test_a_loss_on_time_is_drawn_outside_the_write_transaction(chat, monkeypatch):
+    chat.say("ana", "/new italian white 5m")
+    chat.say("bob", "/accept")
+    game_id = chat.storage.find_games(chat.platform)[0].id
+    drawn = watch_drawing(chat, monkeypatch)
+    chat.now[0] += 301
+    assert chat.service.run_due(chat.platform) == 1
+    assert chat.storage.game(game_id).result_reason == "time"
+    [reply] = [item.reply for item in chat.service.pending_messages(chat.platform)]
+    assert reply.image is not None and reply.game_id == game_id
+    assert drawn == [False]
 
 
 def test_a_move_is_stored_as_drawn_before_the_write(chat):

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from bot.rules import (
     Color,
     Position,
+    Result,
 )
 from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
@@ -65,8 +66,11 @@ class Clocks(UseCase):
             due = []            # the store logs the full disk; the next round tries again
         for row in due:
             try:
+                # A loss on time's board is drawn before the transaction that ends the game.
+                lang = self._mover_lang(row)
+                drawn = self.games.time_out_drawn(lang, row, now) if row.deadline_at <= now else None
                 with self.storage.transaction():
-                    reply = self._deadline_message(row, now)
+                    reply = self._deadline_message(row, now, drawn)
                     if reply is not None:
                         self.say(row.platform, row.chat_id, reply)
                         written += 1
@@ -105,13 +109,18 @@ class Clocks(UseCase):
             pass
         return written
 
-    def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
+    def _mover_lang(self, row: GameRecord) -> str:
+        """The language to tell the side to move about its clock in."""
+        turn = Position.from_fen(row.variant, row.fen).turn
+        return self.games.game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
+
+    def _deadline_message(self, row: GameRecord, now: float, drawn: tuple[Result, Reply] | None = None) -> Reply | None:
         """End the game on time or mark its reminder sent; the message to say, if any."""
         turn = Position.from_fen(row.variant, row.fen).turn
-        lang = self.games.game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
+        lang = self._mover_lang(row)
         name = self.games.name_of(lang, row, turn)
         if row.deadline_at <= now:
-            return self.games.time_out(lang, row, now)
+            return self.games.time_out(lang, row, now, drawn)
         if not self.storage.mark_reminded(row.id, row.version):
             return None
         text = reminder(lang, name, row.id, row.deadline_at - now)

@@ -336,12 +336,20 @@ class Games(UseCase):
         return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
                      replaces_board=replaces, game_id=row.id)
 
-    def time_out(self, lang: str, row: GameRecord, now: float) -> Reply:
-        """End a game whose side to move ran out of time; the announcement with the final board."""
+    def time_out(self, lang: str, row: GameRecord, now: float, drawn: tuple[Result, Reply] | None = None) -> Reply:
+        """End a game whose side to move ran out of time; the announcement with the final board
+        (``drawn``: from time_out_drawn, made before the caller's transaction)."""
+        result, reply = drawn or self.time_out_drawn(lang, row, now)
+        self.finish_game(row, result, now)
+        return reply
+
+    def time_out_drawn(self, lang: str, row: GameRecord, now: float) -> tuple[Result, Reply]:
+        """The loss on time of the side to move in ``row`` and its announcement, drawn from the game
+        as finish_game will leave it (so it can be drawn before the write transaction)."""
         game = self.load(row)
         result = game.lose_on_time(game.turn)
-        self.finish_game(row, result, now)
-        return self.board_reply(lang, self.storage.game(row.id), self.over_text(lang, row, result))
+        after = dataclasses.replace(row, **self._result_fields(result, now), version=row.version + 1)
+        return result, self.board_reply(lang, after, self.over_text(lang, row, result))
 
     def default_variant(self, ctx: Ctx) -> str:
         """The chat's own setting, else what it plays (its puzzle of the day, else the variant of

@@ -118,7 +118,7 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
 def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_accept(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_accept(ctx, args))
 
 
 @command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
@@ -254,7 +254,7 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 @button(ButtonKind.ACCEPT, 1)
 @button(ButtonKind.DECLINE, 1)
 def press_challenge(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return app.challenges.press_challenge(ctx, kind, ids)
+    return presenters.replies(app.games, ctx.lang, app.challenges.press_challenge(ctx, kind, ids))
 
 
 @button(ButtonKind.PIECES, 2)
@@ -284,5 +284,5 @@ def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int])
 
 @button(ButtonKind.REMATCH, 1)
 def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return app.history.press_rematch(ctx, kind, ids)
+    return presenters.replies(app.games, ctx.lang, app.history.press_rematch(ctx, kind, ids))
 

@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from bot.i18n import t
 from bot.service import boards
 from bot.service.events import Reply
-from bot.service.features.common import reply_flipped
+from bot.service.features.common import _ids, reply_flipped
 from bot.service.features.games import Games, turn_ping
 from bot.service.features.results import (
+    GameStarted,
     Leaderboard,
     MoveIllegal,
     MoveMade,
@@ -19,11 +20,11 @@ from bot.service.features.results import (
     MoveStale,
     RatingChart,
 )
-from bot.service.wording import day_words, illegal_move_text
+from bot.service.wording import day_words, illegal_move_text, variant_name
 from renderers.charts import render_rating_chart, render_table
 
 # What a use case may return for a chat: replies it still words itself, or typed results.
-Result = Reply | RatingChart | Leaderboard
+Result = Reply | RatingChart | Leaderboard | GameStarted
 
 
 def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome) -> list[Reply]:
@@ -31,7 +32,24 @@ def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome) ->
     its own answers), typed results presented."""
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
         return present_move(games, lang, outcome)
-    return [present(lang, item) for item in outcome]
+    out: list[Reply] = []
+    for item in outcome:
+        out += present_game_start(games, lang, item) if isinstance(item, GameStarted) else [present(lang, item)]
+    return out
+
+
+def present_game_start(games: Games, lang: str, started: GameStarted) -> list[Reply]:
+    """A game that began from a challenge: its board with who plays which side and whose move it
+    is, the ping of that player, then the updated messages of the closed challenges."""
+    row = started.game
+    white, black = games.names(lang, row)
+    lines = [t(lang, "game.started", id=row.id, variant=variant_name(lang, row.variant), white=white, black=black)]
+    if started.withdrawn:
+        key = "challenge.other_withdrawn" if len(started.withdrawn) == 1 else "challenge.others_withdrawn"
+        lines.append(t(lang, key, name=started.challenger_name, ids=_ids(started.withdrawn)))
+    lines.append(games.to_move_line(lang, row, started.now))
+    reply = games.board_reply(lang, row, "\n".join(lines))
+    return [reply, *turn_ping(lang, row, started.turn, reply), *started.edits]
 
 
 def present(lang: str, item: Result) -> Reply:

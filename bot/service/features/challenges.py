@@ -24,6 +24,7 @@ from bot.service.features.common import (
     _name,
 )
 from bot.service.features.games import Games
+from bot.service.features.results import GameStarted
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import LISTED_PER_PAGE, clip_line, duration, short_list, variant_name
 from bot.storage.records import ChallengeRecord, GameRecord
@@ -159,7 +160,7 @@ class Challenges(UseCase):
             return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
         return ch, []
 
-    def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply | GameStarted]:
         """Accept a challenge: the game starts."""
         ref, _ = game_ref(args)
         if ref is not None:
@@ -187,7 +188,7 @@ class Challenges(UseCase):
             return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
         return self._start_game(ctx, open_[0])
 
-    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> list[Reply]:
+    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> list[Reply | GameStarted]:
         ev = ctx.event
         color = ch.color if ch.color != "random" else self.rng.choice(["white", "black"])
         challenger = (ch.challenger_id, ch.challenger_name)
@@ -203,9 +204,8 @@ class Challenges(UseCase):
         if game_id is None:
             return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=ev.action is not None)]
         row = self.storage.game(game_id)
+        assert row is not None
         edits = self._challenge_closed(ch, "accepted", by=_name(ev), game_id=game_id, ctx=ctx)
-        lines = [t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch.variant),
-                   white=white[1], black=black[1])]
         # A challenger who has a game no longer waits for another: her other open-to-anyone
         # challenges here would start a second game behind her back.
         others = [c for c in self.live_challenges(ctx) if c.challenger_id == ch.challenger_id
@@ -214,13 +214,7 @@ class Challenges(UseCase):
         for c in others:
             if c.id in withdrawn:
                 edits += self._challenge_closed(c, "cancelled", ctx=ctx)
-        if withdrawn:
-            key = "challenge.other_withdrawn" if len(withdrawn) == 1 else "challenge.others_withdrawn"
-            lines.append(t(ctx.lang, key, name=ch.challenger_name, ids=_ids(withdrawn)))
-        lines.append(self.games.to_move_line(ctx.lang, row, ctx.now))
-        text = "\n".join(lines)
-        reply = self.games.board_reply(ctx.lang, row, text)
-        return [reply, *self.games.ping_turn(ctx.lang, row, named_in=reply, now=ctx.now), *edits]
+        return [GameStarted(row, ch.challenger_name, withdrawn, edits, ctx.now, self.games.turn_notice(row, ctx.now))]
 
     def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Decline a challenge addressed to you."""
@@ -315,7 +309,7 @@ class Challenges(UseCase):
             lines.append(t(ctx.lang, "games.more", count=len(items) - start - len(shown), next=page + 1))
         return [Reply("\n".join(lines))]
 
-    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply | GameStarted]:
         """The Accept or Decline button of a challenge."""
         if kind is ButtonKind.ACCEPT:
             return self.cmd_accept(ctx, [f"#{ids[0]}"])

@@ -14,6 +14,7 @@ from bot.service.features.challenges import Challenges
 from bot.service.features.common import Ctx, _is_user
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
+from bot.service.features.results import GameStarted
 from bot.service.registry import ButtonKind
 from bot.service.wording import clip_line, day_words, variant_name
 from bot.storage import BOT_ID
@@ -64,7 +65,7 @@ class History(UseCase):
         return t(lang, "history.line", id=g.id, day=day_words(lang, day), variant=variant_name(lang, g.variant),
                  white=white, black=black, result=result)
 
-    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply | GameStarted]:
         """The Rematch button of a finished game: the same game with the colours swapped (against
         the bot it starts at once, through /play; against a person it is a challenge to them,
         through /new: the GameService has both)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.rules import IllegalMove, Move, Position, Result
-from bot.service.events import Mention
+from bot.service.events import Mention, Reply
 from bot.storage.records import GameRecord
 
 
@@ -57,6 +57,20 @@ class MoveStale:
 
 
 MoveOutcome = MoveMade | MoveIllegal | MoveStale
+
+
+@dataclass(frozen=True)
+class GameStarted:
+    """A challenge was accepted: ``game`` began.  ``withdrawn``: the challenger's other open
+    challenges, closed because she now has a game; ``edits``: the closed challenges' messages in
+    this chat, updated; ``turn``: whom to ping that it is their move (None: nobody here)."""
+
+    game: GameRecord
+    challenger_name: str
+    withdrawn: list[int]
+    edits: list[Reply]
+    now: float
+    turn: Mention | None = None
 
 
 @dataclass(frozen=True)

@@ -52,7 +52,7 @@ def present_game_start(games: Games, lang: str, started: GameStarted) -> list[Re
     return [reply, *turn_ping(lang, row, started.turn, reply), *started.edits]
 
 
-def present(lang: str, item: Result) -> Reply:
+def present(lang: str, item: Reply | RatingChart | Leaderboard) -> Reply:
     """One result as a reply: a chart or a table drawn under its text."""
     if isinstance(item, RatingChart):
         image = (render_rating_chart(item.series, lambda day: day_words(lang, day), title=item.title)

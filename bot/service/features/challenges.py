@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.i18n import t
 from bot.rules import (
@@ -160,7 +161,7 @@ class Challenges(UseCase):
             return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
         return ch, []
 
-    def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply | GameStarted]:
+    def cmd_accept(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | GameStarted]:
         """Accept a challenge: the game starts."""
         ref, _ = game_ref(args)
         if ref is not None:
@@ -188,7 +189,7 @@ class Challenges(UseCase):
             return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
         return self._start_game(ctx, open_[0])
 
-    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> list[Reply | GameStarted]:
+    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> Sequence[Reply | GameStarted]:
         ev = ctx.event
         color = ch.color if ch.color != "random" else self.rng.choice(["white", "black"])
         challenger = (ch.challenger_id, ch.challenger_name)
@@ -309,7 +310,7 @@ class Challenges(UseCase):
             lines.append(t(ctx.lang, "games.more", count=len(items) - start - len(shown), next=page + 1))
         return [Reply("\n".join(lines))]
 
-    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply | GameStarted]:
+    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Sequence[Reply | GameStarted]:
         """The Accept or Decline button of a challenge."""
         if kind is ButtonKind.ACCEPT:
             return self.cmd_accept(ctx, [f"#{ids[0]}"])

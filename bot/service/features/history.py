@@ -4,6 +4,7 @@ button under a finished game's board."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.i18n import t
 from bot.rules import Color
@@ -65,7 +66,7 @@ class History(UseCase):
         return t(lang, "history.line", id=g.id, day=day_words(lang, day), variant=variant_name(lang, g.variant),
                  white=white, black=black, result=result)
 
-    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply | GameStarted]:
+    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Sequence[Reply | GameStarted]:
         """The Rematch button of a finished game: the same game with the colours swapped (against
         the bot it starts at once, through /play; against a person it is a challenge to them,
         through /new: the GameService has both)."""

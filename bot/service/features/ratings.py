@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -222,7 +223,7 @@ class Ratings(UseCase):
             c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
         return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}
 
-    def cmd_stats(self, ctx: Ctx, args: list[str]) -> list[Reply | RatingChart]:
+    def cmd_stats(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | RatingChart]:
         """/stats [@user]: ratings, results and puzzle streaks; /stats @a @b: their games together."""
         people = []
         for word in args:
@@ -271,7 +272,7 @@ class Ratings(UseCase):
             lines.append(t(ctx.lang, "stats.nothing"))
         return [RatingChart("\n".join(lines), series[:4], t(ctx.lang, "stats.chart", name=name))]
 
-    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply | RatingChart]:
+    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> Sequence[Reply | RatingChart]:
         games = [g for g in self.storage.find_games(ctx.event.platform, status="finished", user_id=a[0])
                  if b[0] in (g.white_id, g.black_id) and a[0] != b[0]]
         results = self._record(games, a[0])
@@ -285,7 +286,7 @@ class Ratings(UseCase):
 
     # -- /top ------------------------------------------------------------------------------------------
 
-    def cmd_top(self, ctx: Ctx, args: list[str]) -> list[Reply | Leaderboard]:
+    def cmd_top(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | Leaderboard]:
         """/top [variant] (this chat), /top global [variant], /top puzzles."""
         words = [fold(w) for w in args]
         if words and words[0] in ("puzzles", "puzzle", "problemas", "problemi", "golpes"):
@@ -308,7 +309,7 @@ class Ratings(UseCase):
                 boards += replies
         return boards or self._top_variant(ctx, first, everywhere)
 
-    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> list[Reply | Leaderboard]:
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> Sequence[Reply | Leaderboard]:
         """The leaderboard of one variant (an empty one says who would be on it)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
@@ -340,7 +341,7 @@ class Ratings(UseCase):
         player = self.storage.player(platform, user_id)
         return player.name if player else user_id
 
-    def _top_puzzles(self, ctx: Ctx) -> list[Reply | Leaderboard]:
+    def _top_puzzles(self, ctx: Ctx) -> Sequence[Reply | Leaderboard]:
         rows = self.records.puzzle_leaderboard(*ctx.key)
         title = t(ctx.lang, "top.puzzles_title")
         if not rows:

@@ -100,10 +100,6 @@ class GameService:
     def monotonic(self) -> Callable[[], float] | None:
         return self.app.runtime.monotonic
 
-    @property
-    def _ticks(self) -> dict[str | None, tuple[float, float]]:
-        return self.app.clocks._ticks
-
     def handle(self, event: ChatEvent) -> list[Reply]:
         """The replies to one chat event.  Never raises for anything a user can type."""
         replies = self._handle(event)
@@ -114,7 +110,7 @@ class GameService:
     def _handle(self, event: ChatEvent) -> list[Reply]:
         now = self.clock()
         lang = pick_language(event.language)
-        if event.platform in self._ticks:
+        if self.app.clocks.watching(event.platform):
             # Right after a suspend a message may come before the timers' next round: the jump of
             # the wall clock is noticed here too, or a move would find its game lost on time.
             try:

@@ -132,6 +132,10 @@ class Clocks(UseCase):
         self.games.ping_turn(lang, row, named_in=reply, now=now)
         return reply
 
+    def watching(self, platform: str | None) -> bool:
+        """Whether this process looks at the clocks of ``platform`` (its timed work ran here)."""
+        return platform in self._ticks
+
     def _running_clock(self) -> Callable[[], float] | None:
         """The monotonic clock that goes with ``self.clock`` (see GameService), if there is one."""
         if self.runtime.monotonic is not None:

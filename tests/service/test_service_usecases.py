@@ -261,6 +261,16 @@ def test_a_loss_on_time_is_drawn_outside_the_write_transaction(chat, monkeypatch
     assert drawn == [False]
 
 
+def test_a_daily_post_is_drawn_outside_the_write_transaction(chat, monkeypatch):
+    chat.say("ana", "/daily on", admin=True)
+    drawn = watch_drawing(chat, monkeypatch)
+    chat.now[0] = chat.service.next_daily_wakeup(chat.platform)
+    assert chat.service.run_due(chat.platform) == 1
+    [post] = [item.reply for item in chat.service.pending_messages(chat.platform)]
+    assert post.image is not None and post.post_id is not None and post.buttons
+    assert drawn == [False]
+
+
 def test_a_move_is_stored_as_drawn_before_the_write(chat):
     """``after_move`` (what the bot's message is drawn from) is the record the write leaves, for
     a move that goes on and for one that ends the game."""

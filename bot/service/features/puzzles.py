@@ -403,6 +403,8 @@ class Puzzles(UseCase):
         if not puzzles:
             return 0
         puzzle = puzzle_of_day(puzzles, day, sub.variant)
+        # The board is drawn before the transaction that claims the day (only its buttons need the post).
+        picture = self._picture(Position.from_fen(sub.variant, puzzle["fen"]))
         with self.storage.transaction():
             post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
                                                     puzzle["id"], now)
@@ -411,7 +413,9 @@ class Puzzles(UseCase):
             lang = self.games.chat_lang(sub.platform, sub.chat_id, sub.language)
             if latest:
                 self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
-            self.say(sub.platform, sub.chat_id, self._post_reply(lang, self.storage.puzzle_post(post_id), puzzle))
+            post = self.storage.puzzle_post(post_id)
+            assert post is not None
+            self.say(sub.platform, sub.chat_id, self._post_reply(lang, post, puzzle, picture))
         self.daily_changed()
         self._notify(sub.platform)
         return 1
@@ -424,21 +428,30 @@ class Puzzles(UseCase):
         line = " ".join(puzzle["solution"]) if puzzle else "?"
         return Reply(t(lang, "daily.yesterday", day=day_words(lang, post.day)) + "\n" + solvers_text, spoiler=line)
 
-    def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any]) -> Reply:
+    def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any],
+                    picture: tuple[bytes, str] | None = None) -> Reply:
         pos = Position.from_fen(post.variant, puzzle["fen"])
         text = t(lang, "daily.post", day=day_words(lang, post.day, weekday=True),
                  variant=variant_name(lang, post.variant), side=t(lang, f"puzzle.to_win.{pos.turn}"))
-        return self._puzzle_board(lang, post, pos, 0, text)
+        return self._puzzle_board(lang, post, pos, 0, text, picture=picture)
 
-    def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
-                      replaces: bool = False, private: bool = False, user_id: str | None = None,
-                      drawn: tuple[list[list[int]], list[int], list[int]] | None = None) -> Reply:
-        """A puzzle position with its buttons: the pieces that can move, a hint and (for one
-        user's board) giving up; a board for one user carries the private-chat link signed for
-        them.  ``drawn``: the moves just played (earlier paths, last path, captured squares)."""
+    def _picture(self, pos: Position, drawn: tuple[list[list[int]], list[int], list[int]] | None = None
+                 ) -> tuple[bytes, str]:
+        """A puzzle position drawn (PNG and text board), as _puzzle_board shows it."""
         earlier, last, captured = drawn or ([], [], [])
         view = boards.board_view(pos, last_path=last, captured=captured, flipped=not pos.white,
                                  earlier_paths=earlier)
+        return boards.png(view), boards.text(view)
+
+    def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
+                      replaces: bool = False, private: bool = False, user_id: str | None = None,
+                      drawn: tuple[list[list[int]], list[int], list[int]] | None = None,
+                      picture: tuple[bytes, str] | None = None) -> Reply:
+        """A puzzle position with its buttons: the pieces that can move, a hint and (for one
+        user's board) giving up; a board for one user carries the private-chat link signed for
+        them.  ``drawn``: the moves just played (earlier paths, last path, captured squares);
+        ``picture``: the position already drawn (see _picture)."""
+        image, board_text = picture or self._picture(pos, drawn)
         starts = sorted({m.start for m in pos.legal_moves()})
         buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
                         reserve=1)
@@ -448,7 +461,7 @@ class Puzzles(UseCase):
             extra.append(Button(t(lang, "button.give_up"), action(ButtonKind.PUZZLE_GIVE_UP, post.id),
                                 "/puzzle giveup", style="stop"))
         buttons.append(extra)
-        return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons, post_id=post.id,
+        return Reply(text, image=image, board_text=board_text, buttons=buttons, post_id=post.id,
                      replaces_board=replaces, private=private,
                      start_payload=self._start_payload(post, user_id) if user_id is not None else None)
 

@@ -106,24 +106,18 @@ def busy_timeout() -> float | None:
 
 def open_store(database: str, timeout: float | None = None) -> Store:
     """The store for a database path (or a ``sqlite:///path`` URL), opened and checked; StorageError
-    with a one-line reason when it cannot be used."""
-    from bot.storage import DEFAULT_BUSY_TIMEOUT, SQLiteStore, StorageError
+    with a one-line reason when it cannot be used (``bot.storage.opening.open_store``)."""
+    from bot.storage.opening import open_store as opening
 
-    path = database
-    if database.startswith("sqlite:///"):
-        path = database[len("sqlite:///"):]
-    elif "://" in database:
-        scheme = database.split("://", 1)[0]
-        raise StorageError(f"database URL scheme {scheme!r} is not supported (use a file path or sqlite:///path)")
-    return SQLiteStore(path, busy_timeout=DEFAULT_BUSY_TIMEOUT if timeout is None else timeout)
+    return opening(database, timeout)
 
 
 def build_service(database: str) -> GameService:
     """The production wiring: the store for ``database`` (a path, or a ``sqlite:///`` URL) and the
     game service on it, with the wall clock.  StorageError when the database cannot be used."""
-    from bot.service import GameService
+    from bot.service.compose import ServiceConfig, build
 
-    return GameService(open_store(database, busy_timeout()))
+    return build(ServiceConfig(database=database, busy_timeout=busy_timeout()))
 
 
 def open_storage(path: str) -> Store | None:

@@ -72,8 +72,6 @@ LAYERS: tuple[Layer, ...] = (
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
     ("bot.service.features.analysis", "renderers.panels"):
         "the analysis use case renders its panel; rendering moves to the presenters (issue 18)",
-    ("bot.service.features.ratings", "renderers.charts"):
-        "the ratings use case draws its chart and table; rendering moves to the presenters (issue 18)",
     ("bot.platforms.base", "bot.storage"):
         "the outbox loop tells storage failures (full, gone, damaged) apart; they should reach it "
         "as the service's own errors",

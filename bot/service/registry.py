@@ -1,18 +1,25 @@
 """Every command and button action of the service, declared once.
 
 The one table drives routing of typed text, ``/help`` in each language, the button actions and
-the Discord slash-command definitions.  Adding a command means: a ``CommandSpec`` here, its
-handler (a ``GameService`` method taking ``(ctx, args)``), and its catalog lines
-(``help.<name>`` in es, it, en).
+the Discord slash-command definitions.  It is filled by the chat layer (``bot.service.chat``),
+where each command is declared once with ``@command(...)`` over its handler, a function
+``(app, ctx, args) -> replies`` that calls the use cases.  Adding a command means: that function
+(and what it calls in a use case) and its catalog lines (``help.<name>`` in es, it, en).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from bot.i18n import LANGUAGES, t
+
+# A command's handler: (the use cases, the event's context, the argument words) -> the replies;
+# a button's: (the use cases, the context, the button's kind, its numbers) -> the replies.
+Handler = Callable[..., Any]
+ButtonHandler = Callable[..., Any]
 
 
 class Permission(StrEnum):
@@ -54,7 +61,7 @@ class CommandSpec:
     one help mentions), its arguments, who may use it, whether it is about a game."""
 
     name: str
-    handler: str
+    handler: Handler
     aliases: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     args: tuple[Arg, ...] = ()
     permission: Permission = Permission.ANYONE
@@ -66,12 +73,38 @@ class CommandSpec:
     # Any argument needs a chat administrator (its words are open-ended: /lang español, /lang English).
     admin_args: bool = False
 
+    def typed(self, values: Mapping[str, object]) -> str:
+        """The command as a user would type it with these argument values (a platform's options,
+        by argument name; None or missing: not given), so that typed text and a platform's options
+        are read by the same parser (``parse_command`` and the handler's own).  A game goes first,
+        as '#N' ("/move #3 22-18"); a user is given as their @handle (without the '@'); a duration
+        loses its spaces ('1 h' is '1h'); other words keep single spaces."""
+        words = [f"/{self.name}"]
+        for arg in sorted(self.args, key=lambda a: a.kind is not ArgKind.GAME):
+            word = typed_word(arg, values.get(arg.name))
+            if word:
+                words.append(word)
+        return " ".join(words)
+
     def words(self) -> list[str]:
         """Every name the command answers to, lower case."""
         out = [self.name]
         for lang in self.aliases:
             out += [a.lower() for a in self.aliases[lang]]
         return out
+
+
+def typed_word(arg: Arg, value: object) -> str | None:
+    """One argument's value as the word typed for it (see CommandSpec.typed); None when not given."""
+    if value is None:
+        return None
+    if arg.kind is ArgKind.USER:
+        return "@" + str(value).lstrip("@")
+    if arg.kind is ArgKind.GAME:
+        return f"#{value}"
+    if arg.kind is ArgKind.DURATION:
+        return "".join(str(value).split()) or None
+    return " ".join(str(value).split()) or None
 
 
 class ButtonKind(StrEnum):
@@ -102,11 +135,11 @@ def action(kind: ButtonKind, *numbers: int) -> str:
 
 @dataclass(frozen=True)
 class ButtonSpec:
-    """A button action: how many numbers it carries and the handler ``(ctx, kind, numbers)``."""
+    """A button action: how many numbers it carries and the handler ``(app, ctx, kind, numbers)``."""
 
     kind: ButtonKind
     numbers: int
-    handler: str
+    handler: ButtonHandler
 
 
 class Registry:
@@ -188,70 +221,22 @@ SETTINGS_VARIANT_WORDS = ("variant", "variante")
 SETTINGS_LANG_WORDS = ("lang", "language", "idioma", "lingua")
 
 REGISTRY = Registry()
-for _spec in (
-    CommandSpec("new", "cmd_new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
-                (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
-                 Arg("move_time", ArgKind.DURATION))),
-    CommandSpec("play", "cmd_play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
-                (Arg("variant", ArgKind.VARIANT), Arg("level", ArgKind.LEVEL), Arg("color", ArgKind.COLOR),
-                 Arg("move_time", ArgKind.DURATION))),
-    CommandSpec("accept", "cmd_accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True),
-    CommandSpec("decline", "cmd_decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True),
-    CommandSpec("cancel", "cmd_cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True),
-    CommandSpec("move", "cmd_move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
-                (Arg("move", ArgKind.MOVE, required=True), GAME), Permission.PLAYERS, needs_game=True),
-    CommandSpec("board", "cmd_board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True,
-                ref_only=True),
-    CommandSpec("draw", "cmd_draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS,
-                needs_game=True, ref_only=True),
-    CommandSpec("resign", "cmd_resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,),
-                Permission.PLAYERS, needs_game=True, ref_only=True),
-    CommandSpec("analysis", "cmd_analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")),
-                (GAME,)),
-    CommandSpec("daily", "cmd_daily", _aliases(("diario", "reto_diario"), ("giornaliero", "quotidiano")),
-                (Arg("action", ArgKind.TEXT, choices=("on", "off")), Arg("time", ArgKind.TEXT),
-                 Arg("timezone", ArgKind.TEXT), Arg("variant", ArgKind.VARIANT)),
-                admin_words=DAILY_ON_WORDS + DAILY_OFF_WORDS),
-    CommandSpec("puzzle", "cmd_puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
-                (Arg("action", ArgKind.TEXT, choices=("giveup", "history")), Arg("variant", ArgKind.VARIANT))),
-    CommandSpec("hint", "cmd_hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),)),
-    CommandSpec("stats", "cmd_stats", _aliases(("estadisticas", "estadísticas"), ("statistiche",)),
-                (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER))),
-    CommandSpec("top", "cmd_top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
-                (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT))),
-    CommandSpec("games", "cmd_games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),)),
-    CommandSpec("history", "cmd_history", _aliases(("historial",), ("storico", "cronologia")),
-                (Arg("player", ArgKind.USER),)),
-    CommandSpec("pdn", "cmd_pdn", {}, (GAME,), needs_game=True, ref_only=True),
-    CommandSpec("rules", "cmd_rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),)),
-    CommandSpec("lang", "cmd_lang", _aliases(("idioma",), ("lingua",), ("language",)),
-                (Arg("language", ArgKind.LANGUAGE, required=True),), admin_words=tuple(LANGUAGES),
-                admin_args=True),
-    CommandSpec("settings", "cmd_settings", _aliases(("ajustes",), ("impostazioni",)),
-                (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
-                admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS),
-    CommandSpec("notify", "cmd_notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
-                (Arg("action", ArgKind.TEXT, choices=("on", "off")),)),
-    CommandSpec("help", "cmd_help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False),
-):
-    REGISTRY.add(_spec)
 
-for _button in (
-    ButtonSpec(ButtonKind.ACCEPT, 1, "press_challenge"),
-    ButtonSpec(ButtonKind.DECLINE, 1, "press_challenge"),
-    ButtonSpec(ButtonKind.PIECES, 2, "press_game"),
-    ButtonSpec(ButtonKind.SELECT, 3, "press_game"),
-    ButtonSpec(ButtonKind.DESTINATION, 4, "press_game"),
-    ButtonSpec(ButtonKind.PATH, 3, "press_game"),
-    ButtonSpec(ButtonKind.DRAW, 2, "press_game"),
-    ButtonSpec(ButtonKind.RESIGN, 2, "press_game"),
-    ButtonSpec(ButtonKind.PUZZLE_SELECT, 3, "press_puzzle"),
-    ButtonSpec(ButtonKind.PUZZLE_DEST, 4, "press_puzzle"),
-    ButtonSpec(ButtonKind.PUZZLE_PATH, 3, "press_puzzle"),
-    ButtonSpec(ButtonKind.PUZZLE_BACK, 2, "press_puzzle"),
-    ButtonSpec(ButtonKind.PUZZLE_HINT, 2, "press_puzzle"),
-    ButtonSpec(ButtonKind.PUZZLE_GIVE_UP, 1, "press_puzzle_more"),
-    ButtonSpec(ButtonKind.PUZZLE_NEXT, 1, "press_puzzle_more"),
-    ButtonSpec(ButtonKind.REMATCH, 1, "press_rematch"),
-):
-    REGISTRY.add_button(_button)
+
+def command(name: str, aliases: Mapping[str, tuple[str, ...]] | None = None, args: tuple[Arg, ...] = (),
+            permission: Permission = Permission.ANYONE, **flags: Any) -> Callable[[Handler], Handler]:
+    """Declare a command with the function below it as its handler (``handler(app, ctx, args)``):
+    the one declaration that routes typed text and slash commands, lists it in /help and describes
+    its Discord options."""
+    def declare(handler: Handler) -> Handler:
+        REGISTRY.add(CommandSpec(name, handler, aliases or {}, args, permission, **flags))
+        return handler
+    return declare
+
+
+def button(kind: ButtonKind, numbers: int) -> Callable[[ButtonHandler], ButtonHandler]:
+    """Declare a button action with the function below it as its handler ``(app, ctx, kind, numbers)``."""
+    def declare(handler: ButtonHandler) -> ButtonHandler:
+        REGISTRY.add_button(ButtonSpec(kind, numbers, handler))
+        return handler
+    return declare

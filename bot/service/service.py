@@ -8,23 +8,15 @@ engine, and renders boards; it knows no platform.
 from __future__ import annotations
 
 import random
-import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from bot.i18n import pick_language, t
-from bot.rules.notation import looks_like_move
-from bot.service.commands import (
-    MAX_TEXT,
-    clean_text,
-    only_ref,
-    parse_command,
-)
+from bot.service.chat import ChatLayer
+from bot.service.commands import parse_command
+from bot.service.compose import ServiceConfig, UseCases, compose
 from bot.service.events import DM_PREFIX, ChatEvent, OutboxItem, Outgoing, Reply
-from bot.service.features.analysis import AnalysisFeature
-from bot.service.features.challenges import ChallengesFeature
-from bot.service.features.clocks import ClocksFeature
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
     OUTBOX_FIRST_RETRY,
@@ -34,24 +26,19 @@ from bot.service.features.common import (
     _name,
     log,
 )
-from bot.service.features.history import HistoryFeature
-from bot.service.features.opponent import OpponentFeature
-from bot.service.features.play import PlayFeature
-from bot.service.features.puzzles import PuzzlesFeature
-from bot.service.features.ratings import RatingsFeature
-from bot.service.features.settings import SettingsFeature
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, Store, retry_contention
 from bot.storage.records import GameRecord, MoveRecord
 
 
-class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeature, PuzzlesFeature, PlayFeature,
-                  ChallengesFeature, SettingsFeature, HistoryFeature):
+class GameService:
     """Answers chat events with replies; keeps every game in storage.
 
-    Each feature (challenges, play, the bot opponent, clocks, settings) lives in its own module
-    under ``bot/service/features``; this class combines them and holds what every platform calls.
+    A facade: the use cases (``bot/service/features``, plain classes built by
+    ``bot.service.compose``) do the work, the chat layer (``bot.service.chat``) routes commands and
+    buttons to them, and this class holds what every platform calls (events, the outbox, timed
+    work).  ``app`` holds the use cases.
 
     ``thinker`` runs the engine (a process pool by default, started on first use); ``bot_seconds``
     caps the bot's time per move (None: each level's own); ``monotonic`` (with a test's ``clock``)
@@ -60,21 +47,58 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     def __init__(self, storage: Store, clock: Callable[[], float] = time.time,
                  rng: random.Random | None = None, thinker: Thinker | None = None,
                  bot_seconds: float | None = None, monotonic: Callable[[], float] | None = None) -> None:
-        self.storage = storage
-        self.clock = clock
-        # The clock that only counts time this process was running (not a suspend, not a step of
-        # the wall clock): a gap between it and ``clock`` is time the process was away.  None: the
-        # system's, as long as ``clock`` is the system's wall clock (a test's own wall clock comes
-        # with its own monotonic one, or no such gap is looked for).
-        self.monotonic = monotonic
-        # (monotonic, wall) of this process's last look at the clocks, per platform ticked.
-        self._ticks: dict[str | None, tuple[float, float]] = {}
-        self.rng = rng or random.Random()
-        self.thinker = thinker or Thinker()
-        self.bot_seconds = bot_seconds
-        # When this process last wrote its heartbeat, per platform ticked.
-        self._beats: dict[str | None, float] = {}
+        self._setup(ServiceConfig(storage=storage, clock=clock, rng=rng, thinker=thinker, bot_seconds=bot_seconds,
+                                  monotonic=monotonic))
+
+    @classmethod
+    def from_config(cls, config: ServiceConfig) -> GameService:
+        """The service for a configuration (validated: ConfigError names a wrong field)."""
+        service = cls.__new__(cls)
+        service._setup(config)
+        return service
+
+    def _setup(self, config: ServiceConfig) -> None:
         self._listeners: list[Callable[[str], None]] = []
+        self.app: UseCases = compose(config, self)
+        self.chat = ChatLayer(self.app)
+
+    # The runtime the use cases share: a test or the console may swap the clock or the thinker of a
+    # running service, and every use case sees it.
+    @property
+    def storage(self) -> Store:
+        return self.app.runtime.storage
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.app.runtime.clock
+
+    @clock.setter
+    def clock(self, value: Callable[[], float]) -> None:
+        self.app.runtime.clock = value
+
+    @property
+    def rng(self) -> random.Random:
+        return self.app.runtime.rng
+
+    @property
+    def thinker(self) -> Thinker:
+        return self.app.runtime.thinker
+
+    @thinker.setter
+    def thinker(self, value: Thinker) -> None:
+        self.app.runtime.thinker = value
+
+    @property
+    def bot_seconds(self) -> float | None:
+        return self.app.runtime.bot_seconds
+
+    @bot_seconds.setter
+    def bot_seconds(self, value: float | None) -> None:
+        self.app.runtime.bot_seconds = value
+
+    @property
+    def monotonic(self) -> Callable[[], float] | None:
+        return self.app.runtime.monotonic
 
     def handle(self, event: ChatEvent) -> list[Reply]:
         """The replies to one chat event.  Never raises for anything a user can type."""
@@ -86,11 +110,11 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
     def _handle(self, event: ChatEvent) -> list[Reply]:
         now = self.clock()
         lang = pick_language(event.language)
-        if event.platform in self._ticks:
+        if self.app.clocks.watching(event.platform):
             # Right after a suspend a message may come before the timers' next round: the jump of
             # the wall clock is noticed here too, or a move would find its game lost on time.
             try:
-                self._away_while_running(event.platform, now)
+                self.app.clocks.away_while_running(event.platform, now)
             except (StorageBusy, StorageFull) as err:
                 log.warning("clock jump check skipped for a %s event: %s", event.platform, err)
         # A button press is answered privately (it also stops the button's spinner).
@@ -112,8 +136,9 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                 self._reachable_again(event.platform, event.user_id, now)
             # A unit of work that lost a compare-and-set kept nothing: the command runs again.
             if event.action is not None:
-                return retry_contention(lambda: self._button(ctx, event.action))
-            return retry_contention(lambda: self._text(ctx, event.text or ""))
+                action = event.action
+                return retry_contention(lambda: self.chat.button(ctx, action))
+            return retry_contention(lambda: self.chat.text(ctx, event.text or ""))
         except (StorageBusy, StorageContention):
             log.warning("%s event in chat %s answered busy: the database stayed locked",
                         event.platform, event.chat_id)
@@ -139,7 +164,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
             if post_id is not None:
                 self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
             if challenge_id is not None:
-                self.remember_challenge(platform, chat_id, str(message_id), challenge_id)
+                self.app.challenges.remember_challenge(platform, chat_id, str(message_id), challenge_id)
         except (StorageBusy, StorageFull, StorageGone) as err:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
             log.warning("board message %s of game %s / puzzle %s / challenge %s not remembered: %s", message_id,
@@ -189,6 +214,10 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         outbox of that platform got a message or one of its clocks changed (a move resets a
         deadline): the adapter wakes up and looks again."""
         self._listeners.append(listener)
+
+    def wake(self, platform: str) -> None:
+        """Tell the adapters of ``platform`` to look again (the use cases' outlet, see _notify)."""
+        self._notify(platform)
 
     def _notify(self, platform: str) -> None:
         for listener in list(self._listeners):
@@ -297,7 +326,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         log.info("%s chat %s can no longer be written to", platform, chat_id)
         try:
             if self.storage.unsubscribe(platform, chat_id, self.clock()):
-                self._daily_changed()
+                self.app.puzzles.daily_changed()
                 log.warning("%s chat %s unsubscribed from the daily puzzle: the bot cannot post there",
                             platform, chat_id)
         except StorageBusy:
@@ -322,7 +351,7 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            times = [self.storage.next_wakeup(platform), self.next_daily_wakeup(platform),
+            times = [self.storage.next_wakeup(platform), self.app.puzzles.next_daily_wakeup(platform),
                      self.storage.next_challenge_lapse(platform, CHALLENGE_LIFETIME)]
         except StorageBusy:
             return self.clock() + 1.0
@@ -342,54 +371,43 @@ class GameService(ClocksFeature, OpponentFeature, AnalysisFeature, RatingsFeatur
                     out.append(Outgoing(item.platform, item.chat_id, item.reply))
         return out
 
-    def _button(self, ctx: Ctx, action: str) -> list[Reply]:
-        """A button press: its action string routed through the registry's button table."""
-        parts = str(action)[:64].split(":")
-        spec = REGISTRY.button(parts[0])
-        nums = parts[1:]
-        if (spec is None or len(nums) != spec.numbers
-                or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in nums)):
-            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
-        return getattr(self, spec.handler)(ctx, spec.kind, [int(p) for p in nums])
+    # -- the use cases' work the platforms, operators and tests ask for --------------------------------
 
-    def _text(self, ctx: Ctx, raw: str) -> list[Reply]:
-        if len(raw) > MAX_TEXT:
-            if raw.lstrip()[:1] in ("/", "!") or ctx.event.chat_kind == "private":
-                return [Reply(t(ctx.lang, "error.too_long", max=MAX_TEXT))]
-            return []
-        cmd = parse_command(raw)
-        if cmd is None and ctx.event.as_chat:
-            return []                          # no player to answer for, and only commands are asked
-        if cmd is None:
-            text = clean_text(raw)
-            # A bare move replying to a puzzle answers it; otherwise it is taken from a player who
-            # has a game here.
-            whole = looks_like_move(text)
-            if whole or looks_like_move(text.split()[0] if text else ""):
-                post = self.puzzle_reply_target(ctx)
-                if post is not None:
-                    return self.answer_puzzle(ctx, post, text)
-            if whole and self._my_games(ctx):
-                return self.cmd_move(ctx, text.split())
-            if ctx.event.chat_kind == "private" and text:
-                return [Reply(t(ctx.lang, "chat.greeting"))]
-            return []
-        bot = (ctx.event.bot_username or "").lower()
-        if cmd.addressee and bot and cmd.addressee != bot:
-            return []
-        if cmd.name is None:
-            return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
-        spec = REGISTRY.lookup(cmd.name)
-        if ctx.event.as_chat and not REGISTRY.needs_admin(spec, cmd.args):
-            return [Reply(t(ctx.lang, "error.write_as_yourself", command=cmd.raw_name[:30]))]
-        # A private chat is its user's own: only a group's settings are for its administrators.
-        if (REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin
-                and ctx.event.chat_kind != "private"):
-            return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
-        handler = getattr(self, spec.handler)
-        if spec.ref_only:
-            ref, ok = only_ref(cmd.args)
-            if not ok:
-                return [Reply(t(ctx.lang, "error.ref_only", command=cmd.raw_name[:30]))]
-            return handler(ctx, [f"#{ref}"] if ref is not None else [])
-        return handler(ctx, cmd.args)
+    def run_due(self, platform: str | None = None, now: float | None = None) -> int:
+        """Do the timed work that is due (see Clocks.run_due); how many messages were written."""
+        return self.app.clocks.run_due(platform, now)
+
+    def resume_after_downtime(self, platform: str | None = None) -> float:
+        """Call once at start-up (see Clocks.resume_after_downtime); the seconds added."""
+        return self.app.clocks.resume_after_downtime(platform)
+
+    def rebuild_ratings(self) -> dict[str, int]:
+        """Every rating computed again from the stored games and attempts (see Ratings)."""
+        return self.app.ratings.rebuild_ratings()
+
+    def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:
+        """A user's (current, best) streaks of daily puzzles solved."""
+        return self.app.records.puzzle_streaks(platform, user_id)
+
+    def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
+        """A chat's puzzle solvers, best first (see PuzzleRecords)."""
+        return self.app.records.puzzle_leaderboard(platform, chat_id)
+
+    def next_daily_wakeup(self, platform: str | None) -> float | None:
+        """When a daily post of ``platform`` is next due, or None."""
+        return self.app.puzzles.next_daily_wakeup(platform)
+
+    def remember_challenge(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
+        """An adapter sent the message that shows a challenge (see Challenges)."""
+        self.app.challenges.remember_challenge(platform, chat_id, message_id, challenge_id)
+
+    # What the outbox's undeliverable-notice path asks about a game (the games use case knows).
+    def _player_to_move(self, row: GameRecord) -> tuple[str, str] | None:
+        return self.app.games.player_to_move(row)
+
+    def _game_lang(self, row: GameRecord, user_id: str) -> str:
+        return self.app.games.game_lang(row, user_id)
+
+    def _ping_turn(self, lang: str, row: GameRecord, named_in: Reply | None = None,
+                   now: float | None = None) -> list[Reply]:
+        return self.app.games.ping_turn(lang, row, named_in=named_in, now=now)

@@ -236,7 +236,7 @@ def test_forced_wins_are_told_in_words_and_a_kept_win_is_no_mistake(an):
         raw.append({"ply": ply, "move": move, "best": str(best), "best_score": best_score,
                     "played_score": played_score, "forced": len(pos.legal_moves()) == 1})
         pos = pos.play(played)
-    an.service._analysed(row, "en", raw)
+    an.service.app.analysis._analysed(row, "en", raw)
     [report] = reports(an, game)
     lines = report.text.splitlines()
     [blunder] = [line for line in lines if line.startswith("• 2. 22-19")]
@@ -255,7 +255,7 @@ def test_a_game_without_mistakes_still_gets_its_evaluation_graph(an):
         raw.append({"ply": ply, "move": move, "best": move, "best_score": 10, "played_score": 10,
                     "forced": len(pos.legal_moves()) == 1})
         pos = pos.play(pos.parse_move(move))
-    an.service._analysed(an.game(game), "es", raw)
+    an.service.app.analysis._analysed(an.game(game), "es", raw)
     [report] = [r for r in outbox(an) if r.text.startswith(t("es", "analysis.title", id=game, white="Ana",
                                                                  black="Bob"))]
     assert report.text.splitlines()[-1] == t("es", "analysis.legend_graph")

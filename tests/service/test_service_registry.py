@@ -8,21 +8,20 @@ import dataclasses
 import pytest
 
 from bot.i18n import LANGUAGES, catalog
-from bot.service import GameService, Reply
-from bot.service.registry import REGISTRY, Arg, ArgKind, ButtonKind, CommandSpec, Permission, action
+from bot.service import Reply
+from bot.service import chat as chat_layer
+from bot.service.registry import REGISTRY, Arg, ArgKind, ButtonKind, CommandSpec, Permission, action, command
 
 
 @pytest.fixture
 def throwaway(monkeypatch):
     """/coin (es /moneda, it /moneta): a command that exists only for this test."""
-    spec = CommandSpec("coin", "cmd_coin", {"es": ("moneda",), "it": ("moneta",)},
-                       (Arg("side", ArgKind.TEXT),))
-    REGISTRY.add(spec)
-
-    def cmd_coin(self, ctx, args):
+    @command("coin", {"es": ("moneda",), "it": ("moneta",)}, (Arg("side", ArgKind.TEXT),))
+    def coin(app, ctx, args):
         return [Reply(f"coin for {ctx.event.user_name}: {' '.join(args) or '-'}")]
 
-    monkeypatch.setattr(GameService, "cmd_coin", cmd_coin, raising=False)
+    spec = REGISTRY.lookup("coin")
+    assert spec.handler is coin
     for lang, line in (("en", "[side] - toss a coin"), ("es", "[cara|cruz] - lanza una moneda"),
                        ("it", "[testa|croce] - lancia una moneta")):
         monkeypatch.setitem(catalog(lang), "help.coin", line)
@@ -54,11 +53,11 @@ def test_every_declared_command_has_a_help_line_in_every_language():
         if spec.listed:
             for lang in LANGUAGES:
                 assert f"help.{spec.name}" in catalog(lang), (lang, spec.name)
-        assert callable(getattr(GameService, spec.handler))
+        assert callable(spec.handler)
 
 
 def test_admin_only_commands_are_refused_to_others(chat, monkeypatch):
-    spec = CommandSpec("purge", "cmd_help", {}, permission=Permission.ADMINS, listed=False)
+    spec = CommandSpec("purge", chat_layer.help_, {}, permission=Permission.ADMINS, listed=False)
     REGISTRY.add(spec)
     try:
         refused = chat.text("ana", "/purge")
@@ -71,7 +70,7 @@ def test_admin_only_commands_are_refused_to_others(chat, monkeypatch):
 
 def test_a_name_cannot_mean_two_commands():
     with pytest.raises(ValueError):
-        REGISTRY.add(CommandSpec("tablas2", "cmd_draw", {"es": ("tablas",)}))
+        REGISTRY.add(CommandSpec("tablas2", chat_layer.draw, {"es": ("tablas",)}))
     assert REGISTRY.lookup("tablas").name == "draw"
 
 

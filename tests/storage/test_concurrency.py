@@ -164,7 +164,7 @@ def test_a_game_finished_while_a_rebuild_waits_for_the_lock_is_in_the_ratings(pa
             with playing.transaction():
                 holding.set()
                 time.sleep(0.5)                    # the rebuild reaches its wait for the lock
-                service.finish_game(playing.games.get(late),
+                service.app.games.finish_game(playing.games.get(late),
                                     workers.Result("1-0", workers.ResultReason.RESIGN, workers.Color.WHITE), T0 + 2)
             done.set()
 

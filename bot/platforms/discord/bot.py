@@ -201,11 +201,6 @@ def is_board(reply: Reply) -> bool:
     return (reply.game_id is not None or reply.post_id is not None) and (reply.image is not None or bool(reply.buttons))
 
 
-def typed(*words: str | None) -> str:
-    """A typed command from its words, leaving out the missing ones."""
-    return " ".join(w for w in words if w)
-
-
 # -- buttons ---------------------------------------------------------------------------------------
 
 
@@ -759,19 +754,6 @@ _KIND_TYPES: dict[ArgKind, Any] = {
 }
 
 
-def _typed_word(arg: Arg, value: Any) -> str | None:
-    """An option's value as the word the command would have had typed."""
-    if value is None:
-        return None
-    if arg.kind is ArgKind.USER:
-        return "@" + handle_of(value)
-    if arg.kind is ArgKind.GAME:
-        return f"#{value}"
-    if arg.kind is ArgKind.DURATION:
-        return "".join(str(value).split())
-    return " ".join(str(value).split()) or None
-
-
 def slash_command(bot: DraughtsBot, spec: CommandSpec) -> app_commands.Command[Any, ..., Any]:
     """The slash command for one registry command: an option per argument (choices and ranges by
     its kind), whose values are put back into the typed command the service reads."""
@@ -784,17 +766,17 @@ def slash_command(bot: DraughtsBot, spec: CommandSpec) -> app_commands.Command[A
         else:
             params.append(inspect.Parameter(arg.name, inspect.Parameter.KEYWORD_ONLY,
                                             annotation=annotation | None, default=None))
-    # Arguments typed in order; a game number goes first, as a player would write "/move #3 22-18".
-    order = sorted(spec.args, key=lambda a: a.kind is not ArgKind.GAME)
-
     async def callback(interaction: discord.Interaction, **options: Any) -> None:
-        words = [f"/{spec.name}"] + [_typed_word(arg, options.get(arg.name)) for arg in order]
+        # The options become the words a user would type, read by the same parser as typed text;
+        # a member is named by the handle the service knows them by.
+        values = dict(options)
         mention = None
         for arg in spec.args:
             member = options.get(arg.name)
             if arg.kind is ArgKind.USER and member is not None:
+                values[arg.name] = handle_of(member)
                 mention = Mention(handle_of(member), member.id)
-        await bot.run_command(interaction, spec.name, typed(*words), mention)
+        await bot.run_command(interaction, spec.name, spec.typed(values), mention)
 
     callback.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
     callback.__name__ = f"slash_{spec.name}"

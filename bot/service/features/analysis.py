@@ -17,8 +17,9 @@ from bot.rules import Color
 from bot.service import boards
 from bot.service.commands import game_ref
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
 from bot.service.thinking import analysis_job
 from bot.storage.records import GameRecord
 from renderers.panels import render_analysis
@@ -63,8 +64,12 @@ def _move_number(start_white: bool, ply: int) -> str:
     return f"{number}." if white else f"{number}..."
 
 
-class AnalysisFeature(GamesCore):
+class Analysis(UseCase):
     """Analysis of finished games."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
 
     def cmd_analysis(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Analyse a finished game of this chat: #id, the board replied to, else your last one."""
@@ -120,13 +125,13 @@ class AnalysisFeature(GamesCore):
 
     def _analysed(self, row: GameRecord, lang: str, raw: list[dict[str, Any]]) -> None:
         """The engine's notes are in: the report, its picture and the annotated PDN, to the chat."""
-        game = self._stored_game(row)
+        game = self.games.stored_game(row)
         notes = []
         for note, before in zip(raw, game.positions, strict=False):
             notes.append(MoveNote(note["ply"], before.parse_move(note["move"]), before.parse_move(note["best"]),
                                   note["best_score"], note["played_score"], note.get("forced", False)))
         white_to_start = game.start.white
-        white, black = self._names(lang, row)
+        white, black = self.games.names(lang, row)
         lines = [t(lang, "analysis.title", id=row.id, white=white, black=black)]
         views, captions = [], []
         for side, name in ((Color.WHITE, white), (Color.BLACK, black)):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.i18n import t
 from bot.rules import (
@@ -14,6 +15,7 @@ from bot.service.commands import (
     parse_new,
 )
 from bot.service.events import Button, Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
     MAX_OPEN_CHALLENGES,
@@ -22,15 +24,19 @@ from bot.service.features.common import (
     _is_user,
     _name,
 )
-from bot.service.features.games import GamesCore
-from bot.service.features.history import asks_for_history
+from bot.service.features.games import Games
+from bot.service.features.results import GameStarted
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import LISTED_PER_PAGE, clip_line, duration, short_list, variant_name
 from bot.storage.records import ChallengeRecord, GameRecord
 
 
-class ChallengesFeature(GamesCore):
+class Challenges(UseCase):
     """Challenges: opening, accepting, declining, withdrawing; the chat's list of games."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
 
     def cmd_new(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Open a challenge to the chat or to one @user."""
@@ -41,10 +47,10 @@ class ChallengesFeature(GamesCore):
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
             return [Reply(t(ctx.lang, "new.self"))]
-        mine = [c for c in self._live_challenges(ctx) if c.challenger_id == ev.user_id]
+        mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
             return [Reply(t(ctx.lang, "new.too_many", max=MAX_OPEN_CHALLENGES))]
-        variant = spec.variant or self._default_variant(ctx)
+        variant = spec.variant or self.games.default_variant(ctx)
         cid = self.storage.create_challenge(
             platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=_name(ev),
             target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,
@@ -84,7 +90,7 @@ class ChallengesFeature(GamesCore):
         messages = [m for m in self.storage.challenge_messages(ch.id) if only is None or m[2] == only]
         if not messages:
             return []
-        lang = self._chat_lang(ch.platform, ch.chat_id)
+        lang = self.games.chat_lang(ch.platform, ch.chat_id)
         text = (self._challenge_line(lang, ch) + "\n"
                 + t(lang, f"challenge.was_{status}", id=ch.id, name=ch.challenger_name, by=by or "", game=game_id or 0))
         here = []
@@ -108,7 +114,7 @@ class ChallengesFeature(GamesCore):
     def _expires_at(self, ch: ChallengeRecord) -> float:
         return ch.created_at + max(CHALLENGE_LIFETIME, ch.move_seconds)
 
-    def _live_challenges(self, ctx: Ctx) -> list[ChallengeRecord]:
+    def live_challenges(self, ctx: Ctx) -> list[ChallengeRecord]:
         """The chat's open challenges that have not lapsed; lapsed ones are closed as expired
         (so they are neither listed nor acceptable, and say 'expired' when named)."""
         live = []
@@ -128,12 +134,12 @@ class ChallengesFeature(GamesCore):
                 return False
             self._challenge_closed(ch, "expired")
             if not said_in_chat:
-                lang = self._chat_lang(ch.platform, ch.chat_id, lang)
+                lang = self.games.chat_lang(ch.platform, ch.chat_id, lang)
                 self.say(ch.platform, ch.chat_id, Reply(t(lang, "challenge.expired", id=ch.id)))
         self._notify(ch.platform)
         return True
 
-    def _expire_challenges(self, platform: str | None, now: float) -> int:
+    def expire_challenges(self, platform: str | None, now: float) -> int:
         """Close the open challenges that lapsed (timed work); how many messages that wrote."""
         return sum(1 for ch in self.storage.lapsed_challenges(platform, now, CHALLENGE_LIFETIME)
                    if self._close_expired(ch))
@@ -155,7 +161,7 @@ class ChallengesFeature(GamesCore):
             return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
         return ch, []
 
-    def cmd_accept(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cmd_accept(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | GameStarted]:
         """Accept a challenge: the game starts."""
         ref, _ = game_ref(args)
         if ref is not None:
@@ -167,7 +173,7 @@ class ChallengesFeature(GamesCore):
                 return [Reply(t(ctx.lang, why, id=ref, target=ch.target_username or ""),
                               private=ctx.event.action is not None)]
             return self._start_game(ctx, ch)
-        live = self._live_challenges(ctx)
+        live = self.live_challenges(ctx)
         open_ = [c for c in live if self._acceptable(ctx, c) is None]
         # The one challenge that names her is the one she means, whatever else is open.
         mine = [c for c in open_ if c.target_username]
@@ -183,7 +189,7 @@ class ChallengesFeature(GamesCore):
             return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
         return self._start_game(ctx, open_[0])
 
-    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> list[Reply]:
+    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> Sequence[Reply | GameStarted]:
         ev = ctx.event
         color = ch.color if ch.color != "random" else self.rng.choice(["white", "black"])
         challenger = (ch.challenger_id, ch.challenger_name)
@@ -199,24 +205,17 @@ class ChallengesFeature(GamesCore):
         if game_id is None:
             return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=ev.action is not None)]
         row = self.storage.game(game_id)
+        assert row is not None
         edits = self._challenge_closed(ch, "accepted", by=_name(ev), game_id=game_id, ctx=ctx)
-        lines = [t(ctx.lang, "game.started", id=game_id, variant=variant_name(ctx.lang, ch.variant),
-                   white=white[1], black=black[1])]
         # A challenger who has a game no longer waits for another: her other open-to-anyone
         # challenges here would start a second game behind her back.
-        others = [c for c in self._live_challenges(ctx) if c.challenger_id == ch.challenger_id
+        others = [c for c in self.live_challenges(ctx) if c.challenger_id == ch.challenger_id
                   and not c.target_username and c.id != ch.id]
         withdrawn = [c.id for c in others if self.storage.close_challenge(c.id, "cancelled")]
         for c in others:
             if c.id in withdrawn:
                 edits += self._challenge_closed(c, "cancelled", ctx=ctx)
-        if withdrawn:
-            key = "challenge.other_withdrawn" if len(withdrawn) == 1 else "challenge.others_withdrawn"
-            lines.append(t(ctx.lang, key, name=ch.challenger_name, ids=_ids(withdrawn)))
-        lines.append(self._to_move_line(ctx.lang, row, ctx.now))
-        text = "\n".join(lines)
-        reply = self._board_reply(ctx.lang, row, text)
-        return [reply, *self._ping_turn(ctx.lang, row, named_in=reply, now=ctx.now), *edits]
+        return [GameStarted(row, ch.challenger_name, withdrawn, edits, ctx.now, self.games.turn_notice(row, ctx.now))]
 
     def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Decline a challenge addressed to you."""
@@ -224,7 +223,7 @@ class ChallengesFeature(GamesCore):
         ev = ctx.event
         # From the Decline button a refusal is for the presser only, as from Accept.
         private = ev.action is not None
-        mine = [c for c in self._live_challenges(ctx)
+        mine = [c for c in self.live_challenges(ctx)
                 if c.target_username and self._acceptable(ctx, c) is None]
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
@@ -252,7 +251,7 @@ class ChallengesFeature(GamesCore):
     def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Withdraw one of your open challenges (#id), or all of them."""
         ref, _ = game_ref(args)
-        mine = [c for c in self._live_challenges(ctx) if c.challenger_id == ctx.event.user_id]
+        mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ctx.event.user_id]
         if ref is not None:
             ch, problem = self._open_challenge(ctx, ref)
             if ch is None:
@@ -280,15 +279,13 @@ class ChallengesFeature(GamesCore):
     def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The games and open challenges of the chat, a page at a time (``/games 2``): one message
         even in a chat with thousands of challenges.  ``/games done``: its finished games."""
-        if asks_for_history(args):
-            return self.cmd_history(ctx, args[1:])
         page = 1
         if args:
             if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
                 return [Reply(t(ctx.lang, "games.usage"))]
             page = int(args[0])
         games = self.storage.active_games(*ctx.key)
-        challenges = self._live_challenges(ctx)
+        challenges = self.live_challenges(ctx)
         if not games and not challenges:
             return [Reply(t(ctx.lang, "games.empty"))]
         items: list[GameRecord | ChallengeRecord] = [*games, *challenges]
@@ -305,7 +302,7 @@ class ChallengesFeature(GamesCore):
         shown_challenges = [c for c in shown if isinstance(c, ChallengeRecord)]
         if shown_games:
             lines.append(t(ctx.lang, "games.header"))
-            lines += [clip_line(self._game_line(ctx.lang, g)) for g in shown_games]
+            lines += [clip_line(self.games.game_line(ctx.lang, g)) for g in shown_games]
         if shown_challenges:
             lines.append(t(ctx.lang, "games.challenges"))
             lines += [clip_line(self._challenge_line(ctx.lang, c)) for c in shown_challenges]
@@ -313,7 +310,7 @@ class ChallengesFeature(GamesCore):
             lines.append(t(ctx.lang, "games.more", count=len(items) - start - len(shown), next=page + 1))
         return [Reply("\n".join(lines))]
 
-    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Sequence[Reply | GameStarted]:
         """The Accept or Decline button of a challenge."""
         if kind is ButtonKind.ACCEPT:
             return self.cmd_accept(ctx, [f"#{ids[0]}"])

@@ -8,21 +8,39 @@ from collections.abc import Callable
 from bot.rules import (
     Color,
     Position,
+    Result,
 )
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
+from bot.service.features.challenges import Challenges
 from bot.service.features.common import (
     DOWNTIME_THRESHOLD,
     HEARTBEAT_SECONDS,
     log,
 )
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
+from bot.service.features.opponent import Opponent
+from bot.service.features.puzzles import Puzzles
 from bot.service.wording import reminder
 from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone
 from bot.storage.records import GameRecord
 
 
-class ClocksFeature(GamesCore):
-    """Clocks: reminders and losses on time, as timed work; deadlines after downtime."""
+class Clocks(UseCase):
+    """Clocks: reminders and losses on time, as timed work; deadlines after downtime; and the
+    other timed work of a round (the bot's games, lapsed challenges, daily posts)."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, opponent: Opponent,
+                 challenges: Challenges, puzzles: Puzzles) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.opponent = opponent
+        self.challenges = challenges
+        self.puzzles = puzzles
+        # (monotonic, wall) of this process's last look at the clocks, per platform ticked.
+        self._ticks: dict[str | None, tuple[float, float]] = {}
+        # When this process last wrote its heartbeat, per platform ticked.
+        self._beats: dict[str | None, float] = {}
 
     def run_due(self, platform: str | None = None, now: float | None = None) -> int:
         """Do the timed work that is due (reminders when a tenth of the move time is left, losses
@@ -31,7 +49,7 @@ class ClocksFeature(GamesCore):
         now = self.clock() if now is None else now
         written = 0
         try:
-            self._away_while_running(platform, now)
+            self.away_while_running(platform, now)
             since = now - self._beats.get(platform, float("-inf"))
             # A wall clock stepped back renews the heartbeat at once: an outage after the step must
             # be measured from the new time, not from a heartbeat "in the future".
@@ -48,8 +66,11 @@ class ClocksFeature(GamesCore):
             due = []            # the store logs the full disk; the next round tries again
         for row in due:
             try:
+                # A loss on time's board is drawn before the transaction that ends the game.
+                lang = self._mover_lang(row)
+                drawn = self.games.time_out_drawn(lang, row, now) if row.deadline_at <= now else None
                 with self.storage.transaction():
-                    reply = self._deadline_message(row, now)
+                    reply = self._deadline_message(row, now, drawn)
                     if reply is not None:
                         self.say(row.platform, row.chat_id, reply)
                         written += 1
@@ -68,58 +89,60 @@ class ClocksFeature(GamesCore):
             self._notify(name)
         try:
             # Games the bot is to move in and nothing thinks about (after a restart, say).
-            self._resume_bots(platform)
+            self.opponent.resume_bots(platform)
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
         except StorageFull:
             pass
         try:
             # Challenges nobody took: closed, their messages lose their buttons, their chats hear it.
-            written += self._expire_challenges(platform, now)
+            written += self.challenges.expire_challenges(platform, now)
         except StorageBusy:
             log.warning("lapsed challenges not closed yet: the database is busy")
         except StorageFull:
             pass
         try:
-            written += self._post_dailies(platform, now)
+            written += self.puzzles.post_dailies(platform, now)
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")
         except StorageFull:
             pass
         return written
 
-    def _deadline_message(self, row: GameRecord, now: float) -> Reply | None:
+    def _mover_lang(self, row: GameRecord) -> str:
+        """The language to tell the side to move about its clock in."""
+        turn = Position.from_fen(row.variant, row.fen).turn
+        return self.games.game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
+
+    def _deadline_message(self, row: GameRecord, now: float, drawn: tuple[Result, Reply] | None = None) -> Reply | None:
         """End the game on time or mark its reminder sent; the message to say, if any."""
         turn = Position.from_fen(row.variant, row.fen).turn
-        lang = self._game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
-        name = self._name_of(lang, row, turn)
+        lang = self._mover_lang(row)
+        name = self.games.name_of(lang, row, turn)
         if row.deadline_at <= now:
-            return self._time_out(lang, row, now)
+            return self.games.time_out(lang, row, now, drawn)
         if not self.storage.mark_reminded(row.id, row.version):
             return None
         text = reminder(lang, name, row.id, row.deadline_at - now)
-        mover = self._player_to_move(row)
-        if mover is not None and self._tell_privately(row, mover[0], text, now=now):
+        mover = self.games.player_to_move(row)
+        if mover is not None and self.games.tell_privately(row, mover[0], text, now=now):
             # Asked for private notices: the reminder goes there instead of pinging in the group.
             return None
         reply = Reply(text, game_id=row.id)
-        self._ping_turn(lang, row, named_in=reply, now=now)
+        self.games.ping_turn(lang, row, named_in=reply, now=now)
         return reply
 
-    def _time_out(self, lang: str, row: GameRecord, now: float) -> Reply:
-        """End a game whose side to move ran out of time; the announcement with the final board."""
-        game = self._load(row)
-        result = game.lose_on_time(game.turn)
-        self.finish_game(row, result, now)
-        return self._board_reply(lang, self.storage.game(row.id), self._over_text(lang, row, result))
+    def watching(self, platform: str | None) -> bool:
+        """Whether this process looks at the clocks of ``platform`` (its timed work ran here)."""
+        return platform in self._ticks
 
     def _running_clock(self) -> Callable[[], float] | None:
         """The monotonic clock that goes with ``self.clock`` (see GameService), if there is one."""
-        if self.monotonic is not None:
-            return self.monotonic
+        if self.runtime.monotonic is not None:
+            return self.runtime.monotonic
         return time.monotonic if self.clock is time.time else None
 
-    def _away_while_running(self, platform: str | None, now: float) -> float:
+    def away_while_running(self, platform: str | None, now: float) -> float:
         """A suspended host, a paused VM or a wall clock stepped forward: the wall clock moved more
         than DOWNTIME_THRESHOLD beyond the time this process ran since its last look.  Deadlines
         move forward by that jump, as after a restart (once: a process of the same platform that

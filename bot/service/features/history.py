@@ -4,13 +4,18 @@ button under a finished game's board."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from bot.i18n import t
 from bot.rules import Color
 from bot.service.commands import fold
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
+from bot.service.features.challenges import Challenges
 from bot.service.features.common import Ctx, _is_user
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
+from bot.service.features.opponent import Opponent
+from bot.service.features.results import GameStarted
 from bot.service.registry import ButtonKind
 from bot.service.wording import clip_line, day_words, variant_name
 from bot.storage import BOT_ID
@@ -22,8 +27,15 @@ DONE_WORDS = ("done", "finished", "history", "old", "terminadas", "acabadas", "h
               "storico", "cronologia")
 
 
-class HistoryFeature(GamesCore):
+class History(UseCase):
     """Finished games: their list and the rematch."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, challenges: Challenges,
+                 opponent: Opponent) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.challenges = challenges
+        self.opponent = opponent
 
     def cmd_history(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """/history [@user]: the chat's last finished games (with @user: that player's here)."""
@@ -44,7 +56,7 @@ class HistoryFeature(GamesCore):
         return [Reply("\n".join(lines))]
 
     def _history_line(self, lang: str, g: GameRecord) -> str:
-        white, black = self._names(lang, g)
+        white, black = self.games.names(lang, g)
         if g.winner is None:
             result = t(lang, "history.drawn")
         else:
@@ -54,7 +66,7 @@ class HistoryFeature(GamesCore):
         return t(lang, "history.line", id=g.id, day=day_words(lang, day), variant=variant_name(lang, g.variant),
                  white=white, black=black, result=result)
 
-    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Sequence[Reply | GameStarted]:
         """The Rematch button of a finished game: the same game with the colours swapped (against
         the bot it starts at once, through /play; against a person it is a challenge to them,
         through /new: the GameService has both)."""
@@ -68,20 +80,20 @@ class HistoryFeature(GamesCore):
         color = "black" if was_white else "white"
         minutes = f"{row.move_seconds // 60}m"
         if row.bot_level is not None:
-            return self.cmd_play(ctx, [row.variant, f"l{row.bot_level}", color, minutes])
+            return self.opponent.cmd_play(ctx, [row.variant, f"l{row.bot_level}", color, minutes])
         other = row.black_id if was_white else row.white_id
         player = self.storage.player(row.platform, other) if other != BOT_ID else None
         target = [f"@{player.username}"] if player is not None and player.username else []
         # A second press (or the other player's, after theirs) opens no second challenge.
         handle = player.username.lower()[:64] if player is not None and player.username else None
-        for ch in self._live_challenges(ctx):
+        for ch in self.challenges.live_challenges(ctx):
             if ch.variant != row.variant:
                 continue
             if ch.challenger_id == uid and (ch.target_username or None) == handle:
                 return [Reply(t(ctx.lang, "rematch.open", id=ch.id), private=True)]
             if ch.challenger_id == other and ch.target_username and _is_user(ctx.event, ch.target_username):
-                return self.cmd_accept(ctx, [f"#{ch.id}"])
-        return self.cmd_new(ctx, [row.variant, color, *target, minutes])
+                return self.challenges.cmd_accept(ctx, [f"#{ch.id}"])
+        return self.challenges.cmd_new(ctx, [row.variant, color, *target, minutes])
 
 
 def asks_for_history(args: list[str]) -> bool:

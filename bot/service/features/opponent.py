@@ -19,8 +19,9 @@ from bot.rules import Color, Game, Position
 from bot.service import boards
 from bot.service.commands import BadArgument, parse_play
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name, reply_flipped
-from bot.service.features.games import GamesCore, neutral_bot_name
+from bot.service.features.games import Games, neutral_bot_name
 from bot.service.thinking import move_job
 from bot.service.wording import variant_name
 from bot.storage import BOT_ID, StaleGame, StorageFull
@@ -35,8 +36,12 @@ DRAW_ACCEPT_BELOW = -50
 DRAW_LOOK_SECONDS = 0.15
 
 
-class OpponentFeature(GamesCore):
+class Opponent(UseCase):
     """Games against the bot: /play, the bot's moves, its answer to a draw offer."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
 
     def cmd_play(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
@@ -49,7 +54,7 @@ class OpponentFeature(GamesCore):
                 if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]
         if len(mine) >= MAX_BOT_GAMES:
             return [Reply(t(ctx.lang, "play.already", id=mine[0].id))]
-        variant = spec.variant or self._default_variant(ctx)
+        variant = spec.variant or self.games.default_variant(ctx)
         color = spec.color if spec.color != "random" else self.rng.choice(["white", "black"])
         # Stored neutral: each language renders the bot's name when it shows the game.
         stored = neutral_bot_name(spec.level)
@@ -68,17 +73,17 @@ class OpponentFeature(GamesCore):
         lines = [t(ctx.lang, "play.started", id=game_id, variant=variant_name(ctx.lang, variant), name=human[1],
                    color=t(ctx.lang, f"side.{color}"), level=spec.level)]
         if bot_first:
-            lines.append(t(ctx.lang, "bot.thinking", bot=self._bot_name(ctx.lang, row)))
+            lines.append(t(ctx.lang, "bot.thinking", bot=self.games.bot_name(ctx.lang, row)))
         else:
-            lines.append(self._to_move_line(ctx.lang, row, ctx.now))
-        reply = self._board_reply(ctx.lang, row, "\n".join(lines))
+            lines.append(self.games.to_move_line(ctx.lang, row, ctx.now))
+        reply = self.games.board_reply(ctx.lang, row, "\n".join(lines))
         if bot_first:
-            self._think(row)
+            self.think(row)
         return [reply]
 
     # -- the bot's move ------------------------------------------------------------------------------
 
-    def _think(self, row: GameRecord) -> bool:
+    def think(self, row: GameRecord) -> bool:
         """Hand the position to the engine pool unless it is already being thought about; the
         move is written by ``_bot_moved`` when the search ends."""
         key = ("move", row.id, row.ply)
@@ -88,7 +93,7 @@ class OpponentFeature(GamesCore):
         human = row.black_id if row.white_id == BOT_ID else row.white_id
         # The pool takes turns between chats and players, and a quick level goes before long searches.
         return self.thinker.submit(
-            key, move_job, (row.variant, row.fen, row.bot_level, self._recent_fens(row), seed, self.bot_seconds),
+            key, move_job, (row.variant, row.fen, row.bot_level, self.games.recent_fens(row), seed, self.bot_seconds),
             on_done=lambda result: self._bot_moved(row.id, row.ply, result),
             chat=(row.platform, row.chat_id), user=(row.platform, human),
             seconds=move_seconds(row.bot_level, self.bot_seconds))
@@ -97,25 +102,30 @@ class OpponentFeature(GamesCore):
         """The engine's answer: play it (if the game is still where it was) and say it in the
         chat through the outbox, in the same transaction."""
         row = self.storage.game(game_id)
-        if row is None or row.ply != ply or not self._bot_to_move(row):
+        if row is None or row.ply != ply or not self.games.bot_to_move(row):
             return
         now = self.clock()
-        lang = self._game_lang(row, row.black_id if row.white_id == BOT_ID else row.white_id)
-        game = self._load(row)
+        lang = self.games.game_lang(row, row.black_id if row.white_id == BOT_ID else row.white_id)
+        game = self.games.load(row)
         before = game.position
         played = game.play(result["move"])
+        # The bot's move answers a standing draw offer with a no.
+        deadline = now + row.move_seconds
+        # The message is drawn before the write transaction (from the game as the write will leave
+        # it), so the database is not held while the board is rendered; if the write finds the
+        # game changed, it is dropped unsent.
+        after = self.games.after_move(row, game, played, now, None, deadline)
+        text = t(lang, "bot.played", bot=self.games.bot_name(lang, after), move=str(played), id=row.id)
+        if game.result is not None:
+            text += "\n" + self.games.over_text(lang, after, game.result)
+        else:
+            text += "\n" + self.games.to_move_line(lang, after, now)
+        reply = self.games.board_reply(lang, after, text)
+        reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(after))
         try:
             with self.storage.transaction():
-                # The bot's move answers a standing draw offer with a no.
-                fresh = self._write_move(row, game, played, BOT_ID, now, None, now + row.move_seconds)
-                text = t(lang, "bot.played", bot=self._bot_name(lang, fresh), move=str(played), id=row.id)
-                if game.result is not None:
-                    text += "\n" + self._over_text(lang, fresh, game.result)
-                else:
-                    text += "\n" + self._to_move_line(lang, fresh, now)
-                reply = self._board_reply(lang, fresh, text)
-                reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
-                pings = self._ping_turn(lang, fresh, named_in=reply, now=now)
+                fresh = self.games.write_move(row, game, played, BOT_ID, now, None, deadline)
+                pings = self.games.ping_turn(lang, fresh, named_in=reply, now=now)
                 self.say(row.platform, row.chat_id, reply)
                 for ping in pings:
                     self.say(row.platform, row.chat_id, ping)
@@ -130,24 +140,24 @@ class OpponentFeature(GamesCore):
                  row.id, result.get("score"), result.get("depth"), result.get("seconds", 0.0))
         self._notify(row.platform)
 
-    def _resume_bots(self, platform: str | None) -> int:
+    def resume_bots(self, platform: str | None) -> int:
         """Start thinking in every game of ``platform`` where the bot is to move and nothing is
         thinking yet (after a restart, or after a search that failed); how many were started."""
         started = 0
         for row in self.storage.bot_games(platform):
-            if self._bot_to_move(row) and self._think(row):
+            if self.games.bot_to_move(row) and self.think(row):
                 started += 1
         return started
 
     # -- a draw offered to the bot ---------------------------------------------------------------------
 
-    def _bot_answers_draw(self, ctx: Ctx, row: GameRecord) -> list[Reply]:
+    def answer_draw(self, ctx: Ctx, row: GameRecord) -> list[Reply]:
         """The bot takes a draw when a quick look says it stands worse, or only kings are left
         level; otherwise it plays on."""
         from bot.ai import search_position
 
         pos = Position.from_fen(row.variant, row.fen)
-        bot_to_move = self._bot_to_move(row, pos)
+        bot_to_move = self.games.bot_to_move(row, pos)
         try:
             score = search_position(pos, 4, DRAW_LOOK_SECONDS).score
         except ValueError:
@@ -155,13 +165,13 @@ class OpponentFeature(GamesCore):
         bot_score = score if bot_to_move else -score
         (wm, wk), (bm, bk) = pos.count(Color.WHITE), pos.count(Color.BLACK)
         level_kings = wm == bm == 0 and wk == bk
-        name = self._bot_name(ctx.lang, row)
+        name = self.games.bot_name(ctx.lang, row)
         if bot_score <= DRAW_ACCEPT_BELOW or level_kings:
             result = Game(row.variant, row.fen).agree_draw()
             try:
-                fresh = self.finish_game(row, result, ctx.now)
+                fresh = self.games.finish_game(row, result, ctx.now)
             except StaleGame:
                 return [Reply(t(ctx.lang, "move.stale"))]
-            return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "bot.draw_accepted", bot=name) + "\n"
-                                      + self._over_text(ctx.lang, fresh, result))]
+            return [self.games.board_reply(ctx.lang, fresh, t(ctx.lang, "bot.draw_accepted", bot=name) + "\n"
+                                      + self.games.over_text(ctx.lang, fresh, result))]
         return [Reply(t(ctx.lang, "bot.draw_declined", bot=name))]

@@ -13,10 +13,10 @@ from bot.rules import (
 )
 from bot.service import boards
 from bot.service.commands import (
-    asks_for_bot,
     game_ref,
 )
 from bot.service.events import Button, Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     RESIGN_CONFIRM_SECONDS,
     Ctx,
@@ -26,72 +26,66 @@ from bot.service.features.common import (
     _rows,
     reply_flipped,
 )
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
+from bot.service.features.opponent import Opponent
+from bot.service.features.puzzles import Puzzles
+from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveRequest, MoveStale
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import illegal_move_text, to_name
+from bot.service.wording import to_name
 from bot.storage import StaleGame
 from bot.storage.records import GameRecord
 
 
-class PlayFeature(GamesCore):
+class Play(UseCase):
     """Playing: typed moves and buttons, draws, resignation, the board, PDN."""
 
-    def cmd_move(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Play a typed move in your game, or answer a puzzle: the one replied to, else, for a
-        user with no game here, their open puzzle or the chat's puzzle of the day."""
-        ref, words = game_ref(args)
-        if not words:
-            return [Reply(t(ctx.lang, "move.usage"))]
-        if ref is None and asks_for_bot(words) and not self._my_games(ctx):
-            return [Reply(t(ctx.lang, "move.play_instead"))]
-        post = self.puzzle_reply_target(ctx)
-        if post is None and ref is None and not self._my_games(ctx) and not ctx.event.reply_to:
-            post = self._puzzle_for(ctx, text=" ".join(words))
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, opponent: Opponent, puzzles: Puzzles) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.opponent = opponent
+        self.puzzles = puzzles
+
+    def move(self, ctx: Ctx, request: MoveRequest) -> list[Reply] | MoveOutcome:
+        """Play a move in your game, or answer a puzzle: the one replied to, else, for a user with
+        no game here, their open puzzle or the chat's puzzle of the day."""
+        ref, text = request.game, request.move
+        post = self.puzzles.puzzle_reply_target(ctx)
+        if post is None and ref is None and not self.games.my_games(ctx) and not ctx.event.reply_to:
+            post = self.puzzles.puzzle_for(ctx, text=text)
         if post is not None:
-            return self.answer_puzzle(ctx, post, " ".join(words))
-        row, problem = self._resolve(ctx, ref)
+            return self.puzzles.answer_puzzle(ctx, post, text)
+        row, problem = self.games.resolve(ctx, ref)
         if row is None:
             return problem
-        return self._play(ctx, row, " ".join(words), via_button=False)
+        return self._play(ctx, row, text, via_button=False)
 
-    def _play(self, ctx: Ctx, row: GameRecord, move: str | Move, via_button: bool) -> list[Reply]:
-        game = self._load(row)
+    def _play(self, ctx: Ctx, row: GameRecord, move: str | Move, via_button: bool) -> MoveOutcome:
+        """Play a move for the event's user in ``row``; what happened (a presenter words it)."""
+        game = self.games.load(row)
         before = game.position
-        color = self._color_of(row, ctx.event.user_id)
-        to_move = self._name_of(ctx.lang, row, before.turn)
+        color = self.games.color_of(row, ctx.event.user_id)
         typed = move if isinstance(move, str) else str(move)
         try:
             played = game.play(move, by=color)
         except IllegalMove as err:
-            text = illegal_move_text(ctx.lang, err, before, typed=typed[:40], to_move=to_move)
-            return [Reply(text, private=via_button)]
+            return MoveIllegal(err, before, typed[:40], self.games.name_of(ctx.lang, row, before.turn), via_button)
         # Moving answers an opponent's draw offer with a no; one's own offer stands.
         draw_offer = row.draw_offer if row.draw_offer == color else None
-        bot_next = game.result is None and self._bot_to_move(row, game.position)
+        bot_next = game.result is None and self.games.bot_to_move(row, game.position)
         # The bot's clock does not run: it answers as soon as it has thought.
         deadline = None if bot_next else ctx.now + row.move_seconds
         try:
-            fresh = self._write_move(row, game, played, ctx.event.user_id, ctx.now, draw_offer, deadline)
+            fresh = self.games.write_move(row, game, played, ctx.event.user_id, ctx.now, draw_offer, deadline)
         except StaleGame:
-            fresh = self.storage.game(row.id)
-            return [self._board_reply(ctx.lang, fresh, t(ctx.lang, "move.stale"))]
-        mover = _name(ctx.event)
-        text = t(ctx.lang, "move.played", name=mover, move=str(played), id=row.id)
-        if game.result is not None:
-            text += "\n" + self._over_text(ctx.lang, fresh, game.result)
-        else:
-            if draw_offer is None and row.draw_offer and row.draw_offer != color:
-                text += "\n" + t(ctx.lang, "draw.declined_by_move")
-            text += "\n" + (t(ctx.lang, "bot.thinking", bot=self._bot_name(ctx.lang, fresh)) if bot_next
-                            else self._to_move_line(ctx.lang, fresh, ctx.now))
-        reply = self._board_reply(ctx.lang, fresh, text, replaces=via_button)
-        reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(fresh))
-        # The opponent hears it is their turn: on the new board, or, when the board was edited in
-        # place (an edit notifies no one), in a short message of its own.
-        pings = self._ping_turn(ctx.lang, fresh, named_in=None if via_button else reply, now=ctx.now)
+            return MoveStale(self.storage.game(row.id))
+        declined = game.result is None and draw_offer is None and bool(row.draw_offer) and row.draw_offer != color
+        # The opponent hears it is their turn (privately, if they asked for that, and then here not at all).
+        turn = self.games.turn_notice(fresh, now=ctx.now)
         if bot_next:
-            self._think(fresh)
-        return [reply, *pings]
+            # After the move is committed: the engine's answer is written against the stored game.
+            self.opponent.think(fresh)
+        return MoveMade(fresh, before, played, _name(ctx.event), game.result, declined, bot_next, via_button, ctx.now,
+                        turn)
 
     def cmd_resign(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Resign your game, once confirmed: the Resign button of the question, or /resign again
@@ -100,7 +94,7 @@ class PlayFeature(GamesCore):
         The question is kept in storage per game and player with the ply it was asked at, so it
         lapses when a move is played, and a restart within the minute still honours it."""
         ref, _ = game_ref(args)
-        row, problem = self._resolve(ctx, ref)
+        row, problem = self.games.resolve(ctx, ref)
         if row is None:
             return problem
         key = _resign_key(row.id, ctx.event.user_id)
@@ -112,41 +106,42 @@ class PlayFeature(GamesCore):
         self.storage.set_pending(key, {"ply": row.ply, "at": ctx.sent})
         button = Button(t(ctx.lang, "button.resign"), action(ButtonKind.RESIGN, row.id, row.ply),
                         f"/resign #{row.id}", style="stop")
-        other = self._name_of(ctx.lang, row, Color.BLACK if self._color_of(row, ctx.event.user_id) == Color.WHITE
-                              else Color.WHITE)
+        mine = self.games.color_of(row, ctx.event.user_id)
+        other = self.games.name_of(ctx.lang, row, Color.BLACK if mine == Color.WHITE else Color.WHITE)
         text = t(ctx.lang, "resign.confirm", name=_name(ctx.event), id=row.id, other=other)
         return [Reply(text, buttons=[[button]])]
 
     def _resign(self, ctx: Ctx, row: GameRecord) -> list[Reply]:
         self.storage.drop_pending(_resign_key(row.id, ctx.event.user_id))
-        result = self._load(row).resign(self._color_of(row, ctx.event.user_id))
+        result = self.games.load(row).resign(self.games.color_of(row, ctx.event.user_id))
         return self._end_by_players(ctx, row, result)
 
     def _end_by_players(self, ctx: Ctx, row: GameRecord, result: Result) -> list[Reply]:
         try:
-            self.finish_game(row, result, ctx.now)
+            self.games.finish_game(row, result, ctx.now)
         except StaleGame:
-            return [self._board_reply(ctx.lang, self.storage.game(row.id), t(ctx.lang, "move.stale"))]
-        return [self._board_reply(ctx.lang, self.storage.game(row.id), self._over_text(ctx.lang, row, result))]
+            return [self.games.board_reply(ctx.lang, self.storage.game(row.id), t(ctx.lang, "move.stale"))]
+        over = self.games.over_text(ctx.lang, row, result)
+        return [self.games.board_reply(ctx.lang, self.storage.game(row.id), over)]
 
     def cmd_draw(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Offer a draw, or accept the opponent's offer."""
         ref, _ = game_ref(args)
-        row, problem = self._resolve(ctx, ref)
+        row, problem = self.games.resolve(ctx, ref)
         if row is None:
             return problem
         if row.bot_level is not None:
-            return self._bot_answers_draw(ctx, row)
-        color = self._color_of(row, ctx.event.user_id)
+            return self.opponent.answer_draw(ctx, row)
+        color = self.games.color_of(row, ctx.event.user_id)
         if row.draw_offer and row.draw_offer != color:
-            return self._end_by_players(ctx, row, self._load(row).agree_draw())
+            return self._end_by_players(ctx, row, self.games.load(row).agree_draw())
         if row.draw_offer == color:
             return [Reply(t(ctx.lang, "draw.already"))]
         try:
             self.storage.update_game(row.id, row.version, {"draw_offer": color})
         except StaleGame:
             return [Reply(t(ctx.lang, "move.stale"))]
-        other = self._name_of(ctx.lang, row, Color.BLACK if color == Color.WHITE else Color.WHITE)
+        other = self.games.name_of(ctx.lang, row, Color.BLACK if color == Color.WHITE else Color.WHITE)
         return [Reply(t(ctx.lang, "draw.offered", name=_name(ctx.event), other=other, id=row.id),
                       buttons=[[Button(t(ctx.lang, "button.accept_draw"),
                                        action(ButtonKind.DRAW, row.id, row.ply),
@@ -155,28 +150,28 @@ class PlayFeature(GamesCore):
     def cmd_board(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Show a game's board, with its buttons."""
         ref, _ = game_ref(args)
-        row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
+        row, problem = self.games.resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:
             return problem
         if row.status == "active":
-            text = self._game_line(ctx.lang, row) + "\n" + self._to_move_line(ctx.lang, row, ctx.now)
+            text = self.games.game_line(ctx.lang, row) + "\n" + self.games.to_move_line(ctx.lang, row, ctx.now)
         else:
-            text = self._over_text(ctx.lang, row)
-        return [self._board_reply(ctx.lang, row, text)]
+            text = self.games.over_text(ctx.lang, row)
+        return [self.games.board_reply(ctx.lang, row, text)]
 
     def cmd_pdn(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """A game as PDN, as text and as a file."""
         ref, _ = game_ref(args)
-        row, problem = self._resolve(ctx, ref, mine_only=False, finished_ok=True)
+        row, problem = self.games.resolve(ctx, ref, mine_only=False, finished_ok=True)
         if row is None:
             return problem
-        text = write_pdn(self._stored_game(row))
+        text = write_pdn(self.games.stored_game(row))
         return [Reply(text, document=(f"game-{row.id}.pdn", text.encode("utf-8")))]
 
-    def press_game(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_game(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply] | MoveOutcome:
         """A button of a game's board or question: the numbers start with the game and its ply."""
         gid, ply = ids[0], ids[1]
-        row, problem = self._resolve(ctx, gid)
+        row, problem = self.games.resolve(ctx, gid)
         if row is None:
             for reply in problem:
                 reply.private = True
@@ -193,20 +188,21 @@ class PlayFeature(GamesCore):
             repeat = self._repeated_press(ctx, row, kind, ids)
             if repeat is not None:
                 return [repeat]
-            return [self._board_reply(ctx.lang, row, t(ctx.lang, "button.stale"), replaces=True)]
-        color = self._color_of(row, ctx.event.user_id)
+            return [self.games.board_reply(ctx.lang, row, t(ctx.lang, "button.stale"), replaces=True)]
+        color = self.games.color_of(row, ctx.event.user_id)
         if kind is ButtonKind.DRAW:
             # Only a standing offer from the opponent can be accepted by this button.
             if row.draw_offer in (None, color):
                 return [Reply(t(ctx.lang, "draw.none"), private=True)]
-            return self._end_by_players(ctx, row, self._load(row).agree_draw())
+            return self._end_by_players(ctx, row, self.games.load(row).agree_draw())
         pos = Position.from_fen(row.variant, row.fen)
         if color != pos.turn:
-            mover = self._name_of(ctx.lang, row, pos.turn)
+            mover = self.games.name_of(ctx.lang, row, pos.turn)
             return [Reply(t(ctx.lang, "err.not_your_turn", name=mover, to_name=to_name(ctx.lang, mover)), private=True)]
         legal = pos.legal_moves()
         if kind is ButtonKind.PIECES:
-            return [self._board_reply(ctx.lang, row, self._to_move_line(ctx.lang, row, ctx.now), replaces=True)]
+            line = self.games.to_move_line(ctx.lang, row, ctx.now)
+            return [self.games.board_reply(ctx.lang, row, line, replaces=True)]
         if kind is ButtonKind.SELECT:
             return [self._select_reply(ctx.lang, row, pos, ids[2])]
         if kind is ButtonKind.DESTINATION:
@@ -243,8 +239,8 @@ class PlayFeature(GamesCore):
         if len(pressed) != 1 or str(pressed[0]) != moves[-1].notation:
             return None
         text = t(ctx.lang, "move.played", name=_name(ctx.event), move=moves[-1].notation, id=row.id)
-        text += "\n" + self._to_move_line(ctx.lang, row, ctx.now)
-        return self._board_reply(ctx.lang, row, text, replaces=True)
+        text += "\n" + self.games.to_move_line(ctx.lang, row, ctx.now)
+        return self.games.board_reply(ctx.lang, row, text, replaces=True)
 
     def _select_reply(self, lang: str, row: GameRecord, pos: Position, square: int) -> Reply:
         moves = [m for m in pos.legal_moves() if m.start == square]

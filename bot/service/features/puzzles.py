@@ -24,7 +24,7 @@ import logging
 import re
 from dataclasses import replace
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from bot.i18n import t, tn
@@ -41,13 +41,18 @@ from bot.puzzles.solve import (
 from bot.rules import IllegalMove, Position
 from bot.service import boards
 from bot.service.commands import parse_variant
+from bot.service.domain import AttemptScored, EventBus
 from bot.service.events import Button, Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name, _rows
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
 from bot.service.wording import day_words, illegal_rule_text, ordinal, variant_name
 from bot.storage import StorageBusy, StorageFull, StorageGone
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
+
+if TYPE_CHECKING:
+    from bot.service.features.ratings import Ratings
 
 log = logging.getLogger("bot.service")
 
@@ -185,8 +190,80 @@ def streak_text(lang: str, days: int) -> str:
     return t(lang, "streak.one") if days == 1 else t(lang, "streak.many", n=days)
 
 
-class PuzzlesFeature(GamesCore):
-    """Daily puzzles and personal ones."""
+class PuzzleRecords(UseCase):
+    """What the stored attempts say about solvers: streaks and a chat's leaderboard (read only)."""
+
+    def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:
+        """A user's (current, best) streaks of daily puzzles solved, counted over the days the
+        chats they solved in had a post (a day the bot never posted breaks nothing); the latest
+        post, still open, does not break the current one."""
+        solved = [post for post, attempt in self.storage.user_attempts(platform, user_id)
+                  if attempt.solved_at is not None and post.day]
+        if not solved:
+            return 0, 0
+        posted: set[str] = set()
+        latest: set[str] = set()
+        for chat_id in {post.chat_id for post in solved}:
+            days = [p.day for p in self.storage.daily_posts(platform, chat_id, 100_000) if p.day]
+            posted.update(days)
+            if days:
+                latest.add(max(days))
+        # The latest post of a chat may still be solved: until the next post it breaks nothing.
+        today = max(latest) if latest else None
+        return posted_streaks(sorted(posted), [post.day for post in solved], today)
+
+
+    def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
+        """The chat's solvers: points (see SOLVE_POINTS), solves, current streak; equal points
+        ranked by the total time their solves took after the posts."""
+        table: dict[str, dict[str, Any]] = {}
+        solvers: dict[int, list[AttemptRecord]] = {}
+        posted_at: dict[int, float] = {}
+        first_id: dict[int, str | None] = {}
+        for post, attempt in self.storage.chat_attempts(platform, chat_id):
+            row = table.setdefault(attempt.user_id, {"user_id": attempt.user_id, "name": attempt.user_name,
+                                                     "points": 0.0, "solved": 0, "seconds": 0.0})
+            row["name"] = attempt.user_name
+            if attempt.solved_at is not None:
+                solvers.setdefault(post.id, []).append(attempt)
+                posted_at[post.id] = post.posted_at
+                first_id[post.id] = post.first_solver_id
+        for post_id, attempts in solvers.items():
+            # The announced first solver is first even within one second.
+            attempts.sort(key=lambda a: (a.user_id != first_id[post_id], a.solved_at or 0.0, a.user_id))
+            for rank, attempt in enumerate(attempts, 1):
+                row = table[attempt.user_id]
+                row["solved"] += 1
+                row["points"] += solve_points(attempt, rank)
+                row["seconds"] += max(0.0, (attempt.solved_at or 0.0) - posted_at[post_id])
+        rows = sorted((r for r in table.values() if r["solved"]),
+                      key=lambda r: (-r["points"], r["seconds"], r["name"].lower()))[:LEADERBOARD_SIZE]
+        for row in rows:
+            row["streak"] = self.puzzle_streaks(platform, row["user_id"])[0]
+        return rows
+
+
+class Puzzles(UseCase):
+    """Daily puzzles and personal ones.  An attempt's one rated outcome is published as
+    AttemptScored (ratings follow it); ``ratings`` only shows the solver their rating."""
+
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: PuzzleRecords, ratings: Ratings,
+                 bus: EventBus) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.records = records
+        self.ratings = ratings
+        self.bus = bus
+        # The next daily post's time per platform, and when it was found (see next_daily_wakeup).
+        self._daily_wakeup_cache: dict[str | None, tuple[float | None, float]] = {}
+        self._link_key: bytes | None = None
+
+    def _score(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float:
+        """Publish an attempt's rated outcome (inside the caller's transaction); the solver's
+        rating change it caused."""
+        before = self.ratings.puzzle_rating(post.platform, attempt.user_id)
+        self.bus.publish(AttemptScored(post, attempt))
+        return self.ratings.puzzle_rating(post.platform, attempt.user_id) - before
 
     # -- /daily ------------------------------------------------------------------------------------
 
@@ -200,7 +277,7 @@ class PuzzlesFeature(GamesCore):
                 return [Reply(t(ctx.lang, "daily.usage"))]
             if not self.storage.unsubscribe(*ctx.key, ctx.now):
                 return [Reply(t(ctx.lang, "daily.none"))]
-            self._daily_changed()
+            self.daily_changed()
             return [Reply(t(ctx.lang, "daily.off"))]
         if word not in DAILY_ON_WORDS:
             return [Reply(t(ctx.lang, "daily.usage"))]
@@ -219,7 +296,7 @@ class PuzzlesFeature(GamesCore):
                 return [Reply(t(ctx.lang, "daily.bad_zone", zone=arg[:40]))]
             else:
                 variant_words.append(arg)
-        variant = self._default_variant(ctx)
+        variant = self.games.default_variant(ctx)
         if variant_words:
             variant = parse_variant(variant_words)
             if variant is None:
@@ -228,7 +305,7 @@ class PuzzlesFeature(GamesCore):
         old = self.storage.subscription(*ctx.key)
         zone = zone or (old.timezone if old else DEFAULT_TIMEZONE)
         self.storage.subscribe(*ctx.key, time_text, zone, variant, ctx.now, language=ctx.lang)
-        self._daily_changed()
+        self.daily_changed()
         return [Reply(t(ctx.lang, "daily.on", time=time_text, zone=zone, variant=variant_name(ctx.lang, variant)))]
 
     def _daily_setting_text(self, ctx: Ctx) -> str:
@@ -238,7 +315,7 @@ class PuzzlesFeature(GamesCore):
         return t(ctx.lang, "daily.show", time=sub.time, zone=sub.timezone,
                  variant=variant_name(ctx.lang, sub.variant))
 
-    def _daily_changed(self) -> None:
+    def daily_changed(self) -> None:
         self._daily_wakeup_cache = {}
 
     # -- posting -------------------------------------------------------------------------------------
@@ -277,9 +354,7 @@ class PuzzlesFeature(GamesCore):
 
         Remembered until it is due, until this process changes a subscription or posts, and at
         most DAILY_RECHECK_SECONDS (another process may have subscribed a chat meanwhile)."""
-        cache_ = getattr(self, "_daily_wakeup_cache", None)
-        if cache_ is None:
-            cache_ = self._daily_wakeup_cache = {}
+        cache_ = self._daily_wakeup_cache
         now = self.clock()
         known = cache_.get(platform)
         if known is not None:
@@ -296,7 +371,7 @@ class PuzzlesFeature(GamesCore):
         cache_[platform] = (value, now)
         return value
 
-    def _post_dailies(self, platform: str | None, now: float) -> int:
+    def post_dailies(self, platform: str | None, now: float) -> int:
         """Post every daily puzzle that is due (once per chat and local day); how many were posted."""
         wakeup = self.next_daily_wakeup(platform)
         if wakeup is None or wakeup > now:
@@ -328,16 +403,20 @@ class PuzzlesFeature(GamesCore):
         if not puzzles:
             return 0
         puzzle = puzzle_of_day(puzzles, day, sub.variant)
+        # The board is drawn before the transaction that claims the day (only its buttons need the post).
+        picture = self._picture(Position.from_fen(sub.variant, puzzle["fen"]))
         with self.storage.transaction():
             post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
                                                     puzzle["id"], now)
             if post_id is None:
                 return 0                # another process posted it a moment ago
-            lang = self._chat_lang(sub.platform, sub.chat_id, sub.language)
+            lang = self.games.chat_lang(sub.platform, sub.chat_id, sub.language)
             if latest:
                 self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
-            self.say(sub.platform, sub.chat_id, self._post_reply(lang, self.storage.puzzle_post(post_id), puzzle))
-        self._daily_changed()
+            post = self.storage.puzzle_post(post_id)
+            assert post is not None
+            self.say(sub.platform, sub.chat_id, self._post_reply(lang, post, puzzle, picture))
+        self.daily_changed()
         self._notify(sub.platform)
         return 1
 
@@ -349,21 +428,30 @@ class PuzzlesFeature(GamesCore):
         line = " ".join(puzzle["solution"]) if puzzle else "?"
         return Reply(t(lang, "daily.yesterday", day=day_words(lang, post.day)) + "\n" + solvers_text, spoiler=line)
 
-    def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any]) -> Reply:
+    def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any],
+                    picture: tuple[bytes, str] | None = None) -> Reply:
         pos = Position.from_fen(post.variant, puzzle["fen"])
         text = t(lang, "daily.post", day=day_words(lang, post.day, weekday=True),
                  variant=variant_name(lang, post.variant), side=t(lang, f"puzzle.to_win.{pos.turn}"))
-        return self._puzzle_board(lang, post, pos, 0, text)
+        return self._puzzle_board(lang, post, pos, 0, text, picture=picture)
 
-    def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
-                      replaces: bool = False, private: bool = False, user_id: str | None = None,
-                      drawn: tuple[list[list[int]], list[int], list[int]] | None = None) -> Reply:
-        """A puzzle position with its buttons: the pieces that can move, a hint and (for one
-        user's board) giving up; a board for one user carries the private-chat link signed for
-        them.  ``drawn``: the moves just played (earlier paths, last path, captured squares)."""
+    def _picture(self, pos: Position, drawn: tuple[list[list[int]], list[int], list[int]] | None = None
+                 ) -> tuple[bytes, str]:
+        """A puzzle position drawn (PNG and text board), as _puzzle_board shows it."""
         earlier, last, captured = drawn or ([], [], [])
         view = boards.board_view(pos, last_path=last, captured=captured, flipped=not pos.white,
                                  earlier_paths=earlier)
+        return boards.png(view), boards.text(view)
+
+    def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
+                      replaces: bool = False, private: bool = False, user_id: str | None = None,
+                      drawn: tuple[list[list[int]], list[int], list[int]] | None = None,
+                      picture: tuple[bytes, str] | None = None) -> Reply:
+        """A puzzle position with its buttons: the pieces that can move, a hint and (for one
+        user's board) giving up; a board for one user carries the private-chat link signed for
+        them.  ``drawn``: the moves just played (earlier paths, last path, captured squares);
+        ``picture``: the position already drawn (see _picture)."""
+        image, board_text = picture or self._picture(pos, drawn)
         starts = sorted({m.start for m in pos.legal_moves()})
         buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
                         reserve=1)
@@ -373,7 +461,7 @@ class PuzzlesFeature(GamesCore):
             extra.append(Button(t(lang, "button.give_up"), action(ButtonKind.PUZZLE_GIVE_UP, post.id),
                                 "/puzzle giveup", style="stop"))
         buttons.append(extra)
-        return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons, post_id=post.id,
+        return Reply(text, image=image, board_text=board_text, buttons=buttons, post_id=post.id,
                      replaces_board=replaces, private=private,
                      start_payload=self._start_payload(post, user_id) if user_id is not None else None)
 
@@ -385,7 +473,7 @@ class PuzzlesFeature(GamesCore):
         return f"p{post.id}_{self._signature(post, user_id)}"
 
     def _signature(self, post: PuzzlePostRecord, user_id: str) -> str:
-        key = getattr(self, "_link_key", None)
+        key = self._link_key
         if key is None:
             key = self._link_key = self.storage.link_secret()
         digest = hmac.new(key, f"{post.platform}\n{post.id}\n{user_id}".encode(), hashlib.sha256).digest()
@@ -418,13 +506,13 @@ class PuzzlesFeature(GamesCore):
 
     def cmd_puzzle(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """A puzzle for you alone: /puzzle [variant] (one you have not been given before)."""
-        variant = self._default_variant(ctx)
+        variant = self.games.default_variant(ctx)
         word = args[0].lower() if args else ""
         if word in HISTORY_WORDS:
             return self.puzzle_history(ctx)
         if word in GIVE_UP_WORDS:
             ref = int(args[1].lstrip("#")) if len(args) > 1 and re.fullmatch(r"#?\d{1,9}", args[1]) else None
-            post = self._puzzle_for(ctx, ref, giving_up=True)
+            post = self.puzzle_for(ctx, ref, giving_up=True)
             if post is None:
                 return [Reply(t(ctx.lang, "puzzle.none"))]
             return self.give_up(ctx, post)
@@ -489,7 +577,7 @@ class PuzzlesFeature(GamesCore):
         if ctx.event.chat_kind == "private" and post.chat_id != ctx.event.chat_id:
             self.storage.set_pending(self._opened_key(ctx), post.id)
 
-    def _puzzle_for(self, ctx: Ctx, ref: int | None = None, text: str | None = None,
+    def puzzle_for(self, ctx: Ctx, ref: int | None = None, text: str | None = None,
                     giving_up: bool = False) -> PuzzlePostRecord | None:
         """The post a user's answer (``text``) is for: #id or the message replied to; else the
         first of the puzzle opened here (a private chat), the chat's daily, the user's open
@@ -618,7 +706,7 @@ class PuzzlesFeature(GamesCore):
             puzzle, attempt = found
             if attempt.rated_score is None:
                 attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
-                self._rate_puzzle(post, attempt)
+                self._score(post, attempt)
             self.storage.save_attempt(attempt)
             self.storage.set_pending(self._gave_up_key(post, ctx.event.user_id), 1)
         line = " ".join(puzzle["solution"])
@@ -728,7 +816,7 @@ class PuzzlesFeature(GamesCore):
                 attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1)
                 if attempt.rated_score is None:
                     attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
-                    delta = self._rate_puzzle(post, attempt)
+                    delta = self._score(post, attempt)
                 self.storage.save_attempt(attempt)
             elif answer.verdict is Verdict.RIGHT:
                 self.storage.save_attempt(_replace(attempt, progress=tuple(accepted)))
@@ -794,12 +882,8 @@ class PuzzlesFeature(GamesCore):
         return replies, SOLVED_REACTION
 
     def _rating_change_text(self, ctx: Ctx, delta: float) -> str:
-        rating = self._puzzle_rating_now(ctx.event.platform, ctx.event.user_id)
+        rating = self.ratings.puzzle_rating_now(ctx.event.platform, ctx.event.user_id)
         return t(ctx.lang, "puzzle.rating_change", rating=rating, delta=f"{round(delta):+d}")
-
-    def _puzzle_rating_now(self, platform: str, user_id: str) -> str:
-        """The user's puzzle rating as shown (the ratings feature knows it)."""
-        return "?"
 
     def _record_solve(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord,
                       accepted: list[str]) -> tuple[bool, float | None]:
@@ -810,7 +894,7 @@ class PuzzlesFeature(GamesCore):
         delta = None
         if attempt.rated_score is None:
             attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=ctx.now)
-            delta = self._rate_puzzle(post, attempt)
+            delta = self._score(post, attempt)
         self.storage.save_attempt(attempt)
         # The name announced is the one the post's chat knows the user by (see _member_name).
         first = post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, attempt.user_name)
@@ -821,12 +905,12 @@ class PuzzlesFeature(GamesCore):
         ev = ctx.event
         if post.kind == "personal":
             return [Reply(t(ctx.lang, "puzzle.solved_personal", line=" ".join(accepted)), private=whisper)]
-        current, _best = self.puzzle_streaks(ev.platform, ev.user_id)
+        current, _best = self.records.puzzle_streaks(ev.platform, ev.user_id)
         if first:
             # The one message every solve of the day puts in the chat.
             if (post.platform, post.chat_id) != ctx.key:
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
-                lang = self._chat_lang(post.platform, post.chat_id, ctx.lang)
+                lang = self.games.chat_lang(post.platform, post.chat_id, ctx.lang)
                 first_text = t(lang, "puzzle.first", name=name, day=day_words(lang, post.day),
                                streak=streak_text(lang, current))
                 self.say(post.platform, post.chat_id, Reply(first_text))
@@ -844,31 +928,12 @@ class PuzzlesFeature(GamesCore):
                  streak=streak_text(ctx.lang, current))
         return [Reply(text, private=whisper, reaction=SOLVED_REACTION)]
 
-    def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]:
-        """A user's (current, best) streaks of daily puzzles solved, counted over the days the
-        chats they solved in had a post (a day the bot never posted breaks nothing); the latest
-        post, still open, does not break the current one."""
-        solved = [post for post, attempt in self.storage.user_attempts(platform, user_id)
-                  if attempt.solved_at is not None and post.day]
-        if not solved:
-            return 0, 0
-        posted: set[str] = set()
-        latest: set[str] = set()
-        for chat_id in {post.chat_id for post in solved}:
-            days = [p.day for p in self.storage.daily_posts(platform, chat_id, 100_000) if p.day]
-            posted.update(days)
-            if days:
-                latest.add(max(days))
-        # The latest post of a chat may still be solved: until the next post it breaks nothing.
-        today = max(latest) if latest else None
-        return posted_streaks(sorted(posted), [post.day for post in solved], today)
-
     def cmd_hint(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """/hint [#id]: which piece moves next in your puzzle (a hinted solve counts half)."""
         ref = None
         if args and re.fullmatch(r"#?\d{1,9}", args[0]):
             ref = int(args[0].lstrip("#"))
-        post = self._puzzle_for(ctx, ref)
+        post = self.puzzle_for(ctx, ref)
         if post is None:
             return [Reply(t(ctx.lang, "puzzle.none"))]
         return self._hint(ctx, post)
@@ -958,41 +1023,7 @@ class PuzzlesFeature(GamesCore):
 
     # -- /top puzzles --------------------------------------------------------------------------------
 
-    def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
-        """The chat's solvers: points (see SOLVE_POINTS), solves, current streak; equal points
-        ranked by the total time their solves took after the posts."""
-        table: dict[str, dict[str, Any]] = {}
-        solvers: dict[int, list[AttemptRecord]] = {}
-        posted_at: dict[int, float] = {}
-        first_id: dict[int, str | None] = {}
-        for post, attempt in self.storage.chat_attempts(platform, chat_id):
-            row = table.setdefault(attempt.user_id, {"user_id": attempt.user_id, "name": attempt.user_name,
-                                                     "points": 0.0, "solved": 0, "seconds": 0.0})
-            row["name"] = attempt.user_name
-            if attempt.solved_at is not None:
-                solvers.setdefault(post.id, []).append(attempt)
-                posted_at[post.id] = post.posted_at
-                first_id[post.id] = post.first_solver_id
-        for post_id, attempts in solvers.items():
-            # The announced first solver is first even within one second.
-            attempts.sort(key=lambda a: (a.user_id != first_id[post_id], a.solved_at or 0.0, a.user_id))
-            for rank, attempt in enumerate(attempts, 1):
-                row = table[attempt.user_id]
-                row["solved"] += 1
-                row["points"] += solve_points(attempt, rank)
-                row["seconds"] += max(0.0, (attempt.solved_at or 0.0) - posted_at[post_id])
-        rows = sorted((r for r in table.values() if r["solved"]),
-                      key=lambda r: (-r["points"], r["seconds"], r["name"].lower()))[:LEADERBOARD_SIZE]
-        for row in rows:
-            row["streak"] = self.puzzle_streaks(platform, row["user_id"])[0]
-        return rows
-
     # -- hooks -----------------------------------------------------------------------------------------
-
-    def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
-        """Called (inside the transaction) with an attempt's first outcome; ratings extend it and
-        return the user's rating change."""
-        return None
 
 
 def _drawn(puzzle: dict[str, Any], moves: list[str], count: int) -> tuple[list[list[int]], list[int], list[int]]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +22,16 @@ from bot.i18n import t, tn
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
 from bot.rules import VARIANTS, Color
 from bot.service.commands import fold, parse_variant
+from bot.service.domain import AttemptScored, EventBus, GameFinished
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
-from bot.service.features.games import GamesCore
-from bot.service.wording import day_words, variant_name
+from bot.service.features.games import Games
+from bot.service.features.puzzles import PuzzleRecords
+from bot.service.features.results import Leaderboard, RatingChart
+from bot.service.wording import variant_name
 from bot.storage import BOT_ID
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
-from renderers.charts import render_rating_chart, render_table
 
 log = logging.getLogger("bot.service")
 
@@ -77,16 +81,24 @@ def _tally(lang: str, r: Record) -> dict[str, str]:
             "draws": tn(lang, "stats.draws", r.draws), "losses": tn(lang, "stats.losses", r.losses)}
 
 
-class RatingsFeature(GamesCore):
-    """Ratings at the end of games and puzzles; /stats and /top."""
+class Ratings(UseCase):
+    """Ratings at the end of games and puzzles (it follows GameFinished and AttemptScored on
+    ``bus``); /stats and /top."""
 
     rating_settings: Settings = LICHESS
 
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: PuzzleRecords,
+                 bus: EventBus) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
+        self.records = records
+        bus.subscribe(GameFinished, lambda event: self._rate_game(event.game))
+        bus.subscribe(AttemptScored, self._attempt_scored)
+
     # -- updating ------------------------------------------------------------------------------------
 
-    def _game_finished(self, game: GameRecord) -> None:
-        super()._game_finished(game)
-        self._rate_game(game)
+    def _attempt_scored(self, event: AttemptScored) -> None:
+        self._rate_puzzle(event.post, event.attempt)
 
     def _current(self, platform: str, subject: str, pool: str,
                  start: Rating | None = None) -> tuple[Rating, int, float | None]:
@@ -122,8 +134,11 @@ class RatingsFeature(GamesCore):
             self.storage.save_rating(RatingRecord(game.platform, user_id, pool, new.rating, new.deviation,
                                                   new.volatility, games + 1, at), f"game:{game.id}")
 
+    def puzzle_rating(self, platform: str, user_id: str) -> float:
+        """A user's puzzle rating as stored (the starting rating before their first attempt)."""
+        return self._current(platform, user_id, PUZZLE_POOL)[0].rating
+
     def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
-        super()._rate_puzzle(post, attempt)
         if attempt.rated_score is None or attempt.rated_at is None:
             return None
         self.storage.ratings.lock()
@@ -148,7 +163,7 @@ class RatingsFeature(GamesCore):
                                               new_item.deviation, new_item.volatility, tries + 1, at), source)
         return new_player.rating - player.rating
 
-    def _puzzle_rating_now(self, platform: str, user_id: str) -> str:
+    def puzzle_rating_now(self, platform: str, user_id: str) -> str:
         return self._shown(self.storage.rating(platform, user_id, PUZZLE_POOL))
 
     def rebuild_ratings(self) -> dict[str, int]:
@@ -213,7 +228,7 @@ class RatingsFeature(GamesCore):
             c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
         return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}
 
-    def cmd_stats(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cmd_stats(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | RatingChart]:
         """/stats [@user]: ratings, results and puzzle streaks; /stats @a @b: their games together."""
         people = []
         for word in args:
@@ -251,7 +266,7 @@ class RatingsFeature(GamesCore):
                     # One point per rated game, at its date (no made-up starting point).
                     series.append((label, [(h.at, h.rating) for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
-        current, best = self.puzzle_streaks(platform, user_id)
+        current, best = self.records.puzzle_streaks(platform, user_id)
         # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
         solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id, daily_only=False)
                      if a.solved_at is not None)
@@ -260,13 +275,9 @@ class RatingsFeature(GamesCore):
                            solved=tn(ctx.lang, "stats.solved", solved), streak=current, best=best))
         if len(lines) == 1:
             lines.append(t(ctx.lang, "stats.nothing"))
-        image = None
-        if series:
-            image = render_rating_chart(series[:4], lambda day: day_words(ctx.lang, day),
-                                        title=t(ctx.lang, "stats.chart", name=name))
-        return [Reply("\n".join(lines), image=image)]
+        return [RatingChart("\n".join(lines), series[:4], t(ctx.lang, "stats.chart", name=name))]
 
-    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> list[Reply]:
+    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> Sequence[Reply | RatingChart]:
         games = [g for g in self.storage.find_games(ctx.event.platform, status="finished", user_id=a[0])
                  if b[0] in (g.white_id, g.black_id) and a[0] != b[0]]
         results = self._record(games, a[0])
@@ -280,7 +291,7 @@ class RatingsFeature(GamesCore):
 
     # -- /top ------------------------------------------------------------------------------------------
 
-    def cmd_top(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cmd_top(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | Leaderboard]:
         """/top [variant] (this chat), /top global [variant], /top puzzles."""
         words = [fold(w) for w in args]
         if words and words[0] in ("puzzles", "puzzle", "problemas", "problemi", "golpes"):
@@ -295,15 +306,15 @@ class RatingsFeature(GamesCore):
                 return [Reply(t(ctx.lang, "top.usage"))]
             return self._top_variant(ctx, variant, everywhere)
         # No variant named: every variant that has ranked players, the chat's own first.
-        first = self._default_variant(ctx)
-        boards = []
+        first = self.games.default_variant(ctx)
+        boards: list[Reply | Leaderboard] = []
         for variant in sorted(VARIANTS, key=lambda v: v != first):
             replies = self._top_variant(ctx, variant, everywhere)
-            if replies[0].image is not None:
+            if isinstance(replies[0], Leaderboard):
                 boards += replies
         return boards or self._top_variant(ctx, first, everywhere)
 
-    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> list[Reply]:
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> Sequence[Reply | Leaderboard]:
         """The leaderboard of one variant (an empty one says who would be on it)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
@@ -327,17 +338,16 @@ class RatingsFeature(GamesCore):
             return t(ctx.lang, "top.game_one") if n == "1" else t(ctx.lang, "top.games", n=n)
 
         text = title + "\n" + "\n".join(f"{cells[0]} — {cells[1]} ({played(cells[2])})" for cells in table)
-        image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"), t(ctx.lang, "top.played")],
-                             table)
-        return [Reply(text, image=image)]
+        return [Leaderboard(text, title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"),
+                                          t(ctx.lang, "top.played")], table)]
 
     def _player_name(self, platform: str, user_id: str) -> str:
         """The name a player was last seen with."""
         player = self.storage.player(platform, user_id)
         return player.name if player else user_id
 
-    def _top_puzzles(self, ctx: Ctx) -> list[Reply]:
-        rows = self.puzzle_leaderboard(*ctx.key)
+    def _top_puzzles(self, ctx: Ctx) -> Sequence[Reply | Leaderboard]:
+        rows = self.records.puzzle_leaderboard(*ctx.key)
         title = t(ctx.lang, "top.puzzles_title")
         if not rows:
             return [Reply(title + "\n" + t(ctx.lang, "top.puzzles_empty"))]
@@ -349,6 +359,6 @@ class RatingsFeature(GamesCore):
         text = title + "\n" + "\n".join(
             t(ctx.lang, "top.puzzles_line", rank_name=cells[0], points=cells[1], solved=cells[2], streak=cells[3],
               rating=cells[4]) for cells in table)
-        image = render_table(title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.points"), t(ctx.lang, "top.solved"),
-                                     t(ctx.lang, "top.streak"), t(ctx.lang, "top.rating")], table)
-        return [Reply(text, image=image)]
+        return [Leaderboard(text, title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.points"),
+                                          t(ctx.lang, "top.solved"), t(ctx.lang, "top.streak"),
+                                          t(ctx.lang, "top.rating")], table)]

@@ -1,24 +1,21 @@
-"""Chat settings and information: help, rules, language, default variant."""
+"""Chat settings and information: rules, language, default variant, private notices."""
 
 from __future__ import annotations
 
 from bot.i18n import LANGUAGES, t
-from bot.rules import (
-    VARIANTS,
-)
 from bot.service.commands import (
     fold,
     parse_variant,
 )
 from bot.service.events import Reply
+from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     Ctx,
 )
-from bot.service.features.games import GamesCore
+from bot.service.features.games import Games
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
-    REGISTRY,
     SETTINGS_LANG_WORDS,
     SETTINGS_VARIANT_WORDS,
 )
@@ -40,24 +37,12 @@ def language_code(word: str) -> str | None:
     return names.get(folded)
 
 
-# How many of a chat's latest games say which variant it plays.
-RECENT_GAMES = 20
+class Settings(UseCase):
+    """Chat settings and information: rules, language, default variant, private notices."""
 
-
-class SettingsFeature(GamesCore):
-    """Chat settings and information: help, rules, language, default variant."""
-
-    def cmd_help(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
-        if len(args) == 1:
-            opened = self.open_puzzle(ctx, args[0])
-            if opened is not None:
-                return opened
-        text = REGISTRY.help_text(ctx.lang)
-        if ctx.event.bot_username:
-            # Where commands can be addressed to one bot (Telegram), a group may hold others.
-            text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
-        return [Reply(text)]
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
+        super().__init__(runtime, outlet)
+        self.games = games
 
     def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """The rules of a variant: the one named, else the one the player is playing here,
@@ -77,10 +62,10 @@ class SettingsFeature(GamesCore):
         if ctx.event.reply_to:
             ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
             row = self.storage.game(ref) if ref is not None else None
-        games = self._my_games(ctx)
+        games = self.games.my_games(ctx)
         if row is None and games:
             row = games[-1]
-        return row.variant if row else self._default_variant(ctx)
+        return row.variant if row else self.games.default_variant(ctx)
 
     def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
         """Set the chat's language: its code or its name in any of our languages (/lang español)."""
@@ -94,7 +79,7 @@ class SettingsFeature(GamesCore):
         """Show or change the chat's language and default variant."""
         if not args:
             return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
-                            variant=variant_name(ctx.lang, self._default_variant(ctx))))]
+                            variant=variant_name(ctx.lang, self.games.default_variant(ctx))))]
         if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
             variant = parse_variant(args[1:])
             if variant is None:
@@ -126,16 +111,3 @@ class SettingsFeature(GamesCore):
             text += "\n" + t(ctx.lang, "notify.start_me", link=ev.private_link.format(payload="notify"))
         return [Reply(text, private=True)]
 
-    def _default_variant(self, ctx: Ctx) -> str:
-        """The chat's own setting, else what it plays (its puzzle of the day, else the variant of
-        most of its recent games), and only then a guess from its language."""
-        if ctx.chat.variant in VARIANTS:
-            return ctx.chat.variant
-        sub = self.storage.subscription(*ctx.key)
-        if sub is not None and sub.active and sub.variant in VARIANTS:
-            return sub.variant
-        recent = [g.variant for g in self.storage.find_games(*ctx.key, limit=RECENT_GAMES) if g.variant in VARIANTS]
-        if recent:
-            # Most played; on a tie, the one played last (find_games is newest first).
-            return max(dict.fromkeys(recent), key=recent.count)
-        return "spanish" if ctx.lang == "es" else "italian"

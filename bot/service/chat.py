@@ -1,0 +1,288 @@
+"""The chat layer: every command and button declared once over its handler, and the routing of a
+chat event's text or button press to them.
+
+A handler is a function ``(app, ctx, args)`` (a button's: ``(app, ctx, kind, numbers)``) that
+calls the use cases (``app``, built by ``bot.service.compose``) and turns what they return into
+replies (``bot.service.presenters``).  The typed text and the Discord slash options go through
+the same parsing: a slash command's options are written back as the words a user would type
+(``CommandSpec.typed``), which ``parse_command`` and the use case's own argument parser read.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.i18n import LANGUAGES, t
+from bot.rules.notation import looks_like_move
+from bot.service import presenters
+from bot.service.commands import MAX_TEXT, asks_for_bot, clean_text, game_ref, only_ref, parse_command
+from bot.service.compose import UseCases
+from bot.service.events import Reply
+from bot.service.features.common import Ctx
+from bot.service.features.history import asks_for_history
+from bot.service.features.results import MoveRequest
+from bot.service.registry import (
+    DAILY_OFF_WORDS,
+    DAILY_ON_WORDS,
+    GAME,
+    ID,
+    REGISTRY,
+    SETTINGS_LANG_WORDS,
+    SETTINGS_VARIANT_WORDS,
+    Arg,
+    ArgKind,
+    ButtonKind,
+    Permission,
+    _aliases,
+    button,
+    command,
+)
+
+
+class ChatLayer:
+    """Routes a chat event's text or button to the handler the registry names for it."""
+
+    def __init__(self, app: UseCases) -> None:
+        self.app = app
+
+    def button(self, ctx: Ctx, action: str) -> list[Reply]:
+        """A button press: its action string routed through the registry's button table."""
+        parts = str(action)[:64].split(":")
+        spec = REGISTRY.button(parts[0])
+        nums = parts[1:]
+        if (spec is None or len(nums) != spec.numbers
+                or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in nums)):
+            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
+        return spec.handler(self.app, ctx, spec.kind, [int(p) for p in nums])
+
+    def text(self, ctx: Ctx, raw: str) -> list[Reply]:
+        """Typed text: a command (with its arguments), a bare move, or nothing we answer."""
+        app = self.app
+        if len(raw) > MAX_TEXT:
+            if raw.lstrip()[:1] in ("/", "!") or ctx.event.chat_kind == "private":
+                return [Reply(t(ctx.lang, "error.too_long", max=MAX_TEXT))]
+            return []
+        cmd = parse_command(raw)
+        if cmd is None and ctx.event.as_chat:
+            return []                          # no player to answer for, and only commands are asked
+        if cmd is None:
+            text = clean_text(raw)
+            # A bare move replying to a puzzle answers it; otherwise it is taken from a player who
+            # has a game here.
+            whole = looks_like_move(text)
+            if whole or looks_like_move(text.split()[0] if text else ""):
+                post = app.puzzles.puzzle_reply_target(ctx)
+                if post is not None:
+                    return app.puzzles.answer_puzzle(ctx, post, text)
+            if whole and app.games.my_games(ctx):
+                return move(app, ctx, text.split())
+            if ctx.event.chat_kind == "private" and text:
+                return [Reply(t(ctx.lang, "chat.greeting"))]
+            return []
+        bot = (ctx.event.bot_username or "").lower()
+        if cmd.addressee and bot and cmd.addressee != bot:
+            return []
+        if cmd.name is None:
+            return [Reply(t(ctx.lang, "error.unknown_command", command=cmd.raw_name[:30]))]
+        spec = REGISTRY.lookup(cmd.name)
+        assert spec is not None          # parse_command named it from the same table
+        if ctx.event.as_chat and not REGISTRY.needs_admin(spec, cmd.args):
+            return [Reply(t(ctx.lang, "error.write_as_yourself", command=cmd.raw_name[:30]))]
+        # A private chat is its user's own: only a group's settings are for its administrators.
+        if (REGISTRY.needs_admin(spec, cmd.args) and not ctx.event.is_admin
+                and ctx.event.chat_kind != "private"):
+            return [Reply(t(ctx.lang, "error.admins_only", command=cmd.raw_name[:30]))]
+        if spec.ref_only:
+            ref, ok = only_ref(cmd.args)
+            if not ok:
+                return [Reply(t(ctx.lang, "error.ref_only", command=cmd.raw_name[:30]))]
+            return spec.handler(app, ctx, [f"#{ref}"] if ref is not None else [])
+        return spec.handler(app, ctx, cmd.args)
+
+
+# -- the commands, in the order /help lists them ------------------------------------------------------
+
+@command("new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
+         (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
+          Arg("move_time", ArgKind.DURATION)))
+def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.challenges.cmd_new(ctx, args)
+
+
+@command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
+         (Arg("variant", ArgKind.VARIANT), Arg("level", ArgKind.LEVEL), Arg("color", ArgKind.COLOR),
+          Arg("move_time", ArgKind.DURATION)))
+def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.opponent.cmd_play(ctx, args)
+
+
+@command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
+def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_accept(ctx, args))
+
+
+@command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
+def decline(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.challenges.cmd_decline(ctx, args)
+
+
+@command("cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True)
+def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.challenges.cmd_cancel(ctx, args)
+
+
+@command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
+         (Arg("move", ArgKind.MOVE, required=True), GAME), Permission.PLAYERS, needs_game=True)
+def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    ref, words = game_ref(args)
+    if not words:
+        return [Reply(t(ctx.lang, "move.usage"))]
+    if ref is None and asks_for_bot(words) and not app.games.my_games(ctx):
+        # "/jugar contra la máquina": /jugar is /move, but this asks for /play.
+        return [Reply(t(ctx.lang, "move.play_instead"))]
+    return presenters.replies(app.games, ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
+
+
+@command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)
+def board(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.play.cmd_board(ctx, args)
+
+
+@command("draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS, needs_game=True, ref_only=True)
+def draw(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.play.cmd_draw(ctx, args)
+
+
+@command("resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,), Permission.PLAYERS, needs_game=True,
+         ref_only=True)
+def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.play.cmd_resign(ctx, args)
+
+
+@command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
+def analysis(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.analysis.cmd_analysis(ctx, args)
+
+
+@command("daily", _aliases(("diario", "reto_diario"), ("giornaliero", "quotidiano")),
+         (Arg("action", ArgKind.TEXT, choices=("on", "off")), Arg("time", ArgKind.TEXT),
+          Arg("timezone", ArgKind.TEXT), Arg("variant", ArgKind.VARIANT)),
+         admin_words=DAILY_ON_WORDS + DAILY_OFF_WORDS)
+def daily(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.puzzles.cmd_daily(ctx, args)
+
+
+@command("puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
+         (Arg("action", ArgKind.TEXT, choices=("giveup", "history")), Arg("variant", ArgKind.VARIANT)))
+def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.puzzles.cmd_puzzle(ctx, args)
+
+
+@command("hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),))
+def hint(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.puzzles.cmd_hint(ctx, args)
+
+
+@command("stats", _aliases(("estadisticas", "estadísticas"), ("statistiche",)),
+         (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER)))
+def stats(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return presenters.replies(app.games, ctx.lang, app.ratings.cmd_stats(ctx, args))
+
+
+@command("top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
+         (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT)))
+def top(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return presenters.replies(app.games, ctx.lang, app.ratings.cmd_top(ctx, args))
+
+
+@command("games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),))
+def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    # /games done (its finished games) is the history's list.
+    if asks_for_history(args):
+        return app.history.cmd_history(ctx, args[1:])
+    return app.challenges.cmd_games(ctx, args)
+
+
+@command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))
+def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.history.cmd_history(ctx, args)
+
+
+@command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
+def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.play.cmd_pdn(ctx, args)
+
+
+@command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))
+def rules(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.settings.cmd_rules(ctx, args)
+
+
+@command("lang", _aliases(("idioma",), ("lingua",), ("language",)), (Arg("language", ArgKind.LANGUAGE, required=True),),
+         admin_words=tuple(LANGUAGES), admin_args=True)
+def lang(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.settings.cmd_lang(ctx, args)
+
+
+@command("settings", _aliases(("ajustes",), ("impostazioni",)),
+         (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
+         admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS)
+def settings_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.settings.cmd_settings(ctx, args)
+
+
+@command("notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
+         (Arg("action", ArgKind.TEXT, choices=("on", "off")),))
+def notify(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return app.settings.cmd_notify(ctx, args)
+
+
+@command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)
+def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
+    if len(args) == 1:
+        opened = app.puzzles.open_puzzle(ctx, args[0])
+        if opened is not None:
+            return opened
+    text = REGISTRY.help_text(ctx.lang)
+    if ctx.event.bot_username:
+        # Where commands can be addressed to one bot (Telegram), a group may hold others.
+        text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
+    return [Reply(text)]
+
+
+@button(ButtonKind.ACCEPT, 1)
+@button(ButtonKind.DECLINE, 1)
+def press_challenge(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    return presenters.replies(app.games, ctx.lang, app.challenges.press_challenge(ctx, kind, ids))
+
+
+@button(ButtonKind.PIECES, 2)
+@button(ButtonKind.SELECT, 3)
+@button(ButtonKind.DESTINATION, 4)
+@button(ButtonKind.PATH, 3)
+@button(ButtonKind.DRAW, 2)
+@button(ButtonKind.RESIGN, 2)
+def press_game(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    return presenters.replies(app.games, ctx.lang, app.play.press_game(ctx, kind, ids))
+
+
+@button(ButtonKind.PUZZLE_SELECT, 3)
+@button(ButtonKind.PUZZLE_DEST, 4)
+@button(ButtonKind.PUZZLE_PATH, 3)
+@button(ButtonKind.PUZZLE_BACK, 2)
+@button(ButtonKind.PUZZLE_HINT, 2)
+def press_puzzle(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    return app.puzzles.press_puzzle(ctx, kind, ids)
+
+
+@button(ButtonKind.PUZZLE_GIVE_UP, 1)
+@button(ButtonKind.PUZZLE_NEXT, 1)
+def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    return app.puzzles.press_puzzle_more(ctx, kind, ids)
+
+
+@button(ButtonKind.REMATCH, 1)
+def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    return presenters.replies(app.games, ctx.lang, app.history.press_rematch(ctx, kind, ids))
+

@@ -1,0 +1,143 @@
+"""The composition root: every use case of the service, built once from one configuration.
+
+``compose`` is the one place that knows which use case needs which: each gets its collaborators
+in its constructor, and cross-feature effects are wired here as subscriptions on one event bus
+(see ``bot.service.domain``).  ``bot.app.build_service`` and ``GameService`` both come through it.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bot.service.domain import EventBus
+from bot.service.features.analysis import Analysis
+from bot.service.features.base import Outlet, Runtime
+from bot.service.features.challenges import Challenges
+from bot.service.features.clocks import Clocks
+from bot.service.features.games import Games
+from bot.service.features.history import History
+from bot.service.features.opponent import Opponent
+from bot.service.features.play import Play
+from bot.service.features.puzzles import PuzzleRecords, Puzzles
+from bot.service.features.ratings import Ratings
+from bot.service.features.settings import Settings
+from bot.service.thinking import Thinker
+from bot.storage import Store
+
+if TYPE_CHECKING:
+    from bot.service.service import GameService
+
+MAX_BOT_SECONDS = 600.0
+MAX_BUSY_TIMEOUT = 3600.0
+
+
+class ConfigError(ValueError):
+    """A configuration the service cannot run with; the message says which field and why."""
+
+
+@dataclass(frozen=True)
+class ServiceConfig:
+    """Everything the service is built from.  Give the database as a path or ``sqlite:///`` URL
+    (``database``) or as an open store (``storage``: tests, benchmarks), never both.
+
+    ``bot_seconds`` caps the bot's time per move (None: each level's own); ``monotonic`` goes with
+    a test's own ``clock`` (see Clocks); ``busy_timeout`` is how long a write waits for another
+    process's lock (None: the store's default)."""
+
+    database: str | None = None
+    storage: Store | None = None
+    clock: Callable[[], float] = time.time
+    monotonic: Callable[[], float] | None = None
+    rng: random.Random | None = None
+    seed: int | None = None
+    thinker: Thinker | None = None
+    bot_seconds: float | None = None
+    busy_timeout: float | None = None
+
+    def validated(self) -> ServiceConfig:
+        """This configuration, or ConfigError naming the first field that is wrong."""
+        if (self.database is None) == (self.storage is None):
+            raise ConfigError("give either database (a path or sqlite:/// URL) or storage (an open store), not "
+                              + ("both" if self.database is not None else "neither"))
+        if self.database is not None and (not isinstance(self.database, str) or not self.database.strip()):
+            raise ConfigError(f"database must be a non-empty path or URL, not {self.database!r}")
+        if not callable(self.clock):
+            raise ConfigError(f"clock must be a function returning epoch seconds, not {self.clock!r}")
+        if self.monotonic is not None and not callable(self.monotonic):
+            raise ConfigError(f"monotonic must be a function returning seconds, not {self.monotonic!r}")
+        if self.rng is not None and self.seed is not None:
+            raise ConfigError("give rng or seed, not both")
+        if self.bot_seconds is not None and not (isinstance(self.bot_seconds, int | float)
+                                                 and not isinstance(self.bot_seconds, bool)
+                                                 and math.isfinite(self.bot_seconds)
+                                                 and 0 < self.bot_seconds <= MAX_BOT_SECONDS):
+            raise ConfigError(f"bot_seconds must be a number of seconds in (0, {MAX_BOT_SECONDS:g}], "
+                              f"not {self.bot_seconds!r}")
+        if self.busy_timeout is not None and not (isinstance(self.busy_timeout, int | float)
+                                                  and 0 <= self.busy_timeout <= MAX_BUSY_TIMEOUT):
+            raise ConfigError(f"busy_timeout must be seconds in [0, {MAX_BUSY_TIMEOUT:g}], not {self.busy_timeout!r}")
+        return self
+
+
+@dataclass(frozen=True)
+class UseCases:
+    """Every use case of one service, and the bus that connects them."""
+
+    runtime: Runtime
+    bus: EventBus
+    games: Games
+    records: PuzzleRecords
+    ratings: Ratings
+    puzzles: Puzzles
+    opponent: Opponent
+    challenges: Challenges
+    play: Play
+    analysis: Analysis
+    settings: Settings
+    history: History
+    clocks: Clocks
+
+
+def open_config_store(config: ServiceConfig) -> Store:
+    """The store a configuration names (its own, or the database opened)."""
+    if config.storage is not None:
+        return config.storage
+    from bot.storage.opening import open_store
+
+    assert config.database is not None
+    return open_store(config.database, config.busy_timeout)
+
+
+def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
+    """Build every use case from a configuration (validated here); ``outlet`` takes the messages
+    they send on their own (the service's outbox)."""
+    config = config.validated()
+    rng = config.rng if config.rng is not None else random.Random(config.seed)
+    runtime = Runtime(open_config_store(config), config.clock, rng, config.thinker or Thinker(),
+                      config.bot_seconds, config.monotonic)
+    bus = EventBus()
+    games = Games(runtime, outlet, bus)
+    records = PuzzleRecords(runtime, outlet)
+    ratings = Ratings(runtime, outlet, games, records, bus)
+    puzzles = Puzzles(runtime, outlet, games, records, ratings, bus)
+    opponent = Opponent(runtime, outlet, games)
+    challenges = Challenges(runtime, outlet, games)
+    play = Play(runtime, outlet, games, opponent, puzzles)
+    analysis = Analysis(runtime, outlet, games)
+    settings = Settings(runtime, outlet, games)
+    history = History(runtime, outlet, games, challenges, opponent)
+    clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)
+    return UseCases(runtime, bus, games, records, ratings, puzzles, opponent, challenges, play, analysis, settings,
+                    history, clocks)
+
+
+def build(config: ServiceConfig) -> GameService:
+    """The game service for a configuration: the production entry (``bot.app.build_service``)."""
+    from bot.service.service import GameService as Service
+
+    return Service.from_config(config)

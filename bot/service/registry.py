@@ -255,3 +255,12 @@ for _button in (
     ButtonSpec(ButtonKind.REMATCH, 1, "press_rematch"),
 ):
     REGISTRY.add_button(_button)
+
+
+def variant_choices() -> list[tuple[str, str]]:
+    """(name, id) of every variant, for a platform's menu of them: the English word, with the
+    Spanish one when it differs ("Spanish (española)"); from ``bot.rules.VARIANTS``."""
+    from bot.rules import VARIANTS
+
+    return [(v.word("en").capitalize() + (f" ({v.word('es')})" if v.word("es") != v.word("en") else ""), v.id)
+            for v in VARIANTS.values()]

@@ -253,7 +253,7 @@ class VariantWords(Mapping[str, str]):
     def _words(self) -> dict[str, str]:
         made_from = tuple(id(v) for v in VARIANTS.values())
         if made_from != self._made_from:
-            table = {}
+            table: dict[str, str] = {}
             for v in VARIANTS.values():
                 for word in (v.id, *(w for words in v.words.values() for w in words)):
                     table.setdefault(fold_word(word), v.id)

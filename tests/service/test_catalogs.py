@@ -106,9 +106,14 @@ SHOW = {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_lines_that_list_the_variants_read_as_written_out(lang):
+def test_lines_that_list_the_variants_read_as_written_out(lang, monkeypatch):
     import bot.service  # noqa: F401  (registers the lists of variants with the catalogs)
     from bot.i18n import t
+    from bot.rules import VARIANTS
+
+    # The three variants these lines were written for, whatever else is registered.
+    for extra in set(VARIANTS) - {"spanish", "italian", "triestina"}:
+        monkeypatch.delitem(VARIANTS, extra)
 
     intro, unknown, usage, new = LISTED[lang]
     assert t(lang, "help.intro") == intro

@@ -677,7 +677,11 @@ def _reference_palette(size: int, px: int) -> Image.Image:
 
     Building a palette takes several times longer than drawing the board; mapping a
     render onto a ready palette is fast, and the flat colours stay exact (they are
-    forced into this palette and map onto themselves)."""
+    forced into this palette and map onto themselves).
+
+    The reference board is at least 8x8: a smaller one has too few free squares for every
+    marker and route colour, and the colours, not the geometry, are what it is for."""
+    size = max(size, 8)
     dark = [(r, c) for r in range(size) for c in range(size) if (r + c) % 2 == 0]
     kinds = PIECE_KINDS * (len(dark) // 8)
     pieces = dict(zip(dark[::2], kinds, strict=False))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from bot.rules import Variant, get_variant
 
-from .weights import WEIGHTS
+from .weights import weights_for
 
 FEATURES = (
     "men",          # pieces on the board
@@ -189,7 +189,7 @@ class Evaluator:
     def __init__(self, variant: Variant | str, weights: dict[str, float] | None = None) -> None:
         v = get_variant(variant)
         self.variant = v
-        w = dict(WEIGHTS[v.id]) if weights is None else dict(weights)
+        w = dict(weights_for(v)) if weights is None else dict(weights)
         self.weights = [float(w.get(name, 0.0)) for name in FEATURES]
         self.features = _features_fn(v)
         self.endgame = _endgame_fn(v)
@@ -238,6 +238,7 @@ def evaluator(variant: Variant | str) -> Evaluator:
     """The evaluator with the tuned weights of a variant (built once)."""
     v = get_variant(variant)
     ev = _EVALUATORS.get(v.id)
-    if ev is None:
+    # By identity too: a variant registered for a while (a test's) may reuse an id.
+    if ev is None or ev.variant is not v:
         ev = _EVALUATORS[v.id] = Evaluator(v)
     return ev

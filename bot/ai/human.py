@@ -20,7 +20,7 @@ from bot.rules import Move, Position, Variant, movegen
 
 from .evaluation import Evaluator
 from .search import MATE
-from .weights import WEIGHTS
+from .weights import weights_for
 
 # A beginner never passes up a free king (the engine's linear evaluation counts a man about to
 # crown almost like a king, so the bonus makes the preference a person's).
@@ -56,9 +56,9 @@ def judgement(variant: Variant, vision: Vision, engine: Evaluate) -> Evaluate:
         return engine
     key = (variant.id, vision.rush)
     ev = _RUSHERS.get(key)
-    if ev is None:
+    if ev is None or ev.variant is not variant:
         # A king is still worth more than a man about to crown.
-        kings = WEIGHTS[variant.id]["kings"] + vision.rush * (variant.size - 1)
+        kings = weights_for(variant)["kings"] + vision.rush * (variant.size - 1)
         # They also like the edges (they feel safe there) and see no point in keeping the back row.
         weights = {"men": 100.0, "kings": kings, "advance": float(vision.rush), "centre": -vision.rush / 4,
                    "back_rank": -vision.rush / 2}

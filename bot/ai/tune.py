@@ -39,6 +39,7 @@ import argparse
 import json
 import math
 import random
+import re
 import time
 from pathlib import Path
 
@@ -46,10 +47,11 @@ from bot.rules import VARIANTS, Game, get_variant, movegen
 
 from . import search_position
 from .evaluation import FEATURES, Evaluator
-from .weights import WEIGHTS  # the other variants' entries are kept when one is refitted
+from .weights import WEIGHTS, stand_in  # the other variants' entries are kept when one is refitted
 
 # Where the fit starts, and what the self-play engine plays with: round numbers
-# (man 100; a flying king worth more than a short one), only a starting point.
+# (man 100; a flying king worth more than a short one), only a starting point.  A variant
+# without an entry starts from the one ``weights.stand_in`` picks (the variant it plays like).
 STARTING_WEIGHTS: dict[str, dict[str, float]] = {
     "spanish": {"men": 100, "kings": 350, "advance": 3, "back_rank": 8, "centre": 6, "mobility": 2,
                 "tempo": 4, "runaway": 40, "diagonal": 15},
@@ -58,6 +60,13 @@ STARTING_WEIGHTS: dict[str, dict[str, float]] = {
     "triestina": {"men": 100, "kings": 220, "advance": 3, "back_rank": 8, "centre": 6, "mobility": 2,
                   "tempo": 4, "runaway": 40, "diagonal": 5},
 }
+
+
+
+def starting_weights(variant: str) -> dict[str, float]:
+    """Where the fit of a variant starts (its entry, or the one of the variant it plays like)."""
+    return dict(STARTING_WEIGHTS[stand_in(variant, STARTING_WEIGHTS)])
+
 
 Sample = tuple[list[int], float, int]   # features, White's result, game number
 
@@ -160,7 +169,7 @@ def fit_weights(samples: list[Sample], start: list[float], k: float, steps: int 
 
 def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps: int, l2: list[float],
          cache: Path | None = None) -> dict[str, float]:
-    start = dict(STARTING_WEIGHTS[variant])
+    start = starting_weights(variant)
     w0 = [float(start.get(name, 0.0)) for name in FEATURES]
     path = cache / f"tune-{variant}-{games}-{depth}-{seed}.json" if cache else None
     if path and path.exists():
@@ -189,22 +198,22 @@ def tune(variant: str, games: int, depth: int, max_plies: int, seed: int, steps:
 
 
 def write_weights(weights: dict[str, dict[str, float]], path: Path, note: str) -> None:
-    lines = [
-        '"""Evaluation weights per variant, in hundredths of a man (the man is fixed at 100).',
-        "",
-        f"Fitted by ``python -m bot.ai.tune`` ({note});",
-        "see bot/ai/tune.py for the method.",
-        '"""',
-        "",
-        "WEIGHTS: dict[str, dict[str, float]] = {",
-    ]
+    """Rewrite the table of ``weights.py`` (and the note of how it was fitted), keeping the rest
+    of the module (its imports and functions) as it is."""
+    lines = ["WEIGHTS: dict[str, dict[str, float]] = {"]
     for variant in sorted(weights):
         lines.append(f'    "{variant}": {{')
         for k, v in weights[variant].items():
             lines.append(f'        "{k}": {v},')
         lines.append("    },")
     lines.append("}")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    start = text.index(lines[0])
+    end = text.index("\n}\n", start) + len("\n}")
+    text = text[:start] + "\n".join(lines) + text[end:]
+    text = re.sub(r"Fitted by ``python -m bot\.ai\.tune`` \([^)]*\);",
+                  lambda _: f"Fitted by ``python -m bot.ai.tune`` ({note});", text, count=1)
+    path.write_text(text, encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

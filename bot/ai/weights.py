@@ -4,6 +4,10 @@ Fitted by ``python -m bot.ai.tune`` (--games 240 --depth 3 --seed 1 --steps 300 
 see bot/ai/tune.py for the method.
 """
 
+from collections.abc import Mapping
+
+from bot.rules import VARIANTS, Variant, get_variant
+
 WEIGHTS: dict[str, dict[str, float]] = {
     "italian": {
         "men": 100.0,
@@ -39,3 +43,29 @@ WEIGHTS: dict[str, dict[str, float]] = {
         "diagonal": 4.9,
     },
 }
+
+
+# ``python -m bot.ai.tune --write`` rewrites the table above and keeps what follows.
+
+
+def stand_in(variant: Variant | str, table: Mapping[str, dict[str, float]]) -> str:
+    """The entry of ``table`` a variant uses: its own; for a variant without one, that of the
+    registered variant that plays alike (the same ``rules_key``), nearest in board size; failing
+    that, of one whose kings move alike (flying or not), nearest in size; failing that, Italian's.
+
+    So a new variant gets sensible weights before it is tuned (Mini, Italian rules on 6x6, plays
+    with Italian's), and never a KeyError."""
+    v = get_variant(variant)
+    if v.id in table:
+        return v.id
+    known = [k for k in VARIANTS.values() if k.id in table]
+    for alike in (lambda k: k.rules_key == v.rules_key, lambda k: k.flying_kings == v.flying_kings):
+        candidates = [k for k in known if alike(k)]
+        if candidates:
+            return min(candidates, key=lambda k: abs(k.size - v.size)).id
+    return "italian"
+
+
+def weights_for(variant: Variant | str) -> dict[str, float]:
+    """The evaluation weights a variant plays with (see ``stand_in``)."""
+    return WEIGHTS[stand_in(variant, WEIGHTS)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
@@ -14,6 +15,13 @@ CONTRACTIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "es": ((" de el ", " del "), (" a el ", " al ")),
     "it": ((" a il ", " al "), (" di il ", " del "), (" da il ", " dal "), (" su il ", " sul ")),
 }
+
+
+# Values a message may use without its caller giving them, by placeholder name: each is a function
+# of the language, called when a message has that placeholder.  The catalogs know nothing of the
+# rules: the service registers here the lists of variants that help and usage lines show
+# (bot/service/wording.py), so a new variant appears in them without editing those lines.
+STANDING_VALUES: dict[str, Callable[[str], str]] = {}
 
 
 @cache
@@ -37,6 +45,11 @@ def t(lang: str, key: str, /, **values: object) -> str:
     text = catalog(lang).get(key)
     if text is None:
         text = catalog(DEFAULT_LANGUAGE)[key]
+    if "{" in text:
+        standing = {name: fill(lang) for name, fill in STANDING_VALUES.items()
+                    if name not in values and "{" + name + "}" in text}
+        if standing:
+            values = {**standing, **values}
     if not values:
         return text
     text = text.format(**values)

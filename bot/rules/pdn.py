@@ -33,8 +33,11 @@ def write_pdn(game: Game, tags: dict[str, str] | None = None) -> str:
     out.update(tags or {})
     out["Result"] = result
     out["GameType"] = v.pdn_gametype
-    if v.id == "triestina":
-        out["Variant"] = "triestina"
+    # GameType's number names a standard game (22 Italian, 24 Spanish): the first variant declared
+    # with it is that game and needs nothing more, as in the files other programs write.  Any other
+    # variant (Triestina, a new one) is named by a Variant tag as well.
+    if _standard_of_gametype(v.pdn_gametype) != v:
+        out["Variant"] = v.id
     if game.start_fen:
         out["FEN"] = game.start_fen
     lines = [f'[{k} "{_escape(str(val))}"]' for k, val in out.items()]
@@ -68,17 +71,27 @@ def _escape(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
 
 
+def _gametype_fields(gametype: str) -> list[str]:
+    return [f.strip() for f in gametype.split(",")]
+
+
+def _standard_of_gametype(gametype: str) -> Variant | None:
+    """The first declared variant with this GameType number: the standard game it names."""
+    number = _gametype_fields(gametype)[0]
+    return next((v for v in VARIANTS.values() if _gametype_fields(v.pdn_gametype)[0] == number), None)
+
+
 def _variant_from_tags(tags: dict[str, str], default: Variant) -> Variant:
     if tags.get("Variant", "").lower() in VARIANTS:
         return get_variant(tags["Variant"].lower())
-    gametype = tags.get("GameType", "").split(",")
-    if gametype and gametype[0].strip() == "24":
-        return VARIANTS["spanish"]
-    if gametype and gametype[0].strip() == "22":
-        if len(gametype) > 2 and gametype[2].strip() == "10":
-            return VARIANTS["triestina"]
-        return VARIANTS["italian"]
-    return default
+    fields = _gametype_fields(tags.get("GameType", ""))
+    same_type = [v for v in VARIANTS.values() if _gametype_fields(v.pdn_gametype)[0] == fields[0]]
+    # A file without a Variant tag: its board size (the third field) picks among the variants of
+    # that number; an unknown or missing size means the standard game.
+    if len(fields) > 2:
+        sized = [v for v in same_type if _gametype_fields(v.pdn_gametype)[2:3] == fields[2:3]]
+        same_type = sized or same_type
+    return same_type[0] if same_type else default
 
 
 def split_games(text: str) -> list[tuple[dict[str, str], str]]:

@@ -1,4 +1,8 @@
-"""The three variants as data, and the board geometry each one implies.
+"""The variants as data, and the board geometry each one implies.
+
+A variant is declared once, here: its rules, its board and the words that name it.  Everything
+else (the chat's variant words, Discord's choices, PDN tags, the engine's weights, the lists of
+variants in the catalogs) is derived from ``VARIANTS``.
 
 Squares are stored as bit indices on a board padded with one ghost column
 (pitch = size + 1).  A diagonal step is then a plain shift by ``pitch - 1``
@@ -9,6 +13,8 @@ of playable squares removes every wrap-around without per-edge masks.
 
 from __future__ import annotations
 
+import unicodedata
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -59,6 +65,10 @@ class Variant:
     numbering: str
     pdn_gametype: str
     start_rows: int
+    # The words that name it, by language code ("es", "it", "en"), as written there; the first of a
+    # language is the one the bot shows (help lines, usage texts).  Typed words are compared
+    # without case and accents.  A language without words shows the id, which always names it.
+    words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     pitch: int = field(init=False)
     squares: int = field(init=False)
     sq_to_bit: tuple[int, ...] = field(init=False, repr=False)   # index 0 unused
@@ -173,6 +183,15 @@ class Variant:
             return None
         return self.bit_to_sq.get(row * self.pitch + col)
 
+    def word(self, lang: str) -> str:
+        """The word the bot shows for this variant in a language ('española'; else its id)."""
+        return next(iter(self.words.get(lang, ())), self.id)
+
+    @property
+    def rules_key(self) -> tuple[bool, bool, CapturePriority, int]:
+        """What decides the play apart from the board: variants with equal keys play alike."""
+        return (self.flying_kings, self.men_capture_kings, self.priority, self.no_progress_plies)
+
     def mask_to_squares(self, mask: int) -> list[int]:
         """Sorted square numbers of the set bits of a bitboard."""
         out = []
@@ -188,16 +207,19 @@ SPANISH = Variant(
     id="spanish", size=8, flying_kings=True, men_capture_kings=True,
     priority=CapturePriority.QUANTITY_QUALITY, no_progress_plies=50, numbering="spanish",
     pdn_gametype="24,W,8,8,N1,1", start_rows=3,
+    words={"en": ("spanish",), "es": ("española", "españolas", "español", "es"), "it": ("spagnola", "spagnole")},
 )
 ITALIAN = Variant(
     id="italian", size=8, flying_kings=False, men_capture_kings=False,
     priority=CapturePriority.ITALIAN, no_progress_plies=80, numbering="italian",
     pdn_gametype="22,W,8,8,N2,1", start_rows=3,
+    words={"en": ("italian",), "es": ("italiana", "italianas"), "it": ("italiana", "italiane", "it")},
 )
 TRIESTINA = Variant(
     id="triestina", size=10, flying_kings=False, men_capture_kings=False,
     priority=CapturePriority.ITALIAN, no_progress_plies=80, numbering="italian",
     pdn_gametype="22,W,10,10,N2,1", start_rows=4,
+    words={"en": ("triestina", "trieste"), "es": ("triestina", "triestinas"), "it": ("triestina", "triestine")},
 )
 
 VARIANTS: dict[str, Variant] = {v.id: v for v in (SPANISH, ITALIAN, TRIESTINA)}
@@ -211,3 +233,41 @@ def get_variant(variant: str | Variant) -> Variant:
         return VARIANTS[str(variant).strip().lower()]
     except KeyError:
         raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}") from None
+
+
+def fold_word(word: str) -> str:
+    """Lower case without accents: 'Españolas' and 'espanolas' are the same word."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(ch))
+
+
+class VariantWords(Mapping[str, str]):
+    """Every word that names a variant, folded (see ``fold_word``) -> the variant's id.
+
+    Read from ``VARIANTS`` at each use (rebuilt when the table changes), so a variant added to the
+    table is named by its words without any other change."""
+
+    def __init__(self) -> None:
+        self._made_from: tuple[int, ...] = ()
+        self._table: dict[str, str] = {}
+
+    def _words(self) -> dict[str, str]:
+        made_from = tuple(id(v) for v in VARIANTS.values())
+        if made_from != self._made_from:
+            table: dict[str, str] = {}
+            for v in VARIANTS.values():
+                for word in (v.id, *(w for words in v.words.values() for w in words)):
+                    table.setdefault(fold_word(word), v.id)
+            self._table, self._made_from = table, made_from
+        return self._table
+
+    def __getitem__(self, word: str) -> str:
+        return self._words()[word]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._words())
+
+    def __len__(self) -> int:
+        return len(self._words())
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._words()

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bot.rules import VARIANTS
+from bot.rules.variants import VariantWords
 from bot.service.registry import REGISTRY
 
 MAX_TEXT = 1000
 
-VARIANT_WORDS: dict[str, str] = {
-    "spanish": "spanish", "espanola": "spanish", "espanolas": "spanish", "espanol": "spanish",
-    "spagnola": "spanish", "spagnole": "spanish", "es": "spanish",
-    "italian": "italian", "italiana": "italian", "italianas": "italian", "italiane": "italian", "it": "italian",
-    "triestina": "triestina", "triestinas": "triestina", "triestine": "triestina", "trieste": "triestina",
-}
+# Every word that names a variant (folded) -> its id, from each Variant's declaration.
+VARIANT_WORDS: Mapping[str, str] = VariantWords()
 # Words that only go with a variant word: the names the bot itself writes ("damas españolas",
 # "dama italiana", "Triestina draughts") must be understood when typed back.
 VARIANT_FILLERS = {"dama", "damas", "draughts"}

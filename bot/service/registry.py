@@ -240,3 +240,12 @@ def button(kind: ButtonKind, numbers: int) -> Callable[[ButtonHandler], ButtonHa
         REGISTRY.add_button(ButtonSpec(kind, numbers, handler))
         return handler
     return declare
+
+
+def variant_choices() -> list[tuple[str, str]]:
+    """(name, id) of every variant, for a platform's menu of them: the English word, with the
+    Spanish one when it differs ("Spanish (española)"); from ``bot.rules.VARIANTS``."""
+    from bot.rules import VARIANTS
+
+    return [(v.word("en").capitalize() + (f" ({v.word('es')})" if v.word("es") != v.word("en") else ""), v.id)
+            for v in VARIANTS.values()]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 
-from bot.i18n import t, tn
-from bot.rules import Color, Detail, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
+from bot.i18n import STANDING_VALUES, catalog, t, tn
+from bot.rules import VARIANTS, Color, Detail, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
 
 MAX_LISTED = 8
 
@@ -244,3 +244,32 @@ def short_list(lang: str, lines: Sequence[str], limit: int = LISTED_PER_PAGE) ->
     if len(lines) > limit:
         shown.append(t(lang, "list.more", count=len(lines) - limit))
     return "\n".join(shown)
+
+
+# -- the lists of variants in help and usage lines, from bot.rules.VARIANTS --------------------------
+
+
+def _listed(lang: str, items: list[str], last_joint: str) -> str:
+    """'a, b and c' ('a, b or c'): the last two joined by a catalog word."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + t(lang, last_joint) + items[-1]
+
+
+def variant_words(lang: str) -> str:
+    """'spanish|italian|triestina': the word of each variant in the language, as typed."""
+    return "|".join(v.word(lang) for v in VARIANTS.values())
+
+
+def variant_choice_list(lang: str) -> str:
+    """'spanish, italian or triestina'."""
+    return _listed(lang, [v.word(lang) for v in VARIANTS.values()], "help.or")
+
+
+def variant_intro_list(lang: str) -> str:
+    """'Spanish, Italian and Triestina (Italian rules on 10x10)': each variant's ``help.intro.<id>``,
+    or its name (``variant.<id>``) for one without that line."""
+    return _listed(lang, [t(lang, f"help.intro.{v.id}" if f"help.intro.{v.id}" in catalog("en") else f"variant.{v.id}")
+                          for v in VARIANTS.values()], "help.and")
+
+
+STANDING_VALUES.update(variant_words=variant_words, variant_choice_list=variant_choice_list,
+                       variant_intro_list=variant_intro_list)

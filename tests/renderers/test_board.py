@@ -470,3 +470,30 @@ def test_falls_back_to_default_font_when_missing(monkeypatch, tmp_path):
     finally:
         B._font.cache_clear()
         B._label_layer.cache_clear()
+
+
+def test_a_6x6_variant_renders_with_exact_colours():
+    # A board smaller than any shipped variant, from a Variant made here (not registered): its
+    # reference palette once needed at least 8x8 (a route of one square raised).
+    from bot.rules import CapturePriority, Game, Variant
+
+    mini = Variant(id="mini6", size=6, flying_kings=False, men_capture_kings=False,
+                   priority=CapturePriority.ITALIAN, no_progress_plies=80, numbering="italian",
+                   pdn_gametype="22,W,6,6,N2,1", start_rows=2)
+    game = Game(mini)
+    game.play(game.position.legal_moves()[0])
+    pos = game.position
+    pieces = {mini.square_to_rc(sq): code for sq, code in pos.pieces().items()}
+    pieces[mini.square_to_rc(1)] = "W"      # a white king among the black men
+    move = game.moves[-1]
+    view = BoardView(6, pieces, {mini.square_to_rc(sq): sq for sq in range(1, mini.squares + 1)},
+                     last_path=[mini.square_to_rc(sq) for sq in move.path], flipped=False)
+    data = render_png(view, PX)
+    assert len(data) < MAX_PNG_BYTES
+    img = decode(data).convert("RGB")
+    assert img.size == (PX, PX)
+    for sq in dark_squares(6):
+        if sq not in view.last_path:     # the path's squares are tinted
+            assert classify(img, 6, sq, False) == pieces.get(sq, "."), sq
+    colours = {colour for _, colour in img.getcolors(PX * PX)}
+    assert {B.DARK_SQUARE, B.LIGHT_SQUARE} <= colours

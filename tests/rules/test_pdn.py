@@ -6,7 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from bot.rules import Color, ErrorCode, Game, IllegalMove, Result, ResultReason, read_pdn, write_pdn
+from bot.rules import (
+    VARIANTS,
+    CapturePriority,
+    Color,
+    ErrorCode,
+    Game,
+    IllegalMove,
+    Result,
+    ResultReason,
+    Variant,
+    read_pdn,
+    write_pdn,
+)
 from bot.rules.notation import match_squares, split_squares
 from bot.rules.pdn import read_game, split_games
 
@@ -76,6 +88,43 @@ def test_written_game_reads_back_with_its_variant(variant, gametype):
     assert back.variant.id == variant
     assert back.moves == game.moves
     assert back.position == game.position
+
+
+# Variants registered only for a test: Italian rules on 6x6 (GameType 22, like Italian and
+# Triestina, but a size neither has), and Italian on 8x8 that only a Variant tag tells apart.
+MINI = Variant(id="mini", size=6, flying_kings=False, men_capture_kings=False,
+               priority=CapturePriority.ITALIAN, no_progress_plies=80, numbering="italian",
+               pdn_gametype="22,W,6,6,N2,1", start_rows=2)
+QUICK_ITALIAN = Variant(id="quick_italian", size=8, flying_kings=False, men_capture_kings=False,
+                        priority=CapturePriority.ITALIAN, no_progress_plies=20, numbering="italian",
+                        pdn_gametype="22,W,8,8,N2,1", start_rows=3)
+
+
+@pytest.mark.parametrize("extra", [MINI, QUICK_ITALIAN], ids=lambda v: v.id)
+def test_a_registered_variant_writes_its_tag_and_reads_back_as_itself(monkeypatch, extra):
+    monkeypatch.setitem(VARIANTS, extra.id, extra)
+    game = Game(extra)
+    for _ in range(12):
+        moves = game.position.legal_moves()
+        if not moves or game.result:
+            break
+        game.play(moves[len(game.moves) % len(moves)])
+    text = write_pdn(game)
+    assert f'[Variant "{extra.id}"]' in text
+    assert f'[GameType "{extra.pdn_gametype}"]' in text
+    back = read_pdn(text, default_variant="italian")[0]
+    assert back.variant.id == extra.id
+    assert back.moves == game.moves and back.position == game.position
+
+
+def test_the_gametype_alone_reads_as_the_registered_variant_of_its_board_size(monkeypatch):
+    # An older file without a Variant tag: the GameType's board size picks among same-type variants.
+    monkeypatch.setitem(VARIANTS, MINI.id, MINI)
+    assert read_pdn('[GameType "22,W,6,6,N2,1"]\n\n1. 13-10 *\n')[0].variant.id == "mini"
+    assert read_pdn('[GameType "22,W,10,10,N2,1"]\n\n*\n')[0].variant.id == "triestina"
+    assert read_pdn('[GameType "22,W,8,8,N2,1"]\n\n*\n')[0].variant.id == "italian"
+    assert read_pdn('[GameType "22"]\n\n*\n', default_variant="spanish")[0].variant.id == "italian"
+    assert read_pdn('[GameType "24"]\n\n*\n')[0].variant.id == "spanish"
 
 
 def test_game_from_a_fen_writes_the_fen_and_black_first_numbering():

@@ -78,3 +78,46 @@ def test_most_messages_are_translated(lang):
     en, other = catalog("en"), catalog(lang)
     same = [key for key in en if other.get(key) == en[key]]
     assert len(en) - len(same) >= MIN_TRANSLATED_SHARE * len(en), f"untranslated: {same}"
+
+
+# The lines that list the variants get the list from bot.rules.VARIANTS; for the three variants
+# they read exactly as when the list was written out in each catalog.
+LISTED = {
+    "en": ("Draughts in this chat: Spanish, Italian and Triestina (Italian rules on 10x10).",
+           "I don't know the variant \"x\". Choose spanish, italian or triestina.",
+           "Use /settings variant spanish|italian|triestina or /settings lang es|it|en.",
+           "[spanish|italian|triestina] [white|black|random] "),
+    "es": ("Damas en este chat: españolas, italianas y triestinas (reglas italianas en 10x10).",
+           "No conozco la variante «x». Elige española, italiana o triestina.",
+           "Usa /settings variante española|italiana|triestina o /settings idioma es|it|en.",
+           "[española|italiana|triestina] [blancas|negras|azar] "),
+    "it": ("Dama in questa chat: spagnola, italiana e triestina (regole italiane su 10x10).",
+           "Non conosco la variante «x». Scegli spagnola, italiana o triestina.",
+           "Usa /settings variante spagnola|italiana|triestina o /settings lingua es|it|en.",
+           "[spagnola|italiana|triestina] [bianco|nero|casuale] "),
+}
+
+
+SHOW = {
+    "en": "Change them with /settings variant spanish|italian|triestina or /settings lang es|it|en.",
+    "es": "Cámbialos con /settings variante española|italiana|triestina o /settings idioma es|it|en.",
+    "it": "Cambiale con /settings variante spagnola|italiana|triestina o /settings lingua es|it|en.",
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_lines_that_list_the_variants_read_as_written_out(lang, monkeypatch):
+    import bot.service  # noqa: F401  (registers the lists of variants with the catalogs)
+    from bot.i18n import t
+    from bot.rules import VARIANTS
+
+    # The three variants these lines were written for, whatever else is registered.
+    for extra in set(VARIANTS) - {"spanish", "italian", "triestina"}:
+        monkeypatch.delitem(VARIANTS, extra)
+
+    intro, unknown, usage, new = LISTED[lang]
+    assert t(lang, "help.intro") == intro
+    assert t(lang, "rules.unknown", word="x") == unknown
+    assert t(lang, "settings.usage") == usage
+    assert t(lang, "help.new").startswith(new)
+    assert t(lang, "settings.show", lang="L", variant="V").splitlines()[1] == SHOW[lang]

@@ -628,7 +628,8 @@ def test_settings_examples_of_each_language_work(chat, catalog, lang):
     if messages is None:
         pytest.skip(f"no {lang}.json")
     chat.say("ana", f"/lang {lang}", admin=True)
-    usage = messages["settings.usage"]
+    # As shown: the variant words are filled in from VARIANTS.
+    usage = t(lang, "settings.usage")
     variant_word = re.search(r"/settings (\S+) (\w+)\|", usage)
     lang_word = re.search(r"/settings (\S+) es\|it\|en", usage)
     chat.say("ana", f"/settings {variant_word.group(1)} {variant_word.group(2)}", admin=True)

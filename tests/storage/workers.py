@@ -41,7 +41,8 @@ def finish(service: GameService, game_id: int, white_wins: bool | None, at: floa
     row = store.games.get(game_id)
     winner = None if white_wins is None else (Color.WHITE if white_wins else Color.BLACK)
     score = "1/2-1/2" if winner is None else ("1-0" if white_wins else "0-1")
-    service.app.games.finish_game(row, Result(score, ResultReason.RESIGN if winner else ResultReason.AGREEMENT, winner), at)
+    reason = ResultReason.RESIGN if winner else ResultReason.AGREEMENT
+    service.app.games.finish_game(row, Result(score, reason, winner), at)
 
 
 def finish_games(path: str, players: list[str], count: int, seed: int, start: float) -> int:

@@ -40,7 +40,7 @@ from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
 from bot.service import DM_PREFIX, ChatEvent, GameService, Reply
-from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec
+from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -49,11 +49,7 @@ PLATFORM = "discord"
 # Answers to these concern only the one who asked: shown to them alone.
 EPHEMERAL_COMMANDS = frozenset({"help", "rules"})
 
-VARIANT_CHOICES = [
-    app_commands.Choice(name="Spanish (española)", value="spanish"),
-    app_commands.Choice(name="Italian (italiana)", value="italian"),
-    app_commands.Choice(name="Triestina", value="triestina"),
-]
+VARIANT_CHOICES = [app_commands.Choice(name=name, value=value) for name, value in variant_choices()]
 COLOR_CHOICES = [
     app_commands.Choice(name="white", value="white"),
     app_commands.Choice(name="black", value="black"),

@@ -18,8 +18,8 @@ from renderers import BoardView, render_capture_gif, render_png
 from renderers.text import render_text
 
 BOARD_PX = 600
-# Pictures drawn lately, by spec: a message delivered by the process that wrote it (the usual
-# case) is not drawn twice.  A few dozen boards of ~20 KB.
+# Pictures of messages written to the outbox lately, by spec: a message delivered by the process
+# that wrote it (the usual case) is not drawn twice.  A few dozen boards of ~20 KB.
 CACHE_SIZE = 64
 
 
@@ -84,11 +84,15 @@ class _Cache:
                 self._items.move_to_end(key)
                 return self._items[key]
         made = draw()
+        self.put(key, made)
+        return made
+
+    def put(self, key: tuple[str, Spec], made: bytes | str) -> None:
         with self._lock:
             self._items[key] = made
+            self._items.move_to_end(key)
             while len(self._items) > CACHE_SIZE:
                 self._items.popitem(last=False)
-        return made
 
     def clear(self) -> None:
         with self._lock:
@@ -100,12 +104,9 @@ _cache = _Cache()
 
 def png(view: BoardView) -> bytes:
     """The board as a PNG; one made from a ``board_view`` carries its spec (``Rendered``)."""
+    data = render_png(view, BOARD_PX)
     spec = view.spec if isinstance(view, SpecView) else None
-    if spec is None:
-        return render_png(view, BOARD_PX)
-    data = _cache.get(("png", spec), lambda: render_png(view, BOARD_PX))
-    assert isinstance(data, bytes)
-    return Rendered(data, spec)
+    return Rendered(data, spec) if spec is not None else data
 
 
 def text(view: BoardView) -> str:
@@ -122,9 +123,7 @@ def capture_animation(before: Position, move: Move, flipped: bool) -> bytes | No
         return None
     spec = CaptureSpec(variant=before.variant.id, fen=before.fen(), path=tuple(move.path),
                        captured=tuple(move.captured), promotes=bool(move.promotes), flipped=bool(flipped))
-    data = _cache.get(("gif", spec), lambda: _capture_gif(before, move, flipped))
-    assert isinstance(data, bytes)
-    return Rendered(data, spec)
+    return Rendered(_capture_gif(before, move, flipped), spec)
 
 
 def _capture_gif(before: Position, move: Move, flipped: bool) -> bytes:
@@ -149,6 +148,12 @@ class _SpecRenderer:
     """Draws the specs stored in the outbox (``Reply.from_json(..., RENDERER)``)."""
 
     def picture(self, spec: Spec) -> bytes:
+        made = _cache.get(("picture", spec), lambda: self._draw(spec))
+        assert isinstance(made, bytes)
+        return made
+
+    @staticmethod
+    def _draw(spec: Spec) -> bytes:
         if isinstance(spec, BoardSpec):
             return png(_view(Position.from_fen(spec.variant, spec.fen), spec))
         move = Move(spec.path, spec.captured, spec.promotes)
@@ -156,6 +161,12 @@ class _SpecRenderer:
         if made is None:
             raise ValueError("a capture animation needs at least two captures")
         return made
+
+    @staticmethod
+    def remember(picture: bytes | None) -> None:
+        """A picture just written to the outbox as its spec: drawn already, kept for its delivery."""
+        if isinstance(picture, Rendered):
+            _cache.put(("picture", picture.spec), bytes(picture))
 
     def text(self, spec: Spec) -> str:
         if not isinstance(spec, BoardSpec):
@@ -167,5 +178,5 @@ RENDERER = _SpecRenderer()
 
 
 def forget_drawings() -> None:
-    """Empty the cache of pictures (tests: a spec drawn afresh, as by another process)."""
+    """Empty the cache of outbox pictures (tests: a spec drawn afresh, as by another process)."""
     _cache.clear()

@@ -123,6 +123,9 @@ class SpecRenderer(Protocol):
 
     def text(self, spec: Spec) -> str: ...
 
+    def remember(self, picture: bytes | None) -> None:
+        """A picture written to the outbox as its spec, kept to be delivered without drawing it again."""
+
 
 class Rendered(bytes):
     """Picture bytes that know the spec they were drawn from: the outbox stores the spec."""

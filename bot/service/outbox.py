@@ -80,7 +80,10 @@ class Outbox:
     def say(self, platform: str, chat_id: str, reply: Reply) -> int:
         """Put a message in the outbox (inside the caller's transaction, so it is written together
         with the change that caused it, or not at all); its id."""
-        return self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
+        item = self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
+        for picture in (reply.image, reply.animation):
+            self.renderer.remember(picture)
+        return item
 
     def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
                     retry_in: float | None = None) -> int:

@@ -122,6 +122,10 @@ def deliver(db: str, log_path: str, seconds: float, started: float, ready: Any, 
     service = GameService(storage, clock=lambda: started + speed * (time.time() - begun[0]) if begun else started,
                           rng=random.Random(os.getpid()), thinker=Thinker(ThreadPoolExecutor(1), workers=1),
                           bot_seconds=0.05)
+    outbox = getattr(service, "outbox", None)         # (the bot before leases has none)
+    if outbox is not None:
+        # A claim lasts as long in wall time as it would at the normal pace of the clock.
+        outbox.lease_seconds *= speed
     adapter = RecordingAdapter(service, log_path)
 
     async def run() -> None:

@@ -236,9 +236,9 @@ def test_two_processes_on_one_database_deliver_every_message_once(tmp_path):
     start(service, chats=4, settle=0)
     service.close()
     storage.close()
-    fork = multiprocessing.get_context("fork")
-    ready, go, go_at = fork.Barrier(3), fork.Event(), fork.Value("d", 0.0)
-    workers = [fork.Process(target=deliver, args=(db, log_path, 3.0, T0, ready, go, go_at, 4 * HOUR))
+    spawn = multiprocessing.get_context("spawn")
+    ready, go, go_at = spawn.Barrier(3), spawn.Event(), spawn.Value("d", 0.0)
+    workers = [spawn.Process(target=deliver, args=(db, log_path, 3.0, T0, ready, go, go_at, 4 * HOUR))
                for _ in range(2)]
     for worker in workers:
         worker.start()

@@ -12,7 +12,8 @@ order across processes.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any
 
 from bot.redact import redact
 
@@ -34,6 +35,17 @@ class SQLiteOutbox:
     ``transaction``, ``db`` and its record readers."""
 
     db: Any
+
+    if TYPE_CHECKING:          # given by SQLiteStore
+        def transaction(self, wait: float | None = None) -> AbstractContextManager[None]: ...
+
+        def _records(self, cls: type, where: str, params: tuple = ()) -> list[Any]: ...
+
+        def _record(self, cls: type, where: str, params: tuple = ()) -> Any: ...
+
+        def _all(self, sql: str, params: tuple = (), first: bool = False) -> list[dict[str, Any]]: ...
+
+        def _one(self, sql: str, params: tuple = ()) -> dict[str, Any] | None: ...
 
     def enqueue(self, platform: str, chat_id: str, payload: str, now: float) -> int:
         with self.transaction():

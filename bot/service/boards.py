@@ -19,8 +19,8 @@ from renderers.text import render_text
 
 BOARD_PX = 600
 # Pictures of messages written to the outbox lately, by spec: a message delivered by the process
-# that wrote it (the usual case) is not drawn twice.  A few dozen boards of ~20 KB.
-CACHE_SIZE = 64
+# that wrote it (the usual case) is not drawn twice.  At most ~5 MB of boards of ~20 KB.
+CACHE_SIZE = 256
 
 
 def _rc(v: Variant, squares: Iterable[int]) -> list[tuple[int, int]]:

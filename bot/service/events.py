@@ -137,6 +137,9 @@ class Rendered(bytes):
         made.spec = spec
         return made
 
+    def __reduce__(self) -> tuple[type[Rendered], tuple[bytes, Spec]]:
+        return Rendered, (bytes(self), self.spec)
+
 
 class RenderedText(str):
     """A text board that knows the spec it was drawn from: the outbox stores the spec."""
@@ -147,6 +150,9 @@ class RenderedText(str):
         made = super().__new__(cls, data)
         made.spec = spec
         return made
+
+    def __reduce__(self) -> tuple[type[RenderedText], tuple[str, Spec]]:
+        return RenderedText, (str(self), self.spec)
 
 
 def spec_to_json(spec: Spec) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import pickle
 import random
 import sqlite3
 import time
@@ -99,6 +100,30 @@ def test_a_capture_animation_is_stored_as_its_spec_and_drawn_the_same():
     assert back.animation == gif and back.image == reply.image and back.board_text == reply.board_text
     with pytest.raises(ValueError):
         Reply.from_json(stored)                # a spec cannot be read without a renderer
+
+
+@pytest.mark.parametrize("variant", ["italian", "spanish", "triestina"])
+def test_boards_of_every_variant_are_drawn_from_their_spec_as_they_were(variant):
+    game, rng = Game(variant), random.Random(variant)
+    for ply in range(24):
+        moves = game.position.legal_moves()
+        if not moves or game.result is not None:
+            break
+        move = rng.choice(moves)
+        before = game.position
+        game.play(move)
+        if ply % 6:
+            continue
+        view = boards.board_view(game.position, move.path, move.captured, dots=[move.end], selected=move.start,
+                                 flipped=ply % 12 == 0, routes=[move.path] if len(move.path) > 1 else [],
+                                 earlier_paths=[move.path])
+        reply = Reply("z", image=boards.png(view), board_text=boards.text(view),
+                      animation=boards.capture_animation(before, move, flipped=False))
+        assert pickle.loads(pickle.dumps(reply)) == reply
+        stored = reply.to_json()
+        assert len(stored.encode("utf-8")) <= ROW_LIMIT
+        boards.forget_drawings()
+        assert Reply.from_json(stored, boards.RENDERER) == reply
 
 
 def test_a_text_board_of_its_own_and_a_picture_without_a_spec_survive_the_outbox():

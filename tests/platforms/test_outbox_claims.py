@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from bot.platforms.base import ChatAdapter, Piece
 from bot.service import GameService, Reply
 from bot.service.outbox import Outbox
@@ -31,17 +33,26 @@ class Network(ChatAdapter):
         return str(len(self.sent))
 
 
-def process(path: Path, now: list[float], owner: str) -> tuple[GameService, Network]:
-    storage = SQLiteStore(path)
-    service = GameService(storage, clock=lambda: now[0])
-    service.outbox = Outbox(storage, lambda: now[0], owner=owner, lease_seconds=60.0)
-    return service, Network(service)
+@pytest.fixture
+def process(tmp_path: Path):
+    """(now, owner) -> a service and its adapter on the test's database, as one process of several."""
+    stores: list[SQLiteStore] = []
+
+    def make(now: list[float], owner: str) -> tuple[GameService, Network]:
+        storage = SQLiteStore(tmp_path / "t.db")
+        stores.append(storage)
+        service = GameService(storage, clock=lambda: now[0])
+        service.outbox = Outbox(storage, lambda: now[0], owner=owner, lease_seconds=60.0)
+        return service, Network(service)
+    yield make
+    for storage in stores:
+        storage.close()
 
 
-def test_a_worker_leaves_the_rows_another_process_took_after_its_claim_ran_out(tmp_path):
+def test_a_worker_leaves_the_rows_another_process_took_after_its_claim_ran_out(process):
     now = [T0]
-    one, first = process(tmp_path / "t.db", now, "host:1")
-    two, second = process(tmp_path / "t.db", now, "host:2")
+    one, first = process(now, "host:1")
+    two, second = process(now, "host:2")
     for text in ("a", "b"):
         one.say(PLATFORM, "g", Reply(text))
     queue = one.pending_messages(PLATFORM)            # claimed by one, whose worker is held up ...
@@ -52,10 +63,10 @@ def test_a_worker_leaves_the_rows_another_process_took_after_its_claim_ran_out(t
     assert {row.status for row in one.storage.find_outbox()} == {"sent"}
 
 
-def test_a_worker_keeps_its_rows_while_it_renews_them(tmp_path):
+def test_a_worker_keeps_its_rows_while_it_renews_them(process):
     now = [T0]
-    one, first = process(tmp_path / "t.db", now, "host:1")
-    two, second = process(tmp_path / "t.db", now, "host:2")
+    one, first = process(now, "host:1")
+    two, second = process(now, "host:2")
     one.say(PLATFORM, "g", Reply("a"))
     queue = one.pending_messages(PLATFORM)
     now[0] += 59
@@ -65,10 +76,10 @@ def test_a_worker_keeps_its_rows_while_it_renews_them(tmp_path):
     assert asyncio.run(first._deliver_chat("g", queue)) == 1 and first.sent == [("g", "a")]
 
 
-def test_stopping_the_delivery_gives_the_claims_up(tmp_path):
+def test_stopping_the_delivery_gives_the_claims_up(process):
     now = [T0]
-    one, first = process(tmp_path / "t.db", now, "host:1")
-    two, second = process(tmp_path / "t.db", now, "host:2")
+    one, first = process(now, "host:1")
+    two, second = process(now, "host:2")
     item = one.say(PLATFORM, "g", Reply("a"))
     entered, sending = asyncio.Event(), first.send_piece
 

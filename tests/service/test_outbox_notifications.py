@@ -163,19 +163,27 @@ def test_a_row_that_cannot_be_read_is_dropped_instead_of_blocking_the_outbox(tmp
 # -- claims ---------------------------------------------------------------------------------------
 
 
-def two_services(path: Path, now: list[float], lease: float = 60.0) -> tuple[GameService, GameService]:
-    """Two services on one database as two processes would be (owners of their own)."""
-    out = []
-    for owner in ("host:1", "host:2"):
-        storage = SQLiteStore(path)
-        service = GameService(storage, clock=lambda: now[0])
-        service.outbox = Outbox(storage, lambda: now[0], owner=owner, lease_seconds=lease)
-        out.append(service)
-    return out[0], out[1]
+@pytest.fixture
+def two_services(tmp_path: Path, now: list[float]):
+    """lease -> two services on one database as two processes would be (owners of their own)."""
+    stores: list[SQLiteStore] = []
+
+    def make(lease: float = 60.0) -> tuple[GameService, GameService]:
+        out = []
+        for owner in ("host:1", "host:2"):
+            storage = SQLiteStore(tmp_path / "t.db")
+            stores.append(storage)
+            service = GameService(storage, clock=lambda: now[0])
+            service.outbox = Outbox(storage, lambda: now[0], owner=owner, lease_seconds=lease)
+            out.append(service)
+        return out[0], out[1]
+    yield make
+    for storage in stores:
+        storage.close()
 
 
-def test_a_claimed_row_goes_to_no_other_process_until_its_lease_runs_out(tmp_path, now):
-    one, two = two_services(tmp_path / "t.db", now, lease=60.0)
+def test_a_claimed_row_goes_to_no_other_process_until_its_lease_runs_out(two_services, now):
+    one, two = two_services(lease=60.0)
     first = one.say(PLATFORM, "g1", Reply("a"))
     second = one.say(PLATFORM, "g2", Reply("b"))
     assert [i.id for i in one.pending_messages(PLATFORM, limit=1)] == [first]
@@ -188,8 +196,8 @@ def test_a_claimed_row_goes_to_no_other_process_until_its_lease_runs_out(tmp_pat
     assert [i.id for i in two.pending_messages(PLATFORM)] == [second, later]
 
 
-def test_a_crashed_processs_rows_go_to_the_other_once_the_lease_ends(tmp_path, now):
-    one, two = two_services(tmp_path / "t.db", now, lease=60.0)
+def test_a_crashed_processs_rows_go_to_the_other_once_the_lease_ends(two_services, now):
+    one, two = two_services(lease=60.0)
     item = one.say(PLATFORM, "g", Reply("board", game_id=None))
     [claimed] = one.pending_messages(PLATFORM)
     one.message_progress(claimed.id, 1)              # one part out, then the process dies
@@ -206,8 +214,8 @@ def test_a_crashed_processs_rows_go_to_the_other_once_the_lease_ends(tmp_path, n
     assert two.message_sent(item) and two.storage.outbox_message(item).status == "sent"
 
 
-def test_renewing_keeps_the_rows_and_says_which_are_no_longer_ours(tmp_path, now):
-    one, two = two_services(tmp_path / "t.db", now, lease=60.0)
+def test_renewing_keeps_the_rows_and_says_which_are_no_longer_ours(two_services, now):
+    one, two = two_services(lease=60.0)
     a, b = one.say(PLATFORM, "g", Reply("a")), one.say(PLATFORM, "h", Reply("b"))
     one.pending_messages(PLATFORM)
     now[0] += 50
@@ -217,8 +225,8 @@ def test_renewing_keeps_the_rows_and_says_which_are_no_longer_ours(tmp_path, now
     assert one.renew_messages([a, b]) == {a}
 
 
-def test_a_stopping_process_gives_its_rows_up_at_once(tmp_path, now):
-    one, two = two_services(tmp_path / "t.db", now, lease=600.0)
+def test_a_stopping_process_gives_its_rows_up_at_once(two_services, now):
+    one, two = two_services(lease=600.0)
     item = one.say(PLATFORM, "g", Reply("a"))
     one.pending_messages(PLATFORM)
     assert one.release_messages() == 1

@@ -7,15 +7,18 @@
 - One way to turn a ``Reply`` into messages (``pieces``): the text split at line ends, the board,
   the capture GIF and any file, the buttons on the message that shows the board.
 - The memory of which message shows which board (``remember``): replies to a board find its game.
-- The outbox: one delivery task per adapter does the timed work that fell due and hands every
-  pending message to its chat's worker (one task per chat, in order, so a chat held back by flood
-  control holds back no other), which marks it sent, or reports the failure as transient (the
-  service tries again later, when the platform said or with backoff), refused (the platform will
-  never take this message: dropped) or permanent (the chat is gone; the service drops the message
-  and stops posting there).  It sleeps until the service's next timer or until the service says it
-  wrote a message.
+- The outbox: one delivery task per adapter does the timed work that fell due, claims the
+  pending messages (with a lease, so that another process on the same database does not send
+  them too; see bot/service/outbox.py) and hands every one to its chat's worker (one task per
+  chat, in order, so a chat held back by flood control holds back no other), which marks it
+  sent, or reports the failure as transient (the service tries again later, when the platform
+  said or with backoff), refused (the platform will never take this message: dropped) or
+  permanent (the chat is gone; the service drops the message and stops posting there).  It
+  sleeps until the service's next timer or until the service says it wrote a message.
 - A reply of several messages remembers how many are out (``Progress``, kept in the outbox row):
-  a retry resumes from the one that failed and never posts one twice.  An optional part the
+  a retry resumes from the one that failed and never posts one twice.  Before each message the
+  worker renews its claim; a process that dies between sending a message and marking it sent
+  leaves that one message to be sent again by the next (at least once, not exactly once).  An optional part the
   platform refuses (the capture GIF, a PDN) is left out instead of holding back the rest.
 - A token the platform refuses is one log line and exit status 1, never a traceback quoting it;
   a network error or a 5xx at start is retried with backoff (``run_until_stopped``).
@@ -351,6 +354,12 @@ class ChatAdapter:
                         await waiting
         finally:
             self._stopping = False
+        # The rows this process claimed and did not send go to whoever delivers next (a restart of
+        # this one, another process) without waiting for the claims to run out.
+        try:
+            await self.call(self.service.release_messages)
+        except Exception as err:
+            log.warning("%s outbox claims not given up (they run out by themselves): %s", self.platform, err)
 
     def stop_platform(self) -> None:
         """Make the platform's run return (each adapter its own way); called from the loop."""
@@ -488,6 +497,14 @@ class ChatAdapter:
             # The lock is taken per message: a user's command in this chat waits for one message,
             # not for the whole queue of a chat held back by flood control.
             async with self.chat_lock(chat_id):
+                # The claim on this row (and the chat's next ones) renewed before it goes out: a
+                # row whose claim ran out while the chat waited, and that another process took
+                # meanwhile, is that process's to send now (so are the rest of the chat's).
+                held = await self.call(self.service.renew_messages, [later.id for later in queue[index:]])
+                if item.id not in held:
+                    log.info("%s message %s to chat %s is being sent by another process", self.platform, item.id,
+                             chat_id)
+                    return sent
                 if item.id in self._unrecorded and self._unrecorded[item.id] is None:
                     # Out already; only the mark failed (a full disk): record it, send nothing.
                     await self.call(self.service.message_sent, item.id)

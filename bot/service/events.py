@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Protocol
 
 # The outbox chat id of a user's private chat with the bot (``dm:<user_id>``): each adapter turns it
 # into its platform's private chat (Telegram: the user's id; Discord: a DM channel).
@@ -80,6 +81,129 @@ class Mention:
     username: str | None = None       # the @handle, without the @, when the platform has one
 
 
+# -- render specs: what a picture or file shows, stored in the outbox instead of its bytes ------------
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """A board picture as ``bot.service.boards.board_view`` was asked for it: the position (its
+    FEN, so the picture is the board as it stood then, whatever the game did since) and the marks.
+    Drawn the same, it gives the same bytes."""
+
+    variant: str
+    fen: str
+    last_path: tuple[int, ...] = ()
+    captured: tuple[int, ...] = ()
+    dots: tuple[int, ...] = ()
+    selected: int | None = None
+    flipped: bool = False
+    routes: tuple[tuple[int, ...], ...] = ()
+    earlier_paths: tuple[tuple[int, ...], ...] = ()
+
+
+@dataclass(frozen=True)
+class CaptureSpec:
+    """The GIF of a multi-capture: the position before it, the move's squares, the side seen from."""
+
+    variant: str
+    fen: str
+    path: tuple[int, ...]
+    captured: tuple[int, ...]
+    promotes: bool
+    flipped: bool
+
+
+Spec = BoardSpec | CaptureSpec
+
+
+class SpecRenderer(Protocol):
+    """Draws a stored spec (``bot.service.boards.RENDERER``)."""
+
+    def picture(self, spec: Spec) -> bytes: ...
+
+    def text(self, spec: Spec) -> str: ...
+
+    def remember(self, picture: bytes | None) -> None:
+        """A picture written to the outbox as its spec, kept to be delivered without drawing it again."""
+
+
+class Rendered(bytes):
+    """Picture bytes that know the spec they were drawn from: the outbox stores the spec."""
+
+    spec: Spec
+
+    def __new__(cls, data: bytes, spec: Spec) -> Rendered:
+        made = super().__new__(cls, data)
+        made.spec = spec
+        return made
+
+    def __reduce__(self) -> tuple[type[Rendered], tuple[bytes, Spec]]:
+        return Rendered, (bytes(self), self.spec)
+
+
+class RenderedText(str):
+    """A text board that knows the spec it was drawn from: the outbox stores the spec."""
+
+    spec: Spec
+
+    def __new__(cls, data: str, spec: Spec) -> RenderedText:
+        made = super().__new__(cls, data)
+        made.spec = spec
+        return made
+
+    def __reduce__(self) -> tuple[type[RenderedText], tuple[str, Spec]]:
+        return RenderedText, (str(self), self.spec)
+
+
+def spec_to_json(spec: Spec) -> dict[str, Any]:
+    """A spec as JSON values, its default fields left out."""
+    kind = "board" if isinstance(spec, BoardSpec) else "capture"
+    out: dict[str, Any] = {"kind": kind}
+    for item in fields(spec):
+        value = getattr(spec, item.name)
+        if value != item.default or item.default is MISSING:
+            out[item.name] = value
+    return out
+
+
+def spec_from_json(data: dict[str, Any]) -> Spec:
+    """The spec ``spec_to_json`` wrote."""
+    values = {key: value for key, value in data.items() if key != "kind"}
+    for key in ("last_path", "captured", "dots", "path"):
+        if key in values:
+            values[key] = tuple(values[key])
+    for key in ("routes", "earlier_paths"):
+        if key in values:
+            values[key] = tuple(tuple(route) for route in values[key])
+    if data["kind"] == "board":
+        return BoardSpec(**values)
+    if data["kind"] == "capture":
+        return CaptureSpec(**values)
+    raise ValueError(f"unknown render spec {data['kind']!r}")
+
+
+def _binary(data: bytes | None) -> str | dict[str, Any] | None:
+    """Picture or file bytes as stored: their spec when they have one, else base64."""
+    if data is None:
+        return None
+    if isinstance(data, Rendered):
+        return {"spec": spec_to_json(data.spec)}
+    return base64.b64encode(data).decode("ascii")
+
+
+def _button_json(button: Button) -> list[str | None]:
+    """A button as a list, the trailing fields that are unset left out."""
+    out = [button.label, button.action, button.command, button.style]
+    while len(out) > 2 and out[-1] is None:
+        out.pop()
+    return out
+
+
+def _unset(value: Any) -> bool:
+    """Whether a reply's field is at its default (``to_json`` leaves it out)."""
+    return value is None or value is False or (isinstance(value, list | str) and not value)
+
+
 @dataclass
 class Reply:
     """One message to send into the chat."""
@@ -109,33 +233,58 @@ class Reply:
     edit_of: str | None = None
 
     def to_json(self) -> str:
-        """The reply as JSON text (binary parts in base64), to wait in the outbox."""
-        def b64(data: bytes | None) -> str | None:
-            return base64.b64encode(data).decode("ascii") if data is not None else None
-        return json.dumps({
-            "text": self.text, "image": b64(self.image), "animation": b64(self.animation),
-            "buttons": [[[b.label, b.action, b.command, b.style] for b in row] for row in self.buttons],
-            "replaces_board": self.replaces_board, "game_id": self.game_id, "board_text": self.board_text,
-            "document": [self.document[0], b64(self.document[1])] if self.document else None,
+        """The reply as a small notification to wait in the outbox: a picture or file that carries
+        its render spec (``Rendered``/``RenderedText``, as ``bot.service.boards`` makes them) is
+        stored as that spec and drawn again when the row is delivered (``from_json`` with a
+        ``render``); any other binary part is stored in base64.  Values at their default are left
+        out (a row written before a field existed reads the same)."""
+        board_text: Any = self.board_text
+        if isinstance(board_text, RenderedText):
+            # The console's text board is drawn from the same spec as the picture, mostly.
+            same = isinstance(self.image, Rendered) and self.image.spec == board_text.spec
+            board_text = {"of": "image"} if same else {"spec": spec_to_json(board_text.spec)}
+        data: dict[str, Any] = {
+            "text": self.text, "image": _binary(self.image), "animation": _binary(self.animation),
+            "buttons": [[_button_json(b) for b in row] for row in self.buttons],
+            "replaces_board": self.replaces_board, "game_id": self.game_id, "board_text": board_text,
+            "document": [self.document[0], _binary(self.document[1])] if self.document else None,
             "private": self.private, "post_id": self.post_id, "spoiler": self.spoiler, "reaction": self.reaction,
             "start_payload": self.start_payload,
             "mentions": [[m.user_id, m.name, m.username] for m in self.mentions],
             "challenge_id": self.challenge_id, "edit_of": self.edit_of,
-        }, ensure_ascii=False)
+        }
+        return json.dumps({key: value for key, value in data.items() if key == "text" or not _unset(value)},
+                          ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, text: str) -> Reply:
-        """The reply written by ``to_json``."""
+    def from_json(cls, text: str, render: SpecRenderer | None = None) -> Reply:
+        """The reply written by ``to_json`` (or by the bot before notifications were small: every
+        binary part in base64).  ``render`` draws a stored spec (``bot.service.boards.RENDERER``);
+        a row with a spec cannot be read without one."""
         data = json.loads(text)
 
-        def raw(value: str | None) -> bytes | None:
-            return base64.b64decode(value) if value is not None else None
-        document = data["document"]
+        def raw(value: str | dict[str, Any] | None) -> bytes | None:
+            if value is None:
+                return None
+            if isinstance(value, dict):
+                if render is None:
+                    raise ValueError("this outbox row holds a render spec: read it with a renderer")
+                return render.picture(spec_from_json(value["spec"]))
+            return base64.b64decode(value)
+        image = raw(data.get("image"))
+        board_text = data.get("board_text")
+        if isinstance(board_text, dict):
+            if render is None:
+                raise ValueError("this outbox row holds a render spec: read it with a renderer")
+            spec = data["image"]["spec"] if board_text.get("of") == "image" else board_text["spec"]
+            board_text = render.text(spec_from_json(spec))
+        document = data.get("document")
         return cls(
-            text=data["text"], image=raw(data["image"]), animation=raw(data["animation"]),
-            buttons=[[Button(*b) for b in row] for row in data["buttons"]],
-            replaces_board=data["replaces_board"], game_id=data["game_id"], board_text=data["board_text"],
-            document=(document[0], raw(document[1]) or b"") if document else None, private=data["private"],
+            text=data["text"], image=image, animation=raw(data.get("animation")),
+            buttons=[[Button(*b) for b in row] for row in data.get("buttons") or []],
+            replaces_board=bool(data.get("replaces_board")), game_id=data.get("game_id"), board_text=board_text,
+            document=(document[0], raw(document[1]) or b"") if document else None,
+            private=bool(data.get("private")),
             post_id=data.get("post_id"), spoiler=data.get("spoiler"), reaction=data.get("reaction"),
             start_payload=data.get("start_payload"),
             mentions=[Mention(*m) for m in data.get("mentions") or []],

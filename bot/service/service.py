@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from bot.i18n import pick_language, t
@@ -19,13 +19,11 @@ from bot.service.compose import ServiceConfig, UseCases, compose
 from bot.service.events import DM_PREFIX, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
-    OUTBOX_FIRST_RETRY,
-    OUTBOX_MAX_ATTEMPTS,
-    OUTBOX_MAX_RETRY,
     Ctx,
     _name,
     log,
 )
+from bot.service.outbox import Outbox
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, Store, retry_contention
@@ -46,21 +44,25 @@ class GameService:
 
     def __init__(self, storage: Store, clock: Callable[[], float] = time.time,
                  rng: random.Random | None = None, thinker: Thinker | None = None,
-                 bot_seconds: float | None = None, monotonic: Callable[[], float] | None = None) -> None:
+                 bot_seconds: float | None = None, monotonic: Callable[[], float] | None = None,
+                 outbox: Outbox | None = None) -> None:
         self._setup(ServiceConfig(storage=storage, clock=clock, rng=rng, thinker=thinker, bot_seconds=bot_seconds,
-                                  monotonic=monotonic))
+                                  monotonic=monotonic), outbox)
 
     @classmethod
-    def from_config(cls, config: ServiceConfig) -> GameService:
+    def from_config(cls, config: ServiceConfig, outbox: Outbox | None = None) -> GameService:
         """The service for a configuration (validated: ConfigError names a wrong field)."""
         service = cls.__new__(cls)
-        service._setup(config)
+        service._setup(config, outbox)
         return service
 
-    def _setup(self, config: ServiceConfig) -> None:
+    def _setup(self, config: ServiceConfig, outbox: Outbox | None = None) -> None:
         self._listeners: list[Callable[[str], None]] = []
         self.app: UseCases = compose(config, self)
         self.chat = ChatLayer(self.app)
+        # What the service says on its own; its claims are this process's (see bot/service/outbox.py).
+        # It reads the service's clock as it is then (tests set another one).
+        self.outbox = outbox or Outbox(self.storage, lambda: self.clock())
 
     # The runtime the use cases share: a test or the console may swap the clock or the thinker of a
     # running service, and every use case sees it.
@@ -226,10 +228,12 @@ class GameService:
             except Exception:
                 log.exception("outbox listener failed")
 
+    # -- the outbox (bot/service/outbox.py): what the service says on its own ------------------------
+
     def say(self, platform: str, chat_id: str, reply: Reply) -> int:
         """Put a message in the outbox (inside the caller's transaction, so it is written together
         with the change that caused it, or not at all)."""
-        return self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
+        return self.outbox.say(platform, chat_id, reply)
 
     def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
                     retry_in: float | None = None) -> int:
@@ -237,30 +241,33 @@ class GameService:
         outbox takes it over, so it reaches the chat later with backoff instead of being lost.
         ``delivered``: its first messages that are out already (never sent again); ``retry_in``:
         the wait the platform asked for (flood control), instead of the first backoff."""
-        with self.storage.transaction():
-            item = self.say(platform, chat_id, reply)
-            if delivered:
-                self.storage.set_delivered(item, delivered)
-            wait = OUTBOX_FIRST_RETRY if retry_in is None else retry_in
-            self.storage.retry_later(item, self.clock() + wait, error)
+        item = self.outbox.queue_reply(platform, chat_id, reply, error, delivered=delivered, retry_in=retry_in)
         self._notify(platform)
         return item
 
     def pending_messages(self, platform: str, limit: int = 50, exclude: Sequence[str] = ()) -> list[OutboxItem]:
         """The outbox messages of a platform that are due now, oldest first (none for the chats
-        in ``exclude``)."""
-        rows = self.storage.due_messages(platform, self.clock(), limit, exclude)
-        return [OutboxItem(r.id, r.platform, r.chat_id, Reply.from_json(r.payload), r.attempts, r.delivered)
-                for r in rows]
+        in ``exclude``), claimed by this process for a while (another process does not send them
+        meanwhile) and drawn now."""
+        return self.outbox.pending(platform, limit, exclude)
+
+    def renew_messages(self, item_ids: Collection[int]) -> set[int]:
+        """Keep the claim on outbox messages about to be sent; the ids this process still holds
+        (one whose claim ran out and another process took is not sent here)."""
+        return self.outbox.hold(item_ids)
+
+    def release_messages(self) -> int:
+        """Give up this process's claims on outbox messages (its delivery stops)."""
+        return self.outbox.release()
 
     def message_progress(self, item_id: int, delivered: int) -> None:
         """The first ``delivered`` messages of an outbox reply are out: they are not sent again."""
-        self.storage.set_delivered(item_id, delivered)
+        self.outbox.progress(item_id, delivered)
 
     def message_sent(self, item_id: int) -> bool:
         """The adapter delivered an outbox message: it is never delivered again.  False when it was
-        no longer pending (another process got to it first)."""
-        return self.storage.mark_sent(item_id, self.clock())
+        no longer pending or no longer this process's (its claim ran out and another took it)."""
+        return self.outbox.sent(item_id)
 
     def message_failed(self, item_id: int, error: str, *, permanent: bool = False, chat_gone: bool = True,
                        retry_in: float | None = None) -> None:
@@ -269,23 +276,14 @@ class GameService:
         permanent one drops the message, and so does a message that kept failing for about a day.
         A permanent failure means the chat is gone (bot removed, forbidden) unless ``chat_gone``
         is false: then only this message was refused (the platform will never take it as it is)."""
-        row = self.storage.outbox_message(item_id)
-        if row is None or row.status != "pending":
+        row = self.outbox.failed(item_id, error, permanent=permanent, retry_in=retry_in)
+        if row is None:
             return
-        if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
-            self.storage.drop_message(item_id, error)
-            log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
-            if row.chat_id.startswith(DM_PREFIX):
-                # A private turn notice that cannot go out: the group ping stands in.
-                self._private_undeliverable(row.platform, row.chat_id, row.payload)
-            elif permanent and chat_gone:
-                self.chat_gone(row.platform, row.chat_id)
-            return
-        if retry_in is not None:
-            self.storage.retry_later(item_id, self.clock() + retry_in, error)
-            return
-        delay = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
-        self.storage.retry_later(item_id, self.clock() + delay, error)
+        if row.chat_id.startswith(DM_PREFIX):
+            # A private turn notice that cannot go out: the group ping stands in.
+            self._private_undeliverable(row.platform, row.chat_id, row.payload)
+        elif permanent and chat_gone:
+            self.chat_gone(row.platform, row.chat_id)
 
     def _reachable_again(self, platform: str, user_id: str, now: float) -> None:
         """A user wrote to the bot privately: private turn notices can reach them again (on
@@ -307,7 +305,7 @@ class GameService:
         try:
             with self.storage.transaction():
                 self.storage.set_unreachable(platform, user_id, True, now)
-                game_id = Reply.from_json(payload).game_id
+                game_id = Outbox.game_of(payload)
                 row = self.storage.game(game_id) if game_id is not None else None
                 mover = self._player_to_move(row) if row is not None else None
                 if row is None or mover is None or mover[0] != user_id:
@@ -362,14 +360,8 @@ class GameService:
         """The due work and the outbox drained at once, as a list (for a caller without a delivery
         loop: the console, tests).  The messages returned count as delivered."""
         self.run_due(platform, now)
-        out: list[Outgoing] = []
-        platforms = [platform] if platform is not None else self.storage.outbox_platforms()
-        for name in platforms:
-            for item in self.pending_messages(name, limit=1000):
-                # Claimed before it is handed over: of two processes draining at once, one has it.
-                if self.message_sent(item.id):
-                    out.append(Outgoing(item.platform, item.chat_id, item.reply))
-        return out
+        # Each message claimed before it is handed over: of two processes draining at once, one has it.
+        return self.outbox.drain(platform)
 
     # -- the use cases' work the platforms, operators and tests ask for --------------------------------
 

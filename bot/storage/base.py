@@ -431,7 +431,8 @@ class Store(abc.ABC):
     def due_messages(self, platform: str, now: float, limit: int = 50,
                      exclude: Sequence[str] = ()) -> list[OutboxRecord]:
         """Pending outbox messages of a platform whose time has come, oldest first (none of the
-        chats in ``exclude``: their delivery is under way)."""
+        chats in ``exclude``: their delivery is under way).  A look only: to send them, a process
+        claims them (``claim_messages``)."""
 
     @abc.abstractmethod
     def outbox_message(self, message_id: int) -> OutboxRecord | None:
@@ -442,23 +443,51 @@ class Store(abc.ABC):
         """Outbox messages of a platform (None: any) with a status (None: any), oldest first."""
 
     @abc.abstractmethod
-    def mark_sent(self, message_id: int, now: float) -> bool:
-        """A pending message was delivered; False if it was not pending (delivered or dropped)."""
+    def claim_messages(self, platform: str, owner: str, now: float, lease_until: float, limit: int = 50,
+                       exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        """Claim for ``owner`` (a process's id) the pending messages of a platform whose time has
+        come, oldest first, until ``lease_until``; the claimed rows.  Atomic: of processes claiming
+        at once, each row goes to one.  A row another owner holds is left alone until its lease
+        has run out, and so are the other rows of its chat (a chat's messages keep their order);
+        rows this owner holds already are claimed again.  None of the chats in ``exclude``."""
 
     @abc.abstractmethod
-    def retry_later(self, message_id: int, at: float, error: str) -> None:
+    def hold_messages(self, message_ids: Collection[int], owner: str, lease_until: float) -> set[int]:
+        """Extend ``owner``'s claim on these pending messages to ``lease_until``; the ids it still
+        holds (a row whose lease ran out and another owner claimed is not among them)."""
+
+    @abc.abstractmethod
+    def release_messages(self, owner: str) -> int:
+        """Give up every claim of ``owner`` on pending messages (a process stopping); how many."""
+
+    @abc.abstractmethod
+    def mark_sent(self, message_id: int, now: float, owner: str | None = None) -> bool:
+        """A pending message was delivered; False if it was not pending (delivered or dropped) or
+        is not ``owner``'s (None: only a message nobody claimed).  The claim ends."""
+
+    @abc.abstractmethod
+    def retry_later(self, message_id: int, at: float, error: str, owner: str | None = None) -> None:
         """A delivery failed for now: count the attempt and try again at ``at`` (the error is
-        kept, cut to 500 characters); nothing if the message is no longer pending."""
+        kept, cut to 500 characters; the claim ends); nothing if the message is no longer pending
+        or not ``owner``'s (None: only a message nobody claimed)."""
 
     @abc.abstractmethod
-    def set_delivered(self, message_id: int, delivered: int) -> None:
+    def set_delivered(self, message_id: int, delivered: int, owner: str | None = None,
+                      lease_until: float | None = None) -> None:
         """The first ``delivered`` platform messages of a pending reply are out: a retry sends only
-        the rest (nothing if the message is no longer pending)."""
+        the rest (nothing if the message is no longer pending or not ``owner``'s); the claim is
+        extended to ``lease_until`` when given."""
 
     @abc.abstractmethod
-    def drop_message(self, message_id: int, error: str) -> None:
+    def drop_message(self, message_id: int, error: str, owner: str | None = None) -> None:
         """A message that can never be delivered: keep it, marked dropped, for the record
-        (attempt counted, error cut to 500 characters); nothing if it is no longer pending."""
+        (attempt counted, error cut to 500 characters); nothing if it is no longer pending or not
+        ``owner``'s (None: only a message nobody claimed)."""
+
+    @abc.abstractmethod
+    def prune_outbox(self, before: float, limit: int = 500) -> int:
+        """Delete at most ``limit`` sent or dropped messages written before ``before``, oldest
+        first; how many (pending ones are never deleted)."""
 
     @abc.abstractmethod
     def outbox_platforms(self) -> list[str]:
@@ -466,8 +495,9 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def next_wakeup(self, platform: str | None) -> float | None:
-        """The earliest time something of ``platform`` (None: all) is due: an outbox message, a
-        reminder (a tenth of the move time before the deadline) or a deadline; None if nothing is."""
+        """The earliest time something of ``platform`` (None: all) is due: an outbox message (one
+        another process holds: when its lease runs out), a reminder (a tenth of the move time
+        before the deadline) or a deadline; None if nothing is."""
 
     # -- daily puzzles -------------------------------------------------------------------------------
 

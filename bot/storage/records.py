@@ -113,6 +113,8 @@ class OutboxRecord:
     sent_at: float | None
     error: str | None
     delivered: int = 0          # how many platform messages of the reply are out already
+    claimed_by: str | None = None       # the process sending it (an owner id), None when nobody is
+    lease_until: float | None = None    # until when that claim holds
 
 
 @dataclass(frozen=True, slots=True)

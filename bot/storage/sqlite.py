@@ -15,14 +15,13 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from bot.redact import redact
 from bot.rules import Color, ResultReason
 
 from .base import (
@@ -59,6 +58,7 @@ from .records import (
     SubscriptionRecord,
     field_names,
 )
+from .sqlite_outbox import SQLiteOutbox
 
 _log = logging.getLogger("bot.storage")
 
@@ -328,7 +328,7 @@ def _private_files(path: str) -> None:
             _log.info("%s is readable by others and could not be restricted: %s", name, err.strerror or err)
 
 
-class SQLiteStore(_PuzzlesAndRatings, Store):
+class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
     """The database in one SQLite file; every method is one short transaction.
 
     Opening checks the file (a database, undamaged, writable, not from a newer bot) and
@@ -932,61 +932,6 @@ class SQLiteStore(_PuzzlesAndRatings, Store):
     def drop_pending(self, key: str) -> None:
         with self.transaction():
             self.db.execute("DELETE FROM meta WHERE key=?", (f"pending:{key}",))
-
-    # -- outbox -------------------------------------------------------------------------------------
-
-    def enqueue(self, platform: str, chat_id: str, payload: str, now: float) -> int:
-        with self.transaction():
-            cur = self.db.execute(
-                "INSERT INTO outbox (platform, chat_id, payload, next_attempt_at, created_at) VALUES (?,?,?,?,?)",
-                (platform, chat_id, payload, now, now))
-            return int(cur.lastrowid)
-
-    def due_messages(self, platform: str, now: float, limit: int = 50,
-                     exclude: Sequence[str] = ()) -> list[OutboxRecord]:
-        skip = f" AND chat_id NOT IN ({','.join('?' * len(exclude))})" if exclude else ""
-        return self._records(OutboxRecord, f"platform=? AND status='pending' AND next_attempt_at<=?{skip} "
-                             "ORDER BY id LIMIT ?", (platform, now, *exclude, limit))
-
-    def outbox_message(self, message_id: int) -> OutboxRecord | None:
-        return self._record(OutboxRecord, "id=?", (message_id,))
-
-    def find_outbox(self, platform: str | None = None, status: str | None = None) -> list[OutboxRecord]:
-        where, params = _filters(platform=platform, status=status)
-        return self._records(OutboxRecord, f"{where} ORDER BY id", params)
-
-    def mark_sent(self, message_id: int, now: float) -> bool:
-        with self.transaction():
-            cur = self.db.execute("UPDATE outbox SET status='sent', sent_at=? WHERE id=? AND status='pending'",
-                                  (now, message_id))
-            return cur.rowcount == 1
-
-    def retry_later(self, message_id: int, at: float, error: str) -> None:
-        with self.transaction():
-            self.db.execute("UPDATE outbox SET attempts=attempts+1, next_attempt_at=?, error=? "
-                            "WHERE id=? AND status='pending'", (at, redact(error)[:500], message_id))
-
-    def set_delivered(self, message_id: int, delivered: int) -> None:
-        with self.transaction():
-            self.db.execute("UPDATE outbox SET delivered=? WHERE id=? AND status='pending'", (delivered, message_id))
-
-    def drop_message(self, message_id: int, error: str) -> None:
-        with self.transaction():
-            self.db.execute("UPDATE outbox SET status='dropped', attempts=attempts+1, error=? "
-                            "WHERE id=? AND status='pending'", (redact(error)[:500], message_id))
-
-    def outbox_platforms(self) -> list[str]:
-        return [r["platform"] for r in self._all("SELECT DISTINCT platform FROM outbox WHERE status='pending'")]
-
-    def next_wakeup(self, platform: str | None) -> float | None:
-        where = " AND platform=?" if platform is not None else ""
-        params = (platform,) if platform is not None else ()
-        outbox = self._one(f"SELECT min(next_attempt_at) AS t FROM outbox WHERE status='pending'{where}", params)
-        clocks = self._one(
-            "SELECT min(CASE WHEN reminded=0 THEN deadline_at - move_seconds / 10.0 ELSE deadline_at END) AS t "
-            f"FROM games WHERE status='active' AND deadline_at IS NOT NULL{where}", params)
-        times = [row["t"] for row in (outbox, clocks) if row and row["t"] is not None]
-        return min(times) if times else None
 
 
 # Both tables have a user_id: the joined columns are named apart.

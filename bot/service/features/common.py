@@ -30,10 +30,8 @@ BUTTONS_PER_ROW = 5
 HEARTBEAT_SECONDS = 30.0
 DOWNTIME_THRESHOLD = 120.0
 MAX_BUTTON_ROWS = 5      # Discord's limit: 5 rows of 5
-# Outbox retries: 5 s, 10 s, 20 s ... up to 15 min between tries; dropped after about a day.
-OUTBOX_FIRST_RETRY = 5.0
-OUTBOX_MAX_RETRY = 900.0
-OUTBOX_MAX_ATTEMPTS = 100
+# Outbox retries (defined with the outbox).
+from bot.service.outbox import OUTBOX_FIRST_RETRY, OUTBOX_MAX_ATTEMPTS, OUTBOX_MAX_RETRY  # noqa: E402,F401
 
 
 @dataclass

@@ -1,0 +1,190 @@
+"""The outbox: what the service says on its own (a bot's move, a time-out, a reminder, the daily
+puzzle), written in the transaction of the change that caused it and delivered by the platform's
+adapter.
+
+A row is a small notification: its texts, buttons, mentions and ids, and for every picture or file
+a render spec (the board as it stood, the capture GIF of a move; ``bot.service.boards``) that is
+drawn when the row is delivered, outside any transaction (a few hundred bytes instead of ~22 KB of
+base64).  A picture that has no spec (a rating chart, an analysis) is still stored as its bytes.
+
+Delivery, with several processes on one database:
+
+- ``pending`` claims the due rows for this process (its ``owner`` id) with a lease of
+  ``lease_seconds``, in one write transaction: another process never gets a claimed row (nor the
+  rest of its chat, which keeps a chat's messages in order) until that lease has run out.  A
+  process that crashed leaves its rows to the others once their leases end.
+- ``hold`` extends the lease of rows still queued (the adapter calls it before each message, so
+  a chat held back by flood control keeps its rows) and says which are still ours.
+- ``sent``, ``progress`` and ``failed`` act only on this owner's rows.  ``progress`` keeps how many
+  platform messages of a reply are out: a retry resumes from the part that failed.
+- At most once is not promised: a process that sent a message and died (or lost its lease)
+  before marking it sent leaves it to be sent again, once, by whoever claims it next.  Better
+  twice than never.
+- Sent and dropped rows older than ``retention`` are deleted, a small batch at a time, from the
+  delivery rounds (at most once per ``PRUNE_EVERY`` seconds).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+from collections.abc import Callable, Collection, Sequence
+
+from bot.service.boards import RENDERER
+from bot.service.events import OutboxItem, Outgoing, Reply, SpecRenderer
+from bot.storage import StorageBusy, StorageFull, Store
+from bot.storage.records import OutboxRecord
+
+log = logging.getLogger("bot.service")
+
+# Retries: 5 s, 10 s, 20 s ... up to 15 min between tries; dropped after about a day.
+OUTBOX_FIRST_RETRY = 5.0
+OUTBOX_MAX_RETRY = 900.0
+OUTBOX_MAX_ATTEMPTS = 100
+# How long a claim holds: longer than one message can take to go out (flood control included),
+# since a message is only sure to be sent once while its claim holds.  The adapter renews it
+# before each message.
+LEASE_SECONDS = 300.0
+# Sent and dropped rows are kept this long (for the operator's look), then deleted.
+RETENTION_SECONDS = 7 * 24 * 3600.0
+PRUNE_EVERY = 60.0
+PRUNE_BATCH = 500
+
+
+def process_owner() -> str:
+    """This process's owner id for claims: host and pid (a process started again gets a new one;
+    a restarted service in the same process keeps its claims)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+class Outbox:
+    """The service's outbox (see the module's docstring): the writing side (``say``,
+    ``queue_reply``) and the delivery side (``pending``, ``hold``, ``progress``, ``sent``,
+    ``failed``, ``release``, ``drain``)."""
+
+    def __init__(self, storage: Store, clock: Callable[[], float], *, owner: str | None = None,
+                 lease_seconds: float = LEASE_SECONDS, retention: float = RETENTION_SECONDS,
+                 renderer: SpecRenderer = RENDERER) -> None:
+        self.storage = storage
+        self.clock = clock
+        self.owner = owner or process_owner()
+        self.lease_seconds = lease_seconds
+        self.retention = retention
+        self.renderer = renderer
+        self._pruned_at = float("-inf")
+
+    # -- writing -----------------------------------------------------------------------------------
+
+    def say(self, platform: str, chat_id: str, reply: Reply) -> int:
+        """Put a message in the outbox (inside the caller's transaction, so it is written together
+        with the change that caused it, or not at all); its id."""
+        item = self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
+        for picture in (reply.image, reply.animation):
+            self.renderer.remember(picture)
+        return item
+
+    def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
+                    retry_in: float | None = None) -> int:
+        """A direct answer the adapter could not deliver: the outbox takes it over (see
+        ``GameService.queue_reply``)."""
+        with self.storage.transaction():
+            item = self.say(platform, chat_id, reply)
+            if delivered:
+                self.storage.set_delivered(item, delivered)
+            wait = OUTBOX_FIRST_RETRY if retry_in is None else retry_in
+            self.storage.retry_later(item, self.clock() + wait, error)
+        return item
+
+    # -- delivering --------------------------------------------------------------------------------
+
+    def pending(self, platform: str, limit: int = 50, exclude: Sequence[str] = ()) -> list[OutboxItem]:
+        """Claim the due messages of a platform (none of the chats in ``exclude``) and draw them,
+        oldest first.  A row that cannot be read (damaged) is dropped, not handed over."""
+        now = self.clock()
+        self.prune(now)
+        if not self.storage.due_messages(platform, now, 1, exclude):
+            # Nothing to claim: a read, which another process's write lock does not hold up.
+            return []
+        rows = self.storage.claim_messages(platform, self.owner, now, now + self.lease_seconds, limit, exclude)
+        items = []
+        for row in rows:
+            try:
+                reply = Reply.from_json(row.payload, self.renderer)
+            except Exception as err:        # a row written by a damaged or newer bot: never sendable
+                log.error("outbox message %s cannot be read (%s): dropped", row.id, err)
+                self.storage.drop_message(row.id, f"unreadable: {err}", self.owner)
+                continue
+            items.append(OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered))
+        return items
+
+    def hold(self, item_ids: Collection[int]) -> set[int]:
+        """Renew the lease of rows this process is about to send; the ids it still holds."""
+        return self.storage.hold_messages(item_ids, self.owner, self.clock() + self.lease_seconds)
+
+    def progress(self, item_id: int, delivered: int) -> None:
+        """The first ``delivered`` messages of a reply are out: never sent again (the lease renewed)."""
+        self.storage.set_delivered(item_id, delivered, self.owner, self.clock() + self.lease_seconds)
+
+    def sent(self, item_id: int) -> bool:
+        """A message is out: it is never delivered again.  False when it was no longer ours."""
+        return self.storage.mark_sent(item_id, self.clock(), self.owner)
+
+    def failed(self, item_id: int, error: str, *, permanent: bool = False,
+               retry_in: float | None = None) -> OutboxRecord | None:
+        """A message could not be delivered: tried again later (after ``retry_in``, else backing
+        off), or dropped when ``permanent`` or after OUTBOX_MAX_ATTEMPTS.  The row as it was when
+        it was dropped (the caller deals with what that means), else None."""
+        row = self.storage.outbox_message(item_id)
+        if row is None or row.status != "pending" or row.claimed_by not in (None, self.owner):
+            return None
+        if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
+            self.storage.drop_message(item_id, error, row.claimed_by)
+            log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
+            return row
+        if retry_in is None:
+            retry_in = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
+        self.storage.retry_later(item_id, self.clock() + retry_in, error, row.claimed_by)
+        return None
+
+    def release(self) -> int:
+        """Give up this process's claims (it stops): the rows go to whoever delivers next."""
+        return self.storage.release_messages(self.owner)
+
+    def drain(self, platform: str | None = None) -> list[Outgoing]:
+        """Every due message claimed and counted as delivered at once (a caller without a delivery
+        loop: the console, tests)."""
+        out: list[Outgoing] = []
+        platforms = [platform] if platform is not None else self.storage.outbox_platforms()
+        for name in platforms:
+            for item in self.pending(name, limit=1000):
+                if self.sent(item.id):
+                    out.append(Outgoing(item.platform, item.chat_id, item.reply))
+        return out
+
+    def prune(self, now: float | None = None) -> int:
+        """Delete one batch of sent and dropped rows older than the retention period; how many.
+        Once none are left, it looks again PRUNE_EVERY seconds later.  A busy database leaves it
+        to the next time."""
+        now = self.clock() if now is None else now
+        if now - self._pruned_at < PRUNE_EVERY:
+            return 0
+        try:
+            deleted = self.storage.prune_outbox(now - self.retention, PRUNE_BATCH)
+        except (StorageBusy, StorageFull) as err:
+            log.info("outbox not pruned this time: %s", err)
+            return 0
+        if deleted < PRUNE_BATCH:
+            # All done: the next look is a while later (a full batch looks again next round).
+            self._pruned_at = now
+        return deleted
+
+    @staticmethod
+    def game_of(payload: str) -> int | None:
+        """The game a stored message is about (without drawing it)."""
+        try:
+            game_id = json.loads(payload).get("game_id")
+        except (ValueError, AttributeError):
+            return None
+        return game_id if isinstance(game_id, int) else None

@@ -70,8 +70,6 @@ LAYERS: tuple[Layer, ...] = (
 # Imports that break a rule today, each with why it is still there.  Remove an entry when its
 # import goes; test_known_exceptions_still_occur fails on an entry that no longer applies.
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("bot.service.features.analysis", "renderers.panels"):
-        "the analysis use case renders its panel; rendering moves to the presenters (issue 18)",
     ("bot.platforms.base", "bot.storage"):
         "the outbox loop tells storage failures (full, gone, damaged) apart; they should reach it "
         "as the service's own errors",

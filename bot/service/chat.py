@@ -14,13 +14,32 @@ import re
 
 from bot.i18n import LANGUAGES, t
 from bot.rules.notation import looks_like_move
-from bot.service import presenters
-from bot.service.commands import MAX_TEXT, asks_for_bot, clean_text, game_ref, only_ref, parse_command
+from bot.service import present_stats, presenters
+from bot.service.commands import (
+    MAX_TEXT,
+    asks_for_bot,
+    clean_text,
+    fold,
+    game_ref,
+    only_ref,
+    parse_command,
+    parse_variant,
+)
 from bot.service.compose import UseCases
 from bot.service.events import Reply
 from bot.service.features.common import Ctx
 from bot.service.features.history import asks_for_history
 from bot.service.features.results import MoveRequest
+from bot.service.features.results_stats import (
+    AnalysisRequest,
+    HistoryRequest,
+    RematchRefused,
+    SettingsRequest,
+    StatsRequest,
+    TopRequest,
+    UnknownVariant,
+    Usage,
+)
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
@@ -161,7 +180,10 @@ def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
 def analysis(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.analysis.cmd_analysis(ctx, args)
+    ref, rest = game_ref(args)
+    if rest:
+        return present_stats.analysis(ctx.lang, Usage("analysis"))
+    return present_stats.analysis(ctx.lang, app.analysis.analyse(ctx, AnalysisRequest(ref, ctx.lang)))
 
 
 @command("daily", _aliases(("diario", "reto_diario"), ("giornaliero", "quotidiano")),
@@ -186,26 +208,45 @@ def hint(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 @command("stats", _aliases(("estadisticas", "estadísticas"), ("statistiche",)),
          (Arg("player", ArgKind.USER), Arg("other", ArgKind.USER)))
 def stats(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.ratings.cmd_stats(ctx, args))
+    if len(args) > 2 or not all(word.startswith("@") for word in args):
+        return present_stats.stats(ctx.lang, Usage("stats"))
+    return present_stats.stats(ctx.lang, app.ratings.stats(ctx, StatsRequest(tuple(args))))
 
 
 @command("top", _aliases(("clasificacion", "clasificación", "ranking"), ("classifica",)),
          (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT)))
 def top(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.ratings.cmd_top(ctx, args))
+    request = parse_top(args)
+    return present_stats.top(ctx.lang, request if isinstance(request, Usage) else app.ratings.top(ctx, request))
+
+
+def parse_top(args: list[str]) -> TopRequest | Usage:
+    """/top [variant], /top global [variant], /top puzzles (in any of our languages)."""
+    words = [fold(w) for w in args]
+    if words and words[0] in ("puzzles", "puzzle", "problemas", "problemi", "golpes"):
+        return Usage("top") if len(words) > 1 else TopRequest("puzzles")
+    everywhere = bool(words) and words[0] in ("global", "todos", "tutti", "all")
+    rest = args[1:] if everywhere else args
+    variant = parse_variant(rest) if rest else None
+    if rest and variant is None:
+        return Usage("top")
+    return TopRequest("global" if everywhere else "chat", variant)
 
 
 @command("games", _aliases(("partidas",), ("partite",)), (Arg("page", ArgKind.TEXT),))
 def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     # /games done (its finished games) is the history's list.
     if asks_for_history(args):
-        return app.history.cmd_history(ctx, args[1:])
+        return history(app, ctx, args[1:])
     return app.challenges.cmd_games(ctx, args)
 
 
 @command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))
 def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.history.cmd_history(ctx, args)
+    if len(args) > 1 or (args and not args[0].startswith("@")):
+        return present_stats.history(app.games, ctx.lang, Usage("history"))
+    request = HistoryRequest(args[0] if args else None)
+    return present_stats.history(app.games, ctx.lang, app.history.history(ctx, request))
 
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
@@ -215,26 +256,62 @@ def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))
 def rules(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.settings.cmd_rules(ctx, args)
+    variant = parse_variant(args) if args else None
+    if args and variant is None:
+        return present_stats.rules(ctx.lang, UnknownVariant(" ".join(args)))
+    return present_stats.rules(ctx.lang, app.settings.rules(ctx, variant))
 
 
 @command("lang", _aliases(("idioma",), ("lingua",), ("language",)), (Arg("language", ArgKind.LANGUAGE, required=True),),
          admin_words=tuple(LANGUAGES), admin_args=True)
 def lang(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.settings.cmd_lang(ctx, args)
+    code = language_code(args[0]) if len(args) == 1 else None
+    if code is None:
+        return present_stats.settings(ctx.lang, Usage("lang"))
+    return present_stats.settings(ctx.lang, app.settings.set_language(ctx, code))
+
+
+# Names people give a language besides those the catalogs use ("language.es" in es, it, en).
+_EXTRA_LANGUAGE_NAMES = {"castellano": "es", "espanol": "es", "english": "en", "eng": "en", "ita": "it", "esp": "es"}
+
+
+def language_code(word: str) -> str | None:
+    """The language a word names: 'es', 'Español', 'spagnolo', 'English', 'italiano'... or None."""
+    folded = fold(word.strip())
+    if folded in LANGUAGES:
+        return folded
+    names = dict(_EXTRA_LANGUAGE_NAMES)
+    for shown_in in LANGUAGES:
+        for code in LANGUAGES:
+            names[fold(t(shown_in, f"language.{code}"))] = code
+    return names.get(folded)
 
 
 @command("settings", _aliases(("ajustes",), ("impostazioni",)),
          (Arg("key", ArgKind.TEXT, choices=("variant", "lang")), Arg("value", ArgKind.TEXT)),
          admin_words=SETTINGS_VARIANT_WORDS + SETTINGS_LANG_WORDS)
 def settings_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.settings.cmd_settings(ctx, args)
+    """Show or change the chat's language and default variant."""
+    request = SettingsRequest()
+    if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
+        variant = parse_variant(args[1:])
+        if variant is None:
+            return present_stats.settings(ctx.lang, UnknownVariant(" ".join(args[1:])))
+        request = SettingsRequest(variant=variant)
+    elif len(args) == 2 and args[0].lower() in SETTINGS_LANG_WORDS:
+        return lang(app, ctx, args[1:])
+    elif args:
+        return present_stats.settings(ctx.lang, Usage("settings"))
+    return present_stats.settings(ctx.lang, app.settings.settings(ctx, request))
 
 
 @command("notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
          (Arg("action", ArgKind.TEXT, choices=("on", "off")),))
 def notify(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.settings.cmd_notify(ctx, args)
+    word = args[0].lower() if args else None
+    if len(args) > 1 or (word is not None and word not in DAILY_ON_WORDS + DAILY_OFF_WORDS):
+        return present_stats.notify(ctx.lang, Usage("notify"))
+    return present_stats.notify(ctx.lang, app.settings.notify(ctx, None if word is None else word in DAILY_ON_WORDS))
 
 
 @command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)
@@ -284,5 +361,8 @@ def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int])
 
 @button(ButtonKind.REMATCH, 1)
 def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.history.press_rematch(ctx, kind, ids))
+    outcome = app.history.press_rematch(ctx, kind, ids)
+    if isinstance(outcome, RematchRefused):
+        return present_stats.rematch_refused(ctx.lang, outcome)
+    return presenters.replies(app.games, ctx.lang, outcome)
 

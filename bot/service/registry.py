@@ -216,7 +216,7 @@ DAILY_ON_WORDS = ("on", "si", "sí", "yes", "activar", "attiva")
 DAILY_OFF_WORDS = ("off", "no", "stop", "desactivar", "disattiva")
 
 # The keys of /settings that change the chat for everyone (chat admins only in a group, as /lang
-# with a language); cmd_settings reads the same lists.
+# with a language); the /settings handler (bot.service.chat) reads the same lists.
 SETTINGS_VARIANT_WORDS = ("variant", "variante")
 SETTINGS_LANG_WORDS = ("lang", "language", "idioma", "lingua")
 

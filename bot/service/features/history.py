@@ -3,11 +3,8 @@ button under a finished game's board."""
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Sequence
 
-from bot.i18n import t
-from bot.rules import Color
 from bot.service.commands import fold
 from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
@@ -16,10 +13,15 @@ from bot.service.features.common import Ctx, _is_user
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.results import GameStarted
+from bot.service.features.results_stats import (
+    FinishedGames,
+    HistoryOutcome,
+    HistoryRequest,
+    RematchRefused,
+    UnknownPlayer,
+)
 from bot.service.registry import ButtonKind
-from bot.service.wording import clip_line, day_words, variant_name
 from bot.storage import BOT_ID
-from bot.storage.records import GameRecord
 
 HISTORY_SIZE = 10
 # Words after /games that ask for finished games (/games done, /partidas terminadas...).
@@ -37,45 +39,29 @@ class History(UseCase):
         self.challenges = challenges
         self.opponent = opponent
 
-    def cmd_history(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def history(self, ctx: Ctx, request: HistoryRequest) -> HistoryOutcome:
         """/history [@user]: the chat's last finished games (with @user: that player's here)."""
         user_id = None
-        if args:
-            handle = args[0].lstrip("@")
+        if request.handle is not None:
+            handle = request.handle.lstrip("@")
             player = self.storage.player_by_username(ctx.event.platform, handle) if handle else None
-            if len(args) > 1 or not args[0].startswith("@"):
-                return [Reply(t(ctx.lang, "history.usage"))]
             if player is None:
-                return [Reply(t(ctx.lang, "stats.unknown", name=args[0][:40]))]
+                return UnknownPlayer(request.handle[:40])
             user_id = player.user_id
-        games = self.storage.find_games(*ctx.key, status="finished", limit=HISTORY_SIZE, user_id=user_id)
-        if not games:
-            return [Reply(t(ctx.lang, "history.empty"))]
-        lines = [t(ctx.lang, "history.header")] + [clip_line(self._history_line(ctx.lang, g)) for g in games]
-        lines.append(t(ctx.lang, "history.outro"))
-        return [Reply("\n".join(lines))]
+        return FinishedGames(self.storage.find_games(*ctx.key, status="finished", limit=HISTORY_SIZE,
+                                                     user_id=user_id))
 
-    def _history_line(self, lang: str, g: GameRecord) -> str:
-        white, black = self.games.names(lang, g)
-        if g.winner is None:
-            result = t(lang, "history.drawn")
-        else:
-            result = t(lang, "history.won", name=white if g.winner == Color.WHITE else black)
-        when = g.finished_at if g.finished_at is not None else g.created_at
-        day = dt.datetime.fromtimestamp(when, dt.UTC).date()
-        return t(lang, "history.line", id=g.id, day=day_words(lang, day), variant=variant_name(lang, g.variant),
-                 white=white, black=black, result=result)
-
-    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Sequence[Reply | GameStarted]:
+    def press_rematch(self, ctx: Ctx, kind: ButtonKind,
+                      ids: list[int]) -> RematchRefused | Sequence[Reply | GameStarted]:
         """The Rematch button of a finished game: the same game with the colours swapped (against
         the bot it starts at once, through /play; against a person it is a challenge to them,
         through /new: the GameService has both)."""
         row = self.storage.game(ids[0])
         uid = ctx.event.user_id
         if row is None or (row.platform, row.chat_id) != ctx.key or row.status != "finished":
-            return [Reply(t(ctx.lang, "button.invalid"), private=True)]
+            return RematchRefused("invalid")
         if uid not in (row.white_id, row.black_id):
-            return [Reply(t(ctx.lang, "game.not_player", id=row.id), private=True)]
+            return RematchRefused("not_player", row.id)
         was_white = row.white_id == uid
         color = "black" if was_white else "white"
         minutes = f"{row.move_seconds // 60}m"
@@ -90,7 +76,7 @@ class History(UseCase):
             if ch.variant != row.variant:
                 continue
             if ch.challenger_id == uid and (ch.target_username or None) == handle:
-                return [Reply(t(ctx.lang, "rematch.open", id=ch.id), private=True)]
+                return RematchRefused("open", ch.id)
             if ch.challenger_id == other and ch.target_username and _is_user(ctx.event, ch.target_username):
                 return self.challenges.cmd_accept(ctx, [f"#{ch.id}"])
         return self.challenges.cmd_new(ctx, [row.variant, color, *target, minutes])

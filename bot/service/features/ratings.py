@@ -14,22 +14,32 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from bot.i18n import t, tn
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
 from bot.rules import VARIANTS, Color
-from bot.service.commands import fold, parse_variant
 from bot.service.domain import AttemptScored, EventBus, GameFinished
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games
 from bot.service.features.puzzles import PuzzleRecords
-from bot.service.features.results import Leaderboard, RatingChart
-from bot.service.wording import variant_name
+from bot.service.features.results_stats import (
+    HeadToHead,
+    PlayerStats,
+    PoolStats,
+    PuzzleRanking,
+    PuzzleSolver,
+    PuzzleStats,
+    RankedPlayer,
+    Record,
+    StatsOutcome,
+    StatsRequest,
+    TopOutcome,
+    TopRequest,
+    UnknownPlayer,
+    Usage,
+    VariantRanking,
+)
 from bot.storage import BOT_ID
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
 
@@ -63,22 +73,6 @@ def _white_score(game: GameRecord) -> float:
     if game.winner == Color.BLACK:
         return 0.0
     return 0.5
-
-
-@dataclass(frozen=True)
-class Record:
-    """Games, wins, draws and losses."""
-
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-
-
-def _tally(lang: str, r: Record) -> dict[str, str]:
-    """'1 game', '1 won', '0 drawn'... each with its plural form ('1 partita: 1 vinta, 0 patte')."""
-    return {"games": tn(lang, "stats.games", r.games), "wins": tn(lang, "stats.wins", r.wins),
-            "draws": tn(lang, "stats.draws", r.draws), "losses": tn(lang, "stats.losses", r.losses)}
 
 
 class Ratings(UseCase):
@@ -116,7 +110,7 @@ class Ratings(UseCase):
         at = game.finished_at if game.finished_at is not None else game.created_at
         pool = game_pool(game)
         sides = [(game.white_id, _white_score(game)), (game.black_id, 1.0 - _white_score(game))]
-        before = {}
+        before: dict[str, tuple[Rating, int, float | None]] = {}
         for user_id, _score in sides:
             if user_id == BOT_ID:
                 level = game.bot_level or 3
@@ -218,7 +212,7 @@ class Ratings(UseCase):
 
     def _record(self, games: list[GameRecord], user_id: str) -> dict[str, Record]:
         """Per pool: games, wins, draws, losses of a user among finished games."""
-        tally: dict[str, Counter] = {}
+        tally: dict[str, Counter[str]] = {}
         for g in games:
             if g.status != "finished" or user_id not in (g.white_id, g.black_id):
                 continue
@@ -228,137 +222,92 @@ class Ratings(UseCase):
             c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
         return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}
 
-    def cmd_stats(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | RatingChart]:
+    def stats(self, ctx: Ctx, request: StatsRequest) -> StatsOutcome:
         """/stats [@user]: ratings, results and puzzle streaks; /stats @a @b: their games together."""
+        if len(request.handles) > 2:
+            return Usage("stats")
         people = []
-        for word in args:
-            if not word.startswith("@"):
-                return [Reply(t(ctx.lang, "stats.usage"))]
+        for word in request.handles:
             who = self._who(ctx, word)
             if who is None:
-                return [Reply(t(ctx.lang, "stats.unknown", name=word[:40]))]
+                return UnknownPlayer(word[:40])
             people.append(who)
-        if len(people) > 2:
-            return [Reply(t(ctx.lang, "stats.usage"))]
         if len(people) == 2:
-            return self._head_to_head(ctx, *people)
+            return self._head_to_head(ctx, people[0], people[1])
         user_id, name = people[0] if people else (ctx.event.user_id, _name(ctx.event))
         platform = ctx.event.platform
         games = self.storage.find_games(platform, status="finished", user_id=user_id)
         results = self._record(games, user_id)
-        lines = [t(ctx.lang, "stats.title", name=name)]
+        pools = []
         series = []
         for variant in VARIANTS:
-            name_of = variant_name(ctx.lang, variant)
-            for pool, label in ((variant, name_of), (f"{variant}:bot", t(ctx.lang, "stats.vs_bot", variant=name_of))):
+            for pool, vs_bot in ((variant, False), (f"{variant}:bot", True)):
                 rating = self.storage.rating(platform, user_id, pool)
                 record = results.get(pool)
                 if rating is None and record is None:
                     continue
-                r = record or Record()
-                deviation = f" ±{round(self._as_of_now(rating).deviation)}" if rating else ""
                 # Games that never counted for a rating (over in their first two moves) show no "-".
-                key = "stats.line" if rating is not None else "stats.line_unrated"
-                lines.append(t(ctx.lang, key, pool=label, rating=self._shown(rating), deviation=deviation,
-                               **_tally(ctx.lang, r)))
+                pools.append(PoolStats(variant, vs_bot, self._shown(rating) if rating is not None else None,
+                                       round(self._as_of_now(rating).deviation) if rating is not None else None,
+                                       record or Record()))
                 history = self.storage.rating_history(platform, user_id, pool)
-                if history and ":" not in pool:
+                if history and not vs_bot:
                     # One point per rated game, at its date (no made-up starting point).
-                    series.append((label, [(h.at, h.rating) for h in history]))
+                    series.append((variant, [(h.at, h.rating) for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
         current, best = self.records.puzzle_streaks(platform, user_id)
         # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
         solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id, daily_only=False)
                      if a.solved_at is not None)
-        if puzzle is not None or solved:
-            lines.append(t(ctx.lang, "stats.puzzles", rating=self._shown(puzzle),
-                           solved=tn(ctx.lang, "stats.solved", solved), streak=current, best=best))
-        if len(lines) == 1:
-            lines.append(t(ctx.lang, "stats.nothing"))
-        return [RatingChart("\n".join(lines), series[:4], t(ctx.lang, "stats.chart", name=name))]
+        puzzles = PuzzleStats(self._shown(puzzle), solved, current, best) if puzzle is not None or solved else None
+        return PlayerStats(name, pools, puzzles, series[:4])
 
-    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> Sequence[Reply | RatingChart]:
+    def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> HeadToHead:
         games = [g for g in self.storage.find_games(ctx.event.platform, status="finished", user_id=a[0])
                  if b[0] in (g.white_id, g.black_id) and a[0] != b[0]]
         results = self._record(games, a[0])
-        lines = [t(ctx.lang, "stats.h2h_title", a=a[1], b=b[1])]
-        for pool, r in sorted(results.items()):
-            lines.append(t(ctx.lang, "stats.h2h_line", variant=variant_name(ctx.lang, pool.split(":")[0]), a=a[1],
-                           b=b[1], **_tally(ctx.lang, r)))
-        if not results:
-            lines.append(t(ctx.lang, "stats.h2h_none"))
-        return [Reply("\n".join(lines))]
+        return HeadToHead(a[1], b[1], sorted(results.items()))
 
     # -- /top ------------------------------------------------------------------------------------------
 
-    def cmd_top(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | Leaderboard]:
+    def top(self, ctx: Ctx, request: TopRequest) -> TopOutcome:
         """/top [variant] (this chat), /top global [variant], /top puzzles."""
-        words = [fold(w) for w in args]
-        if words and words[0] in ("puzzles", "puzzle", "problemas", "problemi", "golpes"):
-            if len(words) > 1:
-                return [Reply(t(ctx.lang, "top.usage"))]
+        if request.scope == "puzzles":
             return self._top_puzzles(ctx)
-        everywhere = bool(words) and words[0] in ("global", "todos", "tutti", "all")
-        rest = args[1:] if everywhere else args
-        if rest:
-            variant = parse_variant(rest)
-            if variant is None:
-                return [Reply(t(ctx.lang, "top.usage"))]
-            return self._top_variant(ctx, variant, everywhere)
+        everywhere = request.scope == "global"
+        if request.variant is not None:
+            return [self._top_variant(ctx, request.variant, everywhere)]
         # No variant named: every variant that has ranked players, the chat's own first.
         first = self.games.default_variant(ctx)
-        boards: list[Reply | Leaderboard] = []
-        for variant in sorted(VARIANTS, key=lambda v: v != first):
-            replies = self._top_variant(ctx, variant, everywhere)
-            if isinstance(replies[0], Leaderboard):
-                boards += replies
-        return boards or self._top_variant(ctx, first, everywhere)
+        boards = [self._top_variant(ctx, variant, everywhere) for variant in sorted(VARIANTS, key=lambda v: v != first)]
+        return [b for b in boards if b.entries] or [b for b in boards if b.variant == first]
 
-    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> Sequence[Reply | Leaderboard]:
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> VariantRanking:
         """The leaderboard of one variant (an empty one says who would be on it)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
+        counts: Counter[str] = Counter()
         if everywhere:
-            counts = {subject: r.games for subject, r in ratings.items()}
+            counts.update({subject: r.games for subject, r in ratings.items()})
         else:
-            counts = Counter()
             for g in self.storage.find_games(platform, ctx.event.chat_id, status="finished"):
                 if g.variant == variant and g.bot_level is None and is_rated(g):
                     counts[g.white_id] += 1
                     counts[g.black_id] += 1
         rows = [(ratings[s], n) for s, n in counts.items() if n >= MIN_LEADERBOARD_GAMES and s in ratings]
         rows.sort(key=lambda item: (-item[0].rating, item[0].subject))
-        title_key = "top.global_title" if everywhere else "top.title"
-        title = t(ctx.lang, title_key, variant=variant_name(ctx.lang, variant))
-        if not rows:
-            return [Reply(title + "\n" + t(ctx.lang, "top.empty", min=MIN_LEADERBOARD_GAMES))]
-        table = [[f"{i}. {self._player_name(r.platform, r.subject)}", self._shown(r), str(n)]
-                 for i, (r, n) in enumerate(rows[:TOP_SIZE], 1)]
-        def played(n: str) -> str:
-            return t(ctx.lang, "top.game_one") if n == "1" else t(ctx.lang, "top.games", n=n)
-
-        text = title + "\n" + "\n".join(f"{cells[0]} — {cells[1]} ({played(cells[2])})" for cells in table)
-        return [Leaderboard(text, title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.rating"),
-                                          t(ctx.lang, "top.played")], table)]
+        entries = [RankedPlayer(self._player_name(r.platform, r.subject), self._shown(r), n)
+                   for r, n in rows[:TOP_SIZE]]
+        return VariantRanking(variant, everywhere, entries, MIN_LEADERBOARD_GAMES)
 
     def _player_name(self, platform: str, user_id: str) -> str:
         """The name a player was last seen with."""
         player = self.storage.player(platform, user_id)
         return player.name if player else user_id
 
-    def _top_puzzles(self, ctx: Ctx) -> Sequence[Reply | Leaderboard]:
-        rows = self.records.puzzle_leaderboard(*ctx.key)
-        title = t(ctx.lang, "top.puzzles_title")
-        if not rows:
-            return [Reply(title + "\n" + t(ctx.lang, "top.puzzles_empty"))]
-        table = []
-        for i, row in enumerate(rows, 1):
+    def _top_puzzles(self, ctx: Ctx) -> PuzzleRanking:
+        entries = []
+        for row in self.records.puzzle_leaderboard(*ctx.key):
             rating = self.storage.rating(ctx.event.platform, row["user_id"], PUZZLE_POOL)
-            points = f"{row['points']:g}"
-            table.append([f"{i}. {row['name']}", points, str(row["solved"]), str(row["streak"]), self._shown(rating)])
-        text = title + "\n" + "\n".join(
-            t(ctx.lang, "top.puzzles_line", rank_name=cells[0], points=cells[1], solved=cells[2], streak=cells[3],
-              rating=cells[4]) for cells in table)
-        return [Leaderboard(text, title, [t(ctx.lang, "top.player"), t(ctx.lang, "top.points"),
-                                          t(ctx.lang, "top.solved"), t(ctx.lang, "top.streak"),
-                                          t(ctx.lang, "top.rating")], table)]
+            entries.append(PuzzleSolver(row["name"], row["points"], row["solved"], row["streak"], self._shown(rating)))
+        return PuzzleRanking(entries)

@@ -2,39 +2,22 @@
 
 from __future__ import annotations
 
-from bot.i18n import LANGUAGES, t
-from bot.service.commands import (
-    fold,
-    parse_variant,
-)
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     Ctx,
 )
 from bot.service.features.games import Games
-from bot.service.registry import (
-    DAILY_OFF_WORDS,
-    DAILY_ON_WORDS,
-    SETTINGS_LANG_WORDS,
-    SETTINGS_VARIANT_WORDS,
+from bot.service.features.results_stats import (
+    ChatSettings,
+    LanguageSet,
+    NotifyOutcome,
+    NotifySet,
+    NotifyShown,
+    RulesOf,
+    SettingsOutcome,
+    SettingsRequest,
+    VariantSet,
 )
-from bot.service.wording import variant_name
-
-# Names people give a language besides those the catalogs use ("language.es" in es, it, en).
-_EXTRA_LANGUAGE_NAMES = {"castellano": "es", "espanol": "es", "english": "en", "eng": "en", "ita": "it", "esp": "es"}
-
-
-def language_code(word: str) -> str | None:
-    """The language a word names: 'es', 'Español', 'spagnolo', 'English', 'italiano'... or None."""
-    folded = fold(word.strip())
-    if folded in LANGUAGES:
-        return folded
-    names = dict(_EXTRA_LANGUAGE_NAMES)
-    for shown_in in LANGUAGES:
-        for code in LANGUAGES:
-            names[fold(t(shown_in, f"language.{code}"))] = code
-    return names.get(folded)
 
 
 class Settings(UseCase):
@@ -44,16 +27,10 @@ class Settings(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
 
-    def cmd_rules(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def rules(self, ctx: Ctx, variant: str | None) -> RulesOf:
         """The rules of a variant: the one named, else the one the player is playing here,
         else the chat's default."""
-        if args:
-            variant = parse_variant(args)
-            if variant is None:
-                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args)[:30]))]
-        else:
-            variant = self._current_variant(ctx)
-        return [Reply(t(ctx.lang, f"rules.{variant}"))]
+        return RulesOf(variant if variant is not None else self._current_variant(ctx))
 
     def _current_variant(self, ctx: Ctx) -> str:
         """The variant of the game the user means (the board replied to, else their latest
@@ -67,47 +44,29 @@ class Settings(UseCase):
             row = games[-1]
         return row.variant if row else self.games.default_variant(ctx)
 
-    def cmd_lang(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Set the chat's language: its code or its name in any of our languages (/lang español)."""
-        lang = language_code(args[0]) if len(args) == 1 else None
-        if lang is None:
-            return [Reply(t(ctx.lang, "lang.usage"))]
+    def set_language(self, ctx: Ctx, lang: str) -> LanguageSet:
+        """Set the chat's language (a code of bot.i18n.LANGUAGES)."""
         self.storage.set_chat(*ctx.key, language=lang)
-        return [Reply(t(lang, "lang.set"))]
+        return LanguageSet(lang)
 
-    def cmd_settings(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def settings(self, ctx: Ctx, request: SettingsRequest) -> SettingsOutcome:
         """Show or change the chat's language and default variant."""
-        if not args:
-            return [Reply(t(ctx.lang, "settings.show", lang=t(ctx.lang, f"language.{ctx.lang}"),
-                            variant=variant_name(ctx.lang, self.games.default_variant(ctx))))]
-        if len(args) >= 2 and args[0].lower() in SETTINGS_VARIANT_WORDS:
-            variant = parse_variant(args[1:])
-            if variant is None:
-                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args[1:])[:30]))]
-            self.storage.set_chat(*ctx.key, variant=variant)
-            return [Reply(t(ctx.lang, "settings.variant_set", variant=variant_name(ctx.lang, variant)))]
-        if len(args) == 2 and args[0].lower() in SETTINGS_LANG_WORDS:
-            return self.cmd_lang(ctx, args[1:])
-        return [Reply(t(ctx.lang, "settings.usage"))]
+        if request.lang is not None:
+            return self.set_language(ctx, request.lang)
+        if request.variant is not None:
+            self.storage.set_chat(*ctx.key, variant=request.variant)
+            return VariantSet(request.variant)
+        return ChatSettings(self.games.default_variant(ctx))
 
-    def cmd_notify(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def notify(self, ctx: Ctx, on: bool | None) -> NotifyOutcome:
         """/notify on|off: whether the user hears it is their turn privately (in their private chat
-        with the bot) instead of a ping in the group; /notify alone shows the choice."""
+        with the bot) instead of a ping in the group; /notify alone (None) shows the choice."""
         ev = ctx.event
-        if not args:
+        if on is None:
             setting = self.storage.notify_setting(ev.platform, ev.user_id)
-            key = "notify.show_private" if setting is not None and setting.private else "notify.show_group"
-            return [Reply(t(ctx.lang, key), private=True)]
-        word = args[0].lower()
-        if len(args) != 1 or word not in DAILY_ON_WORDS + DAILY_OFF_WORDS:
-            return [Reply(t(ctx.lang, "notify.usage"), private=True)]
-        on = word in DAILY_ON_WORDS
+            return NotifyShown(setting is not None and setting.private)
         self.storage.set_notify(ev.platform, ev.user_id, on, ctx.now)
-        if not on:
-            return [Reply(t(ctx.lang, "notify.off"), private=True)]
-        text = t(ctx.lang, "notify.on")
-        if ev.chat_kind != "private" and ev.private_link:
-            # A platform where the bot may write only to users who started it (Telegram).
-            text += "\n" + t(ctx.lang, "notify.start_me", link=ev.private_link.format(payload="notify"))
-        return [Reply(text, private=True)]
-
+        # A platform where the bot may write only to users who started it (Telegram).
+        link = (ev.private_link.format(payload="notify")
+                if on and ev.chat_kind != "private" and ev.private_link else None)
+        return NotifySet(on, link)

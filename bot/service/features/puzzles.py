@@ -56,6 +56,7 @@ from bot.service.features.results_puzzles import (
     GaveUp,
     HintGiven,
     HistoryEntry,
+    HistoryOutcome,
     PathToChoose,
     PieceSelected,
     PuzzleGiven,
@@ -620,6 +621,7 @@ class Puzzles(UseCase):
         entries = []
         for _at, post, attempt in items[:HISTORY_SIZE]:
             puzzle = puzzle_by_id(post.variant, post.puzzle_id) if post.kind != "daily" else None
+            outcome: HistoryOutcome
             if attempt is not None and attempt.solved_at is not None:
                 outcome = "solved"
             elif self.storage.pending(self._gave_up_key(post, ev.user_id)):

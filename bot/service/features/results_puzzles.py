@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 from bot.rules import IllegalMove, Position
 from bot.service.events import Reply
@@ -15,6 +15,8 @@ from bot.storage.records import PuzzlePostRecord, SubscriptionRecord
 # How the last moves of a line are drawn: the earlier ones' paths, the last one's path, and every
 # square a piece was taken from.
 Drawn = tuple[list[list[int]], list[int], list[int]]
+SolvedHow = Literal["personal", "first", "first_elsewhere", "nth"]
+HistoryOutcome = Literal["solved", "gave_up", "failed", "open"]
 
 
 # -- requests ------------------------------------------------------------------------------------------
@@ -196,7 +198,7 @@ class Solved:
 
     post: PuzzlePostRecord
     line: tuple[str, ...]
-    how: str
+    how: SolvedHow
     name: str
     streak: int
     number: int
@@ -266,7 +268,7 @@ class HistoryEntry:
 
     post: PuzzlePostRecord
     rating: Any
-    outcome: str
+    outcome: HistoryOutcome
     misses: int
 
 

@@ -58,20 +58,8 @@ def test_puzzle_use_cases_import_no_catalog_or_drawing_and_build_no_reply():
         assert not calls, (name, calls)
         # The user's language is the presenter's business.
         langs = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Attribute) and node.attr == "lang"
-                 and isinstance(node.value, ast.Name) and node.value.id == "ctx"
-                 and not _inside_outbox_wording(tree, node)]
+                 and isinstance(node.value, ast.Name) and node.value.id == "ctx"]
         assert not langs, (name, langs)
-
-
-def _inside_outbox_wording(tree: ast.AST, target: ast.AST) -> bool:
-    """``ctx.lang`` is read only as the fallback language of a chat the use case writes to on its
-    own (the first solver's announcement in the outbox: worded there by the notices)."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and any(child is target for child in ast.walk(node)):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "chat_lang":
-                return True
-    return False
 
 
 def test_the_puzzle_use_cases_answer_no_reply():

@@ -735,7 +735,8 @@ class Puzzles(UseCase):
         if first:
             if (post.platform, post.chat_id) != ctx.key:
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
-                lang = self.games.chat_lang(post.platform, post.chat_id, ctx.lang)
+                # Its chat's language, else the solver's (this chat's, else their own).
+                lang = self.games.chat_lang(post.platform, post.chat_id, ctx.chat.language or ctx.event.language)
                 self.say(post.platform, post.chat_id, self.notices.first_solver(lang, name, post.day or "", current))
                 self._notify(post.platform)
                 return Solved(post, line, "first_elsewhere", name, current, 1, tags, rating)

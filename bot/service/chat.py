@@ -14,7 +14,7 @@ import re
 
 from bot.i18n import LANGUAGES, t
 from bot.rules.notation import looks_like_move
-from bot.service import present_stats, presenters
+from bot.service import present_puzzles, present_stats, presenters
 from bot.service.commands import (
     MAX_TEXT,
     asks_for_bot,
@@ -92,7 +92,7 @@ class ChatLayer:
             if whole or looks_like_move(text.split()[0] if text else ""):
                 post = app.puzzles.puzzle_reply_target(ctx)
                 if post is not None:
-                    return app.puzzles.answer_puzzle(ctx, post, text)
+                    return present_puzzles.present(ctx.lang, app.puzzles.answer_puzzle(ctx, post, text))
             if whole and app.games.my_games(ctx):
                 return move(app, ctx, text.split())
             if ctx.event.chat_kind == "private" and text:
@@ -191,18 +191,24 @@ def analysis(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
           Arg("timezone", ArgKind.TEXT), Arg("variant", ArgKind.VARIANT)),
          admin_words=DAILY_ON_WORDS + DAILY_OFF_WORDS)
 def daily(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.puzzles.cmd_daily(ctx, args)
+    request = present_puzzles.parse_daily(ctx.lang, args)
+    if isinstance(request, Reply):
+        return [request]
+    return present_puzzles.present_daily(ctx.lang, app.puzzles.daily(ctx, request))
 
 
 @command("puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
          (Arg("action", ArgKind.TEXT, choices=("giveup", "history")), Arg("variant", ArgKind.VARIANT)))
 def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.puzzles.cmd_puzzle(ctx, args)
+    request = present_puzzles.parse_puzzle(ctx.lang, args)
+    if isinstance(request, Reply):
+        return [request]
+    return present_puzzles.present(ctx.lang, app.puzzles.puzzle(ctx, request))
 
 
 @command("hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),))
 def hint(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.puzzles.cmd_hint(ctx, args)
+    return present_puzzles.present(ctx.lang, app.puzzles.hint(ctx, present_puzzles.parse_ref(args)))
 
 
 @command("stats", _aliases(("estadisticas", "estadísticas"), ("statistiche",)),
@@ -320,7 +326,7 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if len(args) == 1:
         opened = app.puzzles.open_puzzle(ctx, args[0])
         if opened is not None:
-            return opened
+            return present_puzzles.present(ctx.lang, opened)
     text = REGISTRY.help_text(ctx.lang)
     if ctx.event.bot_username:
         # Where commands can be addressed to one bot (Telegram), a group may hold others.
@@ -350,13 +356,13 @@ def press_game(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> lis
 @button(ButtonKind.PUZZLE_BACK, 2)
 @button(ButtonKind.PUZZLE_HINT, 2)
 def press_puzzle(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return app.puzzles.press_puzzle(ctx, kind, ids)
+    return present_puzzles.present(ctx.lang, app.puzzles.press_puzzle(ctx, kind, ids))
 
 
 @button(ButtonKind.PUZZLE_GIVE_UP, 1)
 @button(ButtonKind.PUZZLE_NEXT, 1)
 def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return app.puzzles.press_puzzle_more(ctx, kind, ids)
+    return present_puzzles.present(ctx.lang, app.puzzles.press_puzzle_more(ctx, kind, ids))
 
 
 @button(ButtonKind.REMATCH, 1)

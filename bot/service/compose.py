@@ -27,6 +27,7 @@ from bot.service.features.play import Play
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
+from bot.service.present_puzzles import ChatNotices
 from bot.service.thinking import Thinker
 from bot.storage import Store
 
@@ -125,7 +126,7 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
     games = Games(runtime, outlet, bus)
     records = PuzzleRecords(runtime, outlet)
     ratings = Ratings(runtime, outlet, games, records, bus)
-    puzzles = Puzzles(runtime, outlet, games, records, ratings, bus)
+    puzzles = Puzzles(runtime, outlet, games, records, ratings, bus, ChatNotices())
     opponent = Opponent(runtime, outlet, games)
     challenges = Challenges(runtime, outlet, games)
     play = Play(runtime, outlet, games, opponent, puzzles)

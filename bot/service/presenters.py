@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.i18n import t
-from bot.service import boards
+from bot.service import boards, present_puzzles
 from bot.service.events import Reply
 from bot.service.features.common import _ids, reply_flipped
 from bot.service.features.games import Games, turn_ping
@@ -20,6 +20,7 @@ from bot.service.features.results import (
     MoveStale,
     RatingChart,
 )
+from bot.service.features.results_puzzles import Acted
 from bot.service.wording import day_words, illegal_move_text, variant_name
 from renderers.charts import render_rating_chart, render_table
 
@@ -27,9 +28,11 @@ from renderers.charts import render_rating_chart, render_table
 Result = Reply | RatingChart | Leaderboard | GameStarted
 
 
-def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome) -> list[Reply]:
+def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome | Acted) -> list[Reply]:
     """The replies to what a use case returned: replies as they are (a use case that still words
     its own answers), typed results presented."""
+    if isinstance(outcome, Acted):
+        return present_puzzles.present(lang, outcome)     # a puzzle answered with /move
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
         return present_move(games, lang, outcome)
     out: list[Reply] = []

@@ -211,7 +211,7 @@ GAME = Arg("game", ArgKind.GAME)
 ID = Arg("id", ArgKind.GAME)
 
 
-# The words of /daily that change the setting (chat admins only); cmd_daily reads the same lists.
+# The words of /daily that change the setting (chat admins only); present_puzzles.parse_daily reads the same lists.
 DAILY_ON_WORDS = ("on", "si", "sí", "yes", "activar", "attiva")
 DAILY_OFF_WORDS = ("off", "no", "stop", "desactivar", "disattiva")
 

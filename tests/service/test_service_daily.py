@@ -1356,7 +1356,7 @@ def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_the
 
 def test_the_themes_after_a_solve_are_read_from_the_banks_theme_list():
     """The shipped bank names a puzzle's themes in tags.themes: each known one is worded."""
-    from bot.service.features.puzzles import theme_words
+    from bot.service.present_puzzles import theme_words
     for name in ("king_capture", "quiet_move", "blockade", "endgame"):
         p = next(p for v in ("italian", "spanish", "triestina") for p in bank.load(v)
                  if name in p["tags"].get("themes", []))

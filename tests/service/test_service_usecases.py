@@ -197,7 +197,7 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
     # (the boards of the outbox's messages: see the issue 18 report).
     drawing = {path.name for path in root.glob("*.py")
                if any(m.startswith(("renderers", "bot.service.boards")) for m in imported_modules(path))}
-    assert drawing == {"games.py", "opponent.py", "play.py", "puzzles.py"}
+    assert drawing == {"games.py", "opponent.py", "play.py"}
     assert not any(m.startswith("renderers") for m in imported_modules(root / "ratings.py"))
 
 

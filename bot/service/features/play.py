@@ -30,6 +30,7 @@ from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.puzzles import Puzzles
 from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveRequest, MoveStale
+from bot.service.features.results_puzzles import Acted
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import to_name
 from bot.storage import StaleGame
@@ -45,7 +46,7 @@ class Play(UseCase):
         self.opponent = opponent
         self.puzzles = puzzles
 
-    def move(self, ctx: Ctx, request: MoveRequest) -> list[Reply] | MoveOutcome:
+    def move(self, ctx: Ctx, request: MoveRequest) -> list[Reply] | MoveOutcome | Acted:
         """Play a move in your game, or answer a puzzle: the one replied to, else, for a user with
         no game here, their open puzzle or the chat's puzzle of the day."""
         ref, text = request.game, request.move

@@ -23,11 +23,9 @@ import hmac
 import logging
 import re
 from dataclasses import replace
-from functools import cache
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from bot.i18n import t, tn
 from bot.puzzles import bank
 from bot.puzzles.solve import (
     Verdict,
@@ -39,15 +37,45 @@ from bot.puzzles.solve import (
     reply_is_forced,
 )
 from bot.rules import IllegalMove, Position
-from bot.service import boards
-from bot.service.commands import parse_variant
 from bot.service.domain import AttemptScored, EventBus
-from bot.service.events import Button, Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
-from bot.service.features.common import Ctx, _name, _rows
+from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games
-from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
-from bot.service.wording import day_words, illegal_rule_text, ordinal, variant_name
+from bot.service.features.results_puzzles import (
+    Acted,
+    AnswerIllegal,
+    AnswerRight,
+    AnswerWrong,
+    Board,
+    DailyOff,
+    DailyOn,
+    DailyRequest,
+    DailyResult,
+    DailySetting,
+    Drawn,
+    GaveUp,
+    HintGiven,
+    HistoryEntry,
+    HistoryOutcome,
+    PathToChoose,
+    PieceSelected,
+    PuzzleGiven,
+    PuzzleHistory,
+    PuzzleInPrivate,
+    PuzzleNotices,
+    PuzzleOpened,
+    PuzzleRequest,
+    PuzzleResult,
+    RatingChange,
+    Reaction,
+    Refusal,
+    Refused,
+    Solved,
+    Solvers,
+    Step,
+    YourPosition,
+)
+from bot.service.registry import ButtonKind
 from bot.storage import StorageBusy, StorageFull, StorageGone
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
@@ -56,14 +84,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bot.service")
 
-DEFAULT_TIME = "09:00"
 DEFAULT_TIMEZONE = "Europe/Madrid"
-SOLVED_REACTION = "🎉"
-# Where a member's answer cannot be shown to them alone (a Telegram group), a reaction to their
-# message says how it went; the steps themselves go to their private chat with the bot.
-RIGHT_REACTION = "👍"
-WRONG_REACTION = "👎"
-OTHER_REACTION = "🤔"
 # /top puzzles: a daily solved is worth SOLVE_POINTS, the first solvers of the day get
 # FIRST_BONUS more (first, second, third); each wrong try costs MISS_COST; a hint halves what
 # is left; a solve is worth at least MIN_POINTS (halved with a hint).  Equal points: the one
@@ -73,48 +94,9 @@ FIRST_BONUS = (3.0, 2.0, 1.0)
 MISS_COST = 1.0
 MIN_POINTS = 1.0
 HISTORY_SIZE = 10
-GIVE_UP_WORDS = ("giveup", "give-up", "resign", "rendirse", "rindo", "abandonar", "arrendo", "arrendersi", "abbandona")
-HISTORY_WORDS = ("history", "historial", "historia", "storia", "cronologia")
 LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
-# ASCII digits only: the time is stored as typed ('09:0٥' would be kept as such).
-_TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)", re.ASCII)
-# '8am', '8:30pm', '12pm' (noon), '12am' (midnight).
-_AMPM = re.compile(r"(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*([ap])\.?m\.?", re.I | re.ASCII)
-
-
-def read_time(word: str) -> str | None:
-    """'08:30', '8.30', '8h30', '8am', '8:30pm' as HH:MM, or None."""
-    match = _TIME.fullmatch(word)
-    if match:
-        return f"{int(match.group(1)):02d}:{match.group(2)}"
-    match = _AMPM.fullmatch(word)
-    if match:
-        hour = int(match.group(1)) % 12 + (12 if match.group(3).lower() == "p" else 0)
-        return f"{hour:02d}:{match.group(2) or '00'}"
-    return None
-
-
-def zones_of_city(word: str) -> list[str]:
-    """The IANA zones whose city is this word ('London' -> ['Europe/London'])."""
-    city = "/" + word.strip().lower().replace(" ", "_")
-    return sorted(name for low, name in _zone_names().items() if low.endswith(city))
-
-
-@cache
-def _zone_names() -> dict[str, str]:
-    return {name.lower(): name for name in available_timezones()}
-
-
-def find_timezone(word: str) -> str | None:
-    """The IANA name a typed time zone means ('europe/rome' -> 'Europe/Rome'), or None."""
-    name = _zone_names().get(word.strip().lower())
-    if name is None and word.upper() == "UTC":
-        name = "UTC"
-    return name
-
-
 # ``/start`` payloads: p<post>_<signature>.  The signature binds the link to the one user it was
 # handed to (Telegram allows 64 characters of [A-Za-z0-9_-]); a bare p<post> is an old link.
 _START_PAYLOAD = re.compile(r"p(\d{1,9})(?:_([A-Za-z0-9_-]{16}))?")
@@ -160,36 +142,6 @@ def solve_points(attempt: AttemptRecord, rank: int) -> float:
     return points / 2 if attempt.hints else points
 
 
-def theme_words(lang: str, puzzle: dict[str, Any]) -> list[str]:
-    """A puzzle's tags in words (whatever tags the bank has; unknown ones are left out)."""
-    tags = puzzle.get("tags") or {}
-    words = []
-    sacrifices = tags.get("sacrifices") or 0
-    if isinstance(sacrifices, bool):
-        sacrifices = int(sacrifices)
-    if sacrifices == 1:
-        words.append(t(lang, "theme.sacrifice"))
-    elif isinstance(sacrifices, int) and sacrifices > 1:
-        words.append(t(lang, "theme.sacrifices", n=sacrifices))
-    longest = tags.get("longest_capture") or 0
-    if isinstance(longest, int) and longest >= 2:
-        words.append(t(lang, "theme.longest_capture", n=longest))
-    # The bank names its themes in a list (tags.themes); older records had a flag per theme. The
-    # sacrifice and the shot are already worded above, with their counts.
-    named = tags.get("themes") if isinstance(tags.get("themes"), list) else []
-    for flag in ("promotion", "king_capture", "quiet_move", "blockade", "endgame"):
-        if tags.get(flag) is True or flag in named:
-            words.append(t(lang, f"theme.{flag}"))
-    moves = tags.get("moves")
-    if isinstance(moves, int) and moves > 0:
-        words.append(tn(lang, "theme.moves", moves))
-    return words
-
-
-def streak_text(lang: str, days: int) -> str:
-    return t(lang, "streak.one") if days == 1 else t(lang, "streak.many", n=days)
-
-
 class PuzzleRecords(UseCase):
     """What the stored attempts say about solvers: streaks and a chat's leaderboard (read only)."""
 
@@ -210,8 +162,7 @@ class PuzzleRecords(UseCase):
                 latest.add(max(days))
         # The latest post of a chat may still be solved: until the next post it breaks nothing.
         today = max(latest) if latest else None
-        return posted_streaks(sorted(posted), [post.day for post in solved], today)
-
+        return posted_streaks(sorted(posted), [post.day for post in solved if post.day], today)
 
     def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]:
         """The chat's solvers: points (see SOLVE_POINTS), solves, current streak; equal points
@@ -245,15 +196,18 @@ class PuzzleRecords(UseCase):
 
 class Puzzles(UseCase):
     """Daily puzzles and personal ones.  An attempt's one rated outcome is published as
-    AttemptScored (ratings follow it); ``ratings`` only shows the solver their rating."""
+    AttemptScored (ratings follow it); ``ratings`` only shows the solver their rating.  What it
+    answers are typed results (``results_puzzles``); the messages it puts in the outbox on its own
+    are worded by ``notices``."""
 
     def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: PuzzleRecords, ratings: Ratings,
-                 bus: EventBus) -> None:
+                 bus: EventBus, notices: PuzzleNotices) -> None:
         super().__init__(runtime, outlet)
         self.games = games
         self.records = records
         self.ratings = ratings
         self.bus = bus
+        self.notices = notices
         # The next daily post's time per platform, and when it was found (see next_daily_wakeup).
         self._daily_wakeup_cache: dict[str | None, tuple[float | None, float]] = {}
         self._link_key: bytes | None = None
@@ -267,53 +221,22 @@ class Puzzles(UseCase):
 
     # -- /daily ------------------------------------------------------------------------------------
 
-    def cmd_daily(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """/daily: show the setting; /daily on [HH:MM] [time zone] [variant] and /daily off (admins)."""
-        if not args:
-            return [Reply(self._daily_setting_text(ctx))]
-        word = args[0].lower()
-        if word in DAILY_OFF_WORDS:
-            if len(args) > 1:
-                return [Reply(t(ctx.lang, "daily.usage"))]
+    def daily(self, ctx: Ctx, request: DailyRequest) -> DailyResult:
+        """/daily: the setting; on (admins) at a time, in a zone, of a variant; off (admins)."""
+        if request.action == "off":
             if not self.storage.unsubscribe(*ctx.key, ctx.now):
-                return [Reply(t(ctx.lang, "daily.none"))]
+                return DailyOff(was_on=False)
             self.daily_changed()
-            return [Reply(t(ctx.lang, "daily.off"))]
-        if word not in DAILY_ON_WORDS:
-            return [Reply(t(ctx.lang, "daily.usage"))]
-        time_text, zone, variant_words = DEFAULT_TIME, None, []
-        for arg in args[1:]:
-            read = read_time(arg)
-            if read:
-                time_text = read
-            elif ("/" in arg or arg.upper() == "UTC") and find_timezone(arg):
-                # An IANA name, and UTC: 'UTC' also ends like Etc/UTC, which is no city to ask about.
-                zone = find_timezone(arg)
-            elif zones_of_city(arg) and not parse_variant([arg]):
-                # A city alone ('London'): the zone it means is offered, not guessed silently.
-                return [Reply(t(ctx.lang, "daily.zone_hint", zone=arg[:40], suggestion=zones_of_city(arg)[0]))]
-            elif "/" in arg:
-                return [Reply(t(ctx.lang, "daily.bad_zone", zone=arg[:40]))]
-            else:
-                variant_words.append(arg)
-        variant = self.games.default_variant(ctx)
-        if variant_words:
-            variant = parse_variant(variant_words)
-            if variant is None:
-                return [Reply(t(ctx.lang, "daily.bad_word", word=" ".join(variant_words)[:30]) + " "
-                              + t(ctx.lang, "daily.usage"))]
+            return DailyOff(was_on=True)
+        if request.action != "on":
+            sub = self.storage.subscription(*ctx.key)
+            return DailySetting(sub if sub is not None and sub.active else None)
+        variant = request.variant or self.games.default_variant(ctx)
         old = self.storage.subscription(*ctx.key)
-        zone = zone or (old.timezone if old else DEFAULT_TIMEZONE)
-        self.storage.subscribe(*ctx.key, time_text, zone, variant, ctx.now, language=ctx.lang)
+        zone = request.zone or (old.timezone if old else DEFAULT_TIMEZONE)
+        self.storage.subscribe(*ctx.key, request.time, zone, variant, ctx.now, language=request.language)
         self.daily_changed()
-        return [Reply(t(ctx.lang, "daily.on", time=time_text, zone=zone, variant=variant_name(ctx.lang, variant)))]
-
-    def _daily_setting_text(self, ctx: Ctx) -> str:
-        sub = self.storage.subscription(*ctx.key)
-        if sub is None or not sub.active:
-            return t(ctx.lang, "daily.none")
-        return t(ctx.lang, "daily.show", time=sub.time, zone=sub.timezone,
-                 variant=variant_name(ctx.lang, sub.variant))
+        return DailyOn(request.time, zone, variant)
 
     def daily_changed(self) -> None:
         self._daily_wakeup_cache = {}
@@ -344,7 +267,7 @@ class Puzzles(UseCase):
         due now), else the one after it."""
         day, due = self._last_due(sub, now)
         latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-        posted = bool(latest) and latest[0].day >= day.isoformat()
+        posted = bool(latest) and (latest[0].day or "") >= day.isoformat()
         if not posted and due >= sub.created_at:
             return due
         return self._due_on(sub, day + dt.timedelta(days=1))
@@ -397,14 +320,15 @@ class Puzzles(UseCase):
         if due < sub.created_at:
             return 0
         latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
-        if latest and latest[0].day >= day.isoformat():
+        if latest and (latest[0].day or "") >= day.isoformat():
             return 0
         puzzles = bank.load(sub.variant)
         if not puzzles:
             return 0
         puzzle = puzzle_of_day(puzzles, day, sub.variant)
+        pos = Position.from_fen(sub.variant, puzzle["fen"])
         # The board is drawn before the transaction that claims the day (only its buttons need the post).
-        picture = self._picture(Position.from_fen(sub.variant, puzzle["fen"]))
+        picture = self.notices.draw(pos)
         with self.storage.transaction():
             post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
                                                     puzzle["id"], now)
@@ -412,58 +336,18 @@ class Puzzles(UseCase):
                 return 0                # another process posted it a moment ago
             lang = self.games.chat_lang(sub.platform, sub.chat_id, sub.language)
             if latest:
-                self.say(sub.platform, sub.chat_id, self._yesterday_reply(lang, latest[0]))
+                self.say(sub.platform, sub.chat_id, self.notices.yesterday(lang, self._solvers(latest[0])))
             post = self.storage.puzzle_post(post_id)
             assert post is not None
-            self.say(sub.platform, sub.chat_id, self._post_reply(lang, post, puzzle, picture))
+            self.say(sub.platform, sub.chat_id, self.notices.daily_post(lang, Board(post, pos, 0, picture=picture)))
         self.daily_changed()
         self._notify(sub.platform)
         return 1
 
-    def _yesterday_reply(self, lang: str, post: PuzzlePostRecord) -> Reply:
+    def _solvers(self, post: PuzzlePostRecord) -> Solvers:
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        solvers = [a.user_name for a in self.storage.attempts(post.id) if a.solved_at is not None]
-        solvers_text = (t(lang, "daily.solved_by", names=", ".join(solvers[:20]), count=len(solvers))
-                        if solvers else t(lang, "daily.nobody"))
-        line = " ".join(puzzle["solution"]) if puzzle else "?"
-        return Reply(t(lang, "daily.yesterday", day=day_words(lang, post.day)) + "\n" + solvers_text, spoiler=line)
-
-    def _post_reply(self, lang: str, post: PuzzlePostRecord, puzzle: dict[str, Any],
-                    picture: tuple[bytes, str] | None = None) -> Reply:
-        pos = Position.from_fen(post.variant, puzzle["fen"])
-        text = t(lang, "daily.post", day=day_words(lang, post.day, weekday=True),
-                 variant=variant_name(lang, post.variant), side=t(lang, f"puzzle.to_win.{pos.turn}"))
-        return self._puzzle_board(lang, post, pos, 0, text, picture=picture)
-
-    def _picture(self, pos: Position, drawn: tuple[list[list[int]], list[int], list[int]] | None = None
-                 ) -> tuple[bytes, str]:
-        """A puzzle position drawn (PNG and text board), as _puzzle_board shows it."""
-        earlier, last, captured = drawn or ([], [], [])
-        view = boards.board_view(pos, last_path=last, captured=captured, flipped=not pos.white,
-                                 earlier_paths=earlier)
-        return boards.png(view), boards.text(view)
-
-    def _puzzle_board(self, lang: str, post: PuzzlePostRecord, pos: Position, step: int, text: str,
-                      replaces: bool = False, private: bool = False, user_id: str | None = None,
-                      drawn: tuple[list[list[int]], list[int], list[int]] | None = None,
-                      picture: tuple[bytes, str] | None = None) -> Reply:
-        """A puzzle position with its buttons: the pieces that can move, a hint and (for one
-        user's board) giving up; a board for one user carries the private-chat link signed for
-        them.  ``drawn``: the moves just played (earlier paths, last path, captured squares);
-        ``picture``: the position already drawn (see _picture)."""
-        image, board_text = picture or self._picture(pos, drawn)
-        starts = sorted({m.start for m in pos.legal_moves()})
-        buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
-                        reserve=1)
-        extra = [Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
-                        f"/hint #{post.id}", style="back")]
-        if step > 0 or user_id is not None:
-            extra.append(Button(t(lang, "button.give_up"), action(ButtonKind.PUZZLE_GIVE_UP, post.id),
-                                "/puzzle giveup", style="stop"))
-        buttons.append(extra)
-        return Reply(text, image=image, board_text=board_text, buttons=buttons, post_id=post.id,
-                     replaces_board=replaces, private=private,
-                     start_payload=self._start_payload(post, user_id) if user_id is not None else None)
+        names = tuple(a.user_name for a in self.storage.attempts(post.id) if a.solved_at is not None)
+        return Solvers(post, names, tuple(puzzle["solution"]) if puzzle else ())
 
     # -- who may answer a post -------------------------------------------------------------------------
 
@@ -504,67 +388,63 @@ class Puzzles(UseCase):
 
     # -- /puzzle ---------------------------------------------------------------------------------------
 
-    def cmd_puzzle(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """A puzzle for you alone: /puzzle [variant] (one you have not been given before)."""
-        variant = self.games.default_variant(ctx)
-        word = args[0].lower() if args else ""
-        if word in HISTORY_WORDS:
+    def puzzle(self, ctx: Ctx, request: PuzzleRequest) -> PuzzleResult:
+        """/puzzle: a new one for you alone, your history, or giving up."""
+        if request.action == "history":
             return self.puzzle_history(ctx)
-        if word in GIVE_UP_WORDS:
-            ref = int(args[1].lstrip("#")) if len(args) > 1 and re.fullmatch(r"#?\d{1,9}", args[1]) else None
-            post = self.puzzle_for(ctx, ref, giving_up=True)
+        if request.action == "give_up":
+            post = self.puzzle_for(ctx, request.ref, giving_up=True)
             if post is None:
-                return [Reply(t(ctx.lang, "puzzle.none"))]
+                return Refused(Refusal.NO_PUZZLE)
             return self.give_up(ctx, post)
-        if args:
-            variant = parse_variant(args)
-            if variant is None:
-                return [Reply(t(ctx.lang, "rules.unknown", word=" ".join(args)[:30]))]
+        return self.new_puzzle(ctx, request.variant)
+
+    def new_puzzle(self, ctx: Ctx, variant: str | None = None) -> PuzzleGiven | PuzzleInPrivate | Refused:
+        """A puzzle for you alone (one you have not been given before) of ``variant`` (None: the chat's)."""
+        variant = variant or self.games.default_variant(ctx)
         puzzles = bank.load(variant)
         if not puzzles:
-            return [Reply(t(ctx.lang, "puzzle.none_left"))]
+            return Refused(Refusal.NONE_LEFT)
         seen = {p.puzzle_id for p in self.storage.personal_posts(ctx.event.platform, ctx.event.user_id, 10_000)}
         fresh = [p for p in puzzles if p["id"] not in seen] or puzzles
         puzzle = self.rng.choice(fresh)
         post_id = self.storage.create_personal_post(ctx.event.platform, ctx.event.chat_id, ctx.event.user_id,
                                                     variant, puzzle["id"], ctx.now)
         post = self.storage.puzzle_post(post_id)
-        pos = Position.from_fen(variant, puzzle["fen"])
-        text = t(ctx.lang, "puzzle.personal", variant=variant_name(ctx.lang, variant), rating=puzzle["rating"],
-                 side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post_id)
+        assert post is not None
+        payload = self._start_payload(post, ctx.event.user_id)
         if not ctx.event.can_whisper and ctx.event.private_link:
             # A group where nothing can be shown to one member: the puzzle waits in a private chat.
-            link = ctx.event.private_link.format(payload=self._start_payload(post, ctx.event.user_id))
-            return [Reply(t(ctx.lang, "puzzle.in_private", name=_name(ctx.event), link=link))]
-        return [self._puzzle_board(ctx.lang, post, pos, 0, text, private=self._whisper(ctx), user_id=ctx.event.user_id)]
+            return PuzzleInPrivate(_name(ctx.event), ctx.event.private_link.format(payload=payload))
+        pos = Position.from_fen(variant, puzzle["fen"])
+        return PuzzleGiven(Board(post, pos, 0, payload=payload, private=self._whisper(ctx)), puzzle["rating"])
 
     def _whisper(self, ctx: Ctx) -> bool:
         """Answers about one user's puzzle go to them alone (a private chat is private already)."""
         return ctx.event.chat_kind != "private"
 
-    def open_puzzle(self, ctx: Ctx, payload: str) -> list[Reply] | None:
-        """``/start p<post>`` (a link from a group): the user's own way through that post, here."""
+    def open_puzzle(self, ctx: Ctx, payload: str) -> PuzzleOpened | Refused | None:
+        """``/start p<post>`` (a link from a group): the user's own way through that post, here
+        (None: the payload is no puzzle link)."""
         match = _START_PAYLOAD.fullmatch(payload)
         if not match:
             return None
         post = self.storage.puzzle_post(int(match.group(1)))
         if post is None or post.platform != ctx.event.platform:
-            return [Reply(t(ctx.lang, "puzzle.unknown"))]
+            return Refused(Refusal.UNKNOWN)
         # A link proves something only for the user it was signed for (an old unsigned one, a
         # number typed by hand or a link passed on proves nothing).
         signature = match.group(2) or ""
         if not hmac.compare_digest(signature, self._signature(post, ctx.event.user_id)):
-            return [Reply(t(ctx.lang, "puzzle.link_invalid"))]
+            return Refused(Refusal.LINK_INVALID)
         found = self._attempt_at(ctx, post, private=False)
-        if isinstance(found, list):
+        if isinstance(found, Refused):
             return found
         puzzle, attempt = found
         progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
         self._note_opened(ctx, post)
-        text = t(ctx.lang, "puzzle.resume", variant=variant_name(ctx.lang, post.variant),
-                 side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"), id=post.id)
-        return [self._puzzle_board(ctx.lang, post, pos, len(progress), text, user_id=ctx.event.user_id)]
+        return PuzzleOpened(Board(post, pos, len(progress), payload=self._start_payload(post, ctx.event.user_id)))
 
     # -- answering -----------------------------------------------------------------------------------
 
@@ -576,7 +456,6 @@ class Puzzles(UseCase):
         is the one a typed answer there is for."""
         if ctx.event.chat_kind == "private" and post.chat_id != ctx.event.chat_id:
             self.storage.set_pending(self._opened_key(ctx), post.id)
-
     def puzzle_for(self, ctx: Ctx, ref: int | None = None, text: str | None = None,
                     giving_up: bool = False) -> PuzzlePostRecord | None:
         """The post a user's answer (``text``) is for: #id or the message replied to; else the
@@ -660,30 +539,30 @@ class Puzzles(UseCase):
         return self.storage.puzzle_post(post_id) if post_id is not None else None
 
     def _attempt_at(self, ctx: Ctx, post: PuzzlePostRecord,
-                    private: bool) -> tuple[dict[str, Any], AttemptRecord] | list[Reply]:
-        """The puzzle and this user's attempt at a post (a fresh one if none yet), or the answer
-        that refuses it: someone else's puzzle, one no longer in the bank, a daily post that the
-        next day's (with its solution) replaced, or one already solved."""
+                    private: bool) -> tuple[dict[str, Any], AttemptRecord] | Refused:
+        """The puzzle and this user's attempt at a post (a fresh one if none yet), or why it is
+        refused: someone else's puzzle, one no longer in the bank, a daily post that the next
+        day's (with its solution) replaced, or one already solved or given up."""
         ev = ctx.event
         if post.kind == "personal" and post.user_id != ev.user_id:
-            return [Reply(t(ctx.lang, "puzzle.not_yours"), private=private)]
+            return Refused(Refusal.NOT_YOURS, private=private)
         name = self._member_name(ctx, post)
         if name is None:
-            return [Reply(t(ctx.lang, "puzzle.not_member"), private=private)]
+            return Refused(Refusal.NOT_MEMBER, private=private)
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
         if puzzle is None:
-            return [Reply(t(ctx.lang, "puzzle.unknown"), private=private)]
+            return Refused(Refusal.UNKNOWN, private=private)
         if post.kind == "daily":
             latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
             if latest and latest[0].id != post.id:
-                return [Reply(t(ctx.lang, "puzzle.over", day=day_words(ctx.lang, post.day)), private=private)]
+                return Refused(Refusal.OVER, private=private, day=post.day)
         attempt = self.storage.attempt(post.id, ev.user_id)
         attempt = (_replace(attempt, user_name=name) if attempt is not None
                    else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, ctx.now, None, None, None, version=0))
         if attempt.solved_at is not None:
-            return [Reply(t(ctx.lang, "puzzle.already"), private=private)]
+            return Refused(Refusal.ALREADY, private=private)
         if self.storage.pending(self._gave_up_key(post, ev.user_id)):
-            return [Reply(t(ctx.lang, "puzzle.gave_up_already", line=" ".join(puzzle["solution"])), private=private)]
+            return Refused(Refusal.GAVE_UP, private=private, solution=tuple(puzzle["solution"]))
         return puzzle, attempt
 
     def _gave_up_key(self, post: PuzzlePostRecord, user_id: str) -> str:
@@ -695,108 +574,81 @@ class Puzzles(UseCase):
         return ((attempt is None or attempt.solved_at is None)
                 and not self.storage.pending(self._gave_up_key(post, user_id)))
 
-    def give_up(self, ctx: Ctx, post: PuzzlePostRecord) -> list[Reply]:
+
+    def _acted(self, ctx: Ctx, post: PuzzlePostRecord, step: Step, reaction: Reaction = Reaction.OTHER,
+               label: bool = False) -> Acted:
+        ev = ctx.event
+        return Acted(post, step, self._start_payload(post, ev.user_id), private=self._whisper(ctx),
+                     reaction=reaction, stand_in=ev.chat_kind != "private" and not ev.can_whisper, label=label)
+
+    def give_up(self, ctx: Ctx, post: PuzzlePostRecord) -> Acted:
         """Show a user the solution of a post and close their attempt (a failure, if it was not
         rated yet)."""
         whisper = self._whisper(ctx)
         with self.storage.transaction():
             found = self._attempt_at(ctx, post, whisper)
-            if isinstance(found, list):
-                return self._privately(ctx, post, found, OTHER_REACTION)
+            if isinstance(found, Refused):
+                return self._acted(ctx, post, found)
             puzzle, attempt = found
             if attempt.rated_score is None:
                 attempt = _replace(attempt, rated_score=0.0, rated_at=ctx.now)
                 self._score(post, attempt)
             self.storage.save_attempt(attempt)
             self.storage.set_pending(self._gave_up_key(post, ctx.event.user_id), 1)
-        line = " ".join(puzzle["solution"])
         # The solution is for the one who gave up: in a group it goes to them alone.
-        reply = Reply(self._puzzle_label(ctx.lang, post) + t(ctx.lang, "puzzle.gave_up", line=line),
-                      private=whisper, buttons=[[Button(t(ctx.lang, "button.next_puzzle"),
-                                                        action(ButtonKind.PUZZLE_NEXT, post.id), "/puzzle")]])
-        return self._privately(ctx, post, [reply], OTHER_REACTION)
+        return self._acted(ctx, post, GaveUp(post, tuple(puzzle["solution"]), whisper))
 
-    def press_puzzle_more(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_puzzle_more(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> PuzzleResult:
         """Give up (zg:<post>) or the next puzzle (zn:<post>, a personal one of that variant)."""
         post = self.storage.puzzle_post(ids[0])
         if post is None or post.platform != ctx.event.platform:
-            return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+            return Refused(Refusal.UNKNOWN, private=True)
         if self._member_name(ctx, post) is None:
-            return [Reply(t(ctx.lang, "puzzle.not_member"), private=True)]
+            return Refused(Refusal.NOT_MEMBER, private=True)
         if kind is ButtonKind.PUZZLE_GIVE_UP:
             return self.give_up(ctx, post)
-        return self.cmd_puzzle(ctx, [post.variant])
+        return self.new_puzzle(ctx, post.variant)
 
-    def puzzle_history(self, ctx: Ctx) -> list[Reply]:
+    def puzzle_history(self, ctx: Ctx) -> PuzzleHistory:
         """/puzzle history: the user's last puzzles (personal and daily) and how each went."""
         ev = ctx.event
         items: list[tuple[float, PuzzlePostRecord, AttemptRecord | None]] = []
         for post in self.storage.personal_posts(ev.platform, ev.user_id, HISTORY_SIZE):
             items.append((post.posted_at, post, self.storage.attempt(post.id, ev.user_id)))
-        for post, attempt in self.storage.user_attempts(ev.platform, ev.user_id)[-HISTORY_SIZE:]:
-            items.append((post.posted_at, post, attempt))
+        for daily, done in self.storage.user_attempts(ev.platform, ev.user_id)[-HISTORY_SIZE:]:
+            items.append((daily.posted_at, daily, done))
         items.sort(key=lambda item: (item[0], item[1].id), reverse=True)
-        if not items:
-            return [Reply(t(ctx.lang, "puzzle.history_empty"), private=self._whisper(ctx))]
-        lines = [t(ctx.lang, "puzzle.history_title")]
+        entries = []
         for _at, post, attempt in items[:HISTORY_SIZE]:
-            variant = variant_name(ctx.lang, post.variant)
-            if post.kind == "daily":
-                what = t(ctx.lang, "puzzle.history_daily", day=day_words(ctx.lang, post.day), variant=variant)
-            else:
-                puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-                what = t(ctx.lang, "puzzle.history_personal", id=post.id, variant=variant,
-                         rating=puzzle["rating"] if puzzle else "?")
+            puzzle = puzzle_by_id(post.variant, post.puzzle_id) if post.kind != "daily" else None
+            outcome: HistoryOutcome
             if attempt is not None and attempt.solved_at is not None:
-                result = (tn(ctx.lang, "puzzle.result.solved_misses", attempt.misses) if attempt.misses
-                          else t(ctx.lang, "puzzle.result.solved"))
+                outcome = "solved"
             elif self.storage.pending(self._gave_up_key(post, ev.user_id)):
-                result = t(ctx.lang, "puzzle.result.gave_up")
+                outcome = "gave_up"
             elif attempt is not None and attempt.misses:
-                result = t(ctx.lang, "puzzle.result.failed")
+                outcome = "failed"
             else:
-                result = t(ctx.lang, "puzzle.result.open")
-            when = day_words(ctx.lang, dt.datetime.fromtimestamp(post.posted_at, dt.UTC).date())
-            lines.append(t(ctx.lang, "puzzle.history_line", when=when, what=what, result=result))
-        return [Reply("\n".join(lines), private=self._whisper(ctx) and ctx.event.can_whisper)]
+                outcome = "open"
+            entries.append(HistoryEntry(post, puzzle["rating"] if puzzle else None, outcome,
+                                        attempt.misses if attempt is not None else 0))
+        whisper = self._whisper(ctx)
+        # An empty history is said to the user alone; a list only where it can be shown to them alone.
+        return PuzzleHistory(tuple(entries), whisper and (not entries or ev.can_whisper))
 
-    def answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str, via_button: bool = False) -> list[Reply]:
+    def answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str, via_button: bool = False) -> Acted:
         """Judge an answer (one move or a whole line) to a post for this user."""
         # Acting on a post in its chat makes the user a member there: the private chat their
         # steps go to may then answer it too.
         self._note_member(ctx, post)
-        replies, reaction = self._answer_puzzle(ctx, post, text, via_button)
-        if not via_button and replies and self._several_open(ctx, post):
-            # A typed answer says which puzzle it went to when the user has several open here.
-            replies[0] = replace(replies[0], text=self._puzzle_label(ctx.lang, post) + replies[0].text)
-        return self._privately(ctx, post, replies, reaction)
-
-    def _puzzle_label(self, lang: str, post: PuzzlePostRecord) -> str:
-        if post.kind == "daily":
-            return t(lang, "puzzle.for_daily", day=day_words(lang, post.day))
-        return t(lang, "puzzle.for_personal", variant=variant_name(lang, post.variant), id=post.id)
-
-    def _privately(self, ctx: Ctx, post: PuzzlePostRecord, replies: list[Reply], reaction: str) -> list[Reply]:
-        """In a group where nothing can be shown to one member (Telegram), a member's steps,
-        hints and misses are never posted for everyone: the first reply meant for them alone gets
-        a reaction that stands in for it in the group, and each carries the private-chat link
-        (signed for them) of where the adapter shows it instead (see Reply.start_payload)."""
-        ev = ctx.event
-        if ev.chat_kind == "private" or ev.can_whisper:
-            return replies
-        out = []
-        reacted = False
-        for reply in replies:
-            if reply.private:
-                reply = replace(reply, reaction=None if reacted else (reply.reaction or reaction), post_id=post.id,
-                                start_payload=reply.start_payload or self._start_payload(post, ev.user_id))
-                reacted = True
-            out.append(reply)
-        return out
+        step, reaction = self._answer_puzzle(ctx, post, text, via_button)
+        # A typed answer says which puzzle it went to when the user has several open here.
+        label = not via_button and self._several_open(ctx, post)
+        return self._acted(ctx, post, step, reaction, label)
 
     def _answer_puzzle(self, ctx: Ctx, post: PuzzlePostRecord, text: str,
-                       via_button: bool) -> tuple[list[Reply], str]:
-        """The replies to an answer, and the reaction that says how it went where they cannot be
+                       via_button: bool) -> tuple[Step, Reaction]:
+        """What an answer came to, and the reaction that says how it went where it cannot be
         shown to the user alone."""
         ev = ctx.event
         whisper = self._whisper(ctx)
@@ -806,8 +658,8 @@ class Puzzles(UseCase):
         delta: float | None = None
         with self.storage.transaction():
             found = self._attempt_at(ctx, post, whisper)
-            if isinstance(found, list):
-                return found, OTHER_REACTION
+            if isinstance(found, Refused):
+                return found, Reaction.OTHER
             puzzle, attempt = found
             progress = list(attempt.progress)
             answer = judge(puzzle, progress, text)
@@ -825,65 +677,37 @@ class Puzzles(UseCase):
             name = attempt.user_name
         pos = answer.position or position_after(puzzle, progress)
         replaces = via_button and ev.chat_kind == "private"
+        payload = self._start_payload(post, ev.user_id)
+        rating = self._rating_change(ctx, delta)
         if answer.verdict is Verdict.ILLEGAL:
             if answer.error is None:
-                return [Reply(t(ctx.lang, "move.usage"), private=whisper)], OTHER_REACTION
-            # In a puzzle the rule is named, never the moves it allows (they may be the answer).
-            return ([Reply(illegal_rule_text(ctx.lang, answer.error, pos, typed=text[:40]), private=whisper)],
-                    OTHER_REACTION)
+                return Refused(Refusal.MOVE_USAGE, private=whisper), Reaction.OTHER
+            return AnswerIllegal(answer.error, pos, text[:40], whisper), Reaction.OTHER
         if answer.verdict is Verdict.WRONG:
-            lines = []
-            if answer.played:
-                lines.append(t(ctx.lang, "puzzle.right_so_far", moves=" ".join(answer.played)))
             wrong = answer.wrong or text.split()[0]
             try:
                 wrong_move = str(pos.parse_move(wrong))
             except IllegalMove:
                 wrong_move = wrong
-            line = refutation(puzzle, accepted, wrong_move)[:3]
-            if line:
-                lines.append(t(ctx.lang, "puzzle.refuted", move=wrong[:40], line=" ".join(line)))
-            else:
-                lines.append(t(ctx.lang, "puzzle.wrong", move=wrong[:40]))
-            if delta is not None:
-                lines.append(self._rating_change_text(ctx, delta))
-            if not via_button:
-                return [Reply("\n".join(lines), private=whisper)], WRONG_REACTION
-            return [self._puzzle_board(ctx.lang, post, pos, len(accepted), "\n".join(lines), replaces=replaces,
-                                       private=whisper, user_id=ev.user_id)], WRONG_REACTION
+            line = tuple(refutation(puzzle, accepted, wrong_move)[:3])
+            board = (Board(post, pos, len(accepted), payload=payload, replaces=replaces, private=whisper)
+                     if via_button else None)
+            return (AnswerWrong(tuple(answer.played), wrong[:40], line, rating, whisper, board),
+                    Reaction.WRONG)
         if answer.verdict is Verdict.RIGHT:
             # "Forced" only when the defender had no other move; else which side answered (the one
             # not to move now).
-            replier = "B" if pos.turn == "W" else "W"
-            if reply_is_forced(puzzle, accepted[:-1]):
-                text_out = t(ctx.lang, "puzzle.right_forced", reply=answer.played[-1])
-            else:
-                text_out = t(ctx.lang, "puzzle.right", reply=answer.played[-1],
-                             side=t(ctx.lang, f"puzzle.replier.{replier}"))
-            return [self._puzzle_board(ctx.lang, post, pos, len(accepted), text_out, replaces=replaces,
-                                       private=whisper, user_id=ev.user_id,
-                                       drawn=_drawn(puzzle, accepted, 2))], RIGHT_REACTION
-        replies = self._solved(ctx, post, accepted, first, whisper, name)
-        extra = [t(ctx.lang, "puzzle.themes", themes=", ".join(words))
-                 for words in [theme_words(ctx.lang, puzzle)] if words]
-        if delta is not None:
-            extra.append(self._rating_change_text(ctx, delta))
-        if extra:
-            # After a solve, what lichess shows: the themes and the rating change, to the solver
-            # (with the answer meant for them alone, where there is one).
-            next_button = [[Button(t(ctx.lang, "button.next_puzzle"), action(ButtonKind.PUZZLE_NEXT, post.id),
-                                   "/puzzle")]]
-            own = next((i for i, r in enumerate(replies) if r.private or not whisper), None)
-            if own is not None and post.kind == "personal" or own is not None and replies[own].private:
-                replies[own] = replace(replies[own], text=replies[own].text + "\n" + "\n".join(extra),
-                                       buttons=replies[own].buttons + next_button)
-            else:
-                replies.append(Reply("\n".join(extra), private=True, buttons=next_button))
-        return replies, SOLVED_REACTION
+            return (AnswerRight(answer.played[-1], reply_is_forced(puzzle, accepted[:-1]),
+                                "B" if pos.turn == "W" else "W",
+                                Board(post, pos, len(accepted), payload=payload, replaces=replaces, private=whisper,
+                                      drawn=_drawn(puzzle, accepted, 2))),
+                    Reaction.RIGHT)
+        return self._solved(ctx, post, accepted, first, name, puzzle, rating), Reaction.SOLVED
 
-    def _rating_change_text(self, ctx: Ctx, delta: float) -> str:
-        rating = self.ratings.puzzle_rating_now(ctx.event.platform, ctx.event.user_id)
-        return t(ctx.lang, "puzzle.rating_change", rating=rating, delta=f"{round(delta):+d}")
+    def _rating_change(self, ctx: Ctx, delta: float | None) -> RatingChange | None:
+        if delta is None:
+            return None
+        return RatingChange(self.ratings.puzzle_rating_now(ctx.event.platform, ctx.event.user_id), delta)
 
     def _record_solve(self, ctx: Ctx, post: PuzzlePostRecord, attempt: AttemptRecord,
                       accepted: list[str]) -> tuple[bool, float | None]:
@@ -900,133 +724,94 @@ class Puzzles(UseCase):
         first = post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, attempt.user_name)
         return first, delta
 
-    def _solved(self, ctx: Ctx, post: PuzzlePostRecord, accepted: list[str], first: bool,
-                whisper: bool, name: str) -> list[Reply]:
+    def _solved(self, ctx: Ctx, post: PuzzlePostRecord, accepted: list[str], first: bool, name: str,
+                puzzle: dict[str, Any], rating: RatingChange | None) -> Solved:
         ev = ctx.event
+        tags = dict(puzzle.get("tags") or {})
+        line = tuple(accepted)
         if post.kind == "personal":
-            return [Reply(t(ctx.lang, "puzzle.solved_personal", line=" ".join(accepted)), private=whisper)]
+            return Solved(post, line, "personal", name, 0, 0, tags, rating)
         current, _best = self.records.puzzle_streaks(ev.platform, ev.user_id)
         if first:
-            # The one message every solve of the day puts in the chat.
             if (post.platform, post.chat_id) != ctx.key:
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
-                lang = self.games.chat_lang(post.platform, post.chat_id, ctx.lang)
-                first_text = t(lang, "puzzle.first", name=name, day=day_words(lang, post.day),
-                               streak=streak_text(lang, current))
-                self.say(post.platform, post.chat_id, Reply(first_text))
+                # Its chat's language, else the solver's (this chat's, else their own).
+                lang = self.games.chat_lang(post.platform, post.chat_id, ctx.chat.language or ctx.event.language)
+                self.say(post.platform, post.chat_id, self.notices.first_solver(lang, name, post.day or "", current))
                 self._notify(post.platform)
-                return [Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted))),
-                        Reply(t(ctx.lang, "puzzle.first_elsewhere"))]
-            announcement = t(ctx.lang, "puzzle.first", name=name, day=day_words(ctx.lang, post.day),
-                             streak=streak_text(ctx.lang, current))
-            out = [Reply(announcement)]
-            if whisper and ev.can_whisper:
-                out.insert(0, Reply(t(ctx.lang, "puzzle.solved_line", line=" ".join(accepted)), private=True))
-            return out
+                return Solved(post, line, "first_elsewhere", name, current, 1, tags, rating)
+            return Solved(post, line, "first", name, current, 1, tags, rating)
         number = sum(1 for a in self.storage.attempts(post.id) if a.solved_at is not None)
-        text = t(ctx.lang, "puzzle.solved", number=number, ordinal=ordinal(ctx.lang, number),
-                 streak=streak_text(ctx.lang, current))
-        return [Reply(text, private=whisper, reaction=SOLVED_REACTION)]
+        return Solved(post, line, "nth", name, current, number, tags, rating)
 
-    def cmd_hint(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def hint(self, ctx: Ctx, ref: int | None = None) -> Acted | Refused:
         """/hint [#id]: which piece moves next in your puzzle (a hinted solve counts half)."""
-        ref = None
-        if args and re.fullmatch(r"#?\d{1,9}", args[0]):
-            ref = int(args[0].lstrip("#"))
         post = self.puzzle_for(ctx, ref)
         if post is None:
-            return [Reply(t(ctx.lang, "puzzle.none"))]
+            return Refused(Refusal.NO_PUZZLE)
         return self._hint(ctx, post)
 
-    def _hint(self, ctx: Ctx, post: PuzzlePostRecord) -> list[Reply]:
+    def _hint(self, ctx: Ctx, post: PuzzlePostRecord) -> Acted:
         whisper = self._whisper(ctx)
         with self.storage.transaction():
             found = self._attempt_at(ctx, post, whisper)
-            if isinstance(found, list):
-                return self._privately(ctx, post, found, OTHER_REACTION)
+            if isinstance(found, Refused):
+                return self._acted(ctx, post, found)
             puzzle, attempt = found
             square = hint(puzzle, list(attempt.progress))
             self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1))
-        return self._privately(ctx, post, [Reply(t(ctx.lang, "puzzle.hint", square=square), private=whisper)],
-                               OTHER_REACTION)
+        return self._acted(ctx, post, HintGiven(square, whisper))
 
-    def press_puzzle(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    def press_puzzle(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Acted | Refused:
         """A button of a puzzle board: numbers start with the post and the step it was drawn at."""
         post = self.storage.puzzle_post(ids[0])
         whisper = self._whisper(ctx)
         if post is None or post.platform != ctx.event.platform:
-            return [Reply(t(ctx.lang, "puzzle.unknown"), private=True)]
+            return Refused(Refusal.UNKNOWN, private=True)
         # A button pressed in one chat acts on a post of another only in the presser's private
         # chat, after they acted on it in its own chat (a hand-made callback from elsewhere: no).
         if self._member_name(ctx, post) is None:
-            return [Reply(t(ctx.lang, "puzzle.not_member"), private=True)]
+            return Refused(Refusal.NOT_MEMBER, private=True)
         self._note_member(ctx, post)
         self._note_opened(ctx, post)
         if kind is ButtonKind.PUZZLE_HINT:
             return self._hint(ctx, post)
         found = self._attempt_at(ctx, post, private=True)
-        if isinstance(found, list):
+        if isinstance(found, Refused):
             # One refusal names the solution (given up already): it stays with the presser.
-            return self._privately(ctx, post, found, OTHER_REACTION)
+            return self._acted(ctx, post, found)
         puzzle, attempt = found
         progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
         step = len(progress)
-        replaces = ctx.event.chat_kind == "private"
-        if ids[1] != step:
+        payload = self._start_payload(post, ctx.event.user_id)
+        board = Board(post, pos, step, payload=payload, replaces=ctx.event.chat_kind == "private", private=whisper)
+        if ids[1] != step or kind is ButtonKind.PUZZLE_BACK:
             # A board from another step (the shared post, or an older board): this user's own position.
-            text = t(ctx.lang, "puzzle.your_position", side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"))
-            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper,
-                                       user_id=ctx.event.user_id)]
+            return Acted(post, YourPosition(board), payload, private=whisper)
         legal = pos.legal_moves()
-        if kind is ButtonKind.PUZZLE_BACK:
-            text = t(ctx.lang, "puzzle.your_position", side=t(ctx.lang, f"puzzle.to_win.{pos.turn}"))
-            return [self._puzzle_board(ctx.lang, post, pos, step, text, replaces=replaces, private=whisper,
-                                       user_id=ctx.event.user_id)]
         if kind is ButtonKind.PUZZLE_SELECT:
             square = ids[2]
-            moves = [m for m in legal if m.start == square]
-            if not moves:
-                return [Reply(t(ctx.lang, "button.stale"), private=True)]
-            ends = sorted({m.end for m in moves})
-            view = boards.board_view(pos, dots=ends, selected=square, flipped=not pos.white)
-            buttons = [Button(f"{square}→{end}", action(ButtonKind.PUZZLE_DEST, post.id, step, square, end))
-                       for end in ends]
-            rows = _rows(buttons, reserve=1)
-            rows.append([Button(t(ctx.lang, "button.back"), action(ButtonKind.PUZZLE_BACK, post.id, step),
-                                style="back")])
-            return [Reply(t(ctx.lang, "select.piece", square=square), image=boards.png(view),
-                          board_text=boards.text(view), buttons=rows, post_id=post.id,
-                          start_payload=self._start_payload(post, ctx.event.user_id), replaces_board=replaces,
-                          private=whisper)]
+            ends = sorted({m.end for m in legal if m.start == square})
+            if not ends:
+                return Refused(Refusal.STALE, private=True)
+            return Acted(post, PieceSelected(board, square, tuple(ends)), payload, private=whisper)
         if kind is ButtonKind.PUZZLE_DEST:
             matching = [m for m in legal if (m.start, m.end) == (ids[2], ids[3])]
             if not matching:
-                return [Reply(t(ctx.lang, "button.stale"), private=True)]
+                return Refused(Refusal.STALE, private=True)
             if len(matching) > 1:
-                buttons = [Button(f"{n}: {m}", action(ButtonKind.PUZZLE_PATH, post.id, step, legal.index(m)))
-                           for n, m in enumerate(matching, 1)]
-                rows = _rows(buttons, reserve=1)
-                shown = matching[:sum(len(r) for r in rows)]
-                rows.append([Button(t(ctx.lang, "button.back"), action(ButtonKind.PUZZLE_BACK, post.id, step),
-                                    style="back")])
-                view = boards.board_view(pos, dots=[matching[0].end], selected=matching[0].start,
-                                         flipped=not pos.white, routes=[m.path for m in shown])
-                return [Reply(t(ctx.lang, "select.path"), image=boards.png(view), board_text=boards.text(view),
-                              buttons=rows, post_id=post.id, start_payload=self._start_payload(post, ctx.event.user_id),
-                              replaces_board=replaces, private=whisper)]
+                paths = tuple((legal.index(m), str(m), list(m.path)) for m in matching)
+                return Acted(post, PathToChoose(board, paths, ids[2], ids[3]), payload, private=whisper)
             return self.answer_puzzle(ctx, post, str(matching[0]), via_button=True)
         index = ids[2]
         if index >= len(legal):
-            return [Reply(t(ctx.lang, "button.stale"), private=True)]
+            return Refused(Refusal.STALE, private=True)
         return self.answer_puzzle(ctx, post, str(legal[index]), via_button=True)
 
-    # -- /top puzzles --------------------------------------------------------------------------------
-
-    # -- hooks -----------------------------------------------------------------------------------------
 
 
-def _drawn(puzzle: dict[str, Any], moves: list[str], count: int) -> tuple[list[list[int]], list[int], list[int]]:
+def _drawn(puzzle: dict[str, Any], moves: list[str], count: int) -> Drawn:
     """How the last ``count`` of the accepted ``moves`` are drawn: the earlier ones' paths, the
     last one's path, and every square a piece was taken from by them."""
     pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
@@ -1044,6 +829,4 @@ def _drawn(puzzle: dict[str, Any], moves: list[str], count: int) -> tuple[list[l
 
 
 def _replace(attempt: AttemptRecord, **changes: Any) -> AttemptRecord:
-    from dataclasses import replace
-
     return replace(attempt, **changes)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import re
 import time
@@ -133,9 +134,9 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
         out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
                      files_together=files_together)
         spoiler = reply.spoiler[:text_limit // 2]
-        last = out[-1]
-        if not last.has_file and len(last.text) + len(spoiler) + 1 <= text_limit:
-            return [*out[:-1], replace(last, spoiler=spoiler)]
+        tail = out[-1]
+        if not tail.has_file and len(tail.text) + len(spoiler) + 1 <= text_limit:
+            return [*out[:-1], replace(tail, spoiler=spoiler)]
         return [*out, Piece("", spoiler=spoiler)]
     files: list[dict[str, Any]] = []
     if reply.image is not None:
@@ -144,19 +145,19 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
         files.append({"animation": reply.animation})
     if reply.document is not None:
         files.append({"document": reply.document})
-    out = [Piece(chunk) for chunk in chunks[:-1]]
+    msgs = [Piece(chunk) for chunk in chunks[:-1]]
     last = chunks[-1]
     if not files:
-        return [*out, Piece(last, buttons=reply.buttons, board=board)]
+        return [*msgs, Piece(last, buttons=reply.buttons, board=board)]
     if len(last) > caption_limit:
-        out.append(Piece(last))
+        msgs.append(Piece(last))
         last = ""
     if files_together:
         together: dict[str, Any] = {k: v for f in files for k, v in f.items()}
-        return [*out, Piece(last, buttons=reply.buttons, board=board, **together)]
-    out.append(Piece(last, buttons=reply.buttons, board=board, **files[0]))
-    out.extend(Piece("", **f) for f in files[1:])
-    return out
+        return [*msgs, Piece(last, buttons=reply.buttons, board=board, **together)]
+    msgs.append(Piece(last, buttons=reply.buttons, board=board, **files[0]))
+    msgs.extend(Piece("", **f) for f in files[1:])
+    return msgs
 
 
 def with_mentions(out: list[Piece], mentions: Iterable[Mention]) -> list[Piece]:
@@ -474,7 +475,7 @@ class ChatAdapter:
         for chat_id, queue in by_chat.items():
             task = asyncio.create_task(self._deliver_chat(chat_id, queue), name=f"{self.platform}-chat-{chat_id}")
             self._workers[chat_id] = task
-            task.add_done_callback(lambda done, chat=chat_id: self._worker_done(chat, done))
+            task.add_done_callback(functools.partial(self._worker_done, chat_id))
             started.append(task)
         return started
 

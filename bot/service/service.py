@@ -341,9 +341,8 @@ class GameService:
         """Whether typed text is a command only chat administrators may use (so an adapter knows
         when to ask the platform whether the user is one)."""
         cmd = parse_command(text or "")
-        if cmd is None or cmd.name is None:
-            return False
-        return REGISTRY.needs_admin(REGISTRY.lookup(cmd.name), cmd.args)
+        spec = REGISTRY.lookup(cmd.name) if cmd is not None and cmd.name is not None else None
+        return spec is not None and REGISTRY.needs_admin(spec, cmd.args if cmd is not None else [])
 
     def next_wakeup(self, platform: str | None) -> float | None:
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or

@@ -73,6 +73,9 @@ def _last_move(row: GameRecord) -> tuple[list[int], list[int]]:
 
 
 def _stored_result(row: GameRecord) -> Result:
+    """The result a finished game stored (finish_game writes score and reason together)."""
+    if row.result_score is None or row.result_reason is None:
+        raise ValueError(f"game {row.id} has no stored result")
     return Result(row.result_score, row.result_reason, row.winner)
 
 

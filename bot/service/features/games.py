@@ -92,7 +92,8 @@ class Games(UseCase):
         if not games:
             if mine_only:
                 recent = self.storage.recent_games(*ctx.key, ctx.event.user_id)
-                if recent and recent[0].status == "finished" and recent[0].finished_at > ctx.now - 86400:
+                if (recent and recent[0].status == "finished" and recent[0].finished_at is not None
+                        and recent[0].finished_at > ctx.now - 86400):
                     # "No game here" would be confusing right after one ended.
                     return None, [Reply(self.over_text(ctx.lang, recent[0]) + "\n" + t(ctx.lang, "game.new_hint"))]
                 if self.storage.active_games(*ctx.key):

@@ -113,7 +113,7 @@ def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
          (Arg("variant", ArgKind.VARIANT), Arg("level", ArgKind.LEVEL), Arg("color", ArgKind.COLOR),
           Arg("move_time", ArgKind.DURATION)))
 def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.opponent.cmd_play(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.opponent.start_game(ctx, args))
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
@@ -145,18 +145,18 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)
 def board(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_board(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.cmd_board(ctx, args))
 
 
 @command("draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS, needs_game=True, ref_only=True)
 def draw(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_draw(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.cmd_draw(ctx, args))
 
 
 @command("resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,), Permission.PLAYERS, needs_game=True,
          ref_only=True)
 def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_resign(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.cmd_resign(ctx, args))
 
 
 @command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
@@ -210,7 +210,7 @@ def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
 def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_pdn(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.cmd_pdn(ctx, args))
 
 
 @command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))

@@ -39,13 +39,15 @@ class MoveMade:
 
 @dataclass(frozen=True)
 class MoveIllegal:
-    """A move the rules refuse, as typed (or pressed) in ``before``; ``to_move``: whose turn it is."""
+    """A move the rules refuse, as typed (or pressed) in ``before``; ``to_move``: whose turn it is
+    (as stored: ``game``, when given, names the bot in the reader's language)."""
 
     error: IllegalMove
     before: Position
     typed: str
     to_move: str
     via_button: bool
+    game: GameRecord | None = None
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,147 @@
+"""Typed results of the games' use cases (games, play, the bot opponent): what happened, for a
+presenter (``bot.service.present_games``) to word and draw, or for any other client to show."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.rules import Move, Result
+from bot.storage.records import GameRecord
+
+
+@dataclass(frozen=True)
+class Refused:
+    """Nothing was done, for the reason ``reason`` (a catalog key, with its ``values``).
+    ``game``: the game it is about, shown as a board when ``board``; ``private``: only the user who
+    acted needs to see it (a button press); ``replaces``: the board edits the pressed one."""
+
+    reason: str
+    game: GameRecord | None = None
+    private: bool = False
+    board: bool = False
+    replaces: bool = False
+    values: tuple[tuple[str, object], ...] = ()
+    # A second catalog key said after the first (how to use the command, after what was wrong).
+    then: str | None = None
+
+
+@dataclass(frozen=True)
+class NoGame:
+    """No game could be meant: ``reason`` is one of unknown (``ref`` is not a game of this chat),
+    over, not_player, recently_over (``games[0]`` just ended), spectator, none, which (``games``:
+    the user's games here, one must be named) and stale."""
+
+    reason: str
+    ref: int | None = None
+    games: tuple[GameRecord, ...] = ()
+    private: bool = False
+
+
+@dataclass(frozen=True)
+class TimedOut:
+    """The game meant had run out of time before the scheduler noticed: it was ended on time
+    (``game`` as it is now, ``result`` the loss on time) and nothing else was done."""
+
+    game: GameRecord
+    result: Result
+
+
+@dataclass(frozen=True)
+class BoardShown:
+    """/board: the game as it is at ``now``."""
+
+    game: GameRecord
+    now: float
+
+
+@dataclass(frozen=True)
+class PdnText:
+    """/pdn: the game ``game_id`` written as PDN."""
+
+    game_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class GameEnded:
+    """The players ended the game (a resignation, a draw agreed): ``game`` as it is now."""
+
+    game: GameRecord
+    result: Result
+
+
+@dataclass(frozen=True)
+class ResignAsked:
+    """A first /resign: ``asker`` (playing ``color``) is asked to confirm."""
+
+    game: GameRecord
+    asker: str
+    color: str | None
+
+
+@dataclass(frozen=True)
+class DrawOffered:
+    """``offerer`` (playing ``color``) offered a draw; stored on ``game``."""
+
+    game: GameRecord
+    offerer: str
+    color: str | None
+
+
+@dataclass(frozen=True)
+class PiecesShown:
+    """The Back button: the game's board with its piece buttons again."""
+
+    game: GameRecord
+    now: float
+
+
+@dataclass(frozen=True)
+class PiecePicked:
+    """A piece button: the squares the piece on ``square`` can go to are to be offered."""
+
+    game: GameRecord
+    square: int
+
+
+@dataclass(frozen=True)
+class PathsOffered:
+    """A destination several captures reach: the routes ``matching`` to choose from (``legal``:
+    all legal moves, whose indexes the route buttons carry)."""
+
+    game: GameRecord
+    legal: tuple[Move, ...]
+    matching: tuple[Move, ...]
+
+
+@dataclass(frozen=True)
+class RepeatedPress:
+    """A second press of the button that just played ``notation`` (a double tap): the same answer
+    the first press gave."""
+
+    game: GameRecord
+    mover: str
+    notation: str
+    now: float
+
+
+@dataclass(frozen=True)
+class BotDrawAnswer:
+    """The bot's answer to a draw offer: ``result`` when it accepted (``game`` is then over)."""
+
+    game: GameRecord
+    result: Result | None
+
+
+@dataclass(frozen=True)
+class BotGameStarted:
+    """/play: a game against the bot began; ``player`` plays ``color``."""
+
+    game: GameRecord
+    player: str
+    color: str
+    now: float
+
+
+GameResult = (Refused | NoGame | TimedOut | BoardShown | PdnText | GameEnded | ResignAsked | DrawOffered
+              | PiecesShown | PiecePicked | PathsOffered | RepeatedPress | BotDrawAnswer | BotGameStarted)

@@ -1,0 +1,116 @@
+"""The games' use cases know no chat (issue 18): playing, the board, draws, resignation, PDN and
+/play return typed results that ``bot.service.present_games`` words; they import no catalog and
+no drawing, and return no Reply.  Real service, SQLite file and rules; only the clock is fixed."""
+
+from __future__ import annotations
+
+import ast
+import typing
+from pathlib import Path
+
+from harness import PLATFORM
+
+from bot.service.features.common import Ctx
+from bot.service.features.play import Play
+from bot.service.features.results_games import (
+    BoardShown,
+    BotDrawAnswer,
+    BotGameStarted,
+    DrawOffered,
+    GameEnded,
+    NoGame,
+    PdnText,
+    Refused,
+    ResignAsked,
+)
+
+FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
+# Modules whose answers to the caller are all typed (no wording at all in them).
+CHATLESS = ("play.py",)
+# Methods whose answers are typed (module -> names).  Play.move is not here: a move answering a
+# puzzle is still worded by the puzzles' use case (Puzzles.answer_puzzle).
+TYPED = {
+    "play.py": ("cmd_board", "cmd_pdn", "cmd_draw", "cmd_resign", "press_game"),
+    "opponent.py": ("start_game", "answer_draw"),
+    "games.py": ("resolve",),
+}
+WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
+
+
+def _imports(tree: ast.AST) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+    return names
+
+
+def test_playing_imports_no_wording_and_builds_no_reply():
+    for name in CHATLESS:
+        tree = ast.parse((FEATURES / name).read_text())
+        assert not [m for m in _imports(tree) if m.startswith(WORDING)], name
+        calls = {node.func.id for node in ast.walk(tree)
+                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+        assert not calls & {"t", "tn", "Reply", "Button"}, (name, calls & {"t", "tn", "Reply", "Button"})
+        # The chat's language is the presenter's business.
+        reads = [node.lineno for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and node.attr == "lang"
+                 and isinstance(node.value, ast.Name) and node.value.id == "ctx"]
+        assert not reads, (name, reads)
+
+
+def test_the_games_answers_are_typed_not_replies():
+    for name, methods in TYPED.items():
+        tree = ast.parse((FEATURES / name).read_text())
+        found = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+        for method in methods:
+            returns = found[method].returns
+            assert returns is not None, (name, method)
+            assert "Reply" not in ast.unparse(returns), (name, method, ast.unparse(returns))
+    # And the annotation says what comes back: none of Play's chat answers is a Reply.
+    hints = typing.get_type_hints(Play.cmd_board)
+    assert "Reply" not in str(hints["return"])
+
+
+def ctx_of(chat, user: str) -> Ctx:
+    event = chat.event(user, text="/x")
+    row = chat.storage.ensure_chat(PLATFORM, event.chat_id, event.chat_kind, chat.now[0])
+    return Ctx(event, "en", row, chat.now[0])
+
+
+def test_playing_returns_what_happened(chat):
+    app = chat.service.app
+    assert app.play.cmd_board(ctx_of(chat, "ana"), []) == NoGame("none")
+    gid = chat.new_game("ana", "bob")
+    shown = app.play.cmd_board(ctx_of(chat, "eve"), [])
+    assert isinstance(shown, BoardShown) and shown.game.id == gid
+    assert app.play.cmd_board(ctx_of(chat, "ana"), [f"#{gid + 5}"]) == NoGame("unknown", gid + 5)
+    pdn = app.play.cmd_pdn(ctx_of(chat, "ana"), [])
+    assert isinstance(pdn, PdnText) and pdn.game_id == gid and '[White "Ana"]' in pdn.text
+    offered = app.play.cmd_draw(ctx_of(chat, "ana"), [])
+    assert isinstance(offered, DrawOffered) and offered.offerer == "Ana" and offered.color == "W"
+    assert app.play.cmd_draw(ctx_of(chat, "ana"), []) == Refused("draw.already")
+    asked = app.play.cmd_resign(ctx_of(chat, "bob"), [])
+    assert isinstance(asked, ResignAsked) and asked.asker == "Bob"
+    assert chat.game(gid).status == "active"
+    ended = app.play.cmd_resign(ctx_of(chat, "bob"), [])
+    assert isinstance(ended, GameEnded) and ended.game.status == "finished" and ended.result.winner == "W"
+    # The chat still gets the words and the board from the presenter.
+    replies = chat.say("ana", "/board")
+    assert replies[0].image is not None and f"#{gid}" in replies[0].text
+
+
+def test_the_bot_opponent_returns_what_happened(chat):
+    app = chat.service.app
+    started = app.opponent.start_game(ctx_of(chat, "ana"), ["italian", "l1", "white"])
+    assert isinstance(started, BotGameStarted) and started.player == "Ana" and started.color == "white"
+    assert started.game.bot_level == 1
+    again = app.opponent.start_game(ctx_of(chat, "ana"), ["italian"])
+    assert again == Refused("play.already", values=(("id", started.game.id),))
+    answer = app.play.cmd_draw(ctx_of(chat, "ana"), [])
+    # At the start the bot stands level with men on the board: it plays on.
+    assert answer == BotDrawAnswer(started.game, None)
+    bad = app.opponent.start_game(ctx_of(chat, "bob"), ["l9"])
+    assert isinstance(bad, Refused) and bad.then == "play.usage"

@@ -106,7 +106,7 @@ class ChatLayer:
          (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
           Arg("move_time", ArgKind.DURATION)))
 def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_new(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.open_challenge(ctx, args))
 
 
 @command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
@@ -118,17 +118,17 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
 def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_accept(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.challenges.accept(ctx, args))
 
 
 @command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
 def decline(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_decline(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_decline(ctx, args))
 
 
 @command("cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True)
 def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_cancel(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_cancel(ctx, args))
 
 
 @command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
@@ -200,7 +200,7 @@ def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     # /games done (its finished games) is the history's list.
     if asks_for_history(args):
         return app.history.cmd_history(ctx, args[1:])
-    return app.challenges.cmd_games(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_games(ctx, args))
 
 
 @command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))

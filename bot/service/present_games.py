@@ -8,14 +8,19 @@ from bot.i18n import t
 from bot.rules import Color, Move, Position, Result
 from bot.service import boards
 from bot.service.events import Button, Mention, Reply
-from bot.service.features.common import _last_move, _rows, _stored_result, bot_to_move, reply_flipped
+from bot.service.features.common import _ids, _last_move, _rows, _stored_result, bot_to_move, reply_flipped
 from bot.service.features.results_games import (
     BoardShown,
     BotDrawAnswer,
     BotGameStarted,
+    ChallengeChoice,
+    ChallengeDeclined,
+    ChallengeOpened,
+    ChallengesCancelled,
     DrawOffered,
     GameEnded,
     GameResult,
+    GamesPage,
     NoGame,
     PathsOffered,
     PdnText,
@@ -26,8 +31,17 @@ from bot.service.features.results_games import (
     ResignAsked,
     TimedOut,
 )
+from bot.service.present_challenges import challenge_line, closed_edit
 from bot.service.registry import ButtonKind, action
-from bot.service.wording import result_text, short_list, to_move, to_name, variant_name
+from bot.service.wording import (
+    clip_line,
+    duration,
+    result_text,
+    short_list,
+    to_move,
+    to_name,
+    variant_name,
+)
 from bot.storage import BOT_ID
 from bot.storage.records import GameRecord
 
@@ -164,13 +178,60 @@ def present_game(lang: str, item: GameResult) -> list[Reply]:
             return [Reply(t(lang, "bot.draw_declined", bot=name))]
         return [board_reply(lang, item.game, t(lang, "bot.draw_accepted", bot=name) + "\n"
                             + over_text(lang, item.game, item.result))]
-    assert isinstance(item, BotGameStarted)
+    if isinstance(item, BotGameStarted):
+        return [_bot_game_started(lang, item)]
+    return _present_challenge(lang, item)
+
+
+def _bot_game_started(lang: str, item: BotGameStarted) -> Reply:
     row = item.game
     lines = [t(lang, "play.started", id=row.id, variant=variant_name(lang, row.variant), name=item.player,
                color=t(lang, f"side.{item.color}"), level=row.bot_level)]
     lines.append(t(lang, "bot.thinking", bot=bot_name(lang, row)) if bot_to_move(row)
                  else to_move_line(lang, row, item.now))
-    return [board_reply(lang, row, "\n".join(lines))]
+    return board_reply(lang, row, "\n".join(lines))
+
+
+# -- challenges --------------------------------------------------------------------------------------------
+
+
+def _present_challenge(lang: str, item: ChallengeOpened | ChallengeChoice | ChallengeDeclined
+                       | ChallengesCancelled | GamesPage) -> list[Reply]:
+    if isinstance(item, ChallengeOpened):
+        ch = item.challenge
+        key = "new.open" if ch.target_username is None else "new.targeted"
+        name = ch.challenger_name
+        text = t(lang, key, name=name, id=ch.id, target=ch.target_username or "",
+                 variant=variant_name(lang, ch.variant), colors=t(lang, f"colors.{ch.color}", name=name),
+                 time=duration(lang, ch.move_seconds))
+        buttons = [Button(t(lang, "button.accept"), action(ButtonKind.ACCEPT, ch.id), f"/accept #{ch.id}",
+                          style="go")]
+        if ch.target_username:
+            buttons.append(Button(t(lang, "button.decline"), action(ButtonKind.DECLINE, ch.id),
+                                  f"/decline #{ch.id}", style="stop"))
+        return [Reply(text, buttons=[buttons], challenge_id=ch.id)]
+    if isinstance(item, ChallengeChoice):
+        listing = short_list(lang, [challenge_line(lang, c) for c in item.challenges])
+        return [Reply(t(lang, item.reason) + "\n" + listing, private=item.private)]
+    if isinstance(item, ChallengeDeclined):
+        ch = item.challenge
+        text = t(lang, "decline.done", id=ch.id, name=item.by, challenger=ch.challenger_name)
+        return [Reply(text), *(closed_edit(e) for e in item.edits)]
+    if isinstance(item, ChallengesCancelled):
+        key = "cancel.done" if len(item.ids) == 1 else "cancel.done_many"
+        return [Reply(t(lang, key, ids=_ids(list(item.ids)))), *(closed_edit(e) for e in item.edits)]
+    lines = []
+    if item.pages > 1:
+        lines.append(t(lang, "games.page", page=item.page, pages=item.pages, total=item.total))
+    if item.games:
+        lines.append(t(lang, "games.header"))
+        lines += [clip_line(game_line(lang, g)) for g in item.games]
+    if item.challenges:
+        lines.append(t(lang, "games.challenges"))
+        lines += [clip_line(challenge_line(lang, c)) for c in item.challenges]
+    if item.later:
+        lines.append(t(lang, "games.more", count=item.later, next=item.page + 1))
+    return [Reply("\n".join(lines))]
 
 
 def _no_game(lang: str, item: NoGame) -> Reply:
@@ -180,9 +241,10 @@ def _no_game(lang: str, item: NoGame) -> Reply:
     if item.reason == "which":
         listing = short_list(lang, [game_line(lang, g) for g in item.games])
         return Reply(t(lang, "game.which") + "\n" + listing)
-    key = {"unknown": "game.unknown", "over": "err.game_over", "not_player": "game.not_player",
-           "spectator": "game.spectator", "stale": "move.stale"}.get(item.reason, "game.none")
-    return Reply(t(lang, key, id=item.ref or 0), private=item.private)
+    if item.reason in ("unknown", "not_player"):
+        return Reply(t(lang, f"game.{item.reason}", id=item.ref), private=item.private)
+    key = {"over": "err.game_over", "spectator": "game.spectator", "stale": "move.stale"}.get(item.reason, "game.none")
+    return Reply(t(lang, key), private=item.private)
 
 
 def _select_reply(lang: str, row: GameRecord, square: int) -> Reply:

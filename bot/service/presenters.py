@@ -21,7 +21,7 @@ from bot.service.features.results import (
     RatingChart,
 )
 from bot.service.features.results_games import GameResult
-from bot.service.present_games import name_of, present_game, turn_ping
+from bot.service.present_games import closed_edit, name_of, present_game, turn_ping
 from bot.service.wording import day_words, illegal_move_text, variant_name
 from renderers.charts import render_rating_chart, render_table
 
@@ -29,11 +29,14 @@ from renderers.charts import render_rating_chart, render_table
 Result = Reply | RatingChart | Leaderboard | GameStarted | GameResult
 
 
-def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome | GameResult) -> list[Reply]:
+def replies(games: Games, lang: str,
+            outcome: Sequence[Result] | MoveOutcome | GameResult | GameStarted) -> list[Reply]:
     """The replies to what a use case returned: replies as they are (a use case that still words
     its own answers), typed results presented."""
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
         return present_move(games, lang, outcome)
+    if isinstance(outcome, GameStarted):
+        return present_game_start(games, lang, outcome)
     if isinstance(outcome, GameResult):
         return present_game(lang, outcome)
     out: list[Reply] = []
@@ -58,7 +61,7 @@ def present_game_start(games: Games, lang: str, started: GameStarted) -> list[Re
         lines.append(t(lang, key, name=started.challenger_name, ids=_ids(started.withdrawn)))
     lines.append(games.to_move_line(lang, row, started.now))
     reply = games.board_reply(lang, row, "\n".join(lines))
-    return [reply, *turn_ping(lang, row, started.turn, reply), *started.edits]
+    return [reply, *turn_ping(lang, row, started.turn, reply), *(closed_edit(e) for e in started.edits)]
 
 
 def present(lang: str, item: Reply | RatingChart | Leaderboard) -> Reply:

@@ -12,12 +12,18 @@ from harness import PLATFORM
 
 from bot.service.features.common import Ctx
 from bot.service.features.play import Play
+from bot.service.features.results import GameStarted
 from bot.service.features.results_games import (
     BoardShown,
     BotDrawAnswer,
     BotGameStarted,
+    ChallengeChoice,
+    ChallengeDeclined,
+    ChallengeOpened,
+    ChallengesCancelled,
     DrawOffered,
     GameEnded,
+    GamesPage,
     NoGame,
     PdnText,
     Refused,
@@ -32,6 +38,7 @@ CHATLESS = ("play.py",)
 TYPED = {
     "play.py": ("cmd_board", "cmd_pdn", "cmd_draw", "cmd_resign", "press_game"),
     "opponent.py": ("start_game", "answer_draw"),
+    "challenges.py": ("open_challenge", "accept", "cmd_decline", "cmd_cancel", "cmd_games", "press_challenge"),
     "games.py": ("resolve",),
 }
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
@@ -114,3 +121,28 @@ def test_the_bot_opponent_returns_what_happened(chat):
     assert answer == BotDrawAnswer(started.game, None)
     bad = app.opponent.start_game(ctx_of(chat, "bob"), ["l9"])
     assert isinstance(bad, Refused) and bad.then == "play.usage"
+
+
+def test_challenges_return_what_happened(chat):
+    app = chat.service.app
+    assert app.challenges.cmd_games(ctx_of(chat, "ana"), []) == Refused("games.empty")
+    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), ["italian", "white"])
+    assert isinstance(opened, ChallengeOpened) and opened.challenge.challenger_name == "Ana"
+    assert app.challenges.accept(ctx_of(chat, "ana"), []) == Refused("accept.only_own",
+                                                                     values=(("ids", f"#{opened.challenge.id}"),))
+    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), ["@bob"])
+    assert isinstance(targeted, ChallengeOpened)
+    listed = app.challenges.cmd_games(ctx_of(chat, "eve"), [])
+    assert isinstance(listed, GamesPage) and len(listed.challenges) == 2 and listed.games == ()
+    choice = app.challenges.cmd_decline(ctx_of(chat, "eve"), [])
+    assert choice == Refused("decline.none")
+    declined = app.challenges.cmd_decline(ctx_of(chat, "bob"), [])
+    assert isinstance(declined, ChallengeDeclined) and declined.challenge.id == targeted.challenge.id
+    third = app.challenges.open_challenge(ctx_of(chat, "carl"), [])
+    assert isinstance(third, ChallengeOpened)
+    which = app.challenges.accept(ctx_of(chat, "bob"), [])
+    assert isinstance(which, ChallengeChoice) and which.reason == "accept.which" and len(which.challenges) == 2
+    started = app.challenges.accept(ctx_of(chat, "bob"), [f"#{opened.challenge.id}"])
+    assert isinstance(started, GameStarted) and started.game.white_id == "ana"
+    cancelled = app.challenges.cmd_cancel(ctx_of(chat, "carl"), [])
+    assert cancelled == ChallengesCancelled((third.challenge.id,), ())

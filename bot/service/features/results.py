@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.rules import IllegalMove, Move, Position, Result
-from bot.service.events import Mention, Reply
+from bot.service.events import Mention
+from bot.service.features.results_games import ChallengeClosed
 from bot.storage.records import GameRecord
 
 
@@ -70,7 +71,7 @@ class GameStarted:
     game: GameRecord
     challenger_name: str
     withdrawn: list[int]
-    edits: list[Reply]
+    edits: list[ChallengeClosed]
     now: float
     turn: Mention | None = None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.rules import Move, Result
-from bot.storage.records import GameRecord
+from bot.storage.records import ChallengeRecord, GameRecord
 
 
 @dataclass(frozen=True)
@@ -143,5 +143,75 @@ class BotGameStarted:
     now: float
 
 
+
+
+# -- challenges ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ChallengeClosed:
+    """A message showing ``challenge`` (``message_id``, in the chat that acted) is to be edited:
+    what became of it (``status``: accepted, declined, cancelled, expired; ``by`` whom; the
+    ``game_id`` it started), with no buttons any more.  ``chat_lang``: the language of its chat."""
+
+    challenge: ChallengeRecord
+    status: str
+    message_id: str
+    chat_lang: str
+    by: str | None = None
+    game_id: int | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeOpened:
+    """/new: ``challenge`` is open (to the chat, or to its target)."""
+
+    challenge: ChallengeRecord
+
+
+@dataclass(frozen=True)
+class ChallengeChoice:
+    """Several challenges could be meant (``reason``: accept.which or decline.which): they are
+    listed for the user to name one."""
+
+    reason: str
+    challenges: tuple[ChallengeRecord, ...]
+    private: bool = False
+
+
+@dataclass(frozen=True)
+class ChallengeDeclined:
+    """``challenge`` was declined by ``by``; ``edits``: its messages in this chat, to update."""
+
+    challenge: ChallengeRecord
+    by: str
+    edits: tuple[ChallengeClosed, ...]
+
+
+@dataclass(frozen=True)
+class ChallengesCancelled:
+    """The challenges ``ids`` were withdrawn; ``edits``: their messages in this chat, to update."""
+
+    ids: tuple[int, ...]
+    edits: tuple[ChallengeClosed, ...]
+
+
+@dataclass(frozen=True)
+class GamesPage:
+    """/games: page ``page`` of ``pages`` of the chat's active games and open challenges
+    (``total`` in all; ``games`` and ``challenges`` on this page, ``later`` after it)."""
+
+    page: int
+    pages: int
+    total: int
+    games: tuple[GameRecord, ...]
+    challenges: tuple[ChallengeRecord, ...]
+    later: int
+
+
+ChallengeResult = ChallengeOpened | ChallengeChoice | ChallengeDeclined | ChallengesCancelled | GamesPage
+
+
 GameResult = (Refused | NoGame | TimedOut | BoardShown | PdnText | GameEnded | ResignAsked | DrawOffered
-              | PiecesShown | PiecePicked | PathsOffered | RepeatedPress | BotDrawAnswer | BotGameStarted)
+              | PiecesShown | PiecePicked | PathsOffered | RepeatedPress | BotDrawAnswer | BotGameStarted
+              | ChallengeResult)

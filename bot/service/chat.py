@@ -21,6 +21,7 @@ from bot.service.events import Reply
 from bot.service.features.common import Ctx
 from bot.service.features.history import asks_for_history
 from bot.service.features.results import MoveRequest
+from bot.service.features.results_games import ChallengeRef, GameRef
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
@@ -118,17 +119,17 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
 def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.accept(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.challenges.accept(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
 def decline(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_decline(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.challenges.decline(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True)
 def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_cancel(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.challenges.cancel(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
@@ -145,18 +146,18 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)
 def board(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.cmd_board(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.play.board(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS, needs_game=True, ref_only=True)
 def draw(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.cmd_draw(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.play.draw(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,), Permission.PLAYERS, needs_game=True,
          ref_only=True)
 def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.cmd_resign(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.play.resign(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
@@ -210,7 +211,7 @@ def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
 def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.cmd_pdn(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.play.pdn(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))

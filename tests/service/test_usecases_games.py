@@ -20,9 +20,11 @@ from bot.service.features.results_games import (
     ChallengeChoice,
     ChallengeDeclined,
     ChallengeOpened,
+    ChallengeRef,
     ChallengesCancelled,
     DrawOffered,
     GameEnded,
+    GameRef,
     GamesPage,
     NoGame,
     PdnText,
@@ -36,9 +38,9 @@ CHATLESS = ("play.py",)
 # Methods whose answers are typed (module -> names).  Play.move is not here: a move answering a
 # puzzle is still worded by the puzzles' use case (Puzzles.answer_puzzle).
 TYPED = {
-    "play.py": ("cmd_board", "cmd_pdn", "cmd_draw", "cmd_resign", "press_game"),
+    "play.py": ("board", "pdn", "draw", "resign", "press_game"),
     "opponent.py": ("start_game", "answer_draw"),
-    "challenges.py": ("open_challenge", "accept", "cmd_decline", "cmd_cancel", "cmd_games", "press_challenge"),
+    "challenges.py": ("open_challenge", "accept", "decline", "cancel", "cmd_games", "press_challenge"),
     "games.py": ("resolve",),
 }
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
@@ -77,7 +79,7 @@ def test_the_games_answers_are_typed_not_replies():
             assert returns is not None, (name, method)
             assert "Reply" not in ast.unparse(returns), (name, method, ast.unparse(returns))
     # And the annotation says what comes back: none of Play's chat answers is a Reply.
-    hints = typing.get_type_hints(Play.cmd_board)
+    hints = typing.get_type_hints(Play.board)
     assert "Reply" not in str(hints["return"])
 
 
@@ -89,20 +91,20 @@ def ctx_of(chat, user: str) -> Ctx:
 
 def test_playing_returns_what_happened(chat):
     app = chat.service.app
-    assert app.play.cmd_board(ctx_of(chat, "ana"), []) == NoGame("none")
+    assert app.play.board(ctx_of(chat, "ana"), GameRef()) == NoGame("none")
     gid = chat.new_game("ana", "bob")
-    shown = app.play.cmd_board(ctx_of(chat, "eve"), [])
+    shown = app.play.board(ctx_of(chat, "eve"), GameRef())
     assert isinstance(shown, BoardShown) and shown.game.id == gid
-    assert app.play.cmd_board(ctx_of(chat, "ana"), [f"#{gid + 5}"]) == NoGame("unknown", gid + 5)
-    pdn = app.play.cmd_pdn(ctx_of(chat, "ana"), [])
+    assert app.play.board(ctx_of(chat, "ana"), GameRef(gid + 5)) == NoGame("unknown", gid + 5)
+    pdn = app.play.pdn(ctx_of(chat, "ana"), GameRef())
     assert isinstance(pdn, PdnText) and pdn.game_id == gid and '[White "Ana"]' in pdn.text
-    offered = app.play.cmd_draw(ctx_of(chat, "ana"), [])
+    offered = app.play.draw(ctx_of(chat, "ana"), GameRef())
     assert isinstance(offered, DrawOffered) and offered.offerer == "Ana" and offered.color == "W"
-    assert app.play.cmd_draw(ctx_of(chat, "ana"), []) == Refused("draw.already")
-    asked = app.play.cmd_resign(ctx_of(chat, "bob"), [])
+    assert app.play.draw(ctx_of(chat, "ana"), GameRef()) == Refused("draw.already")
+    asked = app.play.resign(ctx_of(chat, "bob"), GameRef())
     assert isinstance(asked, ResignAsked) and asked.asker == "Bob"
     assert chat.game(gid).status == "active"
-    ended = app.play.cmd_resign(ctx_of(chat, "bob"), [])
+    ended = app.play.resign(ctx_of(chat, "bob"), GameRef())
     assert isinstance(ended, GameEnded) and ended.game.status == "finished" and ended.result.winner == "W"
     # The chat still gets the words and the board from the presenter.
     replies = chat.say("ana", "/board")
@@ -116,7 +118,7 @@ def test_the_bot_opponent_returns_what_happened(chat):
     assert started.game.bot_level == 1
     again = app.opponent.start_game(ctx_of(chat, "ana"), ["italian"])
     assert again == Refused("play.already", values=(("id", started.game.id),))
-    answer = app.play.cmd_draw(ctx_of(chat, "ana"), [])
+    answer = app.play.draw(ctx_of(chat, "ana"), GameRef())
     # At the start the bot stands level with men on the board: it plays on.
     assert answer == BotDrawAnswer(started.game, None)
     bad = app.opponent.start_game(ctx_of(chat, "bob"), ["l9"])
@@ -128,21 +130,21 @@ def test_challenges_return_what_happened(chat):
     assert app.challenges.cmd_games(ctx_of(chat, "ana"), []) == Refused("games.empty")
     opened = app.challenges.open_challenge(ctx_of(chat, "ana"), ["italian", "white"])
     assert isinstance(opened, ChallengeOpened) and opened.challenge.challenger_name == "Ana"
-    assert app.challenges.accept(ctx_of(chat, "ana"), []) == Refused("accept.only_own",
+    assert app.challenges.accept(ctx_of(chat, "ana"), ChallengeRef()) == Refused("accept.only_own",
                                                                      values=(("ids", f"#{opened.challenge.id}"),))
     targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), ["@bob"])
     assert isinstance(targeted, ChallengeOpened)
     listed = app.challenges.cmd_games(ctx_of(chat, "eve"), [])
     assert isinstance(listed, GamesPage) and len(listed.challenges) == 2 and listed.games == ()
-    choice = app.challenges.cmd_decline(ctx_of(chat, "eve"), [])
+    choice = app.challenges.decline(ctx_of(chat, "eve"), ChallengeRef())
     assert choice == Refused("decline.none")
-    declined = app.challenges.cmd_decline(ctx_of(chat, "bob"), [])
+    declined = app.challenges.decline(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(declined, ChallengeDeclined) and declined.challenge.id == targeted.challenge.id
     third = app.challenges.open_challenge(ctx_of(chat, "carl"), [])
     assert isinstance(third, ChallengeOpened)
-    which = app.challenges.accept(ctx_of(chat, "bob"), [])
+    which = app.challenges.accept(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(which, ChallengeChoice) and which.reason == "accept.which" and len(which.challenges) == 2
-    started = app.challenges.accept(ctx_of(chat, "bob"), [f"#{opened.challenge.id}"])
+    started = app.challenges.accept(ctx_of(chat, "bob"), ChallengeRef(opened.challenge.id))
     assert isinstance(started, GameStarted) and started.game.white_id == "ana"
-    cancelled = app.challenges.cmd_cancel(ctx_of(chat, "carl"), [])
+    cancelled = app.challenges.cancel(ctx_of(chat, "carl"), ChallengeRef())
     assert cancelled == ChallengesCancelled((third.challenge.id,), ())

@@ -31,6 +31,7 @@ from bot.service.features.results_games import (
     ChallengeClosed,
     ChallengeDeclined,
     ChallengeOpened,
+    ChallengeRef,
     ChallengesCancelled,
     GamesPage,
     Refused,
@@ -176,12 +177,12 @@ class Challenges(UseCase):
         (``History.press_rematch``); the chat's /accept calls ``accept``."""
         from bot.service.present_games import present_game
 
-        outcome = self.accept(ctx, args)
+        outcome = self.accept(ctx, ChallengeRef(game_ref(args)[0]))
         return [outcome] if isinstance(outcome, GameStarted) else present_game(ctx.lang, outcome)
 
-    def accept(self, ctx: Ctx, args: list[str]) -> GameStarted | ChallengeChoice | Refused:
+    def accept(self, ctx: Ctx, request: ChallengeRef) -> GameStarted | ChallengeChoice | Refused:
         """Accept a challenge: the game starts."""
-        ref, _ = game_ref(args)
+        ref = request.challenge
         if ref is not None:
             ch = self._open_challenge(ctx, ref)
             if not isinstance(ch, ChallengeRecord):
@@ -234,9 +235,9 @@ class Challenges(UseCase):
                 edits += self._challenge_closed(c, "cancelled", ctx=ctx)
         return GameStarted(row, ch.challenger_name, withdrawn, edits, ctx.now, self.games.turn_notice(row, ctx.now))
 
-    def cmd_decline(self, ctx: Ctx, args: list[str]) -> ChallengeDeclined | ChallengeChoice | Refused:
+    def decline(self, ctx: Ctx, request: ChallengeRef) -> ChallengeDeclined | ChallengeChoice | Refused:
         """Decline a challenge addressed to you."""
-        ref, _ = game_ref(args)
+        ref = request.challenge
         ev = ctx.event
         # From the Decline button a refusal is for the presser only, as from Accept.
         private = ev.action is not None
@@ -264,9 +265,9 @@ class Challenges(UseCase):
         edits = self._challenge_closed(ch, "declined", by=_name(ev), ctx=ctx)
         return ChallengeDeclined(ch, _name(ev), tuple(edits))
 
-    def cmd_cancel(self, ctx: Ctx, args: list[str]) -> ChallengesCancelled | Refused:
+    def cancel(self, ctx: Ctx, request: ChallengeRef) -> ChallengesCancelled | Refused:
         """Withdraw one of your open challenges (#id), or all of them."""
-        ref, _ = game_ref(args)
+        ref = request.challenge
         mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ctx.event.user_id]
         if ref is not None:
             ch = self._open_challenge(ctx, ref)
@@ -313,5 +314,5 @@ class Challenges(UseCase):
                         ids: list[int]) -> GameStarted | ChallengeDeclined | ChallengeChoice | Refused:
         """The Accept or Decline button of a challenge."""
         if kind is ButtonKind.ACCEPT:
-            return self.accept(ctx, [f"#{ids[0]}"])
-        return self.cmd_decline(ctx, [f"#{ids[0]}"])
+            return self.accept(ctx, ChallengeRef(ids[0]))
+        return self.decline(ctx, ChallengeRef(ids[0]))

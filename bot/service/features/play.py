@@ -14,9 +14,6 @@ from bot.rules import (
     Result,
     write_pdn,
 )
-from bot.service.commands import (
-    game_ref,
-)
 from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
@@ -34,6 +31,7 @@ from bot.service.features.results_games import (
     BotDrawAnswer,
     DrawOffered,
     GameEnded,
+    GameRef,
     NoGame,
     PathsOffered,
     PdnText,
@@ -107,13 +105,13 @@ class Play(UseCase):
         return MoveMade(fresh, before, played, _name(ctx.event), game.result, declined, bot_next, via_button, ctx.now,
                         turn)
 
-    def cmd_resign(self, ctx: Ctx, args: list[str]) -> GameAnswer:
+    def resign(self, ctx: Ctx, request: GameRef) -> GameAnswer:
         """Resign your game, once confirmed: the Resign button of the question, or /resign again
         within a minute (a typo such as '/resign #2' for '#3' must not end a game at once).
 
         The question is kept in storage per game and player with the ply it was asked at, so it
         lapses when a move is played, and a restart within the minute still honours it."""
-        ref, _ = game_ref(args)
+        ref = request.game
         row = self.games.resolve(ctx, ref)
         if not isinstance(row, GameRecord):
             return row
@@ -138,9 +136,9 @@ class Play(UseCase):
         except StaleGame:
             return MoveStale(self.games.game_row(row.id))
 
-    def cmd_draw(self, ctx: Ctx, args: list[str]) -> GameAnswer:
+    def draw(self, ctx: Ctx, request: GameRef) -> GameAnswer:
         """Offer a draw, or accept the opponent's offer."""
-        ref, _ = game_ref(args)
+        ref = request.game
         row = self.games.resolve(ctx, ref)
         if not isinstance(row, GameRecord):
             return row
@@ -157,17 +155,17 @@ class Play(UseCase):
             return Refused("move.stale")
         return DrawOffered(row, _name(ctx.event), color)
 
-    def cmd_board(self, ctx: Ctx, args: list[str]) -> BoardShown | Unresolved:
+    def board(self, ctx: Ctx, request: GameRef) -> BoardShown | Unresolved:
         """Show a game's board, with its buttons."""
-        ref, _ = game_ref(args)
+        ref = request.game
         row = self.games.resolve(ctx, ref, mine_only=False, finished_ok=True)
         if not isinstance(row, GameRecord):
             return row
         return BoardShown(row, ctx.now)
 
-    def cmd_pdn(self, ctx: Ctx, args: list[str]) -> PdnText | Unresolved:
+    def pdn(self, ctx: Ctx, request: GameRef) -> PdnText | Unresolved:
         """A game as PDN, as text and as a file."""
-        ref, _ = game_ref(args)
+        ref = request.game
         row = self.games.resolve(ctx, ref, mine_only=False, finished_ok=True)
         if not isinstance(row, GameRecord):
             return row

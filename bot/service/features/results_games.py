@@ -10,6 +10,22 @@ from bot.storage.records import ChallengeRecord, GameRecord
 
 
 @dataclass(frozen=True)
+class GameRef:
+    """A request about one game: ``game`` (its number), or the one the event means (the board
+    replied to, the user's only game here) when None."""
+
+    game: int | None = None
+
+
+@dataclass(frozen=True)
+class ChallengeRef:
+    """A request about one challenge: ``challenge`` (its number), or, when None, the one the user
+    can only mean (or all of theirs, to withdraw)."""
+
+    challenge: int | None = None
+
+
+@dataclass(frozen=True)
 class Refused:
     """Nothing was done, for the reason ``reason`` (a catalog key, with its ``values``).
     ``game``: the game it is about, shown as a board when ``board``; ``private``: only the user who

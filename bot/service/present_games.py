@@ -140,7 +140,9 @@ def present_game(lang: str, item: GameResult) -> list[Reply]:
     if isinstance(item, NoGame):
         return [_no_game(lang, item)]
     if isinstance(item, TimedOut):
-        return [board_reply(lang, item.game, over_text(lang, item.game, item.result))]
+        reply = board_reply(lang, item.game, over_text(lang, item.game, item.result))
+        reply.private = item.private
+        return [reply]
     if isinstance(item, BoardShown):
         row = item.game
         text = (game_line(lang, row) + "\n" + to_move_line(lang, row, item.now) if row.status == "active"

@@ -30,6 +30,7 @@ from bot.service.features.results_games import (
     PdnText,
     Refused,
     ResignAsked,
+    TimedOut,
 )
 
 FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
@@ -148,3 +149,20 @@ def test_challenges_return_what_happened(chat):
     assert isinstance(started, GameStarted) and started.game.white_id == "ana"
     cancelled = app.challenges.cancel(ctx_of(chat, "carl"), ChallengeRef())
     assert cancelled == ChallengesCancelled((third.challenge.id,), ())
+
+
+def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat):
+    from bot.service.registry import ButtonKind, action
+
+    gid = chat.new_game("ana", "bob")
+    row = chat.game(gid)
+    assert row.deadline_at is not None
+    chat.now[0] = row.deadline_at + 1
+    timed_out = chat.service.app.play.board(ctx_of(chat, "ana"), GameRef(gid))
+    assert isinstance(timed_out, TimedOut) and not timed_out.private
+    assert timed_out.game.status == "finished" and timed_out.result.reason == "time"
+    gid = chat.new_game("ana", "bob")
+    chat.now[0] = chat.game(gid).deadline_at + 1
+    replies = chat.press("ana", action(ButtonKind.SELECT, gid, 0, 22))
+    assert len(replies) == 1 and replies[0].private and replies[0].image is not None
+    assert chat.game(gid).status == "finished"

@@ -4,6 +4,7 @@ What each returns is typed (``results``, ``results_games``); ``bot.service.prese
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 
 from bot.rules import (
@@ -175,11 +176,11 @@ class Play(UseCase):
         """A button of a game's board or question: the numbers start with the game and its ply."""
         gid, ply = ids[0], ids[1]
         row = self.games.resolve(ctx, gid)
+        # From a button, only the presser needs to hear why it did nothing.
         if isinstance(row, NoGame):
-            # From a button, only the presser needs to hear why it did nothing.
-            return NoGame(row.reason, row.ref, row.games, private=True)
-        if not isinstance(row, GameRecord):
-            return row
+            return dataclasses.replace(row, private=True)
+        if isinstance(row, TimedOut):
+            return dataclasses.replace(row, private=True)
         if kind is ButtonKind.RESIGN:
             # Only the player who asked, and only while nothing was played since the question.
             asked = self.storage.pending(_resign_key(gid, ctx.event.user_id))

@@ -56,10 +56,12 @@ class NoGame:
 @dataclass(frozen=True)
 class TimedOut:
     """The game meant had run out of time before the scheduler noticed: it was ended on time
-    (``game`` as it is now, ``result`` the loss on time) and nothing else was done."""
+    (``game`` as it is now, ``result`` the loss on time) and nothing else was done.  ``private``:
+    said only to the user who acted (a button press)."""
 
     game: GameRecord
     result: Result
+    private: bool = False
 
 
 @dataclass(frozen=True)

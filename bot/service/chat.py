@@ -15,13 +15,23 @@ import re
 from bot.i18n import LANGUAGES, t
 from bot.rules.notation import looks_like_move
 from bot.service import presenters
-from bot.service.commands import MAX_TEXT, asks_for_bot, clean_text, game_ref, only_ref, parse_command
+from bot.service.commands import (
+    MAX_TEXT,
+    BadArgument,
+    asks_for_bot,
+    clean_text,
+    game_ref,
+    only_ref,
+    parse_command,
+    parse_new,
+    parse_play,
+)
 from bot.service.compose import UseCases
 from bot.service.events import Reply
 from bot.service.features.common import Ctx
 from bot.service.features.history import asks_for_history
 from bot.service.features.results import MoveRequest
-from bot.service.features.results_games import ChallengeRef, GameRef
+from bot.service.features.results_games import ChallengeRef, GameRef, Refused
 from bot.service.registry import (
     DAILY_OFF_WORDS,
     DAILY_ON_WORDS,
@@ -101,20 +111,33 @@ class ChatLayer:
         return spec.handler(app, ctx, cmd.args)
 
 
+def refused_usage(err: BadArgument, usage: str) -> Refused:
+    """Arguments the command's parser refused: what was wrong, then how to use the command."""
+    return Refused(err.key, values=tuple(err.values.items()), then=usage)
+
+
 # -- the commands, in the order /help lists them ------------------------------------------------------
 
 @command("new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
          (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
           Arg("move_time", ArgKind.DURATION)))
 def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.open_challenge(ctx, args))
+    try:
+        spec = parse_new(args)
+    except BadArgument as err:
+        return presenters.replies(app.games, ctx.lang, refused_usage(err, "new.usage"))
+    return presenters.replies(app.games, ctx.lang, app.challenges.open_challenge(ctx, spec))
 
 
 @command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
          (Arg("variant", ArgKind.VARIANT), Arg("level", ArgKind.LEVEL), Arg("color", ArgKind.COLOR),
           Arg("move_time", ArgKind.DURATION)))
 def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.opponent.start_game(ctx, args))
+    try:
+        spec = parse_play(args)
+    except BadArgument as err:
+        return presenters.replies(app.games, ctx.lang, refused_usage(err, "play.usage"))
+    return presenters.replies(app.games, ctx.lang, app.opponent.start_game(ctx, spec))
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
@@ -201,7 +224,11 @@ def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     # /games done (its finished games) is the history's list.
     if asks_for_history(args):
         return app.history.cmd_history(ctx, args[1:])
-    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_games(ctx, args))
+    if not args:
+        return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx))
+    if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
+        return presenters.replies(app.games, ctx.lang, Refused("games.usage"))
+    return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx, int(args[0])))
 
 
 @command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))

@@ -8,8 +8,11 @@ import ast
 import typing
 from pathlib import Path
 
+import pytest
 from harness import PLATFORM
 
+from bot.i18n import t
+from bot.service.commands import BadArgument, parse_new, parse_play
 from bot.service.features.common import Ctx
 from bot.service.features.play import Play
 from bot.service.features.results import GameStarted
@@ -41,7 +44,7 @@ CHATLESS = ("play.py",)
 TYPED = {
     "play.py": ("board", "pdn", "draw", "resign", "press_game"),
     "opponent.py": ("start_game", "answer_draw"),
-    "challenges.py": ("open_challenge", "accept", "decline", "cancel", "cmd_games", "press_challenge"),
+    "challenges.py": ("open_challenge", "accept", "decline", "cancel", "list_games", "press_challenge"),
     "games.py": ("resolve",),
 }
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
@@ -114,34 +117,37 @@ def test_playing_returns_what_happened(chat):
 
 def test_the_bot_opponent_returns_what_happened(chat):
     app = chat.service.app
-    started = app.opponent.start_game(ctx_of(chat, "ana"), ["italian", "l1", "white"])
+    started = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian", "l1", "white"]))
     assert isinstance(started, BotGameStarted) and started.player == "Ana" and started.color == "white"
     assert started.game.bot_level == 1
-    again = app.opponent.start_game(ctx_of(chat, "ana"), ["italian"])
+    again = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian"]))
     assert again == Refused("play.already", values=(("id", started.game.id),))
     answer = app.play.draw(ctx_of(chat, "ana"), GameRef())
     # At the start the bot stands level with men on the board: it plays on.
     assert answer == BotDrawAnswer(started.game, None)
-    bad = app.opponent.start_game(ctx_of(chat, "bob"), ["l9"])
-    assert isinstance(bad, Refused) and bad.then == "play.usage"
+    # Words the parser refuses never reach the use case: the chat layer says what was wrong.
+    with pytest.raises(BadArgument) as refused:
+        parse_play(["l9"])
+    err = refused.value
+    assert chat.text("bob", "/play l9") == t("en", err.key, **err.values) + " " + t("en", "play.usage")
 
 
 def test_challenges_return_what_happened(chat):
     app = chat.service.app
-    assert app.challenges.cmd_games(ctx_of(chat, "ana"), []) == Refused("games.empty")
-    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), ["italian", "white"])
+    assert app.challenges.list_games(ctx_of(chat, "ana")) == Refused("games.empty")
+    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["italian", "white"]))
     assert isinstance(opened, ChallengeOpened) and opened.challenge.challenger_name == "Ana"
     assert app.challenges.accept(ctx_of(chat, "ana"), ChallengeRef()) == Refused("accept.only_own",
                                                                      values=(("ids", f"#{opened.challenge.id}"),))
-    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), ["@bob"])
+    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["@bob"]))
     assert isinstance(targeted, ChallengeOpened)
-    listed = app.challenges.cmd_games(ctx_of(chat, "eve"), [])
+    listed = app.challenges.list_games(ctx_of(chat, "eve"))
     assert isinstance(listed, GamesPage) and len(listed.challenges) == 2 and listed.games == ()
     choice = app.challenges.decline(ctx_of(chat, "eve"), ChallengeRef())
     assert choice == Refused("decline.none")
     declined = app.challenges.decline(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(declined, ChallengeDeclined) and declined.challenge.id == targeted.challenge.id
-    third = app.challenges.open_challenge(ctx_of(chat, "carl"), [])
+    third = app.challenges.open_challenge(ctx_of(chat, "carl"), parse_new([]))
     assert isinstance(third, ChallengeOpened)
     which = app.challenges.accept(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(which, ChallengeChoice) and which.reason == "accept.which" and len(which.challenges) == 2

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from bot.i18n import t
@@ -11,6 +10,7 @@ from bot.rules import (
 )
 from bot.service.commands import (
     BadArgument,
+    NewGameArgs,
     game_ref,
     parse_new,
 )
@@ -54,14 +54,14 @@ class Challenges(UseCase):
         returns replies; the chat's /new calls ``open_challenge``."""
         from bot.service.present_games import present_game
 
-        return present_game(ctx.lang, self.open_challenge(ctx, args))
-
-    def open_challenge(self, ctx: Ctx, args: list[str]) -> ChallengeOpened | Refused:
-        """Open a challenge to the chat or to one @user."""
         try:
             spec = parse_new(args)
         except BadArgument as err:
-            return Refused(err.key, values=tuple(err.values.items()), then="new.usage")
+            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="new.usage"))
+        return present_game(ctx.lang, self.open_challenge(ctx, spec))
+
+    def open_challenge(self, ctx: Ctx, spec: NewGameArgs) -> ChallengeOpened | Refused:
+        """Open a challenge to the chat or to one @user."""
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
             return Refused("new.self")
@@ -287,14 +287,9 @@ class Challenges(UseCase):
             return Refused("cancel.none")
         return ChallengesCancelled(tuple(done), tuple(edits))
 
-    def cmd_games(self, ctx: Ctx, args: list[str]) -> GamesPage | Refused:
+    def list_games(self, ctx: Ctx, page: int = 1) -> GamesPage | Refused:
         """The games and open challenges of the chat, a page at a time (``/games 2``): one message
-        even in a chat with thousands of challenges.  ``/games done``: its finished games."""
-        page = 1
-        if args:
-            if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
-                return Refused("games.usage")
-            page = int(args[0])
+        even in a chat with thousands of challenges."""
         games = self.storage.active_games(*ctx.key)
         challenges = self.live_challenges(ctx)
         if not games and not challenges:

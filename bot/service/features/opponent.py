@@ -17,7 +17,7 @@ from bot.ai import move_seconds
 from bot.i18n import t
 from bot.rules import Color, Game, Position
 from bot.service import boards
-from bot.service.commands import BadArgument, parse_play
+from bot.service.commands import BadArgument, PlayArgs, parse_play
 from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name, reply_flipped
@@ -48,14 +48,14 @@ class Opponent(UseCase):
         returns replies; the chat's /play calls ``start_game``."""
         from bot.service.present_games import present_game
 
-        return present_game(ctx.lang, self.start_game(ctx, args))
-
-    def start_game(self, ctx: Ctx, args: list[str]) -> BotGameStarted | Refused:
-        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
         try:
             spec = parse_play(args)
         except BadArgument as err:
-            return Refused(err.key, values=tuple(err.values.items()), then="play.usage")
+            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="play.usage"))
+        return present_game(ctx.lang, self.start_game(ctx, spec))
+
+    def start_game(self, ctx: Ctx, spec: PlayArgs) -> BotGameStarted | Refused:
+        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
         ev = ctx.event
         mine = [g for g in self.storage.bot_games(ev.platform)
                 if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]

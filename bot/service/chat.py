@@ -17,12 +17,15 @@ from bot.rules.notation import looks_like_move
 from bot.service import present_puzzles, present_stats, presenters
 from bot.service.commands import (
     MAX_TEXT,
+    BadArgument,
     asks_for_bot,
     clean_text,
     fold,
     game_ref,
     only_ref,
     parse_command,
+    parse_new,
+    parse_play,
     parse_variant,
 )
 from bot.service.compose import UseCases
@@ -30,6 +33,7 @@ from bot.service.events import Reply
 from bot.service.features.common import Ctx
 from bot.service.features.history import asks_for_history
 from bot.service.features.results import MoveRequest
+from bot.service.features.results_games import ChallengeRef, GameRef, Refused
 from bot.service.features.results_stats import (
     AnalysisRequest,
     HistoryRequest,
@@ -119,35 +123,48 @@ class ChatLayer:
         return spec.handler(app, ctx, cmd.args)
 
 
+def refused_usage(err: BadArgument, usage: str) -> Refused:
+    """Arguments the command's parser refused: what was wrong, then how to use the command."""
+    return Refused(err.key, values=tuple(err.values.items()), then=usage)
+
+
 # -- the commands, in the order /help lists them ------------------------------------------------------
 
 @command("new", _aliases(("nueva", "reto"), ("nuova", "sfida"), ("challenge",)),
          (Arg("variant", ArgKind.VARIANT), Arg("color", ArgKind.COLOR), Arg("opponent", ArgKind.USER),
           Arg("move_time", ArgKind.DURATION)))
 def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_new(ctx, args)
+    try:
+        spec = parse_new(args)
+    except BadArgument as err:
+        return presenters.replies(app.games, ctx.lang, refused_usage(err, "new.usage"))
+    return presenters.replies(app.games, ctx.lang, app.challenges.open_challenge(ctx, spec))
 
 
 @command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
          (Arg("variant", ArgKind.VARIANT), Arg("level", ArgKind.LEVEL), Arg("color", ArgKind.COLOR),
           Arg("move_time", ArgKind.DURATION)))
 def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.opponent.cmd_play(ctx, args)
+    try:
+        spec = parse_play(args)
+    except BadArgument as err:
+        return presenters.replies(app.games, ctx.lang, refused_usage(err, "play.usage"))
+    return presenters.replies(app.games, ctx.lang, app.opponent.start_game(ctx, spec))
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
 def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.cmd_accept(ctx, args))
+    return presenters.replies(app.games, ctx.lang, app.challenges.accept(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
 def decline(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_decline(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.decline(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True)
 def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.challenges.cmd_cancel(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.challenges.cancel(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
@@ -164,18 +181,18 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)
 def board(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_board(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.board(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS, needs_game=True, ref_only=True)
 def draw(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_draw(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.draw(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,), Permission.PLAYERS, needs_game=True,
          ref_only=True)
 def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_resign(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.resign(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
@@ -244,7 +261,11 @@ def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     # /games done (its finished games) is the history's list.
     if asks_for_history(args):
         return history(app, ctx, args[1:])
-    return app.challenges.cmd_games(ctx, args)
+    if not args:
+        return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx))
+    if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
+        return presenters.replies(app.games, ctx.lang, Refused("games.usage"))
+    return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx, int(args[0])))
 
 
 @command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))
@@ -257,7 +278,7 @@ def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
 def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return app.play.cmd_pdn(ctx, args)
+    return presenters.replies(app.games, ctx.lang, app.play.pdn(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))

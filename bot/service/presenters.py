@@ -10,7 +10,7 @@ from bot.i18n import t
 from bot.service import boards, present_puzzles
 from bot.service.events import Reply
 from bot.service.features.common import _ids, reply_flipped
-from bot.service.features.games import Games, turn_ping
+from bot.service.features.games import Games
 from bot.service.features.results import (
     GameStarted,
     Leaderboard,
@@ -20,24 +20,36 @@ from bot.service.features.results import (
     MoveStale,
     RatingChart,
 )
+from bot.service.features.results_games import GameResult
 from bot.service.features.results_puzzles import Acted
+from bot.service.present_games import closed_edit, name_of, present_game, turn_ping
 from bot.service.wording import day_words, illegal_move_text, variant_name
 from renderers.charts import render_rating_chart, render_table
 
 # What a use case may return for a chat: replies it still words itself, or typed results.
-Result = Reply | RatingChart | Leaderboard | GameStarted
+Result = Reply | RatingChart | Leaderboard | GameStarted | GameResult
 
 
-def replies(games: Games, lang: str, outcome: Sequence[Result] | MoveOutcome | Acted) -> list[Reply]:
+def replies(games: Games, lang: str,
+            outcome: Sequence[Result] | MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:
     """The replies to what a use case returned: replies as they are (a use case that still words
     its own answers), typed results presented."""
     if isinstance(outcome, Acted):
         return present_puzzles.present(lang, outcome)     # a puzzle answered with /move
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
         return present_move(games, lang, outcome)
+    if isinstance(outcome, GameStarted):
+        return present_game_start(games, lang, outcome)
+    if isinstance(outcome, GameResult):
+        return present_game(lang, outcome)
     out: list[Reply] = []
     for item in outcome:
-        out += present_game_start(games, lang, item) if isinstance(item, GameStarted) else [present(lang, item)]
+        if isinstance(item, GameStarted):
+            out += present_game_start(games, lang, item)
+        elif isinstance(item, GameResult):
+            out += present_game(lang, item)
+        else:
+            out.append(present(lang, item))
     return out
 
 
@@ -52,7 +64,7 @@ def present_game_start(games: Games, lang: str, started: GameStarted) -> list[Re
         lines.append(t(lang, key, name=started.challenger_name, ids=_ids(started.withdrawn)))
     lines.append(games.to_move_line(lang, row, started.now))
     reply = games.board_reply(lang, row, "\n".join(lines))
-    return [reply, *turn_ping(lang, row, started.turn, reply), *started.edits]
+    return [reply, *turn_ping(lang, row, started.turn, reply), *(closed_edit(e) for e in started.edits)]
 
 
 def present(lang: str, item: Reply | RatingChart | Leaderboard) -> Reply:
@@ -70,7 +82,9 @@ def present_move(games: Games, lang: str, outcome: MoveOutcome) -> list[Reply]:
     """A move's outcome in words and a board: the new board with what the move did, the result or
     whose turn it is, the capture animation, and the ping of the player to move."""
     if isinstance(outcome, MoveIllegal):
-        text = illegal_move_text(lang, outcome.error, outcome.before, typed=outcome.typed, to_move=outcome.to_move)
+        to_move = (name_of(lang, outcome.game, outcome.before.turn) if outcome.game is not None
+                   else outcome.to_move)
+        text = illegal_move_text(lang, outcome.error, outcome.before, typed=outcome.typed, to_move=to_move)
         return [Reply(text, private=outcome.via_button)]
     if isinstance(outcome, MoveStale):
         return [games.board_reply(lang, outcome.game, t(lang, "move.stale"))]

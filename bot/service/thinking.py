@@ -21,6 +21,7 @@ the bot: each watches its parent and exits when it is gone (kill -9 leaves no or
 from __future__ import annotations
 
 import ctypes
+import functools
 import logging
 import multiprocessing
 import os
@@ -341,10 +342,10 @@ class Thinker:
         for job in jobs:
             assert job.future is not None
             if isinstance(job.pool, ProcessPoolExecutor):
-                job.future.add_done_callback(lambda f, job=job: self._hand_over(job, f))
+                job.future.add_done_callback(functools.partial(self._hand_over, job))
             else:
                 # A thread pool's worker calls back itself: nothing else waits on that thread.
-                job.future.add_done_callback(lambda f, job=job: self._finished(job, f))
+                job.future.add_done_callback(functools.partial(self._finished, job))
 
     def _hand_over(self, job: _Job, future: Future) -> None:
         try:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from bot.i18n import STANDING_VALUES, catalog, t, tn
 from bot.rules import VARIANTS, Color, Detail, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
@@ -24,7 +24,7 @@ def variant_name(lang: str, variant: str) -> str:
     return t(lang, f"variant.{variant}")
 
 
-def _kings(pos: Position, squares) -> int:
+def _kings(pos: Position, squares: Iterable[int]) -> int:
     return sum(1 for sq in squares if (pos.piece_at(sq) or "").isupper())
 
 
@@ -124,8 +124,9 @@ def result_text(lang: str, result: Result, white: str, black: str, final: Positi
             return t(lang, "result.draw.no_progress", moves=final.variant.no_progress_plies // 2)
         return t(lang, f"result.draw.{result.reason}")
     winner, loser = (white, black) if result.winner == Color.WHITE else (black, white)
-    reason = result.reason
+    reason: str = result.reason
     loser_color = Color.BLACK if result.winner == Color.WHITE else Color.WHITE
+    # Not a reason of the rules: the catalog words "no moves" apart when no piece was left at all.
     if reason == ResultReason.NO_MOVES and not _has_pieces(final, loser_color):
         reason = "no_pieces"
     return t(lang, f"result.win.{reason}", winner=winner, loser=loser)
@@ -210,9 +211,10 @@ def day_words(lang: str, day: str | dt.date, weekday: bool = False) -> str:
     """A date in words: '2 de marzo', '2 marzo', 'March 2' (with the weekday: 'lunes 2 de marzo')."""
     if isinstance(day, str):
         try:
-            day = dt.date.fromisoformat(day)
+            parsed = dt.date.fromisoformat(day)
         except ValueError:
-            return day
+            return day   # not a date: shown as it was given
+        day = parsed
     values = {"day": day.day, "month": t(lang, f"month.{day.month}"), "year": day.year}
     if weekday:
         return t(lang, "date.weekday", weekday=t(lang, f"weekday.{day.weekday()}"), **values)

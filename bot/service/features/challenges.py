@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from bot.i18n import t
@@ -11,10 +10,11 @@ from bot.rules import (
 )
 from bot.service.commands import (
     BadArgument,
+    NewGameArgs,
     game_ref,
     parse_new,
 )
-from bot.service.events import Button, Reply
+from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
@@ -26,8 +26,19 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import Games
 from bot.service.features.results import GameStarted
-from bot.service.registry import ButtonKind, action
-from bot.service.wording import LISTED_PER_PAGE, clip_line, duration, short_list, variant_name
+from bot.service.features.results_games import (
+    ChallengeChoice,
+    ChallengeClosed,
+    ChallengeDeclined,
+    ChallengeOpened,
+    ChallengeRef,
+    ChallengesCancelled,
+    GamesPage,
+    Refused,
+)
+from bot.service.present_challenges import closed_edit
+from bot.service.registry import ButtonKind
+from bot.service.wording import LISTED_PER_PAGE
 from bot.storage.records import ChallengeRecord, GameRecord
 
 
@@ -39,32 +50,32 @@ class Challenges(UseCase):
         self.games = games
 
     def cmd_new(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Open a challenge to the chat or to one @user."""
+        """/new worded: kept for the rematch button (``History.press_rematch``), which still
+        returns replies; the chat's /new calls ``open_challenge``."""
+        from bot.service.present_games import present_game
+
         try:
             spec = parse_new(args)
         except BadArgument as err:
-            return [Reply(t(ctx.lang, err.key, **err.values) + " " + t(ctx.lang, "new.usage"))]
+            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="new.usage"))
+        return present_game(ctx.lang, self.open_challenge(ctx, spec))
+
+    def open_challenge(self, ctx: Ctx, spec: NewGameArgs) -> ChallengeOpened | Refused:
+        """Open a challenge to the chat or to one @user."""
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
-            return [Reply(t(ctx.lang, "new.self"))]
+            return Refused("new.self")
         mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
-            return [Reply(t(ctx.lang, "new.too_many", max=MAX_OPEN_CHALLENGES))]
+            return Refused("new.too_many", values=(("max", MAX_OPEN_CHALLENGES),))
         variant = spec.variant or self.games.default_variant(ctx)
         cid = self.storage.create_challenge(
             platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=_name(ev),
             target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,
             created_at=ctx.now)
-        key = "new.open" if spec.target is None else "new.targeted"
-        text = t(ctx.lang, key, name=_name(ev), id=cid, target=spec.target or "",
-                 variant=variant_name(ctx.lang, variant), colors=t(ctx.lang, f"colors.{spec.color}", name=_name(ev)),
-                 time=duration(ctx.lang, spec.move_seconds))
-        buttons = [Button(t(ctx.lang, "button.accept"), action(ButtonKind.ACCEPT, cid), f"/accept #{cid}",
-                          style="go")]
-        if spec.target:
-            buttons.append(Button(t(ctx.lang, "button.decline"), action(ButtonKind.DECLINE, cid),
-                                  f"/decline #{cid}", style="stop"))
-        return [Reply(text, buttons=[buttons], challenge_id=cid)]
+        ch = self.storage.challenge(cid)
+        assert ch is not None             # made just now
+        return ChallengeOpened(ch)
 
     # -- the challenge's message, once it is closed -------------------------------------------------------
 
@@ -83,7 +94,7 @@ class Challenges(UseCase):
 
     def _challenge_closed(self, ch: ChallengeRecord, status: str, by: str | None = None,
                           game_id: int | None = None, only: str | None = None,
-                          ctx: Ctx | None = None) -> list[Reply]:
+                          ctx: Ctx | None = None) -> list[ChallengeClosed]:
         """The messages showing a closed challenge are replaced: what became of it, and no Accept
         or Decline button any more.  Those in the chat of ``ctx`` (the event that closed it) are
         returned, to go out with its answer; the others go through the outbox."""
@@ -91,14 +102,13 @@ class Challenges(UseCase):
         if not messages:
             return []
         lang = self.games.chat_lang(ch.platform, ch.chat_id)
-        text = (self._challenge_line(lang, ch) + "\n"
-                + t(lang, f"challenge.was_{status}", id=ch.id, name=ch.challenger_name, by=by or "", game=game_id or 0))
         here = []
         for platform, chat_id, message_id in messages:
+            closed = ChallengeClosed(ch, status, message_id, lang, by, game_id)
             if ctx is not None and (platform, chat_id) == ctx.key:
-                here.append(Reply(text, edit_of=message_id))
+                here.append(closed)
             else:
-                self.say(platform, chat_id, Reply(text, edit_of=message_id))
+                self.say(platform, chat_id, closed_edit(closed))
         return here
 
     def _acceptable(self, ctx: Ctx, challenge: ChallengeRecord) -> str | None:
@@ -120,12 +130,12 @@ class Challenges(UseCase):
         live = []
         for ch in self.storage.open_challenges(*ctx.key):
             if self._expires_at(ch) <= ctx.now:
-                self._close_expired(ch, ctx.lang)
+                self._close_expired(ch)
             else:
                 live.append(ch)
         return live
 
-    def _close_expired(self, ch: ChallengeRecord, lang: str | None = None, said_in_chat: bool = False) -> bool:
+    def _close_expired(self, ch: ChallengeRecord, said_in_chat: bool = False) -> bool:
         """Close a lapsed challenge: the messages showing it lose their buttons, and its chat is
         told once - only the process that closes it says so, and not at all when the answer that
         found it lapsed (``said_in_chat``) already says so there."""
@@ -134,7 +144,7 @@ class Challenges(UseCase):
                 return False
             self._challenge_closed(ch, "expired")
             if not said_in_chat:
-                lang = self.games.chat_lang(ch.platform, ch.chat_id, lang)
+                lang = self.games.chat_lang(ch.platform, ch.chat_id)
                 self.say(ch.platform, ch.chat_id, Reply(t(lang, "challenge.expired", id=ch.id)))
         self._notify(ch.platform)
         return True
@@ -144,34 +154,43 @@ class Challenges(UseCase):
         return sum(1 for ch in self.storage.lapsed_challenges(platform, now, CHALLENGE_LIFETIME)
                    if self._close_expired(ch))
 
-    def _open_challenge(self, ctx: Ctx, cid: int) -> tuple[ChallengeRecord | None, list[Reply]]:
-        """Challenge #cid if it is open in this chat, else the answer saying why not."""
+    def _open_challenge(self, ctx: Ctx, cid: int) -> ChallengeRecord | Refused:
+        """Challenge #cid if it is open in this chat, else why not."""
         ch = self.storage.challenge(cid)
         # From a button, only the presser needs to hear why it did nothing.
         private = ctx.event.action is not None
+        ident = (("id", cid),)
         if ch is None or (ch.platform, ch.chat_id) != ctx.key:
-            return None, [Reply(t(ctx.lang, "challenge.unknown", id=cid), private=private)]
+            return Refused("challenge.unknown", private=private, values=ident)
         if ch.status == "open" and self._expires_at(ch) <= ctx.now:
             # An answer in the chat says it there; one only the presser sees leaves it to the outbox.
-            self._close_expired(ch, ctx.lang, said_in_chat=not private)
-            return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
+            self._close_expired(ch, said_in_chat=not private)
+            return Refused("challenge.expired", private=private, values=ident)
         if ch.status == "expired":
-            return None, [Reply(t(ctx.lang, "challenge.expired", id=cid), private=private)]
+            return Refused("challenge.expired", private=private, values=ident)
         if ch.status != "open":
-            return None, [Reply(t(ctx.lang, "challenge.closed", id=cid), private=private)]
-        return ch, []
+            return Refused("challenge.closed", private=private, values=ident)
+        return ch
 
     def cmd_accept(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | GameStarted]:
+        """/accept as replies and a GameStarted: kept for the rematch button
+        (``History.press_rematch``); the chat's /accept calls ``accept``."""
+        from bot.service.present_games import present_game
+
+        outcome = self.accept(ctx, ChallengeRef(game_ref(args)[0]))
+        return [outcome] if isinstance(outcome, GameStarted) else present_game(ctx.lang, outcome)
+
+    def accept(self, ctx: Ctx, request: ChallengeRef) -> GameStarted | ChallengeChoice | Refused:
         """Accept a challenge: the game starts."""
-        ref, _ = game_ref(args)
+        ref = request.challenge
         if ref is not None:
-            ch, problem = self._open_challenge(ctx, ref)
-            if ch is None:
-                return problem
+            ch = self._open_challenge(ctx, ref)
+            if not isinstance(ch, ChallengeRecord):
+                return ch
             why = self._acceptable(ctx, ch)
             if why:
-                return [Reply(t(ctx.lang, why, id=ref, target=ch.target_username or ""),
-                              private=ctx.event.action is not None)]
+                return Refused(why, private=ctx.event.action is not None,
+                               values=(("id", ref), ("target", ch.target_username or "")))
             return self._start_game(ctx, ch)
         live = self.live_challenges(ctx)
         open_ = [c for c in live if self._acceptable(ctx, c) is None]
@@ -182,14 +201,13 @@ class Challenges(UseCase):
         if not open_:
             own = [c.id for c in live if c.challenger_id == ctx.event.user_id]
             if own and len(own) == len(live):
-                return [Reply(t(ctx.lang, "accept.only_own", ids=_ids(own)))]
-            return [Reply(t(ctx.lang, "accept.none"))]
+                return Refused("accept.only_own", values=(("ids", _ids(own)),))
+            return Refused("accept.none")
         if len(open_) > 1:
-            listing = short_list(ctx.lang, [self._challenge_line(ctx.lang, c) for c in open_])
-            return [Reply(t(ctx.lang, "accept.which") + "\n" + listing)]
+            return ChallengeChoice("accept.which", tuple(open_))
         return self._start_game(ctx, open_[0])
 
-    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> Sequence[Reply | GameStarted]:
+    def _start_game(self, ctx: Ctx, ch: ChallengeRecord) -> GameStarted | Refused:
         ev = ctx.event
         color = ch.color if ch.color != "random" else self.rng.choice(["white", "black"])
         challenger = (ch.challenger_id, ch.challenger_name)
@@ -203,7 +221,7 @@ class Challenges(UseCase):
             "deadline_at": ctx.now + ch.move_seconds, "created_at": ctx.now,
         })
         if game_id is None:
-            return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=ev.action is not None)]
+            return Refused("challenge.closed", private=ev.action is not None, values=(("id", ch.id),))
         row = self.storage.game(game_id)
         assert row is not None
         edits = self._challenge_closed(ch, "accepted", by=_name(ev), game_id=game_id, ctx=ctx)
@@ -215,103 +233,81 @@ class Challenges(UseCase):
         for c in others:
             if c.id in withdrawn:
                 edits += self._challenge_closed(c, "cancelled", ctx=ctx)
-        return [GameStarted(row, ch.challenger_name, withdrawn, edits, ctx.now, self.games.turn_notice(row, ctx.now))]
+        return GameStarted(row, ch.challenger_name, withdrawn, edits, ctx.now, self.games.turn_notice(row, ctx.now))
 
-    def cmd_decline(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def decline(self, ctx: Ctx, request: ChallengeRef) -> ChallengeDeclined | ChallengeChoice | Refused:
         """Decline a challenge addressed to you."""
-        ref, _ = game_ref(args)
+        ref = request.challenge
         ev = ctx.event
         # From the Decline button a refusal is for the presser only, as from Accept.
         private = ev.action is not None
         mine = [c for c in self.live_challenges(ctx)
                 if c.target_username and self._acceptable(ctx, c) is None]
         if ref is not None:
-            ch, problem = self._open_challenge(ctx, ref)
-            if ch is None:
-                return problem
+            ch = self._open_challenge(ctx, ref)
+            if not isinstance(ch, ChallengeRecord):
+                return ch
+            ident = (("id", ref),)
             if ch.challenger_id == ev.user_id:
-                return [Reply(t(ctx.lang, "decline.own", id=ref), private=private)]
+                return Refused("decline.own", private=private, values=ident)
             if not ch.target_username:
-                return [Reply(t(ctx.lang, "decline.open", id=ref), private=private)]
+                return Refused("decline.open", private=private, values=ident)
             if self._acceptable(ctx, ch) is not None:
-                return [Reply(t(ctx.lang, "accept.not_for_you", id=ref, target=ch.target_username),
-                              private=private)]
+                return Refused("accept.not_for_you", private=private, values=(*ident, ("target", ch.target_username)))
             mine = [ch]
         if not mine:
-            return [Reply(t(ctx.lang, "decline.none"), private=private)]
+            return Refused("decline.none", private=private)
         if len(mine) > 1:
-            listing = short_list(ctx.lang, [self._challenge_line(ctx.lang, c) for c in mine])
-            return [Reply(t(ctx.lang, "decline.which") + "\n" + listing, private=private)]
+            return ChallengeChoice("decline.which", tuple(mine), private=private)
         ch = mine[0]
         if not self.storage.close_challenge(ch.id, "declined"):
-            return [Reply(t(ctx.lang, "challenge.closed", id=ch.id), private=private)]
+            return Refused("challenge.closed", private=private, values=(("id", ch.id),))
         edits = self._challenge_closed(ch, "declined", by=_name(ev), ctx=ctx)
-        return [Reply(t(ctx.lang, "decline.done", id=ch.id, name=_name(ev), challenger=ch.challenger_name)), *edits]
+        return ChallengeDeclined(ch, _name(ev), tuple(edits))
 
-    def cmd_cancel(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def cancel(self, ctx: Ctx, request: ChallengeRef) -> ChallengesCancelled | Refused:
         """Withdraw one of your open challenges (#id), or all of them."""
-        ref, _ = game_ref(args)
+        ref = request.challenge
         mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ctx.event.user_id]
         if ref is not None:
-            ch, problem = self._open_challenge(ctx, ref)
-            if ch is None:
-                return problem
+            ch = self._open_challenge(ctx, ref)
+            if not isinstance(ch, ChallengeRecord):
+                return ch
             if ch.challenger_id != ctx.event.user_id:
-                return [Reply(t(ctx.lang, "cancel.not_yours", id=ref))]
+                return Refused("cancel.not_yours", values=(("id", ref),))
             mine = [ch]
         if not mine:
-            return [Reply(t(ctx.lang, "cancel.none"))]
+            return Refused("cancel.none")
         done = [c.id for c in mine if self.storage.close_challenge(c.id, "cancelled")]
         edits = []
         for c in mine:
             if c.id in done:
                 edits += self._challenge_closed(c, "cancelled", ctx=ctx)
         if not done:
-            return [Reply(t(ctx.lang, "cancel.none"))]
-        key = "cancel.done" if len(done) == 1 else "cancel.done_many"
-        return [Reply(t(ctx.lang, key, ids=_ids(done))), *edits]
+            return Refused("cancel.none")
+        return ChallengesCancelled(tuple(done), tuple(edits))
 
-    def _challenge_line(self, lang: str, ch: ChallengeRecord) -> str:
-        target = f" → @{ch.target_username}" if ch.target_username else ""
-        return (f"#{ch.id} {ch.challenger_name}{target}: {variant_name(lang, ch.variant)}, "
-                f"{t(lang, 'color.' + ch.color)}, {duration(lang, ch.move_seconds)}")
-
-    def cmd_games(self, ctx: Ctx, args: list[str]) -> list[Reply]:
+    def list_games(self, ctx: Ctx, page: int = 1) -> GamesPage | Refused:
         """The games and open challenges of the chat, a page at a time (``/games 2``): one message
-        even in a chat with thousands of challenges.  ``/games done``: its finished games."""
-        page = 1
-        if args:
-            if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
-                return [Reply(t(ctx.lang, "games.usage"))]
-            page = int(args[0])
+        even in a chat with thousands of challenges."""
         games = self.storage.active_games(*ctx.key)
         challenges = self.live_challenges(ctx)
         if not games and not challenges:
-            return [Reply(t(ctx.lang, "games.empty"))]
+            return Refused("games.empty")
         items: list[GameRecord | ChallengeRecord] = [*games, *challenges]
         pages = -(-len(items) // LISTED_PER_PAGE)
         if page > pages:
-            return [Reply(t(ctx.lang, "games.no_page", page=page, pages=pages))]
+            return Refused("games.no_page", values=(("page", page), ("pages", pages)))
         start = (page - 1) * LISTED_PER_PAGE
         shown = items[start:start + LISTED_PER_PAGE]
-        lines = []
-        if pages > 1:
-            lines.append(t(ctx.lang, "games.page", page=page, pages=pages, total=len(items)))
         # Only the lines shown are worked out (a game's line reads its position).
-        shown_games = [g for g in shown if isinstance(g, GameRecord)]
-        shown_challenges = [c for c in shown if isinstance(c, ChallengeRecord)]
-        if shown_games:
-            lines.append(t(ctx.lang, "games.header"))
-            lines += [clip_line(self.games.game_line(ctx.lang, g)) for g in shown_games]
-        if shown_challenges:
-            lines.append(t(ctx.lang, "games.challenges"))
-            lines += [clip_line(self._challenge_line(ctx.lang, c)) for c in shown_challenges]
-        if page < pages:
-            lines.append(t(ctx.lang, "games.more", count=len(items) - start - len(shown), next=page + 1))
-        return [Reply("\n".join(lines))]
+        return GamesPage(page, pages, len(items), tuple(g for g in shown if isinstance(g, GameRecord)),
+                         tuple(c for c in shown if isinstance(c, ChallengeRecord)),
+                         len(items) - start - len(shown))
 
-    def press_challenge(self, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> Sequence[Reply | GameStarted]:
+    def press_challenge(self, ctx: Ctx, kind: ButtonKind,
+                        ids: list[int]) -> GameStarted | ChallengeDeclined | ChallengeChoice | Refused:
         """The Accept or Decline button of a challenge."""
         if kind is ButtonKind.ACCEPT:
-            return self.cmd_accept(ctx, [f"#{ids[0]}"])
-        return self.cmd_decline(ctx, [f"#{ids[0]}"])
+            return self.accept(ctx, ChallengeRef(ids[0]))
+        return self.decline(ctx, ChallengeRef(ids[0]))

@@ -65,6 +65,8 @@ class Clocks(UseCase):
         except StorageFull:
             due = []            # the store logs the full disk; the next round tries again
         for row in due:
+            if row.deadline_at is None:
+                continue            # due_games returns only games with a clock; a game without one waits for nothing
             try:
                 # A loss on time's board is drawn before the transaction that ends the game.
                 lang = self._mover_lang(row)
@@ -119,6 +121,8 @@ class Clocks(UseCase):
         turn = Position.from_fen(row.variant, row.fen).turn
         lang = self._mover_lang(row)
         name = self.games.name_of(lang, row, turn)
+        if row.deadline_at is None:
+            return None             # no clock: nothing to remind of or to lose on
         if row.deadline_at <= now:
             return self.games.time_out(lang, row, now, drawn)
         if not self.storage.mark_reminded(row.id, row.version):

@@ -65,12 +65,23 @@ def reply_flipped(row: GameRecord) -> bool:
     return Position.from_fen(row.variant, row.fen).turn == Color.BLACK
 
 
+def bot_to_move(row: GameRecord, pos: Position | None = None) -> bool:
+    """Whether it is the bot's turn in this game (only games against the bot have one)."""
+    if row.bot_level is None or row.status != "active":
+        return False
+    turn = (pos or Position.from_fen(row.variant, row.fen)).turn
+    return (row.white_id if turn == Color.WHITE else row.black_id) == BOT_ID
+
+
 def _last_move(row: GameRecord) -> tuple[list[int], list[int]]:
     """The squares of a game's last move and the squares it captured on."""
     return list(row.last_path), list(row.last_captured)
 
 
 def _stored_result(row: GameRecord) -> Result:
+    """The result a finished game stored (finish_game writes score and reason together)."""
+    if row.result_score is None or row.result_reason is None:
+        raise ValueError(f"game {row.id} has no stored result")
     return Result(row.result_score, row.result_reason, row.winner)
 
 

@@ -16,32 +16,19 @@ from bot.rules import (
     Position,
     Result,
 )
-from bot.service import boards
+from bot.service import present_games
 from bot.service.domain import EventBus, GameFinished, MovePlayed
-from bot.service.events import Button, Mention, Reply, dm_chat
+from bot.service.events import Mention, Reply, dm_chat
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     Ctx,
-    _last_move,
-    _rows,
     _stored_result,
-    reply_flipped,
+    bot_to_move,
 )
-from bot.service.registry import ButtonKind, action
-from bot.service.wording import duration, result_text, short_list, to_move, to_name, variant_name
+from bot.service.features.results_games import NoGame, TimedOut
+from bot.service.wording import duration
 from bot.storage import BOT_ID, StaleGame
 from bot.storage.records import GameRecord
-
-
-def turn_ping(lang: str, row: GameRecord, mention: Mention | None, named_in: Reply | None) -> list[Reply]:
-    """The ping of ``mention`` (whose turn it is in ``row``): on ``named_in`` when that message names
-    them, else a short message of its own."""
-    if mention is None:
-        return []
-    if named_in is not None and mention.name in named_in.text:
-        named_in.mentions.append(mention)
-        return []
-    return [Reply(t(lang, "turn.ping", name=mention.name, id=row.id), mentions=[mention])]
 
 
 def neutral_bot_name(level: int) -> str:
@@ -67,18 +54,19 @@ class Games(UseCase):
         return [g for g in self.storage.active_games(*ctx.key) if uid in (g.white_id, g.black_id)]
 
     def resolve(self, ctx: Ctx, ref: int | None, mine_only: bool = True,
-                 finished_ok: bool = False) -> tuple[GameRecord | None, list[Reply]]:
-        """The game a command means: #id, the board replied to, or the user's only game here."""
+                finished_ok: bool = False) -> GameRecord | NoGame | TimedOut:
+        """The game a command means: #id, the board replied to, or the user's only game here; else
+        why there is none (or, when its clock had run out, the loss on time it was ended with)."""
         if ref is None and ctx.event.reply_to:
             ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
         if ref is not None:
             row = self.storage.game(ref)
             if row is None or (row.platform, row.chat_id) != ctx.key:
-                return None, [Reply(t(ctx.lang, "game.unknown", id=ref))]
+                return NoGame("unknown", ref)
             if row.status != "active" and not finished_ok:
-                return None, [Reply(t(ctx.lang, "err.game_over"))]
+                return NoGame("over", ref)
             if mine_only and ctx.event.user_id not in (row.white_id, row.black_id):
-                return None, [Reply(t(ctx.lang, "game.not_player", id=ref), private=True)]
+                return NoGame("not_player", ref, private=True)
             return self._unless_expired(ctx, row)
         games = self.my_games(ctx)
         if not games and not mine_only:
@@ -92,37 +80,37 @@ class Games(UseCase):
         if not games:
             if mine_only:
                 recent = self.storage.recent_games(*ctx.key, ctx.event.user_id)
-                if recent and recent[0].status == "finished" and recent[0].finished_at > ctx.now - 86400:
+                if (recent and recent[0].status == "finished" and recent[0].finished_at is not None
+                        and recent[0].finished_at > ctx.now - 86400):
                     # "No game here" would be confusing right after one ended.
-                    return None, [Reply(self.over_text(ctx.lang, recent[0]) + "\n" + t(ctx.lang, "game.new_hint"))]
+                    return NoGame("recently_over", games=(recent[0],))
                 if self.storage.active_games(*ctx.key):
-                    return None, [Reply(t(ctx.lang, "game.spectator"), private=True)]
-            return None, [Reply(t(ctx.lang, "game.none"))]
+                    return NoGame("spectator", private=True)
+            return NoGame("none")
         if len(games) > 1:
-            listing = short_list(ctx.lang, [self.game_line(ctx.lang, g) for g in games])
-            return None, [Reply(t(ctx.lang, "game.which") + "\n" + listing)]
+            return NoGame("which", games=tuple(games))
         return self._unless_expired(ctx, games[0])
 
-    def _unless_expired(self, ctx: Ctx, row: GameRecord) -> tuple[GameRecord | None, list[Reply]]:
+    def _unless_expired(self, ctx: Ctx, row: GameRecord) -> GameRecord | NoGame | TimedOut:
         """The game, or, when its clock ran out before the scheduler noticed (say, after
-        downtime), the loss on time announced instead: no move is played after the deadline."""
+        downtime), the loss on time it is ended with instead: no move is played after the deadline."""
         if row.status != "active" or row.deadline_at is None or row.deadline_at > ctx.sent:
-            return row, []
+            return row
+        result = self.load(row).lose_on_time(Position.from_fen(row.variant, row.fen).turn)
         try:
-            return None, [self.time_out(ctx.lang, row, ctx.now)]
+            return TimedOut(self.finish_game(row, result, ctx.now), result)
         except StaleGame:
-            return None, [Reply(t(ctx.lang, "move.stale"))]
+            return NoGame("stale")
+
+    def game_row(self, game_id: int) -> GameRecord:
+        """A game known to exist (games are never deleted): as it is now."""
+        row = self.storage.game(game_id)
+        if row is None:
+            raise LookupError(f"game {game_id} vanished")
+        return row
 
     def game_line(self, lang: str, g: GameRecord) -> str:
-        turn = Position.from_fen(g.variant, g.fen).turn
-        white, black = self.names(lang, g)
-        mover = white if turn == Color.WHITE else black
-        line = t(lang, "games.line", id=g.id, variant=variant_name(lang, g.variant),
-                 white=white, black=black, mover=mover, to_mover=to_name(lang, mover), ply=g.ply // 2 + 1)
-        if g.bot_level is not None:
-            line += f" ({t(lang, 'games.bot', level=g.bot_level)})"
-        return line
-
+        return present_games.game_line(lang, g)
     def recent_fens(self, row: GameRecord) -> list[str]:
         """The positions since the last capture or man move, oldest first (docs/rules.md §4:
         all that repetition needs)."""
@@ -207,26 +195,15 @@ class Games(UseCase):
 
     def bot_to_move(self, row: GameRecord, pos: Position | None = None) -> bool:
         """Whether it is the bot's turn in this game (only games against the bot have one)."""
-        if row.bot_level is None or row.status != "active":
-            return False
-        turn = (pos or Position.from_fen(row.variant, row.fen)).turn
-        return (row.white_id if turn == Color.WHITE else row.black_id) == BOT_ID
-
+        return bot_to_move(row, pos)
     def bot_name(self, lang: str, row: GameRecord) -> str:
-        """The bot as the subject that opens a sentence ('El bot (nivel 2) jugó...')."""
-        return t(lang, "bot.name_start", level=row.bot_level)
-
+        return present_games.bot_name(lang, row)
     def names(self, lang: str, row: GameRecord) -> tuple[str, str]:
-        """White's and Black's names as this language shows them: the bot's is rendered here, not
-        stored (a game made in an Italian chat is read in Spanish too)."""
-        return self.name_of(lang, row, Color.WHITE), self.name_of(lang, row, Color.BLACK)
-
+        """Kept for the use cases that still word their answers (history, analysis): the
+        presenters' ``names``."""
+        return present_games.names(lang, row)
     def name_of(self, lang: str, row: GameRecord, color: str) -> str:
-        user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
-        if user_id == BOT_ID and row.bot_level is not None:
-            return t(lang, "bot.name", level=row.bot_level)
-        return name
-
+        return present_games.name_of(lang, row, color)
     def _pdn_name(self, row: GameRecord, color: str) -> str:
         user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
         return neutral_bot_name(row.bot_level) if user_id == BOT_ID and row.bot_level is not None else name
@@ -239,11 +216,7 @@ class Games(UseCase):
         return None
 
     def over_text(self, lang: str, row: GameRecord, result: Result | None = None) -> str:
-        """'Game #N is over.' and how it ended (``row`` as it is once the game ended)."""
-        result = result or _stored_result(row)
-        final = Position.from_fen(row.variant, row.fen)
-        return t(lang, "game.over", id=row.id) + " " + result_text(lang, result, *self.names(lang, row), final)
-
+        return present_games.over_text(lang, row, result)
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
                 "winner": result.winner, "finished_at": now, "deadline_at": None, "draw_offer": None}
@@ -265,13 +238,7 @@ class Games(UseCase):
         return finished
 
     def to_move_line(self, lang: str, row: GameRecord, now: float) -> str:
-        if self.bot_to_move(row):
-            # The bot has no clock: it answers as soon as it has thought.
-            return t(lang, "bot.thinking", bot=self.bot_name(lang, row))
-        turn = Position.from_fen(row.variant, row.fen).turn
-        return to_move(lang, self.name_of(lang, row, turn), turn, (row.deadline_at or now) - now)
-
-    # -- telling the player to move ------------------------------------------------------------------
+        return present_games.to_move_line(lang, row, now)
 
     def player_to_move(self, row: GameRecord) -> tuple[str, str] | None:
         """(user id, name) of the person to move in an active game; None when the game is over or
@@ -321,21 +288,11 @@ class Games(UseCase):
         the new message that names them (a typed move's board): the ping goes on it.  Without one
         (the board was edited in place, and an edit notifies no one) a short message of its own is
         returned."""
-        return turn_ping(lang, row, self.turn_notice(row, now), named_in)
+        return present_games.turn_ping(lang, row, self.turn_notice(row, now), named_in)
 
     def board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
-        """The board of a stored game, with the piece buttons for the player to move."""
-        pos = Position.from_fen(row.variant, row.fen)
-        view = boards.board_view(pos, *_last_move(row), flipped=reply_flipped(row))
-        buttons: list[list[Button]] = []
-        if row.status == "active" and not self.bot_to_move(row, pos):
-            starts = sorted({m.start for m in pos.legal_moves()})
-            buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
-        elif row.status == "finished":
-            buttons = [[Button(t(lang, "button.rematch"), action(ButtonKind.REMATCH, row.id))]]
-        return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
-                     replaces_board=replaces, game_id=row.id)
-
+        """The board of a stored game (the outbox's messages still carry it drawn)."""
+        return present_games.board_reply(lang, row, text, replaces)
     def time_out(self, lang: str, row: GameRecord, now: float, drawn: tuple[Result, Reply] | None = None) -> Reply:
         """End a game whose side to move ran out of time; the announcement with the final board
         (``drawn``: from time_out_drawn, made before the caller's transaction)."""

@@ -17,13 +17,13 @@ from bot.ai import move_seconds
 from bot.i18n import t
 from bot.rules import Color, Game, Position
 from bot.service import boards
-from bot.service.commands import BadArgument, parse_play
+from bot.service.commands import BadArgument, PlayArgs, parse_play
 from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name, reply_flipped
 from bot.service.features.games import Games, neutral_bot_name
+from bot.service.features.results_games import BotDrawAnswer, BotGameStarted, Refused
 from bot.service.thinking import move_job
-from bot.service.wording import variant_name
 from bot.storage import BOT_ID, StaleGame, StorageFull
 from bot.storage.records import GameRecord
 
@@ -44,16 +44,23 @@ class Opponent(UseCase):
         self.games = games
 
     def cmd_play(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
+        """/play worded: kept for the rematch button (``History.press_rematch``), which still
+        returns replies; the chat's /play calls ``start_game``."""
+        from bot.service.present_games import present_game
+
         try:
             spec = parse_play(args)
         except BadArgument as err:
-            return [Reply(t(ctx.lang, err.key, **err.values) + " " + t(ctx.lang, "play.usage"))]
+            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="play.usage"))
+        return present_game(ctx.lang, self.start_game(ctx, spec))
+
+    def start_game(self, ctx: Ctx, spec: PlayArgs) -> BotGameStarted | Refused:
+        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
         ev = ctx.event
         mine = [g for g in self.storage.bot_games(ev.platform)
                 if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]
         if len(mine) >= MAX_BOT_GAMES:
-            return [Reply(t(ctx.lang, "play.already", id=mine[0].id))]
+            return Refused("play.already", values=(("id", mine[0].id),))
         variant = spec.variant or self.games.default_variant(ctx)
         color = spec.color if spec.color != "random" else self.rng.choice(["white", "black"])
         # Stored neutral: each language renders the bot's name when it shows the game.
@@ -69,17 +76,10 @@ class Opponent(UseCase):
             "deadline_at": None if bot_first else ctx.now + spec.move_seconds, "created_at": ctx.now,
             "bot_level": spec.level,
         })
-        row = self.storage.game(game_id)
-        lines = [t(ctx.lang, "play.started", id=game_id, variant=variant_name(ctx.lang, variant), name=human[1],
-                   color=t(ctx.lang, f"side.{color}"), level=spec.level)]
-        if bot_first:
-            lines.append(t(ctx.lang, "bot.thinking", bot=self.games.bot_name(ctx.lang, row)))
-        else:
-            lines.append(self.games.to_move_line(ctx.lang, row, ctx.now))
-        reply = self.games.board_reply(ctx.lang, row, "\n".join(lines))
+        row = self.games.game_row(game_id)
         if bot_first:
             self.think(row)
-        return [reply]
+        return BotGameStarted(row, human[1], color, ctx.now)
 
     # -- the bot's move ------------------------------------------------------------------------------
 
@@ -87,6 +87,8 @@ class Opponent(UseCase):
         """Hand the position to the engine pool unless it is already being thought about; the
         move is written by ``_bot_moved`` when the search ends."""
         key = ("move", row.id, row.ply)
+        if row.bot_level is None:
+            return False            # not a game against the bot: nothing to think about
         if self.thinker.busy(key):
             return False            # the usual case when timed work looks again: nothing to read
         seed = self.rng.randrange(2 ** 31)
@@ -151,7 +153,7 @@ class Opponent(UseCase):
 
     # -- a draw offered to the bot ---------------------------------------------------------------------
 
-    def answer_draw(self, ctx: Ctx, row: GameRecord) -> list[Reply]:
+    def answer_draw(self, ctx: Ctx, row: GameRecord) -> BotDrawAnswer | Refused:
         """The bot takes a draw when a quick look says it stands worse, or only kings are left
         level; otherwise it plays on."""
         from bot.ai import search_position
@@ -165,13 +167,11 @@ class Opponent(UseCase):
         bot_score = score if bot_to_move else -score
         (wm, wk), (bm, bk) = pos.count(Color.WHITE), pos.count(Color.BLACK)
         level_kings = wm == bm == 0 and wk == bk
-        name = self.games.bot_name(ctx.lang, row)
         if bot_score <= DRAW_ACCEPT_BELOW or level_kings:
             result = Game(row.variant, row.fen).agree_draw()
             try:
                 fresh = self.games.finish_game(row, result, ctx.now)
             except StaleGame:
-                return [Reply(t(ctx.lang, "move.stale"))]
-            return [self.games.board_reply(ctx.lang, fresh, t(ctx.lang, "bot.draw_accepted", bot=name) + "\n"
-                                      + self.games.over_text(ctx.lang, fresh, result))]
-        return [Reply(t(ctx.lang, "bot.draw_declined", bot=name))]
+                return Refused("move.stale")
+            return BotDrawAnswer(fresh, result)
+        return BotDrawAnswer(row, None)

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.rules import IllegalMove, Move, Position, Result
-from bot.service.events import Mention, Reply
+from bot.service.events import Mention
+from bot.service.features.results_games import ChallengeClosed
 from bot.storage.records import GameRecord
 
 
@@ -39,13 +40,15 @@ class MoveMade:
 
 @dataclass(frozen=True)
 class MoveIllegal:
-    """A move the rules refuse, as typed (or pressed) in ``before``; ``to_move``: whose turn it is."""
+    """A move the rules refuse, as typed (or pressed) in ``before``; ``to_move``: whose turn it is
+    (as stored: ``game``, when given, names the bot in the reader's language)."""
 
     error: IllegalMove
     before: Position
     typed: str
     to_move: str
     via_button: bool
+    game: GameRecord | None = None
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class GameStarted:
     game: GameRecord
     challenger_name: str
     withdrawn: list[int]
-    edits: list[Reply]
+    edits: list[ChallengeClosed]
     now: float
     turn: Mention | None = None
 

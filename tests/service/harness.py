@@ -8,6 +8,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +83,21 @@ class Snapshot(dict[str, list[tuple]]):
         return equal if equal is NotImplemented else not equal
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def en(key: str, /, **values: object) -> str:
+    """The English catalog text of ``key`` filled in with ``values``: what a test compares a reply
+    with where the wording is not the point (rewording a message changes the catalog, not tests)."""
+    return bot.i18n.t("en", key, **values)
+
+
+def en_part(key: str, /, **values: object) -> str:
+    """The longest stretch of ``key``'s English text without a placeholder (filled in with
+    ``values`` when given): for a reply that holds the message with values the test does not fix."""
+    text = bot.i18n.catalog("en")[key]
+    if values:
+        return en(key, **values)
+    return max(re.split(r"\{[^}]*\}", text), key=len).strip()
 
 
 def internal_error_texts() -> list[str]:

@@ -33,6 +33,22 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.verbose = -1
 
 
+def _utf8(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A report's captured output in UTF-8 (a lone surrogate shown escaped): tests feed the bot
+    ids such as "bad\\udcffid", its log lines quote them, and pytest-xdist cannot send a report
+    with such a string from its worker, so the whole run ended in an INTERNALERROR."""
+    report = yield
+    report.sections = [(title, _utf8(text)) for title, text in report.sections]
+    if isinstance(report.longrepr, str):
+        report.longrepr = _utf8(report.longrepr)
+    return report
+
+
 @pytest.fixture(autouse=True)
 def bot_errors(request):
     """Every record logged at ERROR or above during the test by the watched loggers (must stay empty)."""

@@ -1,7 +1,8 @@
 """The operator's view (issue 7's contract) and the ratings rebuild (issue 10), as an operator runs
 them: ``python -m bot games list [--platform P] [--chat C] [--json]``, ``python -m bot games show
-ID [--json]`` and ``python -m bot ratings rebuild``, in a subprocess on a database the real
-service filled in-process (typed commands, a fixed clock).
+ID [--json]`` and ``python -m bot ratings rebuild``, on a database the real service filled
+in-process (typed commands, a fixed clock): each command once in a subprocess, the other cases
+through the same ``bot.cli.main`` in this process (see ``run``).
 
 The venv holds a stale non-editable install of ``bot``: PYTHONPATH points the subprocess at the
 working tree.
@@ -9,6 +10,8 @@ working tree.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import random
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import pytest
 
+from bot import cli
 from bot.rules import Game
 from bot.service import ChatEvent, GameService
 from bot.service.thinking import Thinker
@@ -113,15 +117,31 @@ def database(tmp_path_factory) -> dict:
     return info
 
 
-def run(*args: str, db: Path | None = None, env_db: Path | None = None) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if k != "DRAUGHTS_DB"}
-    env["PYTHONPATH"] = str(REPO)
-    if env_db is not None:
-        env["DRAUGHTS_DB"] = str(env_db)
-    argv = [sys.executable, "-m", "bot", *args]
-    if db is not None:
-        argv += ["--db", str(db)]
-    return subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=60)
+def run(*args: str, db: Path | None = None, env_db: Path | None = None,
+        process: bool = False) -> subprocess.CompletedProcess:
+    """``python -m bot ARGS``: in a subprocess with ``process`` (one test per command does, so the
+    entry point itself is run), else through the same ``bot.cli.main`` in this process (the same
+    argv, environment, output streams and exit status, without a new interpreter's half second)."""
+    argv = [*args] if db is None else [*args, "--db", str(db)]
+    if process:
+        env = {k: v for k, v in os.environ.items() if k != "DRAUGHTS_DB"}
+        env["PYTHONPATH"] = str(REPO)
+        if env_db is not None:
+            env["DRAUGHTS_DB"] = str(env_db)
+        return subprocess.run([sys.executable, "-m", "bot", *argv], cwd=REPO, env=env, capture_output=True,
+                              text=True, timeout=60)
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("DRAUGHTS_DB", raising=False)
+        if env_db is not None:
+            patch.setenv("DRAUGHTS_DB", str(env_db))
+        patch.chdir(REPO)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                status = cli.main(argv)
+            except SystemExit as exit_:
+                status = exit_.code if isinstance(exit_.code, int) else 1
+    return subprocess.CompletedProcess([sys.executable, "-m", "bot", *argv], status, out.getvalue(), err.getvalue())
 
 
 def ok(proc: subprocess.CompletedProcess) -> str:
@@ -141,7 +161,7 @@ def listed_ids(text: str) -> list[int]:
 
 
 def test_games_list_shows_every_game_newest_first(database):
-    out = ok(run("games", "list", env_db=database["path"]))
+    out = ok(run("games", "list", env_db=database["path"], process=True))
     games = database["games"]
     assert listed_ids(out) == sorted(games, reverse=True)
     lines = {int(line.split("\t")[0][1:]): line.split("\t") for line in out.splitlines()}
@@ -228,7 +248,7 @@ def test_games_show_json_has_the_whole_game(database):
 
 def test_games_show_text(database):
     gid = database["ids"]["capture"]
-    out = ok(run("games", "show", str(gid), db=database["path"]))
+    out = ok(run("games", "show", str(gid), db=database["path"], process=True))
     lines = out.splitlines()
     assert lines[0] == f"game #{gid}: italian on test, chat group-1"
     assert "white: Ana (ana)" in lines and "black: Bob (bob)" in lines
@@ -253,7 +273,7 @@ def test_games_show_a_bot_game_and_an_active_one(database):
 
 
 def test_games_show_a_missing_id_fails_on_stderr(database):
-    proc = run("games", "show", "9999", env_db=database["path"])
+    proc = run("games", "show", "9999", env_db=database["path"], process=True)
     assert proc.returncode != 0
     assert proc.stdout == ""
     assert "9999" in proc.stderr and "no game" in proc.stderr
@@ -286,7 +306,7 @@ def test_ratings_rebuild_prints_counts_and_keeps_the_numbers(database, tmp_path)
         assert store.dump()["ratings"] == [] and store.dump()["rating_history"] == []
     finally:
         store.close()
-    out = ok(run("ratings", "rebuild", env_db=copy))
+    out = ok(run("ratings", "rebuild", env_db=copy, process=True))
     # 1 capture game + 1 draw + 1 bot game + 4 more; the active one and the unrated one left out.
     assert out.strip() == "ratings rebuilt from 7 rated games and 0 rated puzzle attempts"
     store = SQLiteStore(copy)

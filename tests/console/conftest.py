@@ -7,6 +7,7 @@ import io
 import random
 
 import pytest
+from fresh_db import fresh_database
 
 from bot.platforms.console import ConsoleChat
 from bot.service import GameService
@@ -20,7 +21,7 @@ class Console:
 
     def __init__(self, tmp_path, now: list[float]) -> None:
         self.now = now
-        self.storage = Storage(tmp_path / "console.db")
+        self.storage = Storage(fresh_database(tmp_path / "console.db"))
         self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
         self.out = io.StringIO()
         self.images = tmp_path / "images"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from executors import HeldExecutor
+from fresh_db import fresh_database
 from harness import CATALOG_DIR, T0, ChatHarness
 
 from bot.service import Reply
@@ -30,7 +31,7 @@ def now() -> list[float]:
 
 @pytest.fixture
 def chat(tmp_path: Path, now: list[float]):
-    harness = ChatHarness(tmp_path / "t.db", now)
+    harness = ChatHarness(fresh_database(tmp_path / "t.db"), now)
     yield harness
     harness.storage.close()
 

@@ -5,8 +5,10 @@ most 64 bytes of UTF-8.  Test modules that need more (admins, a second process) 
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +26,78 @@ CATALOG_DIR = Path(bot.i18n.__file__).parent
 
 
 # -- the chat harness ---------------------------------------------------------------------------
+
+# Tables every event writes before its command is read, keyed by their first two columns
+# (platform and id): how the platform calls the sender (a new or refreshed players row) and the
+# chat it wrote in (a new chats row).
+NOTED_BY_EVERY_EVENT = ("players", "chats")
+# Of those, the tables whose rows an event rewrites (a name or language the platform reports).
+REFRESHED_BY_EVERY_EVENT = ("players",)
+
+
+class Snapshot(dict[str, list[tuple]]):
+    """Every table of a database, rows as tuples; two are equal when every table is, except for
+    what the events sent between them note (NOTED_BY_EVERY_EVENT): a players row of a sender that
+    appeared or changed, a chats row of a chat written in that appeared.  A rejected input still
+    tells us who sent it; any other change, one of those rows going away, or a chat's settings
+    changing, counts."""
+
+    _taken = itertools.count()
+
+    def __init__(self, tables: dict[str, list[tuple]], noted: dict[str, tuple[tuple, ...]]) -> None:
+        super().__init__(tables)
+        self.order = next(Snapshot._taken)
+        self.noted = noted
+
+    def _equal_to_later(self, later: dict[str, list[tuple]], noted: dict[str, tuple[tuple, ...]]) -> bool:
+        if self.keys() != later.keys():
+            return False
+        for table, rows in self.items():
+            theirs = later[table]
+            if table not in NOTED_BY_EVERY_EVENT:
+                if rows != theirs:
+                    return False
+                continue
+            # Keys noted since this snapshot (the log only grows: the rest is new).
+            since = set(noted.get(table, ())[len(self.noted.get(table, ())):])
+            kept = {row[:2]: row for row in rows}
+            now = {row[:2]: row for row in theirs}
+            for key, row in kept.items():
+                if now.get(key) != row and not (key in since and key in now and table in REFRESHED_BY_EVERY_EVENT):
+                    return False
+            if any(key not in kept and key not in since for key in now):
+                return False
+        return True
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, dict):
+            return NotImplemented
+        if not isinstance(other, Snapshot):
+            return dict(self) == other
+        if other.order > self.order:
+            return self._equal_to_later(other, other.noted)
+        return other._equal_to_later(self, self.noted)
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def en(key: str, /, **values: object) -> str:
+    """The English catalog text of ``key`` filled in with ``values``: what a test compares a reply
+    with where the wording is not the point (rewording a message changes the catalog, not tests)."""
+    return bot.i18n.t("en", key, **values)
+
+
+def en_part(key: str, /, **values: object) -> str:
+    """The longest stretch of ``key``'s English text without a placeholder (filled in with
+    ``values`` when given): for a reply that holds the message with values the test does not fix."""
+    text = bot.i18n.catalog("en")[key]
+    if values:
+        return en(key, **values)
+    return max(re.split(r"\{[^}]*\}", text), key=len).strip()
 
 
 def internal_error_texts() -> list[str]:
@@ -48,6 +122,8 @@ class ChatHarness:
         self.storage = Storage(db_path)
         self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
         self.actions: list[str] = []
+        # Every sender and chat of an event, in order (what a snapshot lets an event note).
+        self.noted: dict[str, list[tuple]] = {"players": [], "chats": []}
         self._internal = internal_error_texts()
 
     def use_thinker(self, thinker: Thinker, bot_seconds: float = 0.2) -> GameService:
@@ -65,6 +141,8 @@ class ChatHarness:
     def event(self, user: str, text: str | None = None, action: str | None = None, *, chat: str = GROUP,
               kind: str = "group", reply_to: str | None = None, language: str | None = None,
               admin: bool = False, can_whisper: bool = True, private_link: str | None = None) -> ChatEvent:
+        self.noted["players"].append((PLATFORM, user))
+        self.noted["chats"].append((PLATFORM, chat))
         return ChatEvent(platform=PLATFORM, chat_id=chat, user_id=user, user_name=user.capitalize(),
                          chat_kind=kind, username=user, language=language, text=text, action=action,
                          reply_to=reply_to, is_admin=admin, can_whisper=can_whisper, private_link=private_link)
@@ -104,10 +182,10 @@ class ChatHarness:
         assert table == "games", table
         return self.storage.find_games(PLATFORM)[::-1]
 
-    def snapshot(self) -> dict[str, list[tuple]]:
-        """Everything a bad input must leave unchanged (the outbox and meta rows aside)."""
-        dump = self.storage.dump()
-        return {table: dump.get(table, []) for table in ("challenges", "games", "moves", "messages")}
+    def snapshot(self) -> Snapshot:
+        """Everything a bad input must leave unchanged: every table of the database, as the dump
+        lists them from sqlite_master, so a table added later is covered without a change here."""
+        return Snapshot(self.storage.dump(), {table: tuple(keys) for table, keys in self.noted.items()})
 
     def game(self, game_id: int) -> GameRecord:
         row = self.storage.game(game_id)

@@ -7,6 +7,7 @@ black); each test first checks with the rules engine that the position is what i
 from __future__ import annotations
 
 import pytest
+from harness import en, en_part
 
 from bot.rules import ErrorCode, IllegalMove
 
@@ -80,17 +81,17 @@ def test_rejected_move_man_cannot_take_a_king_in_italian(chat, game):
 
 def test_rejected_move_not_your_turn(chat, game):
     answer = rejected(chat, "bob", "/m 11-15")
-    assert "It is not your turn" in answer and "Ana is to move" in answer
+    assert en("err.not_your_turn", to_name="Ana") in answer
 
 
 def test_rejected_move_no_piece(chat, game):
     answer = rejected(chat, "ana", "/m 17-13")
-    assert "There is no piece on 17" in answer
+    assert en("err.no_piece", square=17) in answer
 
 
 def test_rejected_move_not_your_piece(chat, game):
     answer = rejected(chat, "ana", "/m 9-13")
-    assert "The piece on 9 is not yours" in answer
+    assert en("err.not_your_piece", square=9) in answer
 
 
 def test_rejected_move_illegal_step_explains_how_men_move(chat, game):
@@ -107,7 +108,7 @@ def test_rejected_move_ambiguous_short_form_lists_the_paths(chat, game):
 
 def test_rejected_move_no_such_square(chat, game):
     answer = rejected(chat, "ana", "/m 22-99")
-    assert "no square 99" in answer and "1-32" in answer
+    assert en("err.no_such_square", square=99, max=32) in answer
 
 
 # -- bad input of every kind ---------------------------------------------------------------------
@@ -115,40 +116,40 @@ def test_rejected_move_no_such_square(chat, game):
 
 def test_unknown_command(chat, game):
     answer = rejected(chat, "ana", "/castle")
-    assert "I don't know the command /castle" in answer and "/help" in answer
+    assert en("error.unknown_command", command="castle") in answer
 
 
 def test_malformed_move(chat, game):
-    assert "I can't read that move" in rejected(chat, "ana", "/m hello")
+    assert en("err.malformed", max=32) in rejected(chat, "ana", "/m hello")
 
 
 def test_move_by_a_spectator(chat, game):
     answer = rejected(chat, "carol", "/m 22-18")
-    assert "not playing" in answer
+    assert en("game.spectator") in answer
 
 
 def test_move_by_a_spectator_naming_the_game(chat, game):
-    assert f"not playing in game #{game}" in rejected(chat, "carol", f"/m #{game} 22-18")
+    assert en("game.not_player", id=game) in rejected(chat, "carol", f"/m #{game} 22-18")
 
 
 def test_move_out_of_turn_with_the_moving_players_piece(chat, game):
     chat.say("ana", "/m 22-18")
     answer = rejected(chat, "ana", "/m 21-17")
-    assert "not your turn" in answer and "Bob" in answer
+    assert en("err.not_your_turn", to_name="Bob") in answer
 
 
 def test_second_accept(chat, game):
-    assert "no longer open" in rejected(chat, "carol", "/accept #1")
+    assert en("challenge.closed", id=1) in rejected(chat, "carol", "/accept #1")
 
 
 def test_move_in_a_finished_game(chat, game):
     chat.resign("bob")
-    assert "This game is over" in rejected(chat, "ana", f"/m #{game} 22-18")
+    assert en("err.game_over") in rejected(chat, "ana", f"/m #{game} 22-18")
     assert "/new" in rejected(chat, "ana", "/m 22-18")
 
 
 def test_control_characters_in_a_move(chat, game):
-    assert "I can't read that move" in rejected(chat, "ana", "/m 22-18\x00\x1b[2J")
+    assert en("err.malformed", max=32) in rejected(chat, "ana", "/m 22-18\x00\x1b[2J")
 
 
 def test_control_characters_only(chat, game):
@@ -157,33 +158,33 @@ def test_control_characters_only(chat, game):
 
 def test_ten_kilobytes_as_a_command(chat, game):
     answer = rejected(chat, "ana", "/m " + "22-18 " * 1707)
-    assert "too long" in answer
+    assert en_part("error.too_long") in answer
 
 
 def test_ten_kilobytes_as_a_command_with_another_name(chat, game):
-    assert "too long" in rejected(chat, "ana", "/new " + "x" * 10_240)
+    assert en_part("error.too_long") in rejected(chat, "ana", "/new " + "x" * 10_240)
 
 
 def test_ten_kilobytes_of_plain_text_in_a_group_is_ignored(chat, game):
     before = chat.snapshot()
     replies = chat.say("ana", "y" * 10_240)
-    assert all("too long" in r.text for r in replies)
+    assert all(en_part("error.too_long") in r.text for r in replies)
     assert chat.snapshot() == before
 
 
 def test_ten_kilobytes_of_plain_text_in_private_chat(chat):
     before = chat.snapshot()
     replies = chat.say("ana", "y" * 10_240, chat="ana-private", kind="private")
-    assert "too long" in replies[0].text
+    assert en_part("error.too_long") in replies[0].text
     assert chat.snapshot() == before
 
 
 def test_emoji_as_a_move(chat, game):
-    assert "I can't read that move" in rejected(chat, "ana", "/m 🙂")
+    assert en("err.malformed", max=32) in rejected(chat, "ana", "/m 🙂")
 
 
 def test_emoji_after_a_move(chat, game):
-    assert "I can't read that move" in rejected(chat, "ana", "/m 22-18 🎉")
+    assert en("err.malformed", max=32) in rejected(chat, "ana", "/m 22-18 🎉")
 
 
 def test_emoji_command(chat, game):
@@ -198,20 +199,20 @@ def test_emoji_plain_text_from_a_player_is_ignored(chat, game):
 
 def test_right_to_left_override_around_a_move(chat, game):
     # Shown as "22-18" by a right-to-left renderer, but the characters say 81-22.
-    assert "no square 81" in rejected(chat, "ana", "/m \u202e81-22\u202c")
+    assert en("err.no_such_square", square=81, max=32) in rejected(chat, "ana", "/m \u202e81-22\u202c")
 
 
 def test_right_to_left_marks_with_letters(chat, game):
-    assert "I can't read that move" in rejected(chat, "ana", "/m \u200fالف-باء\u200f")
+    assert en("err.malformed", max=32) in rejected(chat, "ana", "/m \u200fالف-باء\u200f")
 
 
 def test_huge_numbers_in_a_move(chat, game):
-    assert "I can't read that move" in rejected(chat, "ana", "/m 99999999999999999999-1")
+    assert en("err.malformed", max=32) in rejected(chat, "ana", "/m 99999999999999999999-1")
 
 
 def test_huge_game_reference(chat, game):
     rejected(chat, "ana", "/m #99999999999999999999 22-18")
-    assert "no game #999999999" in rejected(chat, "ana", "/m #999999999 22-18")
+    assert en("game.unknown", id=999999999) in rejected(chat, "ana", "/m #999999999 22-18")
 
 
 def test_new_with_nonsense_arguments(chat, game):
@@ -228,11 +229,11 @@ def test_new_with_other_nonsense_creates_no_challenge(chat, args):
 
 
 def test_move_command_without_a_move(chat, game):
-    assert "Write the move after the command" in rejected(chat, "ana", "/m")
+    assert en("move.usage") in rejected(chat, "ana", "/m")
 
 
 def test_move_command_with_only_a_game_reference(chat, game):
-    assert "Write the move after the command" in rejected(chat, "ana", f"/m #{game}")
+    assert en("move.usage") in rejected(chat, "ana", f"/m #{game}")
 
 
 def test_lone_slash(chat, game):

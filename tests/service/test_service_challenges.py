@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from harness import en
+
 
 def test_open_challenge_can_be_accepted_by_anyone(chat):
     cid = chat.challenge("ana", "italian white")
@@ -13,7 +15,7 @@ def test_open_challenge_can_be_accepted_by_anyone(chat):
 def test_targeted_challenge_is_accepted_by_its_target(chat):
     cid = chat.challenge("ana", "italian white @bob")
     text = chat.text("bob", "/accept")
-    assert "Game #1 starts" in text
+    assert en("game.started", id=1, variant=en("variant.italian"), white="Ana", black="Bob") in text
     assert chat.storage.challenge(cid).status == "accepted"
     row = chat.game(chat.storage.challenge(cid).game_id)
     assert (row.white_id, row.black_id) == ("ana", "bob")
@@ -34,8 +36,8 @@ def test_targeted_challenge_target_matched_without_case(chat):
 def test_targeted_challenge_cannot_be_accepted_by_someone_else(chat):
     cid = chat.challenge("ana", "@bob")
     before = chat.snapshot()
-    assert f"Challenge #{cid} is for @bob" in chat.text("carol", f"/accept #{cid}")
-    assert "no open challenge for you" in chat.text("carol", "/accept")
+    assert en("accept.not_for_you", id=cid, target="bob") in chat.text("carol", f"/accept #{cid}")
+    assert en("accept.none") in chat.text("carol", "/accept")
     assert chat.snapshot() == before
     assert chat.rows("games") == []
 
@@ -43,15 +45,15 @@ def test_targeted_challenge_cannot_be_accepted_by_someone_else(chat):
 def test_targeted_challenge_accept_button_refuses_someone_else(chat):
     cid = chat.challenge("ana", "@bob")
     before = chat.snapshot()
-    assert "is for @bob" in "".join(r.text for r in chat.press("carol", f"acc:{cid}"))
+    assert en("accept.not_for_you", id=cid, target="bob") in "".join(r.text for r in chat.press("carol", f"acc:{cid}"))
     assert chat.snapshot() == before
 
 
 def test_targeted_challenge_cannot_be_declined_by_someone_else(chat):
     cid = chat.challenge("ana", "@bob")
     before = chat.snapshot()
-    assert "is for @bob" in chat.text("carol", f"/decline #{cid}")
-    assert "No challenge here is addressed to you" in chat.text("carol", "/decline")
+    assert en("accept.not_for_you", id=cid, target="bob") in chat.text("carol", f"/decline #{cid}")
+    assert en("decline.none") in chat.text("carol", "/decline")
     assert chat.snapshot() == before
 
 
@@ -71,8 +73,8 @@ def test_targeted_challenge_declined_with_the_button(chat):
 def test_challenger_cannot_accept_own_challenge(chat):
     cid = chat.challenge("ana")
     before = chat.snapshot()
-    assert f"cannot accept your own challenge (#{cid})" in chat.text("ana", f"/accept #{cid}")
-    assert f"The only open challenges here are your own (#{cid})" in chat.text("ana", "/accept")
+    assert en("accept.own", id=cid) in chat.text("ana", f"/accept #{cid}")
+    assert en("accept.only_own", ids=f"#{cid}") in chat.text("ana", "/accept")
     chat.press("ana", f"acc:{cid}")
     assert chat.snapshot() == before
     assert chat.rows("games") == []
@@ -82,10 +84,10 @@ def test_second_accept_of_the_same_challenge_gets_a_clear_answer_and_no_second_g
     cid = chat.challenge("ana")
     chat.say("bob", f"/accept #{cid}")
     before = chat.snapshot()
-    assert f"Challenge #{cid} is no longer open" in chat.text("carol", f"/accept #{cid}")
-    assert f"Challenge #{cid} is no longer open" in chat.text("bob", f"/accept #{cid}")
-    assert "no longer open" in "".join(r.text for r in chat.press("dave", f"acc:{cid}"))
-    assert "no open challenge" in chat.text("carol", "/accept")
+    assert en("challenge.closed", id=cid) in chat.text("carol", f"/accept #{cid}")
+    assert en("challenge.closed", id=cid) in chat.text("bob", f"/accept #{cid}")
+    assert en("challenge.closed", id=cid) in "".join(r.text for r in chat.press("dave", f"acc:{cid}"))
+    assert en("accept.none") in chat.text("carol", "/accept")
     assert chat.snapshot() == before
     assert len(chat.rows("games")) == 1
 
@@ -93,21 +95,21 @@ def test_second_accept_of_the_same_challenge_gets_a_clear_answer_and_no_second_g
 def test_accept_of_a_challenge_from_another_chat(chat):
     cid = chat.challenge("ana")
     before = chat.snapshot()
-    assert f"no challenge #{cid}" in chat.text("bob", f"/accept #{cid}", chat="elsewhere")
+    assert en("challenge.unknown", id=cid) in chat.text("bob", f"/accept #{cid}", chat="elsewhere")
     assert chat.snapshot() == before
 
 
 def test_accept_after_cancel(chat):
     cid = chat.challenge("ana")
     chat.say("ana", "/cancel")
-    assert "no longer open" in chat.text("bob", f"/accept #{cid}")
+    assert en("challenge.closed", id=cid) in chat.text("bob", f"/accept #{cid}")
     assert chat.rows("games") == []
 
 
 def test_challenge_in_one_chat_is_not_seen_in_another(chat):
     chat.challenge("ana")
-    assert "no open challenge" in chat.text("bob", "/accept", chat="elsewhere")
-    assert "No games and no open challenges" in chat.text("bob", "/games", chat="elsewhere")
+    assert en("accept.none") in chat.text("bob", "/accept", chat="elsewhere")
+    assert en("games.empty") in chat.text("bob", "/games", chat="elsewhere")
 
 
 def test_targeted_challenge_cannot_be_taken_by_someone_showing_the_targets_name(chat):
@@ -117,7 +119,7 @@ def test_targeted_challenge_cannot_be_taken_by_someone_showing_the_targets_name(
     impostor = chat.event("mallory", text=f"/accept #{cid}")
     impostor = type(impostor)(**{**impostor.__dict__, "user_name": "Bob", "username": "mallory"})
     replies = chat.check(chat.service.handle(impostor))
-    assert "is for @bob" in replies[0].text
+    assert en("accept.not_for_you", id=cid, target="bob") in replies[0].text
     assert chat.snapshot() == before
 
 
@@ -158,22 +160,25 @@ def test_an_accepted_challenge_message_loses_its_buttons(chat):
     assert updates(chat) == []
     [(edited, text, buttons)] = updates(chat, replies)
     assert edited == "m1" and buttons == []
-    assert text.startswith(f"#{cid} Ana: Italian draughts") and text.endswith(f"Accepted by Bob: game #{cid} is on.")
+    assert text.startswith(f"#{cid} Ana: Italian draughts") and text.endswith(en("challenge.was_accepted", by="Bob",
+                                                                                   game=cid))
 
 
 def test_the_accept_button_updates_the_challenge_message_too(chat):
     cid = shown(chat, "ana", "italian white")
     [(edited, text, buttons)] = updates(chat, chat.press("bob", f"acc:{cid}"))
-    assert edited == "m1" and buttons == [] and "Accepted by Bob" in text
+    assert edited == "m1" and buttons == [] and en("challenge.was_accepted", by="Bob", game=cid) in text
 
 
 def test_a_declined_or_withdrawn_challenge_message_loses_its_buttons(chat):
     first = shown(chat, "ana", "@bob", "m1")
     second = shown(chat, "ana", "", "m2")
     replies = chat.say("bob", f"/decline #{first}")
-    assert [(e, t.splitlines()[-1], b) for e, t, b in updates(chat, replies)] == [("m1", "Declined by Bob.", [])]
+    assert [(e, t.splitlines()[-1], b) for e, t, b in updates(chat, replies)] == [
+        ("m1", en("challenge.was_declined", by="Bob"), [])]
     replies = chat.say("ana", f"/cancel #{second}")
-    assert [(e, t.splitlines()[-1], b) for e, t, b in updates(chat, replies)] == [("m2", "Withdrawn by Ana.", [])]
+    assert [(e, t.splitlines()[-1], b) for e, t, b in updates(chat, replies)] == [
+        ("m2", en("challenge.was_cancelled", name="Ana"), [])]
 
 
 def test_other_challenges_withdrawn_by_a_game_lose_their_buttons(chat):
@@ -191,7 +196,7 @@ def test_a_lapsed_challenge_is_closed_by_timed_work_and_its_message_updated(chat
     assert updates(chat) == []
     now[0] += 1
     [(edited, text, buttons)] = updates(chat)
-    assert edited == "m1" and buttons == [] and text.endswith("Nobody accepted it in time: it has lapsed.")
+    assert edited == "m1" and buttons == [] and text.endswith(en("challenge.was_expired"))
     assert chat.storage.challenge(cid).status == "expired"
     assert chat.service.next_wakeup(chat.platform) is None
     assert updates(chat) == []

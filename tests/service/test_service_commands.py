@@ -6,6 +6,7 @@ import io
 import re
 
 import pytest
+from harness import en
 from PIL import Image
 
 from bot.i18n import t
@@ -111,7 +112,7 @@ def test_new_random_colour_gives_each_player_one_side(chat):
 
 def test_new_cannot_challenge_oneself(chat):
     before = chat.snapshot()
-    assert "cannot challenge yourself" in chat.text("ana", "/new @ana")
+    assert en("new.self") in chat.text("ana", "/new @ana")
     assert chat.snapshot() == before
 
 
@@ -119,7 +120,7 @@ def test_new_limits_open_challenges_per_user(chat):
     for _ in range(5):
         chat.challenge("ana")
     before = chat.snapshot()
-    assert "already have 5 open challenges" in chat.text("ana", "/new")
+    assert en("new.too_many", max=5) in chat.text("ana", "/new")
     assert chat.snapshot() == before
 
 
@@ -132,7 +133,7 @@ def test_accept_starts_the_game_with_a_board(chat, actions_of):
     reply = replies[0]
     game_id = chat.storage.challenge(cid).game_id
     assert chat.storage.challenge(cid).status == "accepted"
-    assert "Game #1 starts" in reply.text and "Ana (white)" in reply.text and "Bob (black)" in reply.text
+    assert en("game.started", id=1, variant=en("variant.italian"), white="Ana", black="Bob") in reply.text
     assert "Ana (white) to move" in reply.text
     assert reply.game_id == game_id
     assert _png_size(reply.image)[0] > 100
@@ -155,25 +156,25 @@ def test_accept_with_several_open_challenges_asks_which(chat):
     chat.challenge("carol")
     before = chat.snapshot()
     text = chat.text("bob", "/accept")
-    assert "choose one with /accept #id" in text and "#1" in text and "#2" in text
+    assert en("accept.which") in text and "#1" in text and "#2" in text
     assert chat.snapshot() == before
 
 
 def test_accept_with_no_open_challenge(chat):
-    assert "no open challenge" in chat.text("bob", "/accept")
+    assert en("accept.none") in chat.text("bob", "/accept")
     assert chat.rows("games") == []
 
 
 def test_accept_unknown_challenge(chat):
-    assert "no challenge #42" in chat.text("bob", "/accept #42")
+    assert en("challenge.unknown", id=42) in chat.text("bob", "/accept #42")
 
 
 def test_decline_of_a_targeted_challenge(chat):
     cid = chat.challenge("ana", "@bob")
     text = chat.text("bob", "/decline")
-    assert f"Bob declined challenge #{cid} from Ana" in text
+    assert en("decline.done", name="Bob", id=cid, challenger="Ana") in text
     assert chat.storage.challenge(cid).status == "declined"
-    assert "no longer open" in chat.text("bob", f"/accept #{cid}")
+    assert en("challenge.closed", id=cid) in chat.text("bob", f"/accept #{cid}")
     assert chat.rows("games") == []
 
 
@@ -187,7 +188,7 @@ def test_decline_by_id(chat):
 
 def test_decline_of_an_open_challenge_is_refused(chat):
     cid = chat.challenge("ana")
-    assert "open to everyone" in chat.text("bob", f"/decline #{cid}")
+    assert en("decline.open", id=cid) in chat.text("bob", f"/decline #{cid}")
     assert chat.storage.challenge(cid).status == "open"
 
 
@@ -198,16 +199,16 @@ def test_decline_own_challenge_points_to_cancel(chat):
 
 
 def test_decline_with_nothing_to_decline(chat):
-    assert "No challenge here is addressed to you" in chat.text("bob", "/decline")
+    assert en("decline.none") in chat.text("bob", "/decline")
 
 
 def test_cancel_withdraws_own_challenges(chat):
     first = chat.challenge("ana")
     second = chat.challenge("ana", "@bob")
     text = chat.text("ana", "/cancel")
-    assert f"#{first}" in text and f"#{second}" in text and "withdrawn" in text
+    assert en("cancel.done_many", ids=f"#{first}, #{second}") in text
     assert {c.status for c in chat.rows("challenges")} == {"cancelled"}
-    assert "no open challenge" in chat.text("bob", "/accept")
+    assert en("accept.none") in chat.text("bob", "/accept")
     assert chat.rows("games") == []
 
 
@@ -222,12 +223,12 @@ def test_cancel_by_id_leaves_the_others(chat):
 def test_cancel_someone_elses_challenge_is_refused(chat):
     cid = chat.challenge("ana")
     before = chat.snapshot()
-    assert "not yours to cancel" in chat.text("bob", f"/cancel #{cid}")
+    assert en("cancel.not_yours", id=cid) in chat.text("bob", f"/cancel #{cid}")
     assert chat.snapshot() == before
 
 
 def test_cancel_with_nothing_open(chat):
-    assert "no open challenge" in chat.text("ana", "/cancel")
+    assert en("cancel.none") in chat.text("ana", "/cancel")
 
 
 # -- /move and /m -------------------------------------------------------------------------------
@@ -236,7 +237,7 @@ def test_cancel_with_nothing_open(chat):
 def test_move_command_plays_a_move(chat):
     game_id = chat.new_game()
     replies = chat.say("ana", "/move 22-18")
-    assert "Ana played 22-18 (game #1)" in replies[0].text
+    assert en("move.played", name="Ana", move="22-18", id=1) in replies[0].text
     assert "Bob (black) to move" in replies[0].text
     row = chat.game(game_id)
     assert row.ply == 1 and row.fen.startswith("B:")
@@ -291,14 +292,15 @@ def test_board_shows_image_text_and_the_player_to_move(chat):
 
 
 def test_board_without_any_game(chat):
-    assert "no game here" in chat.text("ana", "/board")
+    assert en("game.none") in chat.text("ana", "/board")
 
 
 def test_board_of_a_finished_game_states_the_result(chat):
     game_id = chat.new_game()
     chat.resign("ana")
     reply = chat.say("ana", f"/board #{game_id}")[0]
-    assert "is over" in reply.text and "Bob wins: Ana resigned" in reply.text
+    assert en("game.over", id=game_id) in reply.text
+    assert en("result.win.resign", winner="Bob", loser="Ana") in reply.text
     assert [b.action for row in reply.buttons for b in row] == [f"rm:{game_id}"]   # only the rematch
 
 
@@ -309,7 +311,7 @@ def test_resign_ends_the_game_for_the_opponent(chat):
     game_id = chat.new_game()
     chat.say("ana", "/m 22-18")
     text = chat.resign("bob")
-    assert "Game #1 is over" in text and "Ana wins: Bob resigned" in text
+    assert en("game.over", id=1) in text and en("result.win.resign", winner="Ana", loser="Bob") in text
     row = chat.game(game_id)
     assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1-0", "resign", "W")
@@ -326,7 +328,7 @@ def test_resign_by_a_spectator_is_refused(chat):
     chat.new_game()
     before = chat.snapshot()
     replies = chat.say("carol", "/resign")
-    assert "not playing" in replies[0].text
+    assert en("game.spectator") in replies[0].text
     assert chat.snapshot() == before
 
 
@@ -336,12 +338,12 @@ def test_resign_by_a_spectator_is_refused(chat):
 def test_draw_offer_then_accept_by_opponent(chat, actions_of):
     game_id = chat.new_game()
     replies = chat.say("ana", "/draw")
-    assert "Ana offers a draw in game #1" in replies[0].text and "Bob" in replies[0].text
+    assert en("draw.offered", name="Ana", id=1, other="Bob") in replies[0].text
     # The button names the ply it was offered at, so an old button cannot accept a later offer.
     assert actions_of(replies[0]) == [f"dr:{game_id}:0"]
     assert chat.game(game_id).draw_offer == "W"
     text = chat.text("bob", "/draw")
-    assert "Draw by agreement" in text
+    assert en("result.draw.agreement") in text
     row = chat.game(game_id)
     assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1/2-1/2", "agreement", None)
@@ -360,7 +362,7 @@ def test_draw_button_after_the_offer_was_declined_by_a_move_makes_no_new_offer(c
     chat.say("ana", "/m 22-18")
     before = chat.snapshot()
     replies = chat.press("ana", f"dr:{game_id}:0")
-    assert "no draw offer" in replies[0].text and replies[0].private
+    assert en("draw.none") in replies[0].text and replies[0].private
     assert chat.snapshot() == before
     assert chat.game(game_id).draw_offer is None
 
@@ -369,7 +371,7 @@ def test_draw_button_by_the_player_who_offered_does_nothing(chat):
     game_id = chat.new_game()
     chat.say("ana", "/draw")
     before = chat.snapshot()
-    assert "no draw offer" in chat.press("ana", f"dr:{game_id}:0")[0].text
+    assert en("draw.none") in chat.press("ana", f"dr:{game_id}:0")[0].text
     assert chat.snapshot() == before
 
 
@@ -377,7 +379,7 @@ def test_draw_offer_twice_by_the_same_player(chat):
     game_id = chat.new_game()
     chat.say("ana", "/draw")
     before = chat.snapshot()
-    assert "already offered" in chat.text("ana", "/draw")
+    assert en("draw.already") in chat.text("ana", "/draw")
     assert chat.snapshot() == before
     assert chat.game(game_id).status == "active"
 
@@ -387,11 +389,11 @@ def test_draw_offer_declined_by_the_opponents_move(chat):
     chat.say("ana", "/m 22-18")
     chat.say("ana", "/draw")
     text = chat.text("bob", "/m 11-15")
-    assert "declined" in text
+    assert en("draw.declined_by_move") in text
     row = chat.game(game_id)
     assert row.draw_offer is None and row.status == "active"
     # Bob's /draw is now an offer of his own, not an acceptance.
-    assert "Bob offers a draw" in chat.text("bob", "/draw")
+    assert en("draw.offered", name="Bob", id=game_id, other="Ana") in chat.text("bob", "/draw")
     assert chat.game(game_id).status == "active"
 
 
@@ -407,7 +409,7 @@ def test_draw_offer_stands_when_the_offerer_moves(chat):
 def test_draw_by_a_spectator_is_refused(chat):
     chat.new_game()
     before = chat.snapshot()
-    assert "not playing" in chat.text("carol", "/draw")
+    assert en("game.spectator") in chat.text("carol", "/draw")
     assert chat.snapshot() == before
 
 
@@ -418,18 +420,18 @@ def test_games_lists_games_and_open_challenges(chat):
     chat.new_game("ana", "bob")
     chat.challenge("carol", "spanish @dave")
     text = chat.text("eve", "/games")
-    assert "Games:" in text and "#1 Italian draughts: Ana - Bob" in text and "Ana to move" in text
-    assert "Open challenges:" in text and "#2 Carol → @dave: Spanish draughts" in text
+    assert en("games.header") in text and "#1 Italian draughts: Ana - Bob" in text and "Ana to move" in text
+    assert en("games.challenges") in text and "#2 Carol → @dave: Spanish draughts" in text
 
 
 def test_games_when_there_is_nothing(chat):
-    assert "No games and no open challenges" in chat.text("ana", "/games")
+    assert en("games.empty") in chat.text("ana", "/games")
 
 
 def test_games_leaves_out_finished_games(chat):
     chat.new_game()
     chat.resign("ana")
-    assert "No games" in chat.text("ana", "/games")
+    assert en("games.empty") in chat.text("ana", "/games")
 
 
 # -- /pdn -------------------------------------------------------------------------------------------
@@ -488,12 +490,12 @@ def test_lang_switches_the_chat_language(chat, catalog, lang):
 
 def test_lang_en_switches_back_to_english(chat):
     chat.say("ana", "/lang en", admin=True)
-    assert chat.text("ana", "/lang en", admin=True) == "From now on I speak English in this chat."
+    assert chat.text("ana", "/lang en", admin=True) == en("lang.set")
     assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 def test_lang_with_an_unknown_language(chat):
-    assert "/lang es" in chat.text("ana", "/lang fr", admin=True)
+    assert en("lang.usage") in chat.text("ana", "/lang fr", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).language is None
 
 
@@ -509,11 +511,12 @@ def test_lang_only_changes_its_own_chat(chat):
 
 def test_settings_show(chat):
     text = chat.text("ana", "/settings")
-    assert "language: English" in text and "Italian draughts" in text
+    assert en("settings.show", lang=en("language.en"), variant=en("variant.italian")) in text
 
 
 def test_settings_set_variant(chat):
-    assert "Spanish draughts" in chat.text("ana", "/settings variant spanish", admin=True)
+    assert en("settings.variant_set", variant=en("variant.spanish")) in chat.text("ana", "/settings variant spanish",
+                                                                                  admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
     assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
     cid = chat.challenge("ana")
@@ -521,17 +524,17 @@ def test_settings_set_variant(chat):
 
 
 def test_settings_set_unknown_variant(chat):
-    assert "don't know the variant" in chat.text("ana", "/settings variant chess", admin=True)
+    assert en("rules.unknown", word="chess") in chat.text("ana", "/settings variant chess", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant is None
 
 
 def test_settings_set_lang(chat):
-    assert chat.text("ana", "/settings lang en", admin=True) == "From now on I speak English in this chat."
+    assert chat.text("ana", "/settings lang en", admin=True) == en("lang.set")
     assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 
 def test_settings_with_nonsense(chat):
-    assert "/settings variant" in chat.text("ana", "/settings colour pink", admin=True)
+    assert en("settings.usage") in chat.text("ana", "/settings colour pink", admin=True)
 
 
 # -- localized aliases --------------------------------------------------------------------------------
@@ -713,8 +716,8 @@ def test_games_with_thousands_of_challenges_is_one_short_message(chat):
     text = replies[0].text
     assert len(text) <= DISCORD_LIMIT, len(text)
     assert "#1 Italian draughts: Ana - Bob" in text
-    assert "Page 1 of 134 (2001 games and challenges)" in text
-    assert "…and 1986 more: /games 2 shows the next page." in text
+    assert en("games.page", page=1, pages=134, total=2001) in text
+    assert en("games.more", count=1986, next=2) in text
 
 
 def test_games_pages_through_a_long_list(chat):

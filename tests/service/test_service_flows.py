@@ -5,6 +5,7 @@ the last minute, move errors that guide, a spectator's /pdn, and the es/it wordi
 from __future__ import annotations
 
 import pytest
+from harness import en
 
 from bot.i18n import LANGUAGES, catalog, t
 from bot.rules import VARIANTS, ErrorCode, IllegalMove
@@ -24,10 +25,15 @@ def test_resign_asks_first_and_changes_nothing(chat, actions_of):
     game = chat.new_game()
     before = chat.snapshot()
     replies = chat.say("bob", "/resign")
-    assert "Bob, do you really resign game #1 against Ana?" in replies[0].text
+    assert en("resign.confirm", name="Bob", id=1, other="Ana") in replies[0].text
     assert actions_of(replies[0]) == [f"rs:{game}:0"]
     assert replies[0].buttons[0][0].label == "Resign"
-    assert chat.snapshot() == before
+    after = chat.snapshot()
+    # Only the question is noted (what a second /resign confirms); the game is as it was.
+    asked = [key for key, _value in set(after["meta"]) - set(before["meta"])]
+    assert asked == [f"pending:resign:{game}:bob"]
+    after["meta"] = before["meta"]
+    assert after == before
     assert chat.game(game).status == "active"
 
 
@@ -35,7 +41,7 @@ def test_a_second_resign_within_a_minute_confirms(chat, now):
     game = chat.new_game()
     chat.say("bob", "/resign")
     now[0] += 59
-    assert "Ana wins: Bob resigned" in chat.text("bob", "/resign")
+    assert en("result.win.resign", winner="Ana", loser="Bob") in chat.text("bob", "/resign")
     assert chat.game(game).result_reason == "resign"
 
 
@@ -43,16 +49,16 @@ def test_a_second_resign_after_a_minute_asks_again(chat, now):
     game = chat.new_game()
     chat.say("bob", "/resign")
     now[0] += 61
-    assert "do you really resign" in chat.text("bob", "/resign")
+    assert en("resign.confirm", name="Bob", id=game, other="Ana") in chat.text("bob", "/resign")
     assert chat.game(game).status == "active"
-    assert "Bob resigned" in chat.text("bob", "/resign")
+    assert en("result.win.resign", winner="Ana", loser="Bob") in chat.text("bob", "/resign")
 
 
 def test_the_resign_button_confirms(chat):
     game = chat.new_game()
     action = chat.say("bob", "/resign")[0].buttons[0][0].action
     text = "\n".join(r.text for r in chat.press("bob", action))
-    assert "Ana wins: Bob resigned" in text
+    assert en("result.win.resign", winner="Ana", loser="Bob") in text
     assert chat.game(game).winner == "W"
 
 
@@ -62,7 +68,7 @@ def test_the_resign_button_does_nothing_for_the_opponent(chat):
     before = chat.snapshot()
     replies = chat.press("ana", action)
     assert replies and all(r.private for r in replies)
-    assert "did not ask for" in replies[0].text
+    assert en("resign.not_asked") in replies[0].text
     assert chat.snapshot() == before and chat.game(game).status == "active"
 
 
@@ -72,7 +78,7 @@ def test_the_resign_question_lapses_when_a_move_is_played(chat):
     chat.play(game, ["22-18", "11-15"])
     replies = chat.press("ana", action)
     assert replies[0].private and chat.game(game).status == "active"
-    assert "do you really resign" in chat.text("ana", "/resign")
+    assert en("resign.confirm", name="Ana", id=game, other="Bob") in chat.text("ana", "/resign")
     assert chat.game(game).status == "active"
 
 
@@ -81,7 +87,7 @@ def test_the_resign_question_survives_a_restart(chat, now):
     chat.say("bob", "/resign")
     chat.restart()
     now[0] += 10
-    assert "Bob resigned" in chat.text("bob", "/resign")
+    assert en("result.win.resign", winner="Ana", loser="Bob") in chat.text("bob", "/resign")
     assert chat.game(game).status == "finished"
 
 
@@ -243,15 +249,15 @@ def test_decline_button_refusals_are_private(chat):
 def test_typed_decline_refusals_stay_public(chat):
     cid = chat.challenge("ana", "@bob")
     replies = chat.say("carol", f"/decline #{cid}")
-    assert "is for @bob" in replies[0].text and not replies[0].private
+    assert en("accept.not_for_you", id=cid, target="bob") in replies[0].text and not replies[0].private
 
 
 def test_accept_by_a_challenger_with_only_her_own_challenges_says_so(chat):
     first = chat.challenge("ana")
     second = chat.challenge("ana", "@bob")
     text = chat.text("ana", "/accept")
-    assert "only open challenges here are your own" in text and f"#{first}" in text and f"#{second}" in text
-    assert "no open challenge for you" in chat.text("carol", "/accept", chat="elsewhere")
+    assert en("accept.only_own", ids=f"#{first}, #{second}") in text
+    assert en("accept.none") in chat.text("carol", "/accept", chat="elsewhere")
 
 
 def test_cancel_without_number_withdraws_all_in_the_plural(chat):
@@ -282,11 +288,11 @@ def test_open_challenges_expire_after_a_day(chat, now):
     assert f"#{cid}" in chat.text("bob", "/games")
     now[0] += 2
     assert f"#{cid}" not in chat.text("bob", "/games")
-    assert "no open challenge for you" in chat.text("bob", "/accept")
-    assert f"Challenge #{cid} has expired" in chat.text("bob", f"/accept #{cid}")
+    assert en("accept.none") in chat.text("bob", "/accept")
+    assert en("challenge.expired", id=cid) in chat.text("bob", f"/accept #{cid}")
     replies = chat.press("bob", f"acc:{cid}")
-    assert "has expired" in replies[0].text and replies[0].private
-    assert f"Challenge #{cid} has expired" in chat.text("ana", f"/cancel #{cid}")
+    assert en("challenge.expired", id=cid) in replies[0].text and replies[0].private
+    assert en("challenge.expired", id=cid) in chat.text("ana", f"/cancel #{cid}")
     assert chat.storage.challenge(cid).status == "expired"
     assert chat.rows("games") == []
     chat.challenge("ana")      # an expired challenge does not count against the limit of 5

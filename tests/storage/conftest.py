@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from fresh_db import fresh_database
 from storage_helpers import T0, Bot
 
 
@@ -15,7 +16,7 @@ def now() -> list[float]:
 
 @pytest.fixture
 def bot(tmp_path: Path, now: list[float]):
-    b = Bot(tmp_path / "t.db", now)
+    b = Bot(fresh_database(tmp_path / "t.db"), now)
     yield b
     b.storage.close()
 

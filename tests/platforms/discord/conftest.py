@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from discord_fake import TOKEN, FakeDiscord, Harness, install
+from fresh_db import fresh_database
 
 from bot.platforms.discord import DraughtsBot
 from bot.service import GameService
@@ -25,7 +26,7 @@ def discord_errors(bot_errors):
 
 @pytest.fixture
 async def h(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, discord_errors):
-    storage = Storage(tmp_path / "discord.db")
+    storage = Storage(fresh_database(tmp_path / "discord.db"))
     now = [time.time()]
     service = GameService(storage, clock=lambda: now[0], rng=random.Random(1))
     sleeps: list[float] = []

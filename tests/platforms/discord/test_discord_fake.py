@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import io
-import time
 from typing import Any
 
 import discord
@@ -253,12 +252,15 @@ async def test_mentions_notify_only_in_new_messages_and_only_whom_allowed_mentio
 
 async def test_a_slash_payload_round_trips_through_discord_py(h: Harness):
     # The harness's own payloads are what discord.py expects: a member option resolves to a Member.
+    before = h.fake.now()
     payload = h.slash_payload("new", "ana", {"opponent": Member("bob")})
+    after = h.fake.now()
     parsed = discord.Interaction(data=payload, state=h.bot._connection)
     assert parsed.user.name == "ana" and parsed.channel_id == CHANNEL_ID
     state = h.fake.interactions[parsed.token]
     assert isinstance(state, InteractionState) and state.acked is None
-    assert abs(discord.utils.snowflake_time(parsed.id).timestamp() - time.time()) < 5
+    # Its id is minted on Discord's clock (snowflakes keep milliseconds).
+    assert before - 0.001 <= discord.utils.snowflake_time(parsed.id).timestamp() <= after + 0.001
 
 
 # -- the bot's own posts need the channel's permissions (interactions do not) --------------------------

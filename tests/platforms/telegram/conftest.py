@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from fresh_db import fresh_database
 from telegram import Update
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
 from tg_helpers import SPEED, telegram_clock, telegram_sleep
@@ -27,7 +28,7 @@ from bot.storage import Storage
 
 class Harness:
     def __init__(self, tmp_path) -> None:
-        self.storage = Storage(tmp_path / "tg.db")
+        self.storage = Storage(fresh_database(tmp_path / "tg.db"))
         self.service = GameService(self.storage)
         self.http = FakeBotAPI(clock=telegram_clock)
         # 20 ms of a busy machine's scheduling delay, on the sped-up clock.

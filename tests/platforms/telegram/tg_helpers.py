@@ -19,3 +19,17 @@ def telegram_clock() -> float:
 
 async def telegram_sleep(seconds: float) -> None:
     await asyncio.sleep(seconds / SPEED)
+
+
+def limiter_waits(limiter) -> list[float]:
+    """Every wait ``limiter`` makes from now on (on Telegram's clock), still waited for: what a
+    test checks instead of timing the call."""
+    waits: list[float] = []
+    sleep = limiter.sleep
+
+    async def recorded(seconds: float) -> None:
+        waits.append(seconds)
+        await sleep(seconds)
+
+    limiter.sleep = recorded
+    return waits

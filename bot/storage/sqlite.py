@@ -608,9 +608,10 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
         tables = [r["name"] for r in self._all("SELECT name FROM sqlite_master WHERE type='table' ORDER BY name")]
         out: dict[str, list[tuple]] = {}
         for table in tables:
-            if table == "schema_version":
-                continue        # when a migration ran is not state (see opened_at below)
             rows = self._all(f"SELECT * FROM [{table}]")
+            if table == "schema_version":
+                # Which migrations ran is state; when they ran is not (see opened_at below).
+                rows = [{k: v for k, v in r.items() if k != "applied_at"} for r in rows]
             if table == "meta":
                 # When the file was last opened is not state: two databases given the same calls match.
                 rows = [r for r in rows if r["key"] not in ("opened_at", "link_secret")]

@@ -9,8 +9,15 @@ must fail, not pass on the polite answer.
 from __future__ import annotations
 
 import logging
+import sys
 
 import pytest
+
+# Each test worker rewrites the asserts of every test module it imports; with bytecode writing
+# switched off (PYTHONDONTWRITEBYTECODE, set in some shells and CI images) that is redone by every
+# worker on every run, about 7 s of CPU each.  pytest keeps the rewritten modules in __pycache__
+# (ignored by git) when this is false, as it does where the variable is not set.
+sys.dont_write_bytecode = False
 
 WATCHED = ("bot", "discord", "telegram")
 

@@ -56,15 +56,37 @@ class GameState:
 
 @dataclass(frozen=True)
 class Notification:
-    """A notification about game ``game_id`` told in ``lang``."""
+    """Something the service tells a chat on its own; ``kind`` tags it when it is stored."""
 
     kind: ClassVar[str] = ""
+
+
+@dataclass(frozen=True)
+class GameNotice(Notification):
+    """A notification about game ``game_id``, told in ``lang``."""
+
     game_id: int
     lang: str
 
 
 @dataclass(frozen=True)
-class BotMoved(Notification):
+class PostNotice(Notification):
+    """A notification about puzzle post ``post_id``, told in ``lang``."""
+
+    post_id: int
+    lang: str
+
+
+@dataclass(frozen=True)
+class ChallengeNotice(Notification):
+    """A notification about challenge ``challenge_id``, told in ``lang``."""
+
+    challenge_id: int
+    lang: str
+
+
+@dataclass(frozen=True)
+class BotMoved(GameNotice):
     """The bot played ``move`` from position ``before``; ``state``: the game after it; ``at``: when
     (the clock line counts from it); ``mention``: the player to move, pinged on the board."""
 
@@ -77,7 +99,7 @@ class BotMoved(Notification):
 
 
 @dataclass(frozen=True)
-class LostOnTime(Notification):
+class LostOnTime(GameNotice):
     """The side to move ran out of time; ``state``: the game as it ended."""
 
     kind: ClassVar[str] = "lost_on_time"
@@ -85,7 +107,7 @@ class LostOnTime(Notification):
 
 
 @dataclass(frozen=True)
-class Reminder(Notification):
+class Reminder(GameNotice):
     """A tenth of the move time is left to ``color``, the side to move; ``left``: seconds left then;
     ``mention``: the player, pinged on it."""
 
@@ -96,7 +118,7 @@ class Reminder(Notification):
 
 
 @dataclass(frozen=True)
-class PrivateReminder(Notification):
+class PrivateReminder(GameNotice):
     """The clock reminder, sent to the player's private chat instead of the group."""
 
     kind: ClassVar[str] = "private_reminder"
@@ -105,7 +127,7 @@ class PrivateReminder(Notification):
 
 
 @dataclass(frozen=True)
-class PrivateTurn(Notification):
+class PrivateTurn(GameNotice):
     """'Your turn in game #N', in the player's private chat; ``left``: seconds left then."""
 
     kind: ClassVar[str] = "private_turn"
@@ -113,15 +135,66 @@ class PrivateTurn(Notification):
 
 
 @dataclass(frozen=True)
-class TurnPing(Notification):
+class TurnPing(GameNotice):
     """A short message in the group that pings the player to move."""
 
     kind: ClassVar[str] = "turn_ping"
     mention: Mention
 
 
-KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in
-                                        (BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing)}
+@dataclass(frozen=True)
+class AnalysisFailed(GameNotice):
+    """The engine could not analyse the game."""
+
+    kind: ClassVar[str] = "analysis_failed"
+
+
+@dataclass(frozen=True)
+class DailyPosted(PostNotice):
+    """The puzzle of the day, posted (``post_id``: the post, which holds the day and the puzzle)."""
+
+    kind: ClassVar[str] = "daily_posted"
+
+
+@dataclass(frozen=True)
+class DaySummary(PostNotice):
+    """Who solved the day before's puzzle (post ``post_id``) by ``at``, and its solution."""
+
+    kind: ClassVar[str] = "day_summary"
+    at: float
+
+
+@dataclass(frozen=True)
+class FirstSolver(PostNotice):
+    """``name`` solved the daily post first (elsewhere); ``streak``: their daily streak then."""
+
+    kind: ClassVar[str] = "first_solver"
+    name: str
+    streak: int
+
+
+@dataclass(frozen=True)
+class ChallengeLapsed(ChallengeNotice):
+    """Nobody took the challenge in time: it is closed."""
+
+    kind: ClassVar[str] = "challenge_lapsed"
+
+
+@dataclass(frozen=True)
+class ChallengeEdited(ChallengeNotice):
+    """A message of the bot showing the challenge (``message_id``) becomes what became of it
+    (``status``: accepted, declined, cancelled, expired; ``by`` whom; the game it ``started``)."""
+
+    kind: ClassVar[str] = "challenge_edited"
+    status: str
+    message_id: str
+    by: str | None = None
+    started: int | None = None
+
+
+KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
+    BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
+    FirstSolver, ChallengeLapsed, ChallengeEdited)}
 
 
 def _plain(value: Any) -> Any:
@@ -136,8 +209,8 @@ def _plain(value: Any) -> Any:
 
 
 def to_json(notice: Notification) -> str:
-    """The notification as stored: its fields, tagged with its kind (``notice``); ``game_id`` at
-    the top, as every stored message has it."""
+    """The notification as stored: its fields, tagged with its kind (``notice``); a game's id as
+    ``game_id``, as every stored message has it."""
     data: dict[str, Any] = {"notice": notice.kind}
     for f in dataclasses.fields(notice):
         value = getattr(notice, f.name)

@@ -8,15 +8,23 @@ variant, level) is read from storage.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bot.i18n import t
 from bot.rules import Position
 from bot.service import boards
 from bot.service.events import Mention, Reply
 from bot.service.features.common import _stored_result, reply_flipped
+from bot.service.features.results_games import ChallengeClosed
+from bot.service.features.results_puzzles import Board
 from bot.service.notifications import (
+    AnalysisFailed,
     BotMoved,
+    ChallengeEdited,
+    ChallengeLapsed,
+    DailyPosted,
+    DaySummary,
+    FirstSolver,
     LostOnTime,
     Notification,
     PrivateReminder,
@@ -24,9 +32,14 @@ from bot.service.notifications import (
     Reminder,
     TurnPing,
 )
+from bot.service.present_challenges import closed_edit
 from bot.service.present_games import board_reply, bot_name, name_of, names, over_text, to_move_line
+from bot.service.present_puzzles import ChatNotices, first_text
+from bot.service.present_stats import analysis_failed
 from bot.service.wording import duration, reminder
-from bot.storage.records import GameRecord
+
+if TYPE_CHECKING:
+    from bot.service.compose import UseCases
 
 
 def _named(reply: Reply, mention: Mention | None) -> Reply:
@@ -37,10 +50,13 @@ def _named(reply: Reply, mention: Mention | None) -> Reply:
 
 
 class NoticePresenter:
-    """Renders notifications; ``game`` reads a game as it is stored now (its unchanging fields)."""
+    """Renders notifications; reads what never changes (a game's players, a post's puzzle, a
+    challenge's terms) through the use cases of ``app``."""
 
-    def __init__(self, game: Callable[[int], GameRecord]) -> None:
-        self.game = game
+    def __init__(self, app: UseCases) -> None:
+        self.app = app
+        self.game = app.games.game_row
+        self.puzzles = ChatNotices()
 
     def __call__(self, notice: Notification) -> Reply:
         if isinstance(notice, BotMoved):
@@ -60,6 +76,23 @@ class NoticePresenter:
         if isinstance(notice, TurnPing):
             return Reply(t(notice.lang, "turn.ping", name=notice.mention.name, id=notice.game_id),
                          mentions=[notice.mention])
+        if isinstance(notice, DailyPosted):
+            post = self.app.puzzles.post_record(notice.post_id)
+            return self.puzzles.daily_post(notice.lang, Board(post, self.app.puzzles.post_position(post), 0))
+        if isinstance(notice, DaySummary):
+            post = self.app.puzzles.post_record(notice.post_id)
+            return self.puzzles.yesterday(notice.lang, self.app.puzzles.solvers(post, notice.at))
+        if isinstance(notice, FirstSolver):
+            post = self.app.puzzles.post_record(notice.post_id)
+            return Reply(first_text(notice.lang, notice.name, post.day or "", notice.streak))
+        if isinstance(notice, ChallengeLapsed):
+            return Reply(t(notice.lang, "challenge.expired", id=notice.challenge_id))
+        if isinstance(notice, ChallengeEdited):
+            ch = self.app.challenges.challenge_record(notice.challenge_id)
+            return closed_edit(ChallengeClosed(ch, notice.status, notice.message_id, notice.lang, notice.by,
+                                               notice.started))
+        if isinstance(notice, AnalysisFailed):
+            return analysis_failed(notice.lang, notice.game_id)
         raise ValueError(f"no presenter for {type(notice).__name__}")
 
     def bot_moved(self, notice: BotMoved) -> Reply:

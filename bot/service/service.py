@@ -74,7 +74,7 @@ class GameService:
     def outbox(self, value: Outbox) -> None:
         """An outbox given without presenters gets this service's (its notifications are worded by them)."""
         if value.present is None:
-            value.present = NoticePresenter(self.app.games.game_row)
+            value.present = NoticePresenter(self.app)
         self._outbox = value
 
     # The runtime the use cases share: a test or the console may swap the clock or the thinker of a

@@ -22,7 +22,14 @@ from bot.service.events import DM_PREFIX, Mention, Reply
 from bot.service.features.common import _stored_result, reply_flipped
 from bot.service.notifications import (
     KINDS,
+    AnalysisFailed,
     BotMoved,
+    ChallengeEdited,
+    ChallengeLapsed,
+    DailyPosted,
+    DaySummary,
+    FirstSolver,
+    GameNotice,
     LostOnTime,
     Notification,
     PrivateReminder,
@@ -38,8 +45,9 @@ from bot.storage import BOT_ID
 from bot.storage.records import GameRecord
 
 FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
-# Use case modules whose messages to the outbox are all notifications.
-NOTIFYING = ("opponent.py", "clocks.py", "games.py")
+# Use case modules whose messages to the outbox are all notifications.  (analysis.py still writes its
+# report, which carries the engine's notes, as a finished reply.)
+NOTIFYING = ("opponent.py", "clocks.py", "games.py", "puzzles.py", "challenges.py")
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.wording", "renderers")
 ANA, BOB = Mention("ana", "Ana", "ana"), Mention("bob", "Bob", "bob")
 
@@ -54,12 +62,14 @@ def test_a_use_case_that_writes_to_the_outbox_builds_no_message(module):
              and isinstance(node.func, ast.Name) and node.func.id in ("Reply", "Button", "t", "tn")]
     said = [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute) and node.func.attr == "say"]
-    # Which language a chat speaks is not wording (``pick_language``); the catalog's phrases are.
+    # Which language a chat speaks is not wording (``pick_language``), nor a page's length; the
+    # catalog's phrases are.
     imported = {f"{node.module}.{alias.name}" for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                 for alias in node.names}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert built == [] and said == []
-    assert [name for name in imported if name.startswith(WORDING) and name != "bot.i18n.pick_language"] == []
+    allowed = {"bot.i18n.pick_language", "bot.service.wording.LISTED_PER_PAGE"}
+    assert [name for name in imported if name.startswith(WORDING) and name not in allowed] == []
 
 
 # -- a day's notifications, each kept with the message the bot wrote for it before ------------------
@@ -78,17 +88,22 @@ def watch(chat, out: dict[int, tuple[Notification, GameRecord, float]]) -> None:
 
     def notify(platform: str, chat_id: str, notice: Notification) -> int:
         item = real(platform, chat_id, notice)
-        row = chat.storage.game(notice.game_id)
-        assert row is not None
-        out[item] = (notice, row, chat.now[0])
+        if isinstance(notice, GameNotice):
+            row = chat.storage.game(notice.game_id)
+            assert row is not None
+            out[item] = (notice, row, chat.now[0])
         # Small, and read back as it was written.
         assert from_json(json.loads(to_json(notice))) == notice and len(to_json(notice)) <= 1024
         return item
     chat.service.outbox.notify = notify
 
 
-def delivered(chat) -> dict[int, tuple[str, Reply]]:
-    return {item.id: (item.chat_id, item.reply) for item in chat.service.pending_messages(chat.platform, limit=1000)}
+def delivered(chat, mark: bool = True) -> dict[int, tuple[str, Reply]]:
+    """What the outbox delivers now (each marked sent unless not ``mark``), by row id."""
+    items = chat.service.pending_messages(chat.platform, limit=1000)
+    for item in items if mark else ():
+        assert chat.service.message_sent(item.id)
+    return {item.id: (item.chat_id, item.reply) for item in items}
 
 
 def old_bot_moved(lang: str, after: GameRecord, before: Position, played: Move, now: float,
@@ -153,6 +168,9 @@ def double_capture_position(variant: str = "italian") -> tuple[str, Move]:
 
 
 def test_the_bots_multi_capture_keeps_its_animation(chat, kept):
+    # The bot's next answer is held: nothing thinks on once the test ends.
+    chat.use_thinker(Thinker(HeldExecutor(), workers=2))
+    watch(chat, kept)
     fen, capture = double_capture_position()
     pos = Position.from_fen("italian", fen)
     human_white = pos.turn == Color.BLACK
@@ -217,7 +235,7 @@ def test_private_notices_and_the_group_ping_instead_are_delivered_as_written(cha
     [(rem_item, (rem, row, at))] = [(i, v) for i, v in kept.items() if i != turn_item]
     assert isinstance(rem, PrivateReminder)
     expected_rem = Reply(reminder("en", "Bob", game_id, row.deadline_at - at), game_id=game_id)
-    out = delivered(chat)
+    out = delivered(chat, mark=False)
     assert out == {turn_item: (DM_PREFIX + "bob", expected_turn), rem_item: (DM_PREFIX + "bob", expected_rem)}
     # Bob never started the bot: the group is pinged instead.
     chat.service.message_failed(turn_item, "Forbidden", permanent=True)
@@ -238,12 +256,14 @@ def test_every_kind_round_trips_through_its_json():
         LostOnTime(2, "it", GameState(state_fen, 4, "finished", result_score="0-1", result_reason="time",
                                       winner="black")),
         Reminder(3, "en", "white", 120.0, mention), PrivateReminder(3, "en", "black", 30.0),
-        PrivateTurn(4, "es", 3000.0), TurnPing(5, "it", mention),
+        PrivateTurn(4, "es", 3000.0), TurnPing(5, "it", mention), AnalysisFailed(6, "en"),
+        DailyPosted(7, "es"), DaySummary(8, "it", 1.5), FirstSolver(9, "en", "Ana", 4),
+        ChallengeLapsed(10, "en"), ChallengeEdited(11, "es", "accepted", "42", by="Bob", started=12),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:
         data: dict[str, Any] = json.loads(to_json(notice))
-        assert data["notice"] == notice.kind and data["game_id"] == notice.game_id
+        assert data["notice"] == notice.kind and data.get("game_id") == getattr(notice, "game_id", None)
         assert from_json(data) == notice
 
 
@@ -253,3 +273,79 @@ def test_a_row_of_an_unknown_kind_is_dropped_not_delivered(chat, bot_errors):
     assert delivered(chat) == {}
     assert chat.storage.outbox_message(bad).status == "dropped"
     bot_errors.clear()
+
+
+# -- the daily puzzle, challenges, analysis ------------------------------------------------------------
+
+
+def notices_of(chat, kind: type[Notification]) -> list[tuple[int, Notification]]:
+    """The notifications of ``kind`` waiting in the outbox, by row id (read from the rows)."""
+    rows = chat.storage.find_outbox()
+    out = []
+    for row in rows:
+        data = json.loads(row.payload)
+        if data.get("notice") == kind.kind:
+            out.append((row.id, from_json(data)))
+    return out
+
+
+def test_the_daily_post_and_the_day_before_are_delivered_as_written(chat):
+    from bot.puzzles import bank
+    from bot.service.features.results_puzzles import Board, Solvers
+    from bot.service.present_puzzles import ChatNotices, draw
+
+    chat.say("ana", "/daily on 08:00 UTC italian", admin=True)
+    chat.now[0] = chat.service.next_daily_wakeup(chat.platform)
+    assert chat.service.run_due(chat.platform) == 1
+    [(item, notice)] = notices_of(chat, DailyPosted)
+    post = chat.storage.puzzle_post(notice.post_id)
+    puzzle = bank.by_id(post.variant, post.puzzle_id)
+    pos = Position.from_fen(post.variant, puzzle["fen"])
+    expected = ChatNotices().daily_post("en", Board(post, pos, 0, picture=draw(pos)))
+    assert delivered(chat) == {item: (chat.chat_id, expected)}
+    # Ana solves it; the next day's post begins with who solved the day before.
+    chat.say("ana", "/m " + " ".join(puzzle["solution"]))
+    chat.now[0] = chat.service.next_daily_wakeup(chat.platform)
+    assert chat.service.run_due(chat.platform) == 1
+    [(summary_item, summary)] = notices_of(chat, DaySummary)
+    assert summary.post_id == post.id
+    expected_summary = ChatNotices().yesterday("en", Solvers(post, ("Ana",), tuple(puzzle["solution"])))
+    out = delivered(chat)
+    assert out[summary_item] == (chat.chat_id, expected_summary)
+    assert [r.post_id for _, r in out.values() if r.post_id is not None] == [chat.storage.daily_posts(
+        chat.platform, chat.chat_id, 1)[0].id]
+
+
+def test_the_first_solver_and_a_failed_analysis_are_delivered_as_written(chat):
+    from bot.service.present_puzzles import first_text
+
+    chat.say("ana", "/daily on 08:00 UTC italian", admin=True)
+    chat.now[0] = chat.service.next_daily_wakeup(chat.platform)
+    chat.service.run_due(chat.platform)
+    delivered(chat)
+    post = chat.storage.daily_posts(chat.platform, chat.chat_id, 1)[0]
+    game_id = chat.new_game("ana", "bob", "italian")
+    with chat.storage.transaction():
+        first = chat.service.notify(chat.platform, chat.chat_id, FirstSolver(post.id, "es", "Ana Ñ", 3))
+        failed = chat.service.notify(chat.platform, chat.chat_id, AnalysisFailed(game_id, "it"))
+    assert delivered(chat) == {first: (chat.chat_id, Reply(first_text("es", "Ana Ñ", post.day, 3))),
+                               failed: (chat.chat_id, Reply(t("it", "analysis.failed", id=game_id)))}
+
+
+def test_a_lapsed_challenge_and_its_edited_message_are_delivered_as_written(chat):
+    from bot.service.features.challenges import CHALLENGE_LIFETIME
+    from bot.service.features.results_games import ChallengeClosed
+    from bot.service.present_challenges import closed_edit
+
+    cid = chat.challenge("ana", "italian white 5m")
+    chat.service.remember_challenge(chat.platform, "other-chat", "m1", cid)
+    chat.now[0] += CHALLENGE_LIFETIME + 1
+    chat.service.run_due(chat.platform)
+    [(edit_item, edit)] = notices_of(chat, ChallengeEdited)
+    [(lapsed_item, _)] = notices_of(chat, ChallengeLapsed)
+    ch = chat.storage.challenge(cid)
+    assert ch.status == "expired" and edit.message_id == "m1"
+    assert delivered(chat) == {
+        edit_item: ("other-chat", closed_edit(ChallengeClosed(ch, "expired", "m1", "en"))),
+        lapsed_item: (chat.chat_id, Reply(t("en", "challenge.expired", id=cid))),
+    }

@@ -349,3 +349,23 @@ def test_a_lapsed_challenge_and_its_edited_message_are_delivered_as_written(chat
         edit_item: ("other-chat", closed_edit(ChallengeClosed(ch, "expired", "m1", "en"))),
         lapsed_item: (chat.chat_id, Reply(t("en", "challenge.expired", id=cid))),
     }
+
+
+def test_a_bots_move_another_process_played_between_two_reads_is_not_played_again(chat, monkeypatch):
+    """Two processes think about one game: the one that finishes second reads the game as it was
+    (bot to move) and then its latest positions after the other wrote the move.  It plays
+    nothing and writes nothing (it raised IllegalMove in the engine's callback before)."""
+    executor = HeldExecutor()
+    chat.use_thinker(Thinker(executor, workers=2))
+    chat.say("ana", "/play italian white level 1")
+    game_id = chat.storage.find_games(chat.platform)[0].id
+    chat.say("ana", f"/m #{game_id} 22-18")
+    stale = chat.game(game_id)
+    assert executor.run_all() == 1                   # the other process's answer, written
+    played = chat.moves(game_id)[-1].notation
+    before = (chat.game(game_id), len(chat.storage.find_outbox()))
+    real_game = chat.storage.game
+    reads = iter([stale])
+    monkeypatch.setattr(chat.storage, "game", lambda gid: next(reads, None) or real_game(gid))
+    chat.service.app.opponent._bot_moved(game_id, stale.ply, {"move": played})
+    assert (chat.game(game_id), len(chat.storage.find_outbox())) == before

@@ -109,6 +109,9 @@ class Opponent(UseCase):
         lang = self.games.game_lang(row, row.black_id if row.white_id == BOT_ID else row.white_id)
         game = self.games.load(row)
         before = game.position.fen()
+        if before != row.fen:
+            # Another process played the bot's move between the two reads: nothing to play here.
+            return
         played = game.play(result["move"])
         # The bot's move answers a standing draw offer with a no.
         deadline = now + row.move_seconds

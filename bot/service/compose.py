@@ -27,7 +27,6 @@ from bot.service.features.play import Play
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
-from bot.service.present_puzzles import ChatNotices
 from bot.service.thinking import Thinker
 from bot.storage import Store
 
@@ -126,13 +125,12 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
     games = Games(runtime, outlet, bus)
     records = PuzzleRecords(runtime, outlet)
     ratings = Ratings(runtime, outlet, games, records, bus)
-    puzzles = Puzzles(runtime, outlet, games, records, ratings, bus, ChatNotices())
+    puzzles = Puzzles(runtime, outlet, games, records, ratings, bus)
     opponent = Opponent(runtime, outlet, games)
     challenges = Challenges(runtime, outlet, games)
     play = Play(runtime, outlet, games, opponent, puzzles)
     # The analysis report comes later through the outbox: the chat layer's presenter words and draws it.
-    analysis = Analysis(runtime, outlet, games, lambda lang, report: present_stats.analysis_report(games, lang, report),
-                        present_stats.analysis_failed)
+    analysis = Analysis(runtime, outlet, games, lambda lang, report: present_stats.analysis_report(games, lang, report))
     settings = Settings(runtime, outlet, games)
     history = History(runtime, outlet, games, challenges, opponent)
     clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)

@@ -2,7 +2,11 @@
 puzzle), written in the transaction of the change that caused it and delivered by the platform's
 adapter.
 
-A row is a small notification: its texts, buttons, mentions and ids, and for every picture or file
+A row is a typed notification (``bot.service.notifications``: what happened, in which game, in
+which language), turned into its message when it is delivered by the presenter given as
+``present`` (``bot.service.present_notices``).  A row written as a finished reply (by the bot
+before notifications, a kind not yet a notification, or a direct answer the adapter handed
+over) holds its texts, buttons, mentions and ids, and for every picture or file
 a render spec (the board as it stood, the capture GIF of a move; ``bot.service.boards``) that is
 drawn when the row is delivered, outside any transaction (a few hundred bytes instead of ~22 KB of
 base64).  A picture that has no spec (a rating chart, an analysis) is still stored as its bytes.
@@ -32,8 +36,10 @@ import os
 import socket
 from collections.abc import Callable, Collection, Sequence
 
+from bot.service import notifications
 from bot.service.boards import RENDERER
 from bot.service.events import OutboxItem, Outgoing, Reply, SpecRenderer
+from bot.service.notifications import Notification
 from bot.storage import StorageBusy, StorageFull, Store
 from bot.storage.records import OutboxRecord
 
@@ -66,8 +72,10 @@ class Outbox:
 
     def __init__(self, storage: Store, clock: Callable[[], float], *, owner: str | None = None,
                  lease_seconds: float = LEASE_SECONDS, retention: float = RETENTION_SECONDS,
-                 renderer: SpecRenderer = RENDERER) -> None:
+                 renderer: SpecRenderer = RENDERER,
+                 present: Callable[[Notification], Reply] | None = None) -> None:
         self.storage = storage
+        self.present = present
         self.clock = clock
         self.owner = owner or process_owner()
         self.lease_seconds = lease_seconds
@@ -84,6 +92,21 @@ class Outbox:
         for picture in (reply.image, reply.animation):
             self.renderer.remember(picture)
         return item
+
+    def notify(self, platform: str, chat_id: str, notice: Notification) -> int:
+        """Put a notification in the outbox (inside the caller's transaction); its id.  It is
+        worded and drawn when it is delivered."""
+        return self.storage.enqueue(platform, chat_id, notifications.to_json(notice), self.clock())
+
+    def read(self, payload: str) -> Reply:
+        """The message a stored row is delivered as: a notification presented now, or a reply
+        as it was written."""
+        data = json.loads(payload)
+        if notifications.is_notice(data):
+            if self.present is None:
+                raise ValueError("this outbox row holds a notification: deliver it with a presenter")
+            return self.present(notifications.from_json(data))
+        return Reply.from_json(payload, self.renderer)
 
     def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
                     retry_in: float | None = None) -> int:
@@ -111,7 +134,7 @@ class Outbox:
         items = []
         for row in rows:
             try:
-                reply = Reply.from_json(row.payload, self.renderer)
+                reply = self.read(row.payload)
             except Exception as err:        # a row written by a damaged or newer bot: never sendable
                 log.error("outbox message %s cannot be read (%s): dropped", row.id, err)
                 self.storage.drop_message(row.id, f"unreadable: {err}", self.owner)

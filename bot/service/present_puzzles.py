@@ -451,10 +451,8 @@ def first_text(lang: str, name: str, day: str, streak: int) -> str:
 
 
 class ChatNotices:
-    """The puzzle messages of the outbox, worded for a chat (see PuzzleNotices)."""
-
-    def draw(self, position: Position) -> tuple[bytes, str]:
-        return draw(position)
+    """The puzzle messages of the outbox, worded for a chat when they are delivered (the daily
+    post, the summary of the day before, the first solver; see ``bot.service.present_notices``)."""
 
     def daily_post(self, lang: str, board: Board) -> Reply:
         post, pos = board.post, board.position

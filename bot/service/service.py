@@ -23,7 +23,9 @@ from bot.service.features.common import (
     _name,
     log,
 )
+from bot.service.notifications import Notification, TurnPing
 from bot.service.outbox import Outbox
+from bot.service.present_notices import NoticePresenter
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, Store, retry_contention
@@ -63,6 +65,17 @@ class GameService:
         # What the service says on its own; its claims are this process's (see bot/service/outbox.py).
         # It reads the service's clock as it is then (tests set another one).
         self.outbox = outbox or Outbox(self.storage, lambda: self.clock())
+
+    @property
+    def outbox(self) -> Outbox:
+        return self._outbox
+
+    @outbox.setter
+    def outbox(self, value: Outbox) -> None:
+        """An outbox given without presenters gets this service's (its notifications are worded by them)."""
+        if value.present is None:
+            value.present = NoticePresenter(self.app)
+        self._outbox = value
 
     # The runtime the use cases share: a test or the console may swap the clock or the thinker of a
     # running service, and every use case sees it.
@@ -235,6 +248,11 @@ class GameService:
         with the change that caused it, or not at all)."""
         return self.outbox.say(platform, chat_id, reply)
 
+    def notify(self, platform: str, chat_id: str, notice: Notification) -> int:
+        """Put a notification in the outbox (inside the caller's transaction): worded and drawn
+        when it is delivered (``bot.service.present_notices``)."""
+        return self.outbox.notify(platform, chat_id, notice)
+
     def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
                     retry_in: float | None = None) -> int:
         """A direct answer the adapter could not deliver (still failing after its own retries): the
@@ -311,8 +329,9 @@ class GameService:
                 if row is None or mover is None or mover[0] != user_id:
                     return
                 lang = self._game_lang(row, user_id)
-                for ping in self._ping_turn(lang, row, now=now):
-                    self.say(row.platform, row.chat_id, ping)
+                mention = self.app.games.turn_notice(row, now)
+                if mention is not None:
+                    self.notify(row.platform, row.chat_id, TurnPing(row.id, lang, mention))
         except StorageBusy:
             log.warning("the group ping for user %s was not written: the database is busy", user_id)
             return
@@ -398,7 +417,3 @@ class GameService:
 
     def _game_lang(self, row: GameRecord, user_id: str) -> str:
         return self.app.games.game_lang(row, user_id)
-
-    def _ping_turn(self, lang: str, row: GameRecord, named_in: Reply | None = None,
-                   now: float | None = None) -> list[Reply]:
-        return self.app.games.ping_turn(lang, row, named_in=named_in, now=now)

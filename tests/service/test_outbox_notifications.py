@@ -19,6 +19,7 @@ from outbox_mix import HOUR, PLATFORM, T0, count_sends, deliver, fill, start
 from bot.rules import Game
 from bot.service import GameService, Reply, boards
 from bot.service.events import BoardSpec, CaptureSpec, Rendered, RenderedText
+from bot.service.notifications import Notification
 from bot.service.outbox import PRUNE_BATCH, PRUNE_EVERY, RETENTION_SECONDS, Outbox
 from bot.service.thinking import Thinker
 from bot.storage import SQLiteStore
@@ -30,7 +31,7 @@ ROW_LIMIT = 1024
 def day(tmp_path: Path, pool):
     """A day of six chats (games between people and against the bot, reminders, losses on time,
     daily posts) on a real service; the outbox holds what it said on its own, and the replies as
-    they were written, by row id."""
+    they were written (a notification: as its presenter showed it when it was written), by row id."""
     now = [T0]
     storage = SQLiteStore(tmp_path / "day.db")
     service = GameService(storage, clock=lambda: now[0], rng=random.Random(1), thinker=Thinker(pool, workers=2),
@@ -43,6 +44,14 @@ def day(tmp_path: Path, pool):
         written[item] = reply
         return item
     service.outbox.say = keep                  # type: ignore[method-assign]
+    notify = service.outbox.notify
+
+    def keep_notice(platform: str, chat_id: str, notice: Notification) -> int:
+        item = notify(platform, chat_id, notice)
+        assert service.outbox.present is not None
+        written[item] = service.outbox.present(notice)
+        return item
+    service.outbox.notify = keep_notice        # type: ignore[method-assign]
     fill(service, now)
     yield service, storage, written, now
     service.close()
@@ -54,10 +63,14 @@ def test_every_row_of_a_realistic_day_is_at_most_one_kilobyte(day):
     rows = storage.find_outbox()
     payloads = [json.loads(row.payload) for row in rows]
     # The day said all it should: boards of games (bot moves, losses on time), the daily posts,
-    # reminders without a board.
-    assert sum(1 for p in payloads if p.get("game_id") and p.get("image")) >= 6
-    assert sum(1 for p in payloads if p.get("post_id") and p.get("image")) == 6
-    assert sum(1 for p in payloads if not p.get("image")) >= 6
+    # reminders without a board.  A notification's board is drawn when it is delivered.
+    with_board = {"bot_moved", "lost_on_time", "daily_posted"}
+
+    def board(p: dict) -> bool:
+        return bool(p.get("image")) or p.get("notice") in with_board
+    assert sum(1 for p in payloads if p.get("game_id") and board(p)) >= 6
+    assert sum(1 for p in payloads if p.get("post_id") and board(p)) == 6
+    assert sum(1 for p in payloads if not board(p)) >= 6
     sizes = sorted(len(row.payload.encode("utf-8")) for row in rows)
     assert sizes[-1] <= ROW_LIMIT, sizes
     # Every picture is a spec, never bytes.

@@ -248,6 +248,7 @@ def test_the_bots_move_is_drawn_outside_the_write_transaction(chat, pool, monkey
     chat.say("ana", f"/m #{game_id} 22-18")
     assert chat.service.settle(20)
     assert len(chat.storage.moves(game_id)) == 2            # the bot answered
+    chat.service.pending_messages(chat.platform)            # the bot's board is drawn when delivered
     assert len(drawn) >= 3 and not any(drawn), drawn         # /play's board, the move's, the bot's
 
 

@@ -25,6 +25,7 @@ from bot.service.features.results_stats import (
     AnalysisStarted,
     Mistake,
 )
+from bot.service.notifications import AnalysisFailed
 from bot.service.thinking import analysis_job
 from bot.storage.records import GameRecord
 
@@ -50,15 +51,15 @@ def _move_number(start_white: bool, ply: int) -> str:
 class Analysis(UseCase):
     """Analysis of finished games.  The report comes later, through the outbox, worded and drawn
     by ``present`` (the chat layer's presenter, given by the composition root) in the language
-    the request named; ``failed`` words the note that the analysis could not be made."""
+    the request named (it carries the engine's notes, which no notification could hold: it is
+    written to the outbox as a finished reply); that the analysis could not be made is a
+    notification (``AnalysisFailed``)."""
 
     def __init__(self, runtime: Runtime, outlet: Outlet, games: Games,
-                 present: Callable[[str, AnalysisReport], Reply],
-                 failed: Callable[[str, int], Reply]) -> None:
+                 present: Callable[[str, AnalysisReport], Reply]) -> None:
         super().__init__(runtime, outlet)
         self.games = games
         self.present = present
-        self.failed = failed
 
     def analyse(self, ctx: Ctx, request: AnalysisRequest) -> AnalysisOutcome:
         """Analyse a finished game of this chat: #id, the board replied to, else the asker's last one."""
@@ -106,7 +107,7 @@ class Analysis(UseCase):
         return AnalysisRefused("none")
 
     def _analysis_failed(self, row: GameRecord, lang: str) -> None:
-        self.say(row.platform, row.chat_id, self.failed(lang, row.id))
+        self.tell(row.platform, row.chat_id, AnalysisFailed(row.id, lang))
         self._notify(row.platform)
 
     def report(self, row: GameRecord, raw: list[dict[str, Any]]) -> AnalysisReport:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.service.events import Reply
+from bot.service.notifications import Notification
 from bot.service.thinking import Thinker
 from bot.storage import Store
 
@@ -36,6 +37,8 @@ class Outlet(Protocol):
     that a platform has something new to deliver."""
 
     def say(self, platform: str, chat_id: str, reply: Reply) -> int: ...
+
+    def notify(self, platform: str, chat_id: str, notice: Notification) -> int: ...
 
     def wake(self, platform: str) -> None: ...
 
@@ -71,6 +74,11 @@ class UseCase:
     def say(self, platform: str, chat_id: str, reply: Reply) -> int:
         """Put a message in the outbox, inside the caller's transaction."""
         return self.outlet.say(platform, chat_id, reply)
+
+    def tell(self, platform: str, chat_id: str, notice: Notification) -> int:
+        """Put a notification in the outbox, inside the caller's transaction: it is worded when
+        it is delivered."""
+        return self.outlet.notify(platform, chat_id, notice)
 
     def _notify(self, platform: str) -> None:
         """Tell the platform's adapter to look at the outbox and the clocks again."""

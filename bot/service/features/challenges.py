@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.i18n import t
 from bot.rules import (
     Position,
 )
@@ -36,7 +35,7 @@ from bot.service.features.results_games import (
     GamesPage,
     Refused,
 )
-from bot.service.present_challenges import closed_edit
+from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.service.registry import ButtonKind
 from bot.service.wording import LISTED_PER_PAGE
 from bot.storage.records import ChallengeRecord, GameRecord
@@ -108,7 +107,7 @@ class Challenges(UseCase):
             if ctx is not None and (platform, chat_id) == ctx.key:
                 here.append(closed)
             else:
-                self.say(platform, chat_id, closed_edit(closed))
+                self.tell(platform, chat_id, ChallengeEdited(ch.id, lang, status, message_id, by, game_id))
         return here
 
     def _acceptable(self, ctx: Ctx, challenge: ChallengeRecord) -> str | None:
@@ -120,6 +119,13 @@ class Challenges(UseCase):
         if target and not _is_user(ev, target):
             return "accept.not_for_you"
         return None
+
+    def challenge_record(self, challenge_id: int) -> ChallengeRecord:
+        """A challenge known to exist (challenges are never deleted)."""
+        ch = self.storage.challenge(challenge_id)
+        if ch is None:
+            raise LookupError(f"challenge {challenge_id} vanished")
+        return ch
 
     def _expires_at(self, ch: ChallengeRecord) -> float:
         return ch.created_at + max(CHALLENGE_LIFETIME, ch.move_seconds)
@@ -145,7 +151,7 @@ class Challenges(UseCase):
             self._challenge_closed(ch, "expired")
             if not said_in_chat:
                 lang = self.games.chat_lang(ch.platform, ch.chat_id)
-                self.say(ch.platform, ch.chat_id, Reply(t(lang, "challenge.expired", id=ch.id)))
+                self.tell(ch.platform, ch.chat_id, ChallengeLapsed(ch.id, lang))
         self._notify(ch.platform)
         return True
 

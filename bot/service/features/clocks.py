@@ -8,9 +8,7 @@ from collections.abc import Callable
 from bot.rules import (
     Color,
     Position,
-    Result,
 )
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.challenges import Challenges
 from bot.service.features.common import (
@@ -21,7 +19,7 @@ from bot.service.features.common import (
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.puzzles import Puzzles
-from bot.service.wording import reminder
+from bot.service.notifications import PrivateReminder, Reminder
 from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone
 from bot.storage.records import GameRecord
 
@@ -68,13 +66,8 @@ class Clocks(UseCase):
             if row.deadline_at is None:
                 continue            # due_games returns only games with a clock; a game without one waits for nothing
             try:
-                # A loss on time's board is drawn before the transaction that ends the game.
-                lang = self._mover_lang(row)
-                drawn = self.games.time_out_drawn(lang, row, now) if row.deadline_at <= now else None
                 with self.storage.transaction():
-                    reply = self._deadline_message(row, now, drawn)
-                    if reply is not None:
-                        self.say(row.platform, row.chat_id, reply)
+                    if self._deadline_notice(row, now):
                         written += 1
             except StaleGame:
                 continue
@@ -116,25 +109,26 @@ class Clocks(UseCase):
         turn = Position.from_fen(row.variant, row.fen).turn
         return self.games.game_lang(row, row.white_id if turn == Color.WHITE else row.black_id)
 
-    def _deadline_message(self, row: GameRecord, now: float, drawn: tuple[Result, Reply] | None = None) -> Reply | None:
-        """End the game on time or mark its reminder sent; the message to say, if any."""
-        turn = Position.from_fen(row.variant, row.fen).turn
-        lang = self._mover_lang(row)
-        name = self.games.name_of(lang, row, turn)
+    def _deadline_notice(self, row: GameRecord, now: float) -> bool:
+        """End the game on time or mark its reminder sent, and write its notification (worded
+        when delivered); whether one was written."""
         if row.deadline_at is None:
-            return None             # no clock: nothing to remind of or to lose on
+            return False            # no clock: nothing to remind of or to lose on
+        lang = self._mover_lang(row)
         if row.deadline_at <= now:
-            return self.games.time_out(lang, row, now, drawn)
+            self.tell(row.platform, row.chat_id, self.games.time_out(lang, row, now))
+            return True
         if not self.storage.mark_reminded(row.id, row.version):
-            return None
-        text = reminder(lang, name, row.id, row.deadline_at - now)
+            return False
+        turn = Position.from_fen(row.variant, row.fen).turn
+        left = row.deadline_at - now
         mover = self.games.player_to_move(row)
-        if mover is not None and self.games.tell_privately(row, mover[0], text, now=now):
+        if mover is not None and self.games.tell_privately(row, mover[0], PrivateReminder(row.id, lang, turn, left),
+                                                           now=now):
             # Asked for private notices: the reminder goes there instead of pinging in the group.
-            return None
-        reply = Reply(text, game_id=row.id)
-        self.games.ping_turn(lang, row, named_in=reply, now=now)
-        return reply
+            return False
+        self.tell(row.platform, row.chat_id, Reminder(row.id, lang, turn, left, self.games.turn_notice(row, now)))
+        return True
 
     def watching(self, platform: str | None) -> bool:
         """Whether this process looks at the clocks of ``platform`` (its timed work ran here)."""

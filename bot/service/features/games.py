@@ -7,7 +7,7 @@ import dataclasses
 import time
 from typing import Any
 
-from bot.i18n import pick_language, t
+from bot.i18n import pick_language
 from bot.rules import (
     VARIANTS,
     Color,
@@ -26,7 +26,7 @@ from bot.service.features.common import (
     bot_to_move,
 )
 from bot.service.features.results_games import NoGame, TimedOut
-from bot.service.wording import duration
+from bot.service.notifications import GameState, LostOnTime, Notification, PrivateTurn
 from bot.storage import BOT_ID, StaleGame
 from bot.storage.records import GameRecord
 
@@ -248,22 +248,19 @@ class Games(UseCase):
         turn = Position.from_fen(row.variant, row.fen).turn
         return (row.white_id, row.white_name) if turn == Color.WHITE else (row.black_id, row.black_name)
 
-    def tell_privately(self, row: GameRecord, user_id: str, text: str | None = None,
-                        now: float | None = None) -> bool:
-        """Send the player to move their turn notice in their private chat with the bot (through
-        the outbox), when they asked for that (/notify on) and a private message can reach them;
-        whether it was sent so (then the group is not pinged)."""
+    def tell_privately(self, row: GameRecord, user_id: str, notice: Notification | None = None,
+                       now: float | None = None) -> bool:
+        """Send the player to move their turn notice (``notice``, else 'your turn') in their private
+        chat with the bot (through the outbox), when they asked for that (/notify on) and a private
+        message can reach them; whether it was sent so (then the group is not pinged)."""
         setting = self.storage.notify_setting(row.platform, user_id)
         if setting is None or not setting.private or setting.unreachable:
             return False
-        lang = self.game_lang(row, user_id)
-        if text is None:
+        if notice is None:
             now = self.clock() if now is None else now
-            left = duration(lang, (row.deadline_at or now) - now)
-            white, black = self.names(lang, row)
-            text = t(lang, "turn.private", id=row.id, white=white, black=black, left=left)
+            notice = PrivateTurn(row.id, self.game_lang(row, user_id), (row.deadline_at or now) - now)
         # game_id: if the private message cannot be delivered, the group is pinged instead.
-        self.say(row.platform, dm_chat(user_id), Reply(text, game_id=row.id))
+        self.tell(row.platform, dm_chat(user_id), notice)
         return True
 
     def turn_notice(self, row: GameRecord, now: float | None = None) -> Mention | None:
@@ -282,31 +279,14 @@ class Games(UseCase):
         player = self.storage.player(row.platform, user_id)
         return Mention(user_id, name, player.username if player else None)
 
-    def ping_turn(self, lang: str, row: GameRecord, named_in: Reply | None = None,
-                  now: float | None = None) -> list[Reply]:
-        """Tell the person to move in ``row`` that it is their turn (see turn_notice).  ``named_in``:
-        the new message that names them (a typed move's board): the ping goes on it.  Without one
-        (the board was edited in place, and an edit notifies no one) a short message of its own is
-        returned."""
-        return present_games.turn_ping(lang, row, self.turn_notice(row, now), named_in)
-
     def board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
         """The board of a stored game (the outbox's messages still carry it drawn)."""
         return present_games.board_reply(lang, row, text, replaces)
-    def time_out(self, lang: str, row: GameRecord, now: float, drawn: tuple[Result, Reply] | None = None) -> Reply:
-        """End a game whose side to move ran out of time; the announcement with the final board
-        (``drawn``: from time_out_drawn, made before the caller's transaction)."""
-        result, reply = drawn or self.time_out_drawn(lang, row, now)
-        self.finish_game(row, result, now)
-        return reply
-
-    def time_out_drawn(self, lang: str, row: GameRecord, now: float) -> tuple[Result, Reply]:
-        """The loss on time of the side to move in ``row`` and its announcement, drawn from the game
-        as finish_game will leave it (so it can be drawn before the write transaction)."""
+    def time_out(self, lang: str, row: GameRecord, now: float) -> LostOnTime:
+        """End a game whose side to move ran out of time; its notification (the final board)."""
         game = self.load(row)
-        result = game.lose_on_time(game.turn)
-        after = dataclasses.replace(row, **self._result_fields(result, now), version=row.version + 1)
-        return result, self.board_reply(lang, after, self.over_text(lang, row, result))
+        finished = self.finish_game(row, game.lose_on_time(game.turn), now)
+        return LostOnTime(row.id, lang, GameState.of(finished))
 
     def default_variant(self, ctx: Ctx) -> str:
         """The chat's own setting, else what it plays (its puzzle of the day, else the variant of

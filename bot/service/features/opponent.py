@@ -14,15 +14,14 @@ import logging
 from typing import Any
 
 from bot.ai import move_seconds
-from bot.i18n import t
 from bot.rules import Color, Game, Position
-from bot.service import boards
 from bot.service.commands import BadArgument, PlayArgs, parse_play
 from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
-from bot.service.features.common import Ctx, _name, reply_flipped
+from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games, neutral_bot_name
 from bot.service.features.results_games import BotDrawAnswer, BotGameStarted, Refused
+from bot.service.notifications import BotMoved, GameState
 from bot.service.thinking import move_job
 from bot.storage import BOT_ID, StaleGame, StorageFull
 from bot.storage.records import GameRecord
@@ -109,28 +108,19 @@ class Opponent(UseCase):
         now = self.clock()
         lang = self.games.game_lang(row, row.black_id if row.white_id == BOT_ID else row.white_id)
         game = self.games.load(row)
-        before = game.position
+        before = game.position.fen()
+        if before != row.fen:
+            # Another process played the bot's move between the two reads: nothing to play here.
+            return
         played = game.play(result["move"])
         # The bot's move answers a standing draw offer with a no.
         deadline = now + row.move_seconds
-        # The message is drawn before the write transaction (from the game as the write will leave
-        # it), so the database is not held while the board is rendered; if the write finds the
-        # game changed, it is dropped unsent.
-        after = self.games.after_move(row, game, played, now, None, deadline)
-        text = t(lang, "bot.played", bot=self.games.bot_name(lang, after), move=str(played), id=row.id)
-        if game.result is not None:
-            text += "\n" + self.games.over_text(lang, after, game.result)
-        else:
-            text += "\n" + self.games.to_move_line(lang, after, now)
-        reply = self.games.board_reply(lang, after, text)
-        reply.animation = boards.capture_animation(before, played, flipped=reply_flipped(after))
         try:
             with self.storage.transaction():
                 fresh = self.games.write_move(row, game, played, BOT_ID, now, None, deadline)
-                pings = self.games.ping_turn(lang, fresh, named_in=reply, now=now)
-                self.say(row.platform, row.chat_id, reply)
-                for ping in pings:
-                    self.say(row.platform, row.chat_id, ping)
+                # Worded and drawn when delivered, from the game as this move left it.
+                self.tell(row.platform, row.chat_id, BotMoved(row.id, lang, str(played), before, GameState.of(fresh),
+                                                                now, self.games.turn_notice(fresh, now)))
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
             return

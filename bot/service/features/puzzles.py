@@ -62,7 +62,6 @@ from bot.service.features.results_puzzles import (
     PuzzleGiven,
     PuzzleHistory,
     PuzzleInPrivate,
-    PuzzleNotices,
     PuzzleOpened,
     PuzzleRequest,
     PuzzleResult,
@@ -75,6 +74,7 @@ from bot.service.features.results_puzzles import (
     Step,
     YourPosition,
 )
+from bot.service.notifications import DailyPosted, DaySummary, FirstSolver
 from bot.service.registry import ButtonKind
 from bot.storage import StorageBusy, StorageFull, StorageGone
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
@@ -197,17 +197,16 @@ class PuzzleRecords(UseCase):
 class Puzzles(UseCase):
     """Daily puzzles and personal ones.  An attempt's one rated outcome is published as
     AttemptScored (ratings follow it); ``ratings`` only shows the solver their rating.  What it
-    answers are typed results (``results_puzzles``); the messages it puts in the outbox on its own
-    are worded by ``notices``."""
+    answers are typed results (``results_puzzles``); what it puts in the outbox on its own are
+    notifications (``bot.service.notifications``)."""
 
     def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: PuzzleRecords, ratings: Ratings,
-                 bus: EventBus, notices: PuzzleNotices) -> None:
+                 bus: EventBus) -> None:
         super().__init__(runtime, outlet)
         self.games = games
         self.records = records
         self.ratings = ratings
         self.bus = bus
-        self.notices = notices
         # The next daily post's time per platform, and when it was found (see next_daily_wakeup).
         self._daily_wakeup_cache: dict[str | None, tuple[float | None, float]] = {}
         self._link_key: bytes | None = None
@@ -326,28 +325,40 @@ class Puzzles(UseCase):
         if not puzzles:
             return 0
         puzzle = puzzle_of_day(puzzles, day, sub.variant)
-        pos = Position.from_fen(sub.variant, puzzle["fen"])
-        # The board is drawn before the transaction that claims the day (only its buttons need the post).
-        picture = self.notices.draw(pos)
         with self.storage.transaction():
             post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
                                                     puzzle["id"], now)
             if post_id is None:
                 return 0                # another process posted it a moment ago
             lang = self.games.chat_lang(sub.platform, sub.chat_id, sub.language)
+            # Worded and drawn when delivered (the post holds its day and its puzzle).
             if latest:
-                self.say(sub.platform, sub.chat_id, self.notices.yesterday(lang, self._solvers(latest[0])))
-            post = self.storage.puzzle_post(post_id)
-            assert post is not None
-            self.say(sub.platform, sub.chat_id, self.notices.daily_post(lang, Board(post, pos, 0, picture=picture)))
+                self.tell(sub.platform, sub.chat_id, DaySummary(latest[0].id, lang, now))
+            self.tell(sub.platform, sub.chat_id, DailyPosted(post_id, lang))
         self.daily_changed()
         self._notify(sub.platform)
         return 1
 
-    def _solvers(self, post: PuzzlePostRecord) -> Solvers:
+    def solvers(self, post: PuzzlePostRecord, until: float | None = None) -> Solvers:
+        """A post's solvers (those who had solved it by ``until``, when given) and its solution."""
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        names = tuple(a.user_name for a in self.storage.attempts(post.id) if a.solved_at is not None)
+        names = tuple(a.user_name for a in self.storage.attempts(post.id)
+                      if a.solved_at is not None and (until is None or a.solved_at <= until))
         return Solvers(post, names, tuple(puzzle["solution"]) if puzzle else ())
+
+    def post_record(self, post_id: int) -> PuzzlePostRecord:
+        """A post known to exist (posts are never deleted)."""
+        post = self.storage.puzzle_post(post_id)
+        if post is None:
+            raise LookupError(f"puzzle post {post_id} vanished")
+        return post
+
+    def post_position(self, post: PuzzlePostRecord) -> Position:
+        """The position a post's puzzle starts from."""
+        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        if puzzle is None:
+            raise LookupError(f"puzzle {post.puzzle_id} of post {post.id} is not in the bank")
+        return Position.from_fen(post.variant, puzzle["fen"])
 
     # -- who may answer a post -------------------------------------------------------------------------
 
@@ -737,7 +748,7 @@ class Puzzles(UseCase):
                 # Solved elsewhere (a private chat the group's buttons led to): the group hears of it.
                 # Its chat's language, else the solver's (this chat's, else their own).
                 lang = self.games.chat_lang(post.platform, post.chat_id, ctx.chat.language or ctx.event.language)
-                self.say(post.platform, post.chat_id, self.notices.first_solver(lang, name, post.day or "", current))
+                self.tell(post.platform, post.chat_id, FirstSolver(post.id, lang, name, current))
                 self._notify(post.platform)
                 return Solved(post, line, "first_elsewhere", name, current, 1, tags, rating)
             return Solved(post, line, "first", name, current, 1, tags, rating)

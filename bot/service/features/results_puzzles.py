@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from bot.rules import IllegalMove, Position
-from bot.service.events import Reply
 from bot.storage.records import PuzzlePostRecord, SubscriptionRecord
 
 # How the last moves of a line are drawn: the earlier ones' paths, the last one's path, and every
@@ -288,18 +287,3 @@ class Solvers:
     post: PuzzlePostRecord
     names: tuple[str, ...] = field(default_factory=tuple)
     solution: tuple[str, ...] = ()
-
-
-class PuzzleNotices(Protocol):
-    """The messages the puzzle use cases put in the outbox on their own (the daily post, the
-    summary of the day before, the first solver's announcement in the post's chat), worded by the
-    chat layer (``bot.service.present_puzzles``) and given to the use case by the composition
-    root.  ``draw`` runs before the transaction that writes the post."""
-
-    def draw(self, position: Position) -> tuple[bytes, str]: ...
-
-    def daily_post(self, lang: str, board: Board) -> Reply: ...
-
-    def yesterday(self, lang: str, solvers: Solvers) -> Reply: ...
-
-    def first_solver(self, lang: str, name: str, day: str, streak: int) -> Reply: ...

@@ -1,0 +1,108 @@
+"""The presenters of the outbox's notifications (``bot.service.notifications``): each turns one
+kind into the message it is delivered as, when it is delivered.
+
+What a message shows is what it showed when the notification was written: a game's changing
+fields come from the notification (``GameState``), only what a game never changes (its players,
+variant, level) is read from storage.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bot.i18n import t
+from bot.rules import Position
+from bot.service import boards
+from bot.service.events import Mention, Reply
+from bot.service.features.common import _stored_result, reply_flipped
+from bot.service.features.results_games import ChallengeClosed
+from bot.service.features.results_puzzles import Board
+from bot.service.notifications import (
+    AnalysisFailed,
+    BotMoved,
+    ChallengeEdited,
+    ChallengeLapsed,
+    DailyPosted,
+    DaySummary,
+    FirstSolver,
+    LostOnTime,
+    Notification,
+    PrivateReminder,
+    PrivateTurn,
+    Reminder,
+    TurnPing,
+)
+from bot.service.present_challenges import closed_edit
+from bot.service.present_games import board_reply, bot_name, name_of, names, over_text, to_move_line
+from bot.service.present_puzzles import ChatNotices, first_text
+from bot.service.present_stats import analysis_failed
+from bot.service.wording import duration, reminder
+
+if TYPE_CHECKING:
+    from bot.service.compose import UseCases
+
+
+def _named(reply: Reply, mention: Mention | None) -> Reply:
+    """``reply`` pinging ``mention`` where its text names them (a ping needs the name to stand on)."""
+    if mention is not None and mention.name in reply.text:
+        reply.mentions.append(mention)
+    return reply
+
+
+class NoticePresenter:
+    """Renders notifications; reads what never changes (a game's players, a post's puzzle, a
+    challenge's terms) through the use cases of ``app``."""
+
+    def __init__(self, app: UseCases) -> None:
+        self.app = app
+        self.game = app.games.game_row
+        self.puzzles = ChatNotices()
+
+    def __call__(self, notice: Notification) -> Reply:
+        if isinstance(notice, BotMoved):
+            return self.bot_moved(notice)
+        if isinstance(notice, LostOnTime):
+            row = notice.state.on(self.game(notice.game_id))
+            return board_reply(notice.lang, row, over_text(notice.lang, row, _stored_result(row)))
+        if isinstance(notice, Reminder | PrivateReminder):
+            row = self.game(notice.game_id)
+            name = name_of(notice.lang, row, notice.color)
+            reply = Reply(reminder(notice.lang, name, row.id, notice.left), game_id=row.id)
+            return _named(reply, notice.mention) if isinstance(notice, Reminder) else reply
+        if isinstance(notice, PrivateTurn):
+            white, black = names(notice.lang, self.game(notice.game_id))
+            return Reply(t(notice.lang, "turn.private", id=notice.game_id, white=white, black=black,
+                           left=duration(notice.lang, notice.left)), game_id=notice.game_id)
+        if isinstance(notice, TurnPing):
+            return Reply(t(notice.lang, "turn.ping", name=notice.mention.name, id=notice.game_id),
+                         mentions=[notice.mention])
+        if isinstance(notice, DailyPosted):
+            post = self.app.puzzles.post_record(notice.post_id)
+            return self.puzzles.daily_post(notice.lang, Board(post, self.app.puzzles.post_position(post), 0))
+        if isinstance(notice, DaySummary):
+            post = self.app.puzzles.post_record(notice.post_id)
+            return self.puzzles.yesterday(notice.lang, self.app.puzzles.solvers(post, notice.at))
+        if isinstance(notice, FirstSolver):
+            post = self.app.puzzles.post_record(notice.post_id)
+            return Reply(first_text(notice.lang, notice.name, post.day or "", notice.streak))
+        if isinstance(notice, ChallengeLapsed):
+            return Reply(t(notice.lang, "challenge.expired", id=notice.challenge_id))
+        if isinstance(notice, ChallengeEdited):
+            ch = self.app.challenges.challenge_record(notice.challenge_id)
+            return closed_edit(ChallengeClosed(ch, notice.status, notice.message_id, notice.lang, notice.by,
+                                               notice.started))
+        if isinstance(notice, AnalysisFailed):
+            return analysis_failed(notice.lang, notice.game_id)
+        raise ValueError(f"no presenter for {type(notice).__name__}")
+
+    def bot_moved(self, notice: BotMoved) -> Reply:
+        lang, row = notice.lang, notice.state.on(self.game(notice.game_id))
+        text = t(lang, "bot.played", bot=bot_name(lang, row), move=notice.move, id=row.id)
+        if row.status == "finished":
+            text += "\n" + over_text(lang, row, _stored_result(row))
+        else:
+            text += "\n" + to_move_line(lang, row, notice.at)
+        reply = board_reply(lang, row, text)
+        before = Position.from_fen(row.variant, notice.before)
+        reply.animation = boards.capture_animation(before, before.parse_move(notice.move), flipped=reply_flipped(row))
+        return _named(reply, notice.mention)

@@ -6,17 +6,19 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from test_contract import BACKENDS
 
-from bot.storage import SQLiteStore
+from bot.storage import Store
 
 T0 = 1_700_000_000.0
 P, G1, G2 = "test", "g1", "g2"
 A, B = "host:1", "host:2"
 
 
-@pytest.fixture
-def store(tmp_path: Path):
-    s = SQLiteStore(tmp_path / "t.db")
+@pytest.fixture(params=[factory for _, factory in BACKENDS], ids=[name for name, _ in BACKENDS])
+def store(request, tmp_path: Path):
+    """Each backend of the contract suite (test_contract.BACKENDS), on an empty database."""
+    s: Store = request.param(tmp_path)
     yield s
     s.close()
 

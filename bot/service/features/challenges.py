@@ -39,6 +39,7 @@ from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.service.registry import ButtonKind
 from bot.service.wording import LISTED_PER_PAGE
 from bot.storage.records import ChallengeRecord, GameRecord
+from bot.storage.repositories import NewChallenge, NewGame
 
 
 class Challenges(UseCase):
@@ -68,10 +69,10 @@ class Challenges(UseCase):
         if len(mine) >= MAX_OPEN_CHALLENGES:
             return Refused("new.too_many", values=(("max", MAX_OPEN_CHALLENGES),))
         variant = spec.variant or self.games.default_variant(ctx)
-        cid = self.storage.create_challenge(
+        cid = self.storage.challenges.create(NewChallenge(
             platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=_name(ev),
             target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,
-            created_at=ctx.now)
+            created_at=ctx.now))
         ch = self.storage.challenge(cid)
         assert ch is not None             # made just now
         return ChallengeOpened(ch)
@@ -220,12 +221,12 @@ class Challenges(UseCase):
         acceptor = (ev.user_id, _name(ev))
         white, black = (challenger, acceptor) if color == "white" else (acceptor, challenger)
         start = Position.start(ch.variant)
-        game_id = self.storage.accept_challenge(ch.id, {
-            "platform": ch.platform, "chat_id": ch.chat_id, "variant": ch.variant, "start_fen": None,
-            "white_id": white[0], "white_name": white[1], "black_id": black[0], "black_name": black[1],
-            "fen": start.fen(), "move_seconds": ch.move_seconds,
-            "deadline_at": ctx.now + ch.move_seconds, "created_at": ctx.now,
-        })
+        game_id = self.storage.challenges.accept(ch.id, NewGame(
+            platform=ch.platform, chat_id=ch.chat_id, variant=ch.variant,
+            white_id=white[0], white_name=white[1], black_id=black[0], black_name=black[1],
+            fen=start.fen(), move_seconds=ch.move_seconds,
+            deadline_at=ctx.now + ch.move_seconds, created_at=ctx.now,
+        ))
         if game_id is None:
             return Refused("challenge.closed", private=ev.action is not None, values=(("id", ch.id),))
         row = self.storage.game(game_id)

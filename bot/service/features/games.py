@@ -29,6 +29,7 @@ from bot.service.features.results_games import NoGame, TimedOut
 from bot.service.notifications import GameState, LostOnTime, Notification, PrivateTurn
 from bot.storage import BOT_ID, StaleGame
 from bot.storage.records import GameRecord
+from bot.storage.repositories import GameChange, NewMove
 
 
 def neutral_bot_name(level: int) -> str:
@@ -129,7 +130,7 @@ class Games(UseCase):
         if game.result is not None:
             return self.finish_game(row, game.result, now, fields, move_row)
         with self.storage.transaction():
-            self.storage.update_game(row.id, row.version, fields, move_row)
+            self.storage.games.update(row.id, row.version, GameChange(**fields), NewMove(**move_row))
             fresh = self.storage.game(row.id)
             assert fresh is not None          # written just now, in this transaction
             self.bus.publish(MovePlayed(fresh, str(played), by_user))
@@ -208,7 +209,7 @@ class Games(UseCase):
         user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
         return neutral_bot_name(row.bot_level) if user_id == BOT_ID and row.bot_level is not None else name
 
-    def color_of(self, row: GameRecord, user_id: str) -> str | None:
+    def color_of(self, row: GameRecord, user_id: str) -> Color | None:
         if row.white_id == user_id:
             return Color.WHITE
         if row.black_id == user_id:
@@ -229,7 +230,8 @@ class Games(UseCase):
         subscribers write in this transaction too).  StaleGame when the game moved on meanwhile.
         The game as it is now."""
         with self.storage.transaction():
-            self.storage.update_game(row.id, row.version, {**(fields or {}), **self._result_fields(result, now)}, move)
+            change = GameChange(**{**(fields or {}), **self._result_fields(result, now)})
+            self.storage.games.update(row.id, row.version, change, None if move is None else NewMove(**move))
             finished = self.storage.game(row.id)
             assert finished is not None       # written just now, in this transaction
             if move is not None:

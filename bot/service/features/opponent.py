@@ -25,6 +25,7 @@ from bot.service.notifications import BotMoved, GameState
 from bot.service.thinking import move_job
 from bot.storage import BOT_ID, StaleGame, StorageFull
 from bot.storage.records import GameRecord
+from bot.storage.repositories import NewGame
 
 log = logging.getLogger("bot.service")
 
@@ -68,13 +69,13 @@ class Opponent(UseCase):
         white, black = (human, (BOT_ID, stored)) if color == "white" else ((BOT_ID, stored), human)
         start = Position.start(variant)
         bot_first = white[0] == BOT_ID
-        game_id = self.storage.create_game({
-            "platform": ev.platform, "chat_id": ev.chat_id, "variant": variant, "start_fen": None,
-            "white_id": white[0], "white_name": white[1], "black_id": black[0], "black_name": black[1],
-            "fen": start.fen(), "move_seconds": spec.move_seconds,
-            "deadline_at": None if bot_first else ctx.now + spec.move_seconds, "created_at": ctx.now,
-            "bot_level": spec.level,
-        })
+        game_id = self.storage.games.create(NewGame(
+            platform=ev.platform, chat_id=ev.chat_id, variant=variant,
+            white_id=white[0], white_name=white[1], black_id=black[0], black_name=black[1],
+            fen=start.fen(), move_seconds=spec.move_seconds,
+            deadline_at=None if bot_first else ctx.now + spec.move_seconds, created_at=ctx.now,
+            bot_level=spec.level,
+        ))
         row = self.games.game_row(game_id)
         if bot_first:
             self.think(row)

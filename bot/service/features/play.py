@@ -47,6 +47,7 @@ from bot.service.features.results_puzzles import Acted
 from bot.service.registry import ButtonKind
 from bot.storage import StaleGame
 from bot.storage.records import GameRecord
+from bot.storage.repositories import GameChange
 
 # What a command of a game answers when no game could be meant.
 Unresolved = NoGame | TimedOut
@@ -152,7 +153,7 @@ class Play(UseCase):
         if row.draw_offer == color:
             return Refused("draw.already")
         try:
-            self.storage.update_game(row.id, row.version, {"draw_offer": color})
+            self.storage.games.update(row.id, row.version, GameChange(draw_offer=color))
         except StaleGame:
             return Refused("move.stale")
         return DrawOffered(row, _name(ctx.event), color)

@@ -18,6 +18,7 @@ from bot.service.features.results_stats import (
     SettingsRequest,
     VariantSet,
 )
+from bot.storage.repositories import ChatSettings as ChatChange
 
 
 class Settings(UseCase):
@@ -46,7 +47,7 @@ class Settings(UseCase):
 
     def set_language(self, ctx: Ctx, lang: str) -> LanguageSet:
         """Set the chat's language (a code of bot.i18n.LANGUAGES)."""
-        self.storage.set_chat(*ctx.key, language=lang)
+        self.storage.players.update_chat(*ctx.key, ChatChange(language=lang))
         return LanguageSet(lang)
 
     def settings(self, ctx: Ctx, request: SettingsRequest) -> SettingsOutcome:
@@ -54,7 +55,7 @@ class Settings(UseCase):
         if request.lang is not None:
             return self.set_language(ctx, request.lang)
         if request.variant is not None:
-            self.storage.set_chat(*ctx.key, variant=request.variant)
+            self.storage.players.update_chat(*ctx.key, ChatChange(variant=request.variant))
             return VariantSet(request.variant)
         return ChatSettings(self.games.default_variant(ctx))
 

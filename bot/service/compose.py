@@ -14,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bot.service import present_stats
 from bot.service.domain import EventBus
 from bot.service.features.analysis import Analysis
 from bot.service.features.base import Outlet, Runtime
@@ -129,8 +128,8 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
     opponent = Opponent(runtime, outlet, games)
     challenges = Challenges(runtime, outlet, games)
     play = Play(runtime, outlet, games, opponent, puzzles)
-    # The analysis report comes later through the outbox: the chat layer's presenter words and draws it.
-    analysis = Analysis(runtime, outlet, games, lambda lang, report: present_stats.analysis_report(games, lang, report))
+    # The analysis report comes later through the outbox: the notice presenter words and draws it.
+    analysis = Analysis(runtime, outlet, games)
     settings = Settings(runtime, outlet, games)
     history = History(runtime, outlet, games, challenges, opponent)
     clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)

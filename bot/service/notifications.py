@@ -150,6 +150,15 @@ class AnalysisFailed(GameNotice):
 
 
 @dataclass(frozen=True)
+class AnalysisReady(GameNotice):
+    """The engine's notes on the game as it stood at ``ply`` are in storage (``Store.analysis``):
+    the report, its picture and the annotated PDN are made from them when this is delivered."""
+
+    kind: ClassVar[str] = "analysis_ready"
+    ply: int
+
+
+@dataclass(frozen=True)
 class DailyPosted(PostNotice):
     """The puzzle of the day, posted (``post_id``: the post, which holds the day and the puzzle)."""
 
@@ -194,7 +203,7 @@ class ChallengeEdited(ChallengeNotice):
 
 KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
     BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
-    FirstSolver, ChallengeLapsed, ChallengeEdited)}
+    FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady)}
 
 
 def _plain(value: Any) -> Any:

@@ -19,6 +19,7 @@ from bot.service.features.results_games import ChallengeClosed
 from bot.service.features.results_puzzles import Board
 from bot.service.notifications import (
     AnalysisFailed,
+    AnalysisReady,
     BotMoved,
     ChallengeEdited,
     ChallengeLapsed,
@@ -35,7 +36,7 @@ from bot.service.notifications import (
 from bot.service.present_challenges import closed_edit
 from bot.service.present_games import board_reply, bot_name, name_of, names, over_text, to_move_line
 from bot.service.present_puzzles import ChatNotices, first_text
-from bot.service.present_stats import analysis_failed
+from bot.service.present_stats import analysis_failed, analysis_report
 from bot.service.wording import duration, reminder
 
 if TYPE_CHECKING:
@@ -93,6 +94,9 @@ class NoticePresenter:
                                                notice.started))
         if isinstance(notice, AnalysisFailed):
             return analysis_failed(notice.lang, notice.game_id)
+        if isinstance(notice, AnalysisReady):
+            report = self.app.analysis.stored_report(notice.game_id, notice.ply)
+            return analysis_report(self.app.games, notice.lang, report)
         raise ValueError(f"no presenter for {type(notice).__name__}")
 
     def bot_moved(self, notice: BotMoved) -> Reply:

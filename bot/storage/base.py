@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from .records import (
+    AnalysisRecord,
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
@@ -358,6 +359,17 @@ class Store(abc.ABC):
     def due_games(self, now: float, platform: str | None = None) -> list[GameRecord]:
         """Active games (of one platform, or all) whose clock has run out or whose reminder is
         due (a tenth of the move time before the deadline, until reminded), earliest deadline first."""
+
+    # -- analyses ------------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def save_analysis(self, game_id: int, ply: int, notes: Sequence[dict[str, Any]], at: float) -> None:
+        """Keep the engine's notes on a game as it stood at ``ply``; the notes of an earlier
+        analysis of the same game and ply are replaced."""
+
+    @abc.abstractmethod
+    def analysis(self, game_id: int, ply: int) -> AnalysisRecord | None:
+        """The notes kept for a game at ``ply``, or None."""
 
     # -- board messages ------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ A backend returns these and nothing else, so the service never sees how a value 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from typing import Any
 
 from bot.rules import Color, ResultReason
 
@@ -115,6 +116,17 @@ class OutboxRecord:
     delivered: int = 0          # how many platform messages of the reply are out already
     claimed_by: str | None = None       # the process sending it (an owner id), None when nobody is
     lease_until: float | None = None    # until when that claim holds
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisRecord:
+    """The engine's notes on game ``game_id`` as it stood at ``ply`` (a finished game's last ply):
+    one dict per ply analysed (ply, move, best, best_score, played_score, forced)."""
+
+    game_id: int
+    ply: int
+    notes: tuple[dict[str, Any], ...]
+    created_at: float
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,7 @@ from .base import (
 )
 from .migrations import migrations
 from .records import (
+    AnalysisRecord,
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
@@ -852,6 +853,17 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
             "ORDER BY deadline_at", params)
 
     # -- board messages --------------------------------------------------------------------------
+
+    def save_analysis(self, game_id: int, ply: int, notes: Sequence[dict[str, Any]], at: float) -> None:
+        with self.transaction():
+            self.db.execute("INSERT OR REPLACE INTO analyses (game_id, ply, notes, created_at) VALUES (?,?,?,?)",
+                            (game_id, ply, json.dumps(list(notes), separators=(",", ":")), at))
+
+    def analysis(self, game_id: int, ply: int) -> AnalysisRecord | None:
+        row = self._one("SELECT * FROM analyses WHERE game_id=? AND ply=?", (game_id, ply))
+        if row is None:
+            return None
+        return AnalysisRecord(row["game_id"], row["ply"], tuple(json.loads(row["notes"])), row["created_at"])
 
     def remember_message(self, platform: str, chat_id: str, message_id: str, game_id: int) -> None:
         with self.transaction():

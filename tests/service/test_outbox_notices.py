@@ -23,6 +23,7 @@ from bot.service.features.common import _stored_result, reply_flipped
 from bot.service.notifications import (
     KINDS,
     AnalysisFailed,
+    AnalysisReady,
     BotMoved,
     ChallengeEdited,
     ChallengeLapsed,
@@ -259,6 +260,7 @@ def test_every_kind_round_trips_through_its_json():
         PrivateTurn(4, "es", 3000.0), TurnPing(5, "it", mention), AnalysisFailed(6, "en"),
         DailyPosted(7, "es"), DaySummary(8, "it", 1.5), FirstSolver(9, "en", "Ana", 4),
         ChallengeLapsed(10, "en"), ChallengeEdited(11, "es", "accepted", "42", by="Bob", started=12),
+        AnalysisReady(13, "it", 80),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:

@@ -25,6 +25,7 @@ from bot.storage import (
     Store,
 )
 from bot.storage.base import NEW_CHALLENGE_FIELDS, NEW_CHALLENGE_OPTIONAL, NEW_GAME_FIELDS, NEW_GAME_OPTIONAL
+from bot.storage.records import AnalysisRecord
 
 # Every backend the contract is checked against: (name, factory); a factory gets an empty
 # directory of its own and returns an open, empty store.  To add one, append e.g.
@@ -1150,3 +1151,42 @@ def test_move_chat_carries_messages_still_to_be_sent_over(store):
     store.mark_sent(store.enqueue(P, GROUP, '{"text": "old"}', T0), T0)
     store.move_chat(P, GROUP, GROUP2)
     assert [(m.id, m.chat_id) for m in store.due_messages(P, T0)] == [(queued, GROUP2)]
+
+
+# -- analyses ---------------------------------------------------------------------------------------
+
+
+NOTES = [{"ply": 0, "move": "24-20", "best": "24-20", "best_score": 10, "played_score": 10, "forced": False},
+         {"ply": 1, "move": "12-15", "best": "11-15", "best_score": 20, "played_score": -5, "forced": False}]
+
+
+def test_an_analysis_never_saved_is_none(store):
+    game = finish(store, play(store, new_game(store).id, 2).id)
+    assert store.analysis(game.id, game.ply) is None
+
+
+def test_save_analysis_keeps_the_notes_per_game_and_ply(store):
+    game = finish(store, play(store, new_game(store).id, 2).id)
+    other = new_game(store)
+    store.save_analysis(game.id, game.ply, NOTES, T0 + 200)
+    record = store.analysis(game.id, game.ply)
+    assert record == AnalysisRecord(game.id, 2, tuple(NOTES), T0 + 200)
+    # Keyed by game and ply: neither another game nor another ply of this one has notes.
+    assert store.analysis(other.id, game.ply) is None and store.analysis(game.id, 1) is None
+
+
+def test_save_analysis_again_replaces_the_notes(store):
+    game = finish(store, play(store, new_game(store).id, 2).id)
+    store.save_analysis(game.id, game.ply, NOTES, T0 + 200)
+    store.save_analysis(game.id, game.ply, NOTES[:1], T0 + 300)
+    assert store.analysis(game.id, game.ply) == AnalysisRecord(game.id, 2, tuple(NOTES[:1]), T0 + 300)
+    assert len(store.dump()["analyses"]) == 1
+
+
+def test_save_analysis_inside_a_transaction_that_fails_keeps_nothing(store):
+    game = finish(store, play(store, new_game(store).id, 2).id)
+    before = store.dump()
+    with pytest.raises(RuntimeError), store.transaction():
+        store.save_analysis(game.id, game.ply, NOTES, T0 + 200)
+        raise RuntimeError("the notification could not be written")
+    assert store.analysis(game.id, game.ply) is None and store.dump() == before

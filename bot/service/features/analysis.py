@@ -8,12 +8,10 @@ time (so one chat cannot keep the pool to itself), and the result comes through 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import Any
 
 from bot.ai import MoveNote, annotate_pdn
 from bot.rules import Color
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx
 from bot.service.features.games import Games
@@ -25,7 +23,7 @@ from bot.service.features.results_stats import (
     AnalysisStarted,
     Mistake,
 )
-from bot.service.notifications import AnalysisFailed
+from bot.service.notifications import AnalysisFailed, AnalysisReady
 from bot.service.thinking import analysis_job
 from bot.storage.records import GameRecord
 
@@ -49,17 +47,15 @@ def _move_number(start_white: bool, ply: int) -> str:
 
 
 class Analysis(UseCase):
-    """Analysis of finished games.  The report comes later, through the outbox, worded and drawn
-    by ``present`` (the chat layer's presenter, given by the composition root) in the language
-    the request named (it carries the engine's notes, which no notification could hold: it is
-    written to the outbox as a finished reply); that the analysis could not be made is a
-    notification (``AnalysisFailed``)."""
+    """Analysis of finished games.  The report comes later, through the outbox: the engine's
+    notes are kept in storage and the chat is sent a small notification (``AnalysisReady``),
+    which the chat layer's presenter turns into the report (``stored_report``) in the language the
+    request named when it is delivered; that the analysis could not be made is a notification
+    too (``AnalysisFailed``)."""
 
-    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games,
-                 present: Callable[[str, AnalysisReport], Reply]) -> None:
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
         super().__init__(runtime, outlet)
         self.games = games
-        self.present = present
 
     def analyse(self, ctx: Ctx, request: AnalysisRequest) -> AnalysisOutcome:
         """Analyse a finished game of this chat: #id, the board replied to, else the asker's last one."""
@@ -132,7 +128,19 @@ class Analysis(UseCase):
         game.tags["Annotator"] = "draughts-bot"
         return AnalysisReport(row, mistakes, evaluations, annotate_pdn(game, notes))
 
+    def stored_report(self, game_id: int, ply: int) -> AnalysisReport:
+        """The report of the analysis kept for a game at ``ply``; LookupError when the game or
+        its notes are not in storage (the notification is then undeliverable)."""
+        row = self.games.game_row(game_id)
+        kept = self.storage.analysis(game_id, ply)
+        if kept is None:
+            raise LookupError(f"the analysis of game {game_id} at ply {ply} is not stored")
+        return self.report(row, list(kept.notes))
+
     def _analysed(self, row: GameRecord, lang: str, raw: list[dict[str, Any]]) -> None:
-        """The engine's notes are in: the report, its picture and the annotated PDN, to the chat."""
-        self.say(row.platform, row.chat_id, self.present(lang, self.report(row, raw)))
+        """The engine's notes are in: kept, and the chat told (the report is made when the
+        notification is delivered: an outbox row stays small)."""
+        with self.storage.transaction():
+            self.storage.save_analysis(row.id, row.ply, raw, self.clock())
+            self.tell(row.platform, row.chat_id, AnalysisReady(row.id, lang, row.ply))
         self._notify(row.platform)

@@ -34,6 +34,7 @@ import json
 import logging
 import os
 import socket
+import time
 from collections.abc import Callable, Collection, Sequence
 
 from bot.service import notifications
@@ -65,6 +66,28 @@ def process_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+# How often (seconds of this process's running time) the claims of processes that died on this
+# machine are looked for.
+DEAD_OWNERS_EVERY = 10.0
+
+
+def owner_is_dead(owner: str) -> bool:
+    """Whether a claim's owner is a process of this machine that no longer runs (killed, crashed):
+    its rows need not wait for their lease to run out.  False whenever that cannot be known for
+    sure: another machine, this process, a process of another user, a system without POSIX
+    signals (on Windows signal 0 would not ask, it would kill)."""
+    host, _, pid = owner.rpartition(":")
+    if os.name != "posix" or host != socket.gethostname() or not pid.isdigit() or int(pid) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False            # alive, but another user's
+    return False
+
+
 class Outbox:
     """The service's outbox (see the module's docstring): the writing side (``say``,
     ``queue_reply``) and the delivery side (``pending``, ``hold``, ``progress``, ``sent``,
@@ -82,6 +105,7 @@ class Outbox:
         self.retention = retention
         self.renderer = renderer
         self._pruned_at = float("-inf")
+        self._dead_checked_at = float("-inf")
 
     # -- writing -----------------------------------------------------------------------------------
 
@@ -130,6 +154,7 @@ class Outbox:
         if not self.storage.due_messages(platform, now, 1, exclude):
             # Nothing to claim: a read, which another process's write lock does not hold up.
             return []
+        self.free_dead_claims(platform, now)
         rows = self.storage.claim_messages(platform, self.owner, now, now + self.lease_seconds, limit, exclude)
         items = []
         for row in rows:
@@ -141,6 +166,25 @@ class Outbox:
                 continue
             items.append(OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered))
         return items
+
+    def free_dead_claims(self, platform: str, now: float) -> int:
+        """Release the claims of processes of this machine that died (a bot killed and started
+        again): without this a chat's messages waited for the dead process's lease, up to
+        LEASE_SECONDS, after every crash.  A live process's claims, and another machine's, are left
+        to their lease.  At most every DEAD_OWNERS_EVERY seconds; how many rows were released."""
+        started = time.monotonic()
+        if started - self._dead_checked_at < DEAD_OWNERS_EVERY:
+            return 0
+        self._dead_checked_at = started
+        owners = {row.claimed_by for row in self.storage.find_outbox(platform, "pending")
+                  if row.claimed_by and row.claimed_by != self.owner and (row.lease_until or 0.0) > now}
+        released = 0
+        for owner in sorted(owners):
+            if owner_is_dead(owner):
+                count = self.storage.release_messages(owner)
+                log.info("%d outbox messages claimed by %s, which no longer runs, released", count, owner)
+                released += count
+        return released
 
     def hold(self, item_ids: Collection[int]) -> set[int]:
         """Renew the lease of rows this process is about to send; the ids it still holds."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import os
 import pickle
 import random
 import sqlite3
@@ -301,3 +302,34 @@ def test_two_processes_on_one_database_deliver_every_message_once(tmp_path):
     assert statuses.get("sent", 0) >= 4 * 3 and not statuses.get("pending")
     assert len(by_process) == 2 or sum(by_process.values()) >= 12
     assert [key for key, count in sends.items() if count > 1] == []
+
+
+def _a_dead_pid() -> int:
+    """The pid of a process of this machine that has ended (and was reaped)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+@pytest.mark.skipif(os.name != "posix", reason="a dead process is told by POSIX signal 0")
+def test_a_killed_process_of_this_machine_leaves_its_rows_at_once_not_after_its_lease(tmp_path, now):
+    """A bot killed with -9 and started again: the new process takes the dead one's claimed rows on
+    its next round, instead of leaving the chat silent until the lease (minutes) runs out."""
+    import socket
+
+    storage = SQLiteStore(tmp_path / "t.db")
+    try:
+        dead, alive = f"{socket.gethostname()}:{_a_dead_pid()}", f"{socket.gethostname()}:{os.getppid()}"
+        service = GameService(storage, clock=lambda: now[0])
+        first, second = service.say(PLATFORM, "g1", Reply("a")), service.say(PLATFORM, "g2", Reply("b"))
+        assert [r.id for r in storage.claim_messages(PLATFORM, dead, now[0], now[0] + 300, 1)] == [first]
+        assert [r.id for r in storage.claim_messages(PLATFORM, alive, now[0], now[0] + 300)] == [second]
+        # The dead process's row now; the live one's (the test's parent process) stays with it.
+        assert [i.id for i in service.pending_messages(PLATFORM)] == [first]
+        assert service.message_sent(first)
+        assert storage.outbox_message(second).claimed_by == alive
+    finally:
+        storage.close()

@@ -16,7 +16,8 @@ Delivery, with several processes on one database:
 - ``pending`` claims the due rows for this process (its ``owner`` id) with a lease of
   ``lease_seconds``, in one write transaction: another process never gets a claimed row (nor the
   rest of its chat, which keeps a chat's messages in order) until that lease has run out.  A
-  process that crashed leaves its rows to the others once their leases end.
+  process that crashed leaves its rows to the others once their leases end (at once when it ran
+  on the same machine: its pid is gone, see ``free_dead_claims``).
 - ``hold`` extends the lease of rows still queued (the adapter calls it before each message, so
   a chat held back by flood control keeps its rows) and says which are still ours.
 - ``sent``, ``progress`` and ``failed`` act only on this owner's rows.  ``progress`` keeps how many

@@ -69,15 +69,7 @@ LAYERS: tuple[Layer, ...] = (
 
 # Imports that break a rule today, each with why it is still there.  Remove an entry when its
 # import goes; test_known_exceptions_still_occur fails on an entry that no longer applies.
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("bot.platforms.base", "bot.storage"):
-        "the outbox loop tells storage failures (full, gone, damaged) apart; they should reach it "
-        "as the service's own errors",
-    ("bot.platforms.console.chat", "bot.storage"):
-        "the console tells a busy or vanished database apart; should be the service's own errors",
-    ("bot.platforms.console.chat", "bot.service.commands"):
-        "the console's /clock reads a duration with the service's parser",
-}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 @dataclass(frozen=True)

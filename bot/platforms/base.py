@@ -40,8 +40,7 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
-from bot.service import Button, GameService, Mention, Reply, mention_at
-from bot.storage import StorageDamaged, StorageFull, StorageGone
+from bot.service import Button, GameService, Mention, Reply, StorageDamaged, StorageFull, StorageGone, mention_at
 
 log = logging.getLogger(__name__)
 

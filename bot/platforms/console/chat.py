@@ -21,9 +21,7 @@ import threading
 from pathlib import Path
 from typing import TextIO
 
-from bot.service import ChatEvent, GameService, Reply
-from bot.service.commands import parse_duration
-from bot.storage import StorageBusy, StorageGone
+from bot.service import ChatEvent, GameService, Reply, StorageBusy, StorageGone, parse_duration
 
 PLATFORM = "console"
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen

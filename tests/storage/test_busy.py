@@ -186,7 +186,9 @@ def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(tmp_
             for thread in threads:
                 thread.join(timeout=30)
         assert set(answers.values()) == {t("en", "error.busy")}
-        assert max(elapsed.values()) < 1.7, elapsed
+        # Side by side, each within about one busy timeout; queued one behind another they would
+        # take up to the four timeouts together (what the test tells apart, with room for a slow machine).
+        assert max(elapsed.values()) < 3.0, elapsed
     finally:
         bot.storage.close()
 

@@ -391,5 +391,5 @@ def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> 
     outcome = app.history.press_rematch(ctx, kind, ids)
     if isinstance(outcome, RematchRefused):
         return present_stats.rematch_refused(ctx.lang, outcome)
-    return presenters.replies(app.games, ctx.lang, outcome)
+    return presenters.replies(app.games, ctx.lang, outcome.outcome)
 

@@ -16,6 +16,7 @@ from bot.service.commands import BadArgument, parse_new, parse_play
 from bot.service.features.common import Ctx
 from bot.service.features.play import Play
 from bot.service.features.results import GameStarted
+from bot.service.features.results_stats import Rematched, RematchRefused
 from bot.service.features.results_games import (
     BoardShown,
     BotDrawAnswer,
@@ -46,6 +47,7 @@ TYPED = {
     "opponent.py": ("start_game", "answer_draw"),
     "challenges.py": ("open_challenge", "accept", "decline", "cancel", "list_games", "press_challenge"),
     "games.py": ("resolve",),
+    "history.py": ("press_rematch",),
 }
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
 
@@ -155,6 +157,43 @@ def test_challenges_return_what_happened(chat):
     assert isinstance(started, GameStarted) and started.game.white_id == "ana"
     cancelled = app.challenges.cancel(ctx_of(chat, "carl"), ChallengeRef())
     assert cancelled == ChallengesCancelled((third.challenge.id,), ())
+
+
+def test_the_rematch_button_says_what_it_became(chat):
+    """Typed: a challenge to the opponent with the colours swapped, refused when pressed again,
+    and the opponent's press accepts it (the chat layer words each as /new and /accept would)."""
+    from bot.service.registry import ButtonKind
+
+    app = chat.service.app
+    game = chat.new_game("ana", "bob", "spanish")
+    chat.say("bob", "/resign")
+    chat.say("bob", "/resign")
+    assert chat.game(game).status == "finished"
+    opened = app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game])
+    assert isinstance(opened, Rematched) and opened.how == "challenge"
+    assert isinstance(opened.outcome, ChallengeOpened)
+    ch = opened.outcome.challenge
+    assert (ch.challenger_id, ch.color, ch.variant, ch.target_username) == ("ana", "black", "spanish", "bob")
+    assert app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game]) == RematchRefused("open", ch.id)
+    assert app.history.press_rematch(ctx_of(chat, "eve"), ButtonKind.REMATCH, [game]) == \
+        RematchRefused("not_player", game)
+    accepted = app.history.press_rematch(ctx_of(chat, "bob"), ButtonKind.REMATCH, [game])
+    assert isinstance(accepted, Rematched) and accepted.how == "accept"
+    assert isinstance(accepted.outcome, GameStarted) and accepted.outcome.game.white_id == "bob"
+
+
+def test_the_rematch_against_the_bot_is_a_bot_game(chat):
+    from bot.service.registry import ButtonKind
+
+    chat.say("ana", "/play italian level 2 white 2h")
+    game = chat.rows("games")[-1].id
+    chat.resign("ana")
+    again = chat.service.app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game])
+    assert isinstance(again, Rematched) and again.how == "bot"
+    assert isinstance(again.outcome, BotGameStarted) and again.outcome.color == "black"
+    assert (again.outcome.game.bot_level, again.outcome.game.move_seconds) == (2, 7200)
+    assert chat.service.settle(20)              # the bot, white, plays first
+    assert len(chat.storage.moves(again.outcome.game.id)) == 1
 
 
 def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat):

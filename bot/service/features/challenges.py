@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from bot.rules import (
     Position,
 )
 from bot.service.commands import (
-    BadArgument,
     NewGameArgs,
-    game_ref,
-    parse_new,
 )
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
@@ -48,17 +42,6 @@ class Challenges(UseCase):
     def __init__(self, runtime: Runtime, outlet: Outlet, games: Games) -> None:
         super().__init__(runtime, outlet)
         self.games = games
-
-    def cmd_new(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """/new worded: kept for the rematch button (``History.press_rematch``), which still
-        returns replies; the chat's /new calls ``open_challenge``."""
-        from bot.service.present_games import present_game
-
-        try:
-            spec = parse_new(args)
-        except BadArgument as err:
-            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="new.usage"))
-        return present_game(ctx.lang, self.open_challenge(ctx, spec))
 
     def open_challenge(self, ctx: Ctx, spec: NewGameArgs) -> ChallengeOpened | Refused:
         """Open a challenge to the chat or to one @user."""
@@ -178,14 +161,6 @@ class Challenges(UseCase):
         if ch.status != "open":
             return Refused("challenge.closed", private=private, values=ident)
         return ch
-
-    def cmd_accept(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | GameStarted]:
-        """/accept as replies and a GameStarted: kept for the rematch button
-        (``History.press_rematch``); the chat's /accept calls ``accept``."""
-        from bot.service.present_games import present_game
-
-        outcome = self.accept(ctx, ChallengeRef(game_ref(args)[0]))
-        return [outcome] if isinstance(outcome, GameStarted) else present_game(ctx.lang, outcome)
 
     def accept(self, ctx: Ctx, request: ChallengeRef) -> GameStarted | ChallengeChoice | Refused:
         """Accept a challenge: the game starts."""

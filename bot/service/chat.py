@@ -137,8 +137,8 @@ def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     try:
         spec = parse_new(args)
     except BadArgument as err:
-        return presenters.replies(app.games, ctx.lang, refused_usage(err, "new.usage"))
-    return presenters.replies(app.games, ctx.lang, app.challenges.open_challenge(ctx, spec))
+        return presenters.replies(ctx.lang, refused_usage(err, "new.usage"))
+    return presenters.replies(ctx.lang, app.challenges.open_challenge(ctx, spec))
 
 
 @command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
@@ -148,23 +148,23 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     try:
         spec = parse_play(args)
     except BadArgument as err:
-        return presenters.replies(app.games, ctx.lang, refused_usage(err, "play.usage"))
-    return presenters.replies(app.games, ctx.lang, app.opponent.start_game(ctx, spec))
+        return presenters.replies(ctx.lang, refused_usage(err, "play.usage"))
+    return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec))
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
 def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.accept(ctx, ChallengeRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.challenges.accept(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
 def decline(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.decline(ctx, ChallengeRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.challenges.decline(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True)
 def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.cancel(ctx, ChallengeRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.challenges.cancel(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
@@ -176,23 +176,23 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if ref is None and asks_for_bot(words) and not app.games.my_games(ctx):
         # "/jugar contra la máquina": /jugar is /move, but this asks for /play.
         return [Reply(t(ctx.lang, "move.play_instead"))]
-    return presenters.replies(app.games, ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
+    return presenters.replies(ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
 
 
 @command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)
 def board(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.board(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.board(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS, needs_game=True, ref_only=True)
 def draw(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.draw(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.draw(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,), Permission.PLAYERS, needs_game=True,
          ref_only=True)
 def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.resign(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.resign(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
@@ -262,23 +262,23 @@ def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if asks_for_history(args):
         return history(app, ctx, args[1:])
     if not args:
-        return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx))
+        return presenters.replies(ctx.lang, app.challenges.list_games(ctx))
     if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
-        return presenters.replies(app.games, ctx.lang, Refused("games.usage"))
-    return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx, int(args[0])))
+        return presenters.replies(ctx.lang, Refused("games.usage"))
+    return presenters.replies(ctx.lang, app.challenges.list_games(ctx, int(args[0])))
 
 
 @command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))
 def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if len(args) > 1 or (args and not args[0].startswith("@")):
-        return present_stats.history(app.games, ctx.lang, Usage("history"))
+        return present_stats.history(ctx.lang, Usage("history"))
     request = HistoryRequest(args[0] if args else None)
-    return present_stats.history(app.games, ctx.lang, app.history.history(ctx, request))
+    return present_stats.history(ctx.lang, app.history.history(ctx, request))
 
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
 def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.pdn(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.pdn(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))
@@ -358,7 +358,7 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 @button(ButtonKind.ACCEPT, 1)
 @button(ButtonKind.DECLINE, 1)
 def press_challenge(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.press_challenge(ctx, kind, ids))
+    return presenters.replies(ctx.lang, app.challenges.press_challenge(ctx, kind, ids))
 
 
 @button(ButtonKind.PIECES, 2)
@@ -368,7 +368,7 @@ def press_challenge(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -
 @button(ButtonKind.DRAW, 2)
 @button(ButtonKind.RESIGN, 2)
 def press_game(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.press_game(ctx, kind, ids))
+    return presenters.replies(ctx.lang, app.play.press_game(ctx, kind, ids))
 
 
 @button(ButtonKind.PUZZLE_SELECT, 3)
@@ -391,5 +391,5 @@ def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> 
     outcome = app.history.press_rematch(ctx, kind, ids)
     if isinstance(outcome, RematchRefused):
         return present_stats.rematch_refused(ctx.lang, outcome)
-    return presenters.replies(app.games, ctx.lang, outcome.outcome)
+    return presenters.replies(ctx.lang, outcome.outcome)
 

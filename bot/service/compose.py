@@ -130,7 +130,7 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
     challenges = Challenges(runtime, outlet, games)
     play = Play(runtime, outlet, games, opponent, puzzles)
     # The analysis report comes later through the outbox: the chat layer's presenter words and draws it.
-    analysis = Analysis(runtime, outlet, games, lambda lang, report: present_stats.analysis_report(games, lang, report))
+    analysis = Analysis(runtime, outlet, games, present_stats.analysis_report)
     settings = Settings(runtime, outlet, games)
     history = History(runtime, outlet, games, challenges, opponent)
     clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)

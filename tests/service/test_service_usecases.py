@@ -199,7 +199,7 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
     drawing = {path.name for path in root.glob("*.py")
                if any(m.startswith(("renderers", "bot.service.boards", "bot.service.present_games"))
                       for m in imported_modules(path))}
-    assert drawing == {"games.py"}
+    assert drawing == set()
     assert not any(m.startswith("renderers") for m in imported_modules(root / "ratings.py"))
 
 

@@ -16,7 +16,6 @@ from bot.service.commands import BadArgument, parse_new, parse_play
 from bot.service.features.common import Ctx
 from bot.service.features.play import Play
 from bot.service.features.results import GameStarted
-from bot.service.features.results_stats import Rematched, RematchRefused
 from bot.service.features.results_games import (
     BoardShown,
     BotDrawAnswer,
@@ -36,6 +35,7 @@ from bot.service.features.results_games import (
     ResignAsked,
     TimedOut,
 )
+from bot.service.features.results_stats import Rematched, RematchRefused
 
 FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
 # Modules whose answers to the caller are all typed (no wording at all in them).

@@ -50,7 +50,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("engine", ("bot.ai.*",), may_import=("bot.rules.*",)),
     Layer("puzzles", ("bot.puzzles.*",), may_import=("bot.rules.*", "bot.ai.*")),
     Layer("ratings maths", ("bot.ratings.*",), may_import=()),
-    Layer("catalogs", ("bot.i18n.*",), may_import=()),
+    Layer("language codes", ("bot.languages",), may_import=()),
+    Layer("catalogs", ("bot.i18n.*",), may_import=("bot.languages",)),
     Layer("redaction", ("bot.redact",), may_import=()),
     # Use cases know no chat platform and render nothing (they return results a presenter turns
     # into replies).  When the chat layer has a package of its own, add it to must_not_import.

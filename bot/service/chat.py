@@ -138,7 +138,7 @@ def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         spec = parse_new(args)
     except BadArgument as err:
         return presenters.replies(ctx.lang, refused_usage(err, "new.usage"))
-    return presenters.replies(ctx.lang, app.challenges.open_challenge(ctx, spec))
+    return presenters.replies(ctx.lang, app.challenges.open_challenge(ctx, spec, ctx.lang))
 
 
 @command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
@@ -149,7 +149,7 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         spec = parse_play(args)
     except BadArgument as err:
         return presenters.replies(ctx.lang, refused_usage(err, "play.usage"))
-    return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec))
+    return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec, ctx.lang))
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
@@ -220,7 +220,7 @@ def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     request = present_puzzles.parse_puzzle(ctx.lang, args)
     if isinstance(request, Reply):
         return [request]
-    return present_puzzles.present(ctx.lang, app.puzzles.puzzle(ctx, request))
+    return present_puzzles.present(ctx.lang, app.puzzles.puzzle(ctx, request, ctx.lang))
 
 
 @command("hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),))
@@ -240,7 +240,9 @@ def stats(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
          (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT)))
 def top(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     request = parse_top(args)
-    return present_stats.top(ctx.lang, request if isinstance(request, Usage) else app.ratings.top(ctx, request))
+    if isinstance(request, Usage):
+        return present_stats.top(ctx.lang, request)
+    return present_stats.top(ctx.lang, app.ratings.top(ctx, request, ctx.lang))
 
 
 def parse_top(args: list[str]) -> TopRequest | Usage:
@@ -286,7 +288,7 @@ def rules(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     variant = parse_variant(args) if args else None
     if args and variant is None:
         return present_stats.rules(ctx.lang, UnknownVariant(" ".join(args)))
-    return present_stats.rules(ctx.lang, app.settings.rules(ctx, variant))
+    return present_stats.rules(ctx.lang, app.settings.rules(ctx, variant, ctx.lang))
 
 
 @command("lang", _aliases(("idioma",), ("lingua",), ("language",)), (Arg("language", ArgKind.LANGUAGE, required=True),),
@@ -329,7 +331,7 @@ def settings_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         return lang(app, ctx, args[1:])
     elif args:
         return present_stats.settings(ctx.lang, Usage("settings"))
-    return present_stats.settings(ctx.lang, app.settings.settings(ctx, request))
+    return present_stats.settings(ctx.lang, app.settings.settings(ctx, request, ctx.lang))
 
 
 @command("notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
@@ -388,7 +390,7 @@ def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int])
 
 @button(ButtonKind.REMATCH, 1)
 def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    outcome = app.history.press_rematch(ctx, kind, ids)
+    outcome = app.history.press_rematch(ctx, kind, ids, ctx.lang)
     if isinstance(outcome, RematchRefused):
         return present_stats.rematch_refused(ctx.lang, outcome)
     return presenters.replies(ctx.lang, outcome.outcome)

@@ -119,10 +119,10 @@ def test_playing_returns_what_happened(chat):
 
 def test_the_bot_opponent_returns_what_happened(chat):
     app = chat.service.app
-    started = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian", "l1", "white"]))
+    started = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian", "l1", "white"]), "en")
     assert isinstance(started, BotGameStarted) and started.player == "Ana" and started.color == "white"
     assert started.game.bot_level == 1
-    again = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian"]))
+    again = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian"]), "en")
     assert again == Refused("play.already", values=(("id", started.game.id),))
     answer = app.play.draw(ctx_of(chat, "ana"), GameRef())
     # At the start the bot stands level with men on the board: it plays on.
@@ -137,11 +137,11 @@ def test_the_bot_opponent_returns_what_happened(chat):
 def test_challenges_return_what_happened(chat):
     app = chat.service.app
     assert app.challenges.list_games(ctx_of(chat, "ana")) == Refused("games.empty")
-    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["italian", "white"]))
+    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["italian", "white"]), "en")
     assert isinstance(opened, ChallengeOpened) and opened.challenge.challenger_name == "Ana"
     assert app.challenges.accept(ctx_of(chat, "ana"), ChallengeRef()) == Refused("accept.only_own",
                                                                      values=(("ids", f"#{opened.challenge.id}"),))
-    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["@bob"]))
+    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["@bob"]), "en")
     assert isinstance(targeted, ChallengeOpened)
     listed = app.challenges.list_games(ctx_of(chat, "eve"))
     assert isinstance(listed, GamesPage) and len(listed.challenges) == 2 and listed.games == ()
@@ -149,7 +149,7 @@ def test_challenges_return_what_happened(chat):
     assert choice == Refused("decline.none")
     declined = app.challenges.decline(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(declined, ChallengeDeclined) and declined.challenge.id == targeted.challenge.id
-    third = app.challenges.open_challenge(ctx_of(chat, "carl"), parse_new([]))
+    third = app.challenges.open_challenge(ctx_of(chat, "carl"), parse_new([]), "en")
     assert isinstance(third, ChallengeOpened)
     which = app.challenges.accept(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(which, ChallengeChoice) and which.reason == "accept.which" and len(which.challenges) == 2
@@ -169,15 +169,16 @@ def test_the_rematch_button_says_what_it_became(chat):
     chat.say("bob", "/resign")
     chat.say("bob", "/resign")
     assert chat.game(game).status == "finished"
-    opened = app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game])
+    opened = app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game], "en")
     assert isinstance(opened, Rematched) and opened.how == "challenge"
     assert isinstance(opened.outcome, ChallengeOpened)
     ch = opened.outcome.challenge
     assert (ch.challenger_id, ch.color, ch.variant, ch.target_username) == ("ana", "black", "spanish", "bob")
-    assert app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game]) == RematchRefused("open", ch.id)
-    assert app.history.press_rematch(ctx_of(chat, "eve"), ButtonKind.REMATCH, [game]) == \
+    again = app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game], "en")
+    assert again == RematchRefused("open", ch.id)
+    assert app.history.press_rematch(ctx_of(chat, "eve"), ButtonKind.REMATCH, [game], "en") == \
         RematchRefused("not_player", game)
-    accepted = app.history.press_rematch(ctx_of(chat, "bob"), ButtonKind.REMATCH, [game])
+    accepted = app.history.press_rematch(ctx_of(chat, "bob"), ButtonKind.REMATCH, [game], "en")
     assert isinstance(accepted, Rematched) and accepted.how == "accept"
     assert isinstance(accepted.outcome, GameStarted) and accepted.outcome.game.white_id == "bob"
 
@@ -188,7 +189,7 @@ def test_the_rematch_against_the_bot_is_a_bot_game(chat):
     chat.say("ana", "/play italian level 2 white 2h")
     game = chat.rows("games")[-1].id
     chat.resign("ana")
-    again = chat.service.app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game])
+    again = chat.service.app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game], "en")
     assert isinstance(again, Rematched) and again.how == "bot"
     assert isinstance(again.outcome, BotGameStarted) and again.outcome.color == "black"
     assert (again.outcome.game.bot_level, again.outcome.game.move_seconds) == (2, 7200)

@@ -43,15 +43,16 @@ class Challenges(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
 
-    def open_challenge(self, ctx: Ctx, spec: NewGameArgs) -> ChallengeOpened | Refused:
-        """Open a challenge to the chat or to one @user."""
+    def open_challenge(self, ctx: Ctx, spec: NewGameArgs, lang: str) -> ChallengeOpened | Refused:
+        """Open a challenge to the chat or to one @user (of the chat's variant when ``spec`` names
+        none: ``lang``, the chat's language, is its last guess)."""
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
             return Refused("new.self")
         mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
             return Refused("new.too_many", values=(("max", MAX_OPEN_CHALLENGES),))
-        variant = spec.variant or self.games.default_variant(ctx)
+        variant = spec.variant or self.games.default_variant(ctx, lang)
         cid = self.storage.challenges.create(NewChallenge(
             platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=_name(ev),
             target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,

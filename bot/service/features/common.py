@@ -13,7 +13,7 @@ from bot.rules import (
 from bot.service.commands import (
     clean_text,
 )
-from bot.service.events import Button, ChatEvent
+from bot.service.events import ChatEvent
 from bot.storage import BOT_ID
 from bot.storage.records import ChatRecord, GameRecord
 
@@ -83,13 +83,6 @@ def _stored_result(row: GameRecord) -> Result:
     if row.result_score is None or row.result_reason is None:
         raise ValueError(f"game {row.id} has no stored result")
     return Result(row.result_score, row.result_reason, row.winner)
-
-
-def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
-    """Buttons in rows that fit every platform (Discord: 5 rows of 5)."""
-    limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
-    buttons = buttons[:limit]
-    return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
 
 
 def _resign_key(game_id: int, user_id: str) -> str:

@@ -7,7 +7,7 @@ import dataclasses
 import time
 from typing import Any
 
-from bot.i18n import pick_language
+from bot.languages import pick_language
 from bot.rules import (
     VARIANTS,
     Color,
@@ -271,9 +271,10 @@ class Games(UseCase):
         finished = self.finish_game(row, game.lose_on_time(game.turn), now)
         return LostOnTime(row.id, lang, GameState.of(finished))
 
-    def default_variant(self, ctx: Ctx) -> str:
+    def default_variant(self, ctx: Ctx, lang: str | None) -> str:
         """The chat's own setting, else what it plays (its puzzle of the day, else the variant of
-        most of its recent games), and only then a guess from its language."""
+        most of its recent games), and only then a guess from its language ``lang`` (the chat
+        layer's to know; None: not known)."""
         if ctx.chat.variant in VARIANTS:
             return ctx.chat.variant
         sub = self.storage.subscription(*ctx.key)
@@ -283,4 +284,4 @@ class Games(UseCase):
         if recent:
             # Most played; on a tie, the one played last (find_games is newest first).
             return max(dict.fromkeys(recent), key=recent.count)
-        return "spanish" if ctx.lang == "es" else "italian"
+        return "spanish" if lang == "es" else "italian"

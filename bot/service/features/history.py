@@ -50,8 +50,7 @@ class History(UseCase):
         return FinishedGames(self.storage.find_games(*ctx.key, status="finished", limit=HISTORY_SIZE,
                                                      user_id=user_id))
 
-    def press_rematch(self, ctx: Ctx, kind: ButtonKind,
-                      ids: list[int]) -> RematchOutcome:
+    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int], lang: str) -> RematchOutcome:
         """The Rematch button of a finished game: the same game with the colours swapped (against
         the bot it starts at once, as /play would; against a person it is a challenge to them, as
         /new would, or the acceptance of theirs when they pressed first)."""
@@ -65,7 +64,7 @@ class History(UseCase):
         color = "black" if was_white else "white"
         if row.bot_level is not None:
             return Rematched("bot", self.opponent.start_game(
-                ctx, PlayArgs(row.variant, row.bot_level, color, row.move_seconds)))
+                ctx, PlayArgs(row.variant, row.bot_level, color, row.move_seconds), lang))
         other = row.black_id if was_white else row.white_id
         player = self.storage.player(row.platform, other) if other != BOT_ID else None
         # A second press (or the other player's, after theirs) opens no second challenge.
@@ -78,7 +77,7 @@ class History(UseCase):
             if ch.challenger_id == other and ch.target_username and _is_user(ctx.event, ch.target_username):
                 return Rematched("accept", self.challenges.accept(ctx, ChallengeRef(ch.id)))
         return Rematched("challenge", self.challenges.open_challenge(
-            ctx, NewGameArgs(row.variant, color, handle, row.move_seconds)))
+            ctx, NewGameArgs(row.variant, color, handle, row.move_seconds), lang))
 
 
 def asks_for_history(args: list[str]) -> bool:

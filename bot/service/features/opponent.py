@@ -42,14 +42,15 @@ class Opponent(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
 
-    def start_game(self, ctx: Ctx, spec: PlayArgs) -> BotGameStarted | Refused:
-        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
+    def start_game(self, ctx: Ctx, spec: PlayArgs, lang: str) -> BotGameStarted | Refused:
+        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]
+        (no variant: the chat's, ``lang`` - its language - the last guess)."""
         ev = ctx.event
         mine = [g for g in self.storage.bot_games(ev.platform)
                 if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]
         if len(mine) >= MAX_BOT_GAMES:
             return Refused("play.already", values=(("id", mine[0].id),))
-        variant = spec.variant or self.games.default_variant(ctx)
+        variant = spec.variant or self.games.default_variant(ctx, lang)
         color = spec.color if spec.color != "random" else self.rng.choice(["white", "black"])
         # Stored neutral: each language renders the bot's name when it shows the game.
         stored = neutral_bot_name(spec.level)

@@ -4,20 +4,16 @@ board never holds the database's write lock."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from bot.i18n import t
 from bot.service import boards, present_puzzles
 from bot.service.events import Reply
 from bot.service.features.common import _ids, reply_flipped
 from bot.service.features.results import (
     GameStarted,
-    Leaderboard,
     MoveIllegal,
     MoveMade,
     MoveOutcome,
     MoveStale,
-    RatingChart,
 )
 from bot.service.features.results_games import GameResult
 from bot.service.features.results_puzzles import Acted
@@ -32,34 +28,18 @@ from bot.service.present_games import (
     to_move_line,
     turn_ping,
 )
-from bot.service.wording import day_words, illegal_move_text, variant_name
-from renderers.charts import render_rating_chart, render_table
-
-# What a use case may return for a chat: replies it still words itself, or typed results.
-Result = Reply | RatingChart | Leaderboard | GameStarted | GameResult
+from bot.service.wording import illegal_move_text, variant_name
 
 
-def replies(lang: str,
-            outcome: Sequence[Result] | MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:
-    """The replies to what a use case returned: replies as they are (a use case that still words
-    its own answers), typed results presented."""
+def replies(lang: str, outcome: MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:
+    """The replies to what a use case of games returned, or a move that answered a puzzle."""
     if isinstance(outcome, Acted):
         return present_puzzles.present(lang, outcome)     # a puzzle answered with /move
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
         return present_move(lang, outcome)
     if isinstance(outcome, GameStarted):
         return present_game_start(lang, outcome)
-    if isinstance(outcome, GameResult):
-        return present_game(lang, outcome)
-    out: list[Reply] = []
-    for item in outcome:
-        if isinstance(item, GameStarted):
-            out += present_game_start(lang, item)
-        elif isinstance(item, GameResult):
-            out += present_game(lang, item)
-        else:
-            out.append(present(lang, item))
-    return out
+    return present_game(lang, outcome)
 
 
 def present_game_start(lang: str, started: GameStarted) -> list[Reply]:
@@ -74,17 +54,6 @@ def present_game_start(lang: str, started: GameStarted) -> list[Reply]:
     lines.append(to_move_line(lang, row, started.now))
     reply = board_reply(lang, row, "\n".join(lines))
     return [reply, *turn_ping(lang, row, started.turn, reply), *(closed_edit(e) for e in started.edits)]
-
-
-def present(lang: str, item: Reply | RatingChart | Leaderboard) -> Reply:
-    """One result as a reply: a chart or a table drawn under its text."""
-    if isinstance(item, RatingChart):
-        image = (render_rating_chart(item.series, lambda day: day_words(lang, day), title=item.title)
-                 if item.series else None)
-        return Reply(item.text, image=image)
-    if isinstance(item, Leaderboard):
-        return Reply(item.text, image=render_table(item.title, item.headers, item.rows))
-    return item
 
 
 def present_move(lang: str, outcome: MoveOutcome) -> list[Reply]:

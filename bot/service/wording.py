@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from bot.i18n import STANDING_VALUES, catalog, t, tn
 from bot.rules import VARIANTS, Color, Detail, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
 from bot.service.events import Button
-from bot.service.features.common import BUTTONS_PER_ROW, MAX_BUTTON_ROWS
+from bot.service.features.common import BUTTONS_PER_ROW, LISTED_PER_PAGE, MAX_BUTTON_ROWS
 
 MAX_LISTED = 8
 
@@ -232,8 +232,8 @@ def ordinal(lang: str, n: int) -> str:
 
 
 # A listing is one message on every platform (Discord's 2,000 characters are the smallest limit):
-# at most this many entries, each cut to LISTED_LINE characters, the rest summed up or paged.
-LISTED_PER_PAGE = 15
+# at most LISTED_PER_PAGE entries (the use cases page by it), each cut to LISTED_LINE characters,
+# the rest summed up or paged.
 LISTED_LINE = 110
 
 

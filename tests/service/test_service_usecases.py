@@ -196,7 +196,7 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
     # They know no chat either (issue 18): no catalog, no presenter, no drawing of boards, charts
     # or tables, for every module of the use cases (the games' presenters imported by a use case
     # count: they word and draw for it).
-    wording = ("bot.i18n", "bot.service.present", "bot.service.boards", "renderers")
+    wording = ("bot.i18n", "bot.service.present", "bot.service.boards", "bot.service.wording", "renderers")
     drawing = {path.name: sorted(m for m in imported_modules(path) if m.startswith(wording))
                for path in root.glob("*.py")}
     assert {name: found for name, found in drawing.items() if found} == {}

@@ -11,6 +11,7 @@ from bot.service.commands import (
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
+    LISTED_PER_PAGE,
     MAX_OPEN_CHALLENGES,
     Ctx,
     _ids,
@@ -31,7 +32,6 @@ from bot.service.features.results_games import (
 )
 from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.service.registry import ButtonKind
-from bot.service.wording import LISTED_PER_PAGE
 from bot.storage.records import ChallengeRecord, GameRecord
 from bot.storage.repositories import NewChallenge, NewGame
 

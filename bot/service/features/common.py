@@ -25,6 +25,8 @@ CHALLENGE_LIFETIME = 24 * 3600
 # A second /resign within this many seconds confirms the first.
 RESIGN_CONFIRM_SECONDS = 60
 BUTTONS_PER_ROW = 5
+# A listing (/games) shows at most this many entries a page: one message on every platform.
+LISTED_PER_PAGE = 15
 # A running process notes it is alive at most this often (from tick); a start-up finding the
 # last note older than the threshold treats the gap as downtime and extends the deadlines.
 HEARTBEAT_SECONDS = 30.0

@@ -212,3 +212,20 @@ def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat)
     replies = chat.press("ana", action(ButtonKind.SELECT, gid, 0, 22))
     assert len(replies) == 1 and replies[0].private and replies[0].image is not None
     assert chat.game(gid).status == "finished"
+
+
+def test_a_chat_that_speaks_spanish_plays_spanish_draughts_unless_it_says_otherwise(chat):
+    """The chat layer passes the chat's language to the use cases that guess its variant (they no
+    longer read it from the context): /new, /play, /rules and /settings all guess Spanish."""
+    from bot.service.wording import variant_name
+
+    chat.say("ana", "/lang es", admin=True)
+    # Before any game here says what the chat plays.
+    assert variant_name("es", "spanish") in chat.text("eve", "/rules").lower()
+    assert variant_name("es", "spanish") in chat.text("eve", "/settings").lower()
+    cid = chat.challenge("ana")
+    assert chat.storage.challenge(cid).variant == "spanish"
+    chat.say("bob", "/play white")
+    assert chat.rows("games")[-1].variant == "spanish" and chat.rows("games")[-1].bot_level is not None
+    chat.say("ana", "/settings variant italian", admin=True)
+    assert chat.storage.challenge(chat.challenge("eve")).variant == "italian"

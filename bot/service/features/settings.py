@@ -46,7 +46,7 @@ class Settings(UseCase):
         return row.variant if row else self.games.default_variant(ctx, lang)
 
     def set_language(self, ctx: Ctx, lang: str) -> LanguageSet:
-        """Set the chat's language (a code of bot.i18n.LANGUAGES)."""
+        """Set the chat's language (a code of bot.languages.LANGUAGES)."""
         self.storage.players.update_chat(*ctx.key, ChatChange(language=lang))
         return LanguageSet(lang)
 

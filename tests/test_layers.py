@@ -50,12 +50,18 @@ LAYERS: tuple[Layer, ...] = (
     Layer("engine", ("bot.ai.*",), may_import=("bot.rules.*",)),
     Layer("puzzles", ("bot.puzzles.*",), may_import=("bot.rules.*", "bot.ai.*")),
     Layer("ratings maths", ("bot.ratings.*",), may_import=()),
-    Layer("catalogs", ("bot.i18n.*",), may_import=()),
+    Layer("language codes", ("bot.languages",), may_import=()),
+    Layer("catalogs", ("bot.i18n.*",), may_import=("bot.languages",)),
     Layer("redaction", ("bot.redact",), may_import=()),
     # Use cases know no chat platform and render nothing (they return results a presenter turns
     # into replies).  When the chat layer has a package of its own, add it to must_not_import.
     Layer("use cases", ("bot.service.features.*", "bot.service.usecases.*"),
-          must_not_import=("bot.platforms.*", "renderers.*", *ROOTS)),
+          must_not_import=("bot.platforms.*", "renderers.*", *ROOTS,
+                           # nor words or draws anything: the chat layer and its presenters do
+                           "bot.i18n.*", "bot.service.chat", "bot.service.presenters", "bot.service.present_games",
+                           "bot.service.present_challenges", "bot.service.present_puzzles",
+                           "bot.service.present_stats", "bot.service.present_notices", "bot.service.boards",
+                           "bot.service.wording")),
     Layer("service", ("bot.service.*",), must_not_import=("bot.platforms.*", *ROOTS)),
     # Storage sits below the service: it knows records, not use cases, chats or images.
     Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),

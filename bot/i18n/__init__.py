@@ -7,8 +7,11 @@ from collections.abc import Callable
 from functools import cache
 from importlib import resources
 
-LANGUAGES = ("es", "it", "en")
-DEFAULT_LANGUAGE = "en"
+# The language codes live apart from the catalogs (use cases pick a code without any wording).
+from bot.languages import DEFAULT_LANGUAGE as DEFAULT_LANGUAGE
+from bot.languages import LANGUAGES as LANGUAGES
+from bot.languages import pick_language as pick_language
+
 # Article contractions a filled-in name can bring about ('Turno de el bot' -> 'Turno del bot',
 # 'Tocca a il bot' -> 'Tocca al bot'): applied to messages with values only.
 CONTRACTIONS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -28,16 +31,6 @@ STANDING_VALUES: dict[str, Callable[[str], str]] = {}
 def catalog(lang: str) -> dict[str, str]:
     """The messages of one language."""
     return json.loads(resources.files(__package__).joinpath(f"{lang}.json").read_text(encoding="utf-8"))
-
-
-def pick_language(*candidates: str | None) -> str:
-    """The first candidate we have a catalog for ('es-AR' counts as 'es'), else English."""
-    for cand in candidates:
-        if cand:
-            code = cand.strip().lower().replace("_", "-").split("-")[0]
-            if code in LANGUAGES:
-                return code
-    return DEFAULT_LANGUAGE
 
 
 def t(lang: str, key: str, /, **values: object) -> str:

@@ -137,8 +137,8 @@ def new(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     try:
         spec = parse_new(args)
     except BadArgument as err:
-        return presenters.replies(app.games, ctx.lang, refused_usage(err, "new.usage"))
-    return presenters.replies(app.games, ctx.lang, app.challenges.open_challenge(ctx, spec))
+        return presenters.replies(ctx.lang, refused_usage(err, "new.usage"))
+    return presenters.replies(ctx.lang, app.challenges.open_challenge(ctx, spec, ctx.lang))
 
 
 @command("play", _aliases(("maquina", "máquina", "bot"), ("computer", "bot"), ("bot",)),
@@ -148,23 +148,23 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     try:
         spec = parse_play(args)
     except BadArgument as err:
-        return presenters.replies(app.games, ctx.lang, refused_usage(err, "play.usage"))
-    return presenters.replies(app.games, ctx.lang, app.opponent.start_game(ctx, spec))
+        return presenters.replies(ctx.lang, refused_usage(err, "play.usage"))
+    return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec, ctx.lang))
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)
 def accept(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.accept(ctx, ChallengeRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.challenges.accept(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("decline", _aliases(("rechazar",), ("rifiuta",)), (ID,), ref_only=True)
 def decline(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.decline(ctx, ChallengeRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.challenges.decline(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("cancel", _aliases(("cancelar",), ("annulla",)), (ID,), ref_only=True)
 def cancel(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.cancel(ctx, ChallengeRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.challenges.cancel(ctx, ChallengeRef(game_ref(args)[0])))
 
 
 @command("move", _aliases(("mover", "jugar"), ("muovi", "gioca"), ("m",)),
@@ -176,23 +176,23 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if ref is None and asks_for_bot(words) and not app.games.my_games(ctx):
         # "/jugar contra la máquina": /jugar is /move, but this asks for /play.
         return [Reply(t(ctx.lang, "move.play_instead"))]
-    return presenters.replies(app.games, ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
+    return presenters.replies(ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
 
 
 @command("board", _aliases(("tablero",), ("damiera",)), (GAME,), needs_game=True, ref_only=True)
 def board(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.board(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.board(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("draw", _aliases(("tablas",), ("patta",)), (GAME,), Permission.PLAYERS, needs_game=True, ref_only=True)
 def draw(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.draw(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.draw(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("resign", _aliases(("abandonar", "rendirse"), ("abbandona",)), (GAME,), Permission.PLAYERS, needs_game=True,
          ref_only=True)
 def resign(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.resign(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.resign(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("analysis", _aliases(("analisis", "análisis"), ("analisi",), ("analyse", "analyze")), (GAME,))
@@ -220,7 +220,7 @@ def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     request = present_puzzles.parse_puzzle(ctx.lang, args)
     if isinstance(request, Reply):
         return [request]
-    return present_puzzles.present(ctx.lang, app.puzzles.puzzle(ctx, request))
+    return present_puzzles.present(ctx.lang, app.puzzles.puzzle(ctx, request, ctx.lang))
 
 
 @command("hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),))
@@ -240,7 +240,9 @@ def stats(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
          (Arg("scope", ArgKind.TEXT, choices=("global", "puzzles")), Arg("variant", ArgKind.VARIANT)))
 def top(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     request = parse_top(args)
-    return present_stats.top(ctx.lang, request if isinstance(request, Usage) else app.ratings.top(ctx, request))
+    if isinstance(request, Usage):
+        return present_stats.top(ctx.lang, request)
+    return present_stats.top(ctx.lang, app.ratings.top(ctx, request, ctx.lang))
 
 
 def parse_top(args: list[str]) -> TopRequest | Usage:
@@ -262,23 +264,23 @@ def games(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if asks_for_history(args):
         return history(app, ctx, args[1:])
     if not args:
-        return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx))
+        return presenters.replies(ctx.lang, app.challenges.list_games(ctx))
     if len(args) != 1 or not re.fullmatch(r"[0-9]{1,6}", args[0]) or int(args[0]) < 1:
-        return presenters.replies(app.games, ctx.lang, Refused("games.usage"))
-    return presenters.replies(app.games, ctx.lang, app.challenges.list_games(ctx, int(args[0])))
+        return presenters.replies(ctx.lang, Refused("games.usage"))
+    return presenters.replies(ctx.lang, app.challenges.list_games(ctx, int(args[0])))
 
 
 @command("history", _aliases(("historial",), ("storico", "cronologia")), (Arg("player", ArgKind.USER),))
 def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if len(args) > 1 or (args and not args[0].startswith("@")):
-        return present_stats.history(app.games, ctx.lang, Usage("history"))
+        return present_stats.history(ctx.lang, Usage("history"))
     request = HistoryRequest(args[0] if args else None)
-    return present_stats.history(app.games, ctx.lang, app.history.history(ctx, request))
+    return present_stats.history(ctx.lang, app.history.history(ctx, request))
 
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)
 def pdn(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.pdn(ctx, GameRef(game_ref(args)[0])))
+    return presenters.replies(ctx.lang, app.play.pdn(ctx, GameRef(game_ref(args)[0])))
 
 
 @command("rules", _aliases(("reglas",), ("regole",)), (Arg("variant", ArgKind.VARIANT),))
@@ -286,7 +288,7 @@ def rules(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     variant = parse_variant(args) if args else None
     if args and variant is None:
         return present_stats.rules(ctx.lang, UnknownVariant(" ".join(args)))
-    return present_stats.rules(ctx.lang, app.settings.rules(ctx, variant))
+    return present_stats.rules(ctx.lang, app.settings.rules(ctx, variant, ctx.lang))
 
 
 @command("lang", _aliases(("idioma",), ("lingua",), ("language",)), (Arg("language", ArgKind.LANGUAGE, required=True),),
@@ -329,7 +331,7 @@ def settings_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         return lang(app, ctx, args[1:])
     elif args:
         return present_stats.settings(ctx.lang, Usage("settings"))
-    return present_stats.settings(ctx.lang, app.settings.settings(ctx, request))
+    return present_stats.settings(ctx.lang, app.settings.settings(ctx, request, ctx.lang))
 
 
 @command("notify", _aliases(("avisos", "avisar"), ("avvisi", "avvisa")),
@@ -358,7 +360,7 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 @button(ButtonKind.ACCEPT, 1)
 @button(ButtonKind.DECLINE, 1)
 def press_challenge(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.challenges.press_challenge(ctx, kind, ids))
+    return presenters.replies(ctx.lang, app.challenges.press_challenge(ctx, kind, ids))
 
 
 @button(ButtonKind.PIECES, 2)
@@ -368,7 +370,7 @@ def press_challenge(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -
 @button(ButtonKind.DRAW, 2)
 @button(ButtonKind.RESIGN, 2)
 def press_game(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    return presenters.replies(app.games, ctx.lang, app.play.press_game(ctx, kind, ids))
+    return presenters.replies(ctx.lang, app.play.press_game(ctx, kind, ids))
 
 
 @button(ButtonKind.PUZZLE_SELECT, 3)
@@ -388,8 +390,8 @@ def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int])
 
 @button(ButtonKind.REMATCH, 1)
 def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    outcome = app.history.press_rematch(ctx, kind, ids)
+    outcome = app.history.press_rematch(ctx, kind, ids, ctx.lang)
     if isinstance(outcome, RematchRefused):
         return present_stats.rematch_refused(ctx.lang, outcome)
-    return presenters.replies(app.games, ctx.lang, outcome)
+    return presenters.replies(ctx.lang, outcome.outcome)
 

@@ -8,7 +8,7 @@ from bot.i18n import t
 from bot.rules import Color, Move, Position, Result
 from bot.service import boards
 from bot.service.events import Button, Mention, Reply
-from bot.service.features.common import _ids, _last_move, _rows, _stored_result, bot_to_move, reply_flipped
+from bot.service.features.common import _ids, _last_move, _stored_result, bot_to_move, reply_flipped
 from bot.service.features.results_games import (
     BoardShown,
     BotDrawAnswer,
@@ -34,6 +34,7 @@ from bot.service.features.results_games import (
 from bot.service.present_challenges import challenge_line, closed_edit
 from bot.service.registry import ButtonKind, action
 from bot.service.wording import (
+    button_rows,
     clip_line,
     duration,
     result_text,
@@ -99,7 +100,7 @@ def board_reply(lang: str, row: GameRecord, text: str, replaces: bool = False) -
     buttons: list[list[Button]] = []
     if row.status == "active" and not bot_to_move(row, pos):
         starts = sorted({m.start for m in pos.legal_moves()})
-        buttons = _rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
+        buttons = button_rows([Button(str(sq), action(ButtonKind.SELECT, row.id, row.ply, sq)) for sq in starts])
     elif row.status == "finished":
         buttons = [[Button(t(lang, "button.rematch"), action(ButtonKind.REMATCH, row.id))]]
     return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
@@ -263,7 +264,7 @@ def _select_reply(lang: str, row: GameRecord, square: int) -> Reply:
         same = [m for m in moves if m.end == end]
         command = f"/m {same[0]}" if len(same) == 1 else None
         buttons.append(Button(f"{square}→{end}", action(ButtonKind.DESTINATION, gid, ply, square, end), command))
-    rows = _rows(buttons, reserve=1)
+    rows = button_rows(buttons, reserve=1)
     rows.append([Button(t(lang, "button.back"), action(ButtonKind.PIECES, gid, ply), style="back")])
     return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
                  buttons=rows, replaces_board=True, game_id=gid)
@@ -275,7 +276,7 @@ def _paths_reply(lang: str, row: GameRecord, legal: tuple[Move, ...], matching: 
     # Button n is the route drawn with number n; no more routes are drawn than fit as buttons.
     buttons = [Button(f"{n}: {m}", action(ButtonKind.PATH, gid, ply, legal.index(m)), f"/m {m}")
                for n, m in enumerate(matching, 1)]
-    rows = _rows(buttons, reserve=1)
+    rows = button_rows(buttons, reserve=1)
     shown = matching[:sum(len(r) for r in rows)]
     rows.append([Button(t(lang, "button.back"), action(ButtonKind.PIECES, gid, ply), style="back")])
     view = boards.board_view(pos, *_last_move(row), dots=[matching[0].end], selected=matching[0].start,

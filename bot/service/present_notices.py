@@ -96,7 +96,7 @@ class NoticePresenter:
             return analysis_failed(notice.lang, notice.game_id)
         if isinstance(notice, AnalysisReady):
             report = self.app.analysis.stored_report(notice.game_id, notice.ply)
-            return analysis_report(self.app.games, notice.lang, report)
+            return analysis_report(notice.lang, report)
         raise ValueError(f"no presenter for {type(notice).__name__}")
 
     def bot_moved(self, notice: BotMoved) -> Reply:

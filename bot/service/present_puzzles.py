@@ -17,7 +17,6 @@ from bot.rules import Position
 from bot.service import boards
 from bot.service.commands import parse_variant
 from bot.service.events import Button, Reply
-from bot.service.features.common import _rows
 from bot.service.features.results_puzzles import (
     Acted,
     AnswerIllegal,
@@ -49,7 +48,7 @@ from bot.service.features.results_puzzles import (
     YourPosition,
 )
 from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
-from bot.service.wording import day_words, illegal_rule_text, ordinal, variant_name
+from bot.service.wording import button_rows, day_words, illegal_rule_text, ordinal, variant_name
 from bot.storage.records import PuzzlePostRecord
 
 DEFAULT_TIME = "09:00"
@@ -224,7 +223,7 @@ def puzzle_board(lang: str, board: Board, text: str) -> Reply:
     post, pos, step = board.post, board.position, board.step
     image, board_text = board.picture or draw(pos, board.drawn)
     starts = sorted({m.start for m in pos.legal_moves()})
-    buttons = _rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
+    buttons = button_rows([Button(str(sq), action(ButtonKind.PUZZLE_SELECT, post.id, step, sq)) for sq in starts],
                     reserve=1)
     extra = [Button(t(lang, "button.hint"), action(ButtonKind.PUZZLE_HINT, post.id, step),
                     f"/hint #{post.id}", style="back")]
@@ -251,7 +250,7 @@ def _piece_selected(lang: str, chosen: PieceSelected) -> Reply:
     view = boards.board_view(pos, dots=list(chosen.ends), selected=square, flipped=not pos.white)
     buttons = [Button(f"{square}→{end}", action(ButtonKind.PUZZLE_DEST, post.id, board.step, square, end))
                for end in chosen.ends]
-    rows = _rows(buttons, reserve=1)
+    rows = button_rows(buttons, reserve=1)
     rows.append(_back_row(lang, board))
     return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
                  buttons=rows, post_id=post.id, start_payload=board.payload, replaces_board=board.replaces,
@@ -263,7 +262,7 @@ def _path_to_choose(lang: str, choice: PathToChoose) -> Reply:
     pos, post = board.position, board.post
     buttons = [Button(f"{n}: {move}", action(ButtonKind.PUZZLE_PATH, post.id, board.step, index))
                for n, (index, move, _path) in enumerate(choice.paths, 1)]
-    rows = _rows(buttons, reserve=1)
+    rows = button_rows(buttons, reserve=1)
     shown = choice.paths[:sum(len(r) for r in rows)]
     rows.append(_back_row(lang, board))
     view = boards.board_view(pos, dots=[choice.end], selected=choice.start, flipped=not pos.white,

@@ -12,7 +12,6 @@ from bot.i18n import t, tn
 from bot.rules import Color
 from bot.service import boards
 from bot.service.events import Reply
-from bot.service.features.games import Games
 from bot.service.features.results_stats import (
     AnalysisOutcome,
     AnalysisRefused,
@@ -37,6 +36,7 @@ from bot.service.features.results_stats import (
     VariantRanking,
     VariantSet,
 )
+from bot.service.present_games import names
 from bot.service.wording import clip_line, day_words, variant_name
 from bot.storage.records import GameRecord
 from renderers.charts import render_rating_chart, render_table
@@ -146,19 +146,19 @@ def puzzle_ranking(lang: str, board: PuzzleRanking) -> Reply:
 # -- /history --------------------------------------------------------------------------------------------
 
 
-def history(games: Games, lang: str, outcome: HistoryOutcome | Usage) -> list[Reply]:
+def history(lang: str, outcome: HistoryOutcome | Usage) -> list[Reply]:
     """The chat's last finished games, one line each, with how to see one of them."""
     if isinstance(outcome, Usage | UnknownPlayer):
         return [refusal(lang, outcome)]
     if not outcome.games:
         return [Reply(t(lang, "history.empty"))]
-    lines = [t(lang, "history.header")] + [clip_line(history_line(games, lang, g)) for g in outcome.games]
+    lines = [t(lang, "history.header")] + [clip_line(history_line(lang, g)) for g in outcome.games]
     lines.append(t(lang, "history.outro"))
     return [Reply("\n".join(lines))]
 
 
-def history_line(games: Games, lang: str, g: GameRecord) -> str:
-    white, black = games.names(lang, g)
+def history_line(lang: str, g: GameRecord) -> str:
+    white, black = names(lang, g)
     if g.winner is None:
         result = t(lang, "history.drawn")
     else:
@@ -214,11 +214,11 @@ def analysis_failed(lang: str, game_id: int) -> Reply:
     return Reply(t(lang, "analysis.failed", id=game_id))
 
 
-def analysis_report(games: Games, lang: str, report: AnalysisReport) -> Reply:
+def analysis_report(lang: str, report: AnalysisReport) -> Reply:
     """The report: each side's worst mistakes (or that it made none), the picture of their
     boards with the better move as an arrow over the evaluation graph, and the annotated PDN."""
     row = report.game
-    white, black = games.names(lang, row)
+    white, black = names(lang, row)
     lines = [t(lang, "analysis.title", id=row.id, white=white, black=black)]
     views, captions = [], []
     for side, mistakes in report.mistakes:

@@ -4,81 +4,59 @@ board never holds the database's write lock."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from bot.i18n import t
 from bot.service import boards, present_puzzles
 from bot.service.events import Reply
 from bot.service.features.common import _ids, reply_flipped
-from bot.service.features.games import Games
 from bot.service.features.results import (
     GameStarted,
-    Leaderboard,
     MoveIllegal,
     MoveMade,
     MoveOutcome,
     MoveStale,
-    RatingChart,
 )
 from bot.service.features.results_games import GameResult
 from bot.service.features.results_puzzles import Acted
-from bot.service.present_games import closed_edit, name_of, present_game, turn_ping
-from bot.service.wording import day_words, illegal_move_text, variant_name
-from renderers.charts import render_rating_chart, render_table
+from bot.service.present_games import (
+    board_reply,
+    bot_name,
+    closed_edit,
+    name_of,
+    names,
+    over_text,
+    present_game,
+    to_move_line,
+    turn_ping,
+)
+from bot.service.wording import illegal_move_text, variant_name
 
-# What a use case may return for a chat: replies it still words itself, or typed results.
-Result = Reply | RatingChart | Leaderboard | GameStarted | GameResult
 
-
-def replies(games: Games, lang: str,
-            outcome: Sequence[Result] | MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:
-    """The replies to what a use case returned: replies as they are (a use case that still words
-    its own answers), typed results presented."""
+def replies(lang: str, outcome: MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:
+    """The replies to what a use case of games returned, or a move that answered a puzzle."""
     if isinstance(outcome, Acted):
         return present_puzzles.present(lang, outcome)     # a puzzle answered with /move
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
-        return present_move(games, lang, outcome)
+        return present_move(lang, outcome)
     if isinstance(outcome, GameStarted):
-        return present_game_start(games, lang, outcome)
-    if isinstance(outcome, GameResult):
-        return present_game(lang, outcome)
-    out: list[Reply] = []
-    for item in outcome:
-        if isinstance(item, GameStarted):
-            out += present_game_start(games, lang, item)
-        elif isinstance(item, GameResult):
-            out += present_game(lang, item)
-        else:
-            out.append(present(lang, item))
-    return out
+        return present_game_start(lang, outcome)
+    return present_game(lang, outcome)
 
 
-def present_game_start(games: Games, lang: str, started: GameStarted) -> list[Reply]:
+def present_game_start(lang: str, started: GameStarted) -> list[Reply]:
     """A game that began from a challenge: its board with who plays which side and whose move it
     is, the ping of that player, then the updated messages of the closed challenges."""
     row = started.game
-    white, black = games.names(lang, row)
+    white, black = names(lang, row)
     lines = [t(lang, "game.started", id=row.id, variant=variant_name(lang, row.variant), white=white, black=black)]
     if started.withdrawn:
         key = "challenge.other_withdrawn" if len(started.withdrawn) == 1 else "challenge.others_withdrawn"
         lines.append(t(lang, key, name=started.challenger_name, ids=_ids(started.withdrawn)))
-    lines.append(games.to_move_line(lang, row, started.now))
-    reply = games.board_reply(lang, row, "\n".join(lines))
+    lines.append(to_move_line(lang, row, started.now))
+    reply = board_reply(lang, row, "\n".join(lines))
     return [reply, *turn_ping(lang, row, started.turn, reply), *(closed_edit(e) for e in started.edits)]
 
 
-def present(lang: str, item: Reply | RatingChart | Leaderboard) -> Reply:
-    """One result as a reply: a chart or a table drawn under its text."""
-    if isinstance(item, RatingChart):
-        image = (render_rating_chart(item.series, lambda day: day_words(lang, day), title=item.title)
-                 if item.series else None)
-        return Reply(item.text, image=image)
-    if isinstance(item, Leaderboard):
-        return Reply(item.text, image=render_table(item.title, item.headers, item.rows))
-    return item
-
-
-def present_move(games: Games, lang: str, outcome: MoveOutcome) -> list[Reply]:
+def present_move(lang: str, outcome: MoveOutcome) -> list[Reply]:
     """A move's outcome in words and a board: the new board with what the move did, the result or
     whose turn it is, the capture animation, and the ping of the player to move."""
     if isinstance(outcome, MoveIllegal):
@@ -87,18 +65,18 @@ def present_move(games: Games, lang: str, outcome: MoveOutcome) -> list[Reply]:
         text = illegal_move_text(lang, outcome.error, outcome.before, typed=outcome.typed, to_move=to_move)
         return [Reply(text, private=outcome.via_button)]
     if isinstance(outcome, MoveStale):
-        return [games.board_reply(lang, outcome.game, t(lang, "move.stale"))]
+        return [board_reply(lang, outcome.game, t(lang, "move.stale"))]
     assert isinstance(outcome, MoveMade)
     fresh = outcome.game
     text = t(lang, "move.played", name=outcome.mover, move=str(outcome.played), id=fresh.id)
     if outcome.result is not None:
-        text += "\n" + games.over_text(lang, fresh, outcome.result)
+        text += "\n" + over_text(lang, fresh, outcome.result)
     else:
         if outcome.draw_declined:
             text += "\n" + t(lang, "draw.declined_by_move")
-        text += "\n" + (t(lang, "bot.thinking", bot=games.bot_name(lang, fresh)) if outcome.bot_next
-                        else games.to_move_line(lang, fresh, outcome.now))
-    reply = games.board_reply(lang, fresh, text, replaces=outcome.via_button)
+        text += "\n" + (t(lang, "bot.thinking", bot=bot_name(lang, fresh)) if outcome.bot_next
+                        else to_move_line(lang, fresh, outcome.now))
+    reply = board_reply(lang, fresh, text, replaces=outcome.via_button)
     reply.animation = boards.capture_animation(outcome.before, outcome.played, flipped=reply_flipped(fresh))
     # The opponent hears it is their turn: on the new board, or, when the board was edited in place
     # (an edit notifies no one), in a short message of its own.

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 
 from bot.i18n import STANDING_VALUES, catalog, t, tn
 from bot.rules import VARIANTS, Color, Detail, ErrorCode, IllegalMove, Move, Position, Result, ResultReason
+from bot.service.events import Button
+from bot.service.features.common import BUTTONS_PER_ROW, LISTED_PER_PAGE, MAX_BUTTON_ROWS
 
 MAX_LISTED = 8
 
@@ -230,8 +232,8 @@ def ordinal(lang: str, n: int) -> str:
 
 
 # A listing is one message on every platform (Discord's 2,000 characters are the smallest limit):
-# at most this many entries, each cut to LISTED_LINE characters, the rest summed up or paged.
-LISTED_PER_PAGE = 15
+# at most LISTED_PER_PAGE entries (the use cases page by it), each cut to LISTED_LINE characters,
+# the rest summed up or paged.
 LISTED_LINE = 110
 
 
@@ -275,3 +277,10 @@ def variant_intro_list(lang: str) -> str:
 
 STANDING_VALUES.update(variant_words=variant_words, variant_choice_list=variant_choice_list,
                        variant_intro_list=variant_intro_list)
+
+
+def button_rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
+    """Buttons in rows that fit every platform (Discord: 5 rows of 5), ``reserve`` rows kept free."""
+    limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
+    buttons = buttons[:limit]
+    return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]

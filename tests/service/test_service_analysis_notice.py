@@ -63,7 +63,7 @@ def written_before(chat, game: int, lang: str, raw: list[dict]) -> Reply:
     """The reply the analysis wrote to the outbox before it was a notification, as that row was
     delivered (the stored JSON read back)."""
     app = chat.service.app
-    reply = present_stats.analysis_report(app.games, lang, app.analysis.report(chat.game(game), raw))
+    reply = present_stats.analysis_report(lang, app.analysis.report(chat.game(game), raw))
     return chat.service.outbox.read(reply.to_json())
 
 
@@ -116,7 +116,7 @@ def test_an_analysis_row_written_before_the_change_still_delivers(chat):
     game = long_game(chat)
     raw = notes_for(chat, game)
     app = chat.service.app
-    old = present_stats.analysis_report(app.games, "it", app.analysis.report(chat.game(game), raw))
+    old = present_stats.analysis_report("it", app.analysis.report(chat.game(game), raw))
     delivered(chat)
     chat.service.outbox.say(PLATFORM, GROUP, old)
     [report] = delivered(chat)

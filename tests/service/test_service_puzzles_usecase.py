@@ -85,7 +85,7 @@ def test_daily_and_personal_puzzles_come_back_as_typed_results(chat):
     assert isinstance(shown, DailySetting) and shown.subscription is not None
     assert shown.subscription.time == "08:30" and shown.subscription.chat_id == GROUP
 
-    given = puzzles.puzzle(ctx_of(chat, "bob"), PuzzleRequest("new", "italian"))
+    given = puzzles.puzzle(ctx_of(chat, "bob"), PuzzleRequest("new", "italian"), "en")
     assert isinstance(given, PuzzleGiven)
     post = given.board.post
     assert post.kind == "personal" and post.user_id == "bob" and given.board.step == 0
@@ -108,14 +108,14 @@ def test_daily_and_personal_puzzles_come_back_as_typed_results(chat):
     assert isinstance(other.step, Refused) and other.step.reason is Refusal.NOT_YOURS
     assert chat.storage.attempt(post.id, "cid") is None
 
-    history = puzzles.puzzle(ctx_of(chat, "bob"), PuzzleRequest("history"))
+    history = puzzles.puzzle(ctx_of(chat, "bob"), PuzzleRequest("history"), "en")
     assert isinstance(history, PuzzleHistory) and [e.outcome for e in history.entries] == ["failed"]
     assert puzzles.hint(ctx_of(chat, "dan")) == Refused(Refusal.NO_PUZZLE)
 
 
 def test_a_solve_is_typed_and_the_chat_layer_words_it(chat):
     puzzles = chat.service.app.puzzles
-    given = puzzles.puzzle(ctx_of(chat, "bob", kind="private", chat="bob"), PuzzleRequest("new", "italian"))
+    given = puzzles.puzzle(ctx_of(chat, "bob", kind="private", chat="bob"), PuzzleRequest("new", "italian"), "en")
     assert isinstance(given, PuzzleGiven)
     post = given.board.post
     from bot.service.features.puzzles import puzzle_by_id

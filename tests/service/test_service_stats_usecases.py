@@ -102,7 +102,7 @@ def test_stats_and_top_are_data_the_same_in_every_language(room: Room):
     for lang in ("en", "es", "it"):
         ctx = ctx_of(room, "ana", lang)
         results[lang] = (app.ratings.stats(ctx, StatsRequest()), app.ratings.stats(ctx, StatsRequest(("@ana", "@bob"))),
-                         app.ratings.top(ctx, TopRequest()), app.ratings.top(ctx, TopRequest("puzzles")),
+                         app.ratings.top(ctx, TopRequest(), lang), app.ratings.top(ctx, TopRequest("puzzles"), lang),
                          app.ratings.stats(ctx, StatsRequest(("@nobody",))))
     assert results["en"] == results["es"] == results["it"]
     mine, together, top, puzzles, unknown = results["en"]
@@ -126,12 +126,12 @@ def test_history_settings_and_analysis_return_results(room: Room):
     ctx = ctx_of(room, "ana", "es")
     assert app.history.history(ctx, HistoryRequest()) == FinishedGames([room.storage.game(game)])
     assert app.history.history(ctx, HistoryRequest("@zed")) == UnknownPlayer("@zed")
-    assert app.settings.rules(ctx, None) == RulesOf("italian")
-    assert app.settings.settings(ctx, SettingsRequest(variant="spanish")) == VariantSet("spanish")
+    assert app.settings.rules(ctx, None, "es") == RulesOf("italian")
+    assert app.settings.settings(ctx, SettingsRequest(variant="spanish"), "es") == VariantSet("spanish")
     # The next command's context reads the chat as stored now.
     ctx = ctx_of(room, "ana", "es")
-    assert app.settings.settings(ctx, SettingsRequest()) == ChatSettings("spanish")
-    assert app.settings.settings(ctx, SettingsRequest(lang="it")) == LanguageSet("it")
+    assert app.settings.settings(ctx, SettingsRequest(), "es") == ChatSettings("spanish")
+    assert app.settings.settings(ctx, SettingsRequest(lang="it"), "es") == LanguageSet("it")
     assert room.storage.chat(PLATFORM, GROUP).language == "it"
     assert app.settings.notify(ctx, None) == NotifyShown(False)
     linked = replace(ctx, event=replace(ctx.event, private_link="https://t.me/bot?start={payload}"))

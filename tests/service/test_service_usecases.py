@@ -193,15 +193,32 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
     for path in sorted(root.glob("*.py")):
         bad = sorted(m for m in imported_modules(path) if m.startswith(forbidden))
         assert not bad, (path.name, bad)
-    # Charts and tables are drawn by the presenters; what still draws in a use case is listed here
-    # (the boards of the outbox's messages: see the issue 18 report).
-    # (The games' presenters imported by a use case count: they draw for it.)
-    drawing = {path.name for path in root.glob("*.py")
-               if any(m.startswith(("renderers", "bot.service.boards", "bot.service.present_games"))
-                      for m in imported_modules(path))}
-    # challenges.py and opponent.py: only /new, /accept and /play worded for the rematch button.
-    assert drawing == {"challenges.py", "games.py", "opponent.py"}
-    assert not any(m.startswith("renderers") for m in imported_modules(root / "ratings.py"))
+    # They know no chat either (issue 18): no catalog, no presenter, no drawing of boards, charts
+    # or tables, for every module of the use cases (the games' presenters imported by a use case
+    # count: they word and draw for it).
+    wording = ("bot.i18n", "bot.service.present", "bot.service.boards", "bot.service.wording", "renderers")
+    drawing = {path.name: sorted(m for m in imported_modules(path) if m.startswith(wording))
+               for path in root.glob("*.py")}
+    assert {name: found for name, found in drawing.items() if found} == {}
+
+
+def test_use_cases_build_no_reply_and_read_no_chat_language():
+    """No use case words an answer (a Reply, a Button, a catalog line), nor reads the chat's
+    language: the chat layer passes what a use case needs of it (e.g. the language that guesses a
+    chat's variant) in the request."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
+    for path in sorted(root.glob("*.py")):
+        tree = ast.parse(path.read_text())
+        called = {node.func.id if isinstance(node.func, ast.Name) else node.func.attr
+                  for node in ast.walk(tree)
+                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name | ast.Attribute)}
+        assert not called & {"t", "tn", "Reply", "Button"}, (path.name, called & {"t", "tn", "Reply", "Button"})
+        reads = [node.lineno for node in ast.walk(tree)
+                 if isinstance(node, ast.Attribute) and node.attr == "lang"
+                 and isinstance(node.value, ast.Name) and node.value.id == "ctx"]
+        assert not reads, (path.name, reads)
 
 
 def watch_drawing(chat, monkeypatch) -> list[bool]:

@@ -35,6 +35,7 @@ from bot.service.features.results_games import (
     ResignAsked,
     TimedOut,
 )
+from bot.service.features.results_stats import Rematched, RematchRefused
 
 FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
 # Modules whose answers to the caller are all typed (no wording at all in them).
@@ -46,6 +47,7 @@ TYPED = {
     "opponent.py": ("start_game", "answer_draw"),
     "challenges.py": ("open_challenge", "accept", "decline", "cancel", "list_games", "press_challenge"),
     "games.py": ("resolve",),
+    "history.py": ("press_rematch",),
 }
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
 
@@ -117,10 +119,10 @@ def test_playing_returns_what_happened(chat):
 
 def test_the_bot_opponent_returns_what_happened(chat):
     app = chat.service.app
-    started = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian", "l1", "white"]))
+    started = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian", "l1", "white"]), "en")
     assert isinstance(started, BotGameStarted) and started.player == "Ana" and started.color == "white"
     assert started.game.bot_level == 1
-    again = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian"]))
+    again = app.opponent.start_game(ctx_of(chat, "ana"), parse_play(["italian"]), "en")
     assert again == Refused("play.already", values=(("id", started.game.id),))
     answer = app.play.draw(ctx_of(chat, "ana"), GameRef())
     # At the start the bot stands level with men on the board: it plays on.
@@ -135,11 +137,11 @@ def test_the_bot_opponent_returns_what_happened(chat):
 def test_challenges_return_what_happened(chat):
     app = chat.service.app
     assert app.challenges.list_games(ctx_of(chat, "ana")) == Refused("games.empty")
-    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["italian", "white"]))
+    opened = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["italian", "white"]), "en")
     assert isinstance(opened, ChallengeOpened) and opened.challenge.challenger_name == "Ana"
     assert app.challenges.accept(ctx_of(chat, "ana"), ChallengeRef()) == Refused("accept.only_own",
                                                                      values=(("ids", f"#{opened.challenge.id}"),))
-    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["@bob"]))
+    targeted = app.challenges.open_challenge(ctx_of(chat, "ana"), parse_new(["@bob"]), "en")
     assert isinstance(targeted, ChallengeOpened)
     listed = app.challenges.list_games(ctx_of(chat, "eve"))
     assert isinstance(listed, GamesPage) and len(listed.challenges) == 2 and listed.games == ()
@@ -147,7 +149,7 @@ def test_challenges_return_what_happened(chat):
     assert choice == Refused("decline.none")
     declined = app.challenges.decline(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(declined, ChallengeDeclined) and declined.challenge.id == targeted.challenge.id
-    third = app.challenges.open_challenge(ctx_of(chat, "carl"), parse_new([]))
+    third = app.challenges.open_challenge(ctx_of(chat, "carl"), parse_new([]), "en")
     assert isinstance(third, ChallengeOpened)
     which = app.challenges.accept(ctx_of(chat, "bob"), ChallengeRef())
     assert isinstance(which, ChallengeChoice) and which.reason == "accept.which" and len(which.challenges) == 2
@@ -155,6 +157,44 @@ def test_challenges_return_what_happened(chat):
     assert isinstance(started, GameStarted) and started.game.white_id == "ana"
     cancelled = app.challenges.cancel(ctx_of(chat, "carl"), ChallengeRef())
     assert cancelled == ChallengesCancelled((third.challenge.id,), ())
+
+
+def test_the_rematch_button_says_what_it_became(chat):
+    """Typed: a challenge to the opponent with the colours swapped, refused when pressed again,
+    and the opponent's press accepts it (the chat layer words each as /new and /accept would)."""
+    from bot.service.registry import ButtonKind
+
+    app = chat.service.app
+    game = chat.new_game("ana", "bob", "spanish")
+    chat.say("bob", "/resign")
+    chat.say("bob", "/resign")
+    assert chat.game(game).status == "finished"
+    opened = app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game], "en")
+    assert isinstance(opened, Rematched) and opened.how == "challenge"
+    assert isinstance(opened.outcome, ChallengeOpened)
+    ch = opened.outcome.challenge
+    assert (ch.challenger_id, ch.color, ch.variant, ch.target_username) == ("ana", "black", "spanish", "bob")
+    again = app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game], "en")
+    assert again == RematchRefused("open", ch.id)
+    assert app.history.press_rematch(ctx_of(chat, "eve"), ButtonKind.REMATCH, [game], "en") == \
+        RematchRefused("not_player", game)
+    accepted = app.history.press_rematch(ctx_of(chat, "bob"), ButtonKind.REMATCH, [game], "en")
+    assert isinstance(accepted, Rematched) and accepted.how == "accept"
+    assert isinstance(accepted.outcome, GameStarted) and accepted.outcome.game.white_id == "bob"
+
+
+def test_the_rematch_against_the_bot_is_a_bot_game(chat):
+    from bot.service.registry import ButtonKind
+
+    chat.say("ana", "/play italian level 2 white 2h")
+    game = chat.rows("games")[-1].id
+    chat.resign("ana")
+    again = chat.service.app.history.press_rematch(ctx_of(chat, "ana"), ButtonKind.REMATCH, [game], "en")
+    assert isinstance(again, Rematched) and again.how == "bot"
+    assert isinstance(again.outcome, BotGameStarted) and again.outcome.color == "black"
+    assert (again.outcome.game.bot_level, again.outcome.game.move_seconds) == (2, 7200)
+    assert chat.service.settle(20)              # the bot, white, plays first
+    assert len(chat.storage.moves(again.outcome.game.id)) == 1
 
 
 def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat):
@@ -172,3 +212,20 @@ def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat)
     replies = chat.press("ana", action(ButtonKind.SELECT, gid, 0, 22))
     assert len(replies) == 1 and replies[0].private and replies[0].image is not None
     assert chat.game(gid).status == "finished"
+
+
+def test_a_chat_that_speaks_spanish_plays_spanish_draughts_unless_it_says_otherwise(chat):
+    """The chat layer passes the chat's language to the use cases that guess its variant (they no
+    longer read it from the context): /new, /play, /rules and /settings all guess Spanish."""
+    from bot.service.wording import variant_name
+
+    chat.say("ana", "/lang es", admin=True)
+    # Before any game here says what the chat plays.
+    assert variant_name("es", "spanish") in chat.text("eve", "/rules").lower()
+    assert variant_name("es", "spanish") in chat.text("eve", "/settings").lower()
+    cid = chat.challenge("ana")
+    assert chat.storage.challenge(cid).variant == "spanish"
+    chat.say("bob", "/play white")
+    assert chat.rows("games")[-1].variant == "spanish" and chat.rows("games")[-1].bot_level is not None
+    chat.say("ana", "/settings variant italian", admin=True)
+    assert chat.storage.challenge(chat.challenge("eve")).variant == "italian"

@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from bot.rules import (
     Position,
 )
 from bot.service.commands import (
-    BadArgument,
     NewGameArgs,
-    game_ref,
-    parse_new,
 )
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
+    LISTED_PER_PAGE,
     MAX_OPEN_CHALLENGES,
     Ctx,
     _ids,
@@ -37,7 +32,6 @@ from bot.service.features.results_games import (
 )
 from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.service.registry import ButtonKind
-from bot.service.wording import LISTED_PER_PAGE
 from bot.storage.records import ChallengeRecord, GameRecord
 from bot.storage.repositories import NewChallenge, NewGame
 
@@ -49,26 +43,16 @@ class Challenges(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
 
-    def cmd_new(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """/new worded: kept for the rematch button (``History.press_rematch``), which still
-        returns replies; the chat's /new calls ``open_challenge``."""
-        from bot.service.present_games import present_game
-
-        try:
-            spec = parse_new(args)
-        except BadArgument as err:
-            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="new.usage"))
-        return present_game(ctx.lang, self.open_challenge(ctx, spec))
-
-    def open_challenge(self, ctx: Ctx, spec: NewGameArgs) -> ChallengeOpened | Refused:
-        """Open a challenge to the chat or to one @user."""
+    def open_challenge(self, ctx: Ctx, spec: NewGameArgs, lang: str) -> ChallengeOpened | Refused:
+        """Open a challenge to the chat or to one @user (of the chat's variant when ``spec`` names
+        none: ``lang``, the chat's language, is its last guess)."""
         ev = ctx.event
         if spec.target and _is_user(ev, spec.target):
             return Refused("new.self")
         mine = [c for c in self.live_challenges(ctx) if c.challenger_id == ev.user_id]
         if len(mine) >= MAX_OPEN_CHALLENGES:
             return Refused("new.too_many", values=(("max", MAX_OPEN_CHALLENGES),))
-        variant = spec.variant or self.games.default_variant(ctx)
+        variant = spec.variant or self.games.default_variant(ctx, lang)
         cid = self.storage.challenges.create(NewChallenge(
             platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=_name(ev),
             target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,
@@ -178,14 +162,6 @@ class Challenges(UseCase):
         if ch.status != "open":
             return Refused("challenge.closed", private=private, values=ident)
         return ch
-
-    def cmd_accept(self, ctx: Ctx, args: list[str]) -> Sequence[Reply | GameStarted]:
-        """/accept as replies and a GameStarted: kept for the rematch button
-        (``History.press_rematch``); the chat's /accept calls ``accept``."""
-        from bot.service.present_games import present_game
-
-        outcome = self.accept(ctx, ChallengeRef(game_ref(args)[0]))
-        return [outcome] if isinstance(outcome, GameStarted) else present_game(ctx.lang, outcome)
 
     def accept(self, ctx: Ctx, request: ChallengeRef) -> GameStarted | ChallengeChoice | Refused:
         """Accept a challenge: the game starts."""

@@ -13,7 +13,7 @@ from bot.rules import (
 from bot.service.commands import (
     clean_text,
 )
-from bot.service.events import Button, ChatEvent
+from bot.service.events import ChatEvent
 from bot.storage import BOT_ID
 from bot.storage.records import ChatRecord, GameRecord
 
@@ -25,6 +25,8 @@ CHALLENGE_LIFETIME = 24 * 3600
 # A second /resign within this many seconds confirms the first.
 RESIGN_CONFIRM_SECONDS = 60
 BUTTONS_PER_ROW = 5
+# A listing (/games) shows at most this many entries a page: one message on every platform.
+LISTED_PER_PAGE = 15
 # A running process notes it is alive at most this often (from tick); a start-up finding the
 # last note older than the threshold treats the gap as downtime and extends the deadlines.
 HEARTBEAT_SECONDS = 30.0
@@ -83,13 +85,6 @@ def _stored_result(row: GameRecord) -> Result:
     if row.result_score is None or row.result_reason is None:
         raise ValueError(f"game {row.id} has no stored result")
     return Result(row.result_score, row.result_reason, row.winner)
-
-
-def _rows(buttons: list[Button], reserve: int = 0) -> list[list[Button]]:
-    """Buttons in rows that fit every platform (Discord: 5 rows of 5)."""
-    limit = (MAX_BUTTON_ROWS - reserve) * BUTTONS_PER_ROW
-    buttons = buttons[:limit]
-    return [buttons[i:i + BUTTONS_PER_ROW] for i in range(0, len(buttons), BUTTONS_PER_ROW)]
 
 
 def _resign_key(game_id: int, user_id: str) -> str:

@@ -7,7 +7,7 @@ import dataclasses
 import time
 from typing import Any
 
-from bot.i18n import pick_language
+from bot.languages import pick_language
 from bot.rules import (
     VARIANTS,
     Color,
@@ -16,9 +16,8 @@ from bot.rules import (
     Position,
     Result,
 )
-from bot.service import present_games
 from bot.service.domain import EventBus, GameFinished, MovePlayed
-from bot.service.events import Mention, Reply, dm_chat
+from bot.service.events import Mention, dm_chat
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     Ctx,
@@ -110,8 +109,6 @@ class Games(UseCase):
             raise LookupError(f"game {game_id} vanished")
         return row
 
-    def game_line(self, lang: str, g: GameRecord) -> str:
-        return present_games.game_line(lang, g)
     def recent_fens(self, row: GameRecord) -> list[str]:
         """The positions since the last capture or man move, oldest first (docs/rules.md §4:
         all that repetition needs)."""
@@ -197,14 +194,6 @@ class Games(UseCase):
     def bot_to_move(self, row: GameRecord, pos: Position | None = None) -> bool:
         """Whether it is the bot's turn in this game (only games against the bot have one)."""
         return bot_to_move(row, pos)
-    def bot_name(self, lang: str, row: GameRecord) -> str:
-        return present_games.bot_name(lang, row)
-    def names(self, lang: str, row: GameRecord) -> tuple[str, str]:
-        """Kept for the use cases that still word their answers (history, analysis): the
-        presenters' ``names``."""
-        return present_games.names(lang, row)
-    def name_of(self, lang: str, row: GameRecord, color: str) -> str:
-        return present_games.name_of(lang, row, color)
     def _pdn_name(self, row: GameRecord, color: str) -> str:
         user_id, name = (row.white_id, row.white_name) if color == Color.WHITE else (row.black_id, row.black_name)
         return neutral_bot_name(row.bot_level) if user_id == BOT_ID and row.bot_level is not None else name
@@ -216,8 +205,6 @@ class Games(UseCase):
             return Color.BLACK
         return None
 
-    def over_text(self, lang: str, row: GameRecord, result: Result | None = None) -> str:
-        return present_games.over_text(lang, row, result)
     def _result_fields(self, result: Result, now: float) -> dict[str, Any]:
         return {"status": "finished", "result_score": result.score, "result_reason": result.reason,
                 "winner": result.winner, "finished_at": now, "deadline_at": None, "draw_offer": None}
@@ -238,9 +225,6 @@ class Games(UseCase):
                 self.bus.publish(MovePlayed(finished, move["notation"], move["by_user"]))
             self.bus.publish(GameFinished(finished))
         return finished
-
-    def to_move_line(self, lang: str, row: GameRecord, now: float) -> str:
-        return present_games.to_move_line(lang, row, now)
 
     def player_to_move(self, row: GameRecord) -> tuple[str, str] | None:
         """(user id, name) of the person to move in an active game; None when the game is over or
@@ -281,18 +265,16 @@ class Games(UseCase):
         player = self.storage.player(row.platform, user_id)
         return Mention(user_id, name, player.username if player else None)
 
-    def board_reply(self, lang: str, row: GameRecord, text: str, replaces: bool = False) -> Reply:
-        """The board of a stored game (the outbox's messages still carry it drawn)."""
-        return present_games.board_reply(lang, row, text, replaces)
     def time_out(self, lang: str, row: GameRecord, now: float) -> LostOnTime:
         """End a game whose side to move ran out of time; its notification (the final board)."""
         game = self.load(row)
         finished = self.finish_game(row, game.lose_on_time(game.turn), now)
         return LostOnTime(row.id, lang, GameState.of(finished))
 
-    def default_variant(self, ctx: Ctx) -> str:
+    def default_variant(self, ctx: Ctx, lang: str | None) -> str:
         """The chat's own setting, else what it plays (its puzzle of the day, else the variant of
-        most of its recent games), and only then a guess from its language."""
+        most of its recent games), and only then a guess from its language ``lang`` (the chat
+        layer's to know; None: not known)."""
         if ctx.chat.variant in VARIANTS:
             return ctx.chat.variant
         sub = self.storage.subscription(*ctx.key)
@@ -302,4 +284,4 @@ class Games(UseCase):
         if recent:
             # Most played; on a tie, the one played last (find_games is newest first).
             return max(dict.fromkeys(recent), key=recent.count)
-        return "spanish" if ctx.lang == "es" else "italian"
+        return "spanish" if lang == "es" else "italian"

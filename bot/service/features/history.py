@@ -3,20 +3,19 @@ button under a finished game's board."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from bot.service.commands import fold
-from bot.service.events import Reply
+from bot.service.commands import NewGameArgs, PlayArgs, fold
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.challenges import Challenges
 from bot.service.features.common import Ctx, _is_user
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
-from bot.service.features.results import GameStarted
+from bot.service.features.results_games import ChallengeRef
 from bot.service.features.results_stats import (
     FinishedGames,
     HistoryOutcome,
     HistoryRequest,
+    Rematched,
+    RematchOutcome,
     RematchRefused,
     UnknownPlayer,
 )
@@ -51,11 +50,10 @@ class History(UseCase):
         return FinishedGames(self.storage.find_games(*ctx.key, status="finished", limit=HISTORY_SIZE,
                                                      user_id=user_id))
 
-    def press_rematch(self, ctx: Ctx, kind: ButtonKind,
-                      ids: list[int]) -> RematchRefused | Sequence[Reply | GameStarted]:
+    def press_rematch(self, ctx: Ctx, kind: ButtonKind, ids: list[int], lang: str) -> RematchOutcome:
         """The Rematch button of a finished game: the same game with the colours swapped (against
-        the bot it starts at once, through /play; against a person it is a challenge to them,
-        through /new: the GameService has both)."""
+        the bot it starts at once, as /play would; against a person it is a challenge to them, as
+        /new would, or the acceptance of theirs when they pressed first)."""
         row = self.storage.game(ids[0])
         uid = ctx.event.user_id
         if row is None or (row.platform, row.chat_id) != ctx.key or row.status != "finished":
@@ -64,12 +62,11 @@ class History(UseCase):
             return RematchRefused("not_player", row.id)
         was_white = row.white_id == uid
         color = "black" if was_white else "white"
-        minutes = f"{row.move_seconds // 60}m"
         if row.bot_level is not None:
-            return self.opponent.cmd_play(ctx, [row.variant, f"l{row.bot_level}", color, minutes])
+            return Rematched("bot", self.opponent.start_game(
+                ctx, PlayArgs(row.variant, row.bot_level, color, row.move_seconds), lang))
         other = row.black_id if was_white else row.white_id
         player = self.storage.player(row.platform, other) if other != BOT_ID else None
-        target = [f"@{player.username}"] if player is not None and player.username else []
         # A second press (or the other player's, after theirs) opens no second challenge.
         handle = player.username.lower()[:64] if player is not None and player.username else None
         for ch in self.challenges.live_challenges(ctx):
@@ -78,8 +75,9 @@ class History(UseCase):
             if ch.challenger_id == uid and (ch.target_username or None) == handle:
                 return RematchRefused("open", ch.id)
             if ch.challenger_id == other and ch.target_username and _is_user(ctx.event, ch.target_username):
-                return self.challenges.cmd_accept(ctx, [f"#{ch.id}"])
-        return self.challenges.cmd_new(ctx, [row.variant, color, *target, minutes])
+                return Rematched("accept", self.challenges.accept(ctx, ChallengeRef(ch.id)))
+        return Rematched("challenge", self.challenges.open_challenge(
+            ctx, NewGameArgs(row.variant, color, handle, row.move_seconds), lang))
 
 
 def asks_for_history(args: list[str]) -> bool:

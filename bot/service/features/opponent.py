@@ -15,8 +15,7 @@ from typing import Any
 
 from bot.ai import move_seconds
 from bot.rules import Color, Game, Position
-from bot.service.commands import BadArgument, PlayArgs, parse_play
-from bot.service.events import Reply
+from bot.service.commands import PlayArgs
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games, neutral_bot_name
@@ -43,25 +42,15 @@ class Opponent(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
 
-    def cmd_play(self, ctx: Ctx, args: list[str]) -> list[Reply]:
-        """/play worded: kept for the rematch button (``History.press_rematch``), which still
-        returns replies; the chat's /play calls ``start_game``."""
-        from bot.service.present_games import present_game
-
-        try:
-            spec = parse_play(args)
-        except BadArgument as err:
-            return present_game(ctx.lang, Refused(err.key, values=tuple(err.values.items()), then="play.usage"))
-        return present_game(ctx.lang, self.start_game(ctx, spec))
-
-    def start_game(self, ctx: Ctx, spec: PlayArgs) -> BotGameStarted | Refused:
-        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]."""
+    def start_game(self, ctx: Ctx, spec: PlayArgs, lang: str) -> BotGameStarted | Refused:
+        """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]
+        (no variant: the chat's, ``lang`` - its language - the last guess)."""
         ev = ctx.event
         mine = [g for g in self.storage.bot_games(ev.platform)
                 if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]
         if len(mine) >= MAX_BOT_GAMES:
             return Refused("play.already", values=(("id", mine[0].id),))
-        variant = spec.variant or self.games.default_variant(ctx)
+        variant = spec.variant or self.games.default_variant(ctx, lang)
         color = spec.color if spec.color != "random" else self.rng.choice(["white", "black"])
         # Stored neutral: each language renders the bot's name when it shows the game.
         stored = neutral_bot_name(spec.level)

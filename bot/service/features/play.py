@@ -5,7 +5,6 @@ What each returns is typed (``results``, ``results_games``); ``bot.service.prese
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 from bot.rules import (
     Color,
@@ -15,7 +14,6 @@ from bot.rules import (
     Result,
     write_pdn,
 )
-from bot.service.events import Reply
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     RESIGN_CONFIRM_SECONDS,
@@ -65,7 +63,7 @@ class Play(UseCase):
         self.opponent = opponent
         self.puzzles = puzzles
 
-    def move(self, ctx: Ctx, request: MoveRequest) -> Sequence[Reply] | MoveOutcome | Unresolved | Acted:
+    def move(self, ctx: Ctx, request: MoveRequest) -> MoveOutcome | Unresolved | Acted:
         """Play a move in your game, or answer a puzzle: the one replied to, else, for a user with
         no game here, their open puzzle or the chat's puzzle of the day."""
         ref, text = request.game, request.move

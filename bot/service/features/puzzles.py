@@ -230,7 +230,8 @@ class Puzzles(UseCase):
         if request.action != "on":
             sub = self.storage.subscription(*ctx.key)
             return DailySetting(sub if sub is not None and sub.active else None)
-        variant = request.variant or self.games.default_variant(ctx)
+        # The posts' language is the chat's: it guesses the variant when nothing else says it.
+        variant = request.variant or self.games.default_variant(ctx, request.language)
         old = self.storage.subscription(*ctx.key)
         zone = request.zone or (old.timezone if old else DEFAULT_TIMEZONE)
         self.storage.subscribe(*ctx.key, request.time, zone, variant, ctx.now, language=request.language)
@@ -399,8 +400,9 @@ class Puzzles(UseCase):
 
     # -- /puzzle ---------------------------------------------------------------------------------------
 
-    def puzzle(self, ctx: Ctx, request: PuzzleRequest) -> PuzzleResult:
-        """/puzzle: a new one for you alone, your history, or giving up."""
+    def puzzle(self, ctx: Ctx, request: PuzzleRequest, lang: str) -> PuzzleResult:
+        """/puzzle: a new one for you alone (no variant named: the chat's, ``lang`` - its
+        language - the last guess), your history, or giving up."""
         if request.action == "history":
             return self.puzzle_history(ctx)
         if request.action == "give_up":
@@ -408,11 +410,10 @@ class Puzzles(UseCase):
             if post is None:
                 return Refused(Refusal.NO_PUZZLE)
             return self.give_up(ctx, post)
-        return self.new_puzzle(ctx, request.variant)
+        return self.new_puzzle(ctx, request.variant or self.games.default_variant(ctx, lang))
 
-    def new_puzzle(self, ctx: Ctx, variant: str | None = None) -> PuzzleGiven | PuzzleInPrivate | Refused:
-        """A puzzle for you alone (one you have not been given before) of ``variant`` (None: the chat's)."""
-        variant = variant or self.games.default_variant(ctx)
+    def new_puzzle(self, ctx: Ctx, variant: str) -> PuzzleGiven | PuzzleInPrivate | Refused:
+        """A puzzle for you alone (one you have not been given before) of ``variant``."""
         puzzles = bank.load(variant)
         if not puzzles:
             return Refused(Refusal.NONE_LEFT)

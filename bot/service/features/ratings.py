@@ -270,15 +270,16 @@ class Ratings(UseCase):
 
     # -- /top ------------------------------------------------------------------------------------------
 
-    def top(self, ctx: Ctx, request: TopRequest) -> TopOutcome:
-        """/top [variant] (this chat), /top global [variant], /top puzzles."""
+    def top(self, ctx: Ctx, request: TopRequest, lang: str) -> TopOutcome:
+        """/top [variant] (this chat), /top global [variant], /top puzzles (``lang``: the chat's
+        language, which guesses its own variant when nothing else says it)."""
         if request.scope == "puzzles":
             return self._top_puzzles(ctx)
         everywhere = request.scope == "global"
         if request.variant is not None:
             return [self._top_variant(ctx, request.variant, everywhere)]
         # No variant named: every variant that has ranked players, the chat's own first.
-        first = self.games.default_variant(ctx)
+        first = self.games.default_variant(ctx, lang)
         boards = [self._top_variant(ctx, variant, everywhere) for variant in sorted(VARIANTS, key=lambda v: v != first)]
         return [b for b in boards if b.entries] or [b for b in boards if b.variant == first]
 

@@ -74,23 +74,3 @@ class GameStarted:
     edits: list[ChallengeClosed]
     now: float
     turn: Mention | None = None
-
-
-@dataclass(frozen=True)
-class RatingChart:
-    """/stats: its ``text``, and the rating of each pool over time (label, [(epoch, rating)]) to
-    draw under ``title`` (no chart without series)."""
-
-    text: str
-    series: list[tuple[str, list[tuple[float, float]]]]
-    title: str
-
-
-@dataclass(frozen=True)
-class Leaderboard:
-    """A ranking: its ``text``, and the same as a table (``headers``, one row of cells per entry)."""
-
-    text: str
-    title: str
-    headers: list[str]
-    rows: list[list[str]]

@@ -10,6 +10,8 @@ from typing import Literal
 
 from bot.ai import MoveNote
 from bot.rules import Color, Position
+from bot.service.features.results import GameStarted
+from bot.service.features.results_games import BotGameStarted, ChallengeChoice, ChallengeOpened, Refused
 from bot.storage.records import GameRecord
 
 
@@ -171,6 +173,19 @@ class RematchRefused:
 
     reason: Literal["invalid", "not_player", "open"]
     game_id: int | None = None
+
+
+@dataclass(frozen=True)
+class Rematched:
+    """What the Rematch button became: a game against the bot started at once ('bot'), the
+    opponent's open rematch challenge accepted ('accept'), or a new challenge to them ('challenge');
+    ``outcome`` is that use case's own typed answer."""
+
+    how: Literal["bot", "accept", "challenge"]
+    outcome: BotGameStarted | GameStarted | ChallengeChoice | ChallengeOpened | Refused
+
+
+RematchOutcome = RematchRefused | Rematched
 
 
 # -- /analysis -------------------------------------------------------------------------------------------

@@ -28,12 +28,12 @@ class Settings(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
 
-    def rules(self, ctx: Ctx, variant: str | None) -> RulesOf:
+    def rules(self, ctx: Ctx, variant: str | None, lang: str) -> RulesOf:
         """The rules of a variant: the one named, else the one the player is playing here,
-        else the chat's default."""
-        return RulesOf(variant if variant is not None else self._current_variant(ctx))
+        else the chat's default (``lang``: the chat's language, its last guess)."""
+        return RulesOf(variant if variant is not None else self._current_variant(ctx, lang))
 
-    def _current_variant(self, ctx: Ctx) -> str:
+    def _current_variant(self, ctx: Ctx, lang: str) -> str:
         """The variant of the game the user means (the board replied to, else their latest
         game here still being played), else the chat's default."""
         row = None
@@ -43,21 +43,22 @@ class Settings(UseCase):
         games = self.games.my_games(ctx)
         if row is None and games:
             row = games[-1]
-        return row.variant if row else self.games.default_variant(ctx)
+        return row.variant if row else self.games.default_variant(ctx, lang)
 
     def set_language(self, ctx: Ctx, lang: str) -> LanguageSet:
-        """Set the chat's language (a code of bot.i18n.LANGUAGES)."""
+        """Set the chat's language (a code of bot.languages.LANGUAGES)."""
         self.storage.players.update_chat(*ctx.key, ChatChange(language=lang))
         return LanguageSet(lang)
 
-    def settings(self, ctx: Ctx, request: SettingsRequest) -> SettingsOutcome:
-        """Show or change the chat's language and default variant."""
+    def settings(self, ctx: Ctx, request: SettingsRequest, lang: str) -> SettingsOutcome:
+        """Show or change the chat's language and default variant (``lang``: the chat's language
+        now, the last guess of the variant it plays)."""
         if request.lang is not None:
             return self.set_language(ctx, request.lang)
         if request.variant is not None:
             self.storage.players.update_chat(*ctx.key, ChatChange(variant=request.variant))
             return VariantSet(request.variant)
-        return ChatSettings(self.games.default_variant(ctx))
+        return ChatSettings(self.games.default_variant(ctx, lang))
 
     def notify(self, ctx: Ctx, on: bool | None) -> NotifyOutcome:
         """/notify on|off: whether the user hears it is their turn privately (in their private chat

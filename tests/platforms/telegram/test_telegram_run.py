@@ -171,7 +171,11 @@ def test_a_database_deleted_or_replaced_under_the_running_bot_stops_it(tmp_path,
     # The challenge sent after the file went away was not written anywhere, and was not confirmed.
     assert [c.variant for c in service.storage.find_challenges()] == ["italian"]
     texts = [c.params.get("text", "") for c in api.named("sendMessage")]
-    assert texts[-1] == t("es", "error.internal") and not any("#2" in text for text in texts)
+    assert not any("#2" in text for text in texts)
+    # Whether the bot read that message before its delivery round found the file gone is a race
+    # (both run at once): if it answered, it answered that something went wrong, once.
+    assert texts.count(t("es", "error.internal")) <= 1
+    assert texts[-1] == t("es", "error.internal") or not any("español" in text for text in texts)
     fatal = [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(fatal) == 1, [r.getMessage() for r in fatal]
     assert how in fatal[0].getMessage() and str(db) in fatal[0].getMessage() and not fatal[0].exc_info

@@ -170,13 +170,13 @@ def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(tmp_
     about one busy timeout, not after the timeouts of every event queued ahead of it (nor after a
     second wait for refreshing the player's name)."""
     bot = Bot(tmp_path / "t.db", now, busy_timeout=1.0)
-    elapsed: dict[str, float] = {}
+    spans: dict[str, tuple[float, float]] = {}
     answers: dict[str, str] = {}
 
     def challenge(user: str) -> None:
         started = time.monotonic()
         answers[user] = bot.text(user, "/new spanish")
-        elapsed[user] = time.monotonic() - started
+        spans[user] = (started, time.monotonic())
 
     try:
         with write_lock_held(bot.path):
@@ -186,9 +186,11 @@ def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(tmp_
             for thread in threads:
                 thread.join(timeout=30)
         assert set(answers.values()) == {t("en", "error.busy")}
-        # Side by side, each within about one busy timeout; queued one behind another they would
-        # take up to the four timeouts together (what the test tells apart, with room for a slow machine).
-        assert max(elapsed.values()) < 3.0, elapsed
+        # Side by side: every wait began before any ended (queued one behind another, the last
+        # would begin only when the one ahead gave up).
+        assert max(start for start, _ in spans.values()) < min(end for _, end in spans.values()), spans
+        # One wait each, not a second one for the player's name: under two busy timeouts.
+        assert max(end - start for start, end in spans.values()) < 2 * 1.0, spans
     finally:
         bot.storage.close()
 

@@ -9,6 +9,7 @@ import ast
 from pathlib import Path
 
 from harness import GROUP, PLATFORM
+from source_checks import imports_of
 
 from bot.i18n import t
 from bot.rules import Position
@@ -37,20 +38,10 @@ CHAT_MODULES = ("bot.i18n", "bot.service.boards", "bot.service.wording", "render
 CHAT_CALLS = ("Reply", "Button", "t", "tn")
 
 
-def _imports(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-        elif isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-    return names
-
-
 def test_puzzle_use_cases_import_no_catalog_or_drawing_and_build_no_reply():
     for name in MODULES:
         tree = ast.parse((FEATURES / name).read_text())
-        bad = sorted(m for m in _imports(tree) if m.startswith(CHAT_MODULES))
+        bad = sorted(m for m in imports_of(tree) if m.startswith(CHAT_MODULES))
         assert not bad, (name, bad)
         calls = sorted({node.func.id for node in ast.walk(tree)
                         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)

@@ -11,6 +11,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from source_checks import imported_modules
 from test_service_ratings import PLATFORM, Room, a_wrong_first_move, post_daily
 
 from bot.app import build_service
@@ -170,20 +171,6 @@ def test_platform_options_are_read_by_the_parser_of_typed_text():
         command = parse_command(text)
         assert command is not None and command.name == spec.name, text
         assert len(command.args) == len(spec.args), text
-
-
-def imported_modules(path: Path) -> set[str]:
-    import ast
-
-    tree = ast.parse(path.read_text())
-    names = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-            names.update(f"{node.module}.{alias.name}" for alias in node.names)
-        elif isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-    return names
 
 
 def test_use_cases_import_no_platform_chat_layer_or_facade():

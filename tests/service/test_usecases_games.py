@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from harness import PLATFORM
+from source_checks import imports_of
 
 from bot.i18n import t
 from bot.service.commands import BadArgument, parse_new, parse_play
@@ -52,20 +53,10 @@ TYPED = {
 WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
 
 
-def _imports(tree: ast.AST) -> set[str]:
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            names.add(node.module)
-        elif isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-    return names
-
-
 def test_playing_imports_no_wording_and_builds_no_reply():
     for name in CHATLESS:
         tree = ast.parse((FEATURES / name).read_text())
-        assert not [m for m in _imports(tree) if m.startswith(WORDING)], name
+        assert not [m for m in imports_of(tree) if m.startswith(WORDING)], name
         calls = {node.func.id for node in ast.walk(tree)
                  if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
         assert not calls & {"t", "tn", "Reply", "Button"}, (name, calls & {"t", "tn", "Reply", "Button"})

@@ -90,3 +90,12 @@ def pytest_runtest_call(item):
                             if r.exc_info else f"{r.name}: {r.getMessage()}" for r in records)
         raise AssertionError(f"{len(records)} error(s) logged:\n{details}")
     return result
+
+
+@pytest.fixture
+def pg_url() -> str:
+    """The URL of a new, empty database on this test process's throw-away PostgreSQL server
+    (tests/pg_server.py); skips where no server can run, unless DRAUGHTS_REQUIRE_POSTGRES=1."""
+    from pg_server import new_database_url
+
+    return new_database_url()

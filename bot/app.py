@@ -77,8 +77,23 @@ def redact_logs(secrets: list[str]) -> None:
 
 
 def database_path(explicit: str | None = None) -> str:
-    """The SQLite file: --db, else $DRAUGHTS_DB, else draughts.db in the current folder."""
-    return explicit or os.environ.get("DRAUGHTS_DB") or DEFAULT_DB
+    """The database: --db, else $DATABASE_URL (``postgresql://...``: a server several processes
+    share), else the SQLite file $DRAUGHTS_DB, else draughts.db in the current folder."""
+    return (explicit or os.environ.get("DATABASE_URL", "").strip() or os.environ.get("DRAUGHTS_DB")
+            or DEFAULT_DB)
+
+
+def database_secrets(database: str) -> list[str]:
+    """What of a database URL must never reach a log line: its password (``user:password@``)."""
+    from urllib.parse import unquote, urlsplit
+
+    if "://" not in database:
+        return []
+    try:
+        password = urlsplit(database).password
+    except ValueError:
+        return []
+    return [p for p in {password, unquote(password or "")} if p]
 
 
 def log_level(value: str | None) -> int | None:
@@ -170,8 +185,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
                   "console chat.", file=sys.stderr)
             return 2
-        redact_logs([token])
-        storage = open_storage(database_path())
+        database = database_path()
+        redact_logs([token, *database_secrets(database)])
+        storage = open_storage(database)
         if storage is None:
             return 2
         service = None
@@ -191,7 +207,9 @@ def run(args: argparse.Namespace) -> int:
     from bot.platforms.console import PLATFORM, ConsoleChat
     from bot.storage import StorageDamaged, StorageGone
 
-    storage = open_storage(database_path(getattr(args, "db", None)))
+    database = database_path(getattr(args, "db", None))
+    redact_logs(database_secrets(database))
+    storage = open_storage(database)
     if storage is None:
         return 2
     service = start_service(storage, PLATFORM)

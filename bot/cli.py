@@ -1,4 +1,4 @@
-"""Command line: ``python -m bot [console|telegram|discord|rules ...|ai ...|puzzles ...|games ...|ratings ...]``."""
+"""Command line: ``python -m bot [console|telegram|discord|rules|ai|puzzles|games|ratings|db] ...``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,9 @@ import sys
 import time
 
 from bot.rules import VARIANTS, IllegalMove, Position, perft
+
+# --db on every command that opens the bot's database.
+DB_HELP = "database file or postgresql:// URL (default: $DATABASE_URL, else $DRAUGHTS_DB, else draughts.db)"
 
 
 def _position(variant: str, fen: str) -> Position:
@@ -119,7 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Draughts bot for chats.")
     sub = parser.add_subparsers(dest="command")
     console = sub.add_parser("console", help="local chat on standard input (the default without tokens)")
-    console.add_argument("--db", help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    console.add_argument("--db", help=DB_HELP)
     console.add_argument("--images", default=None, help="folder for board images")
     sub.add_parser("telegram", help="run the Telegram bot (needs TELEGRAM_BOT_TOKEN)")
     discord = sub.add_parser("discord", help="run the Discord bot (needs DISCORD_BOT_TOKEN)")
@@ -164,7 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command in ("rules", "puzzles", "ai", "games", "ratings"):
+    if args.command in ("rules", "puzzles", "ai", "games", "ratings", "db"):
         try:
             return args.func(args)
         except BrokenPipeError:

@@ -1,4 +1,5 @@
-"""The operator's view, without SQL: ``python -m bot games list|show`` and ``python -m bot ratings rebuild``.
+"""The operator's view, without SQL: ``python -m bot games list|show``, ``python -m bot ratings rebuild``
+and ``python -m bot db copy --to postgresql://...``.
 
 They read the same database the bot uses ($DRAUGHTS_DB, or --db), through the storage contract.
 """
@@ -18,6 +19,9 @@ if TYPE_CHECKING:
     from bot.service import GameService
 
 
+# --db on every command that opens the bot's database.
+DB_HELP = "database file or postgresql:// URL (default: $DATABASE_URL, else $DRAUGHTS_DB, else draughts.db)"
+
 def add_commands(sub: argparse._SubParsersAction) -> None:
     """The `games` and `ratings` commands."""
     games = sub.add_parser("games", help="the stored games: list them, or show one")
@@ -28,18 +32,28 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("--status", choices=["active", "finished"], default=None)
     listing.add_argument("--limit", type=int, default=None)
     listing.add_argument("--json", action="store_true", help="a JSON list of games instead")
-    listing.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    listing.add_argument("--db", default=None, help=DB_HELP)
     listing.set_defaults(func=games_list)
     show = actions.add_parser("show", help="one game in full: players, position, moves, result")
     show.add_argument("id", type=int)
     show.add_argument("--json", action="store_true")
-    show.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    show.add_argument("--db", default=None, help=DB_HELP)
     show.set_defaults(func=games_show)
     ratings = sub.add_parser("ratings", help="the ratings: recompute them from the stored games")
     ractions = ratings.add_subparsers(dest="action", required=True)
     rebuild = ractions.add_parser("rebuild", help="forget every rating and compute it again from the games")
-    rebuild.add_argument("--db", default=None, help="database file (default: $DRAUGHTS_DB or draughts.db)")
+    rebuild.add_argument("--db", default=None, help=DB_HELP)
     rebuild.set_defaults(func=ratings_rebuild)
+    db = sub.add_parser("db", help="the database itself: copy a SQLite file into PostgreSQL")
+    dactions = db.add_subparsers(dest="action", required=True)
+    copy = dactions.add_parser("copy", help="copy the SQLite database into a PostgreSQL database, checking "
+                               "every table's row count")
+    copy.add_argument("--to", required=True, metavar="URL", help="postgresql://user:password@host/database")
+    copy.add_argument("--from", dest="source", default=None, metavar="FILE",
+                      help="the SQLite file (default: $DRAUGHTS_DB or draughts.db)")
+    copy.add_argument("--replace", action="store_true",
+                      help="empty a target that holds other data first (without it, such a target is refused)")
+    copy.set_defaults(func=db_copy)
 
 
 @contextlib.contextmanager
@@ -143,3 +157,47 @@ def ratings_rebuild(args: argparse.Namespace) -> int:
         counts = service.rebuild_ratings()
     print(f"ratings rebuilt from {counts['games']} rated games and {counts['attempts']} rated puzzle attempts")
     return 0
+
+
+def db_copy(args: argparse.Namespace) -> int:
+    """Copy the SQLite file into PostgreSQL; print each table's rows on both sides.  Exit 0 when
+    copied (or already copied), 1 when the target holds other data or a count differs, 2 when a
+    database cannot be opened."""
+    import os
+
+    from bot.app import DEFAULT_DB, database_secrets, redact_logs
+    from bot.storage import StorageError
+    from bot.storage.copy import TargetNotEmpty, copy_sqlite_to_postgres
+
+    source = args.source or os.environ.get("DRAUGHTS_DB") or DEFAULT_DB
+    source = source.removeprefix("sqlite:///")
+    if not args.to.startswith(("postgresql://", "postgres://")):
+        print("error: --to must be a postgresql:// URL", file=sys.stderr)
+        return 2
+    redact_logs(database_secrets(args.to))
+    try:
+        result = copy_sqlite_to_postgres(source, args.to, replace=args.replace)
+    except TargetNotEmpty as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    except StorageError as err:
+        print(f"error: {_redacted(str(err), args.to)}", file=sys.stderr)
+        return 1 if "row counts differ" in str(err) else 2
+    width = max(len(t.table) for t in result.tables)
+    print(f"{'table':{width}}  {'source':>8}  {'target':>8}")
+    for t in result.tables:
+        print(f"{t.table:{width}}  {t.source:>8}  {t.target:>8}")
+    total = sum(t.source for t in result.tables)
+    if result.copied:
+        print(f"copied {total} rows in {len(result.tables)} tables from {source}; every count matches")
+    else:
+        print(f"the target already holds this copy ({total} rows in {len(result.tables)} tables): nothing done")
+    return 0
+
+
+def _redacted(text: str, url: str) -> str:
+    from bot.app import database_secrets
+
+    for secret in database_secrets(url):
+        text = text.replace(secret, "[redacted]")
+    return text

@@ -170,7 +170,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
                   "console chat.", file=sys.stderr)
             return 2
-        redact_logs([token])
+        secrets = [token]
+        if command == "telegram":
+            # The webhook's secret token (given, or derived from the bot token) is one too.
+            from bot.platforms.telegram import webhook_secrets
+            secrets += webhook_secrets(token, os.environ)
+        redact_logs(secrets)
         storage = open_storage(database_path())
         if storage is None:
             return 2

@@ -260,3 +260,23 @@ def test_a_config_error_names_no_secret() -> None:
     assert "sëcret-value" not in str(err.value)
 
 
+
+
+@pytest.mark.parametrize("given", [True, False], ids=["secret given", "secret derived"])
+def test_the_app_blanks_the_webhook_secret_out_of_its_logs_with_the_token(tmp_path, monkeypatch, given):
+    from argparse import Namespace
+
+    import bot.app as app
+
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("DRAUGHTS_DB", str(tmp_path / "app.db"))
+    monkeypatch.setenv("TELEGRAM_WEBHOOK_URL", URL)
+    if given:
+        monkeypatch.setenv("TELEGRAM_WEBHOOK_SECRET", SECRET)
+    else:
+        monkeypatch.delenv("TELEGRAM_WEBHOOK_SECRET", raising=False)
+    redacted: list[list[str]] = []
+    monkeypatch.setattr(app, "redact_logs", lambda secrets: redacted.append(list(secrets)))
+    monkeypatch.setattr(app, "_run_platform", lambda *args: 0)       # the run itself is tested above
+    assert app.run(Namespace(command="telegram")) == 0
+    assert redacted == [[TOKEN, SECRET if given else derived_secret(TOKEN)]]

@@ -78,7 +78,7 @@ def webhook_config(token: str, env: Mapping[str, str]) -> WebhookConfig | None:
     raw_port = env.get(PORT_VARIABLE, "").strip()
     if not raw_port:
         port = DEFAULT_PORT
-    elif raw_port.isdigit() and 1 <= int(raw_port) <= 65535:
+    elif re.fullmatch(r"[0-9]+", raw_port) and 1 <= int(raw_port) <= 65535:
         port = int(raw_port)
     else:
         raise WebhookConfigError(f"{PORT_VARIABLE}={raw_port!r} is not a port number (1-65535)")

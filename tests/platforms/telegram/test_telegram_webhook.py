@@ -219,6 +219,9 @@ def test_a_port_already_taken_is_one_line_and_exit_1(service, caplog, bot_errors
     ({"TELEGRAM_WEBHOOK_URL": URL, "TELEGRAM_WEBHOOK_SECRET": "x" * 257}, "1-256 characters of A-Z"),
     ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "eighty"}, "PORT='eighty' is not a port number"),
     ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "70000"}, "PORT='70000' is not a port number"),
+    ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "²"}, "is not a port number"),
+    ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "0"}, "PORT='0' is not a port number"),
+    ({"TELEGRAM_WEBHOOK_URL": "https://bot.example.org/tg#part"}, "may not have a #fragment"),
 ])
 def test_an_unusable_webhook_setting_is_one_line_and_exit_2_before_anything_is_sent(service, capsys, env, fragment):
     api = FakeBotAPI()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from typing import Any
 
 import discord
@@ -20,6 +21,9 @@ from discord_fake import TOKEN, FakeDiscord, install
 from bot.platforms.discord import DraughtsBot, ShardConfig, ShardConfigError, build_bot, run_discord, shard_config
 from bot.service import GameService
 from bot.storage import Storage
+
+# A run that does not get there fails after this long instead of hanging (nothing takes long).
+WATCHDOG_SECONDS = 60.0
 
 
 @pytest.fixture
@@ -109,7 +113,9 @@ async def test_two_processes_split_the_shards_and_a_third_on_a_taken_shard_is_re
             for ids in ("0-1", "2-3")]
     runs = [asyncio.create_task(bot.start(TOKEN)) for bot in bots]
     try:
+        started = time.monotonic()
         while len(fake.identified) < 4 and not any(run.done() for run in runs):
+            assert time.monotonic() - started < WATCHDOG_SECONDS, "watchdog: the shards did not all identify"
             await asyncio.sleep(0.01)
         assert sorted(fake.identified, key=str) == [(0, 4), (1, 4), (2, 4), (3, 4)]
         assert [sorted(bot.shards) for bot in bots] == [[0, 1], [2, 3]]

@@ -68,6 +68,7 @@ class Telegram:
     def __init__(self, api: FakeBotAPI, port: int, path: str = "/tg/hook") -> None:
         self.api, self.port, self.path = api, port, path
         self.errors: list[BaseException] = []
+        self.finished = threading.Event()      # the run returned: nothing left to stop
         self.started = time.monotonic()
         self._ids = iter(range(1, 1000))
 
@@ -76,7 +77,7 @@ class Telegram:
 
     def wait_until(self, condition: Callable[[], bool], what: str) -> None:
         while not condition():
-            if self.overdue():
+            if self.overdue() or self.finished.is_set():
                 raise AssertionError(f"watchdog: {what}")
             time.sleep(0.02)
 
@@ -107,7 +108,8 @@ class Telegram:
             except BaseException as exc:
                 self.errors.append(exc)
             finally:
-                os.kill(os.getpid(), signal.SIGINT)
+                if not self.finished.is_set():
+                    os.kill(os.getpid(), signal.SIGINT)
 
         thread = threading.Thread(target=drive, name="telegram-side")
         thread.start()
@@ -140,6 +142,7 @@ def test_an_update_with_the_secret_is_answered_and_one_without_is_refused_with_4
     thread = telegram.run(script)
     status = run_telegram(TOKEN, service, request=api, sleep=lambda s: None,
                           env=environment(port, SECRET if given else None))
+    telegram.finished.set()
     thread.join()
     assert telegram.errors == []
     assert status == 0
@@ -169,6 +172,7 @@ def test_setwebhook_failing_at_start_is_tried_again_with_backoff(service, caplog
     telegram = Telegram(api, port)
     thread = telegram.run(lambda tg: None)
     assert run_telegram(TOKEN, service, request=api, sleep=sleeps.append, env=environment(port)) == 0
+    telegram.finished.set()
     thread.join()
     assert telegram.errors == []
     assert sleeps == [1.0, 2.0] and len(api.named("setWebhook", ok_only=True)) >= 1

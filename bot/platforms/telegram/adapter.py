@@ -848,6 +848,7 @@ def serve_webhook(app: Application, webhook: WebhookConfig) -> None:
     one webhook per bot.  Pending updates are never dropped (another worker may be about to
     take them), and the webhook is left in place at stop (the other workers still serve it)."""
     arguments = _set_webhook_arguments(webhook)
+    log.info("serving the Telegram webhook %s on %s:%d", webhook.url, webhook.listen, webhook.port)
     app.run_webhook(listen=webhook.listen, port=webhook.port, url_path=webhook.url_path,
                     webhook_url=arguments["url"], secret_token=arguments["secret_token"],
                     allowed_updates=arguments["allowed_updates"],

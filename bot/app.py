@@ -186,7 +186,12 @@ def run(args: argparse.Namespace) -> int:
                   "console chat.", file=sys.stderr)
             return 2
         database = database_path()
-        redact_logs([token, *database_secrets(database)])
+        secrets = [token, *database_secrets(database)]
+        if command == "telegram":
+            # The webhook's secret token (given, or derived from the bot token) is one too.
+            from bot.platforms.telegram import webhook_secrets
+            secrets += webhook_secrets(token, os.environ)
+        redact_logs(secrets)
         storage = open_storage(database)
         if storage is None:
             return 2

@@ -428,7 +428,9 @@ class ChatAdapter:
             except Exception:
                 log.exception("%s delivery round failed; trying again in %.0f s", self.platform, ROUND_RETRY_SECONDS)
                 timeout = ROUND_RETRY_SECONDS
-            if timeout > 0:
+            # A stop asked for during the round: its wake-up may have been cleared with the
+            # round's own (delivery_round), so the flag is looked at before sleeping.
+            if timeout > 0 and not self._stopping:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout)
 

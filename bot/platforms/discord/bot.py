@@ -10,7 +10,8 @@ Rules this module follows (see PLATFORMS.md):
 - buttons are one ``DynamicItem`` whose custom id carries the service's action, so they keep
   working after a restart; an id we do not know is answered too;
 - no privileged intents; the command tree is synced only by ``python -m bot discord sync``, to
-  one place (globally, or one server), never both;
+  one place (globally, or one server), never both: never by a running bot, so that any number of
+  shard processes (bot.platforms.discord.sharding) start without registering anything;
 - the service's text is plain: it is escaped once (render.escape), so what users typed shows as
   typed; our own markup (spoiler bars, resolved mentions) is added after;
 - retries are discord.py's (5xx, 429 up to MAX_RATELIMIT_SECONDS); ours add one at most;
@@ -26,6 +27,7 @@ import inspect
 import logging
 import os
 import re
+import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, replace
@@ -39,6 +41,7 @@ from discord.ext import commands
 from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
 from bot.platforms.discord import render
+from bot.platforms.discord.sharding import ShardConfig, ShardConfigError, shard_config
 from bot.service import DM_PREFIX, ChatEvent, GameService, Reply
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
 
@@ -815,25 +818,38 @@ class CatalogTranslator(app_commands.Translator):
 # -- running -----------------------------------------------------------------------------------------
 
 
-def build_bot(*, service: GameService) -> DraughtsBot:
-    """The bot as production runs it (tests replace only its HTTP layer)."""
-    return DraughtsBot(service)
+def build_bot(*, service: GameService, shards: ShardConfig | None = None) -> DraughtsBot:
+    """The bot as production runs it (tests replace only its HTTP layer); ``shards``: which
+    shards this process runs (None: discord.py's automatic sharding)."""
+    return DraughtsBot(service, **(shards or ShardConfig()).options())
 
 
-async def serve_discord(token: str, service: GameService) -> None:
+async def serve_discord(token: str, service: GameService, shards: ShardConfig | None = None) -> None:
     """Run the bot in the current event loop until it is closed (to share a loop with others)."""
-    bot = build_bot(service=service)
+    bot = build_bot(service=service, shards=shards)
     async with bot:
         await bot.start(token)
 
 
-def run_discord(token: str, service: GameService, *, sleep: Callable[[float], object] = time.sleep) -> int:
-    """Run the bot until interrupted; 1 when Discord refuses the token, stays unreachable at start
-    (retried with backoff), or the database went away."""
+def run_discord(token: str, service: GameService, *, sleep: Callable[[float], object] = time.sleep,
+                env: Mapping[str, str] | None = None) -> int:
+    """Run the bot until interrupted: the shards DISCORD_SHARD_COUNT and DISCORD_SHARD_IDS name, or
+    as many as Discord asks for (bot.platforms.discord.sharding).  2 when those settings are
+    unusable (one line on stderr, before connecting); 1 when Discord refuses the token, stays
+    unreachable at start (retried with backoff), or the database went away.  ``env``: the
+    environment (os.environ)."""
+    try:
+        shards = shard_config(os.environ if env is None else env)
+    except ShardConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if shards.count is not None:
+        log.info("running Discord shards %s of %d", "all" if shards.ids is None else ",".join(map(str, shards.ids)),
+                 shards.count)
     bots: list[DraughtsBot] = []
 
     async def serve() -> None:
-        bot = build_bot(service=service)
+        bot = build_bot(service=service, shards=shards)
         bots.append(bot)
         async with bot:
             await bot.start(token)

@@ -35,9 +35,11 @@ import asyncio
 import contextlib
 import functools
 import logging
+import os
+import sys
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any, NotRequired, TypedDict, TypeVar
 
@@ -86,6 +88,14 @@ from bot.platforms.base import (
     run_until_stopped,
 )
 from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds
+from bot.platforms.telegram.webhook import (
+    LISTEN_VARIABLE,
+    PORT_VARIABLE,
+    URL_VARIABLE,
+    WebhookConfig,
+    WebhookConfigError,
+    webhook_config,
+)
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
 from bot.service.registry import REGISTRY
 
@@ -757,13 +767,23 @@ def build_application(token: str, *, service: GameService, request: BaseRequest 
 
 
 def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None,
-                 sleep: Callable[[float], object] = time.sleep) -> int:
-    """Poll Telegram until stopped (exactly one process per token); 1 if the token is refused, if
-    Telegram stays unreachable at start (retried with backoff), if another process polls with the
-    token, or if the database went away.  ``request``: the HTTP layer (tests)."""
+                 sleep: Callable[[float], object] = time.sleep, env: Mapping[str, str] | None = None) -> int:
+    """Serve Telegram until stopped: poll (exactly one process per token), or, with
+    TELEGRAM_WEBHOOK_URL, run the webhook server (any number of processes behind that URL; see
+    bot.platforms.telegram.webhook).  2 if a webhook setting is unusable (one line on stderr,
+    before anything is sent); 1 if the token is refused, if Telegram stays unreachable at start
+    (retried with backoff), if it refuses the webhook, if the port cannot be listened on, if another
+    process polls with the token, or if the database went away.  ``request``: the HTTP layer
+    (tests); ``env``: the environment (os.environ)."""
+    try:
+        webhook = webhook_config(token, os.environ if env is None else env)
+    except WebhookConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     apps: list[DraughtsApplication] = []
+    refused_start: list[str] = []
 
     def attempt() -> None:
         # The thread's loop, the one run_polling runs (and a stop signal or a test stops); a fresh
@@ -778,14 +798,38 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
         app = build_application(token, service=service, request=request)
         apps.append(app)
         try:
-            # getMe here, not in run_polling's bootstrap, which logs a failure with its traceback.
+            # getMe here, not in run_polling's bootstrap, which logs a failure with its traceback;
+            # setWebhook too (run_webhook calls it once more: it is idempotent).
             loop.run_until_complete(app.initialize())
+            if webhook is not None:
+                loop.run_until_complete(app.bot.set_webhook(**_set_webhook_arguments(webhook)))
+        except BadRequest as err:
+            # setWebhook refused (a host Telegram cannot resolve or reach, say): trying again
+            # would be refused again.
+            loop.close()
+            refused_start.append(f"Telegram refused the webhook {webhook.url if webhook else ''}: {err}")
+            log.error("%s; check %s", refused_start[-1], URL_VARIABLE)
+            return
         except BaseException:
             loop.close()
             raise
-        app.run_polling(allowed_updates=Update.ALL_TYPES)
+        if webhook is None:
+            app.run_polling(allowed_updates=Update.ALL_TYPES)
+            return
+        try:
+            serve_webhook(app, webhook)
+        except BadRequest as err:
+            # setWebhook refused (a host Telegram cannot resolve or reach, say): trying again
+            # would be refused again.
+            refused_start.append(f"Telegram refused the webhook {webhook.url}: {err}")
+            log.error("%s; check %s", refused_start[-1], URL_VARIABLE)
+        except OSError as err:
+            refused_start.append(f"cannot listen on {webhook.listen}:{webhook.port}: {err.strerror or err}")
+            log.error("%s; check %s and %s", refused_start[-1], PORT_VARIABLE, LISTEN_VARIABLE)
 
     def stopped_on_its_own() -> str | None:
+        if refused_start:
+            return refused_start[-1]
         adapter = apps[-1].adapter if apps else None
         if adapter is None:
             return None
@@ -795,6 +839,26 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
     return run_until_stopped(attempt, refused=InvalidToken, transient=_transient_start, fatal=stopped_on_its_own,
                              secret=token, sleep=sleep,
                              platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
+
+
+def serve_webhook(app: Application, webhook: WebhookConfig) -> None:
+    """python-telegram-bot's webhook server until stopped (a stop signal, or ``stop_running``).
+
+    setWebhook is called at every start, by every worker: it is idempotent, and Telegram keeps
+    one webhook per bot.  Pending updates are never dropped (another worker may be about to
+    take them), and the webhook is left in place at stop (the other workers still serve it)."""
+    arguments = _set_webhook_arguments(webhook)
+    log.info("serving the Telegram webhook %s on %s:%d", webhook.url, webhook.listen, webhook.port)
+    app.run_webhook(listen=webhook.listen, port=webhook.port, url_path=webhook.url_path,
+                    webhook_url=arguments["url"], secret_token=arguments["secret_token"],
+                    allowed_updates=arguments["allowed_updates"],
+                    drop_pending_updates=arguments["drop_pending_updates"])
+
+
+def _set_webhook_arguments(webhook: WebhookConfig) -> dict[str, Any]:
+    """setWebhook's arguments, the same from every worker."""
+    return {"url": webhook.url, "secret_token": webhook.secret, "allowed_updates": Update.ALL_TYPES,
+            "drop_pending_updates": False}
 
 
 def _transient_start(err: BaseException) -> bool:

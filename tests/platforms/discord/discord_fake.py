@@ -37,6 +37,15 @@ Whatever the fake refuses because of what the adapter sent goes into ``refused``
 fails a test that leaves anything there.  Failures a test scripts on purpose (``script``, gone
 channels, channel permissions, expired tokens) are not refusals.
 
+The gateway is faked as far as starting a bot goes: ``GET /gateway/bot`` recommends
+``recommended_shards`` shards, and a websocket (``FakeGatewaySocket``) says HELLO, acknowledges
+heartbeats and answers IDENTIFY with READY for that shard.  It refuses what Discord refuses at
+IDENTIFY: a wrong token (close code 4004 "Authentication failed"), a ``shard`` that is not
+``[id, count]`` with 0 <= id < count (4010 "Invalid shard"), fewer shards than a bot of its size
+needs (4011 "Sharding required": ``required_shards``), and a shard already connected by another
+session (``identified``; Discord would end the older one, which in a deployment means two
+processes run the same shard: refused here so a test sees it).  No guild events are sent.
+
 Messages remember whom they notified: Discord notifies mentioned users only for a new message
 (never for an edit, nor for the followup that replaces a "thinking" placeholder), and only
 those ``allowed_mentions`` permits.
@@ -522,6 +531,11 @@ class FakeDiscord:
         self.commands: dict[int | None, list[dict[str, Any]]] = {}     # registered: globally (None), per server
         self.slept: list[float] = []        # what discord.py's own retries waited (virtual)
         self.skew = 0.0                     # seconds the fake's clock is ahead of the real one
+        # The gateway: what /gateway/bot recommends, what IDENTIFY insists on, who identified.
+        self.recommended_shards = 1
+        self.required_shards = 1
+        self.identified: list[tuple[int, int] | None] = []   # (shard id, count), or None unsharded
+        self.sockets: list[FakeGatewaySocket] = []
 
     def now(self) -> float:
         """Discord's clock: real time plus every wait that was only virtual."""
@@ -644,6 +658,9 @@ class FakeDiscord:
             raise scripted
         if (method, path) == ("GET", "/users/@me"):
             return dict(BOT_USER)
+        if (method, path) == ("GET", "/gateway/bot"):
+            return {"url": GATEWAY_URL, "shards": self.recommended_shards,
+                    "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}}
         if (method, path) == ("GET", "/oauth2/applications/@me"):
             return {"id": str(APP_ID), "name": "Draughts", "description": "", "icon": None, "bot_public": True,
                     "bot_require_code_grant": False, "owner": dict(USERS["ana"]), "verify_key": "ab" * 32,
@@ -879,6 +896,7 @@ class FakeDiscord:
 API_BASE = discord.http.Route.BASE
 # The routes our bot uses, as discord.py spells them (the longer first where one is a prefix).
 ROUTES = [
+    "/gateway/bot",
     "/users/@me",
     "/users/@me/guilds",
     "/users/@me/channels",
@@ -959,11 +977,90 @@ class FakeSession:
                 params: dict[str, Any] | None = None, **kwargs: Any) -> _Exchange:
         return _Exchange(self.fake, method, str(url), data)
 
-    async def ws_connect(self, url: str, **kwargs: Any) -> Any:
-        raise AssertionError("the tests run without a gateway")
+    async def ws_connect(self, url: str, **kwargs: Any) -> FakeGatewaySocket:
+        socket = FakeGatewaySocket(self.fake)
+        self.fake.sockets.append(socket)
+        return socket
 
     async def close(self) -> None:
         self.closed = True
+
+
+GATEWAY_URL = "wss://gateway.discord.gg"
+HELLO, HEARTBEAT, IDENTIFY, HEARTBEAT_ACK, DISPATCH = 10, 1, 2, 11, 0
+
+
+class FakeGatewaySocket:
+    """One gateway connection as discord.py's DiscordWebSocket uses an aiohttp websocket:
+    ``receive`` the next frame, ``send_str`` one, ``close``.  Frames go out as text (discord.py
+    reads text as it comes, and only binary frames through its zlib stream)."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.closed = False
+        self.close_code: int | None = None
+        self.shard: tuple[int, int] | None = None
+        self.sent: list[dict[str, Any]] = []           # what the bot sent, parsed
+        self._inbox: asyncio.Queue[aiohttp.WSMessage] = asyncio.Queue()
+        self._push({"op": HELLO, "d": {"heartbeat_interval": 41_250}})
+
+    def _push(self, payload: dict[str, Any]) -> None:
+        self._inbox.put_nowait(aiohttp.WSMessage(aiohttp.WSMsgType.TEXT, json.dumps(payload), None))
+
+    def _end(self, code: int) -> None:
+        """Discord closes the connection with ``code``."""
+        self.closed, self.close_code = True, code
+        self._inbox.put_nowait(aiohttp.WSMessage(aiohttp.WSMsgType.CLOSE, code, None))
+
+    async def receive(self, timeout: float | None = None) -> aiohttp.WSMessage:
+        return await asyncio.wait_for(self._inbox.get(), timeout)
+
+    async def send_str(self, data: str, compress: int | None = None) -> None:
+        if self.closed:
+            raise ConnectionResetError("the gateway connection is closed")
+        payload = json.loads(data)
+        self.sent.append(payload)
+        if payload.get("op") == HEARTBEAT:
+            self._push({"op": HEARTBEAT_ACK})
+        elif payload.get("op") == IDENTIFY:
+            self._identify(payload.get("d") or {})
+
+    def _identify(self, data: dict[str, Any]) -> None:
+        if data.get("token") != TOKEN:
+            self._end(4004)                                 # Authentication failed
+            return
+        raw = data.get("shard")
+        if raw is None:
+            shard = None
+            count = 1
+        else:
+            if (not isinstance(raw, list) or len(raw) != 2 or not all(isinstance(n, int) for n in raw)
+                    or not 0 <= raw[0] < raw[1]):
+                self._end(4010)                             # Invalid shard
+                return
+            shard, count = (raw[0], raw[1]), raw[1]
+        if count < self.fake.required_shards:
+            self._end(4011)                                 # Sharding required
+            return
+        live = [s.shard for s in self.fake.sockets if s is not self and not s.closed and s.shard is not None]
+        if shard is not None and shard in live:
+            self._end(4010)          # two sessions on one shard: Discord would drop the first
+            return
+        self.shard = shard
+        self.fake.identified.append(shard)
+        self._push({"op": DISPATCH, "s": 1, "t": "READY", "d": {
+            "v": 10, "user": dict(BOT_USER), "guilds": [], "session_id": f"session-{len(self.fake.identified)}",
+            "resume_gateway_url": GATEWAY_URL, "shard": list(shard or (0, 1)),
+            "application": {"id": str(APP_ID), "flags": 0}}})
+
+    async def close(self, *, code: int = 1000, message: bytes = b"") -> bool:
+        if self.closed:
+            return False
+        self._end(code)
+        return True
+
+    def exception(self) -> BaseException | None:
+        return None
 
 
 class _Exchange:

@@ -36,7 +36,12 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
   the message it replies to;
 - ``setMyCommands``: at most 100 commands, names 1-32 of a-z0-9_, descriptions 1-256 characters, a
   known scope, a two-letter language code or none;
-- ``getUpdates`` while another instance polls (``conflict``): 409 Conflict.
+- ``getUpdates`` while another instance polls (``conflict``): 409 Conflict; while a webhook is
+  set: 409 Conflict too ("can't use getUpdates method while webhook is active");
+- ``setWebhook``: an https URL (an empty one removes the webhook) on port 443, 80, 88 or 8443, a
+  ``secret_token`` of 1-256 characters of A-Z, a-z, 0-9, _ and -, ``max_connections`` 1-100;
+  the webhook is kept (``webhook``) until ``deleteWebhook``, which also drops the pending
+  updates when asked to (``drop_pending_updates``).
 
 What reaches the bot is modelled too: in a group with privacy mode on (``reaches_bot``) a bare
 ``/command`` arrives only when no other bot spoke after ours; ``/command@ourbot``, replies to the
@@ -71,6 +76,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from telegram.request import BaseRequest, RequestData
 
@@ -102,6 +108,10 @@ NOT_MODIFIED = ("Bad Request: message is not modified: specified new message con
 TOPIC_CLOSED = "Bad Request: TOPIC_CLOSED"
 THREAD_NOT_FOUND = "Bad Request: message thread not found"
 CONFLICT = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+WEBHOOK_ACTIVE = ("Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the "
+                  "webhook first")
+WEBHOOK_PORTS = (443, 80, 88, 8443)
+SECRET_TOKEN = re.compile(r"[A-Za-z0-9_-]{1,256}")
 COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 COMMAND_LIMIT = 100
 COMMAND_DESCRIPTION_LIMIT = 256
@@ -139,6 +149,7 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "setMyCommands": (("commands",), None),
     "getMyCommands": ((), None),
     "deleteWebhook": ((), None),
+    "setWebhook": (("url",), None),
     "getUpdates": ((), None),
 }
 # Entity types a bot may send, and the emoji bots may react with (a part of Telegram's list).
@@ -267,6 +278,7 @@ class FakeBotAPI(BaseRequest):
         self.commands: dict[tuple[str, str], list[dict]] = {}   # (scope type, language) -> menu
         self.updates: list[dict] = []                  # what getUpdates hands out
         self.conflicts = 0                             # getUpdates calls still answered 409
+        self.webhook: dict[str, Any] | None = None     # as the last setWebhook set it (url, secret_token, ...)
         self._update_ids = itertools.count(1)
 
     # -- BaseRequest ---------------------------------------------------------------------------
@@ -490,7 +502,12 @@ class FakeBotAPI(BaseRequest):
         if name == "getMe":
             return BOT
         if name == "deleteWebhook":
+            self.webhook = None
+            if wire.get("drop_pending_updates") == "true":
+                self.updates.clear()
             return True
+        if name == "setWebhook":
+            return self._set_webhook(wire)
         if name == "setMyCommands":
             return self._set_commands(wire)
         if name == "getMyCommands":
@@ -726,7 +743,36 @@ class FakeBotAPI(BaseRequest):
         self.commands[self._command_key(wire)] = commands
         return True
 
+    def _set_webhook(self, wire: dict[str, str]) -> bool:
+        url = wire["url"]
+        if wire.get("drop_pending_updates") == "true":
+            self.updates.clear()
+        if not url:
+            self.webhook = None                 # an empty URL removes the webhook
+            return True
+        try:
+            parts = urlsplit(url)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+        except ValueError:
+            raise Refused("Bad Request: bad webhook: invalid URL") from None
+        if parts.scheme != "https" or not parts.hostname:
+            raise Refused("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        if port not in WEBHOOK_PORTS:
+            raise Refused("Bad Request: bad webhook: Webhook can be set up only on ports 80, 88, 443 or 8443")
+        secret = wire.get("secret_token")
+        if secret is not None and not SECRET_TOKEN.fullmatch(secret):
+            raise Refused("Bad Request: secret token contains unallowed characters" if secret and len(secret) <= 256
+                          else "Bad Request: bad webhook: secret token must be 1-256 characters long")
+        connections = int(wire.get("max_connections") or 40)
+        if not 1 <= connections <= 100:
+            raise Refused("Bad Request: bad webhook: max_connections must be between 1 and 100")
+        self.webhook = {"url": url, "secret_token": secret, "max_connections": connections,
+                        "allowed_updates": json.loads(wire["allowed_updates"]) if "allowed_updates" in wire else None}
+        return True
+
     async def _get_updates(self, wire: dict[str, str]) -> list[dict]:
+        if self.webhook is not None:
+            raise Refused(WEBHOOK_ACTIVE, status=409)
         if self.conflicts > 0:
             self.conflicts -= 1
             raise Refused(CONFLICT, status=409, staged=True)

@@ -142,7 +142,8 @@ class BoardAnswer:
     """What an action from the page came to: ``outcome`` is ok, illegal (the rules refused the
     move), refused (not possible now: not a player, game over, out of date), busy (the database
     stayed locked) or failed (the database is gone); ``message`` says so in the viewer's language;
-    ``state``: the game as it is now (None when there is no such game)."""
+    ``state``: the game as it is now (None when there is no such game).  ``forbidden``: the seat
+    is not a player's of this game."""
 
     outcome: str
     message: str
@@ -352,8 +353,8 @@ class BoardLayer:
         if row is None or row.platform != seat.platform:
             return BoardAnswer("refused", t(lang, "game.unknown", id=seat.game_id))
         if seat.user_id not in (row.white_id, row.black_id):
-            return BoardAnswer("refused", t(lang, "game.not_player", id=row.id), self._state(row, seat, lang,
-                                                                                             self.clock()))
+            return BoardAnswer("forbidden", t(lang, "game.not_player", id=row.id),
+                               self._state(row, seat, lang, self.clock()))
         try:
             outcome, message = retry_contention(lambda: self._run(seat, lang, kind, run))
         except (StorageBusy, StorageContention):

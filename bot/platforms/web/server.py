@@ -38,6 +38,7 @@ MAX_BODY = 16 * 1024
 # The longest path a move can have (a capture of every piece of a 10x10 side, and then some).
 MAX_PATH = 24
 
+SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
 STATIC = {"board.js": "application/javascript", "board.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
 
@@ -318,7 +319,7 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
     """The board's aiohttp application on ``service`` (tests run it with aiohttp's test server)."""
     site = BoardSite(service, config or WebConfig())
     app = web.Application(client_max_size=MAX_BODY)
-    app["board_site"] = site
+    app[SITE] = site
     routes: list[tuple[str, str, Callable[[web.Request], Awaitable[web.StreamResponse]]]] = [
         ("GET", f"/g/{GAME_ID}", site.page),
         ("GET", "/static/{name}", site.static_file),

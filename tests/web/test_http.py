@@ -148,7 +148,8 @@ async def test_forged_expired_and_other_credentials_are_refused(chat, client):
     before = chat.storage.dump()
     token = chat.service.web.seat_token(game, PLATFORM, "ana")
     forged = token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB")
-    response = await client.post(f"/api/g/{game}/move?lang=es", json=body, headers={"Authorization": "Bearer " + forged})
+    response = await client.post(f"/api/g/{game}/move?lang=es", json=body,
+                                 headers={"Authorization": "Bearer " + forged})
     assert response.status == 401 and (await response.json())["error"] == t("es", "web.link_invalid")
     expired = auth(chat, game, "ana", seconds=10)
     chat.now[0] += 11

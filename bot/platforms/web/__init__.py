@@ -5,7 +5,7 @@
 ``$WEB_URL``.  ``verify_init_data`` checks a Telegram Mini App's initData."""
 
 from .auth import InitDataRefused, TelegramUser, verify_init_data
-from .server import WebConfig, WebServer, make_app, start_web, stop_web
+from .server import WebConfig, WebServer, WebThread, make_app, start_web, stop_web
 
-__all__ = ["InitDataRefused", "TelegramUser", "WebConfig", "WebServer", "make_app", "start_web", "stop_web",
-           "verify_init_data"]
+__all__ = ["InitDataRefused", "TelegramUser", "WebConfig", "WebServer", "WebThread", "make_app", "start_web",
+           "stop_web", "verify_init_data"]

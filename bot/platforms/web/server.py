@@ -13,6 +13,7 @@ import html
 import json
 import logging
 import os
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -365,3 +366,50 @@ async def start_web(service: GameService, config: WebConfig | None = None) -> We
 async def stop_web(server: WebServer) -> None:
     """Stop serving: open streams end, the port is freed."""
     await server.runner.cleanup()
+
+
+class WebThread:
+    """The board served from a thread of its own with its own event loop (``python -m bot web``,
+    next to the console chat, which reads standard input on the main thread)."""
+
+    def __init__(self, service: GameService, config: WebConfig | None = None) -> None:
+        self.config = config or WebConfig.from_env()
+        self.loop = asyncio.new_event_loop()
+        self._server: WebServer | None = None
+        self.url: str | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(service,), name="web-board", daemon=True)
+
+    def start(self) -> str:
+        """Serve; the board's URL.  OSError when the port is taken (or the host cannot be bound)."""
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._server is not None
+        self.url = self._server.url
+        return self.url
+
+    def _run(self, service: GameService) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self._server = self.loop.run_until_complete(start_web(service, self.config))
+        except BaseException as err:        # handed to start(), which raises it in the caller
+            self._error = err
+            self._ready.set()
+            self.loop.close()
+            return
+        self._ready.set()
+        self.loop.run_forever()
+        self.loop.close()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving and end the thread."""
+        if self._server is None or self.loop.is_closed():
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(stop_web(self._server), self.loop).result(timeout)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout)

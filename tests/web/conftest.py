@@ -28,9 +28,9 @@ class WebChat:
         self.storage = Storage(db_path)
         self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
 
-    def say(self, user: str, text: str, lang: str = "en") -> list[Reply]:
+    def say(self, user: str, text: str, lang: str = "en", admin: bool = False) -> list[Reply]:
         event = ChatEvent(platform=PLATFORM, chat_id=GROUP, user_id=user, user_name=user.capitalize(),
-                          username=user, language=lang, text=text)
+                          username=user, language=lang, text=text, is_admin=admin)
         return self.service.handle(event)
 
     def new_game(self, variant: str = "italian", white: str = "ana", black: str = "bob") -> int:

@@ -46,7 +46,9 @@ async def test_the_page_with_its_script_and_style_weighs_under_150_kb(chat, clie
     page = await client.get(f"/g/{game}?lang=es")
     assert page.status == 200 and page.content_type == "text/html"
     html = await page.text()
-    assert t("es", "web.title", id=game) in html and '"lang":"es"' in html
+    assert t("es", "web.title", id=game) in html and "&quot;lang&quot;:&quot;es&quot;" in html
+    assert "script-src 'self'" in page.headers["Content-Security-Policy"]
+    assert page.headers["Referrer-Policy"] == "no-referrer"
     total = len(html.encode())
     for name in ("board.js", "board.css"):
         response = await client.get(f"/static/{name}")

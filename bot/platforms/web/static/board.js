@@ -20,10 +20,10 @@
    the event stream); ?lang=es|it|en picks the language. */
 (function () {
   "use strict";
-  var BOOT = window.BOOT, T = BOOT.texts, GAME = BOOT.game, S = 100;
+  var app = document.getElementById("app");
+  var BOOT = JSON.parse(app.dataset.boot), T = BOOT.texts, GAME = BOOT.game, S = 100;
   var NS = "http://www.w3.org/2000/svg";
   var q = new URLSearchParams(location.search), TOKEN = q.get("t") || "", LANG = BOOT.lang;
-  var app = document.getElementById("app");
   var $ = function (sel) { return app.querySelector(sel); };
   var st = null, flip = false, sel = null, choosing = null, busy = false, skew = 0, poller = null;
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];

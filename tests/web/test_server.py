@@ -50,9 +50,13 @@ def test_web_config_from_the_environment():
     assert WebConfig.from_env("0.0.0.0", environ={"PORT": "9000"}) == WebConfig(host="0.0.0.0", port=9000)
     config = WebConfig.from_env(environ={"WEB_HOST": "10.0.0.2", "WEB_URL": "https://board.example/"})
     assert (config.host, config.public_url) == ("10.0.0.2", "https://board.example")
-    for bad in ("http", "-1", "70000"):
+    for bad in ("http", "-1", "70000", "80²", "８０"):
         with pytest.raises(ConfigProblem, match="PORT"):
             WebConfig.from_env(environ={"PORT": bad})
+    # Where $PORT is another server's (Telegram's webhook), $WEB_PORT is the board's.
+    assert WebConfig.from_env(environ={"PORT": "8443", "WEB_PORT": "8081"}).port == 8081
+    with pytest.raises(ConfigProblem, match="WEB_PORT"):
+        WebConfig.from_env(environ={"PORT": "8443", "WEB_PORT": "x"})
 
 
 @pytest.fixture

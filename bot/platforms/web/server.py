@@ -63,11 +63,14 @@ class WebConfig:
 
     @classmethod
     def from_env(cls, default_host: str = "127.0.0.1", environ: Mapping[str, str] = os.environ) -> WebConfig:
-        """``$PORT`` (default 8080), ``$WEB_HOST`` (default ``default_host``: 127.0.0.1 for the local
+        """``$PORT`` (default 8080; ``$WEB_PORT`` instead where ``$PORT`` is another server's, such
+        as Telegram's webhook), ``$WEB_HOST`` (default ``default_host``: 127.0.0.1 for the local
         console, 0.0.0.0 for a platform), ``$WEB_URL`` (the public address, for links)."""
-        text = environ.get("PORT", "").strip() or str(DEFAULT_PORT)
-        if not text.isdigit() or not 0 <= int(text) <= 65535:
-            raise ConfigProblem(f"PORT={text!r} is not a port number (0-65535)")
+        variable = "WEB_PORT" if environ.get("WEB_PORT", "").strip() else "PORT"
+        text = environ.get(variable, "").strip() or str(DEFAULT_PORT)
+        # ASCII digits only: '²' is a digit to str.isdigit, and int() refuses it.
+        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
+            raise ConfigProblem(f"{variable}={text!r} is not a port number (0-65535)")
         host = environ.get("WEB_HOST", "").strip() or default_host
         url = environ.get("WEB_URL", "").strip().rstrip("/") or None
         return cls(host=host, port=int(text), public_url=url)

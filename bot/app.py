@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from bot.redact import pattern_for, redact_with, register
 
 if TYPE_CHECKING:
+    from bot.platforms.web import WebThread
     from bot.service import GameService
     from bot.storage import Store
 
@@ -223,7 +224,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     service.warm_up()
     images = Path(getattr(args, "images", None) or os.environ.get("DRAUGHTS_IMAGES", "boards"))
-    chat = ConsoleChat(service, sys.stdout, images)
+    web = _start_web(service) if command == "web" else None
+    if command == "web" and web is None:
+        service.close()
+        storage.close()
+        return 2
+    chat = ConsoleChat(service, sys.stdout, images, web_url=web.url if web else None)
     try:
         chat.run(sys.stdin, interactive=sys.stdin.isatty())
     except KeyboardInterrupt:
@@ -236,9 +242,27 @@ def run(args: argparse.Namespace) -> int:
         # The reader went away (e.g. piped into `head`): stop quietly, without a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
+        if web:
+            web.stop()
         service.close()
         storage.close()
     return 0
+
+
+def _start_web(service: GameService) -> WebThread | None:
+    """``python -m bot web``: the board in a thread of its own; None (after one line on stderr)
+    when it cannot be served (a bad $PORT, the port taken)."""
+    from bot.platforms.web import WebConfig, WebThread
+    from bot.platforms.web.server import ConfigProblem
+
+    try:
+        thread = WebThread(service, WebConfig.from_env("127.0.0.1"))
+        url = thread.start()
+    except (ConfigProblem, OSError) as err:
+        print(f"error: the web board cannot start: {err}", file=sys.stderr)
+        return None
+    print(f"web board: {url} (/web in the chat gives your game's link)", file=sys.stderr)
+    return thread
 
 
 def _run_platform(command: str, token: str, service: GameService, args: argparse.Namespace) -> int:

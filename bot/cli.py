@@ -124,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     console = sub.add_parser("console", help="local chat on standard input (the default without tokens)")
     console.add_argument("--db", help=DB_HELP)
     console.add_argument("--images", default=None, help="folder for board images")
+    web = sub.add_parser("web", help="the console chat with the web board next to it ($PORT, default 8080; "
+                                     "$WEB_HOST, default 127.0.0.1)")
+    web.add_argument("--db", help=DB_HELP)
+    web.add_argument("--images", default=None, help="folder for board images")
     sub.add_parser("telegram", help="run the Telegram bot (needs TELEGRAM_BOT_TOKEN)")
     discord = sub.add_parser("discord", help="run the Discord bot (needs DISCORD_BOT_TOKEN)")
     discord.add_argument("action", nargs="?", choices=["run", "sync"], default="run")

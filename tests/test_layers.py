@@ -67,10 +67,11 @@ LAYERS: tuple[Layer, ...] = (
     Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),
     # Adapters reach the service only through its public face: the bot.service package
     # (GameService, ChatEvent, Reply, ...), its event types, the command registry (names and
-    # arguments for the platforms' menus), and the outbox's notifications.
+    # arguments for the platforms' menus), the outbox's notifications, and the board layer's
+    # typed state and answers (bot.service.web: to the web board what events are to a chat).
     Layer("platforms", ("bot.platforms.*",),
           may_import=("bot.i18n", "bot.service", "bot.service.events", "bot.service.registry",
-                      "bot.service.outbox")),
+                      "bot.service.outbox", "bot.service.web")),
 )
 
 # Imports that break a rule today, each with why it is still there.  Remove an entry when its

@@ -201,9 +201,46 @@ class ChallengeEdited(ChallengeNotice):
     started: int | None = None
 
 
+@dataclass(frozen=True)
+class WebMoved(GameNotice):
+    """``mover`` played ``move`` on the game's web page, from position ``before``; ``state``: the
+    game after it; ``at``: when; ``draw_declined``: the move turned down the opponent's offer;
+    ``mention``: the player to move, pinged on the board.  Delivered as the board reply a typed
+    move gets."""
+
+    kind: ClassVar[str] = "web_moved"
+    move: str
+    before: str
+    state: GameState
+    at: float
+    mover: str
+    draw_declined: bool = False
+    mention: Mention | None = None
+
+
+@dataclass(frozen=True)
+class WebDrawOffered(GameNotice):
+    """``offerer`` (playing ``color``) offered a draw on the game's web page; ``state``: the game
+    then.  Delivered as /draw's answer, with its button to accept."""
+
+    kind: ClassVar[str] = "web_draw_offered"
+    state: GameState
+    offerer: str
+    color: str | None = None
+
+
+@dataclass(frozen=True)
+class WebGameEnded(GameNotice):
+    """A player ended the game on its web page (resigned, accepted a draw) or found it lost on
+    time there; ``state``: the game as it ended.  Delivered as the chat's final board."""
+
+    kind: ClassVar[str] = "web_game_ended"
+    state: GameState
+
+
 KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
     BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
-    FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady)}
+    FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded)}
 
 
 def _plain(value: Any) -> Any:

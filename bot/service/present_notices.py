@@ -14,8 +14,9 @@ from bot.i18n import t
 from bot.rules import Position
 from bot.service import boards
 from bot.service.events import Mention, Reply
-from bot.service.features.common import _stored_result, reply_flipped
-from bot.service.features.results_games import ChallengeClosed
+from bot.service.features.common import _stored_result, bot_to_move, reply_flipped
+from bot.service.features.results import MoveMade
+from bot.service.features.results_games import ChallengeClosed, DrawOffered, GameEnded
 from bot.service.features.results_puzzles import Board
 from bot.service.notifications import (
     AnalysisFailed,
@@ -32,11 +33,15 @@ from bot.service.notifications import (
     PrivateTurn,
     Reminder,
     TurnPing,
+    WebDrawOffered,
+    WebGameEnded,
+    WebMoved,
 )
 from bot.service.present_challenges import closed_edit
-from bot.service.present_games import board_reply, bot_name, name_of, names, over_text, to_move_line
+from bot.service.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
 from bot.service.present_puzzles import ChatNotices, first_text
 from bot.service.present_stats import analysis_failed, analysis_report
+from bot.service.presenters import present_move
 from bot.service.wording import duration, reminder
 
 if TYPE_CHECKING:
@@ -62,6 +67,14 @@ class NoticePresenter:
     def __call__(self, notice: Notification) -> Reply:
         if isinstance(notice, BotMoved):
             return self.bot_moved(notice)
+        if isinstance(notice, WebMoved):
+            return self.web_moved(notice)
+        if isinstance(notice, WebDrawOffered):
+            row = notice.state.on(self.game(notice.game_id))
+            return present_game(notice.lang, DrawOffered(row, notice.offerer, notice.color))[0]
+        if isinstance(notice, WebGameEnded):
+            row = notice.state.on(self.game(notice.game_id))
+            return present_game(notice.lang, GameEnded(row, _stored_result(row)))[0]
         if isinstance(notice, LostOnTime):
             row = notice.state.on(self.game(notice.game_id))
             return board_reply(notice.lang, row, over_text(notice.lang, row, _stored_result(row)))
@@ -110,3 +123,13 @@ class NoticePresenter:
         before = Position.from_fen(row.variant, notice.before)
         reply.animation = boards.capture_animation(before, before.parse_move(notice.move), flipped=reply_flipped(row))
         return _named(reply, notice.mention)
+
+    def web_moved(self, notice: WebMoved) -> Reply:
+        """A move played on the web page: the board reply the same move typed in the chat gets."""
+        row = notice.state.on(self.game(notice.game_id))
+        before = Position.from_fen(row.variant, notice.before)
+        made = MoveMade(row, before, before.parse_move(notice.move), notice.mover,
+                        _stored_result(row) if row.status == "finished" else None, notice.draw_declined,
+                        bot_to_move(row), via_button=False, now=notice.at, turn=notice.mention)
+        # The ping stands on the board when the board names the player (to_move_line does).
+        return present_move(notice.lang, made)[0]

@@ -28,6 +28,7 @@ from bot.service.outbox import Outbox
 from bot.service.present_notices import NoticePresenter
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
+from bot.service.web import BoardLayer
 from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, Store, retry_contention
 from bot.storage.records import GameRecord, MoveRecord
 
@@ -62,6 +63,8 @@ class GameService:
         self._listeners: list[Callable[[str], None]] = []
         self.app: UseCases = compose(config, self)
         self.chat = ChatLayer(self.app)
+        # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.
+        self.web = BoardLayer(self.app, self)
         # What the service says on its own; its claims are this process's (see bot/service/outbox.py).
         # It reads the service's clock as it is then (tests set another one).
         self.outbox = outbox or Outbox(self.storage, lambda: self.clock())

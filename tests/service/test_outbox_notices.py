@@ -37,6 +37,9 @@ from bot.service.notifications import (
     PrivateTurn,
     Reminder,
     TurnPing,
+    WebDrawOffered,
+    WebGameEnded,
+    WebMoved,
     from_json,
     to_json,
 )
@@ -261,6 +264,11 @@ def test_every_kind_round_trips_through_its_json():
         DailyPosted(7, "es"), DaySummary(8, "it", 1.5), FirstSolver(9, "en", "Ana", 4),
         ChallengeLapsed(10, "en"), ChallengeEdited(11, "es", "accepted", "42", by="Bob", started=12),
         AnalysisReady(13, "it", 80),
+        WebMoved(14, "es", "22-18", state_fen, GameState(state_fen, 3, last_path=(22, 18)), 9.0, "Ana", True,
+                 mention),
+        WebDrawOffered(15, "it", GameState(state_fen, 4, draw_offer="W"), "Ana", "W"),
+        WebGameEnded(16, "en", GameState(state_fen, 4, "finished", result_score="1-0", result_reason="resign",
+                                         winner="W")),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:

@@ -3,6 +3,8 @@
 ``/as NAME`` switches who is typing, ``/chat NAME`` which chat (a new name is
 a new group chat), ``/press ACTION`` presses a button, ``/reply N TEXT``
 answers message N, ``/clock +3h`` makes time pass (reminders, time-outs, tomorrow's daily).
+With the web board running (``python -m bot web``), ``/web`` [#id] prints the link to the game's
+page for the user typing (their seat in it), and a ``web:`` line under each board does the same.
 Images are saved to a folder and their paths printed; a run never overwrites an earlier
 run's images (those are left in the folder, the new ones go to a ``run-N`` folder inside it).
 The language is the one ``$LANG`` names (es, it, else English) until a chat sets its own.
@@ -52,8 +54,10 @@ class ConsoleChat:
     """Reads lines, hands them to the service, prints the replies."""
 
     def __init__(self, service: GameService, out: TextIO, images: Path, user: str = "Ana",
-                 chat: str = "main", language: str | None = None) -> None:
+                 chat: str = "main", language: str | None = None, web_url: str | None = None) -> None:
         self.service = service
+        # The web board's address when it runs next to the console (python -m bot web).
+        self.web_url = web_url.rstrip("/") if web_url else None
         self.out = out
         self.images = run_folder(Path(images))
         # /clock moves the service's clock forward by this much (the wall clock keeps running).
@@ -139,6 +143,10 @@ class ConsoleChat:
                 self.chat = name
             self._say(f"(now {self.user} in chat {self.chat})")
             return
+        web = re.fullmatch(r"/web(?:\s+#?(\d{1,9}))?", stripped)
+        if web:
+            self._web_link(int(web.group(1)) if web.group(1) else None)
+            return
         clock = re.fullmatch(r"/clock(?:\s+\+?(\S{1,20}))?", stripped)
         if clock:
             self._move_clock(clock.group(1))
@@ -159,6 +167,26 @@ class ConsoleChat:
                           is_admin=True)
         for r in self.service.handle(event):
             self._print_reply(self.chat, r)
+
+    def _web_link(self, game_id: int | None) -> None:
+        """``/web`` [#id]: the page of the user's game here (their newest), or of game ``id``."""
+        if self.web_url is None:
+            self._say("(the web board is not running: start the bot with `python -m bot web`)")
+            return
+        if game_id is None:
+            mine = self.service.web.player_games(PLATFORM, self.chat, self.user.lower())
+            if not mine:
+                self._say(f"({self.user} has no game in chat {self.chat}: /web #id shows any game)")
+                return
+            game_id = mine[0]
+        if self.service.web.version(game_id) is None:
+            self._say(f"(there is no game #{game_id})")
+            return
+        self._say(f"web: {self._web_url(game_id)}")
+
+    def _web_url(self, game_id: int) -> str:
+        """The page of a game, with the typing user's seat when they play in it."""
+        return f"{self.web_url}{self.service.web.link_path(game_id, PLATFORM, self.user.lower())}"
 
     def _move_clock(self, amount: str | None) -> None:
         """``/clock +3h``: time passes for the service at once (what falls due is printed next)."""
@@ -206,6 +234,11 @@ class ConsoleChat:
             self._say(f"  [spoiler, hidden until tapped in a chat] {reply.spoiler}")
         if reply.board_text:
             self._say(reply.board_text)
+            if self.web_url and reply.game_id is not None:
+                try:
+                    self._say(f"  web: {self._web_url(reply.game_id)}")
+                except StorageBusy:
+                    pass            # /web prints it again
         if reply.image:
             self._save_and_say("board image", reply.image, ".png")
         if reply.animation:

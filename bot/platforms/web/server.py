@@ -1,0 +1,425 @@
+"""The web board's server: one page per game, its state as JSON, moves and the rest as POSTs, and a
+server-sent event stream that brings every change within a second (docs/web.md).
+
+It runs in the event loop of whatever starts it (an adapter's, or its own thread for
+``python -m bot web``): ``start_web(service, config)`` and ``stop_web(server)``.  Every call into
+the service (the database) goes to a worker thread, so the loop never waits for a lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import logging
+import os
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+from aiohttp import web
+
+from bot.i18n import t
+from bot.platforms.web.auth import InitDataRefused, verify_init_data
+from bot.service import GameService
+from bot.service.web import BoardAnswer, BoardState, LinkRefused, Seat, page_texts
+
+log = logging.getLogger("bot.web")
+
+DEFAULT_PORT = 8080
+# How often a stream looks at its game's version (moves made by another process sharing the
+# database show within this, plus the time to read the state).
+POLL_SECONDS = 0.3
+# A comment line this often keeps proxies from closing an idle stream.
+KEEPALIVE_SECONDS = 15.0
+# Bodies are a move or nothing.
+MAX_BODY = 16 * 1024
+# The longest path a move can have (a capture of every piece of a 10x10 side, and then some).
+MAX_PATH = 24
+
+SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
+STATIC = {"board.js": "application/javascript", "board.css": "text/css"}
+GAME_ID = r"{game:[0-9]{1,9}}"
+
+
+class ConfigProblem(ValueError):
+    """A web setting that cannot be used; the message names the variable."""
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Where and how the board is served.  ``public_url``: how links name this server (behind a
+    proxy, say), else ``http://host:port``; ``telegram_token``: when set, Telegram Mini App initData
+    (header ``X-Telegram-Init-Data``) gives the seat of a Telegram player."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    public_url: str | None = None
+    poll_seconds: float = POLL_SECONDS
+    keepalive_seconds: float = KEEPALIVE_SECONDS
+    telegram_token: str | None = None
+
+    @classmethod
+    def from_env(cls, default_host: str = "127.0.0.1", environ: Mapping[str, str] = os.environ) -> WebConfig:
+        """``$PORT`` (default 8080; ``$WEB_PORT`` instead where ``$PORT`` is another server's, such
+        as Telegram's webhook), ``$WEB_HOST`` (default ``default_host``: 127.0.0.1 for the local
+        console, 0.0.0.0 for a platform), ``$WEB_URL`` (the public address, for links)."""
+        variable = "WEB_PORT" if environ.get("WEB_PORT", "").strip() else "PORT"
+        text = environ.get(variable, "").strip() or str(DEFAULT_PORT)
+        # ASCII digits only: '²' is a digit to str.isdigit, and int() refuses it.
+        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
+            raise ConfigProblem(f"{variable}={text!r} is not a port number (0-65535)")
+        host = environ.get("WEB_HOST", "").strip() or default_host
+        url = environ.get("WEB_URL", "").strip().rstrip("/") or None
+        return cls(host=host, port=int(text), public_url=url)
+
+
+@dataclass
+class WebServer:
+    """A running board server: ``url`` is its address for links (the port actually bound when 0
+    was asked for)."""
+
+    runner: web.AppRunner
+    url: str
+    port: int
+
+    async def stop(self) -> None:
+        await stop_web(self)
+
+
+@dataclass
+class _Streams:
+    """The open event streams: woken when the service says something changed, told to end when the
+    server stops."""
+
+    wakes: set[asyncio.Event] = field(default_factory=set)
+    closing: bool = False
+    loop: asyncio.AbstractEventLoop | None = None
+
+    def wake_all(self) -> None:
+        for event in list(self.wakes):
+            event.set()
+
+    def changed(self, platform: str) -> None:
+        """The service's listener (any thread): look at the games again now."""
+        loop = self.loop
+        if loop is None or self.closing or loop.is_closed():
+            return
+        try:
+            loop.call_soon_threadsafe(self.wake_all)
+        except RuntimeError:
+            pass                    # the loop closed meanwhile
+
+
+def _resource(name: str) -> str:
+    return resources.files(__package__).joinpath("static", name).read_text(encoding="utf-8")
+
+
+# The page runs only its own script and style (the boot data rides in an attribute, not an inline
+# script); a seat token in the address is never sent on as a referrer.  Framing stays allowed:
+# Telegram's web client opens a Mini App in a frame.
+PAGE_HEADERS = {
+    "Cache-Control": "no-store",
+    "Content-Security-Policy": "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+                               "connect-src 'self'; base-uri 'none'; form-action 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+class BoardSite:
+    """The handlers, on one service."""
+
+    def __init__(self, service: GameService, config: WebConfig) -> None:
+        self.service = service
+        self.board = service.web
+        self.config = config
+        self.streams = _Streams()
+        self.page_template = _resource("page.html")
+        self.static = {name: _resource(name).encode("utf-8") for name in STATIC}
+        service.add_listener(self.streams.changed)
+
+    # -- who is asking ----------------------------------------------------------------------------------
+
+    def _token(self, request: web.Request) -> str | None:
+        header = request.headers.get("Authorization", "")
+        if header.lower().startswith("bearer "):
+            return header[7:].strip() or None
+        return request.query.get("t") or None
+
+    def _credential(self, request: web.Request, game_id: int) -> Seat | LinkRefused | None:
+        """The seat a request holds (a signed link, else Telegram initData when enabled), why its
+        credential gives none, or None: no credential (a spectator)."""
+        token = self._token(request)
+        if token is not None:
+            return self.board.read_token(token)
+        init = request.headers.get("X-Telegram-Init-Data")
+        if init and self.config.telegram_token:
+            user = verify_init_data(init, self.config.telegram_token, now=self.service.clock())
+            if isinstance(user, InitDataRefused):
+                return LinkRefused(user.reason)
+            return Seat(game_id, "telegram", str(user.id), float(user.auth_date))
+        return None
+
+    async def _who(self, request: web.Request, game_id: int) -> tuple[Seat | None, str, web.Response | None]:
+        """The seat, the language, and the refusal to send instead when the credential is forged,
+        expired or another game's."""
+        asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
+        lang = await asyncio.to_thread(self.board.language, game_id, asked)
+        found = await asyncio.to_thread(self._credential, request, game_id)
+        if isinstance(found, LinkRefused):
+            return None, lang, _error(401, "link_" + found.reason, t(lang, found.key))
+        if found is not None and found.game_id != game_id:
+            return None, lang, _error(403, "other_game", t(lang, "web.other_game"))
+        return found, lang, None
+
+    # -- pages and state --------------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.Response:
+        game_id = int(request.match_info["game"])
+        _seat, lang, _refusal = await self._who(request, game_id)
+        exists = await asyncio.to_thread(self.board.version, game_id)
+        if exists is None:
+            return web.Response(status=404, text=t(lang, "web.no_game"))
+        title = t(lang, "web.title", id=game_id)
+        boot = json.dumps({"game": game_id, "lang": lang, "texts": page_texts(lang)}, ensure_ascii=False,
+                          separators=(",", ":"))
+        body = (self.page_template.replace("{{lang}}", lang).replace("{{title}}", html.escape(title))
+                .replace("{{boot}}", html.escape(boot, quote=True)))
+        return web.Response(text=body, content_type="text/html", headers=PAGE_HEADERS)
+
+    async def static_file(self, request: web.Request) -> web.Response:
+        name = request.match_info["name"]
+        if name not in self.static:
+            raise web.HTTPNotFound()
+        return web.Response(body=self.static[name], content_type=STATIC[name],
+                            headers={"Cache-Control": "public, max-age=300"})
+
+    async def state(self, request: web.Request) -> web.Response:
+        game_id = int(request.match_info["game"])
+        seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal
+        state = await asyncio.to_thread(self.board.state, game_id, seat, lang)
+        if state is None:
+            return _error(404, "no_game", t(lang, "web.no_game"))
+        return web.json_response({"ok": True, "state": state.to_json()}, headers={"Cache-Control": "no-store"})
+
+    async def pdn(self, request: web.Request) -> web.Response:
+        game_id = int(request.match_info["game"])
+        found = await asyncio.to_thread(self.board.pdn, game_id)
+        if found is None:
+            raise web.HTTPNotFound()
+        name, text = found
+        return web.Response(text=text, content_type="application/x-draughts-pdn", charset="utf-8",
+                            headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def events(self, request: web.Request) -> web.StreamResponse:
+        """Server-sent events: the state now, then again each time the game's version changes."""
+        game_id = int(request.match_info["game"])
+        seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
+                                               "X-Accel-Buffering": "no"})
+        await response.prepare(request)
+        wake = asyncio.Event()
+        self.streams.wakes.add(wake)
+        loop = asyncio.get_running_loop()
+        shown: int | None = None
+        quiet_since = loop.time()
+        try:
+            while not self.streams.closing:
+                version = await asyncio.to_thread(self.board.version, game_id)
+                if version is None:
+                    break
+                if version != shown:
+                    state = await asyncio.to_thread(self.board.state, game_id, seat, lang)
+                    if state is None:
+                        break
+                    data = json.dumps(state.to_json(), ensure_ascii=False, separators=(",", ":"))
+                    await response.write(f"event: state\nid: {state.version}\ndata: {data}\n\n".encode())
+                    shown, quiet_since = state.version, loop.time()
+                elif loop.time() - quiet_since >= self.config.keepalive_seconds:
+                    await response.write(b": keepalive\n\n")
+                    quiet_since = loop.time()
+                try:
+                    await asyncio.wait_for(wake.wait(), self.config.poll_seconds)
+                except TimeoutError:
+                    pass
+                wake.clear()
+        except (ConnectionResetError, ConnectionError):
+            pass                        # the page went away
+        finally:
+            self.streams.wakes.discard(wake)
+        return response
+
+    # -- acting -------------------------------------------------------------------------------------------
+
+    async def _act(self, request: web.Request,
+                   act: Callable[[Seat, str, dict[str, Any]], BoardAnswer | web.Response]) -> web.Response:
+        game_id = int(request.match_info["game"])
+        seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal
+        if seat is None:
+            return _error(403, "spectator", t(lang, "web.spectator_only"))
+        body: dict[str, Any] = {}
+        if request.can_read_body:
+            try:
+                parsed = await request.json()
+            except ValueError:
+                return _error(400, "bad_request", t(lang, "web.bad_request"))
+            if not isinstance(parsed, dict):
+                return _error(400, "bad_request", t(lang, "web.bad_request"))
+            body = parsed
+        answer = await asyncio.to_thread(act, seat, lang, body)
+        if isinstance(answer, web.Response):
+            return answer
+        return _answer(answer)
+
+    async def move(self, request: web.Request) -> web.Response:
+        def run(seat: Seat, lang: str, body: dict[str, Any]) -> BoardAnswer | web.Response:
+            path, text, ply = body.get("path"), body.get("move"), body.get("ply")
+            if path is not None and not (isinstance(path, list) and 2 <= len(path) <= MAX_PATH
+                                         and all(isinstance(s, int) and not isinstance(s, bool) and 0 < s < 1000
+                                                 for s in path)):
+                return _error(400, "bad_request", t(lang, "web.bad_request"))
+            if (path is None) == (text is None) or (text is not None and not isinstance(text, str)):
+                return _error(400, "bad_request", t(lang, "web.bad_request"))
+            if ply is not None and (not isinstance(ply, int) or isinstance(ply, bool)):
+                return _error(400, "bad_request", t(lang, "web.bad_request"))
+            return self.board.move(seat, lang, path=path, text=text, ply=ply)
+        return await self._act(request, run)
+
+    async def draw(self, request: web.Request) -> web.Response:
+        return await self._act(request, lambda seat, lang, _body: self.board.draw(seat, lang))
+
+    async def resign(self, request: web.Request) -> web.Response:
+        def run(seat: Seat, lang: str, body: dict[str, Any]) -> BoardAnswer | web.Response:
+            # The page asks the player first; a request without the confirmation resigns nothing.
+            if body.get("confirm") is not True:
+                return _error(400, "confirm_needed", t(lang, "web.confirm_needed"))
+            return self.board.resign(seat, lang)
+        return await self._act(request, run)
+
+    async def on_shutdown(self, _app: web.Application) -> None:
+        self.streams.closing = True
+        self.streams.wake_all()
+
+
+_STATUS = {"ok": 200, "illegal": 422, "refused": 409, "forbidden": 403, "busy": 503, "failed": 500}
+
+
+def _answer(answer: BoardAnswer) -> web.Response:
+    state: BoardState | None = answer.state
+    body = {"ok": answer.outcome == "ok", "outcome": answer.outcome, "message": answer.message,
+            "state": state.to_json() if state is not None else None}
+    if answer.outcome != "ok":
+        body["error"] = answer.message
+    return web.json_response(body, status=_STATUS.get(answer.outcome, 500))
+
+
+def _error(status: int, reason: str, message: str) -> web.Response:
+    return web.json_response({"ok": False, "reason": reason, "error": message}, status=status)
+
+
+def make_app(service: GameService, config: WebConfig | None = None) -> web.Application:
+    """The board's aiohttp application on ``service`` (tests run it with aiohttp's test server)."""
+    site = BoardSite(service, config or WebConfig())
+    app = web.Application(client_max_size=MAX_BODY)
+    app[SITE] = site
+    routes: list[tuple[str, str, Callable[[web.Request], Awaitable[web.StreamResponse]]]] = [
+        ("GET", f"/g/{GAME_ID}", site.page),
+        ("GET", "/static/{name}", site.static_file),
+        ("GET", f"/api/g/{GAME_ID}/state", site.state),
+        ("GET", f"/api/g/{GAME_ID}/events", site.events),
+        ("GET", f"/api/g/{GAME_ID}/pdn", site.pdn),
+        ("POST", f"/api/g/{GAME_ID}/move", site.move),
+        ("POST", f"/api/g/{GAME_ID}/draw", site.draw),
+        ("POST", f"/api/g/{GAME_ID}/resign", site.resign),
+    ]
+    for method, path, handler in routes:
+        app.router.add_route(method, path, handler)
+
+    async def started(_app: web.Application) -> None:
+        site.streams.loop = asyncio.get_running_loop()
+
+    app.on_startup.append(started)
+    app.on_shutdown.append(site.on_shutdown)
+    return app
+
+
+async def start_web(service: GameService, config: WebConfig | None = None) -> WebServer:
+    """Serve the board for ``service`` in the running event loop (an adapter's: call it from the
+    loop it runs in, e.g. in python-telegram-bot's ``post_init`` or discord.py's ``setup_hook``);
+    ``await server.stop()`` (or ``stop_web``) when the adapter stops.  OSError when the port is taken."""
+    config = config or WebConfig.from_env()
+    runner = web.AppRunner(make_app(service, config), access_log=None, shutdown_timeout=2.0)
+    await runner.setup()
+    site = web.TCPSite(runner, config.host, config.port)
+    try:
+        await site.start()
+    except BaseException:
+        await runner.cleanup()
+        raise
+    addresses = runner.addresses
+    port = int(addresses[0][1]) if addresses else config.port
+    host = "127.0.0.1" if config.host in ("0.0.0.0", "", "::") else config.host
+    url = config.public_url or f"http://{host}:{port}"
+    log.info("web board at %s", url)
+    return WebServer(runner, url, port)
+
+
+async def stop_web(server: WebServer) -> None:
+    """Stop serving: open streams end, the port is freed."""
+    await server.runner.cleanup()
+
+
+class WebThread:
+    """The board served from a thread of its own with its own event loop (``python -m bot web``,
+    next to the console chat, which reads standard input on the main thread)."""
+
+    def __init__(self, service: GameService, config: WebConfig | None = None) -> None:
+        self.config = config or WebConfig.from_env()
+        self.loop = asyncio.new_event_loop()
+        self._server: WebServer | None = None
+        self.url: str | None = None
+        self._error: BaseException | None = None
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(service,), name="web-board", daemon=True)
+
+    def start(self) -> str:
+        """Serve; the board's URL.  OSError when the port is taken (or the host cannot be bound)."""
+        self._thread.start()
+        self._ready.wait()
+        if self._error is not None:
+            raise self._error
+        assert self._server is not None
+        self.url = self._server.url
+        return self.url
+
+    def _run(self, service: GameService) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self._server = self.loop.run_until_complete(start_web(service, self.config))
+        except BaseException as err:        # handed to start(), which raises it in the caller
+            self._error = err
+            self._ready.set()
+            self.loop.close()
+            return
+        self._ready.set()
+        self.loop.run_forever()
+        self.loop.close()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving and end the thread."""
+        if self._server is None or self.loop.is_closed():
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(stop_web(self._server), self.loop).result(timeout)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout)

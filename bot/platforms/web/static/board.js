@@ -1,0 +1,295 @@
+/* The web board of one game (docs/web.md).  No rules here: the server sends the legal moves with
+   their paths, and this page offers only those; the server judges every move.
+
+   Stable hooks for browser tests (data-* attributes):
+     main#app                 data-version, data-ply, data-turn (W|B), data-you (W|B|""), data-status
+                              (active|finished), data-flipped (0|1), data-ready (1 once a state is shown)
+     [data-role=board] svg    the board; data-size (8|10)
+     rect[data-square=N]      each playable square N (numbered as in the chat), class "last" on the
+                              last move's squares, "sel" on the selected piece's square
+     g[data-piece][data-at=N] a piece on square N; data-piece is w (white man), W (white king), b, B
+     [data-mine]              on a piece of the player to move that has a legal move (tappable)
+     circle[data-dest=N]      a destination of the selected piece (tap it to move)
+     [data-last-path]         the line through the last move; [data-captured-mark=N] its captures
+     [data-route=I]           route I drawn when several captures end on one square
+     button[data-path-index=I] choose route I (data-path="22x15x6", its notation)
+     button[data-action=flip|draw|resign|resign-confirm|resign-cancel], a[data-action=pdn]
+     [data-role=status|message|note|paths|confirm|player-top|player-bottom]
+     [data-role=player-*] [data-color=W|B] > [data-role=name|clock|captured]
+   Credentials: ?t=<seat token> in the page's URL is sent as "Authorization: Bearer" (and as ?t= on
+   the event stream); ?lang=es|it|en picks the language. */
+(function () {
+  "use strict";
+  var app = document.getElementById("app");
+  var BOOT = JSON.parse(app.dataset.boot), T = BOOT.texts, GAME = BOOT.game, S = 100;
+  var NS = "http://www.w3.org/2000/svg";
+  var q = new URLSearchParams(location.search), TOKEN = q.get("t") || "", LANG = BOOT.lang;
+  var $ = function (sel) { return app.querySelector(sel); };
+  var st = null, flip = false, sel = null, choosing = null, busy = false, skew = 0, poller = null;
+  var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
+
+  function api(path, extra) {
+    var p = new URLSearchParams({ lang: LANG });
+    if (TOKEN && extra) p.set("t", TOKEN);
+    return "/api/g/" + GAME + "/" + path + "?" + p.toString();
+  }
+  function headers() {
+    var h = { "Content-Type": "application/json" };
+    if (TOKEN) h.Authorization = "Bearer " + TOKEN;
+    return h;
+  }
+  function el(name, attrs, parent) {
+    var e = document.createElementNS(NS, name);
+    for (var k in attrs) e.setAttribute(k, attrs[k]);
+    if (parent) parent.appendChild(e);
+    return e;
+  }
+  function say(text, error) {
+    var m = $("[data-role=message]");
+    m.textContent = text || "";
+    m.classList.toggle("error", !!error);
+  }
+
+  /* Where a square is drawn: its row and column as the server gives them (seen from White), turned
+     half round when the board is seen from Black's side. */
+  function place(n) {
+    var s = st.squareAt[n], size = st.size, flipped = st.flipped !== flip;
+    return flipped ? [size - 1 - s[0], size - 1 - s[1]] : [s[0], s[1]];
+  }
+  function centre(n) { var p = place(n); return [p[1] * S + S / 2, p[0] * S + S / 2]; }
+  function points(path) { return path.map(function (n) { return centre(n).join(","); }).join(" "); }
+
+  function render(state) {
+    if (state) {
+      st = state;
+      st.squareAt = {};
+      st.squares.forEach(function (s) { st.squareAt[s[0]] = [s[1], s[2]]; });
+      skew = st.now - Date.now() / 1000;
+      if (sel !== null && !movesFrom(sel).length) sel = null;
+      choosing = null;
+    }
+    if (!st) return;
+    drawBoard();
+    drawPlayers();
+    drawPanel();
+    var d = app.dataset;
+    d.version = st.version; d.ply = st.ply; d.turn = st.turn; d.you = st.you || ""; d.status = st.status;
+    d.flipped = (st.flipped !== flip) ? "1" : "0"; d.ready = "1";
+  }
+
+  function movesFrom(n) { return (st.moves || []).filter(function (m) { return m.path[0] === n; }); }
+
+  function drawBoard() {
+    var size = st.size, box = $("[data-role=board]");
+    var svg = el("svg", { viewBox: "0 0 " + size * S + " " + size * S, "data-size": size, role: "img" });
+    for (var r = 0; r < size; r++) for (var c = 0; c < size; c++) {
+      el("rect", { x: c * S, y: r * S, width: S, height: S, "class": "light" }, svg);
+    }
+    var last = st.last_move ? st.last_move.path : [];
+    st.squares.forEach(function (s) {
+      var n = s[0], p = place(n), cls = "dark";
+      if (last.indexOf(n) >= 0 && (n === last[0] || n === last[last.length - 1])) cls += " last";
+      if (n === sel) cls += " sel";
+      el("rect", { x: p[1] * S, y: p[0] * S, width: S, height: S, "class": cls, "data-square": n }, svg);
+      el("text", { x: p[1] * S + 5, y: p[0] * S + 21, "class": "num" }, svg).textContent = n;
+    });
+    if (st.last_move) {
+      el("polyline", { points: points(last), "class": "trail", "data-last-path": st.last_move.notation }, svg);
+      st.last_move.captured.forEach(function (n) {
+        var c = centre(n), d = 22;
+        var g = el("g", { "data-captured-mark": n }, svg);
+        el("line", { x1: c[0] - d, y1: c[1] - d, x2: c[0] + d, y2: c[1] + d, "class": "cap" }, g);
+        el("line", { x1: c[0] - d, y1: c[1] + d, x2: c[0] + d, y2: c[1] - d, "class": "cap" }, g);
+      });
+    }
+    var starts = {};
+    (st.moves || []).forEach(function (m) { starts[m.path[0]] = 1; });
+    Object.keys(st.pieces).forEach(function (key) {
+      var n = +key, code = st.pieces[key], c = centre(n);
+      var g = el("g", { "data-piece": code, "data-at": n }, svg);
+      if (starts[n]) g.setAttribute("data-mine", "1");
+      el("circle", { cx: c[0], cy: c[1], r: 37, "class": code.toLowerCase() === "w" ? "pw" : "pb" }, g);
+      if (code === "W" || code === "B") el("circle", { cx: c[0], cy: c[1], r: 19, "class": "crown" }, g);
+    });
+    if (choosing) {
+      choosing.forEach(function (m, i) {
+        el("polyline", { points: points(m.path), "class": "route", stroke: ROUTE_COLOURS[i % 6], "data-route": i }, svg);
+        var mid = centre(m.path[1]);
+        el("text", { x: mid[0] - 9, y: mid[1] + 11, "class": "route-num" }, svg).textContent = i + 1;
+      });
+    } else if (sel !== null) {
+      var seen = {};
+      movesFrom(sel).forEach(function (m) {
+        var end = m.path[m.path.length - 1];
+        if (seen[end]) return;
+        seen[end] = 1;
+        var c = centre(end);
+        el("circle", { cx: c[0], cy: c[1], r: 17, "class": "dest", "data-dest": end }, svg);
+      });
+    }
+    svg.classList.toggle("mine", !!(st.moves && st.moves.length));
+    svg.addEventListener("click", tap);
+    box.replaceChildren(svg);
+  }
+
+  function clockText(seconds) {
+    if (seconds == null) return "";
+    seconds = Math.max(0, Math.floor(seconds));
+    var d = Math.floor(seconds / 86400), h = Math.floor(seconds % 86400 / 3600);
+    var m = Math.floor(seconds % 3600 / 60), s = seconds % 60, two = function (x) { return (x < 10 ? "0" : "") + x; };
+    if (d) return d + "d " + h + "h";
+    return (h ? h + ":" + two(m) : m) + ":" + two(s);
+  }
+  function left() { return st.deadline == null ? null : st.deadline - (Date.now() / 1000 + skew); }
+
+  function drawPlayers() {
+    var bottom = (st.flipped !== flip) ? "B" : "W", top = bottom === "W" ? "B" : "W";
+    [["top", top], ["bottom", bottom]].forEach(function (pair) {
+      var box = $("[data-role=player-" + pair[0] + "]"), colour = pair[1], p = st.players[colour];
+      box.replaceChildren();
+      box.dataset.color = colour;
+      box.classList.toggle("turn", st.status === "active" && st.turn === colour);
+      var parts = [["dot", ""], ["name", p.name + (st.you === colour ? " ★" : "")],
+                   ["cap-count", T.captured + ": " + st.captured[colour === "W" ? "B" : "W"]], ["clock", ""]];
+      parts.forEach(function (part) {
+        var span = document.createElement("span");
+        span.className = part[0] + (part[0] === "dot" ? " " + colour : "");
+        span.textContent = part[1];
+        if (part[0] !== "dot") span.dataset.role = part[0] === "cap-count" ? "captured" : part[0];
+        box.appendChild(span);
+      });
+    });
+    tick();
+  }
+  function tick() {
+    if (!st) return;
+    ["W", "B"].forEach(function (colour) {
+      var c = app.querySelector("[data-color=" + colour + "] [data-role=clock]");
+      if (!c) return;
+      var running = st.status === "active" && st.turn === colour && st.deadline != null;
+      c.textContent = running ? clockText(left()) : (st.status === "active" ? clockText(st.move_seconds) : "");
+    });
+  }
+
+  function drawPanel() {
+    $("[data-role=variant]").textContent = st.variant_name;
+    var status = st.status_text;
+    if (st.status === "active" && st.draw_offer) status += " · " + T.draw_offered;
+    $("[data-role=status]").textContent = status;
+    var player = !!st.you && st.status === "active";
+    var draw = $("[data-action=draw]"), resign = $("[data-action=resign]");
+    draw.hidden = resign.hidden = !player;
+    draw.textContent = st.draw_offer && st.draw_offer !== st.you ? T.accept_draw : T.draw;
+    draw.disabled = busy || st.draw_offer === st.you;
+    resign.disabled = busy;
+    if (!player) $("[data-role=confirm]").hidden = true;
+    var note = !st.you ? T.spectator : (st.status === "active" && st.moves && st.moves.length ? T.your_turn : "");
+    $("[data-role=note]").textContent = note;
+    var paths = $("[data-role=paths]");
+    paths.replaceChildren();
+    paths.hidden = !choosing;
+    if (choosing) {
+      var label = document.createElement("span");
+      label.textContent = T.choose_path;
+      paths.appendChild(label);
+      choosing.forEach(function (m, i) {
+        var b = document.createElement("button");
+        b.type = "button";
+        b.textContent = (i + 1) + ": " + m.notation;
+        b.style.borderColor = ROUTE_COLOURS[i % 6];
+        b.dataset.pathIndex = i;
+        b.dataset.path = m.notation;
+        b.addEventListener("click", function () { send({ path: m.path, ply: st.ply }); });
+        paths.appendChild(b);
+      });
+      var back = document.createElement("button");
+      back.type = "button";
+      back.textContent = T.cancel;
+      back.dataset.action = "path-cancel";
+      back.addEventListener("click", function () { choosing = null; sel = null; render(); });
+      paths.appendChild(back);
+    }
+  }
+
+  function tap(ev) {
+    if (busy || !st || !st.moves || !st.moves.length) return;
+    var target = ev.target.closest("[data-dest],[data-at],[data-square]");
+    if (!target) return;
+    var n = +(target.dataset.dest || target.dataset.at || target.dataset.square);
+    if (sel !== null && !choosing) {
+      var to = movesFrom(sel).filter(function (m) { return m.path[m.path.length - 1] === n; });
+      if (to.length === 1) { send({ path: to[0].path, ply: st.ply }); return; }
+      if (to.length > 1) { choosing = to; render(); return; }
+    }
+    choosing = null;
+    sel = movesFrom(n).length ? (sel === n ? null : n) : null;
+    render();
+  }
+
+  function post(path, body) {
+    busy = true;
+    say(T.sending);
+    drawPanel();
+    return fetch(api(path), { method: "POST", headers: headers(), body: JSON.stringify(body || {}) })
+      .then(function (r) { return r.json().catch(function () { return { ok: false, error: r.statusText }; }); })
+      .then(function (data) {
+        busy = false;
+        sel = null;
+        choosing = null;
+        if (data.state) render(data.state); else render();
+        say(data.ok ? data.message : (data.error || data.message), !data.ok);
+      }, function () { busy = false; say(T.offline, true); render(); });
+  }
+  function send(body) { return post("move", body); }
+
+  function wire() {
+    $("[data-action=flip]").textContent = T.flip;
+    $("[data-action=resign]").textContent = T.resign;
+    $("[data-action=resign-confirm]").textContent = T.yes_resign;
+    $("[data-action=resign-cancel]").textContent = T.cancel;
+    $("[data-role=confirm-text]").textContent = T.resign_confirm;
+    var pdn = $("[data-action=pdn]");
+    pdn.textContent = T.pdn;
+    pdn.href = "/api/g/" + GAME + "/pdn";
+    $("[data-action=flip]").addEventListener("click", function () { flip = !flip; render(); });
+    $("[data-action=draw]").addEventListener("click", function () { post("draw"); });
+    $("[data-action=resign]").addEventListener("click", function () { $("[data-role=confirm]").hidden = false; });
+    $("[data-action=resign-cancel]").addEventListener("click", function () { $("[data-role=confirm]").hidden = true; });
+    $("[data-action=resign-confirm]").addEventListener("click", function () {
+      $("[data-role=confirm]").hidden = true;
+      post("resign", { confirm: true });
+    });
+    setInterval(tick, 1000);
+  }
+
+  function load() {
+    return fetch(api("state"), { headers: headers() }).then(function (r) { return r.json(); }).then(function (data) {
+      if (data.state) render(data.state);
+      if (!data.ok) say(data.error, true);
+      return data;
+    });
+  }
+  /* Live: the server's event stream; polling only when the stream cannot be kept open. */
+  function live() {
+    if (!window.EventSource) { poll(); return; }
+    var es = new EventSource(api("events", true));
+    es.addEventListener("state", function (e) {
+      var fresh = JSON.parse(e.data);
+      if (!st || fresh.version !== st.version || fresh.ply !== st.ply) render(fresh);
+      if ($("[data-role=message]").textContent === T.offline) say("");
+    });
+    es.onerror = function () {
+      if (es.readyState === 2) { poll(); } else { say(T.offline, true); }
+    };
+  }
+  function poll() {
+    if (poller) return;
+    poller = setInterval(function () { if (!busy) load().catch(function () { say(T.offline, true); }); }, 2000);
+  }
+
+  wire();
+  load().then(function (data) {
+    if (data.ok) live();
+    else if (TOKEN && (data.reason || "").indexOf("link_") === 0) { TOKEN = ""; load().then(live); }
+  }, function () { say(T.offline, true); poll(); });
+})();

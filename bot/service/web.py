@@ -1,0 +1,488 @@
+"""The board layer: what a web page of one game shows and does, beside the chat layer (``chat.py``).
+
+A page asks for a game's state (``BoardLayer.state``: typed, JSON-able) and acts for one player
+through the SAME use cases a chat message goes through (``Play.move``, ``Play.draw``,
+``Play.resign``): the rules engine judges every move, and no rule lives in the page (it is sent the
+legal moves with their paths and offers only those).  What a player does on the page is told to
+the game's chat through the outbox, written in the transaction of the change itself (a subscriber
+of the domain events, see ``_on_move``), as the board reply a typed move gets.
+
+Who may act: the holder of a signed seat link (``seat_token``: HMAC-SHA256 over the game, the
+platform, the user and an expiry, with a key derived from the database's link secret).  Without
+one the page is a spectator's.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextvars
+import dataclasses
+import hashlib
+import hmac
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from bot.i18n import LANGUAGES, catalog, pick_language, t
+from bot.rules import Color, Move, Position, format_move, write_pdn
+from bot.service import presenters
+from bot.service.domain import GameFinished, MovePlayed
+from bot.service.events import ChatEvent, Mention
+from bot.service.features.base import Outlet
+from bot.service.features.common import Ctx, _stored_result, bot_to_move, reply_flipped
+from bot.service.features.results import MoveIllegal, MoveMade, MoveRequest, MoveStale
+from bot.service.features.results_games import (
+    BotDrawAnswer,
+    DrawOffered,
+    GameEnded,
+    GameRef,
+    NoGame,
+    ResignAsked,
+    TimedOut,
+)
+from bot.service.notifications import GameState, WebDrawOffered, WebGameEnded, WebMoved
+from bot.service.present_games import name_of, over_text, to_move_line
+from bot.service.wording import variant_name
+from bot.storage import BOT_ID, StorageBusy, StorageContention, StorageFull, StorageGone, retry_contention
+from bot.storage.records import GameRecord
+
+if TYPE_CHECKING:
+    from bot.service.compose import UseCases
+    from bot.storage import Store
+
+# A seat link holds this long unless asked otherwise (a week: games with long move times are
+# opened again from a fresh /web).
+LINK_SECONDS = 7 * 24 * 3600
+# What the key that signs seat links is derived with (the database's link secret also signs
+# other links: each use has its own key).
+_LINK_LABEL = b"draughts web board seat link v1"
+_TOKEN_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A verified seat link: ``user_id`` of ``platform`` may act in game ``game_id`` until ``expires``."""
+
+    game_id: int
+    platform: str
+    user_id: str
+    expires: float
+
+
+@dataclass(frozen=True)
+class LinkRefused:
+    """A seat link that gives no right: ``reason`` is invalid (forged, damaged, another key) or
+    expired; ``key`` the catalog text that says so."""
+
+    reason: str
+
+    @property
+    def key(self) -> str:
+        return f"web.link_{self.reason}"
+
+
+@dataclass(frozen=True)
+class BoardMove:
+    """One legal move as the page offers it."""
+
+    path: tuple[int, ...]
+    captured: tuple[int, ...]
+    notation: str
+    promotes: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": list(self.path), "captured": list(self.captured), "notation": self.notation,
+                "promotes": self.promotes}
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """Everything a page shows of one game, for one viewer (``you``: the seat's colour, None for a
+    spectator), worded in ``lang``.  ``squares``: each playable square's number with its row and
+    column (row 0 at the top, seen from White), the same geometry the chat's pictures are drawn
+    from; ``flipped``: seen from Black's side, by the chat's rule for this viewer."""
+
+    game_id: int
+    version: int
+    ply: int
+    lang: str
+    variant: str
+    variant_name: str
+    size: int
+    squares: tuple[tuple[int, int, int], ...]
+    flipped: bool
+    pieces: dict[int, str]
+    turn: str
+    status: str
+    status_text: str
+    players: dict[str, dict[str, Any]]
+    you: str | None
+    moves: tuple[BoardMove, ...]
+    last_move: dict[str, Any] | None
+    captured: dict[str, int]
+    draw_offer: str | None
+    deadline: float | None
+    now: float
+    move_seconds: int
+    bot_to_move: bool
+    result: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        data["squares"] = [list(s) for s in self.squares]
+        data["pieces"] = {str(sq): code for sq, code in self.pieces.items()}
+        data["moves"] = [m.to_json() for m in self.moves]
+        return data
+
+
+@dataclass(frozen=True)
+class BoardAnswer:
+    """What an action from the page came to: ``outcome`` is ok, illegal (the rules refused the
+    move), refused (not possible now: not a player, game over, out of date), busy (the database
+    stayed locked) or failed (the database is gone); ``message`` says so in the viewer's language;
+    ``state``: the game as it is now (None when there is no such game).  ``forbidden``: the seat
+    is not a player's of this game."""
+
+    outcome: str
+    message: str
+    state: BoardState | None = None
+
+
+@dataclass
+class _Acting:
+    """A page's action in progress on this thread (read by the domain-event subscribers, which
+    run inside the action's transaction)."""
+
+    kind: str                       # move, draw or resign
+    game_id: int
+    user_id: str
+    lang: str                       # the chat's language: what the chat is told in
+    mover: str
+    before: GameRecord
+    at: float
+    told: bool = field(default=False)
+
+
+_acting: contextvars.ContextVar[_Acting | None] = contextvars.ContextVar("web_acting", default=None)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def page_texts(lang: str) -> dict[str, str]:
+    """The page's own words in ``lang`` (every ``web.*`` catalog key, without its prefix)."""
+    return {key[4:]: t(lang, key) for key in catalog("en") if key.startswith("web.") and "{" not in catalog("en")[key]}
+
+
+class BoardLayer:
+    """The web board's entry to the service (see the module's docstring).  ``app``: the use cases;
+    ``outlet``: the service's outbox (and whom to wake when it got a message)."""
+
+    def __init__(self, app: UseCases, outlet: Outlet) -> None:
+        self.app = app
+        self.outlet = outlet
+        self._key: bytes | None = None
+        app.bus.subscribe(MovePlayed, self._on_move)
+        app.bus.subscribe(GameFinished, self._on_finished)
+
+    @property
+    def storage(self) -> Store:
+        return self.app.runtime.storage
+
+    @property
+    def clock(self) -> Callable[[], float]:
+        return self.app.runtime.clock
+
+    # -- seat links ------------------------------------------------------------------------------
+
+    def _link_key(self) -> bytes:
+        if self._key is None:
+            self._key = hmac.new(self.storage.link_secret(), _LINK_LABEL, hashlib.sha256).digest()
+        return self._key
+
+    def seat_token(self, game_id: int, platform: str, user_id: str, seconds: float = LINK_SECONDS,
+                   now: float | None = None) -> str:
+        """A link token that lets ``user_id`` of ``platform`` act in game ``game_id`` for ``seconds``."""
+        expires = int((self.clock() if now is None else now) + seconds)
+        payload = _b64(json.dumps([_TOKEN_VERSION, game_id, platform, user_id, expires],
+                                  separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
+        mac = hmac.new(self._link_key(), payload.encode("ascii"), hashlib.sha256).digest()
+        return f"{payload}.{_b64(mac)}"
+
+    def read_token(self, token: str, now: float | None = None) -> Seat | LinkRefused:
+        """The seat a token gives, or why it gives none (forged, damaged, expired)."""
+        payload, _, mac_text = token.strip().partition(".")
+        if not payload or not mac_text or len(token) > 2048:
+            return LinkRefused("invalid")
+        try:
+            mac = _unb64(mac_text)
+            expected = hmac.new(self._link_key(), payload.encode("ascii"), hashlib.sha256).digest()
+        except (ValueError, binascii.Error, UnicodeEncodeError):
+            return LinkRefused("invalid")
+        if not hmac.compare_digest(mac, expected):
+            return LinkRefused("invalid")
+        try:
+            version, game_id, platform, user_id, expires = json.loads(_unb64(payload).decode("utf-8"))
+        except (ValueError, TypeError, UnicodeDecodeError, binascii.Error):
+            return LinkRefused("invalid")
+        if (version != _TOKEN_VERSION or not isinstance(game_id, int) or not isinstance(platform, str)
+                or not isinstance(user_id, str) or not isinstance(expires, int)):
+            return LinkRefused("invalid")
+        if expires < (self.clock() if now is None else now):
+            return LinkRefused("expired")
+        return Seat(game_id, platform, user_id, float(expires))
+
+    def player_games(self, platform: str, chat_id: str, user_id: str) -> list[int]:
+        """The active games of ``user_id`` in a chat, newest first (the console's /web)."""
+        games = [g for g in self.storage.active_games(platform, chat_id) if user_id in (g.white_id, g.black_id)]
+        return sorted((g.id for g in games), reverse=True)
+
+    def link_path(self, game_id: int, platform: str, user_id: str | None) -> str:
+        """The page of a game (``/g/<id>``), with a seat token when ``user_id`` plays in it."""
+        row = self.storage.game(game_id)
+        if row is None or user_id is None or row.platform != platform or user_id not in (row.white_id, row.black_id):
+            return f"/g/{game_id}"
+        return f"/g/{game_id}?t={self.seat_token(game_id, platform, user_id)}"
+
+    # -- reading -------------------------------------------------------------------------------------
+
+    def version(self, game_id: int) -> int | None:
+        """The game's version (every change bumps it), None when there is no such game."""
+        row = self.storage.game(game_id)
+        return None if row is None else row.version
+
+    def language(self, game_id: int, asked: str | None) -> str:
+        """The language to show a game in: the one asked for when we speak it, else its chat's."""
+        if asked:
+            code = asked.strip().lower()[:2]
+            if code in LANGUAGES:
+                return code
+        row = self.storage.game(game_id)
+        return self.app.games.chat_lang(row.platform, row.chat_id) if row is not None else pick_language(None)
+
+    def state(self, game_id: int, seat: Seat | None, lang: str) -> BoardState | None:
+        """The game as the holder of ``seat`` (None: a spectator) sees it now; None when there is no
+        such game."""
+        row = self.storage.game(game_id)
+        if row is None:
+            return None
+        return self._state(row, seat, lang, self.clock())
+
+    def _state(self, row: GameRecord, seat: Seat | None, lang: str, now: float) -> BoardState:
+        pos = Position.from_fen(row.variant, row.fen)
+        v = pos.variant
+        you = self._color(row, seat)
+        active = row.status == "active"
+        moves: tuple[BoardMove, ...] = ()
+        if active and you == pos.turn and not bot_to_move(row, pos):
+            moves = tuple(BoardMove(m.path, m.captured, str(m), bool(m.promotes)) for m in pos.legal_moves())
+        start = Position.from_fen(row.variant, row.start_fen) if row.start_fen else Position.start(row.variant)
+        captured = {color.value: sum(start.count(color)) - sum(pos.count(color))
+                    for color in (Color.WHITE, Color.BLACK)}
+        last = None
+        if row.last_path:
+            last = {"path": list(row.last_path), "captured": list(row.last_captured),
+                    "notation": format_move(Move(tuple(row.last_path), tuple(row.last_captured)))}
+        result = None
+        if row.status == "finished":
+            stored = _stored_result(row)
+            result = {"score": stored.score, "reason": str(stored.reason),
+                      "winner": stored.winner.value if stored.winner else None}
+            status_text = over_text(lang, row, stored)
+        else:
+            status_text = to_move_line(lang, row, now)
+        # A player sees the board from their own side; a spectator as the chat shows it.
+        flipped = you == Color.BLACK if you is not None else reply_flipped(row)
+        players = {color.value: {"name": name_of(lang, row, color),
+                                 "bot": (row.white_id if color == Color.WHITE else row.black_id) == BOT_ID}
+                   for color in (Color.WHITE, Color.BLACK)}
+        return BoardState(
+            game_id=row.id, version=row.version, ply=row.ply, lang=lang, variant=row.variant,
+            variant_name=variant_name(lang, row.variant), size=v.size,
+            squares=tuple((sq, *v.square_to_rc(sq)) for sq in range(1, v.squares + 1)),
+            flipped=bool(flipped), pieces=pos.pieces(), turn=pos.turn.value, status=row.status,
+            status_text=status_text, players=players, you=you.value if you else None, moves=moves,
+            last_move=last, captured=captured, draw_offer=row.draw_offer.value if row.draw_offer else None,
+            deadline=row.deadline_at if active else None, now=now, move_seconds=row.move_seconds,
+            bot_to_move=bot_to_move(row, pos), result=result)
+
+    @staticmethod
+    def _color(row: GameRecord, seat: Seat | None) -> Color | None:
+        if seat is None or seat.game_id != row.id or seat.platform != row.platform:
+            return None
+        if seat.user_id == row.white_id:
+            return Color.WHITE
+        if seat.user_id == row.black_id:
+            return Color.BLACK
+        return None
+
+    def pdn(self, game_id: int) -> tuple[str, str] | None:
+        """The game as a PDN file (name, text), as /pdn gives it; None when there is no such game."""
+        row = self.storage.game(game_id)
+        if row is None:
+            return None
+        # What /pdn writes (``Play.pdn``), read without resolving a chat's game (a GET changes nothing).
+        return f"game-{row.id}.pdn", write_pdn(self.app.games.stored_game(row))
+
+    # -- acting ----------------------------------------------------------------------------------------
+
+    def move(self, seat: Seat, lang: str, *, path: list[int] | None = None, text: str | None = None,
+             ply: int | None = None) -> BoardAnswer:
+        """Play a move for the seat's player: a path from the legal moves the page was sent (at
+        ``ply``), or a typed move (``text``); judged by the rules engine through ``Play.move``."""
+        return self._act(seat, lang, "move", lambda ctx, row: self._move(ctx, row, path, text, ply))
+
+    def draw(self, seat: Seat, lang: str) -> BoardAnswer:
+        """Offer a draw, or accept the opponent's offer (``Play.draw``)."""
+        return self._act(seat, lang, "draw", self._draw)
+
+    def resign(self, seat: Seat, lang: str) -> BoardAnswer:
+        """Resign, the page having asked the player to confirm (``Play.resign`` asked and confirmed)."""
+        return self._act(seat, lang, "resign", self._resign)
+
+    def _act(self, seat: Seat, lang: str, kind: str,
+             run: Callable[[Ctx, GameRecord], tuple[str, str]]) -> BoardAnswer:
+        row = self.storage.game(seat.game_id)
+        if row is None or row.platform != seat.platform:
+            return BoardAnswer("refused", t(lang, "game.unknown", id=seat.game_id))
+        if seat.user_id not in (row.white_id, row.black_id):
+            return BoardAnswer("forbidden", t(lang, "game.not_player", id=row.id),
+                               self._state(row, seat, lang, self.clock()))
+        try:
+            outcome, message = retry_contention(lambda: self._run(seat, lang, kind, run))
+        except (StorageBusy, StorageContention):
+            outcome, message = "busy", t(lang, "error.busy")
+        except StorageFull:
+            outcome, message = "busy", t(lang, "error.disk_full")
+        except StorageGone:
+            outcome, message = "failed", t(lang, "error.internal")
+        self.outlet.wake(row.platform)
+        return BoardAnswer(outcome, message, self.state(seat.game_id, seat, lang))
+
+    def _run(self, seat: Seat, lang: str, kind: str,
+             run: Callable[[Ctx, GameRecord], tuple[str, str]]) -> tuple[str, str]:
+        now = self.clock()
+        row = self.storage.game(seat.game_id)
+        assert row is not None              # games are never deleted
+        ctx = self._ctx(row, seat.user_id, lang, now)
+        chat_lang = self.app.games.game_lang(row, seat.user_id)
+        token = _acting.set(_Acting(kind, row.id, seat.user_id, chat_lang, ctx.event.user_name, row, now))
+        try:
+            return run(ctx, row)
+        finally:
+            _acting.reset(token)
+
+    def _ctx(self, row: GameRecord, user_id: str, lang: str, now: float) -> Ctx:
+        """The context of a chat event by ``user_id`` in the game's own chat: what the use cases
+        expect, as if the player had typed the command there."""
+        name = row.white_name if user_id == row.white_id else row.black_name
+        player = self.storage.player(row.platform, user_id)
+        chat = self.storage.chat(row.platform, row.chat_id)
+        if chat is None:
+            chat = self.storage.ensure_chat(row.platform, row.chat_id, "group", now)
+        event = ChatEvent(platform=row.platform, chat_id=row.chat_id, user_id=user_id, user_name=name,
+                          chat_kind=chat.kind, username=player.username if player else None, language=lang)
+        return Ctx(event, lang, chat, now)
+
+    def _move(self, ctx: Ctx, row: GameRecord, path: list[int] | None, text: str | None,
+              ply: int | None) -> tuple[str, str]:
+        if ply is not None and ply != row.ply:
+            return "refused", t(ctx.lang, "move.stale")
+        if text is None:
+            squares = tuple(path or ())
+            pos = Position.from_fen(row.variant, row.fen)
+            chosen = [m for m in pos.legal_moves() if m.path == squares]
+            # A path the page should not have sent goes to the rules as typed, so they say why.
+            text = str(chosen[0]) if chosen else ("-" if len(squares) == 2 else "x").join(map(str, squares))
+        outcome = self.app.play.move(ctx, MoveRequest(text[:80], row.id))
+        if isinstance(outcome, MoveMade):
+            return "ok", presenters.present_move(ctx.lang, outcome)[0].text
+        if isinstance(outcome, MoveIllegal):
+            return "illegal", presenters.present_move(ctx.lang, outcome)[0].text
+        if isinstance(outcome, MoveStale):
+            return "refused", t(ctx.lang, "move.stale")
+        return "refused", self._refusal(ctx.lang, outcome)
+
+    def _draw(self, ctx: Ctx, row: GameRecord) -> tuple[str, str]:
+        if row.bot_level is not None:
+            # The bot's answer needs a short search: no write transaction is held over it.
+            outcome = self.app.play.draw(ctx, GameRef(row.id))
+        else:
+            with self.storage.transaction():
+                outcome = self.app.play.draw(ctx, GameRef(row.id))
+                if isinstance(outcome, DrawOffered):
+                    # Told in the chat together with the offer (its button accepts it there).
+                    acting = _acting.get()
+                    assert acting is not None
+                    self.outlet.notify(row.platform, row.chat_id, WebDrawOffered(
+                        row.id, acting.lang, GameState.of(outcome.game), outcome.offerer,
+                        str(outcome.color) if outcome.color else None))
+        ok = isinstance(outcome, DrawOffered | GameEnded) or (isinstance(outcome, BotDrawAnswer)
+                                                              and outcome.result is not None)
+        return ("ok" if ok else "refused"), self._text(ctx.lang, outcome)
+
+    def _resign(self, ctx: Ctx, row: GameRecord) -> tuple[str, str]:
+        outcome = self.app.play.resign(ctx, GameRef(row.id))
+        if isinstance(outcome, ResignAsked):
+            # The page asked already: the second call confirms, as a second /resign would.
+            outcome = self.app.play.resign(ctx, GameRef(row.id))
+        return ("ok" if isinstance(outcome, GameEnded) else "refused"), self._text(ctx.lang, outcome)
+
+    @staticmethod
+    def _text(lang: str, outcome: Any) -> str:
+        replies = presenters.replies(lang, outcome)
+        return "\n".join(r.text for r in replies if r.text)
+
+    @staticmethod
+    def _refusal(lang: str, outcome: Any) -> str:
+        if isinstance(outcome, NoGame | TimedOut):
+            return BoardLayer._text(lang, outcome)
+        return t(lang, "move.stale")
+
+    # -- what the chat is told (inside the action's transaction) ---------------------------------------
+
+    def _on_move(self, event: MovePlayed) -> None:
+        acting = _acting.get()
+        if acting is None or acting.kind != "move" or acting.told or event.game.id != acting.game_id \
+                or event.by_user != acting.user_id:
+            return
+        acting.told = True
+        fresh, before = event.game, acting.before
+        color = Color.WHITE if acting.user_id == before.white_id else Color.BLACK
+        declined = fresh.status == "active" and before.draw_offer is not None and before.draw_offer != color
+        self.outlet.notify(fresh.platform, fresh.chat_id, WebMoved(
+            fresh.id, acting.lang, event.move, before.fen, GameState.of(fresh), acting.at, acting.mover, declined,
+            self._turn_mention(fresh)))
+
+    def _on_finished(self, event: GameFinished) -> None:
+        acting = _acting.get()
+        # A last move was told as the move (MovePlayed comes first); a loss on time found by the
+        # action, a resignation or an agreed draw as the end of the game.
+        if acting is None or acting.told or event.game.id != acting.game_id:
+            return
+        acting.told = True
+        game = event.game
+        self.outlet.notify(game.platform, game.chat_id, WebGameEnded(game.id, acting.lang, GameState.of(game)))
+
+    def _turn_mention(self, row: GameRecord) -> Mention | None:
+        """Whom the board reply pings: what ``Games.turn_notice`` decides, without its private
+        notice (``Play`` sends that one itself once the move is stored)."""
+        mover = self.app.games.player_to_move(row)
+        if mover is None:
+            return None
+        chat = self.storage.chat(row.platform, row.chat_id)
+        if chat is not None and chat.kind == "private":
+            return None
+        user_id, name = mover
+        setting = self.storage.notify_setting(row.platform, user_id)
+        if setting is not None and setting.private and not setting.unreachable:
+            return None
+        player = self.storage.player(row.platform, user_id)
+        return Mention(user_id, name, player.username if player else None)

@@ -33,7 +33,7 @@ from bot.service.commands import (
 )
 from bot.service.compose import UseCases
 from bot.service.events import Button, ChatEvent, Reply
-from bot.service.features.challenges import InlineOffer, OfferTaken
+from bot.service.features.challenges import InlineOffer, OfferTaken, base36
 from bot.service.features.common import Ctx, _name
 from bot.service.features.history import asks_for_history
 from bot.service.features.results import GameStarted, MoveRequest
@@ -67,13 +67,17 @@ from bot.service.registry import (
 from bot.service.wording import duration, variant_name
 
 # The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
-# ``ix:<variant>:<colour><language>:<challenger>:<minute issued, base 36>:<signature>`` (at most 61
-# bytes of the 64 Telegram allows).  Signed rather than stored, so an offer typed but never sent,
+# ``ix:<variant>:<colour><language>:<challenger>:<minute issued>:<nonce>:<signature>`` (numbers in
+# base 36; at most 58 bytes of the 64 Telegram allows).  Signed rather than stored, so an offer typed but never sent,
 # or sent and never accepted, writes nothing, and no /setinlinefeedback is needed (a
 # chosen_inline_result can be switched off, or sampled, by BotFather's settings).
 INLINE_ACCEPT = "ix"
+# The chat of an inline message, the only place an offer's Accept is taken (Telegram's adapter
+# names them so: bot/platforms/telegram/inline.py).
+INLINE_CHAT = "inline:"
 _COLOR_CODES = {"white": "w", "black": "b", "random": "r"}
-_OFFER_ACTION = re.compile(r"ix:([a-z]{1,12}):([wbr])([a-z]{2}):([0-9]{1,20}):([0-9a-z]{1,8}):([A-Za-z0-9_-]{12})")
+_OFFER_ACTION = re.compile(r"ix:([a-z]{1,12}):([wbr])([a-z]{2}):([0-9]{1,16}):([0-9a-z]{1,6}):([0-9a-z]{1,5})"
+                           r":([A-Za-z0-9_-]{12})")
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ class InlineArticle:
 
 def offer_action(offer: InlineOffer, signature: str) -> str:
     return ":".join((INLINE_ACCEPT, offer.variant, _COLOR_CODES[offer.color] + offer.lang, offer.challenger_id,
-                     _base36(offer.issued), signature))
+                     base36(offer.issued), offer.nonce, signature))
 
 
 def parse_offer_action(platform: str, action: str) -> tuple[InlineOffer, str] | None:
@@ -99,18 +103,9 @@ def parse_offer_action(platform: str, action: str) -> tuple[InlineOffer, str] | 
     found = _OFFER_ACTION.fullmatch(action) if len(action.encode()) <= 64 else None
     if found is None or found[3] not in LANGUAGES:
         return None
-    variant, color, lang, challenger, issued, signature = found.groups()
+    variant, color, lang, challenger, issued, nonce, signature = found.groups()
     colors = {code: name for name, code in _COLOR_CODES.items()}
-    return InlineOffer(platform, challenger, variant, colors[color], lang, int(issued, 36)), signature
-
-
-def _base36(number: int) -> str:
-    digits = ""
-    while True:
-        number, digit = divmod(number, 36)
-        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
-        if not number:
-            return digits
+    return InlineOffer(platform, challenger, variant, colors[color], lang, int(issued, 36), nonce), signature
 
 
 class ChatLayer:
@@ -122,7 +117,7 @@ class ChatLayer:
     def button(self, ctx: Ctx, action: str) -> list[Reply]:
         """A button press: its action string routed through the registry's button table."""
         parts = str(action)[:64].split(":")
-        if parts[0] == INLINE_ACCEPT:
+        if parts[0] == INLINE_ACCEPT and ctx.event.chat_id.startswith(INLINE_CHAT):
             return inline_accept(self.app, ctx, str(action))
         spec = REGISTRY.button(parts[0])
         nums = parts[1:]

@@ -126,9 +126,10 @@ CONFLICT_WINDOW_SECONDS = 60.0
 # A button press is answered with the service's alert when the service is done within this long;
 # else at once without, and the alert follows as a message (Telegram drops late answers).
 ANSWER_WITHIN_SECONDS = 0.7
-# How long Telegram may show a user the same inline results again.  They are theirs alone
-# (is_personal: signed with their id) and carry the minute they were made, so not for long.
-INLINE_CACHE_SECONDS = 60
+# How long Telegram may show a user the same inline results again: never, since each offer has a
+# nonce of its own and starts one game (two challenges sent from cached results would be one
+# offer).  They are personal too (signed with the user's id).
+INLINE_CACHE_SECONDS = 0
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

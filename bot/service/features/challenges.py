@@ -55,7 +55,8 @@ class InlineOffer:
     """A challenge offered through inline mode (``@bot`` typed in any chat): its terms travel in
     the message's Accept button, signed, and nothing is stored until someone accepts.  ``issued``:
     the minute it was offered (it lapses as an open challenge does); ``lang``: the language its
-    message was written in (the game's chat speaks it)."""
+    message was written in (the game's chat speaks it); ``nonce``: tells apart two offers of the
+    same terms in the same minute (each starts a game of its own)."""
 
     platform: str
     challenger_id: str
@@ -63,6 +64,7 @@ class InlineOffer:
     color: str
     lang: str
     issued: int
+    nonce: str
 
 
 @dataclass(frozen=True)
@@ -338,7 +340,7 @@ class Challenges(UseCase):
         migration on)."""
         key = hmac.new(self.storage.link_secret(), _OFFER_PURPOSE, hashlib.sha256).digest()
         terms = "\n".join((offer.platform, offer.challenger_id, offer.variant, offer.color, offer.lang,
-                            str(offer.issued)))
+                            str(offer.issued), offer.nonce))
         digest = hmac.new(key, terms.encode(), hashlib.sha256).digest()[:OFFER_SIGNATURE_BYTES]
         return base64.urlsafe_b64encode(digest).decode("ascii")
 
@@ -353,7 +355,8 @@ class Challenges(UseCase):
         now = self.clock()
         self.storage.save_player(platform, user_id, name, username, language, now)
         issued = int(now // 60)
-        offers = [InlineOffer(platform, user_id, variant, color, lang, issued) for variant in VARIANTS]
+        offers = [InlineOffer(platform, user_id, variant, color, lang, issued, base36(self.rng.randrange(36 ** 5)))
+                  for variant in VARIANTS]
         return [(offer, self.offer_signature(offer)) for offer in offers]
 
     def accept_offer(self, ctx: Ctx, offer: InlineOffer, signature: str) -> GameStarted | OfferTaken | Refused:
@@ -366,8 +369,14 @@ class Challenges(UseCase):
             return Refused("inline.own", private=True)
         if offer.issued * 60 + CHALLENGE_LIFETIME <= ctx.now:
             return Refused("inline.expired", private=True)
+        # One game per offer: its button's data can be read by whoever sees the message and sent
+        # from any other message of the bot (a client sends what data it likes).
+        taken = f"inline_offer:{offer.platform}:{signature}"
         with self.storage.transaction():
-            # One game per inline message, even when two people press Accept at once.
+            game_id = self.storage.pending(taken)
+            if isinstance(game_id, int):
+                return OfferTaken(game_id)
+            # And one game per inline message, even when two people press Accept at once.
             started = self.storage.find_games(ev.platform, ev.chat_id, None, 1)
             if started:
                 return OfferTaken(started[0].id)
@@ -379,4 +388,17 @@ class Challenges(UseCase):
                 created_at=ctx.now))
             # What the service later says there (reminders, the end) in the offer's language.
             self.storage.players.update_chat(ev.platform, ev.chat_id, ChatSettings(language=offer.lang))
-            return self._start_game(ctx, self.challenge_record(cid))
+            outcome = self._start_game(ctx, self.challenge_record(cid))
+            if isinstance(outcome, GameStarted):
+                self.storage.set_pending(taken, outcome.game.id)
+            return outcome
+
+
+def base36(number: int) -> str:
+    """A number in base 36 (lower case): short for a button's data."""
+    digits = ""
+    while True:
+        number, digit = divmod(number, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if not number:
+            return digits

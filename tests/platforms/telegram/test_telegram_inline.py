@@ -63,7 +63,7 @@ async def test_an_inline_query_offers_a_challenge_per_variant_in_the_users_langu
         query_id = await tg.inline(user)
         answer = tg.http.inline_queries[query_id]["answers"][-1]
         results = answer["results"]
-        assert answer["is_personal"] is True and answer["cache_time"] == 60
+        assert answer["is_personal"] is True and answer["cache_time"] == 0
         titles = [r["title"] for r in results]
         assert titles == [t(lang, "inline.title", variant=t(lang, f"variant.{v}"))
                           for v in ("spanish", "italian", "triestina")]
@@ -120,16 +120,20 @@ async def test_the_challenger_cannot_accept_her_own_offer(tg):
 async def test_a_forged_accept_is_refused_and_changes_nothing(tg):
     inline_id = await offer(tg, "ana", "white")
     genuine = accept_data(tg.http.inline_messages[inline_id])
-    kind, variant, terms, challenger, issued, signature = genuine.split(":")
+    assert len(genuine.encode()) <= 64
+    kind, variant, terms, challenger, issued, nonce, signature = genuine.split(":")
     assert (kind, variant, terms[0], challenger) == ("ix", "italian", "w", "1")
     flipped = ("A" if signature[0] != "A" else "B") + signature[1:]
     forged = [
-        ":".join((kind, "spanish", terms, challenger, issued, signature)),      # another variant
-        ":".join((kind, variant, "b" + terms[1:], challenger, issued, signature)),   # another colour
-        ":".join((kind, variant, terms, "3", issued, signature)),              # Eve as the challenger
-        ":".join((kind, variant, terms, challenger, "zzzzz", signature)),      # issued later: never lapses
-        ":".join((kind, variant, terms, challenger, issued, flipped)),         # a guessed signature
-        ":".join((kind, variant, terms, challenger, issued, signature + "x")),
+        ":".join((kind, "spanish", terms, challenger, issued, nonce, signature)),      # another variant
+        ":".join((kind, variant, "b" + terms[1:], challenger, issued, nonce, signature)),   # another colour
+        ":".join((kind, variant, terms[0] + "it", challenger, issued, nonce, signature)),   # another language
+        ":".join((kind, variant, terms, "3", issued, nonce, signature)),              # Eve as the challenger
+        ":".join((kind, variant, terms, challenger, "zzzzz", nonce, signature)),      # issued later: never lapses
+        ":".join((kind, variant, terms, challenger, issued, "zz", signature)),        # another offer
+        ":".join((kind, variant, terms, challenger, issued, nonce, flipped)),         # a guessed signature
+        ":".join((kind, variant, terms, challenger, issued, nonce, signature + "x")),
+        ":".join((kind, "checkers", terms, challenger, issued, nonce, signature)),    # no such variant
         "ix:italian",
         "acc:1",                                      # an ordinary challenge's button, from an inline message
     ]
@@ -202,6 +206,7 @@ async def test_a_rated_result_counts_like_any_game_between_people(tg):
 async def test_the_board_link_without_a_mini_app_and_without_any_web_board(tg):
     inline_id, _, game_id = await started(tg, {"WEB_BASE_URL": "https://damas.example.org/"})
     assert url_buttons(tg.http.inline_messages[inline_id]) == [f"https://damas.example.org/game/{game_id}"]
+    # Ana's second offer of the same terms in the same minute is an offer of its own: it starts a game.
     inline_id, _, game_id = await started(tg, {})
     message = tg.http.inline_messages[inline_id]
     assert url_buttons(message) == [] and message.markup is None
@@ -223,3 +228,18 @@ async def test_not_modified_is_done_and_a_vanished_inline_message_is_dropped_at_
     assert tg.http.named("editMessageText")[-1].error == "Bad Request: MESSAGE_ID_INVALID"
     assert [item.status for item in tg.storage.find_outbox() if item.chat_id == chat] == ["sent", "dropped"]
     assert len([c for c in tg.http.named("editMessageText") if c.error == "Bad Request: MESSAGE_ID_INVALID"]) == 1
+
+
+async def test_an_offer_starts_one_game_wherever_its_button_is_replayed(tg):
+    inline_id, chat, game_id = await started(tg)
+    genuine = accept_data_of_offer(tg, inline_id)
+    # Eve sends an offer of her own and presses, on it, the data she read on Ana's message.
+    eves = await offer(tg, "eve")
+    await tg.press_inline("eve", eves, genuine)
+    assert alerts(tg)[-1] == t("it", "inline.taken", id=game_id)
+    assert tg.service.find_games(PLATFORM, f"inline:{eves}") == []
+    # Nor does it start a game from an ordinary message of the bot in a group.
+    await tg.say("bob", "/help")
+    await tg.press("eve", genuine)
+    assert alerts(tg)[-1] == t("it", "button.invalid")
+    assert [g.id for g in tg.service.find_games(PLATFORM)] == [game_id]

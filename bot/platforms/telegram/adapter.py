@@ -24,6 +24,11 @@ final for that message: an optional part refused (the capture GIF, a PDN) is
 left out; a board photo in a group that forbids photos becomes the text board
 with its buttons, and the group is told once.
 
+Inline mode (``@OurBot`` typed in any chat) offers a challenge per variant whose Accept button
+carries the offer, signed by the service; an inline message is a chat of its own to the service
+(``inline:<inline_message_id>``), and everything it says there is delivered as an edit of that
+message, in words, with the game's Open board button (see bot.platforms.telegram.inline).
+
 What is shared with the other adapters (service calls off the loop, per-chat order,
 splitting a reply into messages, remembering boards, the outbox delivery task) is in
 bot.platforms.base; this module only speaks the Bot API.

@@ -68,9 +68,9 @@ from bot.service.wording import duration, variant_name
 
 # The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
 # ``ix:<variant>:<colour><language>:<challenger>:<minute issued>:<nonce>:<signature>`` (numbers in
-# base 36; at most 58 bytes of the 64 Telegram allows).  Signed rather than stored, so an offer typed but never sent,
-# or sent and never accepted, writes nothing, and no /setinlinefeedback is needed (a
-# chosen_inline_result can be switched off, or sampled, by BotFather's settings).
+# base 36; at most 58 bytes of the 64 Telegram allows).  Signed rather than stored, so an offer
+# typed but never sent, or sent and never accepted, writes nothing, and no /setinlinefeedback is
+# needed (chosen_inline_result updates are off unless BotFather's setting turns them on).
 INLINE_ACCEPT = "ix"
 # The chat of an inline message, the only place an offer's Accept is taken (Telegram's adapter
 # names them so: bot/platforms/telegram/inline.py).
@@ -479,7 +479,6 @@ def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> 
     if isinstance(outcome, RematchRefused):
         return present_stats.rematch_refused(ctx.lang, outcome)
     return presenters.replies(ctx.lang, outcome.outcome)
-
 
 
 def inline_accept(app: UseCases, ctx: Ctx, action: str) -> list[Reply]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from telegram_fake_api import USERS
+from telegram_fake_api import GROUP, USERS
 
 from bot.i18n import t
 from bot.rules import Color
@@ -243,3 +243,17 @@ async def test_an_offer_starts_one_game_wherever_its_button_is_replayed(tg):
     await tg.press("eve", genuine)
     assert alerts(tg)[-1] == t("it", "button.invalid")
     assert [g.id for g in tg.service.find_games(PLATFORM)] == [game_id]
+
+
+async def test_flood_control_on_an_inline_message_holds_back_only_that_message(tg):
+    inline_id, chat, game_id = await started(tg)
+    now = time.time()
+    tg.service.clock = lambda: now
+    tg.http.fail("editMessageText", 429, "Too Many Requests: retry after 3600", retry_after=3600)
+    tg.service.say(PLATFORM, chat, Reply("later", game_id=game_id))
+    await tg.adapter.delivery_round()
+    [queued] = tg.storage.find_outbox(status="pending")
+    assert queued.chat_id == chat and queued.next_attempt_at - now > 3000
+    assert tg.limiter.parked_until(chat) > 0 and tg.limiter.parked_until(GROUP["id"]) == 0
+    await tg.say("bob", "/help")                           # every chat goes on meanwhile
+    assert tg.http.named("sendMessage", ok_only=True)

@@ -257,3 +257,13 @@ async def test_flood_control_on_an_inline_message_holds_back_only_that_message(t
     assert tg.limiter.parked_until(chat) > 0 and tg.limiter.parked_until(GROUP["id"]) == 0
     await tg.say("bob", "/help")                           # every chat goes on meanwhile
     assert tg.http.named("sendMessage", ok_only=True)
+
+
+async def test_a_reminder_is_an_edit_that_keeps_the_open_board_button(tg):
+    inline_id, chat, game_id = await started(tg)
+    tg.service.clock = lambda: time.time() + 0.95 * 24 * 3600        # a tenth of the move time is left
+    await tg.adapter.delivery_round()
+    message = tg.http.inline_messages[inline_id]
+    assert "Ana" in message.text and f"#{game_id}" in message.text and "Empieza" not in message.text
+    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}"]
+    assert [c.method for c in tg.http.calls if c.method.startswith("send")] == []

@@ -11,11 +11,14 @@ the same parsing: a slash command's options are written back as the words a user
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from bot.i18n import LANGUAGES, t
+from bot.languages import pick_language
 from bot.rules.notation import looks_like_move
 from bot.service import present_puzzles, present_stats, presenters
 from bot.service.commands import (
+    DEFAULT_MOVE_SECONDS,
     MAX_TEXT,
     BadArgument,
     asks_for_bot,
@@ -29,10 +32,11 @@ from bot.service.commands import (
     parse_variant,
 )
 from bot.service.compose import UseCases
-from bot.service.events import Reply
-from bot.service.features.common import Ctx
+from bot.service.events import Button, ChatEvent, Reply
+from bot.service.features.challenges import InlineOffer, OfferTaken, base36
+from bot.service.features.common import Ctx, _name
 from bot.service.features.history import asks_for_history
-from bot.service.features.results import MoveRequest
+from bot.service.features.results import GameStarted, MoveRequest
 from bot.service.features.results_games import ChallengeRef, GameRef, Refused
 from bot.service.features.results_stats import (
     AnalysisRequest,
@@ -60,6 +64,48 @@ from bot.service.registry import (
     button,
     command,
 )
+from bot.service.wording import duration, variant_name
+
+# The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
+# ``ix:<variant>:<colour><language>:<challenger>:<minute issued>:<nonce>:<signature>`` (numbers in
+# base 36; at most 58 bytes of the 64 Telegram allows).  Signed rather than stored, so an offer
+# typed but never sent, or sent and never accepted, writes nothing, and no /setinlinefeedback is
+# needed (chosen_inline_result updates are off unless BotFather's setting turns them on).
+INLINE_ACCEPT = "ix"
+# The chat of an inline message, the only place an offer's Accept is taken (Telegram's adapter
+# names them so: bot/platforms/telegram/inline.py).
+INLINE_CHAT = "inline:"
+_COLOR_CODES = {"white": "w", "black": "b", "random": "r"}
+_OFFER_ACTION = re.compile(r"ix:([a-z]{1,12}):([wbr])([a-z]{2}):([0-9]{1,16}):([0-9a-z]{1,6}):([0-9a-z]{1,5})"
+                           r":([A-Za-z0-9_-]{12})")
+
+
+@dataclass(frozen=True)
+class InlineArticle:
+    """One result offered to a user typing ``@bot`` in any chat: what the list shows (title,
+    description) and the message it sends (text, an Accept button)."""
+
+    id: str
+    title: str
+    description: str
+    text: str
+    accept: Button
+
+
+def offer_action(offer: InlineOffer, signature: str) -> str:
+    return ":".join((INLINE_ACCEPT, offer.variant, _COLOR_CODES[offer.color] + offer.lang, offer.challenger_id,
+                     base36(offer.issued), offer.nonce, signature))
+
+
+def parse_offer_action(platform: str, action: str) -> tuple[InlineOffer, str] | None:
+    """The offer and signature an Accept button carries (attacker-controlled: only its shape is
+    checked here, the signature by the use case), or None when it is no offer's."""
+    found = _OFFER_ACTION.fullmatch(action) if len(action.encode()) <= 64 else None
+    if found is None or found[3] not in LANGUAGES:
+        return None
+    variant, color, lang, challenger, issued, nonce, signature = found.groups()
+    colors = {code: name for name, code in _COLOR_CODES.items()}
+    return InlineOffer(platform, challenger, variant, colors[color], lang, int(issued, 36), nonce), signature
 
 
 class ChatLayer:
@@ -71,12 +117,51 @@ class ChatLayer:
     def button(self, ctx: Ctx, action: str) -> list[Reply]:
         """A button press: its action string routed through the registry's button table."""
         parts = str(action)[:64].split(":")
+        if parts[0] == INLINE_ACCEPT and ctx.event.chat_id.startswith(INLINE_CHAT):
+            return inline_accept(self.app, ctx, str(action))
         spec = REGISTRY.button(parts[0])
         nums = parts[1:]
         if (spec is None or len(nums) != spec.numbers
                 or not all(re.fullmatch(r"[0-9]{1,9}", p) for p in nums)):
             return [Reply(t(ctx.lang, "button.invalid"), private=True)]
         return spec.handler(self.app, ctx, spec.kind, [int(p) for p in nums])
+
+    def inline_articles(self, platform: str, user_id: str, user_name: str, username: str | None,
+                        language: str | None, query: str) -> list[InlineArticle]:
+        """The challenges offered to a user typing ``@bot <query>`` in any chat, one per variant (only
+        the one the query names, if it names one), in the user's language; the query may choose
+        the challenger's colour as /new does ('white')."""
+        lang = pick_language(language)
+        chosen_variant, color = None, "random"
+        # Typed letter by letter: a word that names nothing (yet) is passed over, not refused.
+        for word in query.split()[:6]:
+            try:
+                spec = parse_new([word])
+            except BadArgument:
+                continue
+            chosen_variant = spec.variant or chosen_variant
+            color = color if spec.color == "random" else spec.color
+        name = _name(ChatEvent(platform, "", user_id, user_name, username=username))
+        offers = self.app.challenges.make_offers(platform, user_id, name, username, language, color, lang)
+        articles = []
+        for offer, signature in offers:
+            if chosen_variant is not None and offer.variant != chosen_variant:
+                continue
+            variant = variant_name(lang, offer.variant)
+            colors = t(lang, f"colors.{offer.color}", name=name)
+            articles.append(InlineArticle(
+                id=f"{offer.variant}-{offer.color}", title=t(lang, "inline.title", variant=variant),
+                description=t(lang, "inline.description", colors=colors[:1].upper() + colors[1:]),
+                text=t(lang, "inline.offer", name=name, variant=variant, colors=colors,
+                       time=duration(lang, DEFAULT_MOVE_SECONDS)),
+                accept=Button(t(lang, "button.accept"), offer_action(offer, signature))))
+        return articles
+
+    def inline_offer_genuine(self, platform: str, action: str) -> bool:
+        """Whether a button press on an inline message is an Accept the bot made (nothing is
+        written to find out: a forged press must change nothing)."""
+        parsed = parse_offer_action(platform, action)
+        return parsed is not None and self.app.challenges.genuine_offer(*parsed)
 
     def text(self, ctx: Ctx, raw: str) -> list[Reply]:
         """Typed text: a command (with its arguments), a bare move, or nothing we answer."""
@@ -395,3 +480,20 @@ def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> 
         return present_stats.rematch_refused(ctx.lang, outcome)
     return presenters.replies(ctx.lang, outcome.outcome)
 
+
+def inline_accept(app: UseCases, ctx: Ctx, action: str) -> list[Reply]:
+    """Accept on an inline offer: the game starts in the inline message's chat, which shows it in
+    words (an inline message takes no new picture) in the offer's language."""
+    # Whoever sees the message, its chat speaks the offer's language; an alert is the presser's own.
+    own = pick_language(ctx.event.language) if ctx.event.language else ctx.lang
+    parsed = parse_offer_action(ctx.event.platform, action)
+    if parsed is None:
+        return [Reply(t(own, "inline.invalid"), private=True)]
+    offer, signature = parsed
+    outcome = app.challenges.accept_offer(ctx, offer, signature)
+    if isinstance(outcome, OfferTaken):
+        return [Reply(t(own, "inline.taken", id=outcome.game_id), private=True)]
+    if isinstance(outcome, GameStarted):
+        shown = presenters.present_game_start(offer.lang, outcome)[0]
+        return [Reply(shown.text, game_id=shown.game_id)]
+    return presenters.replies(own, outcome)

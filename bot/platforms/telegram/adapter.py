@@ -24,6 +24,11 @@ final for that message: an optional part refused (the capture GIF, a PDN) is
 left out; a board photo in a group that forbids photos becomes the text board
 with its buttons, and the group is told once.
 
+Inline mode (``@OurBot`` typed in any chat) offers a challenge per variant whose Accept button
+carries the offer, signed by the service; an inline message is a chat of its own to the service
+(``inline:<inline_message_id>``), and everything it says there is delivered as an edit of that
+message, in words, with the game's Open board button (see bot.platforms.telegram.inline).
+
 What is shared with the other adapters (service calls off the loop, per-chat order,
 splitting a reply into messages, remembering boards, the outbox delivery task) is in
 bot.platforms.base; this module only speaks the Bot API.
@@ -46,10 +51,13 @@ from typing import Any, NotRequired, TypedDict, TypeVar
 from telegram import (
     Bot,
     BotCommand,
+    CallbackQuery,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    InlineQueryResultArticle,
     InputFile,
     InputMediaPhoto,
+    InputTextMessageContent,
     Message,
     MessageEntity,
     ReactionTypeEmoji,
@@ -71,12 +79,13 @@ from telegram.ext import (
     BaseRateLimiter,
     CallbackQueryHandler,
     ContextTypes,
+    InlineQueryHandler,
     MessageHandler,
     filters,
 )
 from telegram.request import BaseRequest
 
-from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, t
+from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, pick_language, t
 from bot.platforms.base import (
     PERMANENT,
     REFUSED,
@@ -87,6 +96,7 @@ from bot.platforms.base import (
     describe_error,
     run_until_stopped,
 )
+from bot.platforms.telegram.inline import board_link, inline_chat, inline_message_id, is_inline_chat
 from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds
 from bot.platforms.telegram.webhook import (
     LISTEN_VARIABLE,
@@ -121,6 +131,10 @@ CONFLICT_WINDOW_SECONDS = 60.0
 # A button press is answered with the service's alert when the service is done within this long;
 # else at once without, and the alert follows as a message (Telegram drops late answers).
 ANSWER_WITHIN_SECONDS = 0.7
+# How long Telegram may show a user the same inline results again: never, since each offer has a
+# nonce of its own and starts one game (two challenges sent from cached results would be one
+# offer).  They are personal too (signed with the user's id).
+INLINE_CACHE_SECONDS = 0
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -272,8 +286,11 @@ class TelegramAdapter(ChatAdapter):
     startup_grace = STARTUP_GRACE_SECONDS
 
     def __init__(self, service: GameService,
-                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+                 env: Mapping[str, str] | None = None) -> None:
         super().__init__(service, sleep)
+        # Where the web board is (see bot.platforms.telegram.inline.board_link): read at each use.
+        self.env: Mapping[str, str] = os.environ if env is None else env
         self.bot: Bot | None = None
         self.application: Application | None = None
         self._conflicts: deque[float] = deque()
@@ -310,6 +327,7 @@ class TelegramAdapter(ChatAdapter):
         app.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, self.on_migrate))
         app.add_handler(MessageHandler(filters.TEXT & filters.UpdateType.MESSAGE, self.on_message))
         app.add_handler(CallbackQueryHandler(self.on_button))
+        app.add_handler(InlineQueryHandler(self.on_inline_query))
         app.add_error_handler(self.on_error)
         return app
 
@@ -464,8 +482,9 @@ class TelegramAdapter(ChatAdapter):
         if query is None:
             return
         message = query.message if isinstance(query.message, Message) else None
-        event = self._event(update, context, action=query.data or "")
-        if event is None or message is None:
+        event = (self._inline_event(query, context) if query.inline_message_id
+                 else self._event(update, context, action=query.data or ""))
+        if event is None or (message is None and not query.inline_message_id):
             await self._answer(query)
             return
         answered = False
@@ -478,7 +497,8 @@ class TelegramAdapter(ChatAdapter):
             await self._answer(query, alert, url)
             return True
 
-        work = asyncio.ensure_future(self._press(message, event, answer))
+        work = asyncio.ensure_future(self._press(message, event, answer) if message is not None
+                                     else self._press_inline(event, answer))
         done, _ = await asyncio.wait({work}, timeout=self.answer_within)
         if not done:
             await answer()
@@ -522,6 +542,91 @@ class TelegramAdapter(ChatAdapter):
                     await self.edit(message, reply)
                 else:
                     await self.send(event.chat_id, reply)
+
+    # -- inline mode (see bot.platforms.telegram.inline) --------------------------------------------
+
+    async def on_inline_query(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """``@ourbot`` typed in any chat: a challenge per variant, each an article whose message
+        carries a signed Accept button.  A query not answered within 10 s is gone, so a failure
+        is only logged."""
+        query = update.inline_query
+        if query is None or query.from_user.is_bot:
+            return
+        user = query.from_user
+        try:
+            articles = await self.call(self.service.chat.inline_articles, PLATFORM, str(user.id), user.full_name,
+                                       user.username, user.language_code, query.query or "")
+        except Exception:
+            log.exception("inline query of telegram user %s not answered", user.id)
+            return
+        results = [InlineQueryResultArticle(
+            id=article.id, title=article.title, description=article.description,
+            input_message_content=InputTextMessageContent(article.text),
+            reply_markup=_markup([[article.accept]])) for article in articles]
+        try:
+            await self._api(lambda: query.answer(results, cache_time=INLINE_CACHE_SECONDS, is_personal=True))
+        except TelegramError as err:
+            log.info("inline query of telegram user %s not answered: %s", user.id, err)
+
+    def _inline_event(self, query: CallbackQuery, context: ContextTypes.DEFAULT_TYPE) -> ChatEvent | None:
+        """A press on an inline message's button: from its own chat, where no one can be written to
+        privately (the alert on the button is all the presser alone sees)."""
+        user = query.from_user
+        if user.is_bot or not query.inline_message_id:
+            return None
+        return ChatEvent(platform=PLATFORM, chat_id=inline_chat(query.inline_message_id), user_id=str(user.id),
+                         user_name=user.full_name, username=user.username, language=user.language_code,
+                         action=query.data or "", bot_username=context.bot.username, can_whisper=False)
+
+    async def _press_inline(self, event: ChatEvent, answer: Callable[..., Awaitable[bool]]) -> None:
+        """A press on an inline message: only an Accept the bot made reaches the service (anything
+        else is answered as invalid and changes nothing, not even the chat's row); the game it
+        starts is shown by editing the message."""
+        genuine = await self.call(self.service.chat.inline_offer_genuine, PLATFORM, event.action or "")
+        if not genuine:
+            await answer(t(pick_language(event.language), "inline.invalid"))
+            return
+        async with self.chat_lock(event.chat_id):
+            replies: list[Reply] = await self.call(self.service.handle, event)
+            private = [r for r in replies if r.private]
+            # Too late for an alert, a refusal is lost: an inline message has no room for it.
+            await answer(private[0].text[:ALERT_LIMIT] if private else None)
+            for reply in replies:
+                if not reply.private:
+                    await self.send(event.chat_id, reply)
+
+    async def _edit_inline(self, chat_id: str, reply: Reply) -> None:
+        """A message for an inline message's chat: the message edited to say it, in words only (no
+        picture can be uploaded to an inline message, so the board, the GIF and any file are left
+        out), with the Open board button of its game.  "Not modified" is done; an inline message
+        that can no longer be edited raises BadRequest, final for this message."""
+        bot = self.bot
+        assert bot is not None, "build() first"
+        game_id = reply.game_id
+        if game_id is None:
+            # A ping or a notice without its game: the game shown there keeps its button.
+            games = await self.call(self.service.find_games, PLATFORM, chat_id, None, 1)
+            game_id = games[0].id if games else None
+        text = reply.text.strip()
+        if not text:
+            return                        # only a picture or a file: nothing an inline message can show
+        markup = None
+        if game_id is not None:
+            link = board_link(game_id, bot.username, self.env)
+            if link is None:
+                text += "\n\n" + await self.call(self.service.notice, PLATFORM, chat_id, "inline.no_board")
+            else:
+                label = await self.call(self.service.notice, PLATFORM, chat_id, "inline.open")
+                markup = InlineKeyboardMarkup([[InlineKeyboardButton(label, url=link)]])
+        if len(text) > TEXT_LIMIT:
+            text = text[:TEXT_LIMIT - 1] + "…"
+        try:
+            await self._api(lambda: bot.edit_message_text(text, inline_message_id=inline_message_id(chat_id),
+                                                          reply_markup=markup))
+        except BadRequest as err:
+            if "not modified" not in str(err).lower():
+                raise
+            log.debug("inline message %s already shows this", chat_id)
 
     async def _answer(self, query: Any, alert: str | None = None, url: str | None = None) -> None:
         # The move may already be played: a refused answer (a query too old after a restart)
@@ -583,6 +688,10 @@ class TelegramAdapter(ChatAdapter):
         """Every message of a reply not yet out; a chat that became a supergroup is followed to its
         new id."""
         progress = progress if progress is not None else Progress()
+        if is_inline_chat(chat_id):
+            await self._edit_inline(str(chat_id), reply)
+            progress.delivered = 1
+            return
         try:
             await super().deliver(str(chat_id), reply, reply_to=None if reply_to is None else str(reply_to),
                                   progress=progress)

@@ -113,6 +113,9 @@ class FloodLimiter(BaseRateLimiter[None]):
                               args: Any, kwargs: dict[str, Any], endpoint: str, data: dict[str, Any],
                               rate_limit_args: None) -> Answer:
         chat_id = data.get("chat_id")
+        if chat_id is None and data.get("inline_message_id"):
+            # An inline message is spaced as a chat of its own: a 429 for it holds back only it.
+            chat_id = f"inline:{data['inline_message_id']}"
         if chat_id is None or not _posts(endpoint):
             try:
                 return await callback(*args, **kwargs)

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+
 from bot.rules import (
+    VARIANTS,
     Position,
 )
 from bot.service.commands import (
+    DEFAULT_MOVE_SECONDS,
     NewGameArgs,
 )
 from bot.service.features.base import Outlet, Runtime, UseCase
@@ -33,7 +40,38 @@ from bot.service.features.results_games import (
 from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.service.registry import ButtonKind
 from bot.storage.records import ChallengeRecord, GameRecord
-from bot.storage.repositories import NewChallenge, NewGame
+from bot.storage.repositories import ChatSettings, NewChallenge, NewGame
+
+# An inline offer's signature: this many bytes of an HMAC-SHA256 (72 bits: a forger must guess it,
+# and every guess costs a button press Telegram rate-limits), so the whole button fits in 64 bytes.
+OFFER_SIGNATURE_BYTES = 9
+# The offers' key is derived from the database's link secret for this one purpose, so a signature
+# made here can never pass for a puzzle link's (or the other way round).
+_OFFER_PURPOSE = b"inline-offer"
+
+
+@dataclass(frozen=True)
+class InlineOffer:
+    """A challenge offered through inline mode (``@bot`` typed in any chat): its terms travel in
+    the message's Accept button, signed, and nothing is stored until someone accepts.  ``issued``:
+    the minute it was offered (it lapses as an open challenge does); ``lang``: the language its
+    message was written in (the game's chat speaks it); ``nonce``: tells apart two offers of the
+    same terms in the same minute (each starts a game of its own)."""
+
+    platform: str
+    challenger_id: str
+    variant: str
+    color: str
+    lang: str
+    issued: int
+    nonce: str
+
+
+@dataclass(frozen=True)
+class OfferTaken:
+    """The inline message already started game ``game_id``: a second Accept starts nothing."""
+
+    game_id: int
 
 
 class Challenges(UseCase):
@@ -294,3 +332,73 @@ class Challenges(UseCase):
         if kind is ButtonKind.ACCEPT:
             return self.accept(ctx, ChallengeRef(ids[0]))
         return self.decline(ctx, ChallengeRef(ids[0]))
+
+    # -- inline offers (Telegram's inline mode) -------------------------------------------------------
+
+    def offer_signature(self, offer: InlineOffer) -> str:
+        """The signature of an offer's terms (read-only: the link secret exists from the first
+        migration on)."""
+        key = hmac.new(self.storage.link_secret(), _OFFER_PURPOSE, hashlib.sha256).digest()
+        terms = "\n".join((offer.platform, offer.challenger_id, offer.variant, offer.color, offer.lang,
+                            str(offer.issued), offer.nonce))
+        digest = hmac.new(key, terms.encode(), hashlib.sha256).digest()[:OFFER_SIGNATURE_BYTES]
+        return base64.urlsafe_b64encode(digest).decode("ascii")
+
+    def genuine_offer(self, offer: InlineOffer, signature: str) -> bool:
+        """Whether the bot made this offer (its terms unaltered); reads, never writes."""
+        return offer.variant in VARIANTS and hmac.compare_digest(self.offer_signature(offer), signature)
+
+    def make_offers(self, platform: str, user_id: str, name: str, username: str | None, language: str | None,
+                    color: str, lang: str) -> list[tuple[InlineOffer, str]]:
+        """One signed offer per variant for a user typing ``@bot``.  Their name is kept (as any
+        message of theirs would): the Accept button has no room for it."""
+        now = self.clock()
+        self.storage.save_player(platform, user_id, name, username, language, now)
+        issued = int(now // 60)
+        offers = [InlineOffer(platform, user_id, variant, color, lang, issued, base36(self.rng.randrange(36 ** 5)))
+                  for variant in VARIANTS]
+        return [(offer, self.offer_signature(offer)) for offer in offers]
+
+    def accept_offer(self, ctx: Ctx, offer: InlineOffer, signature: str) -> GameStarted | OfferTaken | Refused:
+        """Someone pressed Accept on an inline offer: a game between people starts in the inline
+        message's own chat (``ctx``), as from an open challenge (its number, its ratings)."""
+        ev = ctx.event
+        if not self.genuine_offer(offer, signature) or offer.platform != ev.platform:
+            return Refused("inline.invalid", private=True)
+        if offer.challenger_id == ev.user_id:
+            return Refused("inline.own", private=True)
+        if offer.issued * 60 + CHALLENGE_LIFETIME <= ctx.now:
+            return Refused("inline.expired", private=True)
+        # One game per offer: its button's data can be read by whoever sees the message and sent
+        # from any other message of the bot (a client sends what data it likes).
+        taken = f"inline_offer:{offer.platform}:{signature}"
+        with self.storage.transaction():
+            game_id = self.storage.pending(taken)
+            if isinstance(game_id, int):
+                return OfferTaken(game_id)
+            # And one game per inline message, even when two people press Accept at once.
+            started = self.storage.find_games(ev.platform, ev.chat_id, None, 1)
+            if started:
+                return OfferTaken(started[0].id)
+            known = self.storage.player(ev.platform, offer.challenger_id)
+            cid = self.storage.challenges.create(NewChallenge(
+                platform=ev.platform, chat_id=ev.chat_id, challenger_id=offer.challenger_id,
+                challenger_name=known.name if known is not None else f"user {offer.challenger_id}",
+                target_username=None, variant=offer.variant, color=offer.color, move_seconds=DEFAULT_MOVE_SECONDS,
+                created_at=ctx.now))
+            # What the service later says there (reminders, the end) in the offer's language.
+            self.storage.players.update_chat(ev.platform, ev.chat_id, ChatSettings(language=offer.lang))
+            outcome = self._start_game(ctx, self.challenge_record(cid))
+            if isinstance(outcome, GameStarted):
+                self.storage.set_pending(taken, outcome.game.id)
+            return outcome
+
+
+def base36(number: int) -> str:
+    """A number in base 36 (lower case): short for a button's data."""
+    digits = ""
+    while True:
+        number, digit = divmod(number, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if not number:
+            return digits

@@ -72,6 +72,18 @@ class Harness:
         await self.update(callback_query=query)
         return query["id"]
 
+    async def inline(self, user: str, query: str = "") -> str:
+        """``user`` types ``@DraughtsBot <query>`` in some chat; the inline query's id."""
+        payload = self.http.inline_query(USERS[user], query)
+        await self.update(inline_query=payload)
+        return payload["id"]
+
+    async def press_inline(self, user: str, inline_message_id: str, data: str) -> str:
+        """A press on an inline message's button (``data`` as the client sends it)."""
+        query = self.http.inline_callback_query(USERS[user], inline_message_id, data)
+        await self.update(callback_query=query)
+        return query["id"]
+
     def last_board(self, chat: dict = GROUP):
         """The newest photo the bot has in the chat, as the fake holds it."""
         return self.http.bot_messages(int(chat["id"]), "photo")[-1]

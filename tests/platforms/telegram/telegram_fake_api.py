@@ -18,6 +18,18 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - replies to a message that does not exist (unless allow_sending_without_reply);
 - a callback query answered twice, one that was never sent to the bot, or one older than
   15 s ("query is too old and response timeout expired or query ID is invalid");
+- inline mode: ``answerInlineQuery`` for a query never sent, answered already or older than 10 s
+  (the same "query is too old"); more than 50 results; a result id empty, over 64 bytes or used
+  twice; a result type other than article (the only one modelled), an article without a title or
+  without ``input_message_content`` (message text 1-4096 characters, checked as sendMessage's);
+  ``cache_time`` not a non-negative integer, ``is_personal`` not a boolean.  An empty list is
+  accepted, as Telegram does (it shows nothing).  A result a user chose becomes an inline message
+  (``choose_inline_result``), whose presses carry ``inline_message_id`` and no ``message``
+  (``inline_callback_query``); it is edited with ``inline_message_id`` (the edit answers True,
+  not a Message), never with both that and ``chat_id`` nor with neither; it cannot take an
+  uploaded file (``attach://``) in editMessageMedia, has no caption to edit, and cannot be
+  deleted; one that is gone (``forget_inline``) answers MESSAGE_ID_INVALID;
+- URL buttons: only http(s) and tg:// links ("BUTTON_URL_INVALID");
 - entities (``entities`` of a text, ``caption_entities`` of a caption) of an unknown type, outside
   the text (offsets in UTF-16 code units), or a ``text_mention`` without a well-formed user;
 - a message to a user's private chat when the user never started the bot (403 "bot can't
@@ -119,6 +131,11 @@ SCOPES = {"default", "all_private_chats", "all_group_chats", "all_chat_administr
           "chat_administrators", "chat_member"}
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
 QUERY_TTL = 15.0
+INLINE_QUERY_TTL = 10.0
+INLINE_RESULT_LIMIT = 50
+RESULT_TYPES = {"article", "photo", "gif", "mpeg4_gif", "video", "audio", "voice", "document", "location", "venue",
+                "contact", "game", "sticker"}
+BOTH_IDS = "Bad Request: chat_id and inline_message_id can't be used together"
 # Flood control: (messages, per seconds, at once).  Telegram publishes the rates, not the burst.
 CHAT_RATE = (1, 1.0, 3)
 GROUP_RATE = (20, 60.0, 20)
@@ -143,6 +160,7 @@ METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "editMessageText": (("text",), None),
     "editMessageReplyMarkup": ((), None),
     "answerCallbackQuery": (("callback_query_id",), None),
+    "answerInlineQuery": (("inline_query_id", "results"), None),
     "deleteMessage": (("chat_id", "message_id"), None),
     "getChatMember": (("chat_id", "user_id"), None),
     "setMessageReaction": (("chat_id", "message_id"), None),
@@ -264,6 +282,11 @@ class FakeBotAPI(BaseRequest):
         self.chats: dict[int, dict] = {}
         self.messages: dict[tuple[int, int], StoredMessage] = {}
         self.queries: dict[str, dict] = {}         # id -> {"chat_id", "message_id", "answers"}
+        # Inline mode: queries (id -> {"from", "query", "at", "answers"}) and the inline messages
+        # users sent from their results (inline_message_id -> the message, chat_id 0).
+        self.inline_queries: dict[str, dict] = {}
+        self.inline_messages: dict[str, StoredMessage] = {}
+        self._inline_ids = itertools.count(1)
         self.kicked: set[int] = set()
         self.migrated: dict[int, int] = {}
         self.admins: set[tuple[int, int]] = set()     # (chat id, user id) of group administrators
@@ -428,6 +451,51 @@ class FakeBotAPI(BaseRequest):
         return {"id": query_id, "from": user, "chat_instance": f"ci{chat_id}", "data": data,
                 "message": message.as_dict(self.chats)}
 
+    def inline_query(self, user: dict, query: str = "", chat_type: str = "sender") -> dict:
+        """``user`` types ``@bot <query>`` in a chat (``chat_type``: sender, private, group,
+        supergroup or channel); the update's inline_query."""
+        query_id = str(next(self._query_ids))
+        self.inline_queries[query_id] = {"from": user, "query": query, "at": self.query_clock(), "answers": []}
+        return {"id": query_id, "from": user, "query": query, "offset": "", "chat_type": chat_type}
+
+    def inline_results(self, query_id: str) -> list[dict]:
+        """The results the bot answered a query with (the last accepted answer)."""
+        answers = self.inline_queries[query_id]["answers"]
+        assert answers, f"inline query {query_id} was not answered"
+        return answers[-1]["results"]
+
+    def choose_inline_result(self, query_id: str, result_id: str) -> str:
+        """The user sends one of the results: Telegram posts its message in their name (via the
+        bot) and names it by an inline_message_id; returned."""
+        query = self.inline_queries[query_id]
+        result = next(r for r in self.inline_results(query_id) if r["id"] == result_id)
+        content = result["input_message_content"]
+        inline_id = f"AgAAA{next(self._inline_ids):06d}{query_id}"
+        stored = StoredMessage(0, 0, query["from"], "text", content["message_text"],
+                               markup=result.get("reply_markup"), extra={"via_bot": BOT})
+        self.inline_messages[inline_id] = stored
+        return inline_id
+
+    def chosen_inline_result(self, query_id: str, result_id: str, inline_message_id: str) -> dict:
+        """The chosen_inline_result update (sent only with BotFather's /setinlinefeedback)."""
+        query = self.inline_queries[query_id]
+        return {"result_id": result_id, "from": query["from"], "query": query["query"],
+                "inline_message_id": inline_message_id}
+
+    def inline_callback_query(self, user: dict, inline_message_id: str, data: str) -> dict:
+        """A press on a button of an inline message: no ``message`` (the bot may not be in that
+        chat), its ``inline_message_id`` instead.  ``data`` is whatever the client sent: a client
+        can send any data, whatever the message's buttons say."""
+        assert inline_message_id in self.inline_messages, f"no inline message {inline_message_id}"
+        query_id = str(next(self._query_ids))
+        self.queries[query_id] = {"inline_message_id": inline_message_id, "answers": [], "at": self.query_clock()}
+        return {"id": query_id, "from": user, "chat_instance": f"ci{inline_message_id}",
+                "inline_message_id": inline_message_id, "data": data}
+
+    def forget_inline(self, inline_message_id: str) -> None:
+        """The inline message was deleted by its sender: it can no longer be edited."""
+        del self.inline_messages[inline_message_id]
+
     def fail(self, method: str, status: int, description: str, times: int = 1, **parameters: Any) -> None:
         """Answer the next ``times`` calls of ``method`` with this error instead."""
         body: dict[str, Any] = {"ok": False, "error_code": status, "description": description}
@@ -514,6 +582,8 @@ class FakeBotAPI(BaseRequest):
             return self.commands.get(self._command_key(wire), [])
         if name == "answerCallbackQuery":
             return self._answer_query(wire)
+        if name == "answerInlineQuery":
+            return self._answer_inline_query(wire)
         if name == "getChatMember":
             chat_id = self._chat(wire["chat_id"])
             user = next((u for u in USERS.values() if str(u["id"]) == wire["user_id"]), None)
@@ -573,6 +643,8 @@ class FakeBotAPI(BaseRequest):
             self.last_bot[chat_id] = BOT["id"]
             return stored.as_dict(self.chats)
         if name == "editMessageMedia":
+            if "inline_message_id" in wire and str(json.loads(wire["media"]).get("media", "")).startswith("attach://"):
+                raise Refused("Bad Request: can't use uploaded files in inline messages: use a file_id or an HTTP URL")
             media = self._media(wire["media"], uploads, referenced)
             self._no_stray(uploads, referenced)
             target = self._editable(wire)
@@ -583,7 +655,7 @@ class FakeBotAPI(BaseRequest):
                 raise Refused(NOT_MODIFIED)
             target.kind, target.media_digest, target.text, target.markup = new
             target.file_id = f"file{next(self._file_ids)}"
-            return target.as_dict(self.chats)
+            return self._edited(target, wire)
         if name == "editMessageCaption":
             target = self._editable(wire)
             if target.kind == "text":
@@ -591,7 +663,7 @@ class FakeBotAPI(BaseRequest):
             if (caption, markup) == (target.text, target.markup):
                 raise Refused(NOT_MODIFIED)
             target.text, target.markup = caption, markup
-            return target.as_dict(self.chats)
+            return self._edited(target, wire)
         if name == "editMessageText":
             target = self._editable(wire)
             if target.kind != "text":
@@ -608,13 +680,13 @@ class FakeBotAPI(BaseRequest):
             target.extra.pop("entities", None)
             if entities:
                 target.extra["entities"] = entities
-            return target.as_dict(self.chats)
+            return self._edited(target, wire)
         if name == "editMessageReplyMarkup":
             target = self._editable(wire)
             if markup == target.markup:
                 raise Refused(NOT_MODIFIED)
             target.markup = markup
-            return target.as_dict(self.chats)
+            return self._edited(target, wire)
         # deleteMessage
         target = self._editable(wire, verb="delete")
         del self.messages[(target.chat_id, target.message_id)]
@@ -667,9 +739,18 @@ class FakeBotAPI(BaseRequest):
             raise Refused("Bad Request: chat not found")
         return chat_id
 
+    def _edited(self, target: StoredMessage, wire: dict[str, str]) -> dict | bool:
+        """An edit's answer: the message, or True for an inline message (the bot never gets those)."""
+        return True if "inline_message_id" in wire else target.as_dict(self.chats)
+
     def _editable(self, wire: dict[str, str], verb: str = "edit") -> StoredMessage:
         if "inline_message_id" in wire:
-            raise Refused("Bad Request: MESSAGE_ID_INVALID")      # the bot sends no inline messages
+            if "chat_id" in wire or "message_id" in wire:
+                raise Refused(BOTH_IDS)
+            target = self.inline_messages.get(wire["inline_message_id"])
+            if target is None:
+                raise Refused("Bad Request: MESSAGE_ID_INVALID")
+            return target
         if "chat_id" not in wire or "message_id" not in wire:
             raise Refused("Bad Request: message identifier is not specified")
         chat_id = self._chat(wire["chat_id"])
@@ -866,6 +947,10 @@ class FakeBotAPI(BaseRequest):
                 if len(actions) != 1:
                     raise Refused("Bad Request: can't parse inline keyboard button: exactly one of the optional "
                                   "fields must be used")
+                if "url" in button:
+                    link = urlsplit(str(button["url"]))
+                    if not ((link.scheme in ("http", "https") and link.netloc) or link.scheme == "tg"):
+                        raise Refused("Bad Request: BUTTON_URL_INVALID")
                 if "callback_data" in button:
                     data = button["callback_data"]
                     if not isinstance(data, str) or not 1 <= len(data.encode()) <= 64:
@@ -888,6 +973,56 @@ class FakeBotAPI(BaseRequest):
                     ch.isascii() and (ch.isalnum() or ch in "_-") for ch in payload):
                 raise Refused("Bad Request: URL_INVALID")
         query["answers"].append({"text": text, "show_alert": wire.get("show_alert") == "true", "url": url})
+        return True
+
+    def _answer_inline_query(self, wire: dict[str, str]) -> bool:
+        query = self.inline_queries.get(wire["inline_query_id"])
+        if query is None or query["answers"] or self.query_clock() - query["at"] > INLINE_QUERY_TTL:
+            raise Refused(QUERY_INVALID)
+        try:
+            results = json.loads(wire["results"])
+        except ValueError:
+            raise Refused("Bad Request: can't parse inline query results JSON object") from None
+        if not isinstance(results, list):
+            raise Refused("Bad Request: can't parse inline query results JSON object")
+        if len(results) > INLINE_RESULT_LIMIT:
+            raise Refused("Bad Request: RESULTS_TOO_MUCH")
+        seen: set[str] = set()
+        for result in results:
+            if not isinstance(result, dict) or result.get("type") not in RESULT_TYPES:
+                raise Refused("Bad Request: can't parse inline query result: result type is invalid")
+            if result["type"] != "article":
+                raise Refused(f"Bad Request: the fake models article results only, not {result['type']}")
+            result_id = result.get("id")
+            if not isinstance(result_id, str) or not 1 <= len(result_id.encode()) <= 64:
+                raise Refused("Bad Request: RESULT_ID_INVALID")
+            if result_id in seen:
+                raise Refused("Bad Request: RESULT_ID_DUPLICATE")
+            seen.add(result_id)
+            if not isinstance(result.get("title"), str) or not result["title"].strip():
+                raise Refused("Bad Request: RESULT_TITLE_EMPTY")
+            if "description" in result and not isinstance(result["description"], str):
+                raise Refused("Bad Request: can't parse inline query result: description must be a string")
+            content = result.get("input_message_content")
+            if not isinstance(content, dict) or "message_text" not in content:
+                raise Refused("Bad Request: MESSAGE_EMPTY")
+            text = content["message_text"]
+            if not isinstance(text, str) or not text.strip():
+                raise Refused("Bad Request: MESSAGE_EMPTY")
+            if len(text) > TEXT_LIMIT:
+                raise Refused("Bad Request: MESSAGE_TOO_LONG")
+            self._entities(text, json.dumps(content["entities"]) if "entities" in content else None,
+                           content.get("parse_mode"))
+            if "reply_markup" in result:
+                self._keyboard(json.dumps(result["reply_markup"]))
+        cache_time = wire.get("cache_time")
+        if cache_time is not None and not (cache_time.isdigit()):
+            raise Refused("Bad Request: can't parse cache_time")
+        personal = wire.get("is_personal")
+        if personal is not None and personal not in ("true", "false"):
+            raise Refused("Bad Request: can't parse is_personal")
+        query["answers"].append({"results": results, "cache_time": int(cache_time) if cache_time else 300,
+                                 "is_personal": personal == "true"})
         return True
 
     @staticmethod

@@ -42,7 +42,7 @@ from bot.service import notifications
 from bot.service.boards import RENDERER
 from bot.service.events import OutboxItem, Outgoing, Reply, SpecRenderer
 from bot.service.notifications import Notification
-from bot.storage import StorageBusy, StorageFull, Store
+from bot.storage import StorageBusy, StorageFull, Store, in_transaction
 from bot.storage.records import OutboxRecord
 
 log = logging.getLogger("bot.service")
@@ -137,13 +137,15 @@ class Outbox:
                     retry_in: float | None = None) -> int:
         """A direct answer the adapter could not deliver: the outbox takes it over (see
         ``GameService.queue_reply``)."""
-        with self.storage.transaction():
+        def take_over() -> int:
             item = self.say(platform, chat_id, reply)
             if delivered:
                 self.storage.set_delivered(item, delivered)
             wait = OUTBOX_FIRST_RETRY if retry_in is None else retry_in
             self.storage.retry_later(item, self.clock() + wait, error)
-        return item
+            return item
+
+        return in_transaction(self.storage, take_over)
 
     # -- delivering --------------------------------------------------------------------------------
 

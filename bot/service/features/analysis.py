@@ -25,6 +25,7 @@ from bot.service.features.results_stats import (
 )
 from bot.service.notifications import AnalysisFailed, AnalysisReady
 from bot.service.thinking import analysis_job
+from bot.storage import in_transaction
 from bot.storage.records import GameRecord
 
 log = logging.getLogger("bot.service")
@@ -140,7 +141,10 @@ class Analysis(UseCase):
     def _analysed(self, row: GameRecord, lang: str, raw: list[dict[str, Any]]) -> None:
         """The engine's notes are in: kept, and the chat told (the report is made when the
         notification is delivered: an outbox row stays small)."""
-        with self.storage.transaction():
+        def keep() -> None:
             self.storage.save_analysis(row.id, row.ply, raw, self.clock())
             self.tell(row.platform, row.chat_id, AnalysisReady(row.id, lang, row.ply))
+
+        # Run again if it loses a race (a serialization failure on a server with row locks).
+        in_transaction(self.storage, keep)
         self._notify(row.platform)

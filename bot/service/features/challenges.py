@@ -39,6 +39,7 @@ from bot.service.features.results_games import (
 )
 from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.service.registry import ButtonKind
+from bot.storage import in_transaction
 from bot.storage.records import ChallengeRecord, GameRecord
 from bot.storage.repositories import ChatSettings, NewChallenge, NewGame
 
@@ -168,13 +169,18 @@ class Challenges(UseCase):
         """Close a lapsed challenge: the messages showing it lose their buttons, and its chat is
         told once - only the process that closes it says so, and not at all when the answer that
         found it lapsed (``said_in_chat``) already says so there."""
-        with self.storage.transaction():
+        def close() -> bool:
             if not self.storage.close_challenge(ch.id, "expired"):
                 return False
             self._challenge_closed(ch, "expired")
             if not said_in_chat:
                 lang = self.games.chat_lang(ch.platform, ch.chat_id)
                 self.tell(ch.platform, ch.chat_id, ChallengeLapsed(ch.id, lang))
+            return True
+
+        # Timed work too: run again if it loses a race (a serialization failure on a server with row locks).
+        if not in_transaction(self.storage, close):
+            return False
         self._notify(ch.platform)
         return True
 

@@ -20,7 +20,7 @@ from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.puzzles import Puzzles
 from bot.service.notifications import PrivateReminder, Reminder
-from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone
+from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone, in_transaction
 from bot.storage.records import GameRecord
 
 
@@ -66,9 +66,10 @@ class Clocks(UseCase):
             if row.deadline_at is None:
                 continue            # due_games returns only games with a clock; a game without one waits for nothing
             try:
-                with self.storage.transaction():
-                    if self._deadline_notice(row, now):
-                        written += 1
+                # Run again if it loses a race it may still win (a serialization failure on a
+                # server with row locks); a game that moved on meanwhile is StaleGame.
+                if in_transaction(self.storage, lambda row=row: self._deadline_notice(row, now)):
+                    written += 1
             except StaleGame:
                 continue
             except StorageBusy:

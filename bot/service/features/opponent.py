@@ -22,7 +22,7 @@ from bot.service.features.games import Games, neutral_bot_name
 from bot.service.features.results_games import BotDrawAnswer, BotGameStarted, Refused
 from bot.service.notifications import BotMoved, GameState
 from bot.service.thinking import move_job
-from bot.storage import BOT_ID, StaleGame, StorageFull
+from bot.storage import BOT_ID, StaleGame, StorageFull, in_transaction
 from bot.storage.records import GameRecord
 from bot.storage.repositories import NewGame
 
@@ -105,12 +105,16 @@ class Opponent(UseCase):
         played = game.play(result["move"])
         # The bot's move answers a standing draw offer with a no.
         deadline = now + row.move_seconds
+        def write() -> None:
+            fresh = self.games.write_move(row, game, played, BOT_ID, now, None, deadline)
+            # Worded and drawn when delivered, from the game as this move left it.
+            self.tell(row.platform, row.chat_id, BotMoved(row.id, lang, str(played), before, GameState.of(fresh),
+                                                            now, self.games.turn_notice(fresh, now)))
+
         try:
-            with self.storage.transaction():
-                fresh = self.games.write_move(row, game, played, BOT_ID, now, None, deadline)
-                # Worded and drawn when delivered, from the game as this move left it.
-                self.tell(row.platform, row.chat_id, BotMoved(row.id, lang, str(played), before, GameState.of(fresh),
-                                                                now, self.games.turn_notice(fresh, now)))
+            # Run again when it loses a race it may still win (a serialization failure on a
+            # server with row locks); a game that moved on meanwhile is StaleGame.
+            in_transaction(self.storage, write)
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
             return

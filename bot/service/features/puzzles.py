@@ -76,7 +76,7 @@ from bot.service.features.results_puzzles import (
 )
 from bot.service.notifications import DailyPosted, DaySummary, FirstSolver
 from bot.service.registry import ButtonKind
-from bot.storage import StorageBusy, StorageFull, StorageGone
+from bot.storage import StorageBusy, StorageFull, StorageGone, in_transaction
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
 
 if TYPE_CHECKING:
@@ -326,16 +326,21 @@ class Puzzles(UseCase):
         if not puzzles:
             return 0
         puzzle = puzzle_of_day(puzzles, day, sub.variant)
-        with self.storage.transaction():
+        def post() -> int | None:
             post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
                                                     puzzle["id"], now)
             if post_id is None:
-                return 0                # another process posted it a moment ago
+                return None             # another process posted it a moment ago
             lang = self.games.chat_lang(sub.platform, sub.chat_id, sub.language)
             # Worded and drawn when delivered (the post holds its day and its puzzle).
             if latest:
                 self.tell(sub.platform, sub.chat_id, DaySummary(latest[0].id, lang, now))
             self.tell(sub.platform, sub.chat_id, DailyPosted(post_id, lang))
+            return post_id
+
+        # Timed work: run again if it loses a race (a serialization failure on a server with row locks).
+        if in_transaction(self.storage, post) is None:
+            return 0
         self.daily_changed()
         self._notify(sub.platform)
         return 1

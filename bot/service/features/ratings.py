@@ -40,7 +40,7 @@ from bot.service.features.results_stats import (
     Usage,
     VariantRanking,
 )
-from bot.storage import BOT_ID
+from bot.storage import BOT_ID, in_transaction
 from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
 
 log = logging.getLogger("bot.service")
@@ -162,26 +162,29 @@ class Ratings(UseCase):
 
     def rebuild_ratings(self) -> dict[str, int]:
         """Forget every rating and compute them again from the stored games and attempts, in the
-        order they happened; how many games and attempts were rated."""
-        with self.storage.transaction():
-            # Read under the ratings lock, in the transaction that writes: a game finishing meanwhile
-            # is either read here or rated after this commits, on top of what it wrote.
-            self.storage.ratings.lock()
-            games = [g for g in self.storage.find_games(status="finished") if is_rated(g)]
-            attempts = self.storage.rated_attempts()
-            events: list[tuple[float, int, int, Any]] = []
-            for game in games:
-                events.append((game.finished_at if game.finished_at is not None else game.created_at, 0, game.id,
-                               game))
-            for index, (post, attempt) in enumerate(attempts):
-                events.append((attempt.rated_at or 0.0, 1, index, (post, attempt)))
-            events.sort(key=lambda e: e[:3])
-            self.storage.clear_ratings()
-            for _at, kind, _n, item in events:
-                if kind == 0:
-                    self._rate_game(item)
-                else:
-                    self._rate_puzzle(*item)
+        order they happened; how many games and attempts were rated.  Run again if it loses a race
+        (a serialization failure on a server with row locks)."""
+        return in_transaction(self.storage, self._rebuild)
+
+    def _rebuild(self) -> dict[str, int]:
+        # Read under the ratings lock, in the transaction that writes: a game finishing meanwhile
+        # is either read here or rated after this commits, on top of what it wrote.
+        self.storage.ratings.lock()
+        games = [g for g in self.storage.find_games(status="finished") if is_rated(g)]
+        attempts = self.storage.rated_attempts()
+        events: list[tuple[float, int, int, Any]] = []
+        for game in games:
+            events.append((game.finished_at if game.finished_at is not None else game.created_at, 0, game.id,
+                           game))
+        for index, (post, attempt) in enumerate(attempts):
+            events.append((attempt.rated_at or 0.0, 1, index, (post, attempt)))
+        events.sort(key=lambda e: e[:3])
+        self.storage.clear_ratings()
+        for _at, kind, _n, item in events:
+            if kind == 0:
+                self._rate_game(item)
+            else:
+                self._rate_puzzle(*item)
         return {"games": len(games), "attempts": len(attempts)}
 
     # -- /stats ----------------------------------------------------------------------------------------

@@ -263,7 +263,7 @@ def browser_taps(url: str, game: dict, chromium: str, plies: int) -> list[float]
             if not moves:
                 break
             # One route per destination: a tap on the piece and one on the square makes the move.
-            ends = {}
+            ends: dict[tuple[int, int], list[Any]] = {}
             for m in moves:
                 ends.setdefault((m.path[0], m.path[-1]), []).append(m)
             move = rng.choice([group[0] for group in ends.values() if len(group) == 1])

@@ -25,7 +25,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -56,25 +56,25 @@ SPEED = 50.0
 WAIT_MS = 15_000
 
 
-def require_browser() -> str:
+def require_browser(environ: Mapping[str, str] = os.environ,
+                    which: Callable[[str], str | None] = shutil.which,
+                    fallback: Path = Path("/usr/bin/chromium")) -> str:
     """The system's Chromium, with Playwright importable; else skip the module, or fail it where
-    ``DRAUGHTS_REQUIRE_BROWSER=1`` (CI: browser tests must not be skipped unnoticed)."""
+    ``DRAUGHTS_REQUIRE_BROWSER=1`` (CI: browser tests must not be skipped unnoticed).  Playwright
+    is pointed at this browser; it never downloads one."""
     why = None
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError as err:
         why = f"playwright is not installed ({err})"
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None and Path("/usr/bin/chromium").exists():
-        found = "/usr/bin/chromium"
+    found = which("chromium") or which("chromium-browser") or (str(fallback) if fallback.exists() else None)
     if why is None and found is None:
         why = "no Chromium on this machine (apt-get install chromium)"
-    if why is None:
-        assert found is not None
+    if why is None and found is not None:
         return found
-    if os.environ.get(REQUIRE) == "1":
+    if environ.get(REQUIRE) == "1":
         pytest.fail(f"{REQUIRE}=1 but the browser tests cannot run: {why}", pytrace=False)
-    pytest.skip(why, allow_module_level=True)
+    pytest.skip(f"browser tests skipped: {why}", allow_module_level=True)
     raise AssertionError("unreachable")
 
 

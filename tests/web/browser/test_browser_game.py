@@ -75,7 +75,7 @@ def board(tmp_path: Path) -> Iterator[TelegramBoard]:
     assert [(c.method, c.error) for c in harness.http.refused(injected=False)] == []
 
 
-def test_the_line_is_legal_ends_the_game_and_has_a_choice_of_routes():
+def test_the_line_is_legal_ends_the_game_and_has_a_choice_of_routes() -> None:
     plies = played_line()
     routes = [i for i, (_pos, _move, same) in enumerate(plies) if len(same) > 1]
     assert TWO_ROUTES_PLY in routes
@@ -111,7 +111,9 @@ def wait_for_chat(board: TelegramBoard) -> None:
     assert board.outbox_pending() == 0, "the outbox was not delivered to the chat"
 
 
-def test_a_whole_triestina_game_by_taps_reaches_the_opponent_the_spectator_and_the_chat(browser, board):
+def test_a_whole_triestina_game_by_taps_reaches_the_opponent_the_spectator_and_the_chat(
+        browser: Any, board: TelegramBoard,
+) -> None:
     plies = played_line()
     game = board.new_game("triestina")
     since = len(board.http.calls)
@@ -156,11 +158,12 @@ def test_a_whole_triestina_game_by_taps_reaches_the_opponent_the_spectator_and_t
     for page in (white, black, spectator):
         page.page.wait_for_selector("main#app[data-status='finished']", state="attached")
         assert page.page.locator("[data-mine]").count() == 0
-    assert white.page.locator("[data-role=status]").inner_text() == \
-        board.service.web.state(game, None, "es").status_text
+    # The result, worded as the chat words it (White's page in Spanish, the spectator's in its own).
     lang = spectator.page.evaluate("JSON.parse(document.getElementById('app').dataset.boot).lang")
-    assert spectator.page.locator("[data-role=status]").inner_text() == \
-        board.service.web.state(game, None, lang).status_text
+    for page, in_lang in ((white, "es"), (spectator, lang)):
+        final = board.service.web.state(game, None, in_lang)
+        assert final is not None and final.result is not None and final.result["winner"] == "W"
+        assert page.page.locator("[data-role=status]").inner_text() == final.status_text
 
     # The bound: each move on the spectator's screen within a second of the tap.
     assert max(to_spectator) <= SPECTATOR_BOUND_MS, to_spectator
@@ -181,7 +184,9 @@ def test_a_whole_triestina_game_by_taps_reaches_the_opponent_the_spectator_and_t
         page.close()
 
 
-def test_an_illegal_tap_is_explained_in_the_pages_language_and_changes_nothing(browser, board):
+def test_an_illegal_tap_is_explained_in_the_pages_language_and_changes_nothing(
+        browser: Any, board: TelegramBoard,
+) -> None:
     game = board.new_game("triestina")
     board.say("ana", "/m 34-28")
     board.say("bob", "/m 19-24")

@@ -57,7 +57,9 @@ def init_data(user: dict, token: str = TOKEN, auth_date: int | None = None) -> s
 
 
 @pytest.mark.parametrize("kind", ["expired", "invalid"])
-def test_an_expired_or_forged_seat_link_is_refused_and_the_page_stays_a_spectators(browser, board, kind):
+def test_an_expired_or_forged_seat_link_is_refused_and_the_page_stays_a_spectators(
+        browser: Any, board: TelegramBoard, kind: str,
+) -> None:
     game = board.new_game("triestina")
     web = board.service.web
     if kind == "expired":
@@ -90,7 +92,9 @@ def test_an_expired_or_forged_seat_link_is_refused_and_the_page_stays_a_spectato
     page.close()
 
 
-def test_forged_init_data_is_refused_and_signed_init_data_plays_as_that_player(browser, board):
+def test_forged_init_data_is_refused_and_signed_init_data_plays_as_that_player(
+        browser: Any, board: TelegramBoard,
+) -> None:
     game = board.new_game("triestina")
     move = Position.start("triestina").legal_moves()[0]
     context = browser.new_context()

@@ -220,9 +220,13 @@
       var to = movesFrom(sel).filter(function (m) { return m.path[m.path.length - 1] === n; });
       if (to.length === 1) { send({ path: to[0].path, ply: st.ply }); return; }
       if (to.length > 1) { choosing = to; render(); return; }
+      /* An empty square the selected piece cannot reach: the server's rules say why (no rules here). */
+      if (!st.pieces[n] && st.squareAt[n]) { send({ path: [sel, n], ply: st.ply }); return; }
     }
     choosing = null;
-    sel = movesFrom(n).length ? (sel === n ? null : n) : null;
+    /* Any piece can be selected: one that may not move shows no destinations, and a try with it is
+       explained by the server (another's piece, a capture that is compulsory elsewhere). */
+    sel = st.pieces[n] ? (sel === n ? null : n) : null;
     render();
   }
 

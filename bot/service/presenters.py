@@ -56,6 +56,19 @@ def present_game_start(lang: str, started: GameStarted) -> list[Reply]:
     return [reply, *turn_ping(lang, row, started.turn, reply), *(closed_edit(e) for e in started.edits)]
 
 
+def move_made_text(lang: str, outcome: MoveMade) -> str:
+    """What a played move's board says: who played what, then the result or whose turn it is
+    (also the web board's answer, which needs the words without the picture)."""
+    fresh = outcome.game
+    text = t(lang, "move.played", name=outcome.mover, move=str(outcome.played), id=fresh.id)
+    if outcome.result is not None:
+        return text + "\n" + over_text(lang, fresh, outcome.result)
+    if outcome.draw_declined:
+        text += "\n" + t(lang, "draw.declined_by_move")
+    return text + "\n" + (t(lang, "bot.thinking", bot=bot_name(lang, fresh)) if outcome.bot_next
+                          else to_move_line(lang, fresh, outcome.now))
+
+
 def present_move(lang: str, outcome: MoveOutcome) -> list[Reply]:
     """A move's outcome in words and a board: the new board with what the move did, the result or
     whose turn it is, the capture animation, and the ping of the player to move."""
@@ -68,15 +81,7 @@ def present_move(lang: str, outcome: MoveOutcome) -> list[Reply]:
         return [board_reply(lang, outcome.game, t(lang, "move.stale"))]
     assert isinstance(outcome, MoveMade)
     fresh = outcome.game
-    text = t(lang, "move.played", name=outcome.mover, move=str(outcome.played), id=fresh.id)
-    if outcome.result is not None:
-        text += "\n" + over_text(lang, fresh, outcome.result)
-    else:
-        if outcome.draw_declined:
-            text += "\n" + t(lang, "draw.declined_by_move")
-        text += "\n" + (t(lang, "bot.thinking", bot=bot_name(lang, fresh)) if outcome.bot_next
-                        else to_move_line(lang, fresh, outcome.now))
-    reply = board_reply(lang, fresh, text, replaces=outcome.via_button)
+    reply = board_reply(lang, fresh, move_made_text(lang, outcome), replaces=outcome.via_button)
     reply.animation = boards.capture_animation(outcome.before, outcome.played, flipped=reply_flipped(fresh))
     # The opponent hears it is their turn: on the new board, or, when the board was edited in place
     # (an edit notifies no one), in a short message of its own.

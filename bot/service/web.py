@@ -403,7 +403,8 @@ class BoardLayer:
             text = str(chosen[0]) if chosen else ("-" if len(squares) == 2 else "x").join(map(str, squares))
         outcome = self.app.play.move(ctx, MoveRequest(text[:80], row.id))
         if isinstance(outcome, MoveMade):
-            return "ok", presenters.present_move(ctx.lang, outcome)[0].text
+            # The words only: the chat's board picture is drawn when the chat's notice is delivered.
+            return "ok", presenters.move_made_text(ctx.lang, outcome)
         if isinstance(outcome, MoveIllegal):
             return "illegal", presenters.present_move(ctx.lang, outcome)[0].text
         if isinstance(outcome, MoveStale):

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from conftest import GROUP, PLATFORM, WebChat, two_routes
+from web_helpers import GROUP, PLATFORM, WebChat, two_routes
 
 from bot.i18n import t
 from bot.platforms.web import WebConfig, make_app

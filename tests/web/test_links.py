@@ -39,8 +39,8 @@ def test_a_tampered_link_is_refused(chat):
 
 
 def test_a_link_of_another_database_is_refused(chat, tmp_path, now):
-    from conftest import WebChat
     from fresh_db import fresh_database
+    from web_helpers import WebChat
 
     other = WebChat(fresh_database(tmp_path / "other.db"), now)
     try:

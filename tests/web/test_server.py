@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import aiohttp
 import pytest
-from conftest import GROUP, PLATFORM
+from web_helpers import GROUP, PLATFORM
 
 from bot.i18n import t
 from bot.platforms.web import WebConfig, start_web

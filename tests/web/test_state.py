@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import two_routes
+from web_helpers import two_routes
 
 from bot.rules import Position, get_variant
 from bot.service.web import Seat

@@ -248,7 +248,9 @@ class ConsoleChat:
             self._save_and_say("file", data, "-" + Path(name).name)
         for row in reply.buttons:
             for button in row:
-                self._say(f"  [{button.label}]  {button.command or '/press ' + button.action}")
+                # A link button shows where it goes; an action button how to press it here.
+                shown = button.url or button.command or '/press ' + button.action
+                self._say(f"  [{button.label}]  {shown}")
         if reply.game_id is not None or reply.post_id is not None:
             try:
                 self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id, reply.post_id)

@@ -545,7 +545,7 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int) -> list[Reply]:
 
 
 # What a Telegram group sees of a /web whose link went to the member's private chat.
-WEB_REACTION = "👀"
+WEB_REACTION = "👌"
 
 
 @command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)

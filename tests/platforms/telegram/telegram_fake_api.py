@@ -572,6 +572,7 @@ class FakeBotAPI(BaseRequest):
             chat = self.chats.get(int(wire["chat_id"])) if wire.get("chat_id", "").lstrip("-").isdigit() else None
             if chat is None or chat.get("type") != "private":
                 raise Refused("Bad Request: BUTTON_TYPE_INVALID")
+        caption = wire.get("caption")
         if caption is not None and len(caption) > CAPTION_LIMIT:
             raise Refused("Bad Request: message caption is too long")
         if name == "getMe":

@@ -20,7 +20,7 @@
    the event stream); ?lang=es|it|en picks the language.
    Telegram's Mini App (the page at /tg): Telegram's launch parameters in the address's fragment
    (tgWebAppData: the signed initData; tgWebAppThemeParams: the client's colours), or
-   window.Telegram.WebApp when the client put it there (no telegram.org script is loaded), are
+   window.Telegram.WebApp when the client put it there (no script of Telegram's is loaded), are
    sent to /api/tg/session, which names the game and gives the seat token of a player. */
 (function () {
   "use strict";

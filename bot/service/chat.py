@@ -168,6 +168,16 @@ class ChatLayer:
         self.app = app
         self.web: WebLinks | None = None
 
+    def serve_web(self, url: str | None, board: BoardLayer | None = None, telegram_app: str | None = None) -> None:
+        """An adapter started serving the web board at public address ``url`` (``board``: the
+        service's board layer; ``telegram_app``: the Mini App's short name), or stopped (None)."""
+        self.web = WebLinks(url.rstrip("/"), board, telegram_app) if url and board is not None else None
+
+    @staticmethod
+    def web_button(game_id: int) -> str:
+        """The action of a board's Open board button (answered by ``open_board``)."""
+        return f"{WEB_BUTTON}:{game_id}"
+
     def _with_web(self, run: Callable[[], list[Reply]]) -> list[Reply]:
         token = _web_links.set(self.web)
         try:

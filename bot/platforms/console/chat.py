@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.service import ChatEvent, GameService, Reply, StorageBusy, StorageGone, parse_duration
-from bot.service.chat import WebLinks
 
 PLATFORM = "console"
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen
@@ -61,7 +60,7 @@ class ConsoleChat:
         self.web_url = web_url.rstrip("/") if web_url else None
         if self.web_url is not None:
             # The chat layer's /web aliases (/browser, /tavola...) answer with links to it too.
-            service.chat.web = WebLinks(self.web_url, service.web)
+            service.chat.serve_web(self.web_url, service.web)
         self.out = out
         self.images = run_folder(Path(images))
         # /clock moves the service's clock forward by this much (the wall clock keeps running).

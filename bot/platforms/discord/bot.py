@@ -45,7 +45,6 @@ from bot.platforms.discord.sharding import ShardConfig, ShardConfigError, shard_
 from bot.platforms.web import WebConfig, WebServer, start_web
 from bot.platforms.web.server import ConfigProblem
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Reply
-from bot.service.chat import WEB_BUTTON, WebLinks
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
 
 log = logging.getLogger(__name__)
@@ -498,13 +497,13 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         except (ConfigProblem, OSError) as err:
             log.error("the web board cannot start: %s", err)
             return
-        self.service.chat.web = WebLinks(self.web_server.url, self.service.web)
+        self.service.chat.serve_web(self.web_server.url, self.service.web)
 
     async def stop_web(self) -> None:
         server, self.web_server = self.web_server, None
         if server is None:
             return
-        self.service.chat.web = None
+        self.service.chat.serve_web(None)
         await server.stop()
 
     async def with_board_button(self, chat_id: str, reply: Reply) -> Reply:
@@ -514,7 +513,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
                 or (reply.image is None and not reply.board_text)):
             return reply
         rows = [row for row in reply.buttons if row]
-        action = f"{WEB_BUTTON}:{reply.game_id}"
+        action = self.service.chat.web_button(reply.game_id)
         if len(rows) >= render.MAX_ROWS or any(b.action == action for row in rows for b in row):
             return reply
         label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")

@@ -117,7 +117,6 @@ from bot.platforms.telegram.webhook import (
 from bot.platforms.web import WebConfig, WebServer, start_web
 from bot.platforms.web.server import ConfigProblem
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
-from bot.service.chat import WebLinks
 from bot.service.registry import REGISTRY
 
 PLATFORM = "telegram"
@@ -347,14 +346,14 @@ class TelegramAdapter(ChatAdapter):
             log.error("the web board cannot start: %s", err)
             return
         app = self.env.get(WEBAPP_VARIABLE, "").strip() or None
-        self.service.chat.web = WebLinks(self.web_server.url, self.service.web, app)
+        self.service.chat.serve_web(self.web_server.url, self.service.web, app)
         log.info("web board at %s (port %d)", self.web_server.url, self.web_server.port)
 
     async def stop_web(self) -> None:
         server, self.web_server = self.web_server, None
         if server is None:
             return
-        self.service.chat.web = None
+        self.service.chat.serve_web(None)
         await server.stop()
 
     async def with_board_button(self, chat_id: str, reply: Reply) -> Reply:

@@ -535,10 +535,15 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int) -> list[Reply]:
     label = t(ctx.lang, "weblink.open")
     if event.platform == "telegram":
         direct = links.mini_app(game_id, event.bot_username)
-        if event.chat_kind == "private":
-            # The Mini App opened from a web_app button knows the user from Telegram's initData.
+        if event.chat_kind == "private" and links.url.startswith("https://"):
+            # The Mini App opened from a web_app button knows the user from Telegram's initData
+            # (Telegram opens only https pages so).
             button = Button(label, "", url=links.web_app(game_id), web_app=True)
             return [Reply(t(ctx.lang, "weblink.telegram", id=game_id), buttons=[[button]])]
+        if event.chat_kind == "private":
+            # The user's own chat with the bot: their seat link may be said here.
+            text = t(ctx.lang, "weblink.yours" if plays else "weblink.watch", id=game_id)
+            return [Reply(text, buttons=[[Button(label, "", url=links.seat(game_id, event.platform, event.user_id))]])]
         if direct is not None:
             # Everyone in the group sees this button; the Mini App tells the board who opened it.
             return [Reply(t(ctx.lang, "weblink.telegram", id=game_id), buttons=[[Button(label, "", url=direct)]])]

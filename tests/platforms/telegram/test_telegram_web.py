@@ -131,3 +131,19 @@ async def test_the_application_serves_the_board_while_it_runs_and_frees_the_port
     with pytest.raises(aiohttp.ClientConnectionError):
         async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{server.port}/tg"):
             pass
+
+
+async def test_a_board_without_https_gives_the_seat_link_in_the_private_chat_not_a_web_app(tg):
+    # Telegram opens only https pages as a Mini App: a plain-http board (a test setup) gets a link.
+    await serving(tg, dict(WEB_ENV, WEB_URL="http://board.example.org"))
+    try:
+        game = await game_in_group(tg)
+        private = tg.http.start_private("bob")
+        await tg.say("bob", f"/start w{game}", chat=private)
+        answer = tg.http.named("sendMessage")[-1]
+        assert answer.status == 200 and "web_app" not in answer.wire["reply_markup"]
+        (link,) = urls(answer)
+        seat = tg.service.web.read_token(link.partition("?t=")[2])
+        assert (seat.game_id, seat.user_id) == (game, str(USERS["bob"]["id"]))
+    finally:
+        await tg.adapter.stop_web()

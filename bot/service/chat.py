@@ -10,8 +10,11 @@ the same parsing: a slash command's options are written back as the words a user
 
 from __future__ import annotations
 
+import contextvars
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
@@ -37,7 +40,7 @@ from bot.service.features.challenges import InlineOffer, OfferTaken, base36
 from bot.service.features.common import Ctx, _name
 from bot.service.features.history import asks_for_history
 from bot.service.features.results import GameStarted, MoveRequest
-from bot.service.features.results_games import ChallengeRef, GameRef, Refused
+from bot.service.features.results_games import ChallengeRef, GameRef, NoGame, Refused
 from bot.service.features.results_stats import (
     AnalysisRequest,
     HistoryRequest,
@@ -65,6 +68,10 @@ from bot.service.registry import (
     command,
 )
 from bot.service.wording import duration, variant_name
+from bot.storage.records import GameRecord
+
+if TYPE_CHECKING:
+    from bot.service.web import BoardLayer
 
 # The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
 # ``ix:<variant>:<colour><language>:<challenger>:<minute issued>:<nonce>:<signature>`` (numbers in
@@ -108,17 +115,86 @@ def parse_offer_action(platform: str, action: str) -> tuple[InlineOffer, str] | 
     return InlineOffer(platform, challenger, variant, colors[color], lang, int(issued, 36), nonce), signature
 
 
+# The Open board button under a board where the web board runs (Discord): ``wb:<game>``; its press
+# answers the presser alone with their own seat link, or the spectator link.
+WEB_BUTTON = "wb"
+# ``/start w<game>`` (Telegram's deep link t.me/<bot>?start=w<game>): the board of that game, in
+# the private chat the link opens.
+WEB_START = re.compile(r"w([0-9]{1,9})")
+_WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
+_BOT_USERNAME = re.compile(r"[A-Za-z0-9_]{4,32}")
+
+
+@dataclass(frozen=True)
+class WebLinks:
+    """Where the web board is, while an adapter serves it (``ChatLayer.web``): ``url`` its public
+    base address (no trailing slash); ``telegram_app`` the Mini App's short name (@BotFather's
+    /newapp) when there is one; ``board`` the service's board layer, which signs seat links."""
+
+    url: str
+    board: BoardLayer
+    telegram_app: str | None = None
+
+    def seat(self, game_id: int, platform: str, user_id: str | None) -> str:
+        """The page of a game with ``user_id``'s seat in it when they play it (else a spectator's)."""
+        return self.url + self.board.link_path(game_id, platform, user_id)
+
+    def spectator(self, game_id: int) -> str:
+        return f"{self.url}/g/{game_id}"
+
+    def mini_app(self, game_id: int, bot_username: str | None) -> str | None:
+        """The Mini App's direct link to a game (opens inside Telegram, in groups too), or None."""
+        app = self.telegram_app or ""
+        if not (_WEBAPP_NAME.fullmatch(app) and bot_username and _BOT_USERNAME.fullmatch(bot_username)):
+            return None
+        return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}"
+
+    def web_app(self, game_id: int) -> str:
+        """The Mini App page itself for a ``web_app`` button (private chats only): the page learns
+        who opened it from Telegram's signed initData."""
+        return f"{self.url}/tg?g={game_id}"
+
+
+# The web board's links during one chat call (set by ChatLayer around its handlers, which are
+# plain functions of the use cases).
+_web_links: contextvars.ContextVar[WebLinks | None] = contextvars.ContextVar("web_links", default=None)
+
+
 class ChatLayer:
-    """Routes a chat event's text or button to the handler the registry names for it."""
+    """Routes a chat event's text or button to the handler the registry names for it.  ``web``:
+    the web board's links while an adapter serves it (None: no board, /web says so)."""
 
     def __init__(self, app: UseCases) -> None:
         self.app = app
+        self.web: WebLinks | None = None
+
+    def serve_web(self, url: str | None, board: BoardLayer | None = None, telegram_app: str | None = None) -> None:
+        """An adapter started serving the web board at public address ``url`` (``board``: the
+        service's board layer; ``telegram_app``: the Mini App's short name), or stopped (None)."""
+        self.web = WebLinks(url.rstrip("/"), board, telegram_app) if url and board is not None else None
+
+    @staticmethod
+    def web_button(game_id: int) -> str:
+        """The action of a board's Open board button (answered by ``open_board``)."""
+        return f"{WEB_BUTTON}:{game_id}"
+
+    def _with_web(self, run: Callable[[], list[Reply]]) -> list[Reply]:
+        token = _web_links.set(self.web)
+        try:
+            return run()
+        finally:
+            _web_links.reset(token)
 
     def button(self, ctx: Ctx, action: str) -> list[Reply]:
         """A button press: its action string routed through the registry's button table."""
+        return self._with_web(lambda: self._button(ctx, action))
+
+    def _button(self, ctx: Ctx, action: str) -> list[Reply]:
         parts = str(action)[:64].split(":")
         if parts[0] == INLINE_ACCEPT and ctx.event.chat_id.startswith(INLINE_CHAT):
             return inline_accept(self.app, ctx, str(action))
+        if parts[0] == WEB_BUTTON and len(parts) == 2 and re.fullmatch(r"[0-9]{1,9}", parts[1]):
+            return open_board(self.app, ctx, int(parts[1]))
         spec = REGISTRY.button(parts[0])
         nums = parts[1:]
         if (spec is None or len(nums) != spec.numbers
@@ -165,6 +241,9 @@ class ChatLayer:
 
     def text(self, ctx: Ctx, raw: str) -> list[Reply]:
         """Typed text: a command (with its arguments), a bare move, or nothing we answer."""
+        return self._with_web(lambda: self._text(ctx, raw))
+
+    def _text(self, ctx: Ctx, raw: str) -> list[Reply]:
         app = self.app
         if len(raw) > MAX_TEXT:
             if raw.lstrip()[:1] in ("/", "!") or ctx.event.chat_kind == "private":
@@ -428,9 +507,67 @@ def notify(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     return present_stats.notify(ctx.lang, app.settings.notify(ctx, None if word is None else word in DAILY_ON_WORDS))
 
 
+@command("web", _aliases(("tablero_web", "navegador"), ("tavola", "damiera_web"), ("browser",)), (GAME,),
+         ref_only=True)
+def web(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    """The web board of the user's game here (or of game #id): a player's own seat, to them alone."""
+    ref = game_ref(args)[0]
+    if _web_links.get() is None:
+        return [Reply(t(ctx.lang, "weblink.off"), private=True)]
+    found = app.games.resolve(ctx, ref, mine_only=False, finished_ok=ref is not None)
+    if not isinstance(found, GameRecord):
+        return presenters.replies(ctx.lang, found)
+    return open_board(app, ctx, found.id)
+
+
+def open_board(app: UseCases, ctx: Ctx, game_id: int) -> list[Reply]:
+    """Links to a game's web board for the one who asked: on Telegram the Mini App (a direct link in
+    a group, a ``web_app`` button in a private chat), else, or without a Mini App, their own seat
+    link (signed, theirs alone: only ever said privately) and the spectator link."""
+    links = _web_links.get()
+    event = ctx.event
+    if links is None:
+        return [Reply(t(ctx.lang, "weblink.off"), private=True)]
+    row = app.games.runtime.storage.game(game_id)
+    if row is None:
+        return presenters.replies(ctx.lang, NoGame("unknown", game_id))
+    plays = row.platform == event.platform and event.user_id in (row.white_id, row.black_id)
+    label = t(ctx.lang, "weblink.open")
+    if event.platform == "telegram":
+        direct = links.mini_app(game_id, event.bot_username)
+        if event.chat_kind == "private" and links.url.startswith("https://"):
+            # The Mini App opened from a web_app button knows the user from Telegram's initData
+            # (Telegram opens only https pages so).
+            button = Button(label, "", url=links.web_app(game_id), web_app=True)
+            return [Reply(t(ctx.lang, "weblink.telegram", id=game_id), buttons=[[button]])]
+        if event.chat_kind == "private":
+            # The user's own chat with the bot: their seat link may be said here.
+            text = t(ctx.lang, "weblink.yours" if plays else "weblink.watch", id=game_id)
+            return [Reply(text, buttons=[[Button(label, "", url=links.seat(game_id, event.platform, event.user_id))]])]
+        if direct is not None:
+            # Everyone in the group sees this button; the Mini App tells the board who opened it.
+            return [Reply(t(ctx.lang, "weblink.telegram", id=game_id), buttons=[[Button(label, "", url=direct)]])]
+        # No Mini App: the seat link goes to the private chat (a group has no message for one).
+        text = t(ctx.lang, "weblink.yours" if plays else "weblink.watch", id=game_id)
+        return [Reply(text, buttons=[[Button(label, "", url=links.seat(game_id, event.platform, event.user_id))]],
+                      private=True, start_payload=f"w{game_id}", reaction=WEB_REACTION)]
+    rows = []
+    if plays:
+        rows.append([Button(label, "", url=links.seat(game_id, event.platform, event.user_id))])
+    rows.append([Button(t(ctx.lang, "weblink.spectate"), "", url=links.spectator(game_id))])
+    text = t(ctx.lang, "weblink.yours" if plays else "weblink.watch", id=game_id)
+    return [Reply(text, buttons=rows, private=True)]
+
+
+# What a Telegram group sees of a /web whose link went to the member's private chat.
+WEB_REACTION = "👌"
+
+
 @command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)
 def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
+    if len(args) == 1 and WEB_START.fullmatch(args[0]) and ctx.event.chat_kind == "private":
+        return open_board(app, ctx, int(args[0][1:]))
     if len(args) == 1:
         opened = app.puzzles.open_puzzle(ctx, args[0])
         if opened is not None:

@@ -68,6 +68,10 @@ class Button:
     action: str
     command: str | None = None
     style: str | None = None          # a hint for platforms that colour buttons: go, stop, back
+    # A link button instead of an action: pressing it opens ``url`` (``action`` is then unused).
+    # ``web_app``: open it as a Telegram Mini App (Telegram allows that only in private chats).
+    url: str | None = None
+    web_app: bool = False
 
 
 @dataclass(frozen=True)
@@ -191,10 +195,11 @@ def _binary(data: bytes | None) -> str | dict[str, Any] | None:
     return base64.b64encode(data).decode("ascii")
 
 
-def _button_json(button: Button) -> list[str | None]:
+def _button_json(button: Button) -> list[str | bool | None]:
     """A button as a list, the trailing fields that are unset left out."""
-    out = [button.label, button.action, button.command, button.style]
-    while len(out) > 2 and out[-1] is None:
+    out: list[str | bool | None] = [button.label, button.action, button.command, button.style, button.url,
+                                    button.web_app]
+    while len(out) > 2 and (out[-1] is None or out[-1] is False):
         out.pop()
     return out
 

@@ -38,6 +38,25 @@ def console(tmp_path: Path, web_url: str | None) -> tuple[ConsoleChat, io.String
     return ConsoleChat(service, out, tmp_path / "images", language="en", web_url=web_url), out, service, storage
 
 
+def test_the_chat_layers_web_aliases_print_the_link_buttons_urls(tmp_path):
+    chat, out, service, storage = console(tmp_path, "http://127.0.0.1:9/")
+    try:
+        chat.line("/new italian white")
+        chat.line("/as Bob")
+        chat.line("/accept")
+        start = len(out.getvalue())
+        chat.line("/browser")                  # the chat layer's /web (the console's own is /web)
+        said = out.getvalue()[start:]
+        assert t("en", "weblink.yours", id=1) in said and "(only Bob)" in said
+        [token] = re.findall(r"\[" + re.escape(t("en", "weblink.open")) + r"\]  http://127\.0\.0\.1:9/g/1\?t=(\S+)",
+                             said)
+        assert service.web.read_token(token).user_id == "bob"
+        assert f"[{t('en', 'weblink.spectate')}]  http://127.0.0.1:9/g/1\n" in said
+    finally:
+        service.close()
+        storage.close()
+
+
 def test_web_gives_the_typing_users_seat_and_a_line_under_each_board(tmp_path):
     chat, out, service, storage = console(tmp_path, "http://127.0.0.1:9")
     try:

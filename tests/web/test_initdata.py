@@ -28,7 +28,7 @@ def signed(token: str = TOKEN, auth_date: int = NOW - 60, user: dict | None = No
 
 def test_a_known_good_init_data_gives_its_user():
     user = verify_init_data(signed(), TOKEN, now=NOW)
-    assert user == TelegramUser(279058397, "Vladislav Kibenko", "vdkfrost", NOW - 60)
+    assert user == TelegramUser(279058397, "Vladislav Kibenko", "vdkfrost", NOW - 60, "ru")
 
 
 def test_values_are_checked_as_received_once_decoded():

@@ -58,6 +58,9 @@ class ConsoleChat:
         self.service = service
         # The web board's address when it runs next to the console (python -m bot web).
         self.web_url = web_url.rstrip("/") if web_url else None
+        if self.web_url is not None:
+            # The chat layer's /web aliases (/browser, /tavola...) answer with links to it too.
+            service.chat.serve_web(self.web_url, service.web)
         self.out = out
         self.images = run_folder(Path(images))
         # /clock moves the service's clock forward by this much (the wall clock keeps running).
@@ -248,7 +251,9 @@ class ConsoleChat:
             self._save_and_say("file", data, "-" + Path(name).name)
         for row in reply.buttons:
             for button in row:
-                self._say(f"  [{button.label}]  {button.command or '/press ' + button.action}")
+                # A link button shows where it goes; an action button how to press it here.
+                shown = button.url or button.command or '/press ' + button.action
+                self._say(f"  [{button.label}]  {shown}")
         if reply.game_id is not None or reply.post_id is not None:
             try:
                 self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id, reply.post_id)

@@ -39,10 +39,12 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.i18n import catalog, pick_language, t
-from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, run_until_stopped
+from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, Progress, run_until_stopped
 from bot.platforms.discord import render
 from bot.platforms.discord.sharding import ShardConfig, ShardConfigError, shard_config
-from bot.service import DM_PREFIX, ChatEvent, GameService, Reply
+from bot.platforms.web import WebConfig, WebServer, start_web
+from bot.platforms.web.server import ConfigProblem
+from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Reply
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
 
 log = logging.getLogger(__name__)
@@ -50,7 +52,7 @@ T = TypeVar("T")
 
 PLATFORM = "discord"
 # Answers to these concern only the one who asked: shown to them alone.
-EPHEMERAL_COMMANDS = frozenset({"help", "rules"})
+EPHEMERAL_COMMANDS = frozenset({"help", "rules", "web"})
 
 VARIANT_CHOICES = [app_commands.Choice(name=name, value=value) for name, value in variant_choices()]
 COLOR_CHOICES = [
@@ -294,6 +296,7 @@ class Responder:
                 text, users = mentioned, [*users, self.mention.user_id]
         allowed = render.only_users(users) if users else render.NO_MENTIONS
         message = None
+        reply = await self.bot.with_board_button(self.channel_id, reply)
         for piece in self.bot.pieces(replace(reply, text=text, mentions=[]), escaped=True):
             message = await self._deliver(piece, private, allowed)
             if piece.board and message is not None and not private:
@@ -308,6 +311,7 @@ class Responder:
             await self.send(reply)
             return
         private = message.flags.ephemeral
+        reply = await self.bot.with_board_button(self.channel_id, reply)
         chunks = render.split_text(render.escape(reply.text))
         try:
             await self.bot.with_retries("editing a board", lambda: self.interaction.edit_original_response(
@@ -436,9 +440,13 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     files_together = True           # one message carries the board, the GIF and a file
 
     def __init__(self, service: GameService, *, sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
-                 clock: Callable[[], float] = time.time, **options: Any) -> None:
+                 clock: Callable[[], float] = time.time, env: Mapping[str, str] | None = None,
+                 **options: Any) -> None:
         ChatAdapter.__init__(self, service, sleep)
         self.clock = clock
+        # Where the web board's settings are read (WEB_URL, PORT...); None: no board (``sync``).
+        self.env = env
+        self.web_server: WebServer | None = None
         # The newest interaction in each channel: the bot's own messages go out as its follow-ups
         # where the channel refuses the bot's posts, while its token lives.
         self.live_interactions: dict[str, discord.Interaction] = {}
@@ -463,6 +471,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
     async def setup_hook(self) -> None:
         self.add_dynamic_items(GameButton)
         await self.tree.set_translator(CatalogTranslator())
+        await self.start_web()
 
     async def on_ready(self) -> None:
         log.info("connected to Discord as %s (%s guilds)", self.user, len(self.guilds))
@@ -472,7 +481,48 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
 
     async def close(self) -> None:
         await self.stop_delivery()
+        await self.stop_web()
         await commands.AutoShardedBot.close(self)
+
+    # -- the web board (docs/web.md), served in the bot's loop ------------------------------------
+
+    async def start_web(self) -> None:
+        """Serve the web board when ``WEB_URL`` (its public address, for links) is set, on
+        ``$PORT`` (or ``$WEB_PORT``).  A board that cannot start is logged and left off."""
+        env = self.env
+        if env is None or self.web_server is not None or not env.get("WEB_URL", "").strip():
+            return
+        try:
+            self.web_server = await start_web(self.service, WebConfig.from_env("0.0.0.0", env))
+        except (ConfigProblem, OSError) as err:
+            log.error("the web board cannot start: %s", err)
+            return
+        self.service.chat.serve_web(self.web_server.url, self.service.web)
+
+    async def stop_web(self) -> None:
+        server, self.web_server = self.web_server, None
+        if server is None:
+            return
+        self.service.chat.serve_web(None)
+        await server.stop()
+
+    async def with_board_button(self, chat_id: str, reply: Reply) -> Reply:
+        """A game's board with an Open board button (its press answers the presser alone with their
+        own seat link, or the spectator link) while the web board runs and the board has room."""
+        if (self.service.chat.web is None or reply.game_id is None or reply.private
+                or (reply.image is None and not reply.board_text)):
+            return reply
+        rows = [row for row in reply.buttons if row]
+        action = self.service.chat.web_button(reply.game_id)
+        if len(rows) >= render.MAX_ROWS or any(b.action == action for row in rows for b in row):
+            return reply
+        label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")
+        return replace(reply, buttons=[*rows, [Button(label, action)]])
+
+    async def deliver(self, chat_id: str, reply: Reply, *, reply_to: str | None = None,
+                      progress: Progress | None = None) -> None:
+        await super().deliver(chat_id, await self.with_board_button(chat_id, reply), reply_to=reply_to,
+                              progress=progress)
 
     def stop_platform(self) -> None:
         # Called from the delivery task, which close() waits for: closing runs as its own task.
@@ -818,15 +868,17 @@ class CatalogTranslator(app_commands.Translator):
 # -- running -----------------------------------------------------------------------------------------
 
 
-def build_bot(*, service: GameService, shards: ShardConfig | None = None) -> DraughtsBot:
+def build_bot(*, service: GameService, shards: ShardConfig | None = None,
+              env: Mapping[str, str] | None = None) -> DraughtsBot:
     """The bot as production runs it (tests replace only its HTTP layer); ``shards``: which
-    shards this process runs (None: discord.py's automatic sharding)."""
-    return DraughtsBot(service, **(shards or ShardConfig()).options())
+    shards this process runs (None: discord.py's automatic sharding); ``env``: where the web
+    board's settings are read (None: no web board, as for ``sync``)."""
+    return DraughtsBot(service, env=env, **(shards or ShardConfig()).options())
 
 
 async def serve_discord(token: str, service: GameService, shards: ShardConfig | None = None) -> None:
     """Run the bot in the current event loop until it is closed (to share a loop with others)."""
-    bot = build_bot(service=service, shards=shards)
+    bot = build_bot(service=service, shards=shards, env=os.environ)
     async with bot:
         await bot.start(token)
 
@@ -849,7 +901,7 @@ def run_discord(token: str, service: GameService, *, sleep: Callable[[float], ob
     bots: list[DraughtsBot] = []
 
     async def serve() -> None:
-        bot = build_bot(service=service, shards=shards)
+        bot = build_bot(service=service, shards=shards, env=os.environ if env is None else env)
         bots.append(bot)
         async with bot:
             await bot.start(token)

@@ -143,7 +143,12 @@ def view_of(reply: Reply | base.Piece,
     view = discord.ui.View(timeout=None)
     for index, row in enumerate(rows):
         for button in row[:MAX_PER_ROW]:
-            view.add_item(item_factory(button.action, label_of(button), button_style(button), index))
+            if button.url is not None:
+                # A link button: Discord opens it, nothing comes back to the bot.
+                view.add_item(discord.ui.Button(label=label_of(button), style=discord.ButtonStyle.link,
+                                                url=button.url, row=index))
+            else:
+                view.add_item(item_factory(button.action, label_of(button), button_style(button), index))
     return view
 
 

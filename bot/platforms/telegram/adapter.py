@@ -63,6 +63,7 @@ from telegram import (
     ReactionTypeEmoji,
     Update,
     User,
+    WebAppInfo,
 )
 from telegram.error import (
     BadRequest,
@@ -96,7 +97,14 @@ from bot.platforms.base import (
     describe_error,
     run_until_stopped,
 )
-from bot.platforms.telegram.inline import board_link, inline_chat, inline_message_id, is_inline_chat
+from bot.platforms.telegram.inline import (
+    WEB_URL_VARIABLE,
+    WEBAPP_VARIABLE,
+    board_link,
+    inline_chat,
+    inline_message_id,
+    is_inline_chat,
+)
 from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds
 from bot.platforms.telegram.webhook import (
     LISTEN_VARIABLE,
@@ -106,10 +114,14 @@ from bot.platforms.telegram.webhook import (
     WebhookConfigError,
     webhook_config,
 )
+from bot.platforms.web import WebConfig, WebServer, start_web
+from bot.platforms.web.server import ConfigProblem
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
 from bot.service.registry import REGISTRY
 
 PLATFORM = "telegram"
+# The deep link an Open board button opens without a Mini App: /start w<game> in the private chat.
+WEB_START_PREFIX = "w"
 CAPTION_LIMIT = 1024
 TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
@@ -221,11 +233,22 @@ def _text_board(text: str, board: str | None) -> tuple[str, list[MessageEntity]]
     return head + board, [MessageEntity(MessageEntity.PRE, _utf16(head), _utf16(board))]
 
 
+def _button(button: Button) -> InlineKeyboardButton:
+    if button.url is not None and button.web_app:
+        return InlineKeyboardButton(button.label, web_app=WebAppInfo(button.url))
+    if button.url is not None:
+        return InlineKeyboardButton(button.label, url=button.url)
+    return InlineKeyboardButton(button.label, callback_data=button.action)
+
+
 def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
     if not buttons:
         return None
-    return InlineKeyboardMarkup([[InlineKeyboardButton(b.label, callback_data=b.action) for b in row]
-                                 for row in buttons])
+    return InlineKeyboardMarkup([[_button(b) for b in row] for row in buttons])
+
+
+# Telegram's limit on an inline keyboard's buttons: a board that has this many gets no Open board.
+KEYBOARD_LIMIT = 100
 
 
 # Refusals that mean the chat will never take a message from us (Forbidden covers "bot was kicked",
@@ -263,12 +286,15 @@ class DraughtsApplication(Application):
 
     async def start(self) -> None:
         await super().start()
+        # The web board shares this loop; before delivery, so the first boards carry its button.
+        await self.adapter.start_web()
         self.adapter.start_delivery()
         self.adapter.start_menu()
 
     async def stop(self) -> None:
         await self.adapter.stop_menu()
         await self.adapter.stop_delivery()
+        await self.adapter.stop_web()
         await super().stop()
 
 
@@ -302,6 +328,53 @@ class TelegramAdapter(ChatAdapter):
         # Members whose private chat with the bot refused a message (not started, or blocked),
         # until they write there.
         self._closed_private: set[str] = set()
+        self._token: str | None = None        # the bot token: the board checks Mini App initData with it
+        self.web_server: WebServer | None = None
+
+    # -- the web board (docs/web.md), served in this adapter's loop -------------------------------
+
+    async def start_web(self) -> None:
+        """Serve the web board when ``WEB_URL`` is set (its public address, for links): on
+        ``$PORT``, or ``$WEB_PORT`` (webhook mode, where ``$PORT`` is the webhook's).  A board that
+        cannot start is logged and left off; the chat goes on without it."""
+        if self.web_server is not None or not self.env.get(WEB_URL_VARIABLE, "").strip():
+            return
+        try:
+            config = replace(WebConfig.from_env("0.0.0.0", self.env), telegram_token=self._token)
+            self.web_server = await start_web(self.service, config)
+        except (ConfigProblem, OSError) as err:
+            log.error("the web board cannot start: %s", err)
+            return
+        app = self.env.get(WEBAPP_VARIABLE, "").strip() or None
+        self.service.chat.serve_web(self.web_server.url, self.service.web, app)
+        log.info("web board at %s (port %d)", self.web_server.url, self.web_server.port)
+
+    async def stop_web(self) -> None:
+        server, self.web_server = self.web_server, None
+        if server is None:
+            return
+        self.service.chat.serve_web(None)
+        await server.stop()
+
+    async def with_board_button(self, chat_id: str, reply: Reply) -> Reply:
+        """A game's board with an Open board button under it (the Mini App's direct link, or the
+        link that opens the private chat where /web gives a seat link) while the board runs."""
+        links = self.service.chat.web
+        bot = self.bot
+        if (links is None or bot is None or reply.game_id is None or is_inline_chat(chat_id)
+                or (reply.image is None and not reply.board_text)):
+            return reply
+        if sum(len(row) for row in reply.buttons) >= KEYBOARD_LIMIT:
+            return reply
+        url = links.mini_app(reply.game_id, bot.username)
+        if url is None:
+            if not bot.username:
+                return reply
+            url = f"https://t.me/{bot.username}?start={WEB_START_PREFIX}{reply.game_id}"
+        if any(b.url is not None for row in reply.buttons for b in row):
+            return reply                    # it has one already (a retry from the outbox)
+        label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")
+        return replace(reply, buttons=[*reply.buttons, [Button(label, "", url=url)]])
 
     def stop_platform(self) -> None:
         if self.application is not None and self.application.running:
@@ -311,6 +384,7 @@ class TelegramAdapter(ChatAdapter):
               rate_limiter: bool | BaseRateLimiter = True) -> DraughtsApplication:
         """The python-telegram-bot Application with our handlers; its start starts the delivery
         task.  ``rate_limiter``: True for production's ``FloodLimiter``, or a limiter to use."""
+        self._token = token
         builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
                    .application_class(DraughtsApplication, kwargs={"adapter": self}))
         if request is not None:
@@ -457,7 +531,8 @@ class TelegramAdapter(ChatAdapter):
                 return
             self._told_private.add(key)
             link = event.private_link.format(payload=reply.start_payload)
-            text = await self.call(self.service.notice, PLATFORM, event.chat_id, "puzzle.steps_in_private",
+            key_text = "puzzle.steps_in_private" if reply.post_id is not None else "weblink.in_private"
+            text = await self.call(self.service.notice, PLATFORM, event.chat_id, key_text,
                                    name=event.user_name, link=link)
             await self.send(event.chat_id, Reply(text), reply_to=reply_to)
         except TelegramError:
@@ -692,6 +767,7 @@ class TelegramAdapter(ChatAdapter):
             await self._edit_inline(str(chat_id), reply)
             progress.delivered = 1
             return
+        reply = await self.with_board_button(str(chat_id), reply)
         try:
             await super().deliver(str(chat_id), reply, reply_to=None if reply_to is None else str(reply_to),
                                   progress=progress)
@@ -827,9 +903,10 @@ class TelegramAdapter(ChatAdapter):
 
         When Telegram will not edit it (deleted, too old, the chat moved, still failing after the
         retries), the board goes out as a new message instead: the move may already be stored."""
+        key = _key_of(message)
+        reply = await self.with_board_button(key, reply)
         if reply.image is None:
             raise ValueError("only a reply with a board image replaces a board")
-        key = _key_of(message)
         fits = len(reply.text) <= CAPTION_LIMIT
         # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
         # it the PNG goes up as a stray part and Telegram answers "media not found".
@@ -869,10 +946,12 @@ class TelegramAdapter(ChatAdapter):
 
 
 def build_application(token: str, *, service: GameService, request: BaseRequest | None = None,
-                      rate_limiter: bool | BaseRateLimiter = True) -> DraughtsApplication:
+                      rate_limiter: bool | BaseRateLimiter = True,
+                      env: Mapping[str, str] | None = None) -> DraughtsApplication:
     """The Application as production runs it (only the HTTP layer, ``request``, can be swapped,
-    and the limiter's clock: ``rate_limiter`` may be a FloodLimiter on a faster one)."""
-    return TelegramAdapter(service).build(token, request=request, rate_limiter=rate_limiter)
+    and the limiter's clock: ``rate_limiter`` may be a FloodLimiter on a faster one; ``env``: the
+    environment, os.environ)."""
+    return TelegramAdapter(service, env=env).build(token, request=request, rate_limiter=rate_limiter)
 
 
 def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None,
@@ -884,10 +963,15 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
     (retried with backoff), if it refuses the webhook, if the port cannot be listened on, if another
     process polls with the token, or if the database went away.  ``request``: the HTTP layer
     (tests); ``env``: the environment (os.environ)."""
+    environ = os.environ if env is None else env
     try:
-        webhook = webhook_config(token, os.environ if env is None else env)
+        webhook = webhook_config(token, environ)
     except WebhookConfigError as err:
         print(f"error: {err}", file=sys.stderr)
+        return 2
+    problem = web_board_problem(environ, webhook is not None)
+    if problem is not None:
+        print(f"error: {problem}", file=sys.stderr)
         return 2
     # httpx logs every request URL at INFO, and Telegram URLs contain the token.
     logging.getLogger("httpx").setLevel(logging.WARNING)
@@ -904,7 +988,7 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
         if loop is None or loop.is_closed():
             loop = asyncio.new_event_loop()
             asyncio.set_event_loop(loop)
-        app = build_application(token, service=service, request=request)
+        app = build_application(token, service=service, request=request, env=environ)
         apps.append(app)
         try:
             # getMe here, not in run_polling's bootstrap, which logs a failure with its traceback;
@@ -948,6 +1032,21 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
     return run_until_stopped(attempt, refused=InvalidToken, transient=_transient_start, fatal=stopped_on_its_own,
                              secret=token, sleep=sleep,
                              platform="Telegram", variable="TELEGRAM_BOT_TOKEN", where="with @BotFather")
+
+
+def web_board_problem(env: Mapping[str, str], webhook: bool) -> str | None:
+    """Why the web board's settings cannot work (one line), or None: with ``WEB_URL`` set, its port
+    must be a port, and in webhook mode it must be ``WEB_PORT`` (``PORT`` is the webhook's)."""
+    if not env.get(WEB_URL_VARIABLE, "").strip():
+        return None
+    if webhook and not env.get("WEB_PORT", "").strip():
+        return (f"{WEB_URL_VARIABLE} is set in webhook mode: set WEB_PORT for the web board "
+                f"(PORT is the webhook server's)")
+    try:
+        WebConfig.from_env("0.0.0.0", env)
+    except ConfigProblem as err:
+        return str(err)
+    return None
 
 
 def serve_webhook(app: Application, webhook: WebhookConfig) -> None:

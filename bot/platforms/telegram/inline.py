@@ -22,7 +22,9 @@ INLINE_PREFIX = "inline:"
 # The Mini App's short name, as registered with @BotFather (/newapp): the button opens
 # https://t.me/<bot>/<app>?startapp=g<game> inside Telegram, which tells the web board who opened it.
 WEBAPP_VARIABLE = "TELEGRAM_WEBAPP_NAME"
-# Without a Mini App, the web board's own address: the button opens <base>/game/<game>.
+# Without a Mini App, the web board's own public address (the one it is served under, see
+# docs/web.md): the button opens its spectator page <base>/g/<game>.  WEB_BASE_URL is its older name.
+WEB_URL_VARIABLE = "WEB_URL"
 WEB_BASE_VARIABLE = "WEB_BASE_URL"
 _WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
 _BOT_USERNAME = re.compile(r"[A-Za-z0-9_]{4,32}")
@@ -47,7 +49,8 @@ def board_link(game_id: int, bot_username: str | None, env: Mapping[str, str]) -
     """Where a game's Open board button goes, or None when no web board is configured.
 
     Everyone who sees an inline message gets the same button, so the link names only the game:
-    the Mini App learns who opened it from Telegram's signed init data.  (The one place to change
+    the Mini App learns who opened it from Telegram's signed init data (without a Mini App the
+    page is a spectator's).  (The one place to change
     when links become signed, or per player where a message has one reader.)"""
     app = env.get(WEBAPP_VARIABLE, "").strip()
     if app and not _WEBAPP_NAME.fullmatch(app):
@@ -55,12 +58,13 @@ def board_link(game_id: int, bot_username: str | None, env: Mapping[str, str]) -
         app = ""
     if app and bot_username and _BOT_USERNAME.fullmatch(bot_username):
         return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}"
-    base = env.get(WEB_BASE_VARIABLE, "").strip().rstrip("/")
-    if base and not _WEB_BASE.fullmatch(base):
-        _warn(WEB_BASE_VARIABLE, "is not an http(s) URL without query or fragment: ignored")
-        base = ""
-    if base:
-        return f"{base}/game/{game_id}"
+    for variable in (WEB_URL_VARIABLE, WEB_BASE_VARIABLE):
+        base = env.get(variable, "").strip().rstrip("/")
+        if base and not _WEB_BASE.fullmatch(base):
+            _warn(variable, "is not an http(s) URL without query or fragment: ignored")
+            continue
+        if base:
+            return f"{base}/g/{game_id}"
     return None
 
 

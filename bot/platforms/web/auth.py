@@ -1,5 +1,5 @@
-"""Telegram Mini App ``initData``: who opened the page from Telegram (not wired to the Telegram
-adapter yet; ``WebConfig.telegram_token`` turns it on for the web server).
+"""Telegram Mini App ``initData``: who opened the page from Telegram (``WebConfig.telegram_token``,
+the bot token, turns it on for the web server; the Telegram adapter gives it its own).
 
 The check (Telegram's "Validating data received via the Mini App"): every received field except
 ``hash``, sorted by key, written ``key=value`` (values as received, URL-decoded once) and joined with
@@ -31,6 +31,8 @@ class TelegramUser:
     name: str
     username: str | None
     auth_date: int
+    language: str | None = None       # the user's Telegram language (``language_code``)
+    start_param: str | None = None    # what the direct link's ``startapp`` carried (``g<game>``)
 
 
 @dataclass(frozen=True)
@@ -76,5 +78,6 @@ def verify_init_data(init_data: str, bot_token: str, now: float | None = None,
         return InitDataRefused("expired")
     name = " ".join(str(user.get(part) or "") for part in ("first_name", "last_name")).strip()
     username = user.get("username")
+    language = user.get("language_code")
     return TelegramUser(user_id, name or str(username or user_id), username if isinstance(username, str) else None,
-                        auth_date)
+                        auth_date, language if isinstance(language, str) else None, fields.get("start_param"))

@@ -18,10 +18,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
+from urllib.parse import parse_qsl
 
 from aiohttp import web
 
-from bot.i18n import t
+from bot.i18n import pick_language, t
 from bot.platforms.web.auth import InitDataRefused, verify_init_data
 from bot.service import GameService
 from bot.service.web import BoardAnswer, BoardState, LinkRefused, Seat, page_texts
@@ -183,12 +184,59 @@ class BoardSite:
         exists = await asyncio.to_thread(self.board.version, game_id)
         if exists is None:
             return web.Response(status=404, text=t(lang, "web.no_game"))
-        title = t(lang, "web.title", id=game_id)
-        boot = json.dumps({"game": game_id, "lang": lang, "texts": page_texts(lang)}, ensure_ascii=False,
+        return self._page(lang, t(lang, "web.title", id=game_id), {"game": game_id})
+
+    def _page(self, lang: str, title: str, boot_extra: dict[str, Any]) -> web.Response:
+        boot = json.dumps({**boot_extra, "lang": lang, "texts": page_texts(lang)}, ensure_ascii=False,
                           separators=(",", ":"))
         body = (self.page_template.replace("{{lang}}", lang).replace("{{title}}", html.escape(title))
                 .replace("{{boot}}", html.escape(boot, quote=True)))
         return web.Response(text=body, content_type="text/html", headers=PAGE_HEADERS)
+
+    # -- Telegram's Mini App ------------------------------------------------------------------------------
+
+    async def mini_app(self, request: web.Request) -> web.Response:
+        """The Mini App's page (the URL given to @BotFather is ``WEB_URL/tg``): the same page, which
+        reads Telegram's launch parameters from its address and asks ``/api/tg/session`` for its
+        game and seat."""
+        lang = pick_language(request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None)
+        return self._page(lang, t(lang, "web.tg_title"), {"game": None, "tg": True})
+
+    async def tg_session(self, request: web.Request) -> web.Response:
+        """``{"initData": ..., "game": N?}`` from the Mini App: Telegram's signed initData (checked
+        with the bot token) says who opened it and, from a direct link, which game (``start_param``
+        ``g<id>``; else ``game``).  The answer: the game, and a seat token when that user plays it
+        (null for a spectator).  Nothing is written either way."""
+        asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
+        body: Any = None
+        if request.can_read_body:
+            try:
+                body = await request.json()
+            except ValueError:
+                body = None
+        if not isinstance(body, dict) or not isinstance(body.get("initData"), str):
+            lang = pick_language(asked)
+            return _error(400, "bad_request", t(lang, "web.bad_request"))
+        init = body["initData"]
+        # The language is only how the refusal is worded: read before the check, trusted for nothing.
+        lang = pick_language(_claimed_language(init) or asked)
+        token = self.config.telegram_token
+        if not token:
+            return _error(404, "tg_off", t(lang, "web.tg_off"))
+        user = verify_init_data(init, token, now=self.service.clock())
+        if isinstance(user, InitDataRefused):
+            return _error(401, "tg_" + user.reason, t(lang, f"web.tg_{user.reason}"))
+        lang = pick_language(user.language or asked)
+        game_id = _game_param(user.start_param) or _game_param(body.get("game"))
+        if game_id is None:
+            return _error(400, "tg_no_game", t(lang, "web.tg_no_game"))
+        if await asyncio.to_thread(self.board.version, game_id) is None:
+            return _error(404, "no_game", t(lang, "web.no_game"))
+        path = await asyncio.to_thread(self.board.link_path, game_id, "telegram", str(user.id))
+        seat = path.partition("?t=")[2] or None
+        return web.json_response({"ok": True, "game": game_id, "token": seat, "lang": lang,
+                                  "title": t(lang, "web.title", id=game_id), "texts": page_texts(lang)},
+                                 headers={"Cache-Control": "no-store"})
 
     async def static_file(self, request: web.Request) -> web.Response:
         name = request.match_info["name"]
@@ -322,6 +370,29 @@ def _answer(answer: BoardAnswer) -> web.Response:
     return web.json_response(body, status=_STATUS.get(answer.outcome, 500))
 
 
+def _game_param(value: object) -> int | None:
+    """A game named by the Mini App's launch: ``g<id>`` (startapp), or a number."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 < value < 10**9 else None
+    if isinstance(value, str):
+        text = value.removeprefix("g")
+        if text.isascii() and text.isdigit() and 0 < len(text) <= 9 and int(text) > 0:
+            return int(text)
+    return None
+
+
+def _claimed_language(init_data: str) -> str | None:
+    """The language initData's user claims, unverified (only to word a refusal)."""
+    try:
+        user = json.loads(dict(parse_qsl(init_data[:8192])).get("user", ""))
+        code = user.get("language_code") if isinstance(user, dict) else None
+    except ValueError:
+        return None
+    return code if isinstance(code, str) else None
+
+
 def _error(status: int, reason: str, message: str) -> web.Response:
     return web.json_response({"ok": False, "reason": reason, "error": message}, status=status)
 
@@ -333,6 +404,8 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
     app[SITE] = site
     routes: list[tuple[str, str, Callable[[web.Request], Awaitable[web.StreamResponse]]]] = [
         ("GET", f"/g/{GAME_ID}", site.page),
+        ("GET", "/tg", site.mini_app),
+        ("POST", "/api/tg/session", site.tg_session),
         ("GET", "/static/{name}", site.static_file),
         ("GET", f"/api/g/{GAME_ID}/state", site.state),
         ("GET", f"/api/g/{GAME_ID}/events", site.events),

@@ -30,6 +30,9 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
   uploaded file (``attach://``) in editMessageMedia, has no caption to edit, and cannot be
   deleted; one that is gone (``forget_inline``) answers MESSAGE_ID_INVALID;
 - URL buttons: only http(s) and tg:// links ("BUTTON_URL_INVALID");
+- ``web_app`` buttons (a Mini App): only in a private chat with the bot, never in a group, an
+  inline message or an inline result ("BUTTON_TYPE_INVALID"), and only to an https URL
+  ("BUTTON_URL_INVALID");
 - entities (``entities`` of a text, ``caption_entities`` of a caption) of an unknown type, outside
   the text (offsets in UTF-16 code units), or a ``text_mention`` without a well-formed user;
 - a message to a user's private chat when the user never started the bot (403 "bot can't
@@ -564,6 +567,11 @@ class FakeBotAPI(BaseRequest):
         if name in POSTING and "chat_id" in wire:
             self._flood_control(name, wire)
         markup = self._keyboard(wire.get("reply_markup"))
+        if _web_app_buttons(markup):
+            # Telegram takes a web_app button only in a private chat between a user and the bot.
+            chat = self.chats.get(int(wire["chat_id"])) if wire.get("chat_id", "").lstrip("-").isdigit() else None
+            if chat is None or chat.get("type") != "private":
+                raise Refused("Bad Request: BUTTON_TYPE_INVALID")
         caption = wire.get("caption")
         if caption is not None and len(caption) > CAPTION_LIMIT:
             raise Refused("Bad Request: message caption is too long")
@@ -951,6 +959,11 @@ class FakeBotAPI(BaseRequest):
                     link = urlsplit(str(button["url"]))
                     if not ((link.scheme in ("http", "https") and link.netloc) or link.scheme == "tg"):
                         raise Refused("Bad Request: BUTTON_URL_INVALID")
+                if "web_app" in button:
+                    app = button["web_app"]
+                    link = urlsplit(str(app.get("url", "")) if isinstance(app, dict) else "")
+                    if link.scheme != "https" or not link.netloc:
+                        raise Refused("Bad Request: BUTTON_URL_INVALID")
                 if "callback_data" in button:
                     data = button["callback_data"]
                     if not isinstance(data, str) or not 1 <= len(data.encode()) <= 64:
@@ -1014,7 +1027,8 @@ class FakeBotAPI(BaseRequest):
             self._entities(text, json.dumps(content["entities"]) if "entities" in content else None,
                            content.get("parse_mode"))
             if "reply_markup" in result:
-                self._keyboard(json.dumps(result["reply_markup"]))
+                if _web_app_buttons(self._keyboard(json.dumps(result["reply_markup"]))):
+                    raise Refused("Bad Request: BUTTON_TYPE_INVALID")
         cache_time = wire.get("cache_time")
         if cache_time is not None and not (cache_time.isdigit()):
             raise Refused("Bad Request: can't parse cache_time")
@@ -1077,3 +1091,9 @@ class FakeBotAPI(BaseRequest):
                 key = str(call.params.get("callback_query_id"))
                 attempts[key] = attempts.get(key, 0) + 1
         return [qid for qid, n in attempts.items() if n != 1]
+
+
+def _web_app_buttons(markup: dict | None) -> bool:
+    """Whether an inline keyboard has a ``web_app`` button."""
+    rows = (markup or {}).get("inline_keyboard") or []
+    return any(isinstance(b, dict) and "web_app" in b for row in rows for b in row)

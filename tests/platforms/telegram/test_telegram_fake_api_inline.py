@@ -19,6 +19,7 @@ from telegram import (
     InputFile,
     InputMediaPhoto,
     InputTextMessageContent,
+    WebAppInfo,
 )
 from telegram.error import BadRequest
 from telegram.request import RequestData
@@ -203,3 +204,21 @@ async def test_url_buttons_must_be_links(api):
     for url in ("https://damas.example.org/game/1", "tg://resolve?domain=DraughtsBot"):
         markup = InlineKeyboardMarkup([[InlineKeyboardButton("Open", url=url)]])
         assert (await bot.send_message(GROUP["id"], url, reply_markup=markup)).text == url
+
+
+async def test_web_app_buttons_only_in_private_chats_and_only_to_https(api):
+    fake, bot, _ = api
+    app = InlineKeyboardMarkup([[InlineKeyboardButton("Open", web_app=WebAppInfo("https://board.example.org/tg"))]])
+    # A group, an inline message, an inline result: Telegram takes a Mini App button in none of them.
+    await refused(bot.send_message(GROUP["id"], "m", reply_markup=app), "BUTTON_TYPE_INVALID")
+    inline_id = await an_inline_message(fake, bot)
+    await refused(bot.edit_message_text("n", inline_message_id=inline_id, reply_markup=app), "BUTTON_TYPE_INVALID")
+    query = fake.inline_query(USERS["ana"])
+    result = InlineQueryResultArticle("a", "T", InputTextMessageContent("x"), reply_markup=app)
+    await refused(bot.answer_inline_query(query["id"], [result]), "BUTTON_TYPE_INVALID")
+    # A private chat with the bot does, to an https address only.
+    private = fake.start_private("ana")
+    sent = await bot.send_message(private["id"], "m", reply_markup=app)
+    assert sent.reply_markup.inline_keyboard[0][0].web_app.url == "https://board.example.org/tg"
+    plain = InlineKeyboardMarkup([[InlineKeyboardButton("Open", web_app=WebAppInfo("http://board.example.org/tg"))]])
+    await refused(bot.send_message(private["id"], "m", reply_markup=plain), "BUTTON_URL_INVALID")

@@ -205,7 +205,7 @@ async def test_a_rated_result_counts_like_any_game_between_people(tg):
 
 async def test_the_board_link_without_a_mini_app_and_without_any_web_board(tg):
     inline_id, _, game_id = await started(tg, {"WEB_BASE_URL": "https://damas.example.org/"})
-    assert url_buttons(tg.http.inline_messages[inline_id]) == [f"https://damas.example.org/game/{game_id}"]
+    assert url_buttons(tg.http.inline_messages[inline_id]) == [f"https://damas.example.org/g/{game_id}"]
     # Ana's second offer of the same terms in the same minute is an offer of its own: it starts a game.
     inline_id, _, game_id = await started(tg, {})
     message = tg.http.inline_messages[inline_id]

@@ -226,6 +226,11 @@ def test_a_port_already_taken_is_one_line_and_exit_1(service, caplog, bot_errors
     ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "²"}, "is not a port number"),
     ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "0"}, "PORT='0' is not a port number"),
     ({"TELEGRAM_WEBHOOK_URL": "https://bot.example.org/tg#part"}, "may not have a #fragment"),
+    # The web board beside a webhook worker needs a port of its own: PORT is the webhook server's.
+    ({"TELEGRAM_WEBHOOK_URL": URL, "PORT": "8000", "WEB_URL": "https://board.example.org"}, "set WEB_PORT"),
+    ({"TELEGRAM_WEBHOOK_URL": URL, "WEB_URL": "https://board.example.org", "WEB_PORT": "http"},
+     "WEB_PORT='http' is not a port number"),
+    ({"WEB_URL": "https://board.example.org", "PORT": "99999"}, "PORT='99999' is not a port number"),
 ])
 def test_an_unusable_webhook_setting_is_one_line_and_exit_2_before_anything_is_sent(service, capsys, env, fragment):
     api = FakeBotAPI()

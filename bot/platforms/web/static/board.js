@@ -17,7 +17,11 @@
      [data-role=status|message|note|paths|confirm|player-top|player-bottom]
      [data-role=player-*] [data-color=W|B] > [data-role=name|clock|captured]
    Credentials: ?t=<seat token> in the page's URL is sent as "Authorization: Bearer" (and as ?t= on
-   the event stream); ?lang=es|it|en picks the language. */
+   the event stream); ?lang=es|it|en picks the language.
+   Telegram's Mini App (the page at /tg): Telegram's launch parameters in the address's fragment
+   (tgWebAppData: the signed initData; tgWebAppThemeParams: the client's colours), or
+   window.Telegram.WebApp when the client put it there (no script of Telegram's is loaded), are
+   sent to /api/tg/session, which names the game and gives the seat token of a player. */
 (function () {
   "use strict";
   var app = document.getElementById("app");
@@ -27,6 +31,9 @@
   var $ = function (sel) { return app.querySelector(sel); };
   var st = null, flip = false, sel = null, choosing = null, busy = false, skew = 0, poller = null;
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
+  /* Telegram's theme parameters and the CSS variables board.css reads them from. */
+  var THEME = { bg_color: "--tg-bg", text_color: "--tg-text", button_color: "--tg-button",
+                button_text_color: "--tg-button-text", hint_color: "--tg-hint", secondary_bg_color: "--tg-secondary-bg" };
 
   function api(path, extra) {
     var p = new URLSearchParams({ lang: LANG });
@@ -291,9 +298,55 @@
     poller = setInterval(function () { if (!busy) load().catch(function () { say(T.offline, true); }); }, 2000);
   }
 
-  wire();
-  load().then(function (data) {
-    if (data.ok) live();
-    else if (TOKEN && (data.reason || "").indexOf("link_") === 0) { TOKEN = ""; load().then(live); }
-  }, function () { say(T.offline, true); poll(); });
+  function start() {
+    wire();
+    load().then(function (data) {
+      if (data.ok) live();
+      else if (TOKEN && (data.reason || "").indexOf("link_") === 0) { TOKEN = ""; load().then(live); }
+    }, function () { say(T.offline, true); poll(); });
+  }
+
+  /* -- inside Telegram ---------------------------------------------------------------------------- */
+  function launch() {
+    var h = new URLSearchParams(location.hash.replace(/^#/, ""));
+    var wa = window.Telegram && window.Telegram.WebApp;
+    var theme = null;
+    try { theme = JSON.parse(h.get("tgWebAppThemeParams") || "null"); } catch (e) { theme = null; }
+    if (!theme && wa && wa.themeParams) theme = wa.themeParams;
+    return { init: h.get("tgWebAppData") || (wa && wa.initData) || "", theme: theme, wa: wa,
+             game: q.get("tgWebAppStartParam") || q.get("g") || "" };
+  }
+  function applyTheme(theme) {
+    if (!theme || typeof theme !== "object") return;
+    var root = document.documentElement;
+    Object.keys(THEME).forEach(function (k) {
+      var v = theme[k];
+      if (typeof v === "string" && /^#[0-9a-fA-F]{3,8}$/.test(v)) root.style.setProperty(THEME[k], v);
+    });
+    root.classList.add("tg");
+  }
+  function session(tg) {
+    var body = { initData: tg.init };
+    if (tg.game) body.game = tg.game;
+    return fetch("/api/tg/session?lang=" + encodeURIComponent(LANG),
+                 { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) })
+      .then(function (r) { return r.json().catch(function () { return { ok: false, error: T.offline }; }); })
+      .then(function (data) {
+        if (!data.ok) throw data;
+        GAME = data.game; TOKEN = data.token || ""; LANG = data.lang; T = data.texts;
+        document.documentElement.lang = LANG;
+        document.title = data.title;
+        $("[data-role=title]").textContent = data.title;
+        return data;
+      });
+  }
+
+  if (BOOT.tg) {
+    var tg = launch();
+    applyTheme(tg.theme);
+    if (tg.wa && tg.wa.ready) tg.wa.ready();
+    session(tg).then(start, function (err) { say((err && err.error) || T.offline, true); });
+  } else {
+    start();
+  }
 })();

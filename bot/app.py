@@ -229,7 +229,19 @@ def run(args: argparse.Namespace) -> int:
         service.close()
         storage.close()
         return 2
-    chat = ConsoleChat(service, sys.stdout, images, web_url=web.url if web else None)
+    started: list[WebThread] = []
+
+    def start_on_demand() -> str | None:
+        # The plain console has the board too: `/web` starts it the first time it is asked for
+        # (on $PORT, or on any free port when that one is taken).
+        thread = _start_web(service, any_port=True)
+        if thread is None:
+            return None
+        started.append(thread)
+        return thread.url
+
+    chat = ConsoleChat(service, sys.stdout, images, web_url=web.url if web else None,
+                       start_web=None if web else start_on_demand)
     try:
         chat.run(sys.stdin, interactive=sys.stdin.isatty())
     except KeyboardInterrupt:
@@ -242,22 +254,32 @@ def run(args: argparse.Namespace) -> int:
         # The reader went away (e.g. piped into `head`): stop quietly, without a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     finally:
-        if web:
-            web.stop()
+        for thread in [web, *started]:
+            if thread is not None:
+                thread.stop()
         service.close()
         storage.close()
     return 0
 
 
-def _start_web(service: GameService) -> WebThread | None:
+def _start_web(service: GameService, any_port: bool = False) -> WebThread | None:
     """``python -m bot web``: the board in a thread of its own; None (after one line on stderr)
-    when it cannot be served (a bad $PORT, the port taken)."""
+    when it cannot be served (a bad $PORT, the port taken, unless ``any_port``: then a free one)."""
+    import dataclasses
+
     from bot.platforms.web import WebConfig, WebThread
     from bot.platforms.web.server import ConfigProblem
 
     try:
-        thread = WebThread(service, WebConfig.from_env("127.0.0.1"))
-        url = thread.start()
+        config = WebConfig.from_env("127.0.0.1")
+        try:
+            thread = WebThread(service, config)
+            url = thread.start()
+        except OSError:
+            if not any_port:
+                raise
+            thread = WebThread(service, dataclasses.replace(config, port=0))
+            url = thread.start()
     except (ConfigProblem, OSError) as err:
         print(f"error: the web board cannot start: {err}", file=sys.stderr)
         return None

@@ -163,3 +163,37 @@ def test_python_m_bot_web_serves_the_board_next_to_the_console(tmp_path):
             bot.proc.stdin.close()
         code = bot.proc.wait(timeout=WAIT)
     assert code == 0
+
+
+def test_the_plain_console_starts_the_board_at_the_first_web(tmp_path):
+    """``python -m bot`` (the embedded default) has the board too: the first ``/web`` starts it
+    (on a free port when $PORT is taken), and the link it prints serves the game's page."""
+    import socket
+
+    with socket.socket() as taken:             # $PORT is in use: the board takes another port
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN") and k != "DATABASE_URL"}
+        env.update(DRAUGHTS_DB=str(tmp_path / "plain.db"), DRAUGHTS_IMAGES=str(tmp_path / "boards"),
+                   PYTHONPATH=str(REPO), LANG="en_US.UTF-8", PORT=str(port))
+        proc = subprocess.Popen([sys.executable, "-m", "bot"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path)
+        assert proc.stdin is not None and proc.stdout is not None
+        try:
+            proc.stdin.write("/new italian white\n/as Bob\n/accept\n/web\n")
+            proc.stdin.flush()
+            link = None
+            while link is None:
+                line = proc.stdout.readline()
+                assert line, "the console ended without a link"
+                match = re.match(r"web: (http://127\.0\.0\.1:(\d+)/g/1\?t=\S+)", line)
+                if match:
+                    link = match.group(1)
+                    assert int(match.group(2)) != port
+            with urllib.request.urlopen(link, timeout=WAIT) as page:
+                assert page.status == 200 and "<html" in page.read().decode().lower()
+        finally:
+            proc.stdin.close()
+            proc.wait(WAIT)
+    assert proc.returncode == 0

@@ -3,8 +3,9 @@
 ``/as NAME`` switches who is typing, ``/chat NAME`` which chat (a new name is
 a new group chat), ``/press ACTION`` presses a button, ``/reply N TEXT``
 answers message N, ``/clock +3h`` makes time pass (reminders, time-outs, tomorrow's daily).
-With the web board running (``python -m bot web``), ``/web`` [#id] prints the link to the game's
-page for the user typing (their seat in it), and a ``web:`` line under each board does the same.
+``/web`` [#id] prints the link to the game's page for the user typing (their seat in it), and once
+the web board runs a ``web:`` line under each board does the same.  ``python -m bot web`` starts
+the board with the console; in the plain console the first ``/web`` starts it.
 Images are saved to a folder and their paths printed; a run never overwrites an earlier
 run's images (those are left in the folder, the new ones go to a ``run-N`` folder inside it).
 The language is the one ``$LANG`` names (es, it, else English) until a chat sets its own.
@@ -20,6 +21,7 @@ import datetime as dt
 import os
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
@@ -54,13 +56,15 @@ class ConsoleChat:
     """Reads lines, hands them to the service, prints the replies."""
 
     def __init__(self, service: GameService, out: TextIO, images: Path, user: str = "Ana",
-                 chat: str = "main", language: str | None = None, web_url: str | None = None) -> None:
+                 chat: str = "main", language: str | None = None, web_url: str | None = None,
+                 start_web: Callable[[], str | None] | None = None) -> None:
         self.service = service
-        # The web board's address when it runs next to the console (python -m bot web).
-        self.web_url = web_url.rstrip("/") if web_url else None
-        if self.web_url is not None:
-            # The chat layer's /web aliases (/browser, /tavola...) answer with links to it too.
-            service.chat.serve_web(self.web_url, service.web)
+        # The web board's address when it runs next to the console (python -m bot web), or how to
+        # start it when /web first asks for it (the plain console).
+        self.web_url: str | None = None
+        self._start_web = start_web
+        if web_url:
+            self._serve_web(web_url)
         self.out = out
         self.images = run_folder(Path(images))
         # /clock moves the service's clock forward by this much (the wall clock keeps running).
@@ -171,8 +175,19 @@ class ConsoleChat:
         for r in self.service.handle(event):
             self._print_reply(self.chat, r)
 
+    def _serve_web(self, url: str) -> None:
+        self.web_url = url.rstrip("/")
+        # The chat layer's /web aliases (/browser, /tavola...) answer with links to it too.
+        self.service.chat.serve_web(self.web_url, self.service.web)
+
     def _web_link(self, game_id: int | None) -> None:
         """``/web`` [#id]: the page of the user's game here (their newest), or of game ``id``."""
+        if self.web_url is None and self._start_web is not None:
+            url = self._start_web()
+            self._start_web = None
+            if url is not None:
+                self._serve_web(url)
+                self._say(f"(the web board runs at {self.web_url})")
         if self.web_url is None:
             self._say("(the web board is not running: start the bot with `python -m bot web`)")
             return

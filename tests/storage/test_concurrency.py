@@ -1,8 +1,9 @@
 """Two or more OS processes on one database, each with its own store: the read-modify-write
 sequences of the service keep their guarantees (docs/storage.md).
 
-Written against ``Store`` and its repositories only: another backend runs them by changing
-``workers.open_store``.  The processes are forked and start their work at one wall-clock instant.
+Written against ``Store`` and its repositories only, and run on both backends (an SQLite file; a
+PostgreSQL database on the test server).  The processes are forked and start their work at one
+wall-clock instant.
 """
 
 from __future__ import annotations
@@ -23,9 +24,15 @@ pytestmark = pytest.mark.skipif(multiprocessing.get_all_start_methods()[0] != "f
                                 reason="the workers are forked")
 
 
-@pytest.fixture
-def path(tmp_path: Path) -> str:
-    db = str(tmp_path / "shared.db")
+@pytest.fixture(params=["sqlite", "postgres"])
+def path(request, tmp_path: Path) -> str:
+    """The shared database: an SQLite file's path or a PostgreSQL URL."""
+    if request.param == "postgres":
+        from pg_server import new_database_url
+
+        db = new_database_url()
+    else:
+        db = str(tmp_path / "shared.db")
     workers.open_store(db).close()          # migrated once, before the processes race
     return db
 

@@ -474,7 +474,8 @@ class PostgresStore(Store):
         known = self.player(platform, user_id)
         if known and (known.name, known.username, known.language) == (name, username, language):
             return False
-        sql = ("INSERT INTO players (platform, user_id, name, username, language, updated_at) VALUES (%s,%s,%s,%s,%s,%s) "
+        sql = ("INSERT INTO players (platform, user_id, name, username, language, updated_at) "
+               "VALUES (%s,%s,%s,%s,%s,%s) "
                "ON CONFLICT (platform, user_id) DO UPDATE SET name=excluded.name, username=excluded.username, "
                "language=excluded.language, updated_at=excluded.updated_at")
         params = (platform, user_id, name, username, language, now)
@@ -780,7 +781,8 @@ class PostgresStore(Store):
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     def _set_meta(self, key: str, value: str) -> None:
-        self._write("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+        self._write("INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) "
+                    "DO UPDATE SET value=excluded.value",
                     (key, value))
 
     @_unit
@@ -950,8 +952,8 @@ class PostgresStore(Store):
         params = (platform, platform) if platform is not None else ()
         # A row another process holds is due again for us only when its lease runs out.
         row = self._one(
-            "SELECT least((SELECT min(CASE WHEN claimed_by IS NOT NULL AND lease_until>next_attempt_at THEN lease_until "
-            f"ELSE next_attempt_at END) FROM outbox WHERE status='pending'{where}), "
+            "SELECT least((SELECT min(CASE WHEN claimed_by IS NOT NULL AND lease_until>next_attempt_at "
+            f"THEN lease_until ELSE next_attempt_at END) FROM outbox WHERE status='pending'{where}), "
             "(SELECT min(CASE WHEN reminded=0 THEN deadline_at - move_seconds::double precision / 10 ELSE deadline_at "
             f"END) FROM games WHERE status='active' AND deadline_at IS NOT NULL{where})) AS t", params)
         return row["t"] if row else None

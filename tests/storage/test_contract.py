@@ -27,6 +27,7 @@ from bot.storage import (
 from bot.storage.base import NEW_CHALLENGE_FIELDS, NEW_CHALLENGE_OPTIONAL, NEW_GAME_FIELDS, NEW_GAME_OPTIONAL
 from bot.storage.records import AnalysisRecord
 
+
 # Every backend the contract is checked against: (name, factory); a factory gets an empty
 # directory of its own and returns an open, empty store.
 def _postgres(_tmp_path: Path) -> Store:

@@ -16,9 +16,9 @@ import pytest
 from test_contract import T0, P, populate
 
 from bot.storage import SQLiteStore, StorageError
-from bot.storage.records import AttemptRecord, RatingRecord
 from bot.storage.migrations import migrations
 from bot.storage.opening import open_store
+from bot.storage.records import AttemptRecord, RatingRecord
 
 psycopg = pytest.importorskip("psycopg")
 

@@ -186,3 +186,19 @@ def test_a_game_finished_while_a_rebuild_waits_for_the_lock_is_in_the_ratings(pa
     finally:
         playing.close()
         rebuilding.close()
+
+
+def test_two_processes_claiming_the_outbox_split_it_by_chat(path):
+    """Each row goes to one owner, and a chat stays with the process that holds any of its rows
+    (its messages keep their order), however the two claims interleave."""
+    store = workers.open_store(path)
+    try:
+        queued = {store.enqueue(P, f"chat{n % 7}", f"m{n}", T0 + n / 100) for n in range(60)}
+        owners = run_at_once([(workers.claim_until_empty, path, "host:a"),
+                              (workers.claim_until_empty, path, "host:b")])
+        ids = [row_id for claimed in owners for row_id, _chat in claimed]
+        assert sorted(ids) == sorted(queued)                            # every row claimed, once
+        chats = [{chat for _id, chat in claimed} for claimed in owners]
+        assert not chats[0] & chats[1]                                  # no chat split between them
+    finally:
+        store.close()

@@ -185,3 +185,21 @@ def take_numbers(path: str, count: int, go_at: float) -> list[int]:
         return [new_game(store, "a", "b", T0) for _ in range(count)]
     finally:
         store.close()
+
+
+def claim_until_empty(path: str, owner: str, go_at: float) -> list[tuple[int, str]]:
+    """Claim the due outbox rows for ``owner`` (never marking them sent, so every claim holds) until
+    a claim brings nothing new (a claim returns the owner's own rows again); (id, chat) of every
+    row claimed."""
+    store = open_store(path)
+    claimed: dict[int, str] = {}
+    try:
+        time.sleep(max(0.0, go_at - time.time()))
+        for _ in range(100):
+            rows = store.claim_messages(P, owner, T0 + 10, T0 + 3600, limit=1000)
+            if not {row.id for row in rows} - set(claimed):
+                break
+            claimed.update((row.id, row.chat_id) for row in rows)
+        return sorted(claimed.items())
+    finally:
+        store.close()

@@ -174,10 +174,12 @@ def _meta_value(key: str, value: Any) -> Any:
 
 
 class _Bound(threading.local):
-    """The connection of this thread's transaction, and how deep its blocks are nested."""
+    """The connection of this thread's transaction, how deep its blocks are nested, and the
+    statements that open it, not sent yet (they go with the unit's first statement)."""
 
     conn: Any = None
     depth: int = 0
+    opening: tuple[str, ...] = ()
 
 
 class PostgresStore(Store):
@@ -320,7 +322,16 @@ class PostgresStore(Store):
 
     def _exec(self, conn: Any, sql: str, params: Sequence[Any] = (), prepare: bool | None = None) -> Any:
         """Run one statement, its errors as storage errors; the cursor."""
+        local = self._local
         try:
+            if local.opening and conn is local.conn:
+                # The unit's first statement: BEGIN goes in the same round trip (a pipeline).
+                opening, local.opening = local.opening, ()
+                with conn.pipeline():
+                    for statement in opening:
+                        conn.execute(statement, prepare=False)
+                    cursor = conn.execute(sql, params, prepare=prepare)
+                return cursor
             return conn.execute(sql, params, prepare=prepare)
         except self._pg.Error as err:
             mapped = self._mapped(err)
@@ -344,13 +355,15 @@ class PostgresStore(Store):
                 local.depth -= 1
             return
         conn = self._getconn(wait)
-        local.conn, local.depth = conn, 1
+        opening = [f"BEGIN ISOLATION LEVEL {isolation}"]
+        if wait is not None and wait < self.busy_timeout:
+            opening.append(f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}")
+        # Sent with the unit's first statement (one round trip less); a unit that ran none sends nothing.
+        local.conn, local.depth, local.opening = conn, 1, tuple(opening)
         try:
-            self._exec(conn, f"BEGIN ISOLATION LEVEL {isolation}", prepare=False)
-            if wait is not None and wait < self.busy_timeout:
-                self._exec(conn, f"SET LOCAL lock_timeout = {max(1, int(wait * 1000))}", prepare=False)
             yield
-            self._exec(conn, "COMMIT", prepare=False)
+            if not local.opening:
+                self._exec(conn, "COMMIT", prepare=False)
             if self._full:
                 self._full = False
                 log.warning("database %s: writes work again (there is room on the disk)", self.name)
@@ -358,7 +371,7 @@ class PostgresStore(Store):
             self._rollback(conn)
             raise
         finally:
-            local.conn, local.depth = None, 0
+            local.conn, local.depth, local.opening = None, 0, ()
             self._putconn(conn)
 
     def _rollback(self, conn: Any) -> None:

@@ -244,6 +244,9 @@ class PostgresStore(Store):
         except self._pg.Error as err:
             raise StorageError(f"database {self.name} cannot be reached: {_line(err)}") from None
         known = migrations("postgresql")
+        # Explicitly, whatever the server's default: a serializable snapshot would be taken before
+        # the lock is ours and miss what the other process migrated meanwhile.
+        conn.isolation_level = self._pg.IsolationLevel.READ_COMMITTED
         try:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATE_KEY,))

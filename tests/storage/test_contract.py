@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from storage_helpers import give_back
 
 from bot.rules import Position
 from bot.storage import (
@@ -31,13 +32,14 @@ from bot.storage.records import AnalysisRecord
 # Every backend the contract is checked against: (name, factory); a factory gets an empty
 # directory of its own and returns an open, empty store.
 def _postgres(_tmp_path: Path) -> Store:
-    """A new, empty database on this test process's PostgreSQL server (tests/pg_server.py; the
-    test skips where there is none, unless DRAUGHTS_REQUIRE_POSTGRES=1)."""
-    from pg_server import new_database_url
+    """An empty, migrated database on this test process's PostgreSQL server (tests/pg_server.py;
+    the test skips where there is none, unless DRAUGHTS_REQUIRE_POSTGRES=1): a new one, or one a
+    finished test gave back emptied (storage_helpers.give_back)."""
+    from storage_helpers import contract_database_url
 
     from bot.storage.postgres import PostgresStore
 
-    return PostgresStore(new_database_url(), busy_timeout=1.0)
+    return PostgresStore(contract_database_url(), busy_timeout=1.0)
 
 
 BACKENDS: list[tuple[str, Callable[[Path], Store]]] = [
@@ -82,7 +84,7 @@ def make_store(request, tmp_path: Path):
 
     yield make
     for store in opened:
-        store.close()
+        give_back(store)
 
 
 @pytest.fixture

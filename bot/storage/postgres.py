@@ -96,8 +96,8 @@ OUTBOX_CHAT_SPACE = 0x6472_0001
 HELPER_COLUMNS = {"messages": "seq", "challenge_messages": "seq", "rating_history": "seq"}
 # Identity columns (SQLite rowids); a copy that inserted explicit ids resets them (reset_sequences).
 IDENTITY_COLUMNS = (("outbox", "id"), ("puzzle_posts", "id"), *HELPER_COLUMNS.items())
-# Our own settings in a URL's query (the rest goes to libpq).
-URL_OPTIONS = ("pool_min", "pool_max", "prepare_threshold")
+# Our own settings in a URL's query (the rest goes to libpq; libpq's ``options`` is merged with ours).
+URL_OPTIONS = ("pool_min", "pool_max", "prepare_threshold", "options")
 
 _COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
 _POST_COLUMNS = ", ".join(f"p.{name} AS p_{name}" for name in field_names(PuzzlePostRecord))
@@ -216,7 +216,8 @@ class PostgresStore(Store):
         # timeout (the busy timeout), statements prepared on their first use.
         self._kwargs: dict[str, Any] = {
             "autocommit": True, "prepare_threshold": prepare, "row_factory": dict_row,
-            "options": f"-c lock_timeout={max(1, int(busy_timeout * 1000))} -c application_name=draughts-bot"}
+            "options": f"-c lock_timeout={max(1, int(busy_timeout * 1000))} -c application_name=draughts-bot "
+                       + options.get("options", "")}
         self._pool: Any = None
         try:
             self._migrate(conninfo)

@@ -86,11 +86,18 @@ def test_two_processes_opening_a_fresh_database_at_once_migrate_it_once(pg_url):
 
 
 def test_both_url_schemes_open_the_postgresql_backend(pg_url):
-    for url in (pg_url, "postgres://" + pg_url.split("://", 1)[1] + "?pool_max=3&application_name=x"):
+    with psycopg.connect(pg_url) as conn:
+        default_mem = conn.execute("SHOW work_mem").fetchone()[0]
+    with_options = "postgres://" + pg_url.split("://", 1)[1] + "?pool_max=3&options=-c%20work_mem%3D7MB"
+    for url, mem in ((pg_url, default_mem), (with_options, "7MB")):
         store = open_store(url, 2.0)
         try:
             assert isinstance(store, PostgresStore) and store.busy_timeout == 2.0
             assert store.ensure_chat(P, "c", "group", T0).chat_id == "c"
+            # Our lock timeout and the URL's own libpq options, both in force.
+            [settings] = store._all("SELECT current_setting('lock_timeout') AS lock, "
+                                    "current_setting('work_mem') AS mem")
+            assert (settings["lock"], settings["mem"]) == ("2s", mem)
         finally:
             store.close()
 

@@ -9,7 +9,8 @@ whole unit itself and is retried here.
 
 The contention points of the contract are explicit, as on SQLite, so they hold under row locks:
 the ``#N`` counter is one atomic ``UPDATE meta ... RETURNING``; a game and an attempt change by
-compare-and-set on their version; the ratings lock is a transaction-scoped advisory lock; claims
+compare-and-set on their version; the ratings lock is a lock on the ratings table that only its
+writers conflict on, held to the end of the transaction; claims
 (a challenge, a daily post, a first solver, a reminder, downtime) are single conditional writes;
 outbox rows are claimed ``FOR UPDATE SKIP LOCKED`` under per-chat advisory locks.  A method that is
 a single statement and is called outside a transaction runs as that one statement in autocommit
@@ -84,13 +85,9 @@ POOL_MIN, POOL_MAX = 1, 10
 # psycopg prepares a statement on a connection once it ran this many times there.
 PREPARE_THRESHOLD = 1
 FULL_LOG_SECONDS = 60.0
-# The schemes this backend opens (opening.py routes them here).
-SCHEMES = ("postgresql", "postgres")
-# Advisory lock keys (one 64-bit space per database): migrating at open, the ratings lock; an
-# outbox chat is locked under (OUTBOX_CHAT_SPACE, hashtext(platform:chat)) in the two-key space,
-# which never overlaps the one-key space.
+# Advisory lock keys (per database): migrating at open (one-key space); an outbox chat is locked
+# under (OUTBOX_CHAT_SPACE, hashtext(platform:chat)) in the two-key space, which never overlaps it.
 MIGRATE_KEY = 0x6472_6175_6768_0001
-RATINGS_KEY = 0x6472_6175_6768_0002
 OUTBOX_CHAT_SPACE = 0x6472_0001
 # Columns PostgreSQL needs to keep SQLite's rowid order; not part of the data (left out of dump()).
 HELPER_COLUMNS = {"messages": "seq", "challenge_messages": "seq", "rating_history": "seq"}
@@ -1109,8 +1106,12 @@ class PostgresStore(Store):
     def lock_ratings(self) -> None:
         if not self.in_transaction():
             raise RuntimeError("lock_ratings() outside a transaction: the lock would end at once")
-        # Held to the end of the transaction; waits at most the lock timeout (then StorageBusy).
-        self._all("SELECT 1 AS locked FROM pg_advisory_xact_lock(%s)", (RATINGS_KEY,))
+        # A table lock that only ratings writers conflict on (plain reads go on), held to the end of
+        # the transaction; waits at most the lock timeout (then StorageBusy).  LOCK TABLE, unlike a
+        # SELECT, takes no snapshot: a unit that locks first (a rebuild) reads what was committed
+        # while it waited, and does not lose the race to the unit it waited for.
+        with self._conn() as conn:
+            self._exec(conn, "LOCK TABLE ratings IN SHARE ROW EXCLUSIVE MODE", prepare=False)
 
     @_unit
     def clear_ratings(self) -> None:

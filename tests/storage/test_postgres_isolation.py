@@ -16,7 +16,7 @@ import pytest
 from test_contract import T0, P, game_fields
 
 from bot.storage import StaleGame, StorageBusy, StorageContention, in_transaction
-from bot.storage.records import AttemptRecord
+from bot.storage.records import AttemptRecord, RatingRecord
 
 pytest.importorskip("psycopg")
 
@@ -97,6 +97,32 @@ def test_the_ratings_lock_is_held_to_the_end_of_the_unit(two):
         order.append("waiter has it")
     thread.join(5)
     assert order == ["holder ends", "waiter has it"]
+
+
+def test_a_unit_that_takes_the_ratings_lock_first_reads_what_was_rated_while_it_waited(two):
+    """A rebuild locks before it reads: it must not build on ratings older than the unit it waited
+    for (nor lose the race to it)."""
+    mine, theirs = two
+    holding = threading.Event()
+
+    def rate() -> None:
+        with mine.transaction():
+            mine.lock_ratings()
+            holding.set()
+            time.sleep(0.5)                     # the other unit is waiting for the lock by now
+            mine.save_rating(RatingRecord(P, "ana", "italian", 1550.0, 200.0, 0.06, 1, T0), "game:1")
+
+    thread = threading.Thread(target=rate)
+    thread.start()
+    holding.wait(5)
+    with theirs.transaction():
+        theirs.lock_ratings()
+        read = theirs.rating(P, "ana", "italian")
+        assert read is not None and read.games == 1
+        theirs.save_rating(RatingRecord(P, "ana", "italian", 1560.0, 190.0, 0.06, read.games + 1, T0 + 1), "game:2")
+    thread.join(5)
+    assert [e.source for e in mine.rating_history(P, "ana", "italian")] == ["game:1", "game:2"]
+    assert mine.rating(P, "ana", "italian").games == 2
 
 
 def test_a_ratings_lock_held_longer_than_the_busy_timeout_is_busy(pg_url):

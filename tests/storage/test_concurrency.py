@@ -137,8 +137,10 @@ def test_ratings_rebuilt_during_play_match_a_fresh_rebuild(path, tmp_path):
     with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
         rebuilds = pool.submit(workers.rebuild_until, path, str(stop))
         played = pool.submit(workers.finish_games, path, players, 80, 3, T0)
-        assert played.result(timeout=120) == 80
-        stop.touch()
+        try:
+            assert played.result(timeout=120) == 80
+        finally:
+            stop.touch()                        # a failed player must not leave the rebuilds running
         assert rebuilds.result(timeout=120) >= 1
     store = workers.open_store(path)
     try:

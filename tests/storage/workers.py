@@ -87,9 +87,11 @@ def rebuild_until(path: str, stop_file: str) -> int:
         while not Path(stop_file).exists() or runs == 0:
             retry_contention(service.rebuild_ratings, PATIENT)
             runs += 1
-            # A breath between rebuilds: the rebuild holds the write lock throughout, and SQLite's
-            # busy handler backs off, so back-to-back rebuilds would starve the games.
-            time.sleep(0.01)
+            # A breath between rebuilds, long enough for a whole finishing unit: a rebuild holds the
+            # ratings lock throughout, so back-to-back rebuilds would starve the games (SQLite's busy
+            # handler backs off; on PostgreSQL a unit that waited for the lock read from a snapshot
+            # older than the rebuild's commit and runs again, and needs a gap to run in).
+            time.sleep(0.1)
         return runs
     finally:
         store.close()

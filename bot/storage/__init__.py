@@ -1,5 +1,7 @@
 """Storage behind one typed contract (``base.Store``, records in ``records``); the SQLite backend
-(``sqlite.SQLiteStore``) is the one in production.  Reached only through the game service."""
+(``sqlite.SQLiteStore``) is the default, the PostgreSQL one (``postgres.PostgresStore``, for a
+``postgresql://`` URL: ``opening.open_store``) needs the ``postgres`` extra and is imported only when
+such a URL is opened.  Reached only through the game service."""
 
 from .base import (
     BOT_ID,

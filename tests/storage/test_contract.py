@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from storage_helpers import give_back
 
 from bot.rules import Position
 from bot.storage import (
@@ -27,11 +28,23 @@ from bot.storage import (
 from bot.storage.base import NEW_CHALLENGE_FIELDS, NEW_CHALLENGE_OPTIONAL, NEW_GAME_FIELDS, NEW_GAME_OPTIONAL
 from bot.storage.records import AnalysisRecord
 
+
 # Every backend the contract is checked against: (name, factory); a factory gets an empty
-# directory of its own and returns an open, empty store.  To add one, append e.g.
-#     ("postgres", lambda tmp_path: PostgresStore(dsn_for_a_fresh_database(tmp_path))),
+# directory of its own and returns an open, empty store.
+def _postgres(_tmp_path: Path) -> Store:
+    """An empty, migrated database on this test process's PostgreSQL server (tests/pg_server.py;
+    the test skips where there is none, unless DRAUGHTS_REQUIRE_POSTGRES=1): a new one, or one a
+    finished test gave back emptied (storage_helpers.give_back)."""
+    from storage_helpers import contract_database_url
+
+    from bot.storage.postgres import PostgresStore
+
+    return PostgresStore(contract_database_url(), busy_timeout=1.0)
+
+
 BACKENDS: list[tuple[str, Callable[[Path], Store]]] = [
     ("sqlite", lambda tmp_path: SQLiteStore(tmp_path / "contract.db", busy_timeout=1.0)),
+    ("postgres", _postgres),
 ]
 
 T0 = 1_700_000_000.0
@@ -71,7 +84,7 @@ def make_store(request, tmp_path: Path):
 
     yield make
     for store in opened:
-        store.close()
+        give_back(store)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 
 import pytest
+from storage_helpers import give_back
 from test_contract import BACKENDS, FEN, GROUP, HOUR, LINE, T0, P
 
 from bot.rules import Color, ResultReason
@@ -31,7 +32,7 @@ from bot.storage.records import AttemptRecord, RatingRecord
 def store(request, tmp_path: Path):
     s = request.param(tmp_path)
     yield s
-    s.close()
+    give_back(s)
 
 
 def a_game(**over) -> NewGame:

@@ -1,5 +1,8 @@
 """Migrations as numbered files: a database made by the bot before them (ten migrations in a
-Python list, counted by PRAGMA user_version) is upgraded in place, its rows kept."""
+Python list, counted by PRAGMA user_version) is upgraded in place, its rows kept.
+
+SQLite only: such databases are SQLite files (PRAGMA user_version); the PostgreSQL history, which
+starts at the numbered files, is checked in test_postgres_migrations.py."""
 
 from __future__ import annotations
 

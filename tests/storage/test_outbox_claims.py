@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from storage_helpers import give_back
 from test_contract import BACKENDS
 
 from bot.storage import Store
@@ -20,7 +21,7 @@ def store(request, tmp_path: Path):
     """Each backend of the contract suite (test_contract.BACKENDS), on an empty database."""
     s: Store = request.param(tmp_path)
     yield s
-    s.close()
+    give_back(s)
 
 
 def test_a_claim_gives_each_row_to_one_owner_until_the_lease_ends(store):

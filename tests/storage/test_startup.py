@@ -1,6 +1,10 @@
 """A database the bot cannot use stops `python -m bot` at start with one clear line on stderr
 (no traceback) and exit code 2: not a database, truncated, damaged, read-only, locked by another
-process, or written by a newer version of the bot."""
+process, or written by a newer version of the bot.
+
+SQLite only: every case is about the database file (its bytes, pages, modes, WAL and SHM files, a
+file deleted or replaced under the console).  PostgreSQL's start-up refusals (unreachable server,
+newer schema, missing driver) are in test_postgres_migrations.py."""
 
 from __future__ import annotations
 

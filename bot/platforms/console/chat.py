@@ -28,6 +28,8 @@ from typing import TextIO
 from bot.service import ChatEvent, GameService, Reply, StorageBusy, StorageGone, parse_duration
 
 PLATFORM = "console"
+# How long the end of input waits for a delivery under way (a send and its write) to finish.
+DELIVERY_JOIN_SECONDS = 30.0
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen
 # at most this late).
 MAX_IDLE_SECONDS = 30.0
@@ -291,8 +293,10 @@ class ConsoleChat:
                   "/reply N TEXT to act as others; end of input (Ctrl-D) to quit.")
         stop = threading.Event()
         self.interactive = interactive
+        delivery: threading.Thread | None = None
         if interactive:
-            threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True).start()
+            delivery = threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True)
+            delivery.start()
         try:
             while True:
                 if interactive:
@@ -305,5 +309,9 @@ class ConsoleChat:
         finally:
             stop.set()
             self._wake.set()
+            if delivery is not None:
+                # Ended before the caller closes the service and its database: a delivery still
+                # writing through a connection closed under it could take the process down.
+                delivery.join(DELIVERY_JOIN_SECONDS)
         if interactive:
             self._say("")

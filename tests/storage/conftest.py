@@ -1,4 +1,5 @@
-"""Fixtures for the storage tests: real SQLite files in tmp_path."""
+"""Fixtures for the storage tests: real SQLite files in tmp_path, and real PostgreSQL databases on
+the test process's throw-away server (tests/pg_server.py)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,20 @@ def now() -> list[float]:
     return [T0]
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def database(request, tmp_path: Path) -> str:
+    """A new, empty database of each backend: an SQLite file's path, or a PostgreSQL URL (skipped
+    where no server can run, unless DRAUGHTS_REQUIRE_POSTGRES=1)."""
+    if request.param == "postgres":
+        from pg_server import new_database_url
+
+        return new_database_url()
+    return str(tmp_path / "t.db")
+
+
 @pytest.fixture
-def bot(tmp_path: Path, now: list[float]):
-    b = Bot(fresh_database(tmp_path / "t.db"), now)
+def bot(database: str, tmp_path: Path, now: list[float]):
+    b = Bot(database if database.startswith("postgres") else fresh_database(Path(database)), now)
     yield b
     b.storage.close()
 

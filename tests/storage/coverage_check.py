@@ -60,9 +60,22 @@ def _recording(label: str, fn: Any) -> Any:
     return wrapper
 
 
+def _backends() -> list[type]:
+    """Every backend class the contract suite runs (PostgreSQL where psycopg is installed)."""
+    classes: list[type] = [SQLiteStore]
+    try:
+        from bot.storage.postgres import PostgresStore
+    except ImportError:
+        return classes
+    return [*classes, PostgresStore]
+
+
 def install() -> None:
     for label, (cls, name) in public_methods().items():
-        setattr(cls, name, _recording(label, cls.__dict__[name] if name in cls.__dict__ else getattr(cls, name)))
+        # A Store method is recorded on every backend (a call on either counts for the contract).
+        for owner in _backends() if cls is SQLiteStore else [cls]:
+            setattr(owner, name, _recording(label, owner.__dict__[name] if name in owner.__dict__
+                                            else getattr(owner, name)))
 
 
 def _in_contract(item: pytest.Item) -> bool:

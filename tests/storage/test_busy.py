@@ -1,6 +1,8 @@
 """A database that stays locked by another process: every event still gets an answer.
 
-Another real connection holds BEGIN IMMEDIATE; the Storage under test waits its (short) busy
+Every test runs on both backends (the ``database`` and ``bot`` fixtures).  Another real connection
+holds the write lock (SQLite: BEGIN IMMEDIATE; PostgreSQL: every table locked IN EXCLUSIVE MODE,
+see storage_helpers.write_lock_held); the Storage under test waits its (short) busy
 timeout and the service answers "busy, try again" instead of raising.  Commands that only read
 take no write lock at all, so they answer normally while the lock is held.
 """
@@ -12,16 +14,16 @@ import threading
 import time
 
 import pytest
-from storage_helpers import GROUP, PLATFORM, Bot, event, write_lock_held
+from storage_helpers import GROUP, PLATFORM, Bot, event, open_db, write_lock_held
 
 from bot.i18n import t
-from bot.storage import Storage, StorageBusy
+from bot.storage import StorageBusy
 
 
-def test_storage_raises_storage_busy_after_its_timeout(tmp_path):
-    storage = Storage(tmp_path / "s.db", busy_timeout=0.3)
+def test_storage_raises_storage_busy_after_its_timeout(database):
+    storage = open_db(database, busy_timeout=0.3)
     try:
-        with write_lock_held(tmp_path / "s.db"):
+        with write_lock_held(database):
             with pytest.raises(StorageBusy):
                 storage.create_challenge(platform="p", chat_id="c", challenger_id="a", challenger_name="A",
                                          target_username=None, variant="italian", color="white",
@@ -32,12 +34,12 @@ def test_storage_raises_storage_busy_after_its_timeout(tmp_path):
         storage.close()
 
 
-def test_a_write_waits_for_a_lock_let_go_within_its_busy_timeout(tmp_path):
+def test_a_write_waits_for_a_lock_let_go_within_its_busy_timeout(database):
     """It waits (rather than failing at once): the lock goes while the write waits, and it is done."""
-    storage = Storage(tmp_path / "s.db", busy_timeout=30.0)
+    storage = open_db(database, busy_timeout=30.0)
     done: list = []
     try:
-        with write_lock_held(tmp_path / "s.db"):
+        with write_lock_held(database):
             writer = threading.Thread(target=lambda: done.append(storage.ensure_chat("p", "c", "group", 1.0)))
             writer.start()
             time.sleep(0.2)                      # the write is now waiting for the lock
@@ -49,12 +51,12 @@ def test_a_write_waits_for_a_lock_let_go_within_its_busy_timeout(tmp_path):
         storage.close()
 
 
-def test_known_chat_and_unchanged_player_take_no_write_lock(tmp_path):
-    storage = Storage(tmp_path / "s.db", busy_timeout=0.2)
+def test_known_chat_and_unchanged_player_take_no_write_lock(database):
+    storage = open_db(database, busy_timeout=0.2)
     try:
         storage.ensure_chat("p", "c", "group", 1.0)
         storage.save_player("p", "u", "Ana", "ana", "en", 1.0)
-        with write_lock_held(tmp_path / "s.db"):
+        with write_lock_held(database):
             assert storage.ensure_chat("p", "c", "group", 2.0).created_at == 1.0
             assert storage.save_player("p", "u", "Ana", "ana", "en", 2.0) is False
             with pytest.raises(StorageBusy):
@@ -67,8 +69,8 @@ def test_known_chat_and_unchanged_player_take_no_write_lock(tmp_path):
         storage.close()
 
 
-def test_read_only_commands_answer_normally_while_the_lock_is_held(tmp_path, now):
-    bot = Bot(tmp_path / "t.db", now, busy_timeout=2.0)
+def test_read_only_commands_answer_normally_while_the_lock_is_held(database, now):
+    bot = Bot(database, now, busy_timeout=2.0)
     try:
         game = bot.new_game()
         bot.say("ana", "/games")
@@ -143,10 +145,10 @@ def test_a_chat_id_that_cannot_be_stored_still_gets_an_answer(bot, bot_errors, m
     assert "no games" in bot.text("ana", "/games").lower()
 
 
-def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(tmp_path, now):
+def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(database, now):
     """Adapters run the service on several threads: while one event's write waits for the lock,
     another chat's read-only command must not wait with it."""
-    bot = Bot(tmp_path / "t.db", now, busy_timeout=30.0)
+    bot = Bot(database, now, busy_timeout=30.0)
     try:
         game = bot.new_game()
         bot.say("carol", "/games")
@@ -165,11 +167,11 @@ def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(tmp_path, now):
         bot.storage.close()
 
 
-def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(tmp_path, now):
+def test_concurrent_writes_under_a_held_lock_each_answer_within_one_timeout(database, now):
     """Four new players open challenges at once while the lock is held: each hears "busy" after
     about one busy timeout, not after the timeouts of every event queued ahead of it (nor after a
     second wait for refreshing the player's name)."""
-    bot = Bot(tmp_path / "t.db", now, busy_timeout=1.0)
+    bot = Bot(database, now, busy_timeout=1.0)
     spans: dict[str, tuple[float, float]] = {}
     answers: dict[str, str] = {}
 

@@ -1,8 +1,9 @@
 """Two or more OS processes on one database, each with its own store: the read-modify-write
 sequences of the service keep their guarantees (docs/storage.md).
 
-Written against ``Store`` and its repositories only: another backend runs them by changing
-``workers.open_store``.  The processes are forked and start their work at one wall-clock instant.
+Written against ``Store`` and its repositories only, and run on both backends (an SQLite file; a
+PostgreSQL database on the test server).  The processes are forked and start their work at one
+wall-clock instant.
 """
 
 from __future__ import annotations
@@ -23,9 +24,15 @@ pytestmark = pytest.mark.skipif(multiprocessing.get_all_start_methods()[0] != "f
                                 reason="the workers are forked")
 
 
-@pytest.fixture
-def path(tmp_path: Path) -> str:
-    db = str(tmp_path / "shared.db")
+@pytest.fixture(params=["sqlite", "postgres"])
+def path(request, tmp_path: Path) -> str:
+    """The shared database: an SQLite file's path or a PostgreSQL URL."""
+    if request.param == "postgres":
+        from pg_server import new_database_url
+
+        db = new_database_url()
+    else:
+        db = str(tmp_path / "shared.db")
     workers.open_store(db).close()          # migrated once, before the processes race
     return db
 
@@ -179,3 +186,19 @@ def test_a_game_finished_while_a_rebuild_waits_for_the_lock_is_in_the_ratings(pa
     finally:
         playing.close()
         rebuilding.close()
+
+
+def test_two_processes_claiming_the_outbox_split_it_by_chat(path):
+    """Each row goes to one owner, and a chat stays with the process that holds any of its rows
+    (its messages keep their order), however the two claims interleave."""
+    store = workers.open_store(path)
+    try:
+        queued = {store.enqueue(P, f"chat{n % 7}", f"m{n}", T0 + n / 100) for n in range(60)}
+        owners = run_at_once([(workers.claim_until_empty, path, "host:a"),
+                              (workers.claim_until_empty, path, "host:b")])
+        ids = [row_id for claimed in owners for row_id, _chat in claimed]
+        assert sorted(ids) == sorted(queued)                            # every row claimed, once
+        chats = [{chat for _id, chat in claimed} for claimed in owners]
+        assert not chats[0] & chats[1]                                  # no chat split between them
+    finally:
+        store.close()

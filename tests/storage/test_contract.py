@@ -27,11 +27,22 @@ from bot.storage import (
 from bot.storage.base import NEW_CHALLENGE_FIELDS, NEW_CHALLENGE_OPTIONAL, NEW_GAME_FIELDS, NEW_GAME_OPTIONAL
 from bot.storage.records import AnalysisRecord
 
+
 # Every backend the contract is checked against: (name, factory); a factory gets an empty
-# directory of its own and returns an open, empty store.  To add one, append e.g.
-#     ("postgres", lambda tmp_path: PostgresStore(dsn_for_a_fresh_database(tmp_path))),
+# directory of its own and returns an open, empty store.
+def _postgres(_tmp_path: Path) -> Store:
+    """A new, empty database on this test process's PostgreSQL server (tests/pg_server.py; the
+    test skips where there is none, unless DRAUGHTS_REQUIRE_POSTGRES=1)."""
+    from pg_server import new_database_url
+
+    from bot.storage.postgres import PostgresStore
+
+    return PostgresStore(new_database_url(), busy_timeout=1.0)
+
+
 BACKENDS: list[tuple[str, Callable[[Path], Store]]] = [
     ("sqlite", lambda tmp_path: SQLiteStore(tmp_path / "contract.db", busy_timeout=1.0)),
+    ("postgres", _postgres),
 ]
 
 T0 = 1_700_000_000.0

@@ -11,11 +11,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from storage_helpers import PLATFORM, T0, Bot
+from storage_helpers import PLATFORM, T0, Bot, open_db
 
 from bot.service import GameService
 from bot.service.features.common import DOWNTIME_THRESHOLD, HEARTBEAT_SECONDS
-from bot.storage import Storage
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -31,14 +30,14 @@ def test_tick_keeps_a_heartbeat_without_writing_at_every_tick(bot, now):
     assert bot.storage.last_beat(PLATFORM) == now[0]
 
 
-def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_time(tmp_path, now):
-    bot = Bot(tmp_path / "t.db", now)
+def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_time(database, now):
+    bot = Bot(database, now)
     game = bot.new_game(extra="1h")
     deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)          # the running bot's last heartbeat, at T0
     bot.storage.close()
     now[0] = T0 + 3 * 3600                       # down for three hours: the clock of game #1 ran out
-    bot = Bot(tmp_path / "t.db", now)
+    bot = Bot(database, now)
     try:
         assert bot.service.resume_after_downtime(PLATFORM) == 3 * 3600
         assert bot.storage.game(game).deadline_at == deadline + 3 * 3600
@@ -51,8 +50,8 @@ def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_tim
         bot.storage.close()
 
 
-def test_a_short_gap_changes_nothing(tmp_path, now):
-    bot = Bot(tmp_path / "t.db", now)
+def test_a_short_gap_changes_nothing(database, now):
+    bot = Bot(database, now)
     game = bot.new_game(extra="1h")
     deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)
@@ -64,8 +63,8 @@ def test_a_short_gap_changes_nothing(tmp_path, now):
         bot.storage.close()
 
 
-def test_only_the_restarted_platforms_games_move(tmp_path, now):
-    bot = Bot(tmp_path / "t.db", now)
+def test_only_the_restarted_platforms_games_move(database, now):
+    bot = Bot(database, now)
     try:
         game = bot.new_game(extra="1h")
         other = bot.storage.create_game({
@@ -82,14 +81,14 @@ def test_only_the_restarted_platforms_games_move(tmp_path, now):
         bot.storage.close()
 
 
-def test_two_processes_starting_together_extend_once(tmp_path, now):
-    bot = Bot(tmp_path / "t.db", now)
+def test_two_processes_starting_together_extend_once(database, now):
+    bot = Bot(database, now)
     game = bot.new_game(extra="1h")
     deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)
     bot.storage.close()
     later = T0 + 1800
-    starts = [GameService(Storage(tmp_path / "t.db", busy_timeout=5), clock=lambda: later) for _ in range(4)]
+    starts = [GameService(open_db(database, busy_timeout=5), clock=lambda: later) for _ in range(4)]
     barrier = threading.Barrier(len(starts))
     added: list[float] = []
 
@@ -111,6 +110,7 @@ def test_two_processes_starting_together_extend_once(tmp_path, now):
 
 
 def test_the_console_start_extends_deadlines_after_downtime(tmp_path):
+    # SQLite only: it edits the heartbeat in the console's own file (DRAUGHTS_DB) with sqlite3.
     db = tmp_path / "cli.db"
     env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN")}
     env.update(DRAUGHTS_DB=str(db), DRAUGHTS_IMAGES=str(tmp_path / "boards"), PYTHONPATH=str(REPO),
@@ -148,18 +148,18 @@ class Clocks:
         self.running += seconds
 
 
-def running_bot(path: Path, clocks: Clocks) -> Bot:
+def running_bot(path: str | Path, clocks: Clocks) -> Bot:
     bot = Bot(path, [T0])
     bot.now = None  # type: ignore[assignment]  # the service reads ``clocks`` instead
     bot.service = GameService(bot.storage, clock=lambda: clocks.wall, monotonic=lambda: clocks.running)
     return bot
 
 
-def test_a_suspend_while_running_extends_deadlines_and_no_game_ends_on_time(tmp_path):
+def test_a_suspend_while_running_extends_deadlines_and_no_game_ends_on_time(database):
     """Ten games at 24 h a move; the host sleeps two days (the wall clock jumps, the process's
     monotonic clock does not): no game is lost on time, every deadline moves by the two days."""
     clocks = Clocks()
-    bot = running_bot(tmp_path / "t.db", clocks)
+    bot = running_bot(database, clocks)
     try:
         games = [bot.new_game(white=f"w{n}", black=f"b{n}", extra="24h") for n in range(10)]
         deadlines = {g: bot.storage.game(g).deadline_at for g in games}
@@ -188,10 +188,10 @@ def test_a_suspend_while_running_extends_deadlines_and_no_game_ends_on_time(tmp_
         bot.storage.close()
 
 
-def test_a_clock_jump_seen_by_two_processes_of_a_platform_extends_once(tmp_path):
+def test_a_clock_jump_seen_by_two_processes_of_a_platform_extends_once(database):
     clocks = Clocks()
-    first = running_bot(tmp_path / "t.db", clocks)
-    second = running_bot(tmp_path / "t.db", clocks)
+    first = running_bot(database, clocks)
+    second = running_bot(database, clocks)
     try:
         game = first.new_game(extra="1h")
         deadline = first.storage.game(game).deadline_at
@@ -208,10 +208,10 @@ def test_a_clock_jump_seen_by_two_processes_of_a_platform_extends_once(tmp_path)
         second.storage.close()
 
 
-def test_an_idle_process_is_not_taken_for_a_jump(tmp_path):
+def test_an_idle_process_is_not_taken_for_a_jump(database):
     """Hours between two looks at the clocks, all of them spent running: nothing moves."""
     clocks = Clocks()
-    bot = running_bot(tmp_path / "t.db", clocks)
+    bot = running_bot(database, clocks)
     try:
         game = bot.new_game(extra="24h")
         deadline = bot.storage.game(game).deadline_at
@@ -223,10 +223,10 @@ def test_an_idle_process_is_not_taken_for_a_jump(tmp_path):
         bot.storage.close()
 
 
-def test_a_backward_step_then_an_outage_still_extends(tmp_path, now):
+def test_a_backward_step_then_an_outage_still_extends(database, now):
     """The wall clock steps back an hour while running, then the bot is down for 50 minutes:
     the restart extends the deadlines by the 50 minutes (the heartbeat was renewed at the step)."""
-    bot = Bot(tmp_path / "t.db", now)
+    bot = Bot(database, now)
     game = bot.new_game(extra="1h")
     deadline = bot.storage.game(game).deadline_at
     bot.service.tick(platform=PLATFORM)              # heartbeat at T0
@@ -234,7 +234,7 @@ def test_a_backward_step_then_an_outage_still_extends(tmp_path, now):
     bot.service.tick(platform=PLATFORM)
     bot.storage.close()
     now[0] += 50 * 60                                # down for 50 minutes
-    bot = Bot(tmp_path / "t.db", now)
+    bot = Bot(database, now)
     try:
         assert bot.service.resume_after_downtime(PLATFORM) == pytest.approx(50 * 60)
         assert bot.storage.game(game).deadline_at == pytest.approx(deadline + 50 * 60)
@@ -242,10 +242,10 @@ def test_a_backward_step_then_an_outage_still_extends(tmp_path, now):
         bot.storage.close()
 
 
-def test_a_move_right_after_a_suspend_is_played_not_lost_on_time(tmp_path):
+def test_a_move_right_after_a_suspend_is_played_not_lost_on_time(database):
     """The first thing after the host wakes up is the player's move, before the timers' round."""
     clocks = Clocks()
-    bot = running_bot(tmp_path / "t.db", clocks)
+    bot = running_bot(database, clocks)
     try:
         game = bot.new_game(extra="1h")
         bot.service.tick(platform=PLATFORM)

@@ -1,6 +1,12 @@
 """What the concurrency tests run in other OS processes (forked), each on its own connection to
-one SQLite file: finishing games, rebuilding ratings, playing racing moves, answering a daily
-puzzle, running the clocks.  Every function opens its own store and returns plain values."""
+one database (an SQLite file or a PostgreSQL URL): finishing games, rebuilding ratings, playing
+racing moves, answering a daily puzzle, running the clocks.  Every function opens its own store
+and returns plain values.
+
+A unit of work that loses a race raises StorageContention and kept nothing; as the contract says,
+its caller runs the whole unit again (``retry_contention``).  On SQLite the write lock taken at
+BEGIN makes that rare; on PostgreSQL (serializable, row locks) it is the normal way two units that
+touch the same rows at once are put in order, so the units below are retried as the service's are."""
 
 from __future__ import annotations
 
@@ -12,7 +18,8 @@ from typing import Any
 
 from bot.rules import Color, Position, Result, ResultReason
 from bot.service import GameService
-from bot.storage import SQLiteStore, StaleGame, Store, retry_contention
+from bot.storage import RetryPolicy, StaleGame, Store, retry_contention
+from bot.storage.opening import open_store as open_database
 from bot.storage.records import AttemptRecord
 from bot.storage.repositories import GameChange, NewGame, NewMove
 
@@ -23,8 +30,14 @@ START = Position.start("italian")
 HOUR = 3600
 
 
+# Many runs: a rebuild holds the ratings lock for a while, and every game finished meanwhile loses
+# its race to it once.
+PATIENT = RetryPolicy(attempts=50, base=0.005, cap=0.2)
+
+
 def open_store(path: str | Path) -> Store:
-    return SQLiteStore(path, busy_timeout=30.0)
+    """The store of a database setting (an SQLite file's path or a PostgreSQL URL)."""
+    return open_database(str(path), 30.0)
 
 
 def new_game(store: Store, white: str, black: str, at: float) -> int:
@@ -34,15 +47,19 @@ def new_game(store: Store, white: str, black: str, at: float) -> int:
 
 
 def finish(service: GameService, game_id: int, white_wins: bool | None, at: float) -> None:
-    """Finish a game the way the service does (two plies played, so it is rated)."""
+    """Finish a game the way the service does (two plies played, so it is rated); the finishing
+    unit (its read of the game included) is run again when it loses a race."""
     store = service.storage
     row = store.games.get(game_id)
     store.games.update(game_id, row.version, GameChange(ply=2))
-    row = store.games.get(game_id)
     winner = None if white_wins is None else (Color.WHITE if white_wins else Color.BLACK)
     score = "1/2-1/2" if winner is None else ("1-0" if white_wins else "0-1")
     reason = ResultReason.RESIGN if winner else ResultReason.AGREEMENT
-    service.app.games.finish_game(row, Result(score, reason, winner), at)
+
+    def unit() -> None:
+        with store.transaction():
+            service.app.games.finish_game(store.games.get(game_id), Result(score, reason, winner), at)
+    retry_contention(unit, PATIENT)
 
 
 def finish_games(path: str, players: list[str], count: int, seed: int, start: float) -> int:
@@ -68,7 +85,7 @@ def rebuild_until(path: str, stop_file: str) -> int:
     runs = 0
     try:
         while not Path(stop_file).exists() or runs == 0:
-            service.rebuild_ratings()
+            retry_contention(service.rebuild_ratings, PATIENT)
             runs += 1
             # A breath between rebuilds: the rebuild holds the write lock throughout, and SQLite's
             # busy handler backs off, so back-to-back rebuilds would starve the games.
@@ -132,13 +149,20 @@ def solve_daily(path: str, post_id: int, users: list[str], go_at: float) -> list
 
 
 def run_clocks(path: str, now: float, go_at: float) -> int:
-    """A scheduler's round (the service's run_due): every game whose deadline passed is lost on
-    time, each by a compare-and-set on its version; how many messages this process wrote."""
+    """A scheduler's rounds (the service's run_due): every game whose deadline passed is lost on
+    time, each by a compare-and-set on its version; how many messages this process wrote.  A game
+    whose unit lost a race (PostgreSQL) is left to the next round, as the scheduler's next run
+    would: rounds run until nothing is due."""
     store = open_store(path)
     service = GameService(store, clock=lambda: now)
     try:
         time.sleep(max(0.0, go_at - time.time()))
-        return service.run_due(P, now)
+        written = service.run_due(P, now)
+        for _ in range(20):
+            if not store.due_games(now, P):
+                break
+            written += service.run_due(P, now)
+        return written
     finally:
         store.close()
 
@@ -159,5 +183,23 @@ def take_numbers(path: str, count: int, go_at: float) -> list[int]:
     try:
         time.sleep(max(0.0, go_at - time.time()))
         return [new_game(store, "a", "b", T0) for _ in range(count)]
+    finally:
+        store.close()
+
+
+def claim_until_empty(path: str, owner: str, go_at: float) -> list[tuple[int, str]]:
+    """Claim the due outbox rows for ``owner`` (never marking them sent, so every claim holds) until
+    a claim brings nothing new (a claim returns the owner's own rows again); (id, chat) of every
+    row claimed."""
+    store = open_store(path)
+    claimed: dict[int, str] = {}
+    try:
+        time.sleep(max(0.0, go_at - time.time()))
+        for _ in range(100):
+            rows = store.claim_messages(P, owner, T0 + 10, T0 + 3600, limit=1000)
+            if not {row.id for row in rows} - set(claimed):
+                break
+            claimed.update((row.id, row.chat_id) for row in rows)
+        return sorted(claimed.items())
     finally:
         store.close()

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from bot.app import database_path, database_secrets
+from bot.rules import Position
 from bot.service import ChatEvent, GameService
 from bot.storage import SQLiteStore
 
@@ -97,6 +98,11 @@ def filled_sqlite(path: Path) -> None:
         chat.say("cid", "/new spanish black", chat="g2")        # an open challenge
         chat.say("ana", "/new triestina white", chat="g3")
         chat.say("dan", "/accept", chat="g3")
+        position = Position.start("triestina")
+        for user in ("ana", "dan"):             # two plies: a game that counts for the ratings
+            move = position.legal_moves()[0]
+            chat.say(user, f"/m {move}", chat="g3")
+            position = position.play(move)
         chat.say("ana", "/resign", chat="g3")
         chat.say("ana", "/resign", chat="g3")                    # confirmed: a finished, rated game
         chat.say("ana", "/daily on 08:00 Europe/Madrid italian", chat="g4")
@@ -161,7 +167,12 @@ def test_db_copy_moves_everything_checks_counts_and_is_safe_to_repeat(tmp_path, 
             return "\n".join(r.text for r in service.handle(ChatEvent(
                 platform="test", chat_id=chat, user_id=user, user_name=user.title(), username=user,
                 chat_kind="group", language="en", text=text)))
-        assert "bob played 9-14" in say("bob", "/m 9-14") or "played" in say("bob", "/board")
+        row = store.active_games("test", "g1")[0]
+        position = Position.from_fen("italian", row.fen)
+        user = row.white_id if position.turn.name.startswith("W") else row.black_id
+        move = position.legal_moves()[0]
+        assert f"played {move}" in say(user, f"/m {move}")
+        assert len(store.moves(row.id)) == row.ply + 1
         highest = max([g.id for g in store.find_games()] + [c.id for c in store.find_challenges()])
         say("eve", "/new italian white", chat="g5")
         newest = max(c.id for c in store.find_challenges())

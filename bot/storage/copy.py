@@ -90,7 +90,7 @@ def copy_sqlite_to_postgres(source: str | Path, target_url: str, replace: bool =
     TargetNotEmpty when the target holds other data and ``replace`` is False; StorageError (one
     line) when either side cannot be opened, their schemas differ, or a row count differs after
     the copy (nothing is kept then)."""
-    from .postgres import PostgresStore, connect
+    from .postgres import IDENTITY_COLUMNS, PostgresStore, redact_url, split_url
     from .sqlite import SQLiteStore
 
     path = Path(source)
@@ -109,7 +109,14 @@ def copy_sqlite_to_postgres(source: str | Path, target_url: str, replace: bool =
         if source_version != target_version:
             raise StorageError(f"schema versions differ: {path} has {source_version}, the target {target_version}")
         tables = _source_tables(conn)
-        with connect(target_url) as pg, pg.transaction():
+        import psycopg
+
+        try:
+            pg_conn = psycopg.connect(split_url(target_url)[0], autocommit=True)
+        except psycopg.Error as err:
+            raise StorageError(f"database {redact_url(target_url)} cannot be reached: "
+                               f"{' '.join(str(err).split())[:200]}") from None
+        with pg_conn as pg, pg.transaction():
             source_counts = {t: int(conn.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0]) for t in tables}
             held = _target_data_rows(pg, tables)
             if any(held.values()):
@@ -134,7 +141,10 @@ def copy_sqlite_to_postgres(source: str | Path, target_url: str, replace: bool =
                         count += 1
                 if progress is not None:
                     progress(table, count)
-            PostgresStore.reset_sequences_on(pg)
+            # Rows came with their ids: identities continue above them.
+            for table, column in IDENTITY_COLUMNS:
+                pg.execute(f"SELECT setval(pg_get_serial_sequence('{table}', '{column}'), "
+                           f"coalesce((SELECT max({column}) FROM {table}), 0) + 1, false)")
             counts = []
             for table in tables:
                 copied = int(pg.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])

@@ -75,6 +75,11 @@ def _target_data_rows(pg: Any, tables: list[str]) -> dict[str, int]:
     return counts
 
 
+def _count(pg: Any, sql: str) -> int:
+    row = pg.execute(sql).fetchone()
+    return int(row[0]) if row is not None else 0
+
+
 def _value(value: Any) -> Any:
     # PostgreSQL's text COPY takes every value as text; bytes (none of ours, but a hand-edited
     # file may have one) as hex so nothing is lost silently.
@@ -147,7 +152,7 @@ def copy_sqlite_to_postgres(source: str | Path, target_url: str, replace: bool =
                            f"coalesce((SELECT max({column}) FROM {table}), 0) + 1, false)")
             counts = []
             for table in tables:
-                copied = int(pg.execute(f'SELECT count(*) FROM "{table}"').fetchone()[0])
+                copied = _count(pg, f'SELECT count(*) FROM "{table}"')
                 counts.append(TableCount(table, source_counts[table], copied))
             wrong = [c for c in counts if c.source != c.target]
             if wrong:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 
@@ -68,7 +69,7 @@ class Clocks(UseCase):
             try:
                 # Run again if it loses a race it may still win (a serialization failure on a
                 # server with row locks); a game that moved on meanwhile is StaleGame.
-                if in_transaction(self.storage, lambda row=row: self._deadline_notice(row, now)):
+                if in_transaction(self.storage, functools.partial(self._deadline_notice, row, now)):
                     written += 1
             except StaleGame:
                 continue

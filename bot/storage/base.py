@@ -342,9 +342,10 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     def update_game(self, game_id: int, version: int, fields: dict[str, Any],
-                    move: dict[str, Any] | None = None) -> None:
+                    move: dict[str, Any] | None = None) -> GameRecord:
         """Change a game (and record a move, in the same transaction) if it is still at
-        ``version``, which then goes up by one; StaleGame otherwise, and nothing changes.
+        ``version``, which then goes up by one; StaleGame otherwise, and nothing changes.  The
+        game as it now is (what ``game(game_id)`` reads inside the same unit of work).
 
         ``fields``: GameRecord fields but id and version (last_path and last_captured as
         sequences of squares); ``move``: every MoveRecord field but game_id."""

@@ -702,22 +702,24 @@ class PostgresStore(Store):
 
     @_unit
     def update_game(self, game_id: int, version: int, fields: dict[str, Any],
-                    move: dict[str, Any] | None = None) -> None:
+                    move: dict[str, Any] | None = None) -> GameRecord:
         check_fields("game update", fields, GAME_UPDATE_FIELDS)
         if move is not None:
             check_fields("move", move, MOVE_FIELDS, ())
         values = dict(_encode_game(fields), version=version + 1)
+        # The changed row comes back with the change: the caller reads no game after it.
         update = (f"UPDATE games SET {', '.join(f'{k}=%s' for k in values)} WHERE id=%s AND version=%s "
-                  "RETURNING id")
+                  f"RETURNING {_COLUMNS[GameRecord]}")
         params: tuple[Any, ...] = (*values.values(), game_id, version)
         if move is not None:
             # The change and its move in one statement: one round trip, all or nothing.
             names = list(move)
-            update = (f"WITH g AS ({update}) INSERT INTO moves (game_id, {', '.join(names)}) "
-                      f"SELECT g.id, {', '.join(['%s'] * len(names))} FROM g RETURNING game_id")
+            update = (f"WITH g AS ({update}), m AS (INSERT INTO moves (game_id, {', '.join(names)}) "
+                      f"SELECT g.id, {', '.join(['%s'] * len(names))} FROM g RETURNING game_id) "
+                      f"SELECT g.* FROM g")
             params = (*params, *move.values())
         try:
-            changed = self._write(update, params)
+            rows = self._all(update, params)
         except StorageContention:
             # Serializable: the row changed after this unit's snapshot.  A move that lost to
             # another move is a StaleGame (told to the user); any other change (a reminder noted)
@@ -725,8 +727,10 @@ class PostgresStore(Store):
             if self._current_version(game_id) != version:
                 raise StaleGame(game_id) from None
             raise
-        if changed != 1:
+        if len(rows) != 1:
             raise StaleGame(game_id)
+        changed: GameRecord = _decode(GameRecord, rows[0])
+        return changed
 
     def _current_version(self, game_id: int) -> int | None:
         """The game's committed version, read apart from this thread's transaction."""

@@ -257,9 +257,10 @@ class GamesRepository(_Repository):
     def moves(self, game_id: int) -> list[MoveRecord]:
         return self._store.moves(game_id)
 
-    def update(self, game_id: int, version: int, change: GameChange, move: NewMove | None = None) -> None:
-        """Compare-and-set on the game's version: StaleGame when another write got there first."""
-        self._store.update_game(game_id, version, _given(change), None if move is None else _given(move))
+    def update(self, game_id: int, version: int, change: GameChange, move: NewMove | None = None) -> GameRecord:
+        """Compare-and-set on the game's version: StaleGame when another write got there first;
+        the game as changed."""
+        return self._store.update_game(game_id, version, _given(change), None if move is None else _given(move))
 
     def mark_reminded(self, game_id: int, version: int) -> bool:
         return self._store.mark_reminded(game_id, version)

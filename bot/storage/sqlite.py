@@ -824,7 +824,7 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
         return self._records(MoveRecord, "game_id=? ORDER BY ply", (game_id,))
 
     def update_game(self, game_id: int, version: int, fields: dict[str, Any],
-                    move: dict[str, Any] | None = None) -> None:
+                    move: dict[str, Any] | None = None) -> GameRecord:
         check_fields("game update", fields, GAME_UPDATE_FIELDS)
         if move is not None:
             check_fields("move", move, MOVE_FIELDS, ())
@@ -837,6 +837,9 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
                 raise StaleGame(game_id)
             if move is not None:
                 self.db.table("moves").insert(dict(move, game_id=game_id))
+            changed = self.game(game_id)
+            assert changed is not None          # written just now, in this transaction
+            return changed
 
     def mark_reminded(self, game_id: int, version: int) -> bool:
         with self.transaction():

@@ -558,8 +558,9 @@ def test_create_game_rejects_each_missing_required_field_and_changes_nothing(sto
 
 def test_update_game_changes_fields_and_bumps_the_version(store):
     game = new_game(store)
-    store.update_game(game.id, 0, {"draw_offer": "B", "quiet_plies": 3, "deadline_at": T0 + 2 * HOUR})
+    returned = store.update_game(game.id, 0, {"draw_offer": "B", "quiet_plies": 3, "deadline_at": T0 + 2 * HOUR})
     after = store.game(game.id)
+    assert returned == after            # the game as changed comes back: no read after the write
     assert (after.draw_offer, after.quiet_plies, after.deadline_at, after.version) == ("B", 3, T0 + 2 * HOUR, 1)
     assert store.moves(game.id) == []
 
@@ -567,15 +568,17 @@ def test_update_game_changes_fields_and_bumps_the_version(store):
 def test_update_game_records_the_move_with_the_change(store):
     game = new_game(store)
     notation, path, _, fen = LINE[0]
-    store.update_game(game.id, 0, {"fen": fen, "ply": 1, "last_path": list(path)}, move=move_fields(1))
+    returned = store.update_game(game.id, 0, {"fen": fen, "ply": 1, "last_path": list(path)}, move=move_fields(1))
     assert store.game(game.id).fen == fen and store.game(game.id).version == 1
+    assert returned == store.game(game.id)
     assert store.moves(game.id) == [MoveRecord(game.id, 1, notation, fen, "1001", T0 + 1)]
 
 
 def test_update_game_returns_decoded_values(store):
     game = new_game(store)
-    store.update_game(game.id, 0, {"last_path": [22, 13, 6], "last_captured": [18, 10], "reminded": True})
+    returned = store.update_game(game.id, 0, {"last_path": [22, 13, 6], "last_captured": [18, 10], "reminded": True})
     after = store.game(game.id)
+    assert returned == after
     assert after.last_path == (22, 13, 6) and isinstance(after.last_path, tuple)
     assert after.last_captured == (18, 10) and isinstance(after.last_captured, tuple)
     assert after.reminded is True

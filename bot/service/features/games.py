@@ -41,6 +41,9 @@ def neutral_bot_name(level: int) -> str:
 RECENT_GAMES = 20
 
 
+# How many chats' kinds a process keeps (then it forgets them all and reads them again).
+CHAT_KINDS_KEPT = 10_000
+
 class Games(UseCase):
     """The games of the chats: finding the one a message means, loading and writing them, their
     boards.  Publishes MovePlayed and GameFinished on ``bus`` (inside the writing transaction)."""
@@ -48,15 +51,17 @@ class Games(UseCase):
     def __init__(self, runtime: Runtime, outlet: Outlet, bus: EventBus) -> None:
         super().__init__(runtime, outlet)
         self.bus = bus
+        self._kinds: dict[tuple[str, str], str] = {}
 
     def my_games(self, ctx: Ctx) -> list[GameRecord]:
         uid = ctx.event.user_id
         return [g for g in self.storage.active_games(*ctx.key) if uid in (g.white_id, g.black_id)]
 
     def resolve(self, ctx: Ctx, ref: int | None, mine_only: bool = True,
-                finished_ok: bool = False) -> GameRecord | NoGame | TimedOut:
+                finished_ok: bool = False, mine: list[GameRecord] | None = None) -> GameRecord | NoGame | TimedOut:
         """The game a command means: #id, the board replied to, or the user's only game here; else
-        why there is none (or, when its clock had run out, the loss on time it was ended with)."""
+        why there is none (or, when its clock had run out, the loss on time it was ended with).
+        ``mine``: the user's games here, when the caller has just read them."""
         if ref is None and ctx.event.reply_to:
             ref = self.storage.game_of_message(ctx.event.platform, ctx.event.chat_id, str(ctx.event.reply_to))
         if ref is not None:
@@ -68,7 +73,7 @@ class Games(UseCase):
             if mine_only and ctx.event.user_id not in (row.white_id, row.black_id):
                 return NoGame("not_player", ref, private=True)
             return self._unless_expired(ctx, row)
-        games = self.my_games(ctx)
+        games = self.my_games(ctx) if mine is None else mine
         if not games and not mine_only:
             games = self.storage.active_games(*ctx.key)
         if not games and finished_ok:
@@ -127,9 +132,7 @@ class Games(UseCase):
         if game.result is not None:
             return self.finish_game(row, game.result, now, fields, move_row)
         with self.storage.transaction():
-            self.storage.games.update(row.id, row.version, GameChange(**fields), NewMove(**move_row))
-            fresh = self.storage.game(row.id)
-            assert fresh is not None          # written just now, in this transaction
+            fresh = self.storage.games.update(row.id, row.version, GameChange(**fields), NewMove(**move_row))
             self.bus.publish(MovePlayed(fresh, str(played), by_user))
         return fresh
 
@@ -218,9 +221,7 @@ class Games(UseCase):
         The game as it is now."""
         with self.storage.transaction():
             change = GameChange(**{**(fields or {}), **self._result_fields(result, now)})
-            self.storage.games.update(row.id, row.version, change, None if move is None else NewMove(**move))
-            finished = self.storage.game(row.id)
-            assert finished is not None       # written just now, in this transaction
+            finished = self.storage.games.update(row.id, row.version, change, None if move is None else NewMove(**move))
             if move is not None:
                 self.bus.publish(MovePlayed(finished, move["notation"], move["by_user"]))
             self.bus.publish(GameFinished(finished))
@@ -256,14 +257,27 @@ class Games(UseCase):
         mover = self.player_to_move(row)
         if mover is None:
             return None
-        chat = self.storage.chat(row.platform, row.chat_id)
-        if chat is not None and chat.kind == "private":
+        if self._chat_kind(row.platform, row.chat_id) == "private":
             return None
         user_id, name = mover
         if self.tell_privately(row, user_id, now=now):
             return None
         player = self.storage.player(row.platform, user_id)
         return Mention(user_id, name, player.username if player else None)
+
+    def _chat_kind(self, platform: str, chat_id: str) -> str | None:
+        """A chat's kind (private, group, ...), read once per process: it never changes, and a
+        move's turn notice would otherwise read the chat again."""
+        key = (platform, chat_id)
+        kind = self._kinds.get(key)
+        if kind is None:
+            chat = self.storage.chat(platform, chat_id)
+            if chat is None:
+                return None
+            if len(self._kinds) >= CHAT_KINDS_KEPT:
+                self._kinds.clear()
+            kind = self._kinds[key] = chat.kind
+        return kind
 
     def time_out(self, lang: str, row: GameRecord, now: float) -> LostOnTime:
         """End a game whose side to move ran out of time; its notification (the final board)."""

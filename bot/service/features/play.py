@@ -68,11 +68,15 @@ class Play(UseCase):
         no game here, their open puzzle or the chat's puzzle of the day."""
         ref, text = request.game, request.move
         post = self.puzzles.puzzle_reply_target(ctx)
-        if post is None and ref is None and not self.games.my_games(ctx) and not ctx.event.reply_to:
-            post = self.puzzles.puzzle_for(ctx, text=text)
+        mine: list[GameRecord] | None = None
+        if post is None and ref is None and not ctx.event.reply_to:
+            # Read once: resolving the game below looks at the same list.
+            mine = self.games.my_games(ctx)
+            if not mine:
+                post = self.puzzles.puzzle_for(ctx, text=text)
         if post is not None:
             return self.puzzles.answer_puzzle(ctx, post, text)
-        row = self.games.resolve(ctx, ref)
+        row = self.games.resolve(ctx, ref, mine=mine)
         if not isinstance(row, GameRecord):
             return row
         return self._play(ctx, row, text, via_button=False)

@@ -54,8 +54,6 @@ from bot.service import ChatEvent, GameService  # noqa: E402
 from bot.service.outbox import Outbox  # noqa: E402
 
 PLATFORM = "bench"
-# How long one send to the platform takes (a claimed message is in flight meanwhile).
-SEND_SECONDS = 0.005
 SHARED_CHAT = "shared"
 
 
@@ -176,13 +174,13 @@ def child(args: argparse.Namespace) -> int:
                     events += 1
                     if played(replies, row.id):
                         log.write(json.dumps({"game": row.id, "ply": row.ply + 1, "move": str(move)}) + "\n")
-            events += deliver(service, log)
+            events += deliver(service, log, args.send_ms / 1000)
         elapsed = time.perf_counter() - started
         # What is still due (the bot's last answers, claims a killed process left) goes out before
         # the process ends, as an adapter's last rounds would send it.
         quiet_until = time.monotonic() + 3.0
         while time.monotonic() < quiet_until:
-            if deliver(service, log):
+            if deliver(service, log, args.send_ms / 1000):
                 quiet_until = time.monotonic() + 3.0
             time.sleep(0.1)
         log.write(json.dumps({"events": events, "seconds": elapsed,
@@ -193,13 +191,13 @@ def child(args: argparse.Namespace) -> int:
     return 0
 
 
-def deliver(service: GameService, log: Any) -> int:
+def deliver(service: GameService, log: Any, send_seconds: float = 0.005) -> int:
     """An adapter's delivery round: the due work, then each message claimed, sent (a send to a
     platform takes a few milliseconds) and marked sent; how many were sent."""
     service.run_due(PLATFORM)
     sent = 0
     for item in service.pending_messages(PLATFORM, 100):
-        time.sleep(SEND_SECONDS)
+        time.sleep(send_seconds)
         log.write(json.dumps({"sent": item.id}) + "\n")
         service.message_sent(item.id)
         sent += 1
@@ -210,11 +208,11 @@ def deliver(service: GameService, log: Any) -> int:
 
 
 def launch(args: argparse.Namespace, database: str, plan_file: Path, n: int, out: Path, start_at: float,
-           shared: bool, seconds: float, lease: float = 300.0) -> subprocess.Popen:
+           shared: bool, seconds: float, lease: float = 300.0, send_ms: float = 5.0) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, __file__, "--child", str(n), "--database", database,
                              "--plan", str(plan_file), "--out", str(out), "--start-at", repr(start_at),
-                             "--seconds", str(seconds), "--lease", str(lease)] + (["--shared"] if shared else []),
-                            cwd=REPO)
+                             "--seconds", str(seconds), "--lease", str(lease), "--send-ms", str(send_ms)]
+                            + (["--shared"] if shared else []), cwd=REPO)
 
 
 def read_log(out: Path) -> list[dict]:
@@ -286,7 +284,8 @@ def kill_run(args: argparse.Namespace, make_database: Any) -> dict[str, Any]:
         outs = [Path(tmp) / f"child-{n}.jsonl" for n in range(2)]
         start_at = time.time() + args.startup
         lease = 5.0
-        victim = launch(args, database, plan_file, 0, outs[0], start_at, True, args.seconds * 2, lease)
+        # The victim's sends are slow (200 ms): when it is killed it is most likely holding claims.
+        victim = launch(args, database, plan_file, 0, outs[0], start_at, True, args.seconds * 2, lease, send_ms=200)
         survivor = launch(args, database, plan_file, 1, outs[1], start_at, True, args.seconds * 2 + lease + 5, lease)
         time.sleep(max(0.0, start_at - time.time()) + args.seconds)
         victim.send_signal(signal.SIGKILL)
@@ -327,6 +326,7 @@ def main() -> int:
     parser.add_argument("--start-at", type=float, help=argparse.SUPPRESS)
     parser.add_argument("--lease", type=float, default=300.0, help=argparse.SUPPRESS)
     parser.add_argument("--shared", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--send-ms", type=float, default=5.0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
         return child(args)

@@ -74,8 +74,15 @@ from .records import (
     field_names,
 )
 from .retry import RetryPolicy, retry_contention
-from .sqlite import _CLOSED, _TABLES, PLAYER_WAIT, _beat_key, _encode_game
-from .sqlite import _record as _decode
+from .rows import ATTEMPT_COLUMNS as _ATTEMPT_COLUMNS
+from .rows import CLOSED as _CLOSED
+from .rows import COLUMNS as _COLUMNS
+from .rows import PLAYER_WAIT
+from .rows import POST_COLUMNS as _POST_COLUMNS
+from .rows import TABLES as _TABLES
+from .rows import beat_key as _beat_key
+from .rows import decode as _decode
+from .rows import encode_game as _encode_game
 from .sqlite_outbox import ERROR_CHARS
 
 log = logging.getLogger(__name__)
@@ -96,9 +103,6 @@ IDENTITY_COLUMNS = (("outbox", "id"), ("puzzle_posts", "id"), *HELPER_COLUMNS.it
 # Our own settings in a URL's query (the rest goes to libpq; libpq's ``options`` is merged with ours).
 URL_OPTIONS = ("pool_min", "pool_max", "prepare_threshold", "options")
 
-_COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
-_POST_COLUMNS = ", ".join(f"p.{name} AS p_{name}" for name in field_names(PuzzlePostRecord))
-_ATTEMPT_COLUMNS = ", ".join(f"a.{name} AS a_{name}" for name in field_names(AttemptRecord))
 _OUTBOX_RETURNING = ", ".join(field_names(OutboxRecord))
 
 # SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html).

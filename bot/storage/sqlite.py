@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING, Any
 
 import sqlite_utils
 
-from bot.rules import Color, ResultReason
-
 from .base import (
     CHAT_SETTINGS,
     GAME_UPDATE_FIELDS,
@@ -51,7 +49,6 @@ from .records import (
     GameRecord,
     MoveRecord,
     NotifyRecord,
-    OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
     RatingEventRecord,
@@ -59,6 +56,15 @@ from .records import (
     SubscriptionRecord,
     field_names,
 )
+from .rows import ATTEMPT_COLUMNS as _ATTEMPT_COLUMNS
+from .rows import CLOSED as _CLOSED
+from .rows import COLUMNS as _COLUMNS
+from .rows import PLAYER_WAIT
+from .rows import POST_COLUMNS as _POST_COLUMNS
+from .rows import TABLES as _TABLES
+from .rows import beat_key as _beat_key
+from .rows import decode as _record
+from .rows import encode_game as _encode_game
 from .sqlite_outbox import SQLiteOutbox
 
 _log = logging.getLogger("bot.storage")
@@ -68,7 +74,6 @@ _log = logging.getLogger("bot.storage")
 MIGRATIONS: list[list[str]] = [list(m.statements) for m in migrations("sqlite")]
 
 DEFAULT_BUSY_TIMEOUT = 5.0
-PLAYER_WAIT = 0.2
 # A full disk fails every write: it is logged once, then at most once per this many seconds.
 FULL_LOG_SECONDS = 60.0
 
@@ -77,16 +82,6 @@ log = logging.getLogger(__name__)
 # SQLite primary result codes (the low byte of an extended code).
 _BUSY, _LOCKED, _READONLY, _IOERR, _CORRUPT, _FULL, _CANTOPEN, _NOTADB = 5, 6, 8, 10, 11, 13, 14, 26
 
-_TABLES: dict[type, str] = {
-    PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
-    MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
-    PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
-    RatingEventRecord: "rating_history", NotifyRecord: "notify_settings",
-}
-# The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
-_COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in _TABLES}
-_SQUARE_LISTS = ("last_path", "last_captured")
-_CLOSED = frozenset({"declined", "cancelled", "expired"})
 
 
 def _code(err: sqlite3.Error) -> int:
@@ -113,36 +108,6 @@ def _rowid(cur: sqlite3.Cursor) -> int:
     if cur.lastrowid is None:
         raise StorageError("an INSERT reported no row id")
     return cur.lastrowid
-
-
-def _squares(text: str | None) -> tuple[int, ...]:
-    return tuple(json.loads(text)) if text else ()
-
-
-def _record(cls: type, row: dict[str, Any]) -> Any:
-    if cls is GameRecord:
-        row = dict(row, reminded=bool(row["reminded"]),
-                   **{key: _squares(row[key]) for key in _SQUARE_LISTS},
-                   **{key: Color(row[key]) if row[key] else None for key in ("winner", "draw_offer")},
-                   result_reason=ResultReason(row["result_reason"]) if row["result_reason"] else None)
-    elif cls is SubscriptionRecord:
-        row = dict(row, active=bool(row["active"]))
-    elif cls is NotifyRecord:
-        row = dict(row, private=bool(row["private"]), unreachable=bool(row["unreachable"]))
-    elif cls is AttemptRecord:
-        row = dict(row, progress=tuple(json.loads(row["progress"])))
-    return cls(**row)
-
-
-def _encode_game(fields: dict[str, Any]) -> dict[str, Any]:
-    """Game values as stored: squares as JSON text, booleans as 0/1."""
-    out = dict(fields)
-    for key in _SQUARE_LISTS:
-        if isinstance(out.get(key), list | tuple):
-            out[key] = json.dumps([int(square) for square in out[key]])
-    if "reminded" in out:
-        out["reminded"] = int(bool(out["reminded"]))
-    return out
 
 
 class _PuzzlesAndRatings:
@@ -950,11 +915,6 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
             self.db.execute("DELETE FROM meta WHERE key=?", (f"pending:{key}",))
 
 
-# Both tables have a user_id: the joined columns are named apart.
-_POST_COLUMNS = ", ".join(f"p.{name} AS p_{name}" for name in field_names(PuzzlePostRecord))
-_ATTEMPT_COLUMNS = ", ".join(f"a.{name} AS a_{name}" for name in field_names(AttemptRecord))
-
-
 def _integrity_problem(conn: sqlite3.Connection) -> str | None:
     """The first problem PRAGMA integrity_check reports (indexes against their tables included),
     or None."""
@@ -968,8 +928,4 @@ def _filters(**values: str | None) -> tuple[str, tuple]:
     """A WHERE clause matching every value that is not None ('1' when none is)."""
     given = {name: value for name, value in values.items() if value is not None}
     return " AND ".join(f"{name}=?" for name in given) or "1", tuple(given.values())
-
-
-def _beat_key(platform: str | None) -> str:
-    return f"heartbeat:{platform or '*'}"
 

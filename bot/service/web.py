@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -191,6 +192,23 @@ class BoardLayer:
         self._key: bytes | None = None
         app.bus.subscribe(MovePlayed, self._on_move)
         app.bus.subscribe(GameFinished, self._on_finished)
+        # The games moved or ended since a server last asked (``take_changed``), so it wakes only
+        # their pages' streams.
+        self._changed: set[int] = set()
+        self._changed_lock = threading.Lock()
+        app.bus.subscribe(MovePlayed, self._note_changed)
+        app.bus.subscribe(GameFinished, self._note_changed)
+
+    def _note_changed(self, event: MovePlayed | GameFinished) -> None:
+        with self._changed_lock:
+            self._changed.add(event.game.id)
+
+    def take_changed(self) -> set[int]:
+        """The games a move or a result changed since the last call (emptied by it).  Other changes
+        (a draw offer, a setting) are not in it: an empty set means "look at every game"."""
+        with self._changed_lock:
+            taken, self._changed = self._changed, set()
+        return taken
 
     @property
     def storage(self) -> Store:

@@ -95,21 +95,31 @@ class _Streams:
     """The open event streams: woken when the service says something changed, told to end when the
     server stops."""
 
-    wakes: set[asyncio.Event] = field(default_factory=set)
+    # Each open stream's wake-up, with the game it shows.
+    wakes: dict[asyncio.Event, int] = field(default_factory=dict)
     closing: bool = False
     loop: asyncio.AbstractEventLoop | None = None
+    # Which games changed since the last look (the board layer's ``take_changed``).
+    taken: Callable[[], set[int]] = field(default=set)
 
     def wake_all(self) -> None:
-        for event in list(self.wakes):
-            event.set()
+        self.wake(set())
+
+    def wake(self, games: set[int]) -> None:
+        """Wake the streams of ``games`` (every stream when it is empty: a change of another kind)."""
+        for event, game in list(self.wakes.items()):
+            if not games or game in games:
+                event.set()
 
     def changed(self, platform: str) -> None:
-        """The service's listener (any thread): look at the games again now."""
+        """The service's listener (any thread): look at the games that changed again now (a stream
+        polls its game anyway, for what other processes change)."""
         loop = self.loop
         if loop is None or self.closing or loop.is_closed():
             return
+        games = self.taken()
         try:
-            loop.call_soon_threadsafe(self.wake_all)
+            loop.call_soon_threadsafe(self.wake, games)
         except RuntimeError:
             pass                    # the loop closed meanwhile
 
@@ -137,7 +147,7 @@ class BoardSite:
         self.service = service
         self.board = service.web
         self.config = config
-        self.streams = _Streams()
+        self.streams = _Streams(taken=service.web.take_changed)
         self.page_template = _resource("page.html")
         self.static = {name: _resource(name).encode("utf-8") for name in STATIC}
         service.add_listener(self.streams.changed)
@@ -274,7 +284,7 @@ class BoardSite:
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
         wake = asyncio.Event()
-        self.streams.wakes.add(wake)
+        self.streams.wakes[wake] = game_id
         loop = asyncio.get_running_loop()
         shown: int | None = None
         quiet_since = loop.time()
@@ -301,7 +311,7 @@ class BoardSite:
         except (ConnectionResetError, ConnectionError):
             pass                        # the page went away
         finally:
-            self.streams.wakes.discard(wake)
+            self.streams.wakes.pop(wake, None)
         return response
 
     # -- acting -------------------------------------------------------------------------------------------

@@ -42,11 +42,13 @@ it is a little wider than it needs to be).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -184,7 +186,7 @@ def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_fac
     ref = Reference(game.variant)
     rng = random.Random(seed)
     ours = "W" if ours_white else "B"
-    stats = {"our_depth": 0, "our_nodes": 0, "our_secs": 0.0, "our_moves": 0,
+    stats: dict[str, Any] = {"our_depth": 0, "our_nodes": 0, "our_secs": 0.0, "our_moves": 0,
              "ref_depth": 0, "ref_nodes": 0, "ref_secs": 0.0, "ref_moves": 0, "illegal": None}
     log: list[str] = []
     while game.result is None and len(game.moves) < max_plies:
@@ -252,6 +254,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--first-opening", type=int, default=0, help="index of the first opening (to resume)")
     parser.add_argument("--verbose", action="store_true", help="print every move with both engines' scores")
+    parser.add_argument("--ours", choices=("both", "W", "B"), default="both",
+                        help="the colour our engine plays (both: each opening twice)")
+    parser.add_argument("--dump", help="write every game (moves, scores, positions) to this JSON file")
+    parser.add_argument("--review", type=float, default=0.0,
+                        help="after each lost game, search each of our positions again for this many seconds and "
+                             "print the moves where the longer search disagrees by 50 or more")
     args = parser.parse_args()
     variants = [v for v in args.variants.split(",") if v]
     for v in variants:
@@ -265,7 +273,7 @@ def main() -> None:
         results: list[dict] = []
         for i in range(args.first_opening, args.first_opening + openings):
             seed = args.seed * 1000 + i
-            for ours_white in (True, False):
+            for ours_white in {"both": (True, False), "W": (True,), "B": (False,)}[args.ours]:
                 started = time.perf_counter()
                 g = play_game(variant, seed, ours_white, args.time, args.ref_factor, args.max_plies, args.verbose)
                 results.append(g)
@@ -276,12 +284,37 @@ def main() -> None:
                       f"{time.perf_counter() - started:.0f}s) ours depth {g['our_depth'] / max(1, g['our_moves']):.1f} "
                       f"{our_nps:.0f} n/s, ref depth {g['ref_depth'] / max(1, g['ref_moves']):.1f} {ref_nps:.0f} n/s"
                       f"{', ILLEGAL by ' + g['illegal'] if g['illegal'] else ''}", flush=True)
+                if args.review and g["points"] == 0.0:
+                    review(g, args.review)
         everything += results
         print(summarise(f"{variant:9} all     ", results))
         print(summarise(f"{variant:9} as White", [g for g in results if g["ours"] == "W"]))
         print(summarise(f"{variant:9} as Black", [g for g in results if g["ours"] == "B"]), flush=True)
     illegal = sum(1 for g in everything if g["illegal"])
     print(f"illegal moves: {illegal}")
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(everything, indent=1))
+
+
+def review(g: dict, seconds: float) -> None:
+    """Where a lost game went wrong: each of our moves' score against a search of ``seconds``."""
+    from bot.ai import search_position
+
+    print(f"    review of {g['variant']} opening seed {g['seed']}, ours {g['ours']} (score for us; "
+          f"the longer search's best move and score)")
+    for line in g["log"]:
+        ply, side = line.split()[:2]
+        if side != g["ours"]:
+            continue
+        # fens[0] is the start: the position before ply P is fens[P - 1].
+        before = int(ply) - 1
+        pos = Position.from_fen(g["variant"], g["fens"][before])
+        deep = search_position(pos, 64, seconds, history=g["fens"][: before + 1])
+        played = line.split()[2]
+        mark = ""
+        if str(deep.move) != played:
+            mark = " <- differs"
+        print(f"    {line}  | {seconds}s: {deep.move} {deep.score:+d} d{deep.depth}{mark}", flush=True)
 
 
 if __name__ == "__main__":

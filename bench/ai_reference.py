@@ -37,6 +37,22 @@ time, in this process (the machine is shared).
 Score: win 1, draw 1/2.  The 95 % interval is Wilson's score interval on the score
 fraction over n games (a draw counted as half a win, so it is approximate; with draws
 it is a little wider than it needs to be).
+
+Measured on 2026-12-04 (2 shared cores, one game at a time, seed 2026; small samples):
+
+* ``--games 8 --time 0.5``: Spanish 8-0-0 (W-L-D), 4-0-0 with each colour, 95 % [0.68, 1.00];
+  Italian 8-0-0, 4-0-0 with each colour, [0.68, 1.00].  ``--games 4``: Triestina 4-0-0,
+  [0.51, 1.00].  No illegal move.  Ours reached depth 6-8 at 80-160 k nodes/s, the reference
+  depth 7-9 at 90-210 k nodes/s (its nodes are cheaper: no evaluation beyond material).
+* Spanish ``--games 4 --time 0.1 --ref-factor 25``: 4-0-0, 2-0-0 with each colour; Spanish
+  ``--games 4 --time 0.05 --ref-factor 50 --first-opening 4``: 4-0-0 (ours depth 4-5 against
+  the reference's 7-8).  The reference's scores agree with ``tests/ai/ai_helpers.prove`` at
+  depths 1-3 (210 positions), so it is weak, not wrong: material alone, it picks the first of
+  equal moves and walks into lost structures it cannot see.
+
+So this reference, even at 25x our time, does not reach the depth of the compiled one of the
+issue (which drew and won against level 5): it measures legality and gross blunders, not the
+margin the targets ask for.
 """
 
 from __future__ import annotations

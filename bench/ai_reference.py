@@ -49,7 +49,7 @@ Measured on 2026-12-04 (2 shared cores, one game at a time, seed 2026; small sam
   the reference's 7-8).  The reference's scores agree with ``tests/ai/ai_helpers.prove`` at
   depths 1-3 (210 positions), so it is weak, not wrong: material alone, it picks the first of
   equal moves and walks into lost structures it cannot see.
-* In 13 of the 14 pairs of games above ours searched less deep as Black (by 0.4-0.8 ply, with
+* In 12 of the 14 pairs of games above ours searched less deep as Black (by 0.3-1.7 ply, with
   fewer nodes/s); on the same positions turned round (``tests/ai/test_ai_colour.mirror``) depth
   and nodes/s are equal, so the gap comes from the positions the games reach, not the colour.
 

@@ -112,7 +112,7 @@ def texts(replies: list[Reply]) -> str:
 
 def signed_payload(text: str, post_id: int) -> str:
     """The signed ``/start`` payload in a link the bot wrote (p<post>_<signature>)."""
-    match = re.search(r"start=(p(\d+)_[A-Za-z0-9_-]{16})\b", text)
+    match = re.search(r"start=(p(\d+)_[A-Za-z0-9_-]{16})(?![A-Za-z0-9_-])", text)
     assert match and int(match.group(2)) == post_id, text
     return match.group(1)
 

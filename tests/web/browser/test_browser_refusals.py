@@ -22,17 +22,7 @@ from telegram_fake_api import USERS
 from bot.i18n import t
 from bot.rules import Position
 
-CHROMIUM = require_browser()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
+require_browser()          # skip (or fail, in CI) before anything else
 
 
 @pytest.fixture

@@ -166,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--pdn", required=True, help="PDN file")
     analyse.add_argument("--time", type=float, default=0.3, help="seconds per search (two per move)")
     analyse.set_defaults(func=ai_analyse)
+    from bot.ai.egtb.cli import add_commands as add_egtb_commands
+    add_egtb_commands(asub)
     return parser
 
 

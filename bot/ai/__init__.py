@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 from bot.rules import Move, Position, Variant, get_variant
 
+from . import egtb
+from .egtb import Tables
 from .evaluation import Evaluator, evaluator
 from .human import Vision, human_move
-from .search import MATE_BOUND, Searcher, State, Timeout
+from .search import MATE, MATE_BOUND, Searcher, State, Timeout
 
 __all__ = ["LEVELS", "Level", "SearchResult", "Vision", "analyse_game", "annotate_pdn", "choose_move", "level_move",
            "move_seconds",
@@ -118,7 +120,9 @@ def search_position(
     if quiet_plies is not None:
         quiet = quiet_plies
     evaluate = (ev or evaluator(v)).evaluate
-    searcher = Searcher(v, evaluate, deadline, history_keys, quiet)
+    tb = _tables_for(pos)
+    searcher = Searcher(v, evaluate, deadline, history_keys, quiet,
+                        tb.probe if tb is not None else None, tb.pieces if tb is not None else 0)
     state = _state(pos)
     root_moves = searcher.gen_moves(*state)
     if not root_moves:
@@ -147,18 +151,21 @@ def search_position(
     score, move = best_scored[0]
     kings = state[1].bit_count()
     if margin and len(best_scored) > 1:
-        near = [m for s, m in best_scored if s >= score - margin]
+        # A forced win is kept to its quickest line: a looser choice could walk round it for ever.
+        near = [m for s, m in best_scored if s >= (score if score > MATE_BOUND else score - margin)]
         move = rng.choice(near)
         score = next(s for s, m in best_scored if m is move)
     # Crown a man when it is free.  The linear evaluation can count a man on the row
     # before crowning (advanced, runaway) at about a king, so without this the engine
     # may leave it there; a crowning within CROWN_SLACK of the choice is taken instead.
     # Only for the levels that choose loosely anyway: the strong ones follow the search.
-    if margin and not move[4].bit_count() > kings and len(best_scored) > 1:
+    if margin and score <= MATE_BOUND and not move[4].bit_count() > kings and len(best_scored) > 1:
         crowning = [(s, m) for s, m in best_scored if m[4].bit_count() > kings and s >= score - CROWN_SLACK]
         if crowning:
             score, move = max(crowning, key=lambda sm: sm[0])
-    keys = searcher.pv(state, move[0], max(done_depth, 1))
+    # A forced end (seen by the search or known from the tables) is shown to its last move.
+    plies = min(64, MATE - abs(score)) if abs(score) > MATE_BOUND else 0
+    keys = searcher.pv(state, move[0], max(done_depth, 1, plies))
     line: list[Move] = []
     p = pos
     for key in keys:
@@ -167,6 +174,17 @@ def search_position(
         p = p.play(mv)
     return SearchResult(line[0], int(score), done_depth, searcher.nodes, tuple(line),
                         time.perf_counter() - started)
+
+
+# The tables are read (once per process) only for a position this close to them: a search from
+# a full board never gets down to their few pieces, and reading them costs a search's time.
+TABLES_FROM_PIECES = 12
+
+
+def _tables_for(pos: Position) -> Tables | None:
+    if (pos.wm | pos.wk | pos.bm | pos.bk).bit_count() > TABLES_FROM_PIECES:
+        return None
+    return egtb.tables(pos.variant)
 
 
 def move_seconds(level: int, time_limit: float | None = None) -> float:
@@ -218,6 +236,6 @@ def level_move(pos: Position, level: int, seconds: float, history: list[str] | N
     return SearchResult(move, value, spec.max_depth, nodes, (move,), time.perf_counter() - started)
 
 
-from .analyse import MoveNote, analyse_game, annotate_pdn  # noqa: E402
+from .analyse import MoveNote, TableNote, analyse_game, annotate_pdn  # noqa: E402
 
-__all__ += ["MoveNote"]
+__all__ += ["MoveNote", "TableNote"]

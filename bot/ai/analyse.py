@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from bot.rules import Game, Move, write_pdn
+from bot.rules import Game, Move, Position, write_pdn
 
-from . import search_position
+from . import egtb, search_position
 from .search import MATE_BOUND
 
 # Centi-man losses that earn a mark: a lost man is a mistake, two a blunder.
@@ -30,6 +31,54 @@ def _clamp(score: int) -> int:
 
 
 @dataclass(frozen=True)
+class TableNote:
+    """What the endgame tables say of a move, for the side that played it: ``before`` and
+    ``after`` are (result, plies): 'win', 'loss' or 'draw' and the plies to the end of the game
+    with best play; ``material`` the pieces before the move (the mover's men and kings first);
+    ``why`` / ``why_after`` a catalog key with the classic reason for a drawn ending before / after
+    the move, or None."""
+
+    material: tuple[int, int, int, int]
+    before: tuple[str, int]
+    after: tuple[str, int]
+    why: str | None = None
+    why_after: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        """The move changed the result (a win let go, a draw lost)."""
+        return self.before[0] != self.after[0]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"material": list(self.material), "before": list(self.before), "after": list(self.after),
+                "why": self.why, "why_after": self.why_after}
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any] | None) -> TableNote | None:
+        if not raw:
+            return None
+        m = raw["material"]
+        return cls((int(m[0]), int(m[1]), int(m[2]), int(m[3])), (str(raw["before"][0]), int(raw["before"][1])),
+                   (str(raw["after"][0]), int(raw["after"][1])), raw.get("why"), raw.get("why_after"))
+
+
+def table_note(pos: Position, move: Move) -> TableNote | None:
+    """The tables' note on ``move`` in ``pos``, or None when the position is not in them."""
+    tb = egtb.tables(pos.variant)
+    if tb is None:
+        return None
+    before = tb.verdict(pos)
+    if before is None:
+        return None
+    after = tb.after(pos, move)
+    child = pos.play(move)
+    theirs = tb.verdict(child)
+    why_after = egtb.explain(child, theirs) if theirs is not None else None
+    return TableNote(before.material, (before.result, before.plies), (after.result, after.plies),
+                     egtb.explain(pos, before), why_after)
+
+
+@dataclass(frozen=True)
 class MoveNote:
     """What the engine thinks of one move: scores for the player who made it."""
 
@@ -39,6 +88,8 @@ class MoveNote:
     best_score: int
     played_score: int
     forced: bool = False          # the only legal move: never marked, not commented in the PDN
+    # The endgame tables' word when the position has few enough pieces (see TableNote).
+    table: TableNote | None = None
 
     @property
     def keeps_result(self) -> bool:
@@ -86,7 +137,7 @@ def analyse_game(game: Game, seconds: float = 0.3) -> list[MoveNote]:
         if len(pos.legal_moves()) == 1:
             # Searched anyway: the evaluation graph has a point for every ply.
             score = search_position(pos, 64, seconds, history=before).score
-            notes.append(MoveNote(ply, move, move, score, score, forced=True))
+            notes.append(MoveNote(ply, move, move, score, score, forced=True, table=table_note(pos, move)))
         else:
             best = search_position(pos, 64, seconds, history=before)
             if best.move == move:
@@ -98,7 +149,7 @@ def analyse_game(game: Game, seconds: float = 0.3) -> list[MoveNote]:
                     played_score = -reply.score
                 else:
                     played_score = best.score
-            notes.append(MoveNote(ply, move, best.move, best.score, played_score))
+            notes.append(MoveNote(ply, move, best.move, best.score, played_score, table=table_note(pos, move)))
         fens.append(game.positions[ply + 1].fen())
     return notes
 
@@ -107,6 +158,15 @@ def _score_text(score: int) -> str:
     if abs(score) > 99_000:
         return "win" if score > 0 else "loss"
     return f"{score / 100:+.2f}"
+
+
+def _table_text(result: tuple[str, int], mover_is_white: bool) -> str:
+    """A table result for the mover, said from the board: 'White wins in 9', 'draw'."""
+    kind, plies = result
+    if kind == egtb.DRAW:
+        return "draw"
+    white_wins = (kind == egtb.WIN) == mover_is_white
+    return f"{'White' if white_wins else 'Black'} wins in {plies} plies"
 
 
 def annotate_pdn(game: Game, notes: list[MoveNote]) -> str:
@@ -126,11 +186,16 @@ def annotate_pdn(game: Game, notes: list[MoveNote]) -> str:
             words.append(text)
         # Evaluations from White's side, as PDN readers show them.
         sign = 1 if white_to_move else -1
+        # The tables' word where the game enters them and wherever a move changes it.
+        table = note.table
+        known = ""
+        if table is not None and (table.changed or i == 0 or notes[i - 1].table is None):
+            known = f"; tables: {_table_text(table.after, white_to_move)}"
         if note.mark:
             words.append(f"{{{_score_text(sign * note.played_score)}; better {note.best} "
-                         f"{_score_text(sign * note.best_score)}}}")
-        elif not note.forced:
-            words.append(f"{{{_score_text(sign * note.played_score)}}}")
+                         f"{_score_text(sign * note.best_score)}{known}}}")
+        elif not note.forced or known:
+            words.append(f"{{{_score_text(sign * note.played_score)}{known}}}")
         if not white_to_move:
             number += 1
         white_to_move = not white_to_move

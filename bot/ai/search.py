@@ -46,6 +46,8 @@ class Searcher:
         deadline: float,
         history_keys: set[State] | None = None,
         quiet_plies: int = 0,
+        probe: Callable[[int, int, int, int, bool], int] | None = None,
+        probe_pieces: int = 0,
     ) -> None:
         self.v = variant
         gen = movegen.fast(variant)
@@ -64,6 +66,10 @@ class Searcher:
         self.nodes = 0
         self.max_ply = 0
         self.clock = time.perf_counter
+        # Endgame tables (bot/ai/egtb): a position of at most probe_pieces pieces is known exactly.
+        self.probe = probe
+        self.probe_pieces = probe_pieces if probe is not None else 0
+        self.tb_hits = 0
 
     # -- the tree -----------------------------------------------------------------------
 
@@ -81,6 +87,15 @@ class Searcher:
             start = len(path) - quiet
             if state in path[max(start, 0):] or (start < 0 and state in self.history_keys):
                 return 0
+        if (um | uk | tm | tk).bit_count() <= self.probe_pieces:
+            byte = self.probe(um, uk, tm, tk, white)  # type: ignore[misc]
+            if byte >= 0:
+                self.tb_hits += 1
+                if not byte:
+                    return 0
+                # byte - 1 plies to the end of the game: odd, the side to move wins.
+                end = ply + byte - 1
+                return MATE - end if byte & 1 == 0 else end - MATE
         if depth <= 0 and not self.can_capture(um, uk, tm, tk, white):
             # A quiet leaf: no need to build the moves, only to know one exists.
             if not self.count(um, uk, tm, tk, white):
@@ -228,6 +243,27 @@ class Searcher:
             self.tt[state] = (depth, EXACT, scored[0][0], scored[0][1][0])
         return scored
 
+    def _table_move(self, state: State) -> tuple | None:
+        """The tables' best move in ``state`` (the quickest win, a draw, the longest loss), or
+        None when the position is not in them."""
+        um, uk, tm, tk, white = state
+        if self.probe is None or (um | uk | tm | tk).bit_count() > self.probe_pieces:
+            return None
+        best: tuple | None = None
+        best_score = -INF
+        for move in self.gen_moves(*state):
+            _key, a, b, c, d = move
+            if not (a | b):
+                return move
+            byte = self.probe(a, b, c, d, not white)
+            if byte < 0:
+                return None
+            # The child's byte is for the opponent: its loss in byte-1 plies is our win.
+            score = 0 if not byte else (MATE - byte if byte & 1 else byte - MATE)
+            if score > best_score:
+                best, best_score = move, score
+        return best
+
     def pv(self, state: State, first: int, limit: int) -> list[int]:
         """The principal variation's move keys, following the table from the root move."""
         keys = [first]
@@ -242,9 +278,10 @@ class Searcher:
                 break
             seen.add(st)
             entry = self.tt.get(st)
-            if entry is None or not entry[3]:
-                break
-            nxt = next((m for m in self.gen_moves(*st) if m[0] == entry[3]), None)
+            if entry is not None and entry[3]:
+                nxt = next((m for m in self.gen_moves(*st) if m[0] == entry[3]), None)
+            else:
+                nxt = self._table_move(st)
             if nxt is None:
                 break
             keys.append(nxt[0])

@@ -1,10 +1,12 @@
 """Proving a golpe: a forced series of moves that wins material or the game.
 
 A solver move *ends the line successfully* when, after it, the opponent has no legal move, or the
-solver is at least ``GAIN`` ahead (absolute: a man counts 1, a king ``king_value``), has won at least a man
-on the start, and the opponent has no capture pending.  A solver node is won when one of its moves ends the line or
-leads to an opponent node whose every reply leads to a won solver node again, within the number of
-solver moves allowed.  Pure: the rules engine only, no I/O.
+endgame tables (``bot.ai.egtb``) know the position lost for the opponent, or -- in a position they
+do not hold -- the solver is at least ``GAIN`` ahead (absolute: a man counts 1, a king
+``king_value``), has won at least a man on the start, and the opponent has no capture pending.  A
+solver node is won when one of its moves ends the line or leads to an opponent node whose every
+reply leads to a won solver node again, within the number of solver moves allowed.  Pure: the
+rules engine and the endgame tables (read once per process), no other I/O.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.ai import egtb
 from bot.rules import Move, Position, Variant, get_variant, movegen
 
 MAN_VALUE = 1.0
@@ -72,7 +75,9 @@ class Prover:
             after = pos.play(move)
             replies = after.legal_moves()
             lead = balance(after, self.solver)
-            if not replies or (lead >= GAIN and lead - self.base >= MIN_GAIN and not replies[0].is_capture):
+            known = table_result(after)
+            if not replies or known == egtb.LOSS or (
+                    known is None and lead >= GAIN and lead - self.base >= MIN_GAIN and not replies[0].is_capture):
                 won[str(move)] = {}
             elif depth > 1:
                 node = self.opponent_node(after, replies, depth - 1)
@@ -99,6 +104,15 @@ class Prover:
         self.nodes += 1
         if self.nodes > self.budget:
             raise BudgetExceeded
+
+
+def table_result(pos: Position) -> str | None:
+    """What the endgame tables say of ``pos`` for its side to move (egtb.WIN, LOSS or DRAW), or
+    None when it is not in them.  A line may end in a position they know lost for the defender
+    (a won ending is a win, however few men it is ahead), never in one they know drawn (a man
+    up in a drawn ending is no win)."""
+    found = egtb.verdict(pos)
+    return None if found is None else found.result
 
 
 def _ordered(pos: Position) -> list[Move]:
@@ -274,6 +288,9 @@ def leaf_won(pos: Position, solver: str, base: int) -> bool:
     replies = pos.legal_moves()
     if not replies:
         return True
+    known = table_result(pos)
+    if known is not None:
+        return known == egtb.LOSS
     lead = centi_balance(pos, solver)
     return lead >= WIN and lead - base >= MIN_WIN_GAIN and not replies[0].is_capture
 

@@ -17,6 +17,7 @@ from bot.service.features.results_stats import (
     AnalysisRefused,
     AnalysisReport,
     ChatSettings,
+    Ending,
     HeadToHead,
     HistoryOutcome,
     LanguageSet,
@@ -198,6 +199,45 @@ def mistake_entry(lang: str, number: str, note: MoveNote) -> str:
     return t(lang, "analysis.mistake", number=number, move=move, best=str(note.best), loss=cost_text(lang, note))
 
 
+def _pieces(lang: str, men: int, kings: int) -> str:
+    parts = []
+    if kings:
+        parts.append(t(lang, "ending.kings_one" if kings == 1 else "ending.kings_many", n=kings))
+    if men:
+        parts.append(t(lang, "ending.men_one" if men == 1 else "ending.men_many", n=men))
+    return parts[0] if len(parts) == 1 else t(lang, "ending.and", a=parts[0], b=parts[1])
+
+
+def _result(lang: str, result: tuple[str, int], mover: str, other: str, why: str | None) -> str:
+    kind, plies = result
+    if kind == "draw":
+        text = t(lang, "ending.draw")
+    else:
+        text = t(lang, "ending.win", name=mover if kind == "win" else other, plies=plies)
+    return t(lang, "ending.because", result=text, why=t(lang, why)) if why else text
+
+
+def ending_entry(lang: str, e: Ending, white: str, black: str) -> str:
+    """One line on a known ending: where the game entered it (what it is, with the classic reason
+    when there is one), or a move that changed its result."""
+    table = e.note.table
+    assert table is not None
+    mover, other = (white, black) if e.by_white else (black, white)
+    move = f"{e.note.move}{e.note.mark}"
+    lines = []
+    if e.entered:
+        um, uk, tm, tk = table.material
+        material = t(lang, "ending.material", mover=mover, mine=_pieces(lang, um, uk), other=other,
+                     theirs=_pieces(lang, tm, tk))
+        lines.append(t(lang, "analysis.ending_entered", number=e.number, material=material,
+                       result=_result(lang, table.before, mover, other, table.why)))
+    if table.changed:
+        lines.append(t(lang, "analysis.ending_changed", number=e.number, move=move,
+                       before=_result(lang, table.before, mover, other, table.why),
+                       after=_result(lang, table.after, mover, other, table.why_after)))
+    return " ".join(lines)
+
+
 def analysis(lang: str, outcome: AnalysisOutcome | Usage) -> list[Reply]:
     """An analysis started (the report follows through the outbox), or why not."""
     if isinstance(outcome, Usage):
@@ -233,6 +273,9 @@ def analysis_report(lang: str, report: AnalysisReport) -> Reply:
             views.append(boards.board_view(m.before, m.note.move.path, m.note.move.captured,
                                            routes=[m.note.best.path], flipped=False))
             captions.append(entry)
+    if report.endings:
+        lines.append(t(lang, "analysis.endings"))
+        lines.extend("• " + ending_entry(lang, e, white, black) for e in report.endings)
     lines.append(t(lang, "analysis.legend_arrow" if views else "analysis.legend_graph"))
     image = render_analysis(views, captions, report.evaluations, title=lines[0],
                             graph_title=t(lang, "analysis.graph_title")) if report.evaluations else None

@@ -135,7 +135,8 @@ def analysis_job(variant: str, start_fen: str | None, moves: list[str], seconds:
     for move in moves:
         game.play(move)
     return [{"ply": n.ply, "move": str(n.move), "best": str(n.best), "best_score": n.best_score,
-             "played_score": n.played_score, "forced": n.forced} for n in analyse_game(game, seconds)]
+             "played_score": n.played_score, "forced": n.forced,
+             "table": n.table.as_dict() if n.table is not None else None} for n in analyse_game(game, seconds)]
 
 
 # How long closing waits for the dispatcher thread to shut the pool down.

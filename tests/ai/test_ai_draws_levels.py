@@ -36,7 +36,9 @@ def test_the_losing_side_repeats_for_a_draw():
     assert plain.score < -200
 
 
-def test_the_winning_side_avoids_the_repetition():
+def test_the_winning_side_avoids_the_repetition(monkeypatch):
+    # The search's own repetition rule: without the endgame tables, which know this ending.
+    monkeypatch.setenv("DRAUGHTS_EGTB", "off")
     start = "W:WK9,12,25:BK21"
     pos = Position.from_fen("italian", start)
     # Without history the engine's choice is the king move 9-5 ...

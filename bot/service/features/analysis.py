@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bot.ai import MoveNote, annotate_pdn
+from bot.ai import MoveNote, TableNote, annotate_pdn
 from bot.rules import Color
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx
@@ -21,6 +21,7 @@ from bot.service.features.results_stats import (
     AnalysisReport,
     AnalysisRequest,
     AnalysisStarted,
+    Ending,
     Mistake,
 )
 from bot.service.notifications import AnalysisFailed, AnalysisReady
@@ -114,7 +115,8 @@ class Analysis(UseCase):
         notes = []
         for note, before in zip(raw, game.positions, strict=False):
             notes.append(MoveNote(note["ply"], before.parse_move(note["move"]), before.parse_move(note["best"]),
-                                  note["best_score"], note["played_score"], note.get("forced", False)))
+                                  note["best_score"], note["played_score"], note.get("forced", False),
+                                  TableNote.from_dict(note.get("table"))))
         white_to_start = game.start.white
         mistakes = []
         for side in (Color.WHITE, Color.BLACK):
@@ -126,8 +128,13 @@ class Analysis(UseCase):
         # The evaluation after every ply from White's side, for the graph.
         evaluations = [float(n.played_score if (n.ply % 2 == 0) == white_to_start else -n.played_score)
                        for n in notes]
+        # Where the game became a known ending, and each move that changed what it is.
+        endings = [Ending(_move_number(white_to_start, n.ply), n, (n.ply % 2 == 0) == white_to_start,
+                          i == 0 or notes[i - 1].table is None)
+                   for i, n in enumerate(notes)
+                   if n.table is not None and (n.table.changed or i == 0 or notes[i - 1].table is None)]
         game.tags["Annotator"] = "draughts-bot"
-        return AnalysisReport(row, mistakes, evaluations, annotate_pdn(game, notes))
+        return AnalysisReport(row, mistakes, evaluations, annotate_pdn(game, notes), endings)
 
     def stored_report(self, game_id: int, ply: int) -> AnalysisReport:
         """The report of the analysis kept for a game at ``ply``; LookupError when the game or

@@ -5,7 +5,7 @@ draws them for a chat."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.ai import MoveNote
@@ -220,6 +220,17 @@ AnalysisOutcome = AnalysisStarted | AnalysisRefused
 
 
 @dataclass(frozen=True)
+class Ending:
+    """A move in a known ending (the endgame tables' positions): the first move played in one
+    (``entered``), or a move that changed its result.  ``by_white``: White played it."""
+
+    number: str
+    note: MoveNote
+    by_white: bool
+    entered: bool
+
+
+@dataclass(frozen=True)
 class Mistake:
     """One of the worst moves of a side: its move number ('12.' or '12...'), the engine's note on
     it (the move, the better one, what it cost), and the position it was played in, to draw."""
@@ -238,6 +249,7 @@ class AnalysisReport:
     mistakes: list[tuple[Color, list[Mistake]]]
     evaluations: list[float]
     pdn: str
+    endings: list[Ending] = field(default_factory=list)
 
 
 # -- settings --------------------------------------------------------------------------------------------

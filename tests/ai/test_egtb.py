@@ -154,10 +154,11 @@ def test_an_exhaustive_search_finds_what_the_tables_say(variant: str) -> None:
     v = get_variant(variant)
     rng = random.Random(f"horizon-{variant}")
     checked = {DRAW: 0, WIN: 0, LOSS: 0}
-    # Up to three pieces 6 plies deep, four pieces 4: plain Python over the rules engine is slow,
+    # Up to three pieces 6 plies deep (5 with flying kings), four pieces 4: plain Python over the
+    # rules engine is slow,
     # and the one-step check above covers many more positions of every material.
     for m in materials(min(tb.pieces, 4)):
-        tries, horizon = (2, 6) if sum(m) <= 3 else (1, 4)
+        tries, horizon = (2, 5 if v.flying_kings else 6) if sum(m) <= 3 else (1, 4)
         for _ in range(tries):
             pos = random_position(v, m, rng)
             got = tb.verdict(pos)
@@ -169,14 +170,6 @@ def test_an_exhaustive_search_finds_what_the_tables_say(variant: str) -> None:
                 assert found is None, (pos.fen(), got, found)
             checked[got.result] += 1
     assert min(checked.values()) >= 3, checked
-
-
-def test_a_fresh_solve_gives_the_shipped_tables_up_to_three_pieces() -> None:
-    v = get_variant("italian")
-    fresh = solve(v, 3)
-    tb = shipped("italian")
-    for m in materials(3):
-        assert bytes(fresh[m]) == bytes(tb.data[m]), name(m)
 
 
 def test_the_search_plays_the_quickest_win_and_says_how_long_it_takes() -> None:
@@ -224,19 +217,22 @@ def test_a_damaged_or_foreign_file_is_refused_and_the_next_one_is_used(tmp_path,
 
 def test_build_writes_tables_that_load_and_probe_answers(tmp_path) -> None:
     env = {"DRAUGHTS_EGTB_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    out = subprocess.run([sys.executable, "-m", "bot", "ai", "egtb", "build", "--variant", "spanish",
+    out = subprocess.run([sys.executable, "-m", "bot", "ai", "egtb", "build", "--variant", "italian",
                           "--pieces", "3", "--jobs", "2"], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert (tmp_path / "spanish-3.egtb.xz").exists()
-    assert "spanish: solved in" in out.stdout and "100%" in out.stderr
-    pieces, data = store.load(tmp_path / "spanish-3.egtb.xz", get_variant("spanish"))
+    assert (tmp_path / "italian-3.egtb.xz").exists()
+    assert "italian: solved in" in out.stdout and "100%" in out.stderr
+    # A fresh solve (two processes) gives the shipped tables' bytes, material by material.
+    pieces, data = store.load(tmp_path / "italian-3.egtb.xz", get_variant("italian"))
     assert pieces == 3 and sorted(data) == sorted(materials(3))
-    assert all(bytes(data[m]) == bytes(shipped("spanish").data[m]) for m in materials(3))
+    assert all(bytes(data[m]) == bytes(shipped("italian").table(m)) for m in materials(3))
     probe = subprocess.run([sys.executable, "-m", "bot", "ai", "egtb", "probe", "--variant", "italian",
-                            "--fen", "W:WK22,K27:BK5"], capture_output=True, text=True, timeout=60)
+                            "--fen", "W:WK22,K27:BK5"], capture_output=True, text=True, env=env, timeout=60)
     assert probe.returncode == 0, probe.stderr
+    # The 4-piece tables the package ships are found, not the 3-piece ones just built elsewhere.
     first = probe.stdout.splitlines()[0]
     assert first.startswith("KKvK: win in ") and first.endswith("plies for the side to move")
     bad = subprocess.run([sys.executable, "-m", "bot", "ai", "egtb", "probe", "--variant", "italian",
-                          "--fen", "W:W21,22,23,24,25:B1,2"], capture_output=True, text=True, timeout=60)
+                          "--fen", "W:W21,22,23,24,25:B1,2"], capture_output=True, text=True, env=env,
+                         timeout=60)
     assert bad.returncode == 1 and "up to 4 pieces" in bad.stderr

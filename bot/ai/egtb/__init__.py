@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.rules import Move, Position, Variant, get_variant
@@ -57,28 +57,44 @@ def _verdict(byte: int, material: Material) -> Verdict:
 
 
 class Tables:
-    """One variant's tables up to ``pieces`` pieces."""
+    """One variant's tables up to ``pieces`` pieces; ``source`` gives a material's table bytes
+    (read when a position of that material is first probed)."""
 
-    def __init__(self, v: Variant, pieces: int, data: dict[Material, bytes]) -> None:
+    def __init__(self, v: Variant, pieces: int, source: Mapping[Material, bytes | bytearray] | store.TableFile) -> None:
         self.variant = v
         self.pieces = pieces
-        self.data = data
+        self.source = source
         self.geo = Geometry(v)
+        self._index: dict[Material, tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int],
+                                          int, int, int, bytes | bytearray] | None] = {}
         self.probe: Probe = self._make_probe()
+
+    def table(self, m: Material) -> bytes | bytearray:
+        """Material ``m``'s bytes (KeyError when the tables do not hold it)."""
+        if isinstance(self.source, store.TableFile):
+            return self.source.table(m)
+        return self.source[m]
+
+    def _entry(self, m: Material) -> tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int],
+                                            int, int, int, bytes | bytearray] | None:
+        if m in self._index:
+            return self._index[m]
+        entry = None
+        if sum(m) <= self.pieces and m[0] + m[1] and m[2] + m[3]:
+            lay = self.geo.layout(m)
+            (_, r0), (_, r1), (_, r2), (_, r3) = lay.groups
+            _, n1, n2, n3 = lay.sizes
+            entry = (r0, r1, r2, r3, n1, n2, n3, self.table(m))
+        self._index[m] = entry
+        return entry
 
     def _make_probe(self) -> Probe:
         """A function (um, uk, tm, tk, white) -> the stored byte (see ``solve.py``), or -1 when
         the material is not in the tables.  Written for speed: the search calls it at every node
         with few pieces."""
-        geo = self.geo
-        turn_bit = geo.turn_bit
-        index: dict[Material, tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int],
-                                    int, int, int, bytes]] = {}
-        for m, table in self.data.items():
-            lay = geo.layout(m)
-            (_, r0), (_, r1), (_, r2), (_, r3) = lay.groups
-            _, n1, n2, n3 = lay.sizes
-            index[m] = (r0, r1, r2, r3, n1, n2, n3, table)
+        turn_bit = self.geo.turn_bit
+        index = self._index
+        load = self._entry
 
         def turn(mask: int) -> int:
             out = 0
@@ -91,7 +107,8 @@ class Tables:
         def probe(um: int, uk: int, tm: int, tk: int, white: bool) -> int:
             if not white:
                 um, uk, tm, tk = turn(um), turn(uk), turn(tm), turn(tk)
-            entry = index.get((um.bit_count(), uk.bit_count(), tm.bit_count(), tk.bit_count()))
+            m = (um.bit_count(), uk.bit_count(), tm.bit_count(), tk.bit_count())
+            entry = index[m] if m in index else load(m)
             if entry is None:
                 return -1
             r0, r1, r2, r3, n1, n2, n3, table = entry
@@ -160,10 +177,10 @@ def tables(variant: Variant | str) -> Tables | None:
             found: Tables | None = None
             for path in store.find(v):
                 try:
-                    pieces, data = store.load(path, v)
+                    source = store.TableFile(path, v)
                 except store.TableFileError:
                     continue
-                found = Tables(v, pieces, data)
+                found = Tables(v, source.pieces, source)
                 break
             _LOADED[v.id] = found
     return _LOADED[v.id]

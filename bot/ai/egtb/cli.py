@@ -110,7 +110,7 @@ def info(args: argparse.Namespace) -> int:
         if tb is None:
             print(f"{vid}: none")
         else:
-            print(f"{vid}: up to {tb.pieces} pieces ({len(tb.data)} materials) from {found[0]}")
+            print(f"{vid}: up to {tb.pieces} pieces ({len(materials(tb.pieces))} materials) from {found[0]}")
     return 0
 
 

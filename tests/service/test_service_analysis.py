@@ -275,3 +275,37 @@ def test_the_report_names_the_bot_in_the_chats_language(an):
     title = t("it", "analysis.title", id=game, white="Ana", black=t("it", "bot.name", level=1))
     [report] = [r for r in outbox(an) if r.text.startswith(title)]
     assert "Bot (level 1)" not in report.text
+
+
+def test_a_known_ending_is_named_and_the_move_that_let_the_win_go_is_told(an):
+    # Spanish, three kings against one: White wins while the lone king is kept off the long
+    # diagonal; 4-11 lets it get there (2-5), and the endgame tables say that is a draw.
+    an.say("ana", "/new spanish white")
+    cid = an.rows("challenges")[-1].id
+    an.say("bob", f"/accept #{cid}")
+    game = an.storage.challenge(cid).game_id
+    fen = "W:WK3,K4,K6:BK2"
+    row = an.game(game)
+    an.storage.update_game(game, row.version, {"fen": fen, "start_fen": fen})
+    an.say("ana", f"/m #{game} 4-11")
+    an.say("bob", f"/m #{game} 2-5")
+    an.say("ana", f"/resign #{game}")
+    an.say("ana", f"/resign #{game}")
+    an.say("ana", f"/analysis #{game}")
+    assert an.service.settle(SETTLE)
+    [report] = reports(an, game)
+    lines = report.text.splitlines()
+    header = lines.index(t("en", "analysis.endings"))
+    win = t("en", "ending.win", name="Ana", plies=21)
+    material = t("en", "ending.material", mine=t("en", "ending.kings_many", n=3), mover="Ana",
+                 theirs=t("en", "ending.kings_one"), other="Bob")
+    draw = t("en", "ending.because", result=t("en", "ending.draw"),
+             why=t("en", "ending.why_reaches_long_diagonal"))
+    # One line for the first move: where the game entered the tables, and what 4-11 did there.
+    assert lines[header + 1] == "• " + " ".join((
+        t("en", "analysis.ending_entered", number="1.", material=material, result=win),
+        t("en", "analysis.ending_changed", number="1.", move="4-11??", before=win, after=draw)))
+    # Bob's 2-5 kept the draw: nothing more to tell.
+    assert not lines[header + 2].startswith("• 1...")
+    # The annotated PDN says it too, from White's side.
+    assert "tables: draw" in report.document[1].decode()

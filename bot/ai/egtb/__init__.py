@@ -205,11 +205,19 @@ def explain(pos: Position, v: Verdict) -> str | None:
     """A catalog key naming why a known ending ends as it does, when there is a classic reason.
 
     Spanish three kings against one: the lone king draws when it holds the long diagonal (the
-    one from corner to corner); ``tests/ai/test_egtb_known.py`` checks the tables say so."""
+    one from corner to corner), or gets to it; ``tests/ai/test_egtb_known.py`` checks the
+    tables say so."""
     if pos.variant.id != "spanish" or v.result != DRAW or sorted([v.material, swap(v.material)])[0] != (0, 1, 0, 3):
         return None
-    lone = pos.wk if (pos.count("W"), pos.count("B")) == ((0, 1), (0, 3)) else pos.bk
-    return "ending.why_long_diagonal" if lone & long_diagonal(pos.variant) else None
+    diagonal = long_diagonal(pos.variant)
+    lone_white = (pos.count("W"), pos.count("B")) == ((0, 1), (0, 3))
+    lone = pos.wk if lone_white else pos.bk
+    if lone & diagonal:
+        return "ending.why_long_diagonal"
+    if pos.white == lone_white and any(1 << pos.variant.sq_to_bit[m.path[-1]] & diagonal and not m.captured
+                                       for m in pos.legal_moves()):
+        return "ending.why_reaches_long_diagonal"
+    return None
 
 
 def long_diagonal(v: Variant) -> int:

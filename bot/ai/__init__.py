@@ -17,7 +17,7 @@ from . import egtb
 from .egtb import Tables
 from .evaluation import Evaluator, evaluator
 from .human import Vision, human_move
-from .search import MATE, MATE_BOUND, Searcher, State, Timeout
+from .search import MATE, MATE_BOUND, Searcher, State, Timeout, frame_order
 
 __all__ = ["LEVELS", "Level", "SearchResult", "Vision", "analyse_game", "annotate_pdn", "choose_move", "level_move",
            "move_seconds",
@@ -127,6 +127,7 @@ def search_position(
     root_moves = searcher.gen_moves(*state)
     if not root_moves:
         raise ValueError("no legal move: the game is over")
+    root_moves = frame_order(v, root_moves, pos.white)
     rng = rng or random.Random()
     best_scored: list[tuple[int, tuple]] = [(0, root_moves[0])]
     done_depth = 0

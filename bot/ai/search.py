@@ -32,6 +32,32 @@ LMR_AFTER = 3
 State = tuple[int, int, int, int, bool]
 
 
+_FRAMES: dict[str, tuple[list[int], list[int]]] = {}
+
+
+def _frames(v: Variant) -> tuple[list[int], list[int]]:
+    """Tie-break ranks by ``from | to << 8`` (higher first) for White and for Black, mirror
+    images: the piece nearest the far side first, then the destination nearest it, each in the
+    mover's own frame (White plays towards bit 0; Black's frame is the board turned half round)."""
+    got = _FRAMES.get(v.id)
+    if got is None:
+        top = (v.size - 1) * (v.pitch + 1)
+        bits = [b for b in range(top + 1) if v.valid >> b & 1]
+        white, black = [0] * (1 << 16), [0] * (1 << 16)
+        for f in bits:
+            for t in bits:
+                white[f | t << 8] = 0xFFFF - (f << 8 | t)
+                black[f | t << 8] = 0xFFFF - ((top - f) << 8 | (top - t))
+        got = _FRAMES[v.id] = (white, black)
+    return got
+
+
+def frame_order(v: Variant, moves: list[tuple], white: bool) -> list[tuple]:
+    """Moves in the tie-break order of the search (the root's first iteration uses it)."""
+    frame = _frames(v)[0 if white else 1]
+    return sorted(moves, key=lambda m: frame[m[0] & 0xFFFF], reverse=True)
+
+
 class Timeout(Exception):
     """The deadline passed inside the tree."""
 
@@ -70,6 +96,18 @@ class Searcher:
         self.probe = probe
         self.probe_pieces = probe_pieces if probe is not None else 0
         self.tb_hits = 0
+        self.white_frame, self.black_frame = _frames(variant)
+        top = (variant.size - 1) * (variant.pitch + 1)
+
+        def turn(mask: int) -> int:
+            out = 0
+            while mask:
+                low = mask & -mask
+                mask ^= low
+                out |= 1 << (top - low.bit_length() + 1)
+            return out
+
+        self.turn = turn
 
     # -- the tree -----------------------------------------------------------------------
 
@@ -130,9 +168,19 @@ class Searcher:
                         return e_score
         n = len(moves)
         if n > 1:
+            # Ties go in the mover's own frame (most advanced piece first for either colour), so a
+            # position and its colour mirror are searched alike (tests/ai/test_ai_colour.py).
+            frame = self.white_frame if white else self.black_frame
             if capture:
-                if tt_move:
-                    moves.sort(key=lambda m: m[0] == tt_move, reverse=True)
+                # Two captures may share their start and end: then the captured pieces decide,
+                # also seen in the mover's frame.
+                if white:
+                    moves.sort(key=lambda m: ((m[0] == tt_move) << 16 | frame[m[0] & 0xFFFF], -(m[0] >> 16)),
+                               reverse=True)
+                else:
+                    turn = self.turn
+                    moves.sort(key=lambda m: ((m[0] == tt_move) << 16 | frame[m[0] & 0xFFFF],
+                                              -turn(m[0] >> 16)), reverse=True)
             else:
                 hist = self.history
                 k1, k2 = self.killers[ply]
@@ -140,12 +188,12 @@ class Searcher:
                 def order(m: tuple) -> int:
                     k = m[0]
                     if k == tt_move:
-                        return 1 << 40
+                        return 1 << 60
                     if k == k1:
-                        return 1 << 39
+                        return 1 << 59
                     if k == k2:
-                        return 1 << 38
-                    return hist.get(k, 0)
+                        return 1 << 58
+                    return hist.get(k, 0) << 16 | frame[k & 0xFFFF]
 
                 moves.sort(key=order, reverse=True)
         # A forced reply costs nothing to look through: keep the depth.

@@ -2,10 +2,12 @@
 round, colours swapped, the other side to move) get the same evaluation and the same search
 score.  Probed for the Spanish-as-Black losses of the reference match (bench/ai_reference.py).
 
-The search is compared below the depth where late move reductions start (``LMR_DEPTH``): from
-there on the order of the moves, which the generator makes from the lowest bit up and so differs
-between the colours, may change a score by design; below it alpha-beta's score does not depend on
-the order, so any difference would be a colour bug (promotion rows, capture rules, quiescence).
+The search is compared below the depth where late move reductions start (``LMR_DEPTH``), where
+alpha-beta's score does not depend on the order of the moves (a difference would be a colour
+bug: promotion rows, capture rules, quiescence), and beyond it, where the order matters: the
+generator makes moves from the lowest bit up, which is White's most advanced piece but Black's
+rearmost, so the search breaks ties in each side's own frame.  A position and its mirror are
+then searched move for move alike: same score, same best move, same number of nodes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import pytest
 from bot.ai import search_position
 from bot.ai.evaluation import evaluator
 from bot.ai.search import LMR_DEPTH
-from bot.rules import Position, Variant
+from bot.rules import Move, Position, Variant
 
 
 def _turned(v: Variant, mask: int) -> int:
@@ -71,3 +73,24 @@ def test_evaluation_and_shallow_search_are_colour_symmetric(variant):
             ours = search_position(pos, depth, 1000.0)
             theirs = search_position(turned, depth, 1000.0)
             assert ours.score == theirs.score, (pos.fen(), depth)
+
+
+@pytest.mark.parametrize("variant", ["spanish", "italian", "triestina"])
+def test_the_search_is_the_same_tree_for_both_colours(variant, monkeypatch):
+    # The search alone (the endgame tables answer some nodes without a tree).
+    monkeypatch.setenv("DRAUGHTS_EGTB", "off")
+    depth = LMR_DEPTH + 2
+    for pos in playout_positions(variant, 12, seed=7):
+        turned = mirror(pos)
+        ours = search_position(pos, depth, 1000.0)
+        theirs = search_position(turned, depth, 1000.0)
+        assert (ours.score, ours.nodes) == (theirs.score, theirs.nodes), pos.fen()
+        assert theirs.move == mirror_move(pos, turned, ours.move), pos.fen()
+
+
+def mirror_move(pos: Position, turned: Position, move: Move) -> Move:
+    """The move of ``turned`` that is ``move`` of ``pos`` seen from the other side (turning the
+    board maps square n to squares + 1 - n in both numberings)."""
+    n = pos.variant.squares + 1
+    path = tuple(n - sq for sq in move.path)
+    return next(m for m in turned.legal_moves() if m.path == path)

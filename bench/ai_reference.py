@@ -75,6 +75,8 @@ from bot.rules import VARIANTS, Game, Position, Variant, movegen  # noqa: E402
 
 INF = 10**7
 WIN = 10**6
+ADJUDGE_MARGIN = 400
+ADJUDGE_PLIES = 6
 CLOCK_EVERY = 63
 
 
@@ -196,9 +198,10 @@ def opening(variant: str, seed: int, plies: int = 4) -> Game:
 
 
 def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_factor: float, max_plies: int,
-              verbose: bool = False) -> dict:
-    """One game of our level 5 against the reference; a dict with the result and the stats."""
-    from bot.ai import level_move  # the engine measured; the reference above does not use it
+              verbose: bool = False, self_seconds: float = 0.0, adjudicate: bool = True) -> dict:
+    """One game of our level 5 against the reference (or, with ``self_seconds``, against our
+    level 5 at that many seconds a move); a dict with the result and the stats."""
+    from bot.ai import egtb, level_move  # the engine measured; the reference above does not use it
 
     game = opening(variant, seed)
     fens = [p.fen() for p in game.positions]
@@ -208,10 +211,34 @@ def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_fac
     stats: dict[str, Any] = {"our_depth": 0, "our_nodes": 0, "our_secs": 0.0, "our_moves": 0,
              "ref_depth": 0, "ref_nodes": 0, "ref_secs": 0.0, "ref_moves": 0, "illegal": None}
     log: list[str] = []
+    # Adjudication: both players' scores agree that one side is ahead by ADJUDGE_MARGIN for
+    # ADJUDGE_PLIES plies in a row (each counted for White), or the endgame tables know the end.
+    agreed: list[int] = []
+    adjudged: tuple[str | None, str] | None = None
     while game.result is None and len(game.moves) < max_plies:
         pos = game.position
         side = pos.turn
-        if side == ours:
+        if adjudicate:
+            known = egtb.verdict(pos)
+            if known is not None:
+                other = "B" if side == "W" else "W"
+                winner_t = None if known.result == egtb.DRAW else side if known.result == egtb.WIN else other
+                adjudged = (winner_t, f"endgame tables ({known.name}: {known.result})")
+                break
+            if len(agreed) >= ADJUDGE_PLIES and (all(a >= ADJUDGE_MARGIN for a in agreed[-ADJUDGE_PLIES:])
+                                                 or all(a <= -ADJUDGE_MARGIN for a in agreed[-ADJUDGE_PLIES:])):
+                adjudged = ("W" if agreed[-1] > 0 else "B", f"both scores {ADJUDGE_MARGIN}+ for {ADJUDGE_PLIES} plies")
+                break
+        if self_seconds and side != ours:
+            r = level_move(pos, 5, self_seconds, fens, rng)
+            move = r.move
+            stats["ref_depth"] += r.depth
+            stats["ref_nodes"] += r.nodes
+            stats["ref_secs"] += r.seconds
+            stats["ref_moves"] += 1
+            note = f"self {r.score:+d} d{r.depth}"
+            agreed.append(r.score if side == "W" else -r.score)
+        elif side == ours:
             r = level_move(pos, 5, seconds, fens, rng)
             move = r.move
             stats["our_depth"] += r.depth
@@ -219,6 +246,7 @@ def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_fac
             stats["our_secs"] += r.seconds
             stats["our_moves"] += 1
             note = f"ours {r.score:+d} d{r.depth}"
+            agreed.append(r.score if side == "W" else -r.score)
         else:
             started = time.perf_counter()
             key, score, depth = ref.choose(pos, seconds * ref_factor)
@@ -228,6 +256,7 @@ def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_fac
             stats["ref_secs"] += time.perf_counter() - started
             stats["ref_moves"] += 1
             note = f"ref {score:+d} d{depth}"
+            agreed.append(score if side == "W" else -score)
         if not pos.is_legal(move):
             stats["illegal"] = side
             break
@@ -239,6 +268,8 @@ def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_fac
     if stats["illegal"]:
         winner: str | None = "B" if stats["illegal"] == "W" else "W"
         how = "illegal move"
+    elif adjudged is not None:
+        winner, how = adjudged
     elif game.result is not None:
         winner = game.result.winner
         how = str(game.result.reason)
@@ -276,6 +307,11 @@ def main() -> None:
     parser.add_argument("--ours", choices=("both", "W", "B"), default="both",
                         help="the colour our engine plays (both: each opening twice)")
     parser.add_argument("--dump", help="write every game (moves, scores, positions) to this JSON file")
+    parser.add_argument("--self", type=float, default=0.0, dest="self_seconds",
+                        help="play our level 5 at this many seconds a move instead of the reference")
+    parser.add_argument("--jobs", type=int, default=1, help="games at once, each in its own process")
+    parser.add_argument("--no-adjudicate", action="store_true",
+                        help="play every game out (no endgame-table or agreed-score adjudication)")
     parser.add_argument("--review", type=float, default=0.0,
                         help="after each lost game, search each of our positions again for this many seconds and "
                              "print the moves where the longer search disagrees by 50 or more")
@@ -285,26 +321,29 @@ def main() -> None:
         if v not in VARIANTS:
             raise SystemExit(f"unknown variant {v}")
     openings = (args.games + 1) // 2
-    print(f"level 5 at {args.time}s/move vs reference at {args.time * args.ref_factor}s/move, "
-          f"{2 * openings} games a variant, one at a time", flush=True)
+    rival = (f"level 5 at {args.self_seconds}s/move" if args.self_seconds
+             else f"reference at {args.time * args.ref_factor}s/move")
+    print(f"level 5 at {args.time}s/move vs {rival}, {2 * openings} games a variant, {args.jobs} at a time"
+          f"{'' if args.no_adjudicate else f'; adjudicated by the endgame tables or both scores {ADJUDGE_MARGIN}+'}",
+          flush=True)
     everything: list[dict] = []
+    colours = {"both": (True, False), "W": (True,), "B": (False,)}[args.ours]
     for variant in variants:
+        jobs = [(variant, args.seed * 1000 + i, ours_white, args.time, args.ref_factor, args.max_plies,
+                 args.verbose, args.self_seconds, not args.no_adjudicate, i)
+                for i in range(args.first_opening, args.first_opening + openings) for ours_white in colours]
         results: list[dict] = []
-        for i in range(args.first_opening, args.first_opening + openings):
-            seed = args.seed * 1000 + i
-            for ours_white in {"both": (True, False), "W": (True,), "B": (False,)}[args.ours]:
-                started = time.perf_counter()
-                g = play_game(variant, seed, ours_white, args.time, args.ref_factor, args.max_plies, args.verbose)
+        if args.jobs > 1:
+            from concurrent.futures import ProcessPoolExecutor
+            with ProcessPoolExecutor(args.jobs) as pool:
+                for g in pool.map(_timed_game, jobs):
+                    results.append(g)
+                    _report(g, args.review)
+        else:
+            for job in jobs:
+                g = _timed_game(job)
                 results.append(g)
-                res = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g["points"]]
-                our_nps = g["our_nodes"] / g["our_secs"] if g["our_secs"] else 0
-                ref_nps = g["ref_nodes"] / g["ref_secs"] if g["ref_secs"] else 0
-                print(f"  {variant:9} opening {i} ours {g['ours']}: {res} ({g['how']}, {g['plies']} plies, "
-                      f"{time.perf_counter() - started:.0f}s) ours depth {g['our_depth'] / max(1, g['our_moves']):.1f} "
-                      f"{our_nps:.0f} n/s, ref depth {g['ref_depth'] / max(1, g['ref_moves']):.1f} {ref_nps:.0f} n/s"
-                      f"{', ILLEGAL by ' + g['illegal'] if g['illegal'] else ''}", flush=True)
-                if args.review and g["points"] == 0.0:
-                    review(g, args.review)
+                _report(g, args.review)
         everything += results
         print(summarise(f"{variant:9} all     ", results))
         print(summarise(f"{variant:9} as White", [g for g in results if g["ours"] == "W"]))
@@ -313,6 +352,27 @@ def main() -> None:
     print(f"illegal moves: {illegal}")
     if args.dump:
         Path(args.dump).write_text(json.dumps(everything, indent=1))
+
+
+def _timed_game(job: tuple) -> dict:
+    *params, index = job
+    started = time.perf_counter()
+    g = play_game(*params)
+    g["opening"] = index
+    g["wall"] = time.perf_counter() - started
+    return g
+
+
+def _report(g: dict, review_seconds: float) -> None:
+    res = {1.0: "win", 0.5: "draw", 0.0: "loss"}[g["points"]]
+    our_nps = g["our_nodes"] / g["our_secs"] if g["our_secs"] else 0
+    ref_nps = g["ref_nodes"] / g["ref_secs"] if g["ref_secs"] else 0
+    print(f"  {g['variant']:9} opening {g['opening']} ours {g['ours']}: {res} ({g['how']}, {g['plies']} plies, "
+          f"{g['wall']:.0f}s) ours depth {g['our_depth'] / max(1, g['our_moves']):.1f} "
+          f"{our_nps:.0f} n/s, other depth {g['ref_depth'] / max(1, g['ref_moves']):.1f} {ref_nps:.0f} n/s"
+          f"{', ILLEGAL by ' + g['illegal'] if g['illegal'] else ''}", flush=True)
+    if review_seconds and g["points"] == 0.0:
+        review(g, review_seconds)
 
 
 def review(g: dict, seconds: float) -> None:

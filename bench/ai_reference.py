@@ -31,8 +31,14 @@ each colour once (``--games`` is rounded up to an even number).  Every move of b
 checked against ``Position.legal_moves()`` before it is played (an illegal move is counted
 and loses the game).  A game ends by its own rules (``Game``: no legal move, threefold
 repetition, the variant's no-progress count); past ``--max-plies`` (300) it is adjudicated by
-material (man 1, king as above): ahead by 2 or more is a win, else a draw.  One game at a
-time, in this process (the machine is shared).
+material (man 1, king as above): ahead by 2 or more is a win, else a draw.  Unless
+``--no-adjudicate``, a game is also adjudicated earlier, as engine matches do: when the endgame
+tables hold the position (four pieces or fewer: the result with best play from there, which
+credits the reference with perfect play it does not have), or when both players' scores have
+agreed for ``ADJUDGE_PLIES`` plies in a row that the same side is ``ADJUDGE_MARGIN`` (four men)
+ahead.  ``--self S`` plays our level 5 at ``S`` seconds a move instead of the reference (level 5
+at 2 s against itself at 0.5 s: ``--time 2 --self 0.5``).  One game at a time in this process,
+or ``--jobs N`` games at once in processes (the machine is shared: times per move are wall time).
 
 Score: win 1, draw 1/2.  The 95 % interval is Wilson's score interval on the score
 fraction over n games (a draw counted as half a win, so it is approximate; with draws

@@ -22,6 +22,7 @@ MATE_BOUND = MATE - 1_000
 INF = MATE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
 TT_LIMIT = 1_500_000
+EVAL_LIMIT = 500_000
 # Nodes between two looks at the clock: a node can cost a millisecond in a
 # Spanish position full of flying kings with long captures, so keep it small.
 CLOCK_EVERY = 63
@@ -86,6 +87,7 @@ class Searcher:
         self.history_keys = history_keys or set()
         self.root_quiet = quiet_plies
         self.tt: dict[State, tuple[int, int, int, int]] = {}
+        self.evals: dict[State, int] = {}
         self.history: dict[int, int] = {}
         self.killers: list[list[int]] = [[0, 0] for _ in range(256)]
         self.path: list[State] = []
@@ -141,12 +143,14 @@ class Searcher:
             # A pending capture by the opponent is not a quiet position: look one more
             # ply (bounded, so threats cannot extend the tree without end).
             if ply >= self.ext_limit or not self.can_capture(tm, tk, um, uk, not white):
-                return self.evaluate(um, uk, tm, tk, white)
+                # Iterative deepening meets the same leaves again: their scores are kept.
+                score = self.evals.get(state)
+                if score is None:
+                    if len(self.evals) > EVAL_LIMIT:
+                        self.evals.clear()
+                    score = self.evals[state] = self.evaluate(um, uk, tm, tk, white)
+                return score
             depth = 1
-        moves = self.gen_moves(um, uk, tm, tk, white)
-        if not moves:
-            return -MATE + ply
-        capture = moves[0][0] >> 16
         if ply > self.max_ply:
             self.max_ply = ply
         tt_move = 0
@@ -166,6 +170,12 @@ class Searcher:
                         return e_score
                     if flag == UPPER and e_score <= alpha:
                         return e_score
+        # Moves are made only past the table's cut-offs (an entry is only stored for a position
+        # that has moves).
+        moves = self.gen_moves(um, uk, tm, tk, white)
+        if not moves:
+            return -MATE + ply
+        capture = moves[0][0] >> 16
         n = len(moves)
         if n > 1:
             # Ties go in the mover's own frame (most advanced piece first for either colour), so a

@@ -12,7 +12,10 @@ import logging
 import os
 import sys
 import tempfile
-from collections.abc import Mapping
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 import pytest
 
@@ -123,6 +126,44 @@ def pytest_runtest_call(item):
     return result
 
 
+class _DrawnOnce:
+    """``render_png`` as the service calls it, each distinct picture drawn once per test process.
+
+    The service tests play the same openings again and again: about 2,600 boards drawn in
+    tests/service, 460 of them different, at about 5 ms of CPU each.  A picture is a function of
+    its view (every field is in the key: the view's repr) and its size; the renderer itself is
+    tested, uncached, in tests/renderers, and a test that watches the drawing patches
+    ``boards.png``, which still runs each time."""
+
+    def __init__(self, draw: Callable[..., bytes], keep: int = 1024) -> None:
+        self.draw = draw
+        self.keep = keep
+        self.made: OrderedDict[tuple[str, int], bytes] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def __call__(self, view: Any, px: int = 600) -> bytes:
+        key = (repr(view), px)
+        with self.lock:
+            if key in self.made:
+                self.made.move_to_end(key)
+                return self.made[key]
+        data = self.draw(view, px)
+        with self.lock:
+            self.made[key] = data
+            while len(self.made) > self.keep:
+                self.made.popitem(last=False)
+        return data
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _boards_drawn_once() -> Iterator[None]:
+    from bot.service import boards
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(boards, "render_png", _DrawnOnce(boards.render_png))
+        yield
+
+
 @pytest.fixture
 def pg_url() -> str:
     """The URL of a new, empty database on this test process's throw-away PostgreSQL server
@@ -149,7 +190,6 @@ LONG_TESTS: dict[str, float] = {
     "tests/service/test_outbox_notifications.py::test_two_processes_on_one_database": 4.0,
     "tests/test_database_url.py::test_db_copy_moves_everything": 4.0,
     "tests/storage/test_startup.py::test_a_lock_held_at_start": 4.0,
-    "tests/service/test_processes_postgres.py::": 4.0,
     "tests/puzzles/test_puzzles_cli.py::test_check_proves_a_fixed_quarter_of_the_shipped_bank[spanish": 3.5,
     "tests/test_summary_line.py::": 3.0,
     "tests/platforms/telegram/test_telegram_flood.py::test_a_private_reply_is_not_queued": 3.0,

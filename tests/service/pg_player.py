@@ -7,7 +7,8 @@ as ``{"refused", "text"}``.
 
 Roles: ``racerN`` plays both colours of one game in a loop until the game has 40 plies, choosing a
 different move from the other racer where there is a choice (so the stored move says whose
-won); ``victim`` plays its games (and one game against the bot, level 1, whose answers go
+won), starting when the test writes a line on its input, after its ``{"ready"}`` line;
+``victim`` plays its games (and one game against the bot, level 1, whose answers go
 through the outbox) until it is killed.
 """
 
@@ -93,8 +94,11 @@ def main() -> int:
     service = GameService(store, rng=random.Random(0), outbox=Outbox(store, time.time, lease_seconds=3.0))
     try:
         service.warm_up()
-        # Racers start at one agreed moment, so that their moves meet.
-        time.sleep(max(0.0, float(os.environ.get("PG_PLAYER_START_AT", "0")) - time.time()))
+        if os.environ.get("PG_PLAYER_WAIT_GO"):
+            # Racers start together, so that their moves meet: each says it is warmed up (engine
+            # pool, fonts) and waits for the test's word, given once both have said so.
+            emit(ready=role)
+            sys.stdin.readline()
         if role.startswith("racer"):
             race(service, int(games[0]), int(role[len("racer"):]))
         else:

@@ -46,9 +46,12 @@ def start_game(service: GameService, chat: str, white: str, black: str) -> int:
     raise AssertionError("no game started")
 
 
-def player(url: str, role: str, *games: int, start_at: float = 0.0) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(REPO), DRAUGHTS_AI_WORKERS="1", PG_PLAYER_START_AT=repr(start_at))
+def player(url: str, role: str, *games: int, wait_go: bool = False) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=str(REPO), DRAUGHTS_AI_WORKERS="1")
+    if wait_go:
+        env["PG_PLAYER_WAIT_GO"] = "1"
     return subprocess.Popen([sys.executable, str(HERE / "pg_player.py"), url, role, *map(str, games)],
+                            stdin=subprocess.PIPE if wait_go else subprocess.DEVNULL,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
 
 
@@ -78,8 +81,16 @@ def test_two_processes_racing_on_one_game_each_move_is_played_once(pg_url):
     finally:
         service.close()
         service.storage.close()
-    start_at = time.time() + 8        # both warmed up (engine pool, fonts) by then
-    procs = [player(pg_url, f"racer{n}", game, start_at=start_at) for n in range(2)]
+    procs = [player(pg_url, f"racer{n}", game, wait_go=True) for n in range(2)]
+    # Both warmed up (each says so, then waits for a line): then both are let go at once.
+    for proc in procs:
+        assert proc.stdout is not None and proc.stdin is not None
+        ready = proc.stdout.readline()
+        assert "ready" in ready, f"a racer stopped early: {ready!r} {proc.stderr.read() if proc.stderr else ''}"
+    for proc in procs:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     outputs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outputs]
     acks = [acknowledged(out.splitlines()) for out, _ in outputs]

@@ -18,9 +18,7 @@ SUMMARY = re.compile(r"^=* ?\d+ passed(, \d+ \w+)* in [\d.]+s( \(\d+:\d\d:\d\d\)
 @pytest.mark.parametrize("quiet", [[], ["-q"], ["-qq"]])
 def test_a_run_ends_with_its_summary_line(quiet):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    # One xdist worker, not addopts' four: the line comes from the controller's report whatever the
-    # number of workers, and each worker costs its start-up (about 1 s of CPU, three runs here).
-    proc = subprocess.run([sys.executable, "-m", "pytest", *quiet, "-n", "1", "-p", "no:cacheprovider",
+    proc = subprocess.run([sys.executable, "-m", "pytest", *quiet, "-p", "no:cacheprovider",
                            "tests/ratings/test_glicko2.py"], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)
     lines = [line for line in proc.stdout.splitlines() if line.strip()]

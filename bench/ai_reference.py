@@ -235,23 +235,17 @@ def play_game(variant: str, seed: int, ours_white: bool, seconds: float, ref_fac
                                                  or all(a <= -ADJUDGE_MARGIN for a in agreed[-ADJUDGE_PLIES:])):
                 adjudged = ("W" if agreed[-1] > 0 else "B", f"both scores {ADJUDGE_MARGIN}+ for {ADJUDGE_PLIES} plies")
                 break
-        if self_seconds and side != ours:
-            r = level_move(pos, 5, self_seconds, fens, rng)
+        if side == ours or self_seconds:
+            # Our level 5, or its other self (counted in the reference's columns).
+            mine = side == ours
+            r = level_move(pos, 5, seconds if mine else self_seconds, fens, rng)
             move = r.move
-            stats["ref_depth"] += r.depth
-            stats["ref_nodes"] += r.nodes
-            stats["ref_secs"] += r.seconds
-            stats["ref_moves"] += 1
-            note = f"self {r.score:+d} d{r.depth}"
-            agreed.append(r.score if side == "W" else -r.score)
-        elif side == ours:
-            r = level_move(pos, 5, seconds, fens, rng)
-            move = r.move
-            stats["our_depth"] += r.depth
-            stats["our_nodes"] += r.nodes
-            stats["our_secs"] += r.seconds
-            stats["our_moves"] += 1
-            note = f"ours {r.score:+d} d{r.depth}"
+            who = "our" if mine else "ref"
+            stats[f"{who}_depth"] += r.depth
+            stats[f"{who}_nodes"] += r.nodes
+            stats[f"{who}_secs"] += r.seconds
+            stats[f"{who}_moves"] += 1
+            note = f"{'ours' if mine else 'self'} {r.score:+d} d{r.depth}"
             agreed.append(r.score if side == "W" else -r.score)
         else:
             started = time.perf_counter()

@@ -155,8 +155,7 @@ def test_an_exhaustive_search_finds_what_the_tables_say(variant: str) -> None:
     rng = random.Random(f"horizon-{variant}")
     checked = {DRAW: 0, WIN: 0, LOSS: 0}
     # Up to three pieces 6 plies deep (5 with flying kings), four pieces 4: plain Python over the
-    # rules engine is slow,
-    # and the one-step check above covers many more positions of every material.
+    # rules engine is slow, and the one-step check above covers many more positions of every material.
     for m in materials(min(tb.pieces, 4)):
         tries, horizon = (2, 5 if v.flying_kings else 6) if sum(m) <= 3 else (1, 4)
         for _ in range(tries):

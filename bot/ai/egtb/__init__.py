@@ -41,13 +41,6 @@ class Verdict:
         """'KKKvK': kings K, men m, the side to move's first."""
         return name(self.material)
 
-    def score(self, mate: int, ply: int = 0) -> int:
-        """The score the search gives a game ending this way (``mate`` minus plies)."""
-        if self.result == DRAW:
-            return 0
-        end = ply + self.plies
-        return mate - end if self.result == WIN else end - mate
-
 
 def _verdict(byte: int, material: Material) -> Verdict:
     if byte == 0:

@@ -62,6 +62,17 @@ Measured on 2026-12-04 (2 shared cores, one game at a time, seed 2026; small sam
 So this reference, even at 25x our time, does not reach the depth of the compiled one of the
 issue (which drew and won against level 5): it measures legality and gross blunders, not the
 margin the targets ask for.
+
+Measured on 2026-12-04 after the endgame tables and the colour-symmetric ordering (40 games a
+variant, openings 0-19 of seed 2026, both colours, adjudicated, one game per process, two
+processes on the 2 shared cores):
+
+* ``--games 40 --time 0.5``: Spanish 40-0-0, Italian 40-0-0, Triestina 40-0-0 (each 20-0-0 with
+  either colour), 95 % [0.91, 1.00]; no illegal move.
+* ``--games 40 --time 2 --self 0.5`` (level 5 at 2 s against itself at 0.5 s): Spanish 18-8-14,
+  score 0.62 [0.47, 0.76] (as White 10-5-5, as Black 8-3-9); Italian 16-2-22, 0.68 [0.52, 0.80]
+  (as White 6-2-12, as Black 10-0-10).  The 2 s side searched 2-3 plies deeper; its Spanish losses
+  drift from 0 to -4 men over twenty moves without a shot: positional, not tactical.
 """
 
 from __future__ import annotations

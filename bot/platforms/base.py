@@ -38,9 +38,12 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from bot.service import Button, GameService, Mention, Reply, StorageDamaged, StorageFull, StorageGone, mention_at
+
+if TYPE_CHECKING:
+    from bot.platforms.web import WebServer
 
 log = logging.getLogger(__name__)
 
@@ -213,12 +216,22 @@ class ChatAdapter:
         self.delivery = DeliveryStats()
         # Why the bot had to stop (its database gone or damaged), once it did; the run then exits 1.
         self.fatal: str | None = None
+        # The web board this adapter serves in its loop (docs/web.md), while it runs.
+        self.web_server: WebServer | None = None
         self._verified_at = time.monotonic()
         self._worker_failure: BaseException | None = None
         # Outbox rows whose messages went out while the database could not record it (a full
         # disk): how many of each reply are out, or None when all of it is and only the mark is
         # missing.  Kept in memory so a retry never sends again what the chat already has.
         self._unrecorded: dict[int, int | None] = {}
+
+    async def stop_web(self) -> None:
+        """Stop the web board, if this adapter serves one, and take its links off the chat."""
+        server, self.web_server = self.web_server, None
+        if server is None:
+            return
+        self.service.chat.serve_web(None)
+        await server.stop()
 
     # -- the service, off the event loop -----------------------------------------------------------
 

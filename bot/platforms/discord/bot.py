@@ -42,7 +42,7 @@ from bot.i18n import catalog, pick_language, t
 from bot.platforms.base import PERMANENT, TRANSIENT, ChatAdapter, Piece, Progress, run_until_stopped
 from bot.platforms.discord import render
 from bot.platforms.discord.sharding import ShardConfig, ShardConfigError, shard_config
-from bot.platforms.web import WebConfig, WebServer, start_web
+from bot.platforms.web import WebConfig, start_web
 from bot.platforms.web.server import ConfigProblem
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Reply
 from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
@@ -446,7 +446,6 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         self.clock = clock
         # Where the web board's settings are read (WEB_URL, PORT...); None: no board (``sync``).
         self.env = env
-        self.web_server: WebServer | None = None
         # The newest interaction in each channel: the bot's own messages go out as its follow-ups
         # where the channel refuses the bot's posts, while its token lives.
         self.live_interactions: dict[str, discord.Interaction] = {}
@@ -498,13 +497,6 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             log.error("the web board cannot start: %s", err)
             return
         self.service.chat.serve_web(self.web_server.url, self.service.web)
-
-    async def stop_web(self) -> None:
-        server, self.web_server = self.web_server, None
-        if server is None:
-            return
-        self.service.chat.serve_web(None)
-        await server.stop()
 
     async def with_board_button(self, chat_id: str, reply: Reply) -> Reply:
         """A game's board with an Open board button (its press answers the presser alone with their

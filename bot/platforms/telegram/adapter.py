@@ -114,7 +114,7 @@ from bot.platforms.telegram.webhook import (
     WebhookConfigError,
     webhook_config,
 )
-from bot.platforms.web import WebConfig, WebServer, start_web
+from bot.platforms.web import WebConfig, start_web
 from bot.platforms.web.server import ConfigProblem
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
 from bot.service.registry import REGISTRY
@@ -329,7 +329,6 @@ class TelegramAdapter(ChatAdapter):
         # until they write there.
         self._closed_private: set[str] = set()
         self._token: str | None = None        # the bot token: the board checks Mini App initData with it
-        self.web_server: WebServer | None = None
 
     # -- the web board (docs/web.md), served in this adapter's loop -------------------------------
 
@@ -348,13 +347,6 @@ class TelegramAdapter(ChatAdapter):
         app = self.env.get(WEBAPP_VARIABLE, "").strip() or None
         self.service.chat.serve_web(self.web_server.url, self.service.web, app)
         log.info("web board at %s (port %d)", self.web_server.url, self.web_server.port)
-
-    async def stop_web(self) -> None:
-        server, self.web_server = self.web_server, None
-        if server is None:
-            return
-        self.service.chat.serve_web(None)
-        await server.stop()
 
     async def with_board_button(self, chat_id: str, reply: Reply) -> Reply:
         """A game's board with an Open board button under it (the Mini App's direct link, or the

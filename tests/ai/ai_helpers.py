@@ -1,6 +1,9 @@
-"""Helpers for the engine tests: an independent prover written over the public rules API."""
+"""Helpers for the engine tests: an independent prover written over the public rules API, and
+positions from seeded random playouts."""
 
 from __future__ import annotations
+
+import random
 
 from bot.rules import Position
 
@@ -32,3 +35,20 @@ def prove(pos: Position, depth: int, king: int, alpha: int = -INF, beta: int = I
                 if alpha >= beta:
                     break
     return best
+
+
+def playout_positions(variant: str, count: int, seed: int, plies: tuple[int, int] = (10, 120)) -> list[Position]:
+    """``count`` positions with a legal move, each after a seeded random playout of a number of
+    plies in ``plies`` (from its first to before its second)."""
+    rng = random.Random(seed)
+    out: list[Position] = []
+    while len(out) < count:
+        pos = Position.start(variant)
+        for _ in range(rng.randrange(*plies)):
+            moves = pos.legal_moves()
+            if not moves:
+                break
+            pos = pos.play(rng.choice(moves))
+        if pos.legal_moves():
+            out.append(pos)
+    return out

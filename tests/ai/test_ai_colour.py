@@ -12,9 +12,8 @@ then searched move for move alike: same score, same best move, same number of no
 
 from __future__ import annotations
 
-import random
-
 import pytest
+from ai_helpers import playout_positions as _playouts
 
 from bot.ai import search_position
 from bot.ai.evaluation import evaluator
@@ -40,18 +39,7 @@ def mirror(pos: Position) -> Position:
 
 def playout_positions(variant: str, count: int, seed: int) -> list[Position]:
     """Positions from seeded random playouts of 4-60 plies (kings appear in the longer ones)."""
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        pos = Position.start(variant)
-        for _ in range(rng.randrange(4, 60)):
-            moves = pos.legal_moves()
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.legal_moves():
-            out.append(pos)
-    return out
+    return _playouts(variant, count, seed, plies=(4, 60))
 
 
 def test_mirror_is_the_same_position_for_the_rules():

@@ -7,6 +7,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from ai_helpers import playout_positions
 
 from bot.ai import choose_move, search_position
 from bot.rules import VARIANTS, Position, read_pdn
@@ -19,21 +20,6 @@ def championship_positions(every: int) -> list[Position]:
     out = []
     for game in read_pdn(text):
         out.extend(p for p in game.positions[::every] if p.legal_moves())
-    return out
-
-
-def playout_positions(variant: str, count: int, seed: int) -> list[Position]:
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        pos = Position.start(variant)
-        for _ in range(rng.randrange(10, 120)):
-            moves = pos.legal_moves()
-            if not moves:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.legal_moves():
-            out.append(pos)
     return out
 
 

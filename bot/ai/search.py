@@ -298,8 +298,17 @@ class Searcher:
             self.path.pop()
         scored.sort(key=lambda sm: sm[0], reverse=True)
         if not exact_all and scored:
-            self.tt[state] = (depth, EXACT, scored[0][0], scored[0][1][0])
+            self.remember(state, depth, scored[0][0], scored[0][1][0])
         return scored
+
+    def remember(self, state: State, depth: int, score: int, key: int) -> None:
+        """Store the root's exact score and best move in the table."""
+        self.tt[state] = (depth, EXACT, score, key)
+
+    def tt_move(self, state: State) -> int:
+        """The table's best move key for ``state``; 0 when it has none."""
+        entry = self.tt.get(state)
+        return entry[3] if entry is not None else 0
 
     def _table_move(self, state: State) -> tuple | None:
         """The tables' best move in ``state`` (the quickest win, a draw, the longest loss), or
@@ -335,9 +344,9 @@ class Searcher:
             if st in seen:
                 break
             seen.add(st)
-            entry = self.tt.get(st)
-            if entry is not None and entry[3]:
-                nxt = next((m for m in self.gen_moves(*st) if m[0] == entry[3]), None)
+            known = self.tt_move(st)
+            if known:
+                nxt = next((m for m in self.gen_moves(*st) if m[0] == known), None)
             else:
                 nxt = self._table_move(st)
             if nxt is None:

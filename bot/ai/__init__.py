@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from bot.rules import Move, Position, Variant, get_variant
 
-from . import egtb
+from . import egtb, jit
 from .egtb import Tables
 from .evaluation import Evaluator, evaluator
 from .human import Vision, human_move
@@ -111,18 +111,26 @@ def search_position(
 
     ``quiet_plies`` overrides the count of plies without a capture or a man move that
     ``history`` implies (the no-progress rule draws at the variant's limit)."""
-    started = time.perf_counter()
     v = pos.variant
+    ev = ev or evaluator(v)
+    tb = _tables_for(pos)
+    use_jit = type(ev) is Evaluator and jit.available(v)
+    if use_jit:
+        # Before the clock starts: loading (or compiling) it, and reading the tables, is not the move's time.
+        jit.warm(tb)
+    started = time.perf_counter()
     # Leave room for building the answer and for the process's own start-up jitter.
     deadline = started + max(0.01, seconds * 0.85 - 0.02)
     soft = started + seconds * 0.45
     history_keys, quiet = _history(v, history, pos)
     if quiet_plies is not None:
         quiet = quiet_plies
-    evaluate = (ev or evaluator(v)).evaluate
-    tb = _tables_for(pos)
-    searcher = Searcher(v, evaluate, deadline, history_keys, quiet,
-                        tb.probe if tb is not None else None, tb.pieces if tb is not None else 0)
+    searcher: Searcher
+    if use_jit:
+        searcher = jit.JitSearcher(v, ev, deadline, history_keys, quiet, tb)
+    else:
+        searcher = Searcher(v, ev.evaluate, deadline, history_keys, quiet,
+                            tb.probe if tb is not None else None, tb.pieces if tb is not None else 0)
     state = _state(pos)
     root_moves = searcher.gen_moves(*state)
     if not root_moves:

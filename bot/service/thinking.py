@@ -107,11 +107,13 @@ def _watch_parent(parent_pid: int) -> None:
 
 
 def warm_job() -> bool:
-    """Load the engine in a worker (its modules and tables), so the first real search is not slower."""
-    from bot.ai import choose_move
+    """Load the engine in a worker (its modules, tables and compiled search), so the first real
+    search is not slower."""
+    from bot.ai import choose_move, jit
     from bot.rules import Position
 
     choose_move("italian", Position.start("italian").fen(), 1, time_limit=0.01, rng=0)
+    jit.warm()
     return True
 
 

@@ -237,3 +237,25 @@ def test_the_compiled_search_uses_the_tables_as_the_python_search_does(variant):
         assert got == iterations(Searcher, pos, 5, tables=tables), pos.fen()
         hits += got[0][-1][3]
     assert hits > 0
+
+
+def test_a_position_beyond_the_buffers_is_searched_on_in_python(monkeypatch):
+    """The compiled kernel reports an overflow (no real position of the shipped variants makes
+    one, so the kernel is replaced by one that always does): the search goes on in Python and
+    gives the Python search's answer, its nodes counted once."""
+    pos = playout_positions("italian", 1, seed=7, plies=(20, 30))[0]
+    want = iterations(Searcher, pos, 4)
+
+    def overflowing(*args):
+        st = args[7]
+        st[jit.S_NODES] += 1
+        st[jit.S_OVERFLOW] = 1
+        st[jit.S_ABORT] = 1
+        return 0
+
+    monkeypatch.setattr(jit, "search", overflowing)
+    got, pv = iterations(jit.JitSearcher, pos, 4)
+    # The kernel's one node before the overflow is counted too; the rest is the Python search's.
+    assert [(score, key) for score, key, _n, _h in got] == [(score, key) for score, key, _n, _h in want[0]]
+    assert [n for _s, _k, n, _h in got] == [n + 1 for _s, _k, n, _h in want[0]]
+    assert pv == want[1]

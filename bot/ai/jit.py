@@ -253,6 +253,17 @@ def _has_quiet_move(g: Any, um: Any, uk: Any, tm: Any, tk: Any, white: Any) -> A
     return bool(((uk >> s1) & empty) or ((uk >> s2) & empty) or ((uk << s1) & empty) or ((uk << s2) & empty))
 
 
+@njit(cache=True, inline="always")
+def _put(mv_ft: Any, mv_cap: Any, mv_ch: Any, ply: Any, n: Any, ft: Any, cap: Any, a: Any, b: Any, c: Any,
+         d: Any) -> None:
+    mv_ft[ply, n] = ft
+    mv_cap[ply, n] = cap
+    mv_ch[ply, n, 0] = a
+    mv_ch[ply, n, 1] = b
+    mv_ch[ply, n, 2] = c
+    mv_ch[ply, n, 3] = d
+
+
 @njit(cache=True)
 def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any, tm: Any, tk: Any,
               white: Any) -> Any:
@@ -378,12 +389,7 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
             else:
                 um2 = um ^ fbit ^ tbit
                 uk2 = uk
-            mv_ft[ply, n] = ft
-            mv_cap[ply, n] = cap
-            mv_ch[ply, n, 0] = tm & ~cap
-            mv_ch[ply, n, 1] = tk & ~cap
-            mv_ch[ply, n, 2] = um2
-            mv_ch[ply, n, 3] = uk2
+            _put(mv_ft, mv_cap, mv_ch, ply, n, ft, cap, tm & ~cap, tk & ~cap, um2, uk2)
             n += 1
         return n
     # Plain moves: men forward, then kings.
@@ -394,16 +400,10 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
             low = t & -t
             t ^= low
             src = (low << s) if white else (low >> s)
-            mv_ft[ply, n] = lowbit(src) | lowbit(low) << 8
-            mv_cap[ply, n] = 0
-            mv_ch[ply, n, 0] = tm
-            mv_ch[ply, n, 1] = tk
             if low & promo:
-                mv_ch[ply, n, 2] = um ^ src
-                mv_ch[ply, n, 3] = uk | low
+                _put(mv_ft, mv_cap, mv_ch, ply, n, lowbit(src) | lowbit(low) << 8, 0, tm, tk, um ^ src, uk | low)
             else:
-                mv_ch[ply, n, 2] = um ^ src ^ low
-                mv_ch[ply, n, 3] = uk
+                _put(mv_ft, mv_cap, mv_ch, ply, n, lowbit(src) | lowbit(low) << 8, 0, tm, tk, um ^ src ^ low, uk)
             n += 1
     k = uk
     while k:
@@ -421,12 +421,7 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
                     if n >= MOVES:
                         st[S_OVERFLOW] = 1
                         return 0
-                    mv_ft[ply, n] = kb | t2 << 8
-                    mv_cap[ply, n] = 0
-                    mv_ch[ply, n, 0] = tm
-                    mv_ch[ply, n, 1] = tk
-                    mv_ch[ply, n, 2] = um
-                    mv_ch[ply, n, 3] = rest | tmask
+                    _put(mv_ft, mv_cap, mv_ch, ply, n, kb | t2 << 8, 0, tm, tk, um, rest | tmask)
                     n += 1
         else:
             for d in range(4):
@@ -435,12 +430,7 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
                     if n >= MOVES:
                         st[S_OVERFLOW] = 1
                         return 0
-                    mv_ft[ply, n] = kb | t2 << 8
-                    mv_cap[ply, n] = 0
-                    mv_ch[ply, n, 0] = tm
-                    mv_ch[ply, n, 1] = tk
-                    mv_ch[ply, n, 2] = um
-                    mv_ch[ply, n, 3] = rest | (np.int64(1) << t2)
+                    _put(mv_ft, mv_cap, mv_ch, ply, n, kb | t2 << 8, 0, tm, tk, um, rest | (np.int64(1) << t2))
                     n += 1
     return n
 
@@ -608,34 +598,25 @@ def _rank(gpos: Any, glen: Any, binom: Any, group: int, mask: Any, k: Any) -> An
 
 
 @njit(cache=True)
+def _turned(turn: Any, mask: Any) -> Any:
+    """The board turned half round (the tables are indexed with White to move)."""
+    out = np.int64(0)
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        out |= np.int64(1) << turn[lowbit(low)]
+    return out
+
+
+@njit(cache=True)
 def probe(tb: Any, um: Any, uk: Any, tm: Any, tk: Any, white: Any) -> Any:
     """``egtb.Tables.probe``: the stored byte of the position, or -1 when it is not in the tables."""
     gpos, glen, turn, binom, offsets, data = tb[0], tb[1], tb[2], tb[3], tb[4], tb[5]
     if not white:
-        a = um
-        um = 0
-        while a:
-            low = a & -a
-            a ^= low
-            um |= np.int64(1) << turn[lowbit(low)]
-        a = uk
-        uk = 0
-        while a:
-            low = a & -a
-            a ^= low
-            uk |= np.int64(1) << turn[lowbit(low)]
-        a = tm
-        tm = 0
-        while a:
-            low = a & -a
-            a ^= low
-            tm |= np.int64(1) << turn[lowbit(low)]
-        a = tk
-        tk = 0
-        while a:
-            low = a & -a
-            a ^= low
-            tk |= np.int64(1) << turn[lowbit(low)]
+        um = _turned(turn, um)
+        uk = _turned(turn, uk)
+        tm = _turned(turn, tm)
+        tk = _turned(turn, tk)
     c0 = popcount(um)
     c1 = popcount(uk)
     c2 = popcount(tm)

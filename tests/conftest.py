@@ -81,6 +81,13 @@ def pytest_configure(config: pytest.Config) -> None:
     warnings still come), so a full run looked as if it had not ended."""
     if getattr(config.option, "verbose", 0) < -1:
         config.option.verbose = -1
+    if not hasattr(config, "workerinput"):
+        # The engine's compiled search is compiled once, here, before the test processes start
+        # (on a fresh clone: some seconds; later runs load it): else every process would compile
+        # it at once on its first search, and tests waiting for a bot move could time out.
+        from bot.ai import jit
+
+        jit.warm()
 
 
 def _utf8(text: str) -> str:

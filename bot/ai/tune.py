@@ -11,6 +11,11 @@ Held-out error, start -> fitted: italian 0.04076 -> 0.04022 (l2 1e-7); spanish
 say little; k lands at its lower bound).  In play, italian fitted weights scored
 9.5/16 against the starting ones at depth 4 (bench/ai_weights.py style games).)
 
+Tried again on 2026-12-04 with the compiled search (docs/engine.md), deeper self-play for Italian:
+``--variant italian --games 200 --depth 7 --seed 5`` (29,451 positions, 9.5 minutes).  The fit made
+the held-out games' error worse, 0.04369 -> 0.04489 (l2 1e-7) and 0.04521 (1e-6), so the weights
+above were kept: with these nine features the tune finds nothing more to take from stronger games.
+
 1. Self-play: the engine plays itself at a fixed shallow depth (``--depth``, with a
    small random margin at the root and 4 random opening plies so games differ), with
    ``STARTING_WEIGHTS``, to the end by the rules (no moves, threefold repetition, the

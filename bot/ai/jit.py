@@ -22,9 +22,13 @@ found by the same depth-first walk as ``movegen.all_captures``, with the same pr
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 import time
+import weakref
 from collections.abc import Callable
+from math import comb
 from typing import Any, cast
 
 import numpy as np
@@ -45,6 +49,8 @@ except ImportError:  # pragma: no cover - exercised only on machines without the
 from bot.rules import Variant
 from bot.rules.variants import CapturePriority
 
+from .egtb import Tables, store
+from .evaluation import Evaluator, Geometry, evaluator
 from .search import LMR_AFTER, LMR_DEPTH, MATE, MATE_BOUND, TT_LIMIT, Searcher, State, Timeout
 
 INF = MATE + 1
@@ -69,11 +75,9 @@ CLOCK_MASK = 63    # as search.CLOCK_EVERY
 _DISABLED = os.environ.get("DRAUGHTS_JIT", "").strip().lower() in ("0", "off", "no", "false")
 
 
-def available(v: Variant) -> Any:
+def available(v: Variant) -> bool:
     """Whether the compiled search can play ``v`` on this machine."""
-    if _DISABLED or not HAVE_NUMBA or v.size % 2 or v.size > 10:
-        return False
-    return True
+    return not (_DISABLED or not HAVE_NUMBA or v.size % 2 or v.size > 10)
 
 
 if HAVE_NUMBA:
@@ -852,8 +856,6 @@ class _Layout:
     """One variant's dense layout and the compiled search's tables for it."""
 
     def __init__(self, v: Variant) -> None:
-        from .evaluation import Geometry
-
         self.v = v
         bits = [b for b in range(v.size * v.pitch) if v.valid >> b & 1]
         self.parity = bits[0] & 1
@@ -944,9 +946,8 @@ class _Layout:
 _LAYOUTS: dict[str, _Layout] = {}
 
 
+@functools.cache
 def _binomials() -> Any:
-    from math import comb
-
     out = np.zeros((65, 65), np.int64)
     for n in range(65):
         for k in range(n + 1):
@@ -954,18 +955,22 @@ def _binomials() -> Any:
     return out
 
 
+@functools.cache
 def _no_tables() -> tuple:
+    """The probe's arrays when there are no tables (the kernels always take the same types)."""
     return (np.full((3, 64), -1, np.int64), np.zeros(3, np.int64), np.zeros(64, np.int64), _binomials(),
             np.full((5, 5, 5, 5), -1, np.int64), np.zeros(1, np.uint8))
 
 
-def _table_arrays(tables: Any) -> tuple:
+_TABLE_ARRAYS: weakref.WeakKeyDictionary[Tables, tuple] = weakref.WeakKeyDictionary()
+
+
+def _table_arrays(tables: Tables) -> tuple:
     """A variant's endgame tables for the compiled probe: every material's bytes in one array (read
     once per process: 7 MB for the 8x8 variants, 47 MB for Triestina), and the index's geometry."""
-    got = getattr(tables, "_jit_arrays", None)
+    got = _TABLE_ARRAYS.get(tables)
     if got is not None:
-        return cast(tuple, got)
-    v = tables.variant
+        return got
     geo = tables.geo
     gpos = np.full((3, 64), -1, np.int64)
     glen = np.zeros(3, np.int64)
@@ -979,7 +984,7 @@ def _table_arrays(tables: Any) -> tuple:
     offsets = np.full((5, 5, 5, 5), -1, np.int64)
     parts = []
     at = 0
-    for m in tables.source.materials if hasattr(tables.source, "materials") else list(tables.source):
+    for m in tables.source.materials if isinstance(tables.source, store.TableFile) else list(tables.source):
         if max(m) > 4 or sum(m) > tables.pieces:
             continue
         data = np.frombuffer(tables.table(m), np.uint8)
@@ -987,8 +992,7 @@ def _table_arrays(tables: Any) -> tuple:
         parts.append(data)
         at += len(data)
     arrays = (gpos, glen, turn, _binomials(), offsets, np.concatenate(parts) if parts else np.zeros(1, np.uint8))
-    del v
-    tables._jit_arrays = arrays
+    _TABLE_ARRAYS[tables] = arrays
     return arrays
 
 
@@ -1032,23 +1036,12 @@ class _Context:
         return (self.killers, self.history, self.path, keys, *self.bufs, *self.keys)
 
 
-import threading  # noqa: E402
-
-_NO_TABLES: tuple | None = None
-
-
-def _no_tables_arrays() -> tuple:
-    global _NO_TABLES
-    if _NO_TABLES is None:
-        _NO_TABLES = _no_tables()
-    return _NO_TABLES
-
 _LOCAL = threading.local()
 _WARM = threading.Lock()
 _warmed = False
 
 
-def warm(tables: Any = None) -> None:
+def warm(tables: Tables | None = None) -> None:
     """Load the compiled search in this process (compile it, the first time on a machine: some
     seconds), and ``tables`` for it when given, so a search's clock does not pay for either.  Once
     per process (and per tables); a no-op without numba."""
@@ -1067,17 +1060,11 @@ def warm(tables: Any = None) -> None:
 
         v = get_variant("italian")
         pos = Position.start(v)
-        s = JitSearcher(v, _default_evaluator(v), time.perf_counter() + 3600.0)
+        s = JitSearcher(v, evaluator(v), time.perf_counter() + 3600.0)
         state = (*pos.sides(), pos.white)
         s.root(state, 2, s.gen_moves(*state), False)
         s.tt_move(state)
         _warmed = True
-
-
-def _default_evaluator(v: Variant) -> Any:
-    from .evaluation import evaluator
-
-    return evaluator(v)
 
 
 def _context() -> _Context:
@@ -1090,12 +1077,12 @@ def _context() -> _Context:
 class JitSearcher(Searcher):
     """``Searcher`` whose tree below the root is searched by the compiled ``search``."""
 
-    def __init__(self, variant: Variant, evaluator: Any, deadline: float, history_keys: set[State] | None = None,
-                 quiet_plies: int = 0, tables: Any = None) -> None:
-        super().__init__(variant, evaluator.evaluate, deadline, history_keys, quiet_plies,
+    def __init__(self, variant: Variant, ev: Evaluator, deadline: float, history_keys: set[State] | None = None,
+                 quiet_plies: int = 0, tables: Tables | None = None) -> None:
+        super().__init__(variant, ev.evaluate, deadline, history_keys, quiet_plies,
                          tables.probe if tables is not None else None, tables.pieces if tables is not None else 0)
         self.layout = layout(variant)
-        self.weights = np.array(evaluator.weights, np.float64)
+        self.weights = np.array(ev.weights, np.float64)
         self.ctx = _context()
         keys = [self._hash(state) for state in self.history_keys]
         self.arrays = self.ctx.begin(keys)
@@ -1105,7 +1092,7 @@ class JitSearcher(Searcher):
             self.tb = _table_arrays(tables)
             self.st[S_PROBE_PIECES] = tables.pieces
         else:
-            self.tb = _no_tables_arrays()
+            self.tb = _no_tables()
 
     def _hash(self, state: State) -> Any:
         d = self.layout.dense

@@ -36,6 +36,8 @@ class Detail(StrEnum):
     MAN_BACKWARD = "man_backward"          # a man going back: it never does
     KING_ONE_SQUARE = "king_one_square"    # a short-range king going further than one square
     OWN_PIECE = "own_piece"                # a jump over a piece of one's own colour
+    CROWNED_STOPS = "crowned_stops"        # a capture typed on past the square where the man is crowned
+    TWO_IN_A_ROW = "two_in_a_row"          # a flying king's jump over two pieces with no gap between them
 
 
 class IllegalMove(Exception):

@@ -164,13 +164,20 @@ def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> Il
         if step in quiet and captures:
             return IllegalMove(ErrorCode.CAPTURE_COMPULSORY, squares=tuple(squares), moves=tuple(captures))
     is_man = piece.islower()
+    if is_man and _crowned_before_end(pos, squares, pseudo):
+        # What stops the typed path is the crowning (§3.7), not whatever lies beyond it.
+        return IllegalMove(ErrorCode.ILLEGAL_CAPTURE, squares=tuple(squares), moves=tuple(captures),
+                           detail=Detail.CROWNED_STOPS)
     jumps = _jumped_squares(pos, squares)
     if is_man and not v.men_capture_kings:
         for sq in jumps:
             if sq is not None and (jumped := pos.piece_at(sq) or "").isupper() and jumped.upper() != pos.turn:
                 return IllegalMove(ErrorCode.MAN_CANNOT_TAKE_KING, squares=(sq,), moves=tuple(captures))
     detail = _detail(pos, squares, capture_hint)
-    if capture_hint or len(squares) > 2 or any(sq is not None for sq in jumps) or detail == Detail.OWN_PIECE:
+    if detail is None and not is_man and v.flying_kings and _two_in_a_row(pos, squares):
+        detail = Detail.TWO_IN_A_ROW
+    if (capture_hint or len(squares) > 2 or any(sq is not None for sq in jumps)
+            or detail in (Detail.OWN_PIECE, Detail.TWO_IN_A_ROW)):
         return IllegalMove(ErrorCode.ILLEGAL_CAPTURE, squares=tuple(squares), moves=tuple(captures), detail=detail)
     if captures:
         return IllegalMove(ErrorCode.CAPTURE_COMPULSORY, squares=tuple(squares), moves=tuple(captures))
@@ -217,3 +224,30 @@ def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:
         occupied = [sq for sq in between if sq is not None and pos.piece_at(sq) is not None]
         out.append(occupied[0] if len(occupied) == 1 else None)
     return out
+
+
+def _crowned_before_end(pos: Position, squares: list[int], pseudo: list[tuple[tuple[int, ...], movegen.Raw]]) -> bool:
+    """Whether the typed path follows a capture of a man that ends crowned on the far row and
+    then goes on: the crowning ends the move there (docs/rules.md §3.7)."""
+    v = pos.variant
+    far_row = 0 if pos.white else v.size - 1
+    return any(len(path) < len(squares) and list(path) == squares[:len(path)]
+               and v.square_to_rc(path[-1])[0] == far_row for path, _raw in pseudo)
+
+
+def _two_in_a_row(pos: Position, squares: list[int]) -> bool:
+    """Whether a hop of the typed path crosses two pieces standing next to each other on the
+    diagonal, which a flying king cannot jump at once (docs/rules.md §4, spanish)."""
+    v = pos.variant
+    for a, b in zip(squares, squares[1:], strict=False):
+        (r1, c1), (r2, c2) = v.square_to_rc(a), v.square_to_rc(b)
+        dr, dc = r2 - r1, c2 - c1
+        if abs(dr) != abs(dc) or abs(dr) < 3:
+            continue
+        sr, sc = (1 if dr > 0 else -1), (1 if dc > 0 else -1)
+        # Squares between two squares on one diagonal are on the board: never None.
+        between = [v.rc_to_square(r1 + i * sr, c1 + i * sc) for i in range(1, abs(dr))]
+        taken = [sq is not None and pos.piece_at(sq) is not None for sq in between]
+        if any(x and y for x, y in zip(taken, taken[1:], strict=False)):
+            return True
+    return False

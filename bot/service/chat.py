@@ -338,8 +338,13 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if not words:
         return [Reply(t(ctx.lang, "move.usage"))]
     if ref is None and asks_for_bot(words) and not app.games.my_games(ctx):
-        # "/jugar contra la máquina": /jugar is /move, but this asks for /play.
-        return [Reply(t(ctx.lang, "move.play_instead"))]
+        # "/jugar damas españolas nivel 3": /jugar is /move, but this asks for /play, so what
+        # /play would understand starts the game; the rest ("contra la máquina") is pointed there.
+        try:
+            spec = parse_play(words)
+        except BadArgument:
+            return [Reply(t(ctx.lang, "move.play_instead"))]
+        return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec, ctx.lang))
     return presenters.replies(ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
 
 

@@ -32,9 +32,9 @@ MAX_MOVE_SECONDS = 7 * 24 * 3600
 DEFAULT_MOVE_SECONDS = 24 * 3600
 # Longest names first: the pattern is matched piece by piece ('1h30m'), so 'min' must not stop at 'm'.
 _UNIT = (r"(minutes?|minutos?|minuti|minuto|mins|min|m|hours?|horas?|hrs?|h|ore|ora"
-         r"|days?|d[ií]as?|d|giorni|giorno|g)")
+         r"|days?|d[ií]as?|d|giorni|giorno|g|secondi|secondo|seconds?|segundos?|secs?|seg|s)")
 _DURATION_PART = re.compile(r"(\d+)\s*" + _UNIT, re.I)
-_UNIT_SECONDS = {"m": 60, "h": 3600, "d": 86400}
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 @dataclass(frozen=True)
@@ -74,17 +74,19 @@ def fold(word: str) -> str:
 
 
 def parse_duration(word: str) -> int | None:
-    """Seconds for '30m', '2h', '3d', '1h30m' (and Spanish/Italian unit names); None if not a
-    duration.  Any number is read, so that an out-of-range time can be called out of range."""
+    """Seconds for '30s', '30m', '2h', '3d', '1h30m', '4m40s' (and Spanish/Italian unit names);
+    None if not a duration.  Any number is read, so that an out-of-range time can be called out of
+    range (a move time in seconds is refused by its bounds, not misread)."""
     text = word.strip()
-    total, pos, last_rank = 0, 0, 3
+    total, pos, last_rank = 0, 0, 4
     for part in _DURATION_PART.finditer(text):
         if part.start() != pos:
             return None
         unit = part.group(2).lower()
-        # minutes start with m; hours with h (hours, horas) or o (ore, ora); the rest are days.
-        key = "m" if unit[0] == "m" else "h" if unit[0] in "ho" else "d"
-        rank = "mhd".index(key)
+        # seconds start with s; minutes with m; hours with h (hours, horas) or o (ore, ora); the
+        # rest are days.
+        key = "s" if unit[0] == "s" else "m" if unit[0] == "m" else "h" if unit[0] in "ho" else "d"
+        rank = "smhd".index(key)
         if rank >= last_rank:       # '30m2h' or '2h2h': not a way anyone writes a time
             return None
         last_rank = rank

@@ -60,7 +60,9 @@ WRONG_REACTION = "👎"
 OTHER_REACTION = "🤔"
 REACTIONS = {Reaction.RIGHT: RIGHT_REACTION, Reaction.WRONG: WRONG_REACTION, Reaction.SOLVED: SOLVED_REACTION,
              Reaction.OTHER: OTHER_REACTION}
-GIVE_UP_WORDS = ("giveup", "give-up", "resign", "rendirse", "rindo", "abandonar", "arrendo", "arrendersi", "abbandona")
+# Giving up a puzzle is seeing its solution: the words for both, in the three languages.
+GIVE_UP_WORDS = ("giveup", "give-up", "resign", "solution", "rendirse", "rindo", "abandonar", "solucion", "solución",
+                 "arrendo", "arrendersi", "abbandona", "rinuncia", "rinuncio", "soluzione")
 HISTORY_WORDS = ("history", "historial", "historia", "storia", "cronologia")
 # ASCII digits only: the time is stored as typed ('09:0٥' would be kept as such).
 _TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)", re.ASCII)

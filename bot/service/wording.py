@@ -61,11 +61,15 @@ def illegal_move_text(lang: str, err: IllegalMove, pos: Position, typed: str = "
     if code in (ErrorCode.LAW_OF_QUANTITY, ErrorCode.LAW_OF_QUALITY, ErrorCode.KING_MUST_CAPTURE,
                 ErrorCode.KING_EARLIEST):
         attempted = err.attempted
-        return t(lang, f"err.{code.value}", best=move_list(err.moves, lang), attempted=attempted,
+        taken_kings = _kings(pos, attempted.captured) if attempted else 0
+        key = f"err.{code.value}"
+        if code == ErrorCode.LAW_OF_QUALITY and taken_kings == 0:
+            key = "err.law_of_quality_none"      # "takes none", not "only 0"
+        return t(lang, key, best=move_list(err.moves, lang), attempted=attempted,
                  best_count=len(best.captured) if best else 0,
                  count=len(attempted.captured) if attempted else 0,
                  best_kings=_kings(pos, best.captured) if best else 0,
-                 kings=_kings(pos, attempted.captured) if attempted else 0)
+                 kings=taken_kings)
     if code == ErrorCode.MAN_CANNOT_TAKE_KING:
         return t(lang, "err.man_cannot_take_king", variant=variant_name(lang, v.id), square=sq)
     if code == ErrorCode.CAPTURE_NOT_FINISHED:

@@ -89,19 +89,19 @@ LISTED = {
            "[spanish|italian|triestina] [white|black|random] "),
     "es": ("Damas en este chat: españolas, italianas y triestinas (reglas italianas en 10x10).",
            "No conozco la variante «x». Elige española, italiana o triestina.",
-           "Usa /settings variante española|italiana|triestina o /settings idioma es|it|en.",
+           "Usa /ajustes variante española|italiana|triestina o /ajustes idioma es|it|en.",
            "[española|italiana|triestina] [blancas|negras|azar] "),
     "it": ("Dama in questa chat: spagnola, italiana e triestina (regole italiane su 10x10).",
            "Non conosco la variante «x». Scegli spagnola, italiana o triestina.",
-           "Usa /settings variante spagnola|italiana|triestina o /settings lingua es|it|en.",
+           "Usa /impostazioni variante spagnola|italiana|triestina o /impostazioni lingua es|it|en.",
            "[spagnola|italiana|triestina] [bianco|nero|casuale] "),
 }
 
 
 SHOW = {
     "en": "Change them with /settings variant spanish|italian|triestina or /settings lang es|it|en.",
-    "es": "Cámbialos con /settings variante española|italiana|triestina o /settings idioma es|it|en.",
-    "it": "Cambiale con /settings variante spagnola|italiana|triestina o /settings lingua es|it|en.",
+    "es": "Cámbialos con /ajustes variante española|italiana|triestina o /ajustes idioma es|it|en.",
+    "it": "Cambiale con /impostazioni variante spagnola|italiana|triestina o /impostazioni lingua es|it|en.",
 }
 
 

@@ -633,11 +633,11 @@ def test_settings_examples_of_each_language_work(chat, catalog, lang):
     chat.say("ana", f"/lang {lang}", admin=True)
     # As shown: the variant words are filled in from VARIANTS.
     usage = t(lang, "settings.usage")
-    variant_word = re.search(r"/settings (\S+) (\w+)\|", usage)
-    lang_word = re.search(r"/settings (\S+) es\|it\|en", usage)
-    chat.say("ana", f"/settings {variant_word.group(1)} {variant_word.group(2)}", admin=True)
+    variant_word = re.search(r"(/\S+) (\S+) (\w+)\|", usage)
+    lang_word = re.search(r"(/\S+) (\S+) es\|it\|en", usage)
+    chat.say("ana", f"{variant_word.group(1)} {variant_word.group(2)} {variant_word.group(3)}", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
-    chat.say("ana", f"/settings {lang_word.group(1)} en", admin=True)
+    chat.say("ana", f"{lang_word.group(1)} {lang_word.group(2)} en", admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).language == "en"
 
 

@@ -80,8 +80,8 @@ def test_italian_hint_button_says_suggerimento(chat):
     assert REGISTRY.lookup("suggerimento").name == "hint"
 
 
+# "/gioca italiana livello 1" now starts the game (issue 28, item 10: tests/service/test_issue28_words.py).
 @pytest.mark.parametrize("lang, text", [
-    ("it", "/gioca italiana livello 1"),
     ("es", "/jugar contra la máquina"),
     ("en", "/move against the computer"),
 ])
@@ -219,9 +219,9 @@ def test_dates_in_words():
     assert day_words("it", monday, weekday=True) == "lunedì 2 marzo"
     assert day_words("en", monday, weekday=True) == "Monday, March 2"
     assert t("es", "puzzle.first", name="Carla", day=day_words("es", monday), streak="1 día").startswith(
-        "🏆 ¡Primera en resolver el problema del 2 de marzo: Carla!")
+        "🏆 Problema del 2 de marzo resuelto primero por Carla.")
     assert t("it", "puzzle.first", name="Carla", day=day_words("it", monday), streak="1 giorno").startswith(
-        "🏆 Primo solutore del problema del 2 marzo: Carla!")
+        "🏆 Prima soluzione del problema del 2 marzo: Carla!")
 
 
 def test_solver_ordinals():

@@ -344,7 +344,7 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
             spec = parse_play(words)
         except BadArgument:
             return [Reply(t(ctx.lang, "move.play_instead"))]
-        return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec, ctx.lang))
+        return play(app, ctx, words)
     return presenters.replies(ctx.lang, app.play.move(ctx, MoveRequest(" ".join(words), ref)))
 
 

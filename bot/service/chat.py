@@ -341,7 +341,7 @@ def move(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         # "/jugar damas españolas nivel 3": /jugar is /move, but this asks for /play, so what
         # /play would understand starts the game; the rest ("contra la máquina") is pointed there.
         try:
-            spec = parse_play(words)
+            parse_play(words)
         except BadArgument:
             return [Reply(t(ctx.lang, "move.play_instead"))]
         return play(app, ctx, words)

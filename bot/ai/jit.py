@@ -33,7 +33,12 @@ from typing import Any, cast
 
 import numpy as np
 
+from . import jitcache
+
 try:  # numba is a dependency; the Python search stands in where its wheel does not install.
+    # Before numba is imported: its caches go to the user's cache folder, never into the installed
+    # package (bot/ai/jitcache.py).
+    jitcache.configure()
     from llvmlite import ir
     from numba import njit, objmode, types
     from numba.extending import intrinsic
@@ -1060,11 +1065,19 @@ def warm(tables: Tables | None = None) -> None:
 
         v = get_variant("italian")
         pos = Position.start(v)
-        s = JitSearcher(v, evaluator(v), time.perf_counter() + 3600.0)
-        state = (*pos.sides(), pos.white)
-        s.root(state, 2, s.gen_moves(*state), False)
-        s.tt_move(state)
+        # One process on the machine compiles; the others wait for its cache and load it.
+        with jitcache.first_compile():
+            s = JitSearcher(v, evaluator(v), time.perf_counter() + 3600.0)
+            state = (*pos.sides(), pos.white)
+            s.root(state, 2, s.gen_moves(*state), False)
+            s.tt_move(state)
         _warmed = True
+
+
+def needs_compiling() -> bool:
+    """Whether the next process to search compiles the search first (nothing of it in this
+    machine's cache yet: seconds to a minute) rather than loading it."""
+    return not (_DISABLED or not HAVE_NUMBA or jitcache.ready())
 
 
 def _context() -> _Context:

@@ -485,23 +485,61 @@ def _badge_radius(sq: int) -> float:
     return max(sq * 0.24, 13.0)
 
 
+def _midway_square(route: Sequence[Square], k: int) -> Square | None:
+    """The square ``_midway`` puts hop ``k``'s point on (None: beside a one-square step)."""
+    (r1, c1), (r2, c2) = route[k], route[k + 1]
+    steps = abs(r2 - r1)
+    if steps < 2:
+        return None
+    half = steps // 2
+    return (r1 + half * (1 if r2 > r1 else -1), c1 + half * (1 if c2 > c1 else -1))
+
+
+def _jumped(path: Sequence[Square], pieces: Mapping[Square, str]) -> set[Square]:
+    """The pieces a drawn path passes over (what it captures)."""
+    out: set[Square] = set()
+    for (r1, c1), (r2, c2) in zip(path, path[1:], strict=False):
+        steps = abs(r2 - r1)
+        if steps != abs(c2 - c1):
+            continue
+        dr, dc = (1 if r2 > r1 else -1), (1 if c2 > c1 else -1)
+        out.update(sq for i in range(1, steps) if (sq := (r1 + i * dr, c1 + i * dc)) in pieces)
+    return out
+
+
 def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: int) -> list[tuple[float, float]]:
     """Where each route's number goes: on a stretch of the route that no other route takes
-    (a landing square of its own first, else the middle of a jump of its own), apart from
-    the numbers already placed."""
+    (a landing square of its own first, else the middle of a jump of its own, else the
+    destination), apart from the numbers already placed, and never on a piece that another
+    drawn path also captures (the number would hide which route takes it)."""
     # Tuples, to hash (a route may come as lists, e.g. from JSON).
     routes: list[list[Square]] = [[(row, col) for row, col in r] for r in view.routes]
+    pieces = {(row, col): kind for (row, col), kind in view.pieces.items()}
+    # The pieces the last move (and the ones before it) took or passes over: they are crossed out
+    # or drawn there, a number on them would hide that.
+    played = {(row, col) for row, col in view.captured}
+    for path in (view.last_path, *view.earlier_paths):
+        played |= _jumped([(row, col) for row, col in path], pieces)
     spots: list[tuple[float, float]] = []
     for i, route in enumerate(routes):
         pts = points[i]
         others = [r for j, r in enumerate(routes) if j != i]
         other_squares = {s for r in others for s in r}
         other_jumps = {frozenset(p) for r in others for p in zip(r, r[1:], strict=False)}
-        hops = range(len(route) - 1)
+        taken_elsewhere = played.union(*(_jumped(r, pieces) for r in others))
+        shared = [k for k in range(len(route) - 1) if _midway_square(route, k) in taken_elsewhere]
+        hops = [k for k in range(len(route) - 1) if k not in shared]
         candidates = [pts[k] for k in range(1, len(pts) - 1) if route[k] not in other_squares]
         candidates += [_midway(route, pts, k, sq, view.size) for k in hops
                        if frozenset(route[k:k + 2]) not in other_jumps]
-        # Fallbacks: anywhere along the route, the start last (the piece is there).
+        # A jump over a piece another path takes too: a light square beside that piece (off both
+        # lines, the piece and its capture mark left visible).
+        for k in shared:
+            mx, my = _midway(route, pts, k)
+            candidates += [(x, y) for x, y in ((mx + sq, my), (mx - sq, my), (mx, my + sq), (mx, my - sq))
+                           if 0 < x < sq * view.size and 0 < y < sq * view.size]
+        # Fallbacks: the destination, anywhere along the route, the start last (the piece is there).
+        candidates.append(pts[-1])
         candidates += [pts[k] for k in range(1, len(pts) - 1)]
         candidates += [_midway(route, pts, k) for k in hops]
         candidates.append(pts[0])

@@ -85,9 +85,28 @@ def grid_board_px(size: int) -> int:
     return GRID_BOARD_PX.get(size, 300 if size <= 8 else 480)
 
 
+# Room under the evaluation graph for its move numbers.
+MOVE_BAND = 18
+MOVE_STEPS = (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000)
+
+
+def move_ticks(plies: int, black_first: bool = False, most: int = 12) -> list[tuple[int, int]]:
+    """(point index, move number) of the moves numbered under the evaluation graph, one point a
+    ply: move 1, then every ``step``-th move (a round step, at most ``most`` numbers), each under
+    its first ply (White's; Black's for move 1 when Black began)."""
+    if plies <= 0:
+        return []
+    offset = 1 if black_first else 0
+    moves = (plies - 1 + offset) // 2 + 1
+    step = next((s for s in MOVE_STEPS if math.ceil(moves / s) <= most), MOVE_STEPS[-1])
+    numbers = [1, *(n for n in range(step, moves + 1, step) if n > 1)]
+    return [(max(0, 2 * (n - 1) - offset), n) for n in numbers]
+
+
 def _draw_eval_graph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], values: Sequence[float],
-                     title: str, font: Font, small: Font) -> None:
-    """A line per ply from White's side, clamped to ±EVAL_CLAMP, the zero line across."""
+                     title: str, font: Font, small: Font, black_first: bool = False) -> None:
+    """A line per ply from White's side, clamped to ±EVAL_CLAMP, the zero line across, and the
+    move numbers under the frame (so a dip can be matched with the move that made it)."""
     x0, y0, x1, y1 = box
     if title:
         draw.text((x0, y0), title, fill=INK, font=font)
@@ -101,10 +120,25 @@ def _draw_eval_graph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], 
     draw.text((x0, y1 - getattr(small, "size", 12) - 2), "\u2212", fill=INK, font=small)
     points = []
     n = len(values)
+
+    def x_of(i: int) -> float:
+        return left + 3 + (x1 - left - 6) * (i / (n - 1) if n > 1 else 0.5)
+
     for i, v in enumerate(values):
         c = max(-EVAL_CLAMP, min(EVAL_CLAMP, v))
-        x = left + 3 + (x1 - left - 6) * (i / (n - 1) if n > 1 else 0.5)
-        points.append((x, mid - half * c / EVAL_CLAMP))
+        points.append((x_of(i), mid - half * c / EVAL_CLAMP))
+    most = max(2, (x1 - left) // 44)
+    last_right = -1.0
+    for index, number in move_ticks(n, black_first, most):
+        x = x_of(index)
+        label = str(number)
+        w = draw.textlength(label, font=small)
+        lx = min(max(x - w / 2, left), x1 - w)
+        if lx <= last_right + 4:
+            continue                         # no two numbers on top of each other
+        draw.line((x, y1, x, y1 + 4), fill=INK, width=1)
+        draw.text((lx, y1 + 5), label, fill=INK, font=small)
+        last_right = lx + w
     if len(points) > 1:
         draw.polygon([(points[0][0], mid), *points, (points[-1][0], mid)], fill=EVAL_AREA)
         draw.line((left, mid, x1, mid), fill=FAINT, width=1)
@@ -114,10 +148,11 @@ def _draw_eval_graph(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], 
 
 
 def render_analysis(views: Sequence[BoardView], captions: Sequence[str], evaluations: Sequence[float],
-                    title: str = "", graph_title: str = "") -> bytes:
+                    title: str = "", graph_title: str = "", black_first: bool = False) -> bytes:
     """The analysis picture: the boards of the mistakes with their captions (if any), and below a
     graph of the evaluation after every ply (hundredths of a man, White's side; one point per
-    ply, clamped so won and lost positions sit on the edges)."""
+    ply, clamped so won and lost positions sit on the edges), its moves numbered along the
+    bottom (``black_first``: the game began with Black's move 1)."""
     if not views and not evaluations:
         raise ValueError("nothing to draw")
     if len(captions) != len(views):
@@ -134,14 +169,15 @@ def render_analysis(views: Sequence[BoardView], captions: Sequence[str], evaluat
     small = _font(12)
     graph_h = 170 if evaluations else 0
     top = grid.height if grid else (int(getattr(font, "size", 14) * 1.6) + 12 if title else 0)
-    img = Image.new("RGB", (width, top + graph_h + 12), BACKGROUND)
+    img = Image.new("RGB", (width, top + graph_h + (MOVE_BAND if evaluations else 0) + 12), BACKGROUND)
     draw = ImageDraw.Draw(img)
     if grid:
         img.paste(grid, (0, 0))
     elif title:
         draw.text((12, 10), title, fill=INK, font=font)
     if evaluations:
-        _draw_eval_graph(draw, (12, top, width - 12, top + graph_h), evaluations, graph_title, font, small)
+        _draw_eval_graph(draw, (12, top, width - 12, top + graph_h), evaluations, graph_title, font, small,
+                         black_first)
     return _png(img)
 
 

@@ -9,7 +9,7 @@ import datetime as dt
 from bot.ai import MoveNote
 from bot.ai.analyse import ALLOWS_WIN, MISSES_WIN, STILL_WINNING
 from bot.i18n import t, tn
-from bot.rules import Color
+from bot.rules import Color, Position
 from bot.service import boards
 from bot.service.events import Reply
 from bot.service.features.results_stats import (
@@ -277,8 +277,11 @@ def analysis_report(lang: str, report: AnalysisReport) -> Reply:
         lines.append(t(lang, "analysis.endings"))
         lines.extend("• " + ending_entry(lang, e, white, black) for e in report.endings)
     lines.append(t(lang, "analysis.legend_arrow" if views else "analysis.legend_graph"))
+    # The graph numbers its moves as the report does: move 1 is Black's in a game Black began.
+    black_first = bool(row.start_fen) and not Position.from_fen(row.variant, row.start_fen or "").white
     image = render_analysis(views, captions, report.evaluations, title=lines[0],
-                            graph_title=t(lang, "analysis.graph_title")) if report.evaluations else None
+                            graph_title=t(lang, "analysis.graph_title"),
+                            black_first=black_first) if report.evaluations else None
     return Reply("\n".join(lines), image=image, document=(f"game-{row.id}-analysis.pdn", report.pdn.encode("utf-8")))
 
 

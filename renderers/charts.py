@@ -1,8 +1,9 @@
 """Rating charts over time and leaderboard tables: data in, PNG bytes out.
 
-The chart puts dates on its x axis (the caller says how a date reads in its language), round
-values on its y axis and a marker on every rated game; the table sizes its columns from what
-they hold, so no header touches the edge.
+The chart gives every rated game its own place along the x axis, in order, and writes the date
+(the caller says how a date reads in its language) where it changes, round values on its y axis
+and a marker on every game; the table sizes its columns from what they hold, so no header
+touches the edge.
 """
 
 from __future__ import annotations
@@ -65,7 +66,9 @@ def day_ticks(start: float, end: float, most: int = 5) -> list[dt.date]:
 def render_rating_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]]]],
                         date_label: Callable[[dt.date], str], title: str = "",
                         width: int = 640, height: int = 340) -> bytes:
-    """One line per (label, [(epoch seconds, rating), ...]) against time, a marker on each point."""
+    """One line per (label, [(epoch seconds, rating), ...]), a marker on each point.  The x axis
+    is the games in order, evenly spaced (seven games of one evening are seven places, not one
+    line), with the date under the first game of each day."""
     points = [p for _label, pts in series for p in pts]
     if not points:
         raise ValueError("nothing to draw")
@@ -83,14 +86,15 @@ def render_rating_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]
     if len(ticks) < 2:
         ticks = [ticks[0] - 50, ticks[0] + 50]
     low, high = ticks[0], ticks[-1]
-    first_at, last_at = min(t for t, _v in points), max(t for t, _v in points)
-    t0, t1 = first_at, last_at
-    # A single day still gets a width: half a day either side.
-    t0, t1 = (t0 - DAY / 2, t1 + DAY / 2) if t1 - t0 < DAY else (t0, t1)
+    # Every game its place (the series share them: a time two players' games have is one place).
+    times = sorted({t for t, _v in points})
+    place = {t: i for i, t in enumerate(times)}
     plot_w, plot_h = width - left - right, height - top - bottom
 
     def x_of(t: float) -> float:
-        return left + plot_w * (t - t0) / (t1 - t0)
+        if len(times) == 1:
+            return left + plot_w / 2
+        return left + plot_w * place[t] / (len(times) - 1)
 
     def y_of(v: float) -> float:
         return top + plot_h - plot_h * (v - low) / (high - low)
@@ -103,10 +107,13 @@ def render_rating_chart(series: Sequence[tuple[str, Sequence[tuple[float, float]
     axis_y = top + plot_h
     draw.line((left, axis_y, left + plot_w, axis_y), fill=MUTED, width=1)
     last_right = -1.0
-    for day in day_ticks(first_at, last_at):
-        # Midday of the date, kept on the axis (the first game may come late in its day).
-        noon = dt.datetime.combine(day, dt.time(12), dt.UTC).timestamp()
-        x = x_of(min(max(noon, first_at), last_at))
+    previous: dt.date | None = None
+    for at in times:
+        day = dt.datetime.fromtimestamp(at, dt.UTC).date()
+        if day == previous:
+            continue
+        previous = day
+        x = x_of(at)
         label = date_label(day)
         w = draw.textlength(label, font=small)
         lx = min(max(x - w / 2, left - 20), width - PAD - w)

@@ -63,14 +63,16 @@ def second_turn_has_a_choice(p: dict[str, Any]) -> bool:
 @cache
 def golpe_day() -> tuple[dt.date, dict[str, Any]]:
     """A day whose Italian puzzle starts quietly (no capture on the board, a key move that is no
-    capture) and takes the solver three moves: right, right again, then solved."""
+    capture) and takes the solver three moves: right, right again, then solved; the solver has a
+    man that a step can move illegally (not only kings)."""
     puzzles = bank.load("italian")
     day = dt.date(2026, 6, 1)
     for _ in range(400):
         p = puzzle_of_day(puzzles, day, "italian")
         pos = Position.from_fen("italian", p["fen"])
         if (len(p["solution"]) >= 5 and "x" not in p["solution"][0]
-                and not any(m.is_capture for m in pos.legal_moves()) and second_turn_has_a_choice(p)):
+                and not any(m.is_capture for m in pos.legal_moves()) and second_turn_has_a_choice(p)
+                and any(illegal_step_of(p, sq) for sq, piece in pos.pieces().items() if piece == pos.turn.lower())):
             return day, p
         day += dt.timedelta(days=1)
     raise AssertionError("no quiet three-move Italian puzzle in 400 days")

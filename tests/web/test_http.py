@@ -5,12 +5,15 @@ about them through the outbox, and the event stream brings moves made anywhere e
 from __future__ import annotations
 
 import asyncio
+import html as html_lib
+import io
 import json
 import time
 from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from PIL import Image
 from web_helpers import GROUP, PLATFORM, WebChat, two_routes
 
 from bot.i18n import t
@@ -57,6 +60,28 @@ async def test_the_page_with_its_script_and_style_weighs_under_150_kb(chat, clie
     print(f"page weight: {total} bytes")
     assert total < 150 * 1024
     assert (await client.get("/g/999")).status == 404
+
+
+async def test_the_icon_is_served_and_linked_from_the_page(chat, client):
+    # Browsers ask every page load for it: a 404 there is an error in the page's console.
+    game = chat.new_game("triestina")
+    html = await (await client.get(f"/g/{game}")).text()
+    assert '<link rel="icon" href="/favicon.ico"' in html
+    response = await client.get("/favicon.ico")
+    assert response.status == 200 and response.content_type == "image/x-icon"
+    body = await response.read()
+    with Image.open(io.BytesIO(body)) as icon:
+        assert icon.format == "ICO" and icon.size == (32, 32)
+
+
+async def test_the_page_gets_the_chats_words_for_a_move_played(chat, client):
+    # The message line says the latest move as the chat does; the page fills in who, what and where.
+    game = chat.new_game("triestina")
+    html = await (await client.get(f"/g/{game}?lang=it")).text()
+    boot = json.loads(html_lib.unescape(html.split('data-boot="', 1)[1].split('"', 1)[0]))
+    template = boot["texts"]["move_played"]
+    assert template.format(name="Ana", move="9-14", id=game) == t("it", "move.played", name="Ana", move="9-14",
+                                                                   id=game)
 
 
 async def test_get_state(chat, client):

@@ -85,6 +85,8 @@ async def test_a_player_gets_a_seat_that_moves_and_another_user_watches(site):
     status, body = await post(site, {"initData": init_data(ANA, start=f"g{game}")})
     assert status == 200 and body["ok"] and body["game"] == game and body["lang"] == "es"
     assert body["title"] == t("es", "web.title", id=game) and body["texts"]["flip"] == t("es", "web.flip")
+    # The Mini App's words are the page's: the move line too, for the page to fill in.
+    assert body["texts"]["move_played"] == t("es", "move.played", name="{name}", move="{move}", id="{id}")
     seat = site.service.web.read_token(body["token"])
     assert (seat.game_id, seat.platform, seat.user_id) == (game, "telegram", str(ANA))
     async with aiohttp.ClientSession() as http:

@@ -24,6 +24,7 @@ from aiohttp import web
 
 from bot.i18n import pick_language, t
 from bot.platforms.web.auth import InitDataRefused, verify_init_data
+from bot.platforms.web.icon import ico
 from bot.service import GameService
 from bot.service.web import BoardAnswer, BoardState, LinkRefused, Seat, page_texts
 
@@ -197,7 +198,7 @@ class BoardSite:
         return self._page(lang, t(lang, "web.title", id=game_id), {"game": game_id})
 
     def _page(self, lang: str, title: str, boot_extra: dict[str, Any]) -> web.Response:
-        boot = json.dumps({**boot_extra, "lang": lang, "texts": page_texts(lang)}, ensure_ascii=False,
+        boot = json.dumps({**boot_extra, "lang": lang, "texts": _texts(lang)}, ensure_ascii=False,
                           separators=(",", ":"))
         body = (self.page_template.replace("{{lang}}", lang).replace("{{title}}", html.escape(title))
                 .replace("{{boot}}", html.escape(boot, quote=True)))
@@ -245,7 +246,7 @@ class BoardSite:
         path = await asyncio.to_thread(self.board.link_path, game_id, "telegram", str(user.id))
         seat = path.partition("?t=")[2] or None
         return web.json_response({"ok": True, "game": game_id, "token": seat, "lang": lang,
-                                  "title": t(lang, "web.title", id=game_id), "texts": page_texts(lang)},
+                                  "title": t(lang, "web.title", id=game_id), "texts": _texts(lang)},
                                  headers={"Cache-Control": "no-store"})
 
     async def static_file(self, request: web.Request) -> web.Response:
@@ -254,6 +255,10 @@ class BoardSite:
             raise web.HTTPNotFound()
         return web.Response(body=self.static[name], content_type=STATIC[name],
                             headers={"Cache-Control": "public, max-age=300"})
+
+    async def favicon(self, _request: web.Request) -> web.Response:
+        return web.Response(body=ico(), content_type="image/x-icon",
+                            headers={"Cache-Control": "public, max-age=86400"})
 
     async def state(self, request: web.Request) -> web.Response:
         game_id = int(request.match_info["game"])
@@ -380,6 +385,12 @@ def _answer(answer: BoardAnswer) -> web.Response:
     return web.json_response(body, status=_STATUS.get(answer.outcome, 500))
 
 
+def _texts(lang: str) -> dict[str, str]:
+    """The page's words: the board layer's, and the chat's line for a move played, its {name},
+    {move} and {id} left for the page to fill in (the message line says each move as the chat does)."""
+    return {**page_texts(lang), "move_played": t(lang, "move.played", name="{name}", move="{move}", id="{id}")}
+
+
 def _game_param(value: object) -> int | None:
     """A game named by the Mini App's launch: ``g<id>`` (startapp), or a number."""
     if isinstance(value, bool):
@@ -417,6 +428,7 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
         ("GET", "/tg", site.mini_app),
         ("POST", "/api/tg/session", site.tg_session),
         ("GET", "/static/{name}", site.static_file),
+        ("GET", "/favicon.ico", site.favicon),
         ("GET", f"/api/g/{GAME_ID}/state", site.state),
         ("GET", f"/api/g/{GAME_ID}/events", site.events),
         ("GET", f"/api/g/{GAME_ID}/pdn", site.pdn),

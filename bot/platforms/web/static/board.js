@@ -30,6 +30,8 @@
   var q = new URLSearchParams(location.search), TOKEN = q.get("t") || "", LANG = BOOT.lang;
   var $ = function (sel) { return app.querySelector(sel); };
   var st = null, flip = false, sel = null, choosing = null, busy = false, skew = 0, poller = null;
+  /* The version of the game the message line speaks of: a newer state makes it stale. */
+  var said = -1;
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
   /* Telegram's theme parameters and the CSS variables board.css reads them from. */
   var THEME = { bg_color: "--tg-bg", text_color: "--tg-text", button_color: "--tg-button",
@@ -51,10 +53,33 @@
     if (parent) parent.appendChild(e);
     return e;
   }
-  function say(text, error) {
+  function say(text, error, version) {
     var m = $("[data-role=message]");
     m.textContent = text || "";
     m.classList.toggle("error", !!error);
+    said = version != null ? version : (st ? st.version : -1);
+  }
+  /* The game's version only grows (every change bumps it), and the event stream, the answer to an
+     action and a poll can arrive in any order: a state is shown only when it is newer than the one
+     on the page, so an answer that comes late never puts an older position back. */
+  function accept(state) {
+    if (st && state.version <= st.version) return false;
+    var before = st;
+    render(state);
+    news(before, st);
+    return true;
+  }
+  /* The message line says the latest thing that happened: a move (who played what); anything else
+     (a draw offered, a resignation, a time-out) the status says, and the line goes. */
+  function news(before, now) {
+    /* On the first state a message already there (a refused link's) stays. */
+    if (said >= now.version || (!before && $("[data-role=message]").textContent)) return;
+    if (now.last_move && (!before || now.ply > before.ply)) {
+      var fill = { name: now.players[now.turn === "W" ? "B" : "W"].name, move: now.last_move.notation, id: now.game_id };
+      say(T.move_played.replace(/\{(name|move|id)\}/g, function (_, k) { return fill[k]; }), false, now.version);
+    } else if (before) {
+      say("", false, now.version);
+    }
   }
 
   /* Where a square is drawn: its row and column as the server gives them (seen from White), turned
@@ -247,8 +272,14 @@
         busy = false;
         sel = null;
         choosing = null;
-        if (data.state) render(data.state); else render();
-        say(data.ok ? data.message : (data.error || data.message), !data.ok);
+        if (!(data.state && accept(data.state))) render();
+        if (!data.ok) say(data.error || data.message, true);
+        /* A move is said by the line its state gives (the chat's answer repeats the status); a draw's
+           answer only while the game is where the answer left it and goes on (a result is the
+           status's to say, as is a resignation's). */
+        else if (path === "draw" && data.state && data.state.version >= st.version && st.status === "active") {
+          say(data.message, false, st.version);
+        } else if ($("[data-role=message]").textContent === T.sending) say("", false, said);
       }, function () { busy = false; say(T.offline, true); render(); });
   }
   function send(body) { return post("move", body); }
@@ -275,7 +306,7 @@
 
   function load() {
     return fetch(api("state"), { headers: headers() }).then(function (r) { return r.json(); }).then(function (data) {
-      if (data.state) render(data.state);
+      if (data.state) accept(data.state);
       if (!data.ok) say(data.error, true);
       return data;
     });
@@ -285,8 +316,7 @@
     if (!window.EventSource) { poll(); return; }
     var es = new EventSource(api("events", true));
     es.addEventListener("state", function (e) {
-      var fresh = JSON.parse(e.data);
-      if (!st || fresh.version !== st.version || fresh.ply !== st.ply) render(fresh);
+      accept(JSON.parse(e.data));
       if ($("[data-role=message]").textContent === T.offline) say("");
     });
     es.onerror = function () {

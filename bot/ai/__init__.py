@@ -8,7 +8,7 @@ calls can go to a process pool.  Built on the rules engine's fast generator
 from __future__ import annotations
 
 import random
-import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bot.rules import Move, Position, Variant, get_variant
@@ -17,7 +17,7 @@ from . import egtb, jit
 from .egtb import Tables
 from .evaluation import Evaluator, evaluator
 from .human import Vision, human_move
-from .search import MATE, MATE_BOUND, Searcher, State, Timeout, frame_order
+from .search import MATE, MATE_BOUND, NO_NODE_LIMIT, Searcher, State, Timeout, frame_order, now
 
 __all__ = ["LEVELS", "Level", "SearchResult", "Vision", "analyse_game", "annotate_pdn", "choose_move", "level_move",
            "move_seconds",
@@ -55,13 +55,17 @@ LEVELS: dict[int, Level] = {
 
 
 CROWN_SLACK = 80
+# Share of a search's budget (time or nodes) past which no new iteration is started: the next one
+# would rarely finish.
+SOFT = 0.45
 
 
 @dataclass(frozen=True)
 class SearchResult:
     """The chosen move, its score for the side to move (hundredths of a man; beyond
     ``±99000`` a forced win or loss), the depth finished, nodes searched, and the
-    principal variation starting with the move."""
+    principal variation starting with the move; ``scores``, when the search was given its root
+    moves, the exact score of each of them in the last finished iteration, best first."""
 
     move: Move
     score: int
@@ -69,6 +73,7 @@ class SearchResult:
     nodes: int
     pv: tuple[Move, ...]
     seconds: float
+    scores: tuple[tuple[Move, int], ...] = ()
 
 
 def _state(pos: Position) -> State:
@@ -106,11 +111,17 @@ def search_position(
     rng: random.Random | None = None,
     ev: Evaluator | None = None,
     quiet_plies: int | None = None,
+    nodes: int | None = None,
+    moves: Sequence[Move] | None = None,
 ) -> SearchResult:
     """Iterative deepening from ``pos`` until ``max_depth`` or about ``seconds``.
 
     ``quiet_plies`` overrides the count of plies without a capture or a man move that
-    ``history`` implies (the no-progress rule draws at the variant's limit)."""
+    ``history`` implies (the no-progress rule draws at the variant's limit).  ``nodes`` is a
+    budget in nodes, as ``seconds`` is one in time (at most that many; no iteration is started
+    past ``SOFT`` of it): with ``seconds`` infinite the answer is the same on every machine and
+    under any load.  ``moves`` restricts the root to those legal moves and scores each exactly
+    (``SearchResult.scores``), for comparing them at one depth."""
     v = pos.variant
     ev = ev or evaluator(v)
     tb = _tables_for(pos)
@@ -118,24 +129,32 @@ def search_position(
     if use_jit:
         # Before the clock starts: loading (or compiling) it, and reading the tables, is not the move's time.
         jit.warm(tb)
-    started = time.perf_counter()
+    started = now()
     # Leave room for building the answer and for the process's own start-up jitter.
     deadline = started + max(0.01, seconds * 0.85 - 0.02)
-    soft = started + seconds * 0.45
+    soft = started + seconds * SOFT
+    node_limit = NO_NODE_LIMIT if nodes is None else max(1, nodes)
+    soft_nodes = node_limit * SOFT
     history_keys, quiet = _history(v, history, pos)
     if quiet_plies is not None:
         quiet = quiet_plies
     searcher: Searcher
     if use_jit:
-        searcher = jit.JitSearcher(v, ev, deadline, history_keys, quiet, tb)
+        searcher = jit.JitSearcher(v, ev, deadline, history_keys, quiet, tb, node_limit)
     else:
         searcher = Searcher(v, ev.evaluate, deadline, history_keys, quiet,
-                            tb.probe if tb is not None else None, tb.pieces if tb is not None else 0)
+                            tb.probe if tb is not None else None, tb.pieces if tb is not None else 0, node_limit)
     state = _state(pos)
     root_moves = searcher.gen_moves(*state)
     if not root_moves:
         raise ValueError("no legal move: the game is over")
     root_moves = frame_order(v, root_moves, pos.white)
+    if moves is not None:
+        wanted = set(moves)
+        root_moves = [m for m in root_moves if pos.move_for_key(m[0]) in wanted]
+        if len(root_moves) != len(wanted):
+            raise ValueError("moves must be legal moves of the position")
+    exact_all = margin > 0 or moves is not None
     rng = rng or random.Random()
     best_scored: list[tuple[int, tuple]] = [(0, root_moves[0])]
     done_depth = 0
@@ -144,18 +163,18 @@ def search_position(
     for depth in range(1, max_depth + 1):
         searcher.partial = []
         try:
-            scored = searcher.root(state, depth, root_moves, exact_all=margin > 0)
+            scored = searcher.root(state, depth, root_moves, exact_all=exact_all)
         except Timeout:
             part = searcher.partial
             # The first move searched is last iteration's best: a different move
             # that already beat it in this iteration is the better choice.
-            if not margin and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
+            if not exact_all and part and max(part, key=lambda sm: sm[0])[0] > part[0][0]:
                 best_scored = [max(part, key=lambda sm: sm[0])]
             break
         best_scored = scored
         done_depth = depth
         root_moves = [m for _s, m in scored]
-        if abs(scored[0][0]) > MATE_BOUND or time.perf_counter() > soft:
+        if abs(scored[0][0]) > MATE_BOUND or searcher.nodes > soft_nodes or now() > soft:
             break
     score, move = best_scored[0]
     kings = state[1].bit_count()
@@ -181,8 +200,8 @@ def search_position(
         mv = p.move_for_key(key)
         line.append(mv)
         p = p.play(mv)
-    return SearchResult(line[0], int(score), done_depth, searcher.nodes, tuple(line),
-                        time.perf_counter() - started)
+    scores = tuple((pos.move_for_key(m[0]), int(s)) for s, m in best_scored) if moves is not None else ()
+    return SearchResult(line[0], int(score), done_depth, searcher.nodes, tuple(line), now() - started, scores)
 
 
 # The tables are read (once per process) only for a position this close to them: a search from
@@ -240,9 +259,9 @@ def level_move(pos: Position, level: int, seconds: float, history: list[str] | N
     spec = LEVELS[level]
     if spec.vision is None:
         return search_position(pos, spec.max_depth, seconds, spec.margin, history, rng)
-    started = time.perf_counter()
+    started = now()
     move, value, nodes = human_move(pos, spec.vision, evaluator(pos.variant).evaluate, rng)
-    return SearchResult(move, value, spec.max_depth, nodes, (move,), time.perf_counter() - started)
+    return SearchResult(move, value, spec.max_depth, nodes, (move,), now() - started)
 
 
 from .analyse import MoveNote, TableNote, analyse_game, annotate_pdn  # noqa: E402

@@ -25,7 +25,6 @@ from __future__ import annotations
 import functools
 import os
 import threading
-import time
 import weakref
 from collections.abc import Callable
 from math import comb
@@ -56,7 +55,7 @@ from bot.rules.variants import CapturePriority
 
 from .egtb import Tables, store
 from .evaluation import Evaluator, Geometry, evaluator
-from .search import LMR_AFTER, LMR_DEPTH, MATE, MATE_BOUND, TT_LIMIT, Searcher, State, Timeout
+from .search import LMR_AFTER, LMR_DEPTH, MATE, MATE_BOUND, NO_NODE_LIMIT, TT_LIMIT, Searcher, State, Timeout, now
 
 INF = MATE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -68,8 +67,8 @@ G_LEN = 19
 
 # Counters and settings of one search: an int64 array (S_* indices).
 S_NODES, S_MAX_PLY, S_ABORT, S_EXT_LIMIT, S_TT_COUNT, S_GEN, S_RAWN, S_OVERFLOW, S_HIST_N, S_PROBE_PIECES, \
-    S_TB_HITS = range(11)
-S_LEN = 11
+    S_TB_HITS, S_NODE_LIMIT = range(12)
+S_LEN = 12
 
 PLIES = 256        # deepest ply the buffers hold (a search deeper than this gives up: Python then)
 MOVES = 320        # most legal moves in a position the buffers hold (likewise)
@@ -110,8 +109,10 @@ if HAVE_NUMBA:
 
 @njit(cache=True)
 def _now() -> Any:
+    # The engine's one clock (search.now reads search.clock when called), so a test's clock
+    # times this search as it times the Python one.
     with objmode(t="float64"):
-        t = time.perf_counter()
+        t = now()
     return t
 
 
@@ -662,12 +663,12 @@ def search(g: Any, tabs: Any, ev: Any, weights: Any, tb: Any, tt: Any, ctx: Any,
            um: Any, uk: Any, tm: Any, tk: Any, white: Any, depth: Any, alpha: Any, beta: Any, ply: Any,
            quiet: Any) -> Any:
     """``Searcher.search`` compiled: returns the score, or 0 with ``st[S_ABORT]`` set when the
-    deadline passed (or a buffer overflowed: ``st[S_OVERFLOW]``)."""
+    deadline or the node budget passed (or a buffer overflowed: ``st[S_OVERFLOW]``)."""
     killers, history, path, hist_keys = ctx[0], ctx[1], ctx[2], ctx[3]
     bufs = (ctx[4], ctx[5], ctx[6], ctx[7])
     keys1, keys2, order = ctx[8], ctx[9], ctx[10]
     st[S_NODES] += 1
-    if not st[S_NODES] & CLOCK_MASK and _now() > deadline:
+    if not st[S_NODES] & CLOCK_MASK and (st[S_NODES] > st[S_NODE_LIMIT] or _now() > deadline):
         st[S_ABORT] = 1
         return 0
     if ply >= PLIES - 1:
@@ -1035,6 +1036,7 @@ class _Context:
         self.killers[:] = -1
         self.history[:] = 0
         self.st[:] = 0
+        self.st[S_NODE_LIMIT] = NO_NODE_LIMIT
         self.st[S_GEN] = self.generation
         self.st[S_HIST_N] = len(hist_keys)
         keys = np.array(hist_keys if len(hist_keys) else [0], np.uint64)
@@ -1067,7 +1069,7 @@ def warm(tables: Tables | None = None) -> None:
         pos = Position.start(v)
         # One process on the machine compiles; the others wait for its cache and load it.
         with jitcache.first_compile():
-            s = JitSearcher(v, evaluator(v), time.perf_counter() + 3600.0)
+            s = JitSearcher(v, evaluator(v), float("inf"))
             state = (*pos.sides(), pos.white)
             s.root(state, 2, s.gen_moves(*state), False)
             s.tt_move(state)
@@ -1091,15 +1093,17 @@ class JitSearcher(Searcher):
     """``Searcher`` whose tree below the root is searched by the compiled ``search``."""
 
     def __init__(self, variant: Variant, ev: Evaluator, deadline: float, history_keys: set[State] | None = None,
-                 quiet_plies: int = 0, tables: Tables | None = None) -> None:
+                 quiet_plies: int = 0, tables: Tables | None = None, node_limit: int = NO_NODE_LIMIT) -> None:
         super().__init__(variant, ev.evaluate, deadline, history_keys, quiet_plies,
-                         tables.probe if tables is not None else None, tables.pieces if tables is not None else 0)
+                         tables.probe if tables is not None else None, tables.pieces if tables is not None else 0,
+                         node_limit)
         self.layout = layout(variant)
         self.weights = np.array(ev.weights, np.float64)
         self.ctx = _context()
         keys = [self._hash(state) for state in self.history_keys]
         self.arrays = self.ctx.begin(keys)
         self.st = self.ctx.st
+        self.st[S_NODE_LIMIT] = node_limit
         self.fallback = False
         if tables is not None:
             self.tb = _table_arrays(tables)

@@ -7,7 +7,8 @@ to capture is searched one ply further), and single-reply extensions.  Draws by
 repetition and by the variant's no-progress rule are scored as 0 inside the
 tree.  The search raises ``Timeout`` inside the tree when the deadline passes;
 the caller keeps the last finished iteration (and any root move already proved
-better in the unfinished one).
+better in the unfinished one).  A search may also be given a node budget instead: it then stops
+at the same node on every machine, however busy (game analysis uses it).
 """
 
 from __future__ import annotations
@@ -31,6 +32,17 @@ LMR_DEPTH = 3
 LMR_AFTER = 3
 
 State = tuple[int, int, int, int, bool]
+# No node budget: more nodes than any search visits.
+NO_NODE_LIMIT = 1 << 62
+
+# The engine's clock.  Every deadline is set from it and every search reads it, the compiled one
+# too (bot/ai/jit.py calls ``now``), so a test that replaces it times all of them at once.
+clock: Callable[[], float] = time.perf_counter
+
+
+def now() -> float:
+    """The engine's clock's time in seconds (``clock``, read when called so it can be replaced)."""
+    return clock()
 
 
 _FRAMES: dict[str, tuple[list[int], list[int]]] = {}
@@ -75,6 +87,7 @@ class Searcher:
         quiet_plies: int = 0,
         probe: Callable[[int, int, int, int, bool], int] | None = None,
         probe_pieces: int = 0,
+        node_limit: int = NO_NODE_LIMIT,
     ) -> None:
         self.v = variant
         gen = movegen.fast(variant)
@@ -92,8 +105,11 @@ class Searcher:
         self.killers: list[list[int]] = [[0, 0] for _ in range(256)]
         self.path: list[State] = []
         self.nodes = 0
+        # A search past ``node_limit`` nodes stops as one past its deadline does (checked when the
+        # clock is, so both searches stop at the same node).
+        self.node_limit = node_limit
         self.max_ply = 0
-        self.clock = time.perf_counter
+        self.clock = now
         # Endgame tables (bot/ai/egtb): a position of at most probe_pieces pieces is known exactly.
         self.probe = probe
         self.probe_pieces = probe_pieces if probe is not None else 0
@@ -116,7 +132,7 @@ class Searcher:
     def search(self, um: int, uk: int, tm: int, tk: int, white: bool, depth: int,
                alpha: int, beta: int, ply: int, quiet: int) -> int:
         self.nodes += 1
-        if not self.nodes & CLOCK_EVERY and self.clock() > self.deadline:
+        if not self.nodes & CLOCK_EVERY and (self.nodes > self.node_limit or self.clock() > self.deadline):
             raise Timeout
         state = (um, uk, tm, tk, white)
         path = self.path

@@ -4,8 +4,6 @@ real speed is bench/'s business)."""
 
 from __future__ import annotations
 
-import types
-
 import pytest
 
 import bot.ai
@@ -17,14 +15,23 @@ NODE_SECONDS = 0.001
 
 
 class WorkClock:
-    """``perf_counter`` for bot.ai: NODE_SECONDS per node of every search since it was made (the
-    lower levels, which look at the board without searching, read no clock)."""
+    """The engine's clock (``bot.ai.search.clock``, which the compiled search reads too):
+    NODE_SECONDS per node of every search since it was made (the lower levels, which look at the
+    board without searching, read no clock).  Searches run one after another here: a search's
+    nodes are banked when the next one starts (compiled searches of a thread share one counter)."""
 
     def __init__(self) -> None:
-        self.searchers: list[bot.ai.search.Searcher] = []
+        self.banked = 0
+        self.searcher: bot.ai.search.Searcher | None = None
+
+    def start(self, searcher: bot.ai.search.Searcher) -> None:
+        if self.searcher is not None:
+            self.banked += self.searcher.nodes
+        self.searcher = searcher
 
     def perf_counter(self) -> float:
-        return 1000.0 + sum(s.nodes for s in self.searchers) * NODE_SECONDS
+        nodes = self.banked + (self.searcher.nodes if self.searcher is not None else 0)
+        return 1000.0 + nodes * NODE_SECONDS
 
 
 @pytest.fixture
@@ -33,10 +40,10 @@ def work_clock(monkeypatch: pytest.MonkeyPatch) -> WorkClock:
     init = bot.ai.search.Searcher.__init__
 
     def searcher_init(self, *args, **kwargs) -> None:
+        # Banked before this search's counter is reset (a compiled search reuses its thread's).
+        clock.start(self)
         init(self, *args, **kwargs)
-        self.clock = clock.perf_counter
-        clock.searchers.append(self)
 
     monkeypatch.setattr(bot.ai.search.Searcher, "__init__", searcher_init)
-    monkeypatch.setattr(bot.ai, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+    monkeypatch.setattr(bot.ai.search, "clock", clock.perf_counter)
     return clock

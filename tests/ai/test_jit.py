@@ -10,14 +10,16 @@ searches run for real on the same positions.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
 
 import pytest
 
-from bot.ai import _history, _state, egtb, evaluator, jit, search_position
-from bot.ai.search import Searcher, frame_order
+import bot.ai.search as search_mod
+from bot.ai import SOFT, _history, _state, egtb, evaluator, jit, search_position
+from bot.ai.search import Searcher, Timeout, frame_order
 from bot.rules import Position, get_variant, movegen
 from bot.rules.perft import perft
 from tests.ai.ai_helpers import playout_positions
@@ -160,6 +162,61 @@ def test_search_position_gives_the_same_answer_either_way(monkeypatch):
     python = search_position(pos, 5, 600)
     assert (compiled.move, compiled.score, compiled.depth, compiled.nodes, compiled.pv) == \
         (python.move, python.score, python.depth, python.nodes, python.pv)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_node_budget_stops_both_searches_at_the_same_node(variant, monkeypatch):
+    """Issue 28: analysis searches by nodes; the compiled and the Python search must stop at the
+    same node (an unfinished iteration included) and answer the same, whatever the clock says."""
+    positions = [p for p in playout_positions(variant, 6, seed=8, plies=(10, 50)) if len(p.legal_moves()) > 1][:3]
+    budget = 7_000 if variant == "triestina" else 20_000
+    ticks = [0.0]
+
+    def busy() -> float:
+        ticks[0] += 1.0
+        return ticks[0]
+
+    monkeypatch.setattr(search_mod, "clock", busy)
+
+    def answers() -> list[tuple]:
+        out = []
+        for pos in positions:
+            got = search_position(pos, 64, math.inf, nodes=budget)
+            pair = search_position(pos, 64, math.inf, nodes=budget, moves=pos.legal_moves()[:2])
+            out.append((got.move, got.score, got.depth, got.nodes, got.pv, pair.scores, pair.nodes))
+        return out
+
+    compiled = answers()
+    monkeypatch.setattr(jit, "_DISABLED", True)
+    python = answers()
+    assert compiled == python
+    for (_move, _score, depth, nodes, _pv, scores, _pair_nodes), pos in zip(compiled, positions, strict=True):
+        assert budget * SOFT < nodes <= budget + 64 and depth >= 3
+        # Each of the two moves scored, the better one first.
+        assert [m for m, _s in scores] in (pos.legal_moves()[:2], pos.legal_moves()[1::-1])
+        assert scores[0][1] >= scores[1][1]
+
+
+def test_the_compiled_search_reads_the_engines_clock(monkeypatch):
+    """Issue 14: the compiled search reads the one clock tests replace (bot.ai.search.clock), not
+    the machine's.  This clock is far past any uptime and loses a minute a reading: the compiled
+    tree must stop at its first look at it (node 64) with its deadline passed, where one timed by
+    the machine's clock would finish the depth-8 iteration."""
+    readings = [0]
+
+    def busy() -> float:
+        readings[0] += 1
+        return 1e12 + 60.0 * readings[0]
+
+    monkeypatch.setattr(search_mod, "clock", busy)
+    jit.warm()
+    v = get_variant("italian")
+    pos = Position.start(v)
+    s = jit.JitSearcher(v, evaluator(v), search_mod.now() + 5.0)
+    state = _state(pos)
+    with pytest.raises(Timeout):
+        s.root(state, 8, frame_order(v, s.gen_moves(*state), pos.white), exact_all=False)
+    assert s.nodes <= 64 and readings[0] == 2
 
 
 def test_threads_search_with_their_own_tables():

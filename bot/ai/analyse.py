@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.rules import Game, Move, Position, write_pdn
 
-from . import egtb, search_position
+from . import SearchResult, egtb, search_position
 from .search import MATE_BOUND
 
 # Centi-man losses that earn a mark: a lost man is a mistake, two a blunder.
@@ -19,6 +20,16 @@ WINNING = 300
 # A forced win or loss counts as this many hundredths of a man in a loss (the search's own
 # scores for them, about 1000 men, are no amount anyone would lose).
 DECIDED = 1000
+
+# The analysis's budget is in nodes, not seconds, so a game gets the same analysis on every
+# machine and under any load.  Each position gets a search of SCAN_NODES (about a tenth of a second
+# of the compiled search); a move that was not the engine's choice is compared with that choice by a
+# search of those two moves alone, and a cost from CONFIRM_FROM on only stands after a search of the
+# two moves with CONFIRM_NODES (bench/analysis_accuracy.py compares what it keeps with longer
+# searches).
+SCAN_NODES = 60_000
+CONFIRM_NODES = 600_000
+CONFIRM_FROM = 30
 
 # What a move did, when numbers of men would not say it (MoveNote.cost).
 STILL_WINNING = "still_winning"
@@ -127,31 +138,50 @@ class MoveNote:
         return ""
 
 
-def analyse_game(game: Game, seconds: float = 0.3) -> list[MoveNote]:
+def analyse_game(game: Game, seconds: float | None = None, *, nodes: int = SCAN_NODES,
+                 confirm_nodes: int = CONFIRM_NODES) -> list[MoveNote]:
     """A note per move of ``game``: the engine's best move there and what the played one cost.
-    Pure: the game is read, not changed."""
+    Searches of ``nodes`` nodes (or of ``seconds`` each when given: then the notes depend on the
+    machine's speed); every cost of CONFIRM_FROM or more is the result of a search of the played
+    and the better move with ``confirm_nodes``.  Pure: the game is read, not changed."""
     notes: list[MoveNote] = []
     fens = [game.start.fen()]
+
+    def search(pos: Position, history: list[str], moves: list[Move] | None = None,
+               confirm: bool = False) -> SearchResult:
+        if seconds is not None and not confirm:
+            return search_position(pos, 64, seconds, history=history, moves=moves)
+        budget = confirm_nodes if confirm else nodes
+        return search_position(pos, 64, math.inf, history=history, nodes=budget, moves=moves)
+
     for ply, (pos, move) in enumerate(zip(game.positions, game.moves, strict=False)):
         before = fens[:-1]
         if len(pos.legal_moves()) == 1:
             # Searched anyway: the evaluation graph has a point for every ply.
-            score = search_position(pos, 64, seconds, history=before).score
+            score = search(pos, before).score
             notes.append(MoveNote(ply, move, move, score, score, forced=True, table=table_note(pos, move)))
         else:
-            best = search_position(pos, 64, seconds, history=before)
-            if best.move == move:
-                played_score = best.score
-            else:
-                after = pos.play(move)
-                if after.legal_moves():
-                    reply = search_position(after, 64, seconds, history=fens)
-                    played_score = -reply.score
-                else:
-                    played_score = best.score
-            notes.append(MoveNote(ply, move, best.move, best.score, played_score, table=table_note(pos, move)))
+            best = search(pos, before)
+            note = MoveNote(ply, move, best.move, best.score, best.score, table=table_note(pos, move))
+            if best.move != move and pos.play(move).legal_moves():
+                # The two moves side by side in one search: their scores come from the same depth.
+                note = _compared(note, search(pos, before, [best.move, move]))
+                if note.loss >= CONFIRM_FROM:
+                    note = _compared(note, search(pos, before, [note.best, move], confirm=True))
+            notes.append(note)
         fens.append(game.positions[ply + 1].fen())
     return notes
+
+
+def _compared(note: MoveNote, result: SearchResult) -> MoveNote:
+    """``note`` with the scores of a search of its better and its played move alone; the played
+    move is the better one when it scores at least as well."""
+    scores = dict(result.scores)
+    best_score = scores.get(note.best, note.best_score)
+    played = scores.get(note.move, note.played_score)
+    if played >= best_score:
+        return replace(note, best=note.move, best_score=played, played_score=played)
+    return replace(note, best_score=best_score, played_score=played)
 
 
 def _score_text(score: int) -> str:

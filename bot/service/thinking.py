@@ -128,8 +128,11 @@ def move_job(variant: str, fen: str, level: int, history: list[str], seed: int,
             "seconds": time.perf_counter() - started}
 
 
-def analysis_job(variant: str, start_fen: str | None, moves: list[str], seconds: float) -> list[dict[str, Any]]:
-    """The engine's note on every move of a game (see bot.ai.analyse_game), as plain values."""
+def analysis_job(variant: str, start_fen: str | None, moves: list[str],
+                 nodes: tuple[int, int]) -> list[dict[str, Any]]:
+    """The engine's note on every move of a game (see bot.ai.analyse_game), as plain values.
+    ``nodes``: the search's budget a position and to confirm a cost (not seconds: the same game
+    gets the same notes on any machine)."""
     from bot.ai import analyse_game
     from bot.rules import Game
 
@@ -138,7 +141,8 @@ def analysis_job(variant: str, start_fen: str | None, moves: list[str], seconds:
         game.play(move)
     return [{"ply": n.ply, "move": str(n.move), "best": str(n.best), "best_score": n.best_score,
              "played_score": n.played_score, "forced": n.forced,
-             "table": n.table.as_dict() if n.table is not None else None} for n in analyse_game(game, seconds)]
+             "table": n.table.as_dict() if n.table is not None else None}
+            for n in analyse_game(game, nodes=nodes[0], confirm_nodes=nodes[1])]
 
 
 # How long closing waits for the dispatcher thread to shut the pool down.

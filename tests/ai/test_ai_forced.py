@@ -42,7 +42,7 @@ def test_an_even_exchange_into_a_forced_reply_is_not_a_mistake():
     assert len(after.legal_moves()) == 1 and after.legal_moves()[0].captured
     game = Game("italian", EXCHANGE)
     game.play("19-14")
-    [note] = analyse_game(game, seconds=0.3)
+    [note] = analyse_game(game, nodes=20_000, confirm_nodes=40_000)
     # Still two men up after the exchange: not scored as a level position.
     assert note.played_score >= 150
     assert note.mark == ""
@@ -51,6 +51,6 @@ def test_an_even_exchange_into_a_forced_reply_is_not_a_mistake():
 def test_forced_moves_in_an_analysis_carry_the_positions_score():
     game = Game("italian", FORCED)
     game.play("18-22")
-    [note] = analyse_game(game, seconds=0.3)
+    [note] = analyse_game(game, nodes=20_000, confirm_nodes=40_000)
     assert note.forced and note.mark == ""
     assert note.best_score == note.played_score < -300

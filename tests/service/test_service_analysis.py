@@ -12,14 +12,26 @@ import re
 import pytest
 from executors import HeldExecutor
 
+import bot.ai.search
 from bot.i18n import t
 from bot.rules import Position, read_pdn
+from bot.service.features import analysis as analysis_feature
 from bot.service.thinking import Thinker
 
 PNG = b"\x89PNG\r\n\x1a\n"
 SETTLE = 30.0
 # White's third move, 22-19, leaves a man to 15x24 (about two men by the engine's count).
 BLUNDER_LINE = ["24-20", "12-15", "22-19", "15x24"]
+
+
+# Small search budgets (a position, a cost confirmed): these tests are about the service, not the
+# engine's depth (bench/analysis_accuracy.py measures the production budgets).
+TEST_NODES = (6_000, 30_000)
+
+
+@pytest.fixture(autouse=True)
+def small_budgets(monkeypatch):
+    monkeypatch.setattr(analysis_feature, "ANALYSIS_NODES", TEST_NODES)
 
 
 @pytest.fixture
@@ -309,3 +321,26 @@ def test_a_known_ending_is_named_and_the_move_that_let_the_win_go_is_told(an):
     assert not lines[header + 2].startswith("• 1...")
     # The annotated PDN says it too, from White's side.
     assert "tables: draw" in report.document[1].decode()
+
+
+def test_the_same_game_gets_the_same_analysis_however_busy_the_machine(an, monkeypatch):
+    """Issue 28: the analysis searches by nodes, so a machine so loaded that a second passes
+    between two looks at the clock gives the same notes as an idle one."""
+    game = finished_game(an)
+    an.say("bob", f"/analysis #{game}")
+    assert an.service.settle(SETTLE)
+    idle = an.storage.analysis(game, an.game(game).ply).notes
+    ticks = [0.0]
+
+    def busy() -> float:
+        ticks[0] += 1.0
+        return ticks[0]
+
+    monkeypatch.setattr(bot.ai.search, "clock", busy)
+    an.say("bob", f"/analysis #{game}")
+    assert an.service.settle(SETTLE)
+    assert ticks[0] > 0                                      # the engine did read that clock
+    loaded = an.storage.analysis(game, an.game(game).ply).notes
+    assert list(loaded) == list(idle)
+    assert any(n["move"] == "22-19" and n["best_score"] - n["played_score"] >= 90 for n in loaded)
+

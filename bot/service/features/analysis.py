@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from bot.ai import MoveNote, TableNote, annotate_pdn
+from bot.ai.analyse import CONFIRM_FROM, CONFIRM_NODES, SCAN_NODES
 from bot.rules import Color
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx
@@ -31,11 +32,16 @@ from bot.storage.records import GameRecord
 
 log = logging.getLogger("bot.service")
 
-# Seconds of search per position looked at (two per move that was not the engine's choice).
-ANALYSIS_SECONDS = 0.1
-# Mistakes shown per side, and the least loss (hundredths of a man) that counts as one.
+# The analysis's search budget in nodes, a position and to confirm a cost (bot/ai/analyse.py):
+# nodes, not seconds, so a game gets the same analysis on any machine under any load.
+ANALYSIS_NODES = (SCAN_NODES, CONFIRM_NODES)
+# What that costs a move, about, on a small machine (bench/analysis_accuracy.py measures a 60-ply
+# analysis): for the notice that the analysis started and for the pool's queue.
+ANALYSIS_SECONDS = 0.25
+# Mistakes shown per side, and the least loss (hundredths of a man) that counts as one: every such
+# cost was confirmed by the analysis's deeper search.
 MISTAKES_SHOWN = 3
-MIN_MISTAKE = 30
+MIN_MISTAKE = CONFIRM_FROM
 # At most this many analyses at once in the whole pool, so the bot's own moves always find a worker.
 MAX_RUNNING = 2
 
@@ -77,14 +83,14 @@ class Analysis(UseCase):
             return AnalysisRefused("no_moves", row.id)
         lang = request.lang
         started = self.thinker.submit(("analysis", row.platform, row.chat_id, row.id), analysis_job,
-                                      (row.variant, row.start_fen, moves, ANALYSIS_SECONDS),
+                                      (row.variant, row.start_fen, moves, ANALYSIS_NODES),
                                       on_done=lambda notes: self._analysed(row, lang, notes),
                                       on_error=lambda err: self._analysis_failed(row, lang),
                                       chat=ctx.key, user=(ctx.event.platform, ctx.event.user_id),
-                                      seconds=len(moves) * ANALYSIS_SECONDS * 2)
+                                      seconds=len(moves) * ANALYSIS_SECONDS)
         if not started:
             return AnalysisRefused("busy", row.id)
-        return AnalysisStarted(row.id, max(5, round(len(moves) * ANALYSIS_SECONDS * 2)))
+        return AnalysisStarted(row.id, max(5, round(len(moves) * ANALYSIS_SECONDS)))
 
     def _analysis_game(self, ctx: Ctx, ref: int | None) -> GameRecord | AnalysisRefused:
         if ref is None and ctx.event.reply_to:

@@ -10,9 +10,11 @@ Images are saved to a folder and their paths printed; a run never overwrites an 
 run's images (those are left in the folder, the new ones go to a ``run-N`` folder inside it).
 The language is the one ``$LANG`` names (es, it, else English) until a chat sets its own.
 
-What the service says on its own (reminders, losses on time) comes from its outbox: it is
-printed before and after each input line and, when interactive, by a thread that sleeps until
-the service's next timer or until the service says it wrote something.
+What the service says on its own (reminders, losses on time, a bot's move that took long) comes
+from its outbox: it is printed before and after each input line and, while the console waits for
+input (at a prompt or on a pipe), by a thread that sleeps until the service's next timer or until
+the service says it wrote something.  A piped console's end of input waits for the bot's work
+under way (at most END_WAIT_SECONDS), prints it, and exits.
 """
 
 from __future__ import annotations
@@ -33,8 +35,12 @@ DELIVERY_JOIN_SECONDS = 30.0
 # The longest the interactive delivery thread sleeps (a timer set by another process is seen
 # at most this late).
 MAX_IDLE_SECONDS = 30.0
-# How long a piped console waits for the bot's move after a line (its longest think is a few seconds).
+# How long a piped console waits for the bot's move after a line (its longest think is a few seconds),
+# so that it comes right after the line; one that comes later is printed when it comes.
 BOT_WAIT_SECONDS = 60.0
+# How long the end of a piped console's input waits for the bot's work under way (a first move
+# on a machine that still compiles the engine takes up to a minute), to print it before exiting.
+END_WAIT_SECONDS = 120.0
 # The furthest /clock moves the service's time ahead (100 years).
 MAX_CLOCK_AHEAD = 36_500 * 86_400
 
@@ -286,17 +292,19 @@ class ConsoleChat:
         except OSError as err:
             self._say(f"  {what} could not be saved in {self.images}: {err.strerror or err}")
 
-    def run(self, stdin: TextIO, interactive: bool = False, tick_every: float = MAX_IDLE_SECONDS) -> None:
-        """Read until the end of input; when interactive, a thread also prints what the service
-        says on its own, waking at its next timer (and at least every ``tick_every`` s)."""
+    def run(self, stdin: TextIO, interactive: bool = False, tick_every: float = MAX_IDLE_SECONDS,
+            end_wait: float = END_WAIT_SECONDS) -> None:
+        """Read until the end of input; meanwhile a thread prints what the service says on its own
+        as it comes, waking at its next timer (and at least every ``tick_every`` s).  Piped, the
+        end of input waits for the bot's work under way (at most ``end_wait`` s) and prints it."""
         self._say("Draughts console chat. /help for the commands; /as NAME, /chat NAME, /press ACTION, "
                   "/reply N TEXT to act as others; end of input (Ctrl-D) to quit.")
         stop = threading.Event()
         self.interactive = interactive
-        delivery: threading.Thread | None = None
-        if interactive:
-            delivery = threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True)
-            delivery.start()
+        # Piped too: a bot's move that outlasts the wait after its line is printed when it comes,
+        # not when the next line does (which, from a pipe that stays open, may be never).
+        delivery = threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True)
+        delivery.start()
         try:
             while True:
                 if interactive:
@@ -306,12 +314,17 @@ class ConsoleChat:
                 if not text:
                     break
                 self.line(text)
+            if not interactive:
+                # A script's last line may have started a bot's move: it is printed before the end
+                # (interactive, Ctrl-D means quit now; the move is found again at the next start).
+                self.service.settle(end_wait)
+                with self._lock:
+                    self._deliver()
         finally:
             stop.set()
             self._wake.set()
-            if delivery is not None:
-                # Ended before the caller closes the service and its database: a delivery still
-                # writing through a connection closed under it could take the process down.
-                delivery.join(DELIVERY_JOIN_SECONDS)
+            # Ended before the caller closes the service and its database: a delivery still
+            # writing through a connection closed under it could take the process down.
+            delivery.join(DELIVERY_JOIN_SECONDS)
         if interactive:
             self._say("")

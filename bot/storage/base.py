@@ -35,6 +35,7 @@ from .records import (
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
+    GameCountRecord,
     GameRecord,
     MoveRecord,
     NotifyRecord,
@@ -329,6 +330,16 @@ class Store(abc.ABC):
         played in (None: anyone's), newest first."""
 
     @abc.abstractmethod
+    def count_finished_games(self, platform: str, chat_id: str | None = None, user_id: str | None = None,
+                             opponent_id: str | None = None) -> list[GameCountRecord]:
+        """The finished games of a platform, counted per chat and outcome (GameCountRecord: players
+        and seats, variant, bot level, winner, reason, whether it was short), in no order: of one chat
+        (``chat_id``), of one player in either seat (``user_id``), of that player against
+        ``opponent_id`` (either seat; needs ``user_id``).  The counts are kept as games finish
+        (``update_game``, ``move_chat`` keep them right), so reading them costs what the outcomes
+        do, never what the games would; a game of a player against themself is counted once."""
+
+    @abc.abstractmethod
     def bot_games(self, platform: str | None = None) -> list[GameRecord]:
         """Active games against the bot (of one platform, or all), oldest first."""
 
@@ -603,8 +614,13 @@ class Store(abc.ABC):
         """Store a rating as it is after ``source`` (a game or a post), and note it in its history."""
 
     @abc.abstractmethod
-    def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
-        """How a subject's rating in a pool went, oldest first."""
+    def rating_history(self, platform: str, subject: str, pool: str,
+                       limit: int | None = None) -> list[RatingEventRecord]:
+        """How a subject's rating in a pool went, oldest first; with ``limit`` (at least 2), all of
+        it when it has at most that many events, else the events first reached at ``limit`` times
+        spread evenly from its first event to its last (both among them; at most ``limit`` events
+        but for events at the very same time): a chart's points, read in the same time however
+        long the history."""
 
     @abc.abstractmethod
     def lock_ratings(self) -> None:

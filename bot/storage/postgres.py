@@ -62,6 +62,7 @@ from .records import (
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
+    GameCountRecord,
     GameRecord,
     MoveRecord,
     NotifyRecord,
@@ -77,12 +78,23 @@ from .retry import RetryPolicy, retry_contention
 from .rows import ATTEMPT_COLUMNS as _ATTEMPT_COLUMNS
 from .rows import CLOSED as _CLOSED
 from .rows import COLUMNS as _COLUMNS
+from .rows import COUNTED_COLUMNS as _COUNTED_COLUMNS
+from .rows import COUNTED_FIELDS as _COUNTED_FIELDS
 from .rows import PLAYER_WAIT
 from .rows import POST_COLUMNS as _POST_COLUMNS
 from .rows import TABLES as _TABLES
 from .rows import beat_key as _beat_key
+from .rows import count_games_query as _count_games_query
+from .rows import count_key as _count_key
+from .rows import count_merge as _count_merge
+from .rows import count_prune as _count_prune
+from .rows import count_upsert as _count_upsert
+from .rows import counted as _counted
 from .rows import decode as _decode
+from .rows import decode_count as _decode_count
 from .rows import encode_game as _encode_game
+from .rows import history_params as _history_params
+from .rows import history_query as _history_query
 from .sqlite_outbox import ERROR_CHARS
 
 log = logging.getLogger(__name__)
@@ -574,6 +586,10 @@ class PostgresStore(Store):
             for table in ("challenges", "games", "outbox"):
                 self._write(f"UPDATE {table} SET chat_id=%s WHERE platform=%s AND chat_id=%s",
                             (new_chat_id, platform, old_chat_id))
+            # The games' counts follow them, added to any the new id has already.
+            if new_chat_id != old_chat_id:
+                self._write(_count_merge("%s"), (new_chat_id, platform, old_chat_id))
+                self._write("DELETE FROM game_counts WHERE platform=%s AND chat_id=%s", (platform, old_chat_id))
             # A day the new id already has a post for keeps that one.
             self._write("UPDATE puzzle_posts o SET chat_id=%s WHERE o.platform=%s AND o.chat_id=%s AND NOT "
                         "(o.kind='daily' AND EXISTS (SELECT 1 FROM puzzle_posts n WHERE n.platform=o.platform "
@@ -693,6 +709,11 @@ class PostgresStore(Store):
             where, params = f"{where} AND (white_id=%s OR black_id=%s)", (*params, user_id, user_id)
         return self._records(GameRecord, f"{where} ORDER BY id DESC LIMIT %s", (*params, limit))
 
+    def count_finished_games(self, platform: str, chat_id: str | None = None, user_id: str | None = None,
+                             opponent_id: str | None = None) -> list[GameCountRecord]:
+        sql, params = _count_games_query("%s", platform, chat_id, user_id, opponent_id)
+        return [_decode_count(row) for row in self._all(sql, params)]
+
     def bot_games(self, platform: str | None = None) -> list[GameRecord]:
         where, params = _filters(platform=platform)
         return self._records(GameRecord, f"status='active' AND bot_level IS NOT NULL AND {where} ORDER BY id", params)
@@ -710,18 +731,33 @@ class PostgresStore(Store):
         check_fields("game update", fields, GAME_UPDATE_FIELDS)
         if move is not None:
             check_fields("move", move, MOVE_FIELDS, ())
+        counted = not _COUNTED_FIELDS.isdisjoint(fields)
+        if counted and not self.in_transaction():
+            # The change and the count it may move commit together.
+            with self.transaction():
+                return self.update_game(game_id, version, fields, move)
         values = dict(_encode_game(fields), version=version + 1)
         # The changed row comes back with the change: the caller reads no game after it.
         update = (f"UPDATE games SET {', '.join(f'{k}=%s' for k in values)} WHERE id=%s AND version=%s "
                   f"RETURNING {_COLUMNS[GameRecord]}")
         params: tuple[Any, ...] = (*values.values(), game_id, version)
-        if move is not None:
-            # The change and its move in one statement: one round trip, all or nothing.
-            names = list(move)
-            update = (f"WITH g AS ({update}), m AS (INSERT INTO moves (game_id, {', '.join(names)}) "
-                      f"SELECT g.id, {', '.join(['%s'] * len(names))} FROM g RETURNING game_id) "
-                      f"SELECT g.* FROM g")
-            params = (*params, *move.values())
+        extra: tuple[Any, ...] = ()
+        if move is not None or counted:
+            # The change, its move and what the row was (for its count: every part of one
+            # statement reads the same snapshot) in one statement: one round trip, all or nothing.
+            parts: list[str] = [f"g AS ({update})"]
+            old_columns = ""
+            if move is not None:
+                names = list(move)
+                parts.append(f"m AS (INSERT INTO moves (game_id, {', '.join(names)}) "
+                             f"SELECT g.id, {', '.join(['%s'] * len(names))} FROM g RETURNING game_id)")
+                params = (*params, *move.values())
+            if counted:
+                parts.insert(0, f"b AS (SELECT {_COUNTED_COLUMNS} FROM games WHERE id=%s)")
+                old_columns = ", " + ", ".join(f"b.{name} AS before_{name}" for name in _COUNTED_FIELDS)
+                extra = (game_id,)
+            update = f"WITH {', '.join(parts)} SELECT g.*{old_columns} FROM g{', b' if counted else ''}"
+            params = (*extra, *params)
         try:
             rows = self._all(update, params)
         except StorageContention:
@@ -733,7 +769,19 @@ class PostgresStore(Store):
             raise
         if len(rows) != 1:
             raise StaleGame(game_id)
-        changed: GameRecord = _decode(GameRecord, rows[0])
+        row = dict(rows[0])
+        before = {name: row.pop(f"before_{name}") for name in _COUNTED_FIELDS} if counted else None
+        changed: GameRecord = _decode(GameRecord, row)
+        if before is not None:
+            old, new = _count_key(before), _count_key(_counted(changed))
+            if old != new:
+                # A game counts once, under what it is now (a result is written once: one more
+                # statement at the end of a game, none for a move).
+                if old is not None:
+                    self._write(_count_upsert("%s"), (*old, -1))
+                    self._write(_count_prune("%s"), old)
+                if new is not None:
+                    self._write(_count_upsert("%s"), (*new, 1))
         return changed
 
     def _current_version(self, game_id: int) -> int | None:
@@ -1107,9 +1155,21 @@ class PostgresStore(Store):
                     (*values.values(), rating.platform, rating.subject, rating.pool, source, rating.updated_at,
                      rating.rating, rating.deviation))
 
-    def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
-        return self._records(RatingEventRecord, "platform=%s AND subject=%s AND pool=%s ORDER BY at, seq",
-                             (platform, subject, pool))
+    def rating_history(self, platform: str, subject: str, pool: str,
+                       limit: int | None = None) -> list[RatingEventRecord]:
+        if limit is None:
+            return self._records(RatingEventRecord, "platform=%s AND subject=%s AND pool=%s ORDER BY at, seq",
+                                 (platform, subject, pool))
+        if limit < 2:
+            raise ValueError("a history limit below 2 cannot keep the first event and the last")
+        # A history that fits is read whole; a longer one is picked from through the index.
+        head = self._records(RatingEventRecord, "platform=%s AND subject=%s AND pool=%s "
+                             "ORDER BY at, seq LIMIT %s", (platform, subject, pool, limit + 1))
+        if len(head) <= limit:
+            return head
+        rows = self._all(_history_query("%s", "seq", _COLUMNS[RatingEventRecord]),
+                         _history_params(platform, subject, pool, limit))
+        return [_decode(RatingEventRecord, row) for row in rows]
 
     def lock_ratings(self) -> None:
         if not self.in_transaction():

@@ -87,6 +87,28 @@ class GameRecord:
     bot_level: int | None = None      # a game against the bot: its level (the bot plays as BOT_ID)
 
 
+# A finished game of fewer plies than this is 'short' in its count (the ratings do not rate one
+# that was resigned or lost on time).
+SHORT_PLIES = 2
+
+
+@dataclass(frozen=True, slots=True)
+class GameCountRecord:
+    """How many finished games of a chat share one outcome (``Store.count_finished_games``): the
+    same two players in the same seats, variant, bot level, winner (None: a draw) and reason;
+    ``short``: ended before SHORT_PLIES plies."""
+
+    chat_id: str
+    white_id: str
+    black_id: str
+    variant: str
+    bot_level: int | None
+    winner: Color | None
+    result_reason: ResultReason | None
+    short: bool
+    games: int
+
+
 @dataclass(frozen=True, slots=True)
 class MoveRecord:
     """One move of a game; ``fen_after`` is the position it led to."""

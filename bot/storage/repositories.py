@@ -20,6 +20,7 @@ from .records import (
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
+    GameCountRecord,
     GameRecord,
     MoveRecord,
     NotifyRecord,
@@ -248,6 +249,10 @@ class GamesRepository(_Repository):
              limit: int | None = None, user_id: str | None = None) -> list[GameRecord]:
         return self._store.find_games(platform, chat_id, status, limit, user_id)
 
+    def count_finished(self, platform: str, chat_id: str | None = None, user_id: str | None = None,
+                       opponent_id: str | None = None) -> list[GameCountRecord]:
+        return self._store.count_finished_games(platform, chat_id, user_id, opponent_id)
+
     def against_bot(self, platform: str | None = None) -> list[GameRecord]:
         return self._store.bot_games(platform)
 
@@ -361,8 +366,8 @@ class RatingsRepository(_Repository):
     def save(self, rating: RatingRecord, source: str) -> None:
         self._store.save_rating(rating, source)
 
-    def history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
-        return self._store.rating_history(platform, subject, pool)
+    def history(self, platform: str, subject: str, pool: str, limit: int | None = None) -> list[RatingEventRecord]:
+        return self._store.rating_history(platform, subject, pool, limit)
 
     def clear(self) -> None:
         self._store.clear_ratings()

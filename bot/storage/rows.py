@@ -10,9 +10,11 @@ from typing import Any
 from bot.rules import Color, ResultReason
 
 from .records import (
+    SHORT_PLIES,
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
+    GameCountRecord,
     GameRecord,
     MoveRecord,
     NotifyRecord,
@@ -61,6 +63,111 @@ def decode(cls: type, row: dict[str, Any]) -> Any:
     elif cls is AttemptRecord:
         row = dict(row, progress=tuple(json.loads(row["progress"])))
     return cls(**row)
+
+
+# The columns of a finished game that game_counts keys on, in its key's order ('short': ended
+# before SHORT_PLIES plies); a NULL is kept as 0 or '' (a key column cannot be NULL).
+COUNT_KEY = ("platform", "chat_id", "white_id", "black_id", "variant", "bot_level", "winner", "result_reason",
+             "short")
+# The games columns that decide a count: a change to none of them leaves game_counts alone.
+COUNTED_FIELDS = frozenset({"status", "platform", "chat_id", "white_id", "black_id", "variant", "bot_level",
+                            "winner", "result_reason", "ply"})
+COUNTED_COLUMNS = ", ".join(sorted(COUNTED_FIELDS))
+
+
+def count_key(game: dict[str, Any]) -> tuple[Any, ...] | None:
+    """The game_counts key a game (its COUNTED_FIELDS, stored or decoded) counts under; None
+    while it is not finished."""
+    if game["status"] != "finished":
+        return None
+    return (game["platform"], game["chat_id"], game["white_id"], game["black_id"], game["variant"],
+            int(game["bot_level"] or 0), str(game["winner"] or ""), str(game["result_reason"] or ""),
+            int(game["ply"] < SHORT_PLIES))
+
+
+def counted(game: GameRecord) -> dict[str, Any]:
+    """A game's COUNTED_FIELDS (for ``count_key``)."""
+    return {name: getattr(game, name) for name in COUNTED_FIELDS}
+
+
+def count_upsert(mark: str) -> str:
+    """Add to a key's count (``games`` may be negative), the row made when missing."""
+    names = ", ".join(COUNT_KEY)
+    return (f"INSERT INTO game_counts ({names}, games) VALUES ({', '.join([mark] * (len(COUNT_KEY) + 1))}) "
+            f"ON CONFLICT ({names}) DO UPDATE SET games = game_counts.games + excluded.games")
+
+
+def count_prune(mark: str) -> str:
+    """Drop a key whose count came down to nothing."""
+    return f"DELETE FROM game_counts WHERE {' AND '.join(f'{name}={mark}' for name in COUNT_KEY)} AND games <= 0"
+
+
+def count_merge(mark: str) -> str:
+    """Add every count of a chat (platform, old chat id) to another chat's (the new id, first)."""
+    names = ", ".join(COUNT_KEY)
+    rest = ", ".join(name for name in COUNT_KEY if name not in ("platform", "chat_id"))
+    return (f"INSERT INTO game_counts ({names}, games) SELECT platform, {mark}, {rest}, games FROM game_counts "
+            f"WHERE platform={mark} AND chat_id={mark} "
+            f"ON CONFLICT ({names}) DO UPDATE SET games = game_counts.games + excluded.games")
+
+
+_COUNT_COLUMNS = "chat_id, white_id, black_id, variant, bot_level, winner, result_reason, short, games"
+
+
+def count_games_query(mark: str, platform: str, chat_id: str | None, user_id: str | None,
+                      opponent_id: str | None) -> tuple[str, tuple[Any, ...]]:
+    """The SELECT of ``Store.count_finished_games`` over game_counts and its parameters, ``mark``
+    being the dialect's placeholder.  A player's counts are two index lookups joined (white seat,
+    black seat; an OR of the two would scan), the second leaving out a game against oneself."""
+    if opponent_id is not None and user_id is None:
+        raise ValueError("opponent_id needs user_id")
+    where, params = f"platform={mark}", [platform]
+    if chat_id is not None:
+        where, params = f"{where} AND chat_id={mark}", [*params, chat_id]
+    if user_id is None:
+        return f"SELECT {_COUNT_COLUMNS} FROM game_counts WHERE {where}", tuple(params)
+    parts, values = [], []
+    for me, them in (("white_id", "black_id"), ("black_id", "white_id")):
+        part, extra = f"{where} AND {me}={mark}", [user_id]
+        if opponent_id is not None:
+            part, extra = f"{part} AND {them}={mark}", [*extra, opponent_id]
+        if me == "black_id":
+            part, extra = f"{part} AND white_id<>{mark}", [*extra, user_id]
+        parts.append(f"SELECT {_COUNT_COLUMNS} FROM game_counts WHERE {part}")
+        values += [*params, *extra]
+    return " UNION ALL ".join(parts), tuple(values)
+
+
+def decode_count(row: dict[str, Any]) -> GameCountRecord:
+    return GameCountRecord(
+        chat_id=row["chat_id"], white_id=row["white_id"], black_id=row["black_id"], variant=row["variant"],
+        bot_level=int(row["bot_level"]) or None,
+        winner=Color(row["winner"]) if row["winner"] else None,
+        result_reason=ResultReason(row["result_reason"]) if row["result_reason"] else None,
+        short=bool(row["short"]), games=int(row["games"]))
+
+
+def history_query(mark: str, order: str, columns: str) -> str:
+    """The SELECT of a long rating history cut to the events first reached at a number of times
+    spread evenly from its first event to its last (both among them), ``order`` the dialect's
+    order of insertion; its parameters: ``history_params``.  Each time is one index seek, so the
+    cost follows the number of times, not the history's length."""
+    key = f"platform={mark} AND subject={mark} AND pool={mark}"
+    seek = f"h.platform={mark} AND h.subject={mark} AND h.pool={mark}"
+    return (f"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < {mark}), "
+            f"span(lo, hi) AS (SELECT (SELECT at FROM rating_history WHERE {key} ORDER BY at LIMIT 1), "
+            f"(SELECT at FROM rating_history WHERE {key} ORDER BY at DESC LIMIT 1)), "
+            f"picked(at) AS (SELECT (SELECT h.at FROM rating_history h WHERE {seek} "
+            f"AND h.at >= span.lo + (span.hi - span.lo) * k.i / ({mark} - 1) ORDER BY h.at LIMIT 1) FROM k, span) "
+            f"SELECT {columns} FROM rating_history WHERE {key} AND at IN (SELECT at FROM picked) "
+            f"ORDER BY at, {order}")
+
+
+def history_params(platform: str, subject: str, pool: str, times: int) -> tuple[Any, ...]:
+    """The parameters of ``history_query`` in the order its text takes them (``times``: how many
+    times to pick events at, at least 2)."""
+    key = (platform, subject, pool)
+    return (times, *key, *key, *key, times, *key)
 
 
 def encode_game(fields: dict[str, Any]) -> dict[str, Any]:

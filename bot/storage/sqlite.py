@@ -46,6 +46,7 @@ from .records import (
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
+    GameCountRecord,
     GameRecord,
     MoveRecord,
     NotifyRecord,
@@ -59,12 +60,23 @@ from .records import (
 from .rows import ATTEMPT_COLUMNS as _ATTEMPT_COLUMNS
 from .rows import CLOSED as _CLOSED
 from .rows import COLUMNS as _COLUMNS
+from .rows import COUNTED_COLUMNS as _COUNTED_COLUMNS
+from .rows import COUNTED_FIELDS as _COUNTED_FIELDS
 from .rows import PLAYER_WAIT
 from .rows import POST_COLUMNS as _POST_COLUMNS
 from .rows import TABLES as _TABLES
 from .rows import beat_key as _beat_key
+from .rows import count_games_query as _count_games_query
+from .rows import count_key as _count_key
+from .rows import count_merge as _count_merge
+from .rows import count_prune as _count_prune
+from .rows import count_upsert as _count_upsert
+from .rows import counted as _counted
 from .rows import decode as _record
+from .rows import decode_count as _decode_count
 from .rows import encode_game as _encode_game
+from .rows import history_params as _history_params
+from .rows import history_query as _history_query
 from .sqlite_outbox import SQLiteOutbox
 
 _log = logging.getLogger("bot.storage")
@@ -255,9 +267,21 @@ class _PuzzlesAndRatings:
                             "VALUES (?,?,?,?,?,?,?)", (rating.platform, rating.subject, rating.pool, source,
                                                         rating.updated_at, rating.rating, rating.deviation))
 
-    def rating_history(self, platform: str, subject: str, pool: str) -> list[RatingEventRecord]:
-        return self._records(RatingEventRecord, "platform=? AND subject=? AND pool=? ORDER BY at, rowid",
-                             (platform, subject, pool))
+    def rating_history(self, platform: str, subject: str, pool: str,
+                       limit: int | None = None) -> list[RatingEventRecord]:
+        if limit is None:
+            return self._records(RatingEventRecord, "platform=? AND subject=? AND pool=? ORDER BY at, rowid",
+                                 (platform, subject, pool))
+        if limit < 2:
+            raise ValueError("a history limit below 2 cannot keep the first event and the last")
+        # A history that fits is read whole; a longer one is picked from through the index.
+        head = self._records(RatingEventRecord, "platform=? AND subject=? AND pool=? "
+                             "ORDER BY at, rowid LIMIT ?", (platform, subject, pool, limit + 1))
+        if len(head) <= limit:
+            return head
+        rows = self._all(_history_query("?", "rowid", _COLUMNS[RatingEventRecord]),
+                         _history_params(platform, subject, pool, limit))
+        return [_record(RatingEventRecord, row) for row in rows]
 
     def lock_ratings(self) -> None:
         # BEGIN IMMEDIATE already holds the database's one write lock, which covers this one: only
@@ -674,6 +698,10 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
             for table in ("challenges", "games", "outbox"):
                 self.db.execute(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                                 (new_chat_id, platform, old_chat_id))
+            # The games' counts follow them, added to any the new id has already.
+            if new_chat_id != old_chat_id:
+                self.db.execute(_count_merge("?"), (new_chat_id, platform, old_chat_id))
+                self.db.execute("DELETE FROM game_counts WHERE platform=? AND chat_id=?", (platform, old_chat_id))
             # A day the new id already has a post for keeps that one.
             self.db.execute("UPDATE OR IGNORE puzzle_posts SET chat_id=? WHERE platform=? AND chat_id=?",
                             (new_chat_id, platform, old_chat_id))
@@ -777,6 +805,11 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
             where, params = f"{where} AND (white_id=? OR black_id=?)", (*params, user_id, user_id)
         return self._records(GameRecord, f"{where} ORDER BY id DESC LIMIT ?", (*params, -1 if limit is None else limit))
 
+    def count_finished_games(self, platform: str, chat_id: str | None = None, user_id: str | None = None,
+                             opponent_id: str | None = None) -> list[GameCountRecord]:
+        sql, params = _count_games_query("?", platform, chat_id, user_id, opponent_id)
+        return [_decode_count(row) for row in self._all(sql, params)]
+
     def bot_games(self, platform: str | None = None) -> list[GameRecord]:
         where, params = _filters(platform=platform)
         return self._records(GameRecord, f"status='active' AND bot_level IS NOT NULL AND {where} ORDER BY id", params)
@@ -793,9 +826,11 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
         check_fields("game update", fields, GAME_UPDATE_FIELDS)
         if move is not None:
             check_fields("move", move, MOVE_FIELDS, ())
+        counted = not _COUNTED_FIELDS.isdisjoint(fields)
         fields = dict(_encode_game(fields), version=version + 1)
         names = ", ".join(f"{k}=?" for k in fields)
         with self.transaction():
+            before = self._one(f"SELECT {_COUNTED_COLUMNS} FROM games WHERE id=?", (game_id,)) if counted else None
             cur = self.db.execute(f"UPDATE games SET {names} WHERE id=? AND version=?",
                                   (*fields.values(), game_id, version))
             if cur.rowcount != 1:
@@ -804,7 +839,20 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
                 self.db.table("moves").insert(dict(move, game_id=game_id))
             changed = self.game(game_id)
             assert changed is not None          # written just now, in this transaction
+            if before is not None:
+                self._recount(_count_key(before), _count_key(_counted(changed)))
             return changed
+
+    def _recount(self, old: tuple[Any, ...] | None, new: tuple[Any, ...] | None) -> None:
+        """Move a game's count from its key as it was to its key as it is (inside the change's
+        transaction): a game counts once, under what it is now."""
+        if old == new:
+            return
+        if old is not None:
+            self.db.execute(_count_upsert("?"), (*old, -1))
+            self.db.execute(_count_prune("?"), old)
+        if new is not None:
+            self.db.execute(_count_upsert("?"), (*new, 1))
 
     def mark_reminded(self, game_id: int, version: int) -> bool:
         with self.transaction():

@@ -41,7 +41,14 @@ from bot.service.features.results_stats import (
     VariantRanking,
 )
 from bot.storage import BOT_ID, in_transaction
-from bot.storage.records import AttemptRecord, GameRecord, PuzzlePostRecord, RatingRecord
+from bot.storage.records import (
+    SHORT_PLIES,
+    AttemptRecord,
+    GameCountRecord,
+    GameRecord,
+    PuzzlePostRecord,
+    RatingRecord,
+)
 
 log = logging.getLogger("bot.service")
 
@@ -55,6 +62,9 @@ PUZZLE_START_DEVIATION = 300.0
 MIN_LEADERBOARD_GAMES = 5
 UNRATED_REASONS = ("resign", "time")
 TOP_SIZE = 10
+# The most points of one pool's rating chart: a long history is drawn from events spread over it
+# (the first and the last among them), so /stats reads the same amount however long it is.
+CHART_POINTS = 240
 
 
 def game_pool(game: GameRecord) -> str:
@@ -64,7 +74,12 @@ def game_pool(game: GameRecord) -> str:
 def is_rated(game: GameRecord) -> bool:
     """Whether a finished game counts for ratings: it did not end in its first two moves by a
     resignation or on time (a misclick or a challenge nobody meant to play)."""
-    return game.status == "finished" and not (game.ply < 2 and game.result_reason in UNRATED_REASONS)
+    return game.status == "finished" and not (game.ply < SHORT_PLIES and game.result_reason in UNRATED_REASONS)
+
+
+def _counts_rated(count: GameCountRecord) -> bool:
+    """``is_rated`` of the finished games a count groups."""
+    return not (count.short and count.result_reason in UNRATED_REASONS)
 
 
 def _white_score(game: GameRecord) -> float:
@@ -213,16 +228,17 @@ class Ratings(UseCase):
         player = self.storage.player_by_username(ctx.event.platform, handle)
         return (player.user_id, player.name) if player else None
 
-    def _record(self, games: list[GameRecord], user_id: str) -> dict[str, Record]:
-        """Per pool: games, wins, draws, losses of a user among finished games."""
+    def _record(self, counts: list[GameCountRecord], user_id: str) -> dict[str, Record]:
+        """Per pool: games, wins, draws, losses of a user among counted finished games."""
         tally: dict[str, Counter[str]] = {}
-        for g in games:
-            if g.status != "finished" or user_id not in (g.white_id, g.black_id):
+        for count in counts:
+            if user_id not in (count.white_id, count.black_id):
                 continue
-            c = tally.setdefault(game_pool(g), Counter())
-            color = Color.WHITE if g.white_id == user_id else Color.BLACK
-            c["games"] += 1
-            c["wins" if g.winner == color else "draws" if g.winner is None else "losses"] += 1
+            pool = count.variant if count.bot_level is None else f"{count.variant}:bot"
+            c = tally.setdefault(pool, Counter())
+            color = Color.WHITE if count.white_id == user_id else Color.BLACK
+            c["games"] += count.games
+            c["wins" if count.winner == color else "draws" if count.winner is None else "losses"] += count.games
         return {pool: Record(c["games"], c["wins"], c["draws"], c["losses"]) for pool, c in tally.items()}
 
     def stats(self, ctx: Ctx, request: StatsRequest) -> StatsOutcome:
@@ -239,8 +255,7 @@ class Ratings(UseCase):
             return self._head_to_head(ctx, people[0], people[1])
         user_id, name = people[0] if people else (ctx.event.user_id, _name(ctx.event))
         platform = ctx.event.platform
-        games = self.storage.find_games(platform, status="finished", user_id=user_id)
-        results = self._record(games, user_id)
+        results = self._record(self.storage.games.count_finished(platform, user_id=user_id), user_id)
         pools = []
         series = []
         for variant in VARIANTS:
@@ -253,9 +268,10 @@ class Ratings(UseCase):
                 pools.append(PoolStats(variant, vs_bot, self._shown(rating) if rating is not None else None,
                                        round(self._as_of_now(rating).deviation) if rating is not None else None,
                                        record or Record()))
-                history = self.storage.rating_history(platform, user_id, pool)
-                if history and not vs_bot:
-                    # One point per rated game, at its date (no made-up starting point).
+                history = [] if vs_bot else self.storage.rating_history(platform, user_id, pool, CHART_POINTS)
+                if history:
+                    # One point per rated game, at its date (no made-up starting point); a long
+                    # history gives CHART_POINTS of them, spread from its first game to its last.
                     series.append((variant, [(h.at, h.rating) for h in history]))
         puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
         current, best = self.records.puzzle_streaks(platform, user_id)
@@ -266,9 +282,9 @@ class Ratings(UseCase):
         return PlayerStats(name, pools, puzzles, series[:4])
 
     def _head_to_head(self, ctx: Ctx, a: tuple[str, str], b: tuple[str, str]) -> HeadToHead:
-        games = [g for g in self.storage.find_games(ctx.event.platform, status="finished", user_id=a[0])
-                 if b[0] in (g.white_id, g.black_id) and a[0] != b[0]]
-        results = self._record(games, a[0])
+        counts = [] if a[0] == b[0] else self.storage.games.count_finished(
+            ctx.event.platform, user_id=a[0], opponent_id=b[0])
+        results = self._record(counts, a[0])
         return HeadToHead(a[1], b[1], sorted(results.items()))
 
     # -- /top ------------------------------------------------------------------------------------------
@@ -279,26 +295,32 @@ class Ratings(UseCase):
         if request.scope == "puzzles":
             return self._top_puzzles(ctx)
         everywhere = request.scope == "global"
+        # The chat's games counted once for every board (the global boards count rated games from
+        # the ratings themselves).
+        counts = [] if everywhere else self.storage.games.count_finished(ctx.event.platform, ctx.event.chat_id)
         if request.variant is not None:
-            return [self._top_variant(ctx, request.variant, everywhere)]
+            return [self._top_variant(ctx, request.variant, everywhere, counts)]
         # No variant named: every variant that has ranked players, the chat's own first.
         first = self.games.default_variant(ctx, lang)
-        boards = [self._top_variant(ctx, variant, everywhere) for variant in sorted(VARIANTS, key=lambda v: v != first)]
+        boards = [self._top_variant(ctx, variant, everywhere, counts)
+                  for variant in sorted(VARIANTS, key=lambda v: v != first)]
         return [b for b in boards if b.entries] or [b for b in boards if b.variant == first]
 
-    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool) -> VariantRanking:
-        """The leaderboard of one variant (an empty one says who would be on it)."""
+    def _top_variant(self, ctx: Ctx, variant: str, everywhere: bool,
+                     counts: list[GameCountRecord]) -> VariantRanking:
+        """The leaderboard of one variant (an empty one says who would be on it); ``counts``: the
+        chat's finished games counted (for a board of this chat)."""
         platform = ctx.event.platform
         ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
-        counts: Counter[str] = Counter()
+        rated: Counter[str] = Counter()
         if everywhere:
-            counts.update({subject: r.games for subject, r in ratings.items()})
+            rated.update({subject: r.games for subject, r in ratings.items()})
         else:
-            for g in self.storage.find_games(platform, ctx.event.chat_id, status="finished"):
-                if g.variant == variant and g.bot_level is None and is_rated(g):
-                    counts[g.white_id] += 1
-                    counts[g.black_id] += 1
-        rows = [(ratings[s], n) for s, n in counts.items() if n >= MIN_LEADERBOARD_GAMES and s in ratings]
+            for count in counts:
+                if count.variant == variant and count.bot_level is None and _counts_rated(count):
+                    rated[count.white_id] += count.games
+                    rated[count.black_id] += count.games
+        rows = [(ratings[s], n) for s, n in rated.items() if n >= MIN_LEADERBOARD_GAMES and s in ratings]
         rows.sort(key=lambda item: (-item[0].rating, item[0].subject))
         entries = [RankedPlayer(self._player_name(r.platform, r.subject), self._shown(r), n)
                    for r, n in rows[:TOP_SIZE]]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from bot.i18n import LANGUAGES, t
@@ -313,7 +313,13 @@ def play(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         spec = parse_play(args)
     except BadArgument as err:
         return presenters.replies(ctx.lang, refused_usage(err, "play.usage"))
-    return presenters.replies(ctx.lang, app.opponent.start_game(ctx, spec, ctx.lang))
+    outcome = app.opponent.start_game(ctx, spec, ctx.lang)
+    replies = presenters.replies(ctx.lang, outcome)
+    if not isinstance(outcome, Refused) and replies and app.runtime.thinker.first_start():
+        # The first game on a machine waits while the engine's search is compiled: said once, in
+        # the board's own message (no message more to number or to reply to).
+        replies[0] = replace(replies[0], text=replies[0].text + "\n" + t(ctx.lang, "bot.preparing"))
+    return replies
 
 
 @command("accept", _aliases(("aceptar",), ("accetta",)), (ID,), ref_only=True)

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -56,12 +56,29 @@ PARENT_CHECK_SECONDS = 0.5
 PR_SET_PDEATHSIG = 1
 
 
+# The most engine processes $DRAUGHTS_AI_WORKERS may ask for.
+MOST_WORKERS = 64
+
+
+def workers_problem(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why $DRAUGHTS_AI_WORKERS is not a number of engine processes, in one line; None when it is
+    one (or is not set)."""
+    text = environ.get("DRAUGHTS_AI_WORKERS", "").strip()
+    if not text or (text.isascii() and text.isdigit() and 1 <= int(text) <= MOST_WORKERS):
+        return None
+    return f"DRAUGHTS_AI_WORKERS={text!r} is not a number of engine processes from 1 to {MOST_WORKERS}"
+
+
 def worker_count() -> int:
     """How many engine processes: $DRAUGHTS_AI_WORKERS, else one per CPU this process may use
-    (at most MAX_WORKERS)."""
+    (at most MAX_WORKERS).  ValueError when $DRAUGHTS_AI_WORKERS is set to anything else than a
+    number from 1 to MOST_WORKERS (the bot's start refuses it in one line: ``workers_problem``)."""
+    problem = workers_problem()
+    if problem is not None:
+        raise ValueError(problem)
     text = os.environ.get("DRAUGHTS_AI_WORKERS", "").strip()
-    if text.isdigit() and int(text) > 0:
-        return min(int(text), 64)
+    if text:
+        return int(text)
     try:
         cpus = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):
@@ -193,6 +210,8 @@ class Thinker:
         self._dispatcher: threading.Thread | None = None
         self._closing: Executor | None = None           # our pool, for the dispatcher to shut down
         self._results = ThreadPoolExecutor(RESULT_THREADS, thread_name_prefix="bot-results")
+        self._first_start_asked = False
+        self._warming = False           # warm() was called: the bot started its engine processes
 
     def _pool(self) -> Executor:
         if self._executor is None:
@@ -204,8 +223,22 @@ class Thinker:
     def warm(self) -> None:
         """Start the worker processes now, in the background (a process pool starts them on
         demand, and the first move after a start would pay for it)."""
+        self._warming = True
         for n in range(self.workers):
             self.submit(("warm", n), warm_job, (), on_done=lambda _result: None, seconds=0.0)
+
+    def first_start(self) -> bool:
+        """Whether to tell a player that the engine is being prepared: True at most once, for the
+        first caller, when our own pool's workers were started (``warm``) and this machine has not
+        compiled the engine's search yet (the first move then waits for that: seconds, up to a
+        minute on a busy machine)."""
+        with self._lock:
+            if not self._own or not self._warming or self._first_start_asked:
+                return False
+            self._first_start_asked = True
+        from bot.ai import jit
+
+        return jit.needs_compiling()
 
     def busy(self, key: Hashable) -> bool:
         """Whether work under ``key`` is being done (or waits for a worker)."""

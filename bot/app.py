@@ -6,6 +6,7 @@ import argparse
 import logging
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -118,6 +119,25 @@ def busy_timeout() -> float | None:
     except ValueError:
         return None
     return seconds if 0 <= seconds <= 3600 else None
+
+
+# The on/off switches of the engine in the environment, and the words each side accepts.
+SWITCH_OFF = ("0", "off", "no", "false")
+SWITCH_ON = ("", "1", "on", "yes", "true")
+
+
+def engine_settings_problem(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why an engine setting of the environment cannot be used, in one line (None when every one
+    can): $DRAUGHTS_AI_WORKERS (a number of processes), $DRAUGHTS_CACHE_DIR (a folder the compiled
+    search can be written to), $DRAUGHTS_JIT and $DRAUGHTS_EGTB (on or off)."""
+    from bot.ai import jitcache
+    from bot.service.thinking import workers_problem
+
+    for variable in ("DRAUGHTS_JIT", "DRAUGHTS_EGTB"):
+        value = environ.get(variable, "")
+        if value.strip().lower() not in SWITCH_OFF + SWITCH_ON:
+            return f"{variable}={value!r} is neither on nor off; use one of {', '.join(SWITCH_ON[1:] + SWITCH_OFF)}"
+    return workers_problem(environ) or jitcache.problem(environ)
 
 
 def open_store(database: str, timeout: float | None = None) -> Store:

@@ -4,13 +4,56 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
+from collections.abc import Callable
+from typing import NoReturn
 
 from bot.rules import VARIANTS, IllegalMove, Position, perft
 
 # --db on every command that opens the bot's database.
 DB_HELP = "database file or postgresql:// URL (default: $DATABASE_URL, else $DRAUGHTS_DB, else draughts.db)"
+# The largest id a stored row can have (SQLite's and PostgreSQL's 64-bit integers).
+MAX_ID = 2**63 - 1
+# The deepest perft asked for (depth 12 already takes hours).
+MAX_PERFT_DEPTH = 30
+# The longest a search may be given from the command line.
+MAX_SEARCH_SECONDS = 3600.0
+
+
+class Parser(argparse.ArgumentParser):
+    """Bad arguments are one line on stderr, saying what is wrong and where the usage is, and exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def whole_number(low: int, high: int, what: str = "a whole number") -> Callable[[str], int]:
+    """An argument type: a whole number from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            value = None
+        if value is None or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, got {text!r}")
+        return value
+    return parse
+
+
+def seconds(high: float) -> Callable[[str], float]:
+    """An argument type: a number of seconds above 0 and at most ``high``."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            value = math.nan
+        if not 0 < value <= high:           # NaN fails too
+            raise argparse.ArgumentTypeError(f"expected a number of seconds above 0 and at most {high:g}, "
+                                             f"got {text!r}")
+        return value
+    return parse
 
 
 def _position(variant: str, fen: str) -> Position:
@@ -119,7 +162,7 @@ def ai_analyse(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m bot", description="Draughts bot for chats.")
+    parser = Parser(prog="python -m bot", description="Draughts bot for chats.")
     sub = parser.add_subparsers(dest="command")
     console = sub.add_parser("console", help="local chat on standard input (the default without tokens)")
     console.add_argument("--db", help=DB_HELP)
@@ -145,7 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "moves":
             p.add_argument("--json", action="store_true", help='JSON list of {"path": [...], "captured": [...]}')
         if name == "perft":
-            p.add_argument("--depth", type=int, required=True)
+            p.add_argument("--depth", type=whole_number(1, MAX_PERFT_DEPTH), required=True)
             p.add_argument("--time", action="store_true", help="also print seconds per depth")
         if name == "check":
             p.add_argument("move")
@@ -159,20 +202,66 @@ def build_parser() -> argparse.ArgumentParser:
     move.add_argument("--variant", required=True, choices=sorted(VARIANTS))
     move.add_argument("--fen", default="start", help="FEN or 'start'")
     move.add_argument("--level", type=int, default=3, choices=range(1, 6), metavar="1-5")
-    move.add_argument("--time", type=float, default=None, help="seconds at most (default: the level's own)")
+    move.add_argument("--time", type=seconds(MAX_SEARCH_SECONDS), default=None,
+                      help="seconds at most (default: the level's own)")
     move.set_defaults(func=ai_move)
     analyse = asub.add_parser("analyse", help="annotate the games of a PDN file")
     analyse.add_argument("--variant", required=True, choices=sorted(VARIANTS))
     analyse.add_argument("--pdn", required=True, help="PDN file")
-    analyse.add_argument("--time", type=float, default=0.3, help="seconds per search (two per move)")
+    analyse.add_argument("--time", type=seconds(MAX_SEARCH_SECONDS), default=0.3,
+                         help="seconds per search (two per move)")
     analyse.set_defaults(func=ai_analyse)
     from bot.ai.egtb.cli import add_commands as add_egtb_commands
     add_egtb_commands(asub)
+    _bound_numbers(parser)
     return parser
+
+
+# The whole-number options the other modules' commands declare as plain ints, and their ranges.
+NUMBER_RANGES: dict[tuple[str, ...], tuple[int, int]] = {
+    ("puzzles", "generate", "count"): (1, 100_000),
+    ("puzzles", "generate", "seed"): (0, 2**63 - 1),
+    ("puzzles", "generate", "first_game"): (1, 10**9),
+    ("puzzles", "check", "jobs"): (1, 64),
+    ("ai", "egtb", "build", "pieces"): (2, 5),
+    ("ai", "egtb", "build", "jobs"): (0, 64),           # 0: one per CPU
+}
+
+
+def _bound_numbers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> None:
+    """Give each plain ``int`` option its range from NUMBER_RANGES (a number out of it is refused by
+    the parser, in one line, like a word where a number belongs)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                _bound_numbers(sub, (*path, name))
+        elif action.type is int and (*path, action.dest) in NUMBER_RANGES:
+            low, high = NUMBER_RANGES[(*path, action.dest)]
+            action.type = whole_number(low, high)
+
+
+def plain_numbers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """The options still typed as a bare ``int`` or ``float`` (no range): none, tests check."""
+    found: list[tuple[str, ...]] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found += plain_numbers(sub, (*path, name))
+        elif action.type in (int, float) and action.choices is None:
+            found.append((*path, action.dest))
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command != "rules":
+        # Engine settings in the environment: a wrong one is one line and nothing started.
+        from bot.app import engine_settings_problem
+
+        problem = engine_settings_problem()
+        if problem is not None:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     if args.command in ("rules", "puzzles", "ai", "games", "ratings", "db"):
         try:
             return args.func(args)

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from bot.cli import MAX_ID, whole_number
 from bot.storage import BOT_ID, GameRecord, Store
 
 if TYPE_CHECKING:
@@ -30,12 +31,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     listing.add_argument("--platform", default=None)
     listing.add_argument("--chat", default=None)
     listing.add_argument("--status", choices=["active", "finished"], default=None)
-    listing.add_argument("--limit", type=int, default=None)
+    listing.add_argument("--limit", type=whole_number(1, MAX_ID), default=None)
     listing.add_argument("--json", action="store_true", help="a JSON list of games instead")
     listing.add_argument("--db", default=None, help=DB_HELP)
     listing.set_defaults(func=games_list)
     show = actions.add_parser("show", help="one game in full: players, position, moves, result")
-    show.add_argument("id", type=int)
+    show.add_argument("id", type=whole_number(1, MAX_ID, "a game number"))
     show.add_argument("--json", action="store_true")
     show.add_argument("--db", default=None, help=DB_HELP)
     show.set_defaults(func=games_show)

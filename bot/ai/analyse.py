@@ -25,10 +25,12 @@ DECIDED = 1000
 # machine and under any load.  Each position gets a search of SCAN_NODES (about a tenth of a second
 # of the compiled search); a move that was not the engine's choice is compared with that choice by a
 # search of those two moves alone, and a cost from CONFIRM_FROM on only stands after a search of the
-# two moves with CONFIRM_NODES (bench/analysis_accuracy.py compares what it keeps with longer
-# searches).
+# two moves with CONFIRM_NODES (bench/analysis_accuracy.py compares what it keeps with 3 s searches;
+# a quarter of that budget was 0.9 man off one of them).  A cost that a search of the two moves with
+# a SIEVE of that budget already finds below CONFIRM_FROM is dropped there: most candidates are.
 SCAN_NODES = 60_000
-CONFIRM_NODES = 600_000
+CONFIRM_NODES = 2_400_000
+SIEVE = 4
 CONFIRM_FROM = 30
 
 # What a move did, when numbers of men would not say it (MoveNote.cost).
@@ -148,11 +150,10 @@ def analyse_game(game: Game, seconds: float | None = None, *, nodes: int = SCAN_
     fens = [game.start.fen()]
 
     def search(pos: Position, history: list[str], moves: list[Move] | None = None,
-               confirm: bool = False) -> SearchResult:
-        if seconds is not None and not confirm:
+               budget: int | None = None) -> SearchResult:
+        if seconds is not None and budget is None:
             return search_position(pos, 64, seconds, history=history, moves=moves)
-        budget = confirm_nodes if confirm else nodes
-        return search_position(pos, 64, math.inf, history=history, nodes=budget, moves=moves)
+        return search_position(pos, 64, math.inf, history=history, nodes=budget or nodes, moves=moves)
 
     for ply, (pos, move) in enumerate(zip(game.positions, game.moves, strict=False)):
         before = fens[:-1]
@@ -166,8 +167,9 @@ def analyse_game(game: Game, seconds: float | None = None, *, nodes: int = SCAN_
             if best.move != move and pos.play(move).legal_moves():
                 # The two moves side by side in one search: their scores come from the same depth.
                 note = _compared(note, search(pos, before, [best.move, move]))
-                if note.loss >= CONFIRM_FROM:
-                    note = _compared(note, search(pos, before, [note.best, move], confirm=True))
+                for budget in (confirm_nodes // SIEVE, confirm_nodes):
+                    if note.loss >= CONFIRM_FROM:
+                        note = _compared(note, search(pos, before, [note.best, move], max(1, budget)))
             notes.append(note)
         fens.append(game.positions[ply + 1].fen())
     return notes

@@ -37,7 +37,7 @@ log = logging.getLogger("bot.service")
 ANALYSIS_NODES = (SCAN_NODES, CONFIRM_NODES)
 # What that costs a move, about, on a small machine (bench/analysis_accuracy.py measures a 60-ply
 # analysis): for the notice that the analysis started and for the pool's queue.
-ANALYSIS_SECONDS = 0.25
+ANALYSIS_SECONDS = 0.3
 # Mistakes shown per side, and the least loss (hundredths of a man) that counts as one: every such
 # cost was confirmed by the analysis's deeper search.
 MISTAKES_SHOWN = 3

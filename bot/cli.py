@@ -208,8 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyse = asub.add_parser("analyse", help="annotate the games of a PDN file")
     analyse.add_argument("--variant", required=True, choices=sorted(VARIANTS))
     analyse.add_argument("--pdn", required=True, help="PDN file")
-    analyse.add_argument("--time", type=seconds(MAX_SEARCH_SECONDS), default=0.3,
-                         help="seconds per search (two per move)")
+    analyse.add_argument("--time", type=seconds(MAX_SEARCH_SECONDS), default=None,
+                         help="seconds per search (default: node budgets, the same notes on any machine)")
     analyse.set_defaults(func=ai_analyse)
     from bot.ai.egtb.cli import add_commands as add_egtb_commands
     add_egtb_commands(asub)

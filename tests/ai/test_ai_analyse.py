@@ -74,6 +74,15 @@ def test_command_line_annotates_a_pdn_file(tmp_path):
         capture_output=True, text=True, cwd=ROOT, timeout=60,
     )
     assert bad.returncode == 2 and "error" in bad.stderr
+    # Without --time, the analysis's node budgets: the notes /analysis gives, on any machine.
+    shot = Game("spanish", SHOT)
+    shot.play("3-7")
+    path.write_text(write_pdn(shot), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "bot", "ai", "analyse", "--variant", "spanish", "--pdn", str(path)],
+        capture_output=True, text=True, cwd=ROOT, timeout=60, check=True,
+    ).stdout
+    assert out == annotate_pdn(shot, analyse_game(shot)) + "\n"
 
 
 def _note(best_score: int, played_score: int) -> MoveNote:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from bot.puzzles.prove import GAIN, Prover, balance, leaf_won, main_line, prove, verify
+import pytest
+
+from bot.puzzles.prove import GAIN, MAN, NO_MOVE, Prover, Search, balance, leaf_won, main_line, prove, verify
 from bot.rules import VARIANTS, Position
 
 # Italian: Black gives a man on 13 (17x10 is forced), then 6x13x22x29 takes three and crowns.
@@ -65,3 +67,30 @@ def test_every_reply_in_the_tree_is_legal_and_every_accepted_move_wins():
               "tags": {"sacrifices": 1, "longest_capture": 3, "promotion": True, "moves": 2,
                        "themes": ["sacrifice", "shot", "promotion"]}}
     assert verify(record) == []
+
+
+def _plain(gen, king: int, um: int, uk: int, tm: int, tk: int, white: bool, depth: int) -> int:
+    """The material search written out plainly: every move made at every node, no table, no cut."""
+    moves = gen(um, uk, tm, tk, white)
+    if not moves:
+        return -NO_MOVE
+    if depth <= 0 and not moves[0][0] >> 16:
+        return (um.bit_count() - tm.bit_count()) * MAN + (uk.bit_count() - tk.bit_count()) * king
+    return max(-_plain(gen, king, cm, ck, cum, cuk, not white, max(depth - 1, 0)) for _k, cm, ck, cum, cuk in moves)
+
+
+@pytest.mark.parametrize("variant, fen", [
+    ("spanish", SPANISH_SHOT), ("italian", ITALIAN_SHOT), ("italian", TWO_WINS),
+    ("italian", "W:WK14:BK28"),                 # a king that can be shut in: no move at the horizon
+    ("triestina", "B:W17,21,26,30,32,35,40,45,48,49:B3,4,5,11,19,20,23,28,34,K42"),
+])
+def test_the_search_scores_every_move_as_the_plain_search_does(variant, fen):
+    """The margin's search (captures only searched on at the horizon, bounds kept in a table)
+    gives each move the value the plain search gives it."""
+    pos = Position.from_fen(variant, fen)
+    search = Search(variant)
+    for depth in (0, 1, 2, 3):
+        for move in pos.legal_moves():
+            after = pos.play(move)
+            expected = -_plain(search.gen, search.king, *after.sides(), after.white, depth)
+            assert search.after(pos, move, depth) == expected, (depth, str(move))

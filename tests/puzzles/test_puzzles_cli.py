@@ -88,7 +88,7 @@ def test_what_check_does_for_the_whole_bank_holds_for_a_few_puzzles(variant):
 
 
 # Every 8th puzzle of each bank, a different eighth in each of two tests: the whole bank (about
-# 80 s of CPU since the margin looks four plies past the line, issue 28) is proven by CI's own
+# 60 s of CPU since the margin looks four plies past the line, issue 28) is proven by CI's own
 # step, `python -m bot puzzles check` (see .ci/run), and by the command whenever the bank is
 # regenerated; the suite keeps a fixed quarter of it.
 BANK_SAMPLE = 8

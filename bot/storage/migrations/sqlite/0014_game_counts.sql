@@ -7,8 +7,7 @@ CREATE TABLE game_counts (
     platform TEXT NOT NULL, chat_id TEXT NOT NULL, white_id TEXT NOT NULL, black_id TEXT NOT NULL,
     variant TEXT NOT NULL, bot_level INTEGER NOT NULL, winner TEXT NOT NULL, result_reason TEXT NOT NULL,
     short INTEGER NOT NULL, games INTEGER NOT NULL,
-    PRIMARY KEY (platform, chat_id, white_id, black_id, variant, bot_level, winner, result_reason, short))
-    WITHOUT ROWID;
+    PRIMARY KEY (platform, chat_id, white_id, black_id, variant, bot_level, winner, result_reason, short));
 CREATE INDEX game_counts_white ON game_counts (platform, white_id, black_id);
 CREATE INDEX game_counts_black ON game_counts (platform, black_id, white_id);
 INSERT INTO game_counts (platform, chat_id, white_id, black_id, variant, bot_level, winner, result_reason, short,

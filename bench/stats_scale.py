@@ -10,6 +10,7 @@ Run from the repository root::
 
     python bench/stats_scale.py                      # 1,000 and 30,000 games, a few minutes
     python bench/stats_scale.py --sizes 1000,5000    # smaller
+    python bench/stats_scale.py --postgres           # on a throw-away PostgreSQL server (as the tests start)
 
 Target (issue 30): from 1k to 30k finished games /top and /stats grow at most 3x (/m stays flat).
 """
@@ -23,12 +24,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
 
 from bot.rules import Color, Game, Result, ResultReason  # noqa: E402
 from bot.service import ChatEvent, GameService  # noqa: E402
-from bot.storage import BOT_ID, SQLiteStore  # noqa: E402
+from bot.storage import BOT_ID, SQLiteStore, Store  # noqa: E402
 from bot.storage.repositories import NewGame  # noqa: E402
 
 PLATFORM = "bench"
@@ -139,13 +143,38 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,30000", help="finished games at each measurement, ascending")
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each command at each size")
+    parser.add_argument("--postgres", action="store_true", help="on PostgreSQL (a throw-away server) instead of SQLite")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
-    print(f"python {sys.version.split()[0]}, SQLite, sizes {sizes}, median of {args.runs} runs\n")
+    server = None
+    if args.postgres:
+        from pg_server import PostgresServer, find_binaries
+
+        binaries = find_binaries()
+        if binaries is None:
+            raise SystemExit("no PostgreSQL binaries (initdb, pg_ctl, postgres) on this machine")
+        server = PostgresServer(binaries, durable=True)
+        server.start()
+    try:
+        return measure(args, sizes, server)
+    finally:
+        if server is not None:
+            server.stop()
+
+
+def measure(args: argparse.Namespace, sizes: list[int], server: Any) -> int:
+    print(f"python {sys.version.split()[0]}, {'PostgreSQL' if server else 'SQLite'}, sizes {sizes}, "
+          f"median of {args.runs} runs\n")
     results: dict[str, list[float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         now = [T0]
-        storage = SQLiteStore(Path(tmp) / "bench.db")
+        storage: Store
+        if server is not None:
+            from bot.storage.postgres import PostgresStore
+
+            storage = PostgresStore(server.new_database())
+        else:
+            storage = SQLiteStore(Path(tmp) / "bench.db")
         service = GameService(storage, clock=lambda: now[0], rng=random.Random(0))
         for user in PLAYERS:                       # every player seen, so @handles resolve
             service.handle(event(user, "/help"))

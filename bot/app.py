@@ -140,6 +140,15 @@ def engine_settings_problem(environ: Mapping[str, str] = os.environ) -> str | No
     return workers_problem(environ) or jitcache.problem(environ)
 
 
+def guild_problem(environ: Mapping[str, str] = os.environ) -> str | None:
+    """Why $DISCORD_GUILD_ID is not a Discord server id, in one line (None when it is one or is not
+    set): a wrong one would otherwise register the commands in every server instead of one."""
+    text = environ.get("DISCORD_GUILD_ID", "").strip()
+    if not text or (text.isascii() and text.isdigit() and 0 < int(text) < 2**64):
+        return None
+    return f"DISCORD_GUILD_ID={text!r} is not a Discord server id (a number like 123456789012345678)"
+
+
 def open_store(database: str, timeout: float | None = None) -> Store:
     """The store for a database path (or a ``sqlite:///path`` URL), opened and checked; StorageError
     with a one-line reason when it cannot be used (``bot.storage.opening.open_store``)."""
@@ -205,6 +214,10 @@ def run(args: argparse.Namespace) -> int:
         if not token:
             print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
                   "console chat.", file=sys.stderr)
+            return 2
+        guild = guild_problem() if command == "discord" else None
+        if guild is not None:
+            print(f"error: {guild}", file=sys.stderr)
             return 2
         database = database_path()
         secrets = [token, *database_secrets(database)]

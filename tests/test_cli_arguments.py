@@ -118,3 +118,15 @@ def test_the_issues_three_commands_in_a_real_process(tmp_path):
         assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stdout == ""
     assert not (tmp_path / "bot.db").exists()       # nothing opened, nothing made
+
+
+@pytest.mark.parametrize("value", ["abc", "0", "-5", "12.5", str(2**64)])
+def test_a_discord_guild_id_that_is_no_id_is_refused_before_anything_starts(capsys, monkeypatch, tmp_path, value):
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "not-a-real-token")
+    monkeypatch.setenv("DISCORD_GUILD_ID", value)
+    monkeypatch.setenv("DRAUGHTS_DB", str(tmp_path / "bot.db"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert cli.main(["discord", "sync"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and "DISCORD_GUILD_ID" in err, err
+    assert not (tmp_path / "bot.db").exists()

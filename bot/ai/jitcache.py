@@ -109,9 +109,12 @@ def folder() -> Path:
 
 
 def _version_key() -> str:
-    """What a compiled cache is good for: the compiled module's source, numba's version, this Python
-    and this kind of machine (numba compiles again when any of them changes)."""
-    digest = hashlib.sha256(Path(__file__).with_name("jit.py").read_bytes())
+    """What a compiled cache is good for: the compiled module's source and where it is (numba keeps
+    one cache per source path: each install has its own), numba's version, this Python and this
+    kind of machine (numba compiles again when any of them changes)."""
+    source = Path(__file__).resolve().with_name("jit.py")
+    digest = hashlib.sha256(source.read_bytes())
+    digest.update(str(source).encode("utf-8", "surrogateescape"))
     try:
         numba = importlib.metadata.version("numba")
     except importlib.metadata.PackageNotFoundError:

@@ -127,3 +127,19 @@ def test_the_cache_folder_comes_from_the_environment(tmp_path):
     # This process's engine caches there too, never in the package.
     assert not jitcache.folder().is_relative_to(PACKAGE)
     assert os.environ["NUMBA_CACHE_DIR"] == str(jitcache.folder())
+
+
+def test_the_first_compile_marks_the_cache_ready_only_when_it_succeeds(tmp_path, monkeypatch):
+    from bot.ai import jitcache
+
+    monkeypatch.setattr(jitcache, "_configured", tmp_path)
+    assert not jitcache.ready()
+    try:
+        with jitcache.first_compile():
+            raise RuntimeError("the compile failed")
+    except RuntimeError:
+        pass
+    assert not jitcache.ready() and (tmp_path / jitcache.LOCK_NAME).exists()
+    with jitcache.first_compile():
+        assert not jitcache.ready()
+    assert jitcache.ready()

@@ -217,26 +217,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-# The whole-number options the other modules' commands declare as plain ints, and their ranges.
-NUMBER_RANGES: dict[tuple[str, ...], tuple[int, int]] = {
-    ("puzzles", "generate", "count"): (1, 100_000),
-    ("puzzles", "generate", "seed"): (0, 2**63 - 1),
-    ("puzzles", "generate", "first_game"): (1, 10**9),
-    ("puzzles", "check", "jobs"): (1, 64),
-    ("ai", "egtb", "build", "pieces"): (2, 5),
-    ("ai", "egtb", "build", "jobs"): (0, 64),           # 0: one per CPU
-}
+def number_ranges() -> dict[tuple[str, ...], tuple[int, int]]:
+    """The whole-number options the other modules' commands declare as plain ints, and their ranges."""
+    from bot.ai.egtb.cli import MAX_PIECES
+
+    return {
+        ("puzzles", "generate", "count"): (1, 100_000),
+        ("puzzles", "generate", "seed"): (0, 2**63 - 1),
+        ("puzzles", "generate", "first_game"): (1, 10**9),
+        ("puzzles", "check", "jobs"): (1, 64),
+        ("ai", "egtb", "build", "pieces"): (2, MAX_PIECES),
+        ("ai", "egtb", "build", "jobs"): (0, 64),           # 0: one per CPU
+    }
 
 
-def _bound_numbers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -> None:
-    """Give each plain ``int`` option its range from NUMBER_RANGES (a number out of it is refused by
-    the parser, in one line, like a word where a number belongs)."""
+def _bound_numbers(parser: argparse.ArgumentParser, path: tuple[str, ...] = (),
+                   ranges: dict[tuple[str, ...], tuple[int, int]] | None = None) -> None:
+    """Give each plain ``int`` option its range from ``number_ranges`` (a number out of it is refused
+    by the parser, in one line, like a word where a number belongs)."""
+    ranges = number_ranges() if ranges is None else ranges
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             for name, sub in action.choices.items():
-                _bound_numbers(sub, (*path, name))
-        elif action.type is int and (*path, action.dest) in NUMBER_RANGES:
-            low, high = NUMBER_RANGES[(*path, action.dest)]
+                _bound_numbers(sub, (*path, name), ranges)
+        elif action.type is int and (*path, action.dest) in ranges:
+            low, high = ranges[(*path, action.dest)]
             action.type = whole_number(low, high)
 
 

@@ -188,6 +188,34 @@ class GameService:
             log.warning("board message %s of game %s / puzzle %s / challenge %s not remembered: %s", message_id,
                         game_id, post_id, challenge_id, err)
 
+    # A chat's other way in, where the bot's own posts are refused (Discord: the newest interaction's
+    # follow-up webhook, whose token lives 15 minutes).  Kept in the database, not in the memory of
+    # the process that got the interaction: any process may deliver the chat's next outbox row.  One
+    # row a chat, replaced by the next interaction there; the adapter checks its age.  The value
+    # holds a credential: it is never logged.
+
+    def keep_follow_up(self, platform: str, chat_id: str, route: dict[str, Any]) -> None:
+        """Keep ``route`` (JSON: the adapter's token, its time...) as the chat's newest way in."""
+        self.storage.settings.set_pending(_follow_up_key(platform, chat_id), route)
+
+    def follow_up(self, platform: str, chat_id: str) -> dict[str, Any] | None:
+        """The chat's newest way in that an adapter kept, or None."""
+        value = self.storage.settings.pending(_follow_up_key(platform, chat_id))
+        return value if isinstance(value, dict) else None
+
+    def drop_follow_up(self, platform: str, chat_id: str, token: str) -> None:
+        """Forget the chat's way in if it is still the one with ``token`` (the platform no longer
+        takes it; a newer one another process kept meanwhile stays)."""
+        key = _follow_up_key(platform, chat_id)
+
+        def drop() -> None:
+            with self.storage.transaction():
+                value = self.storage.settings.pending(key)
+                if isinstance(value, dict) and value.get("token") == token:
+                    self.storage.settings.drop_pending(key)
+
+        retry_contention(drop)
+
     def check_storage(self) -> None:
         """StorageGone when the database file was deleted or replaced since the bot opened it
         (cheap: the adapters call it on every round of their delivery task)."""
@@ -420,3 +448,7 @@ class GameService:
 
     def _game_lang(self, row: GameRecord, user_id: str) -> str:
         return self.app.games.game_lang(row, user_id)
+
+
+def _follow_up_key(platform: str, chat_id: str) -> str:
+    return f"follow_up:{platform}:{chat_id}"

@@ -30,7 +30,7 @@ import re
 import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import aiohttp
@@ -236,6 +236,39 @@ def _carries(message: discord.Message | None, custom_id: str) -> bool:
             return True
         stack.extend(getattr(component, "children", []) or [])
     return False
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """A channel's newest interaction, as far as posting through it goes: the bot's own messages
+    go out as its follow-ups where the channel refuses the bot's posts, while its token lives.  Kept
+    in the database too (GameService.keep_follow_up), so that whichever process delivers the
+    channel's outbox row can use it.  The token is a credential: not in the repr, never logged."""
+
+    token: str = field(repr=False)
+    application_id: int
+    at: float               # when the interaction was created (Discord's clock)
+    can_post: bool          # whether the bot could post in the channel on its own then
+
+    @classmethod
+    def of(cls, interaction: discord.Interaction) -> FollowUp:
+        return cls(interaction.token, interaction.application_id, interaction.created_at.timestamp(),
+                   can_post(interaction))
+
+    @classmethod
+    def stored(cls, value: Mapping[str, Any] | None) -> FollowUp | None:
+        """From what ``stored_value`` wrote; None for anything else."""
+        if value is None:
+            return None
+        try:
+            return cls(str(value["token"]), int(value["application_id"]), float(value["at"]),
+                       bool(value["can_post"]))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    def stored_value(self) -> dict[str, Any]:
+        return {"token": self.token, "application_id": str(self.application_id), "at": self.at,
+                "can_post": self.can_post}
 
 
 @dataclass(frozen=True)
@@ -446,9 +479,9 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         self.clock = clock
         # Where the web board's settings are read (WEB_URL, PORT...); None: no board (``sync``).
         self.env = env
-        # The newest interaction in each channel: the bot's own messages go out as its follow-ups
-        # where the channel refuses the bot's posts, while its token lives.
-        self.live_interactions: dict[str, discord.Interaction] = {}
+        # The newest interaction in each channel this process got (FollowUp); the database has the
+        # newest of every process.
+        self.live_interactions: dict[str, FollowUp] = {}
         self.permission_notices: dict[tuple[str, int], float] = {}     # (channel, member): when told
         intents = discord.Intents.none()
         intents.guilds = True          # channel cache; not privileged
@@ -575,7 +608,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             return
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
-        self.keep_interaction(interaction)
+        await self.keep_interaction(interaction)
         # Acknowledged first (Discord's 3 s), then one channel at a time: answers and what the
         # outbox posts there keep their order.
         async with self.chat_lock(str(interaction.channel_id)):
@@ -605,38 +638,61 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         names = ", ".join(t(lang, f"discord.perm.{name}") for name in missing)
         return [Reply(t(lang, "discord.missing_permissions", permissions=names), private=True)]
 
-    def keep_interaction(self, interaction: discord.Interaction) -> None:
-        if interaction.guild_id is not None:
-            self.live_interactions[str(interaction.channel_id)] = interaction
+    async def keep_interaction(self, interaction: discord.Interaction) -> None:
+        """Note a server channel's newest interaction, here and in the database for the other
+        processes (one small write an interaction: a channel's interactions all come to the one
+        shard of its server, so one process writes a channel's row, in order); a database that
+        fails costs only the other processes' fallback."""
+        if interaction.guild_id is None:
+            return
+        chat_id = str(interaction.channel_id)
+        live = FollowUp.of(interaction)
+        self.live_interactions[chat_id] = live
+        try:
+            await self.call(self.service.keep_follow_up, PLATFORM, chat_id, live.stored_value())
+        except Exception as exc:
+            log.warning("the newest interaction of channel %s was not stored for the other processes (%s)",
+                        chat_id, type(exc).__name__)
 
-    def live_interaction(self, chat_id: str) -> discord.Interaction | None:
-        """The channel's newest interaction while a follow-up on it can still be sent."""
-        interaction = self.live_interactions.get(chat_id)
-        if interaction is None:
-            return None
-        if self.clock() - interaction.created_at.timestamp() >= FOLLOW_UP_SECONDS:
+    async def live_interaction(self, chat_id: str) -> FollowUp | None:
+        """The channel's newest interaction while a follow-up on it can still be sent: the one this
+        process got, else the one another process stored (a server channel's only)."""
+        now = self.clock()
+        live = self.live_interactions.get(chat_id)
+        if live is not None and now - live.at >= FOLLOW_UP_SECONDS:
             del self.live_interactions[chat_id]
-            return None
-        return interaction
+            live = None
+        if live is None and chat_id.isdigit():
+            live = FollowUp.stored(await self.call(self.service.follow_up, PLATFORM, chat_id))
+            if live is not None and now - live.at >= FOLLOW_UP_SECONDS:
+                live = None
+        return live
 
-    async def follow_up(self, interaction: discord.Interaction, piece: Piece,
+    async def follow_up(self, chat_id: str, live: FollowUp, piece: Piece,
                         allowed: discord.AllowedMentions) -> discord.Message:
         """One of the bot's own messages as a public follow-up of a member's interaction (which
-        is forgotten if Discord no longer takes follow-ups on it)."""
+        is forgotten, here and in the database, if Discord no longer takes follow-ups on it)."""
+        # What Interaction.followup is: the application's webhook with the interaction's token.
+        webhook = discord.Webhook.from_state(data={"id": live.application_id, "type": 3, "token": live.token},
+                                             state=self._connection)
 
-        def attempt() -> Awaitable[discord.Message]:
+        def attempt() -> Awaitable[discord.WebhookMessage]:
             kwargs: dict[str, Any] = {"files": render.files_of(piece), "allowed_mentions": allowed, "wait": True}
             view = self.view_for(piece)
             if view is not None:
                 kwargs["view"] = view
-            return interaction.followup.send(render.content_of(piece), **kwargs)
+            return webhook.send(render.content_of(piece), **kwargs)
 
         try:
-            return await self.with_retries(f"following up in channel {interaction.channel_id}", attempt,
-                                           webhook=True)
+            return await self.with_retries(f"following up in channel {chat_id}", attempt, webhook=True)
         except discord.HTTPException as exc:
-            if interaction_gone(exc) and self.live_interactions.get(str(interaction.channel_id)) is interaction:
-                del self.live_interactions[str(interaction.channel_id)]
+            if interaction_gone(exc):
+                if self.live_interactions.get(chat_id) == live:
+                    del self.live_interactions[chat_id]
+                try:
+                    await self.call(self.service.drop_follow_up, PLATFORM, chat_id, live.token)
+                except Exception as err:
+                    log.warning("a gone interaction of channel %s stays stored (%s)", chat_id, type(err).__name__)
             raise
 
     # -- buttons ---------------------------------------------------------------------------------
@@ -649,7 +705,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             log.warning("could not acknowledge a button click (%s)", describe_http_failure(exc))
             return
         responder = Responder(self, interaction, placeholder=False)
-        self.keep_interaction(interaction)
+        await self.keep_interaction(interaction)
         async with self.chat_lock(str(interaction.channel_id)):
             try:
                 replies = await self.call_service(self.service.handle, event_for(interaction, action=action[:64]))
@@ -702,9 +758,9 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         piece = replace(piece, text=text)
         # Whom the bot's own messages may notify: the one place.
         allowed = render.only_users(users) if users else render.NO_MENTIONS
-        live = self.live_interaction(chat_id)
-        if live is not None and not can_post(live):
-            return str((await self.follow_up(live, piece, allowed)).id)
+        live = await self.live_interaction(chat_id)
+        if live is not None and not live.can_post:
+            return str((await self.follow_up(chat_id, live, piece, allowed)).id)
         try:
             return str((await self.send_to_channel(chat_id, piece, allowed)).id)
         except discord.HTTPException as exc:
@@ -712,7 +768,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
                 raise
             log.warning("channel %s refused the bot's post (%s); sent as a follow-up", chat_id,
                         describe_http_failure(exc))
-            return str((await self.follow_up(live, piece, allowed)).id)
+            return str((await self.follow_up(chat_id, live, piece, allowed)).id)
 
     async def channel_of(self, chat_id: str) -> Any:
         """The channel an outbox chat id names (a channel id, or a user's DMs as "dm:<user id>")."""

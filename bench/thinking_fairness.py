@@ -58,6 +58,25 @@ def children(parent: int) -> list[int]:
     return sorted(found)
 
 
+def descendants(parent: int) -> list[int]:
+    """Every running process under ``parent`` (the engine's fork server forks the workers)."""
+    found = []
+    for child in children(parent):
+        found += [child, *descendants(child)]
+    return found
+
+
+def engine_workers(bot: int) -> list[int]:
+    """The bot's engine workers: spawned by it, or forked by its fork server."""
+    found = []
+    for pid in children(bot):
+        if b"forkserver" in _cmdline(pid):
+            found += children(pid)
+        elif b"spawn_main" in _cmdline(pid):
+            found.append(pid)
+    return found
+
+
 def _stat(pid: int) -> tuple[str, int] | None:
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
@@ -124,7 +143,9 @@ def recovery() -> float:
         try:
             chat = ConsoleChat(service, io.StringIO(), Path(tmp) / "boards", user="Ana", chat="bench", language="en")
             chat.interactive = True
-            workers = [pid for pid in children(os.getpid()) if b"spawn_main" in _cmdline(pid)]
+            deadline = time.monotonic() + 60
+            while len(workers := engine_workers(os.getpid())) < 1 and time.monotonic() < deadline:
+                time.sleep(0.1)
             if len(workers) != 1:
                 raise SystemExit(f"expected one engine worker, found {workers}")
             chat.line("/play italian level 5 black")
@@ -161,13 +182,12 @@ def orphans(kills: int) -> int:
             deadline = time.monotonic() + 60
             kids: list[int] = []
             while time.monotonic() < deadline:
-                kids = children(bot.pid)
-                workers = [p for p in kids if b"spawn_main" in _cmdline(p)]
+                workers = engine_workers(bot.pid)
                 if len(workers) >= 2:
                     break
                 time.sleep(0.1)
             time.sleep(0.7)                 # the search is under way
-            kids = children(bot.pid)
+            kids = descendants(bot.pid)
             os.kill(bot.pid, signal.SIGKILL)
             bot.wait(10)
             time.sleep(3)

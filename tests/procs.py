@@ -30,9 +30,17 @@ def alive(pid: int) -> bool:
 
 
 def engine_workers(parent: int | None = None) -> list[int]:
-    """Running multiprocessing workers (spawned: ``spawn_main`` on their command line) whose parent is
-    ``parent`` (this process by default)."""
+    """Running multiprocessing workers of ``parent`` (this process by default): spawned by it
+    (``spawn_main`` on their command line), or forked by its fork server (a child of ``parent`` with
+    ``forkserver`` on its command line, whose children carry the same)."""
     parent = os.getpid() if parent is None else parent
+    found = []
+    for server in _children(parent, b"forkserver"):
+        found += _children(server, b"forkserver")
+    return sorted(found + _children(parent, b"spawn_main"))
+
+
+def _children(parent: int, marker: bytes) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -45,6 +53,6 @@ def engine_workers(parent: int | None = None) -> list[int]:
             cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ")
         except OSError:
             continue
-        if b"spawn_main" in cmdline:
+        if marker in cmdline:
             found.append(pid)
     return sorted(found)

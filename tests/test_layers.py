@@ -48,6 +48,9 @@ LAYERS: tuple[Layer, ...] = (
     Layer("rules engine", ("bot.rules.*",), may_import=()),
     Layer("renderers", ("renderers.*",), may_import=()),
     Layer("engine", ("bot.ai.*",), may_import=("bot.rules.*",)),
+    # What runs in the engine's worker processes: the engine and nothing of the service (a worker
+    # imports what its jobs' module imports).
+    Layer("engine workers", ("bot.engine_workers", "bot.engine_preload"), may_import=("bot.rules.*", "bot.ai.*")),
     Layer("puzzles", ("bot.puzzles.*",), may_import=("bot.rules.*", "bot.ai.*")),
     Layer("ratings maths", ("bot.ratings.*",), may_import=()),
     Layer("language codes", ("bot.languages",), may_import=()),

@@ -20,13 +20,10 @@ the bot: each watches its parent and exits when it is gone (kill -9 leaves no or
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import logging
 import multiprocessing
 import os
-import signal
-import sys
 import threading
 import time
 from collections import deque
@@ -35,6 +32,8 @@ from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPool
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
+
+from bot import engine_workers
 
 log = logging.getLogger("bot.service.thinking")
 
@@ -50,10 +49,6 @@ SHORT_SECONDS = 0.5
 MAX_PER_USER = 4
 # Runs of a job whose worker died: a job that takes its worker down every time is then given up.
 MAX_ATTEMPTS = 3
-# How often a worker looks whether the bot is still there (it also wakes at once when it goes).
-PARENT_CHECK_SECONDS = 0.5
-# Linux prctl option: a signal for the process when the thread that started it ends.
-PR_SET_PDEATHSIG = 1
 
 
 # The most engine processes $DRAUGHTS_AI_WORKERS may ask for.
@@ -86,80 +81,44 @@ def worker_count() -> int:
     return max(1, min(cpus, MAX_WORKERS))
 
 
+def ready_server() -> None:
+    """Start the fork server, if the pool uses one, and wait until it has loaded the engine (its first
+    start on a machine compiles the search: seconds).  Called by the dispatcher thread before it takes
+    the Thinker's lock: a worker's start waits for the server, and the lock held meanwhile would hold
+    up every ``submit`` (a chat's /play) for as long."""
+    context = pool_context()
+    if context.get_start_method() != "forkserver":
+        return
+    try:
+        probe = context.Process(target=engine_workers.ready, name="bot-engine-ready", daemon=True)
+        probe.start()
+        probe.join()
+    except Exception as error:
+        log.warning("the engine's fork server did not start (%r); the pool starts it again", error)
+
+
 # -- the worker processes ------------------------------------------------------------------------------
 
+# The worker side (the jobs, the guard that ends a worker with the bot) lives outside the service, so
+# that a worker imports the engine and not this service (see bot/engine_workers.py).
+worker_init = engine_workers.worker_init
+warm_job = engine_workers.warm_job
+move_job = engine_workers.move_job
+analysis_job = engine_workers.analysis_job
 
-def worker_init(parent_pid: int) -> None:
-    """Run first in every engine process: it ends with the bot, however the bot ends (kill -9 runs
-    no clean-up of ours, and an orphaned worker would search on for nobody)."""
-    if sys.platform.startswith("linux"):
-        try:
-            # Killed by the kernel when the thread that started it ends: the Thinker starts every
-            # worker from its own dispatcher thread, which lives as long as the pool.
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent_pid:
-        os._exit(1)                 # the bot was gone before the signal was asked for
-    threading.Thread(target=_watch_parent, args=(parent_pid,), name="bot-parent-watch", daemon=True).start()
+# What the fork server imports before it forks the workers (bot/engine_preload.py).
+PRELOAD = "bot.engine_preload"
 
 
-def _watch_parent(parent_pid: int) -> None:
-    """The portable guard: multiprocessing's parent sentinel wakes this thread when the bot dies
-    (its pipe closes); a changed parent pid catches the rest."""
-    parent = multiprocessing.parent_process()
-    while True:
-        if parent is not None:
-            parent.join(PARENT_CHECK_SECONDS)
-            gone = not parent.is_alive()
-        else:
-            time.sleep(PARENT_CHECK_SECONDS)
-            gone = False
-        if gone or os.getppid() != parent_pid:
-            os._exit(1)
-
-
-# -- the jobs (run in the worker processes; module-level so they pickle by name) -----------------------
-
-
-def warm_job() -> bool:
-    """Load the engine in a worker (its modules, tables and compiled search), so the first real
-    search is not slower."""
-    from bot.ai import choose_move, jit
-    from bot.rules import Position
-
-    choose_move("italian", Position.start("italian").fen(), 1, time_limit=0.01, rng=0)
-    jit.warm()
-    return True
-
-
-def move_job(variant: str, fen: str, level: int, history: list[str], seed: int,
-             seconds: float | None = None) -> dict[str, Any]:
-    """The bot's move for a position: its notation and how the search went."""
-    from bot.ai import choose_move
-
-    started = time.perf_counter()
-    result = choose_move(variant, fen, level, time_limit=seconds, history=history, rng=seed)
-    return {"move": str(result.move), "score": result.score, "depth": result.depth, "nodes": result.nodes,
-            "seconds": time.perf_counter() - started}
-
-
-def analysis_job(variant: str, start_fen: str | None, moves: list[str],
-                 nodes: tuple[int, int]) -> list[dict[str, Any]]:
-    """The engine's note on every move of a game (see bot.ai.analyse_game), as plain values.
-    ``nodes``: the search's budget a position and to confirm a cost (not seconds: the same game
-    gets the same notes on any machine)."""
-    from bot.ai import analyse_game
-    from bot.rules import Game
-
-    game = Game(variant, start_fen, draw_rules=False)
-    for move in moves:
-        game.play(move)
-    return [{"ply": n.ply, "move": str(n.move), "best": str(n.best), "best_score": n.best_score,
-             "played_score": n.played_score, "forced": n.forced,
-             "table": n.table.as_dict() if n.table is not None else None}
-            for n in analyse_game(game, nodes=nodes[0], confirm_nodes=nodes[1])]
+def pool_context() -> multiprocessing.context.ForkServerContext | multiprocessing.context.SpawnContext:
+    """How the engine processes are started: forked from multiprocessing's fork server where the
+    system has one (it loads the engine once and every worker shares those pages: see
+    bot/engine_workers.py), else spawned (Windows).  Both are safe in a process that runs threads."""
+    if "forkserver" in multiprocessing.get_all_start_methods():
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload([PRELOAD])
+        return context
+    return multiprocessing.get_context("spawn")
 
 
 # How long closing waits for the dispatcher thread to shut the pool down.
@@ -186,8 +145,8 @@ class Thinker:
     """A pool of engine processes shared by everything the service has the bot think about.
 
     ``executor`` may be given (tests pass one that runs jobs in threads); otherwise a process pool
-    of ``worker_count()`` processes is started on first use, with the spawn method (safe in a
-    process that runs threads, and the same on every system), and replaced when a worker dies.
+    of ``worker_count()`` processes is started on first use (``pool_context``: forked from the fork
+    server, else spawned), and replaced when a worker dies.
     At most ``workers`` jobs are handed to the executor at a time; the others wait in the
     Thinker's queue (see the module's docstring)."""
 
@@ -215,9 +174,10 @@ class Thinker:
 
     def _pool(self) -> Executor:
         if self._executor is None:
-            self._executor = ProcessPoolExecutor(max_workers=self.workers,
-                                                 mp_context=multiprocessing.get_context("spawn"),
-                                                 initializer=worker_init, initargs=(os.getpid(),))
+            context = pool_context()
+            self._executor = ProcessPoolExecutor(max_workers=self.workers, mp_context=context,
+                                                 initializer=worker_init,
+                                                 initargs=(os.getpid(), context.get_start_method() == "forkserver"))
         return self._executor
 
     def warm(self) -> None:
@@ -356,6 +316,7 @@ class Thinker:
         return started
 
     def _dispatch_loop(self) -> None:
+        ready_server()
         while True:
             with self._lock:
                 while not self._closed and not (self._queue and self._active < self.workers):

@@ -1,7 +1,8 @@
 """The first start on a machine (issue 28, items 11-13), as a person runs it: ``python -m bot`` with
 its input a pipe that stays open, a new, empty engine cache folder, and the real engine workers.
 
-One engine worker compiles the search while the other waits for it and loads its cache; the cache is
+The search is compiled once (by the fork server the workers are forked from, or by one spawned worker
+while the other waits and loads its cache); the cache is
 written in the folder ``$DRAUGHTS_CACHE_DIR`` names and nowhere in the package; ``/play`` says once
 that the engine is being prepared; the bot's move is printed when it comes, with no further input;
 and the end of input waits for a move under way and prints it before the console exits.
@@ -95,11 +96,12 @@ def test_a_cold_machine_compiles_once_outside_the_package_and_the_piped_console_
     # Said once, in the first /play's message, not in the second's.
     assert out.count(t("en", "bot.preparing")) == 1
     assert out.index(t("en", "bot.preparing")) < out.index("played")
-    # numba's own report (NUMBA_DEBUG_CACHE): the search was compiled and saved by one worker and
-    # loaded by the other, all in the folder given.
+    # numba's own report (NUMBA_DEBUG_CACHE): the search was compiled and saved once, in the folder
+    # given (by the fork server the workers are forked from, which they share it with; where workers
+    # are spawned, by one worker, the other loading it).
     saved = [line for line in seen if line.startswith("[cache] data saved to") and "jit.search-" in line]
     loaded = [line for line in seen if line.startswith("[cache] data loaded from") and "jit.search-" in line]
-    assert len(saved) == 1 and len(loaded) >= 1, "\n".join(line for line in seen if line.startswith("[cache]"))
+    assert len(saved) == 1, "\n".join(line for line in seen if line.startswith("[cache]"))
     assert all(str(cache) in line for line in saved + loaded)
     assert list(cache.rglob("jit.search-*.nbi")) and list(cache.rglob("jit.search-*.nbc"))
     assert list(cache.glob("ready-*"))

@@ -103,7 +103,7 @@ def kind(pid: int, parent: int, bot: int) -> str:
     return "engine worker"          # spawned by the bot, or forked by the fork server
 
 
-def measure(workers: int, settle: float, shown: int, level: int) -> float:
+def measure(workers: int, settle: float, shown: int, level: int, variant: str = "italian") -> float:
     env = {k: v for k, v in os.environ.items() if not k.endswith("_BOT_TOKEN") and k != "DATABASE_URL"}
     env.update(PYTHONPATH=str(ROOT), LANG="en_US.UTF-8", LOG_LEVEL="WARNING", DRAUGHTS_AI_WORKERS=str(workers),
                PYTHONUNBUFFERED="1")
@@ -122,7 +122,7 @@ def measure(workers: int, settle: float, shown: int, level: int) -> float:
 
         threading.Thread(target=read, daemon=True).start()
         try:
-            proc.stdin.write(f"/play italian black level {level}\n")
+            proc.stdin.write(f"/play {variant} black level {level}\n")
             proc.stdin.flush()
             end = time.monotonic() + 300
             while True:
@@ -168,10 +168,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--level", type=int, default=3, help="the level of the bot's first move")
+    parser.add_argument("--variant", default="italian", help="the variant of that game")
     parser.add_argument("--settle", type=float, default=3.0, help="seconds idle before measuring")
     parser.add_argument("--mappings", type=int, default=10, help="a worker's largest mappings shown")
     args = parser.parse_args()
-    mb = measure(args.workers, args.settle, args.mappings, args.level)
+    mb = measure(args.workers, args.settle, args.mappings, args.level, args.variant)
     return 0 if args.workers != 2 or mb <= TARGET_MB else 1
 
 

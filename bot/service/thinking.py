@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot import engine_workers
+from bot.service import capacity
 
 log = logging.getLogger("bot.service.thinking")
 
@@ -64,21 +65,25 @@ def workers_problem(environ: Mapping[str, str] = os.environ) -> str | None:
     return f"DRAUGHTS_AI_WORKERS={text!r} is not a number of engine processes from 1 to {MOST_WORKERS}"
 
 
-def worker_count() -> int:
-    """How many engine processes: $DRAUGHTS_AI_WORKERS, else one per CPU this process may use
-    (at most MAX_WORKERS).  ValueError when $DRAUGHTS_AI_WORKERS is set to anything else than a
-    number from 1 to MOST_WORKERS (the bot's start refuses it in one line: ``workers_problem``)."""
-    problem = workers_problem()
+def worker_count(environ: Mapping[str, str] = os.environ, limits: capacity.Limits | None = None,
+                 cpus: int | None = None) -> int:
+    """How many engine processes: $DRAUGHTS_AI_WORKERS, else one per CPU this process may use (at most
+    MAX_WORKERS), as many as the container's CPU quota and memory limit allow (``capacity``; at least
+    one).  ``limits`` and ``cpus`` stand in for the machine's (read when None).  ValueError when
+    $DRAUGHTS_AI_WORKERS is set to anything else than a number from 1 to MOST_WORKERS (the bot's
+    start refuses it in one line: ``workers_problem``)."""
+    problem = workers_problem(environ)
     if problem is not None:
         raise ValueError(problem)
-    text = os.environ.get("DRAUGHTS_AI_WORKERS", "").strip()
+    text = environ.get("DRAUGHTS_AI_WORKERS", "").strip()
     if text:
         return int(text)
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cpus = os.cpu_count() or 1
-    return max(1, min(cpus, MAX_WORKERS))
+    limits = capacity.container_limits() if limits is None else limits
+    count = capacity.workers_for(capacity.visible_cpus() if cpus is None else cpus, limits, MAX_WORKERS)
+    log.info("%d engine workers (CPU quota %s, memory limit %s)", count,
+             "none" if limits.cpus is None else f"{limits.cpus:g}",
+             "none" if limits.memory is None else f"{limits.memory // capacity.MIB} MB")
+    return count
 
 
 def ready_server() -> None:

@@ -17,6 +17,9 @@ Players:
   level 2::
 
     python bench/ai_match.py --pairings mat1-l1,mat2-l2,l2-l1,l3-l2 --openings 10
+* ``mat3``: three plies: the move whose worst reply, answered by its best move, leaves the most
+  material, random among ties (it sees its recapture and a shot of one sacrifice).  Against
+  levels 3 and 4 with ``mat2`` in bench/ai_ladder.py, the whole calibration table.
 * ``ab6``: a plain fixed-depth alpha-beta, depth 6, material + advancement only, no
   table, no ordering; at the horizon it plays out pending captures (a compulsory
   capture half done is not a position to count).
@@ -83,6 +86,35 @@ def mat2_move(pos: Position, rng: random.Random) -> str:
     return str(pos.move_for_key(rng.choice(choices)))
 
 
+def _material(um: int, uk: int, tm: int, tk: int, kv: int) -> int:
+    return 100 * (um.bit_count() - tm.bit_count()) + kv * (uk.bit_count() - tk.bit_count())
+
+
+def mat3_move(pos: Position, rng: random.Random) -> str:
+    gen = movegen.fast(pos.variant)
+    kv = king_value(pos.variant.id)
+    white = pos.white
+    best, choices = -INF, []
+    for key, tm, tk, um, uk in gen.moves(*pos.sides(), white):
+        replies = gen.moves(tm, tk, um, uk, not white)
+        if not replies:
+            score = INF
+        else:
+            score = INF
+            for _k, a, b, c, d in replies:
+                # After the reply (a, b) are ours again; our best answer, or a loss with none.
+                answers = gen.moves(a, b, c, d, white)
+                value = max((_material(e, f, g, h, kv) for _k2, g, h, e, f in answers), default=-INF)
+                score = min(score, value)
+                if score < best:
+                    break   # already worse than the best so far: not a tie either
+        if score > best:
+            best, choices = score, [key]
+        elif score == best:
+            choices.append(key)
+    return str(pos.move_for_key(rng.choice(choices)))
+
+
 def _ab6_eval(v, um, uk, tm, tk, white, kv, adv_white, adv_black):
     own_adv, their_adv = (adv_white, adv_black) if white else (adv_black, adv_white)
     score = 100 * (um.bit_count() - tm.bit_count()) + kv * (uk.bit_count() - tk.bit_count())
@@ -136,6 +168,8 @@ def pick(player: str, game: Game, fens: list[str], rng: random.Random, time_scal
         return greedy_move(pos, rng)
     if player == "mat2":
         return mat2_move(pos, rng)
+    if player == "mat3":
+        return mat3_move(pos, rng)
     if player == "ab6":
         return ab6_move(pos)
     level = int(player[1:])

@@ -41,15 +41,21 @@ class Level:
     vision: Vision | None = None
 
 
-# Each level a clear step above the one below (bench/ai_match.py measures it).  Levels 1 and 2 are
-# beginners calibrated against scripted players that count material one and two plies ahead
-# (each of those scores at least half against them); from level 3 on the search, its depth
-# roughly doubling from level to level, the lower ones choosing more loosely.
+# A ladder of steps, not a cliff (bench/ai_ladder.py measures it): a player that holds its own
+# against one level gets some points against the next, which still clearly beats the one below.
+# The rungs are scripted players that count material one, two and three plies ahead (mat1-3):
+# mat1 scores at least half against level 1 and mat2 against level 2; mat2 gets at least 0.15
+# against level 3, mat3 at least 0.15 against level 4, and each of levels 3 and 4 scores at
+# least 0.6 against the level below.  Levels 1-3 are people who look at the board (bot/ai/human.py):
+# level 1 never looks at the replies and likes to threaten a man, level 2 mostly looks at them,
+# level 3 always does and often sees its own recapture.  Level 4 searches one ply (captures followed
+# to the end, so it never leaves a man to be taken at once, but it misses the opponent's shots) and
+# chooses loosely among moves within nearly a man; level 5 is the full search.
 LEVELS: dict[int, Level] = {
-    1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.0, recapture=0.0, noise=60, rush=150)),
+    1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.0, recapture=0.0, noise=60, rush=150, attack=50)),
     2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.9, recapture=0.3, noise=40)),
-    3: Level(max_depth=4, seconds=0.6, margin=8),
-    4: Level(max_depth=6, seconds=1.0),
+    3: Level(max_depth=3, seconds=0.6, vision=Vision(replies=1.0, recapture=0.6, noise=30)),
+    4: Level(max_depth=1, seconds=1.0, margin=90),
     5: Level(max_depth=64, seconds=2.0),
 }
 

@@ -1,11 +1,11 @@
-"""The beginner levels: a player who looks at the board, not a search that sees everything.
+"""The lower levels (1-3): a player who looks at the board, not a search that sees everything.
 
 A beginner judges a move by the board it leaves, sometimes also by the opponent's answers to
 it; they misjudge positions a little, like to crown, miss that a man is left hanging whenever
 they do not look at the answers, and rarely see a shot (a sacrifice that wins more back: only
 when they look at their own capture after the opponent's).  ``human_move`` plays that way with
-a few probabilities (``Vision``); bench/ai_match.py calibrates them against scripted players
-that count material one and two plies ahead (``mat1``, ``mat2``).
+a few probabilities (``Vision``); bench/ai_ladder.py calibrates them against scripted players
+that count material one, two and three plies ahead (``mat1``, ``mat2``, ``mat3``).
 
 Pure like the search: all chance comes from the ``rng`` given.
 """
@@ -37,12 +37,14 @@ class Vision:
     when one's own move was a sacrifice); ``noise``: how far off their judgement of each move is
     (standard deviation, hundredths of a man); ``rush``: if set, the player judges a position by the pieces and
     how far the men have got (hundredths of a man per row), as beginners push for a king, instead
-    of by the engine's evaluation."""
+    of by the engine's evaluation; ``attack``: how much they like a move that threatens a man
+    (hundredths of a man), without asking whether the threatened man can take first."""
 
     replies: float
     recapture: float
     noise: int
     rush: int | None = None
+    attack: int = 0
 
 
 Evaluate = Callable[[int, int, int, int, bool], int]
@@ -113,6 +115,8 @@ def human_move(pos: Position, vision: Vision, evaluate: Evaluate, rng: random.Ra
             value = leaf(a, b, c, d, opp)
         if d.bit_count() > kings:
             value += CROWN_BONUS
+        if vision.attack and gen.can_capture(c, d, a, b, white):
+            value += vision.attack
         if vision.noise:
             value += rng.gauss(0.0, vision.noise)
         best.append((value, move))

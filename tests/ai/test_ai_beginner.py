@@ -1,8 +1,14 @@
-"""Levels 1 and 2 play like beginners: level 1 leaves men hanging and misses shots, level 2
-mostly sees a man left hanging; from level 3 the search sees both.  How strong they are against
-scripted players is measured by bench/ai_match.py (mat1, mat2), not here."""
+"""Levels 1-3 play like people who look at the board: level 1 leaves men hanging and misses shots,
+level 2 mostly sees a man left hanging, level 3 always looks at the answers; level 4 searches one
+ply and level 5 deeply, which finds the shots.  How strong they are against scripted players is
+measured by bench/ai_ladder.py (mat1, mat2, mat3), not here."""
 
-from bot.ai import choose_move, search_position
+import random
+from dataclasses import replace
+
+from bot.ai import LEVELS, choose_move, search_position
+from bot.ai.evaluation import evaluator
+from bot.ai.human import human_move
 from bot.rules import Position
 
 # White to move; three of its eight moves leave a man to be taken for nothing.
@@ -23,13 +29,13 @@ def hanging_moves(variant: str, fen: str) -> set[str]:
     return out
 
 
-def test_level_one_sometimes_leaves_a_man_hanging_and_level_four_never():
+def test_level_one_sometimes_leaves_a_man_hanging_and_level_five_never():
     hanging = hanging_moves("italian", HANGING)
     assert 1 <= len(hanging) < len(Position.from_fen("italian", HANGING).legal_moves())
     level1 = [str(choose_move("italian", HANGING, level=1, rng=seed).move) for seed in SEEDS]
     assert sum(m in hanging for m in level1) >= 2
-    level4 = {str(choose_move("italian", HANGING, level=4, rng=seed).move) for seed in range(3)}
-    assert not level4 & hanging
+    level5 = {str(choose_move("italian", HANGING, level=5, time_limit=0.5, rng=seed).move) for seed in range(2)}
+    assert not level5 & hanging
 
 
 def test_level_two_mostly_sees_a_hanging_man_but_not_always():
@@ -41,8 +47,8 @@ def test_level_two_mostly_sees_a_hanging_man_but_not_always():
 def test_the_beginner_levels_rarely_see_a_shot():
     level1 = [str(choose_move("spanish", SHOT, level=1, rng=seed).move) for seed in SEEDS]
     assert level1.count("3-7") <= len(SEEDS) // 5
-    # The search levels find it.
-    assert str(choose_move("spanish", SHOT, level=4, rng=0).move) == "3-7"
+    # The deep search finds it.
+    assert str(choose_move("spanish", SHOT, level=5, time_limit=0.5, rng=0).move) == "3-7"
 
 
 def test_a_beginners_move_is_legal_and_says_how_it_was_chosen():
@@ -51,3 +57,25 @@ def test_a_beginners_move_is_legal_and_says_how_it_was_chosen():
         result = choose_move("italian", HANGING, level=level, rng=3)
         assert pos.is_legal(result.move) and result.pv == (result.move,)
         assert result.depth == level and result.nodes >= 1
+
+
+def threatens(pos: Position, move: str) -> bool:
+    """Whether, after ``move``, its player could take a man if it were their turn again."""
+    after = pos.play(pos.parse_move(move)).fen()
+    again = Position.from_fen(pos.variant.id, pos.fen()[0] + after[1:])
+    moves = again.legal_moves()
+    return bool(moves and moves[0].captured)
+
+
+def test_level_one_likes_to_threaten_a_man_without_asking_whether_it_can_be_taken_first():
+    pos = Position.from_fen("italian", HANGING)
+    threatening = {str(m) for m in pos.legal_moves() if threatens(pos, str(m))}
+    assert 1 <= len(threatening) < len(pos.legal_moves())
+    vision = LEVELS[1].vision
+    assert vision is not None and vision.attack > 0
+    calm = replace(vision, attack=0)
+    ev = evaluator("italian").evaluate
+    seeds = range(200)
+    keen = sum(str(human_move(pos, vision, ev, random.Random(s))[0]) in threatening for s in seeds)
+    plain = sum(str(human_move(pos, calm, ev, random.Random(s))[0]) in threatening for s in seeds)
+    assert keen >= 1.5 * plain > 0

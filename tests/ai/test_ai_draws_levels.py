@@ -9,7 +9,7 @@ import pytest
 
 from bot.ai import LEVELS, choose_move, search_position
 from bot.ai.evaluation import evaluator
-from bot.rules import Position, get_variant
+from bot.rules import Game, Move, Position, get_variant
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,3 +125,75 @@ def test_command_line_prints_a_legal_move_last():
     pos = Position.from_fen("italian", fen)
     move = pos.parse_move(out[-1])
     assert str(move) == out[-1]
+
+
+def counting_move(pos: Position, plies: int, rng: random.Random) -> Move:
+    """A scripted player: the move that leaves the most material ``plies`` plies ahead (the
+    opponent answering alike; man 100, king 200, 300 in spanish), random among ties."""
+    king = 300 if pos.variant.id == "spanish" else 200
+    inf = 10**6
+
+    def value(p: Position, depth: int, alpha: int, beta: int) -> int:
+        moves = p.legal_moves()
+        if not moves:
+            return -inf
+        if depth == 0:
+            um, uk, tm, tk = p.sides()
+            return 100 * (um.bit_count() - tm.bit_count()) + king * (uk.bit_count() - tk.bit_count())
+        best = -inf
+        for m in moves:
+            best = max(best, -value(p.play(m), depth - 1, -beta, -max(alpha, best)))
+            if best >= beta:
+                break
+        return best
+
+    best, choices = -inf - 1, []
+    for move in pos.legal_moves():
+        # Searched only as far as it takes to know whether it ties or beats the best so far.
+        score = -value(pos.play(move), plies - 1, -inf - 1, -(best - 1))
+        if score > best:
+            best, choices = score, [move]
+        elif score == best:
+            choices.append(move)
+    return rng.choice(choices)
+
+
+def match(variant: str, player: str | int, level: int, openings: int) -> float:
+    """The score of ``player`` (``"mat2"``, ``"mat3"`` or a level) against ``level``, each side
+    taking each colour after each of ``openings`` seeded four-ply openings."""
+    points = 0.0
+    for seed in range(openings):
+        for white, black in ((player, level), (level, player)):
+            rng = random.Random(seed)
+            game = Game(variant)
+            for _ in range(4):
+                game.play(rng.choice(game.position.legal_moves()))
+            fens = [p.fen() for p in game.positions]
+            while game.result is None and len(game.moves) < 300:
+                side = game.position.turn
+                who = white if side == "W" else black
+                if isinstance(who, str):
+                    move = counting_move(game.position, int(who[-1]), rng)
+                else:
+                    move = choose_move(variant, game.position.fen(), level=who, history=fens, rng=rng).move
+                game.play(move)
+                fens.append(game.position.fen())
+            mine = "W" if white == player else "B"
+            winner = game.result.winner if game.result else None
+            points += 0.5 if winner is None else float(winner == mine)
+    return points / (2 * openings)
+
+
+# A few seeded games of the ladder that bench/ai_ladder.py measures (20 games a cell, three
+# variants): a player that counts material two plies ahead gets points against level 3 (the old
+# depth-4 search beat it 50 games of 50), one that counts three plies against level 4 (the old
+# depth-6 search), and each level still beats the one below.
+@pytest.mark.parametrize("variant", ["spanish", "italian"])
+def test_the_levels_are_steps_a_learning_player_can_climb(variant):
+    assert match(variant, "mat2", 3, 2) > 0
+    assert match(variant, 3, 2, 2) > 0.5
+    assert match(variant, 4, 3, 2) > 0.5
+
+
+def test_a_three_ply_player_gets_points_against_level_four():
+    assert match("spanish", "mat3", 4, 2) > 0

@@ -46,6 +46,24 @@ needs (4011 "Sharding required": ``required_shards``), and a shard already conne
 session (``identified``; Discord would end the older one, which in a deployment means two
 processes run the same shard: refused here so a test sees it).  No guild events are sent.
 
+Rate limits, on the wire (``_Exchange``), as Discord counts them: every request to a route with a
+bucket (``BUCKETS``: a channel's messages 5 per 5 s, an interaction's follow-ups 5 per 2 s...)
+takes one from that bucket's window, split by the route's major parameter (the channel, the
+webhook); every answer tells the bucket's state (``X-RateLimit-Bucket``, ``-Limit``,
+``-Remaining``, ``-Reset``, ``-Reset-After``), and a request over it is a 429 with ``retry_after``
+in the body (``X-RateLimit-Scope: user``).  Over the bot's 50 requests a second in all
+(``GLOBAL_LIMIT``; interaction and follow-up requests are not counted, as on Discord) it is a 429
+with ``global: true`` and ``X-RateLimit-Global``.  Windows run on the fake's clock, which
+discord.py's (virtual) waits move: a client that waits as told never meets a 429.
+``rate_limited`` lists the 429s given.
+
+The gateway keeps sessions (``sessions``): ``dispatch`` sends an event to a shard's session with
+the next sequence number, kept for a RESUME; ``reconnect`` sends op 7 RECONNECT (the session's
+events go nowhere until it is resumed); ``invalidate`` sends op 9 INVALID_SESSION (d false: the
+session is gone, only a fresh IDENTIFY gets a new one).  A RESUME (op 6) with the token, the
+session id and the last sequence number the client saw gets every event it missed, then RESUMED;
+a RESUME of an unknown session, or with a sequence the session never reached, gets op 9 false.
+
 Messages remember whom they notified: Discord notifies mentioned users only for a new message
 (never for an edit, nor for the followup that replaces a "thinking" placeholder), and only
 those ``allowed_mentions`` permits.
@@ -58,6 +76,7 @@ import dataclasses
 import datetime as dt
 import itertools
 import json
+import math
 import re
 import string
 import time
@@ -179,6 +198,7 @@ class Call:
     token: str | None = None
     error: int | None = None            # the Discord error code it was answered with, if any
     at: float = field(default_factory=time.time)     # when the request reached Discord
+    clock: float | None = None          # when, on the fake's clock (which discord.py's waits move)
 
     @property
     def flags(self) -> int:
@@ -509,6 +529,101 @@ def notified_by(body: dict[str, Any]) -> list[str]:
     return [u for u in mentioned if u in permitted]
 
 
+# -- rate limits ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bucket:
+    """A route's rate limit: ``limit`` requests per ``per`` seconds for each value of ``major``
+    (the route parameters that split it), with Discord's opaque bucket hash ``name``."""
+
+    name: str
+    limit: int
+    per: float
+    major: tuple[str, ...]
+
+
+# The routes our bot uses that Discord limits per route (values as Discord answers them to bots).
+BUCKETS: dict[tuple[str, str], Bucket] = {
+    ("POST", "/channels/{channel_id}/messages"): Bucket("80c17d2f203122d936070c88c8d10f33", 5, 5.0, ("channel_id",)),
+    ("PATCH", "/channels/{channel_id}/messages/{message_id}"):
+        Bucket("5f1b7f3c9d0e4a2b8c6d1e0f2a3b4c5d", 5, 5.0, ("channel_id",)),
+    ("POST", "/webhooks/{webhook_id}/{webhook_token}"):
+        Bucket("d0a1b2c3e4f5061728394a5b6c7d8e9f", 5, 2.0, ("webhook_id", "webhook_token")),
+    ("PATCH", "/webhooks/{webhook_id}/{webhook_token}/messages/@original"):
+        Bucket("e1f2a3b4c5d6e7f8091a2b3c4d5e6f70", 5, 2.0, ("webhook_id", "webhook_token")),
+    ("POST", "/users/@me/channels"): Bucket("a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d4", 5, 1.0, ()),
+}
+GLOBAL_LIMIT = 50            # requests a second, the bot's in all
+GLOBAL_SECONDS = 1.0
+
+
+def _not_global(path: str) -> bool:
+    """Interactions' endpoints (the callback, the follow-ups and edits by its token) are not
+    bound to the bot's global limit."""
+    return path.startswith(("/interactions/", "/webhooks/"))
+
+
+@dataclass
+class Throttled:
+    """A 429 the fake gave: the route, its bucket (None: the global limit), the wait it asked for."""
+
+    method: str
+    path: str
+    bucket: str | None
+    retry_after: float
+    at: float
+
+
+class RateLimits:
+    """Discord's counting of requests, per bucket window and in all, on the fake's clock."""
+
+    def __init__(self, fake: FakeDiscord) -> None:
+        self.fake = fake
+        self.windows: dict[tuple[str, tuple[str, ...]], tuple[float, int]] = {}    # start, count
+        self.recent: list[float] = []           # when the last requests counted globally came
+        self.enabled = True
+
+    def take(self, route: discord.http.Route) -> tuple[dict[str, str], dict[str, Any] | None]:
+        """The rate-limit headers of the answer to ``route``, and the 429 body if it is refused."""
+        if not self.enabled:
+            return {}, None
+        now = self.fake.now()
+        method, path = route.method, route.path
+        if not _not_global(path):
+            self.recent = [t for t in self.recent if now - t < GLOBAL_SECONDS]
+            if len(self.recent) >= GLOBAL_LIMIT:
+                retry_after = math.ceil((self.recent[0] + GLOBAL_SECONDS - now) * 1000) / 1000
+                self.fake.rate_limited.append(Throttled(method, path, None, retry_after, now))
+                return ({"Retry-After": str(max(1, int(-(-retry_after // 1)))), "X-RateLimit-Global": "true",
+                         "X-RateLimit-Scope": "global", "Via": "1.1 google"},
+                        {"message": "You are being rate limited.", "retry_after": retry_after, "global": True,
+                         "code": 0})
+        bucket = BUCKETS.get((method, path))
+        headers: dict[str, str] = {}
+        if bucket is not None:
+            key = (bucket.name, tuple(str(getattr(route, name, "")) for name in bucket.major))
+            start, count = self.windows.get(key, (now, 0))
+            if now - start >= bucket.per:
+                start, count = now, 0
+            # Rounded up to the millisecond: a client that waits as long as told finds the window over.
+            reset_after = math.ceil((start + bucket.per - now) * 1000) / 1000
+            headers = {"X-RateLimit-Bucket": bucket.name, "X-RateLimit-Limit": str(bucket.limit),
+                       "X-RateLimit-Reset": f"{start + bucket.per:.3f}",
+                       "X-RateLimit-Reset-After": f"{reset_after:.3f}"}
+            if count >= bucket.limit:
+                self.fake.rate_limited.append(Throttled(method, path, bucket.name, reset_after, now))
+                headers.update({"X-RateLimit-Remaining": "0", "X-RateLimit-Scope": "user",
+                                "Retry-After": str(max(1, int(-(-reset_after // 1)))), "Via": "1.1 google"})
+                return headers, {"message": "You are being rate limited.", "retry_after": reset_after,
+                                 "global": False, "code": 0}
+            self.windows[key] = (start, count + 1)
+            headers["X-RateLimit-Remaining"] = str(bucket.limit - count - 1)
+        if not _not_global(path):
+            self.recent.append(now)
+        return headers, None
+
+
 # -- the fake ---------------------------------------------------------------------------------------------
 
 
@@ -536,10 +651,51 @@ class FakeDiscord:
         self.required_shards = 1
         self.identified: list[tuple[int, int] | None] = []   # (shard id, count), or None unsharded
         self.sockets: list[FakeGatewaySocket] = []
+        self.sessions: dict[str, GatewaySession] = {}
+        self.resumes: list[tuple[Any, Any]] = []         # (session id, seq) of every RESUME
+        self.gateway_url = GATEWAY_URL                    # what READY names to resume at
+        self.limits = RateLimits(self)
+        self.rate_limited: list[Throttled] = []         # every 429 the fake gave
+        # Real seconds an answer takes to come back (None: none, and no task switch either): with
+        # some, requests made at once are all at Discord before the first answer is read, as live.
+        self.latency: float | None = None
 
     def now(self) -> float:
         """Discord's clock: real time plus every wait that was only virtual."""
         return time.time() + self.skew
+
+    # -- the gateway's sessions ----------------------------------------------------------------------
+
+    def session(self, shard: int | None = None) -> GatewaySession:
+        """The newest live session of shard ``shard`` (None: of any shard)."""
+        for session in reversed(self.sessions.values()):
+            if shard is None or (session.shard or (0, 1))[0] == shard:
+                return session
+        raise AssertionError(f"no gateway session for shard {shard}")
+
+    def dispatch(self, event: str, data: dict[str, Any], *, shard: int | None = None) -> int:
+        """Send a DISPATCH event to a shard's session; its sequence number."""
+        return self.session(shard).send(event, data)
+
+    def reconnect(self, shard: int | None = None) -> GatewaySession:
+        """Op 7 RECONNECT: the client is to close and RESUME; until it does, events wait."""
+        session = self.session(shard)
+        socket, session.socket = session.socket, None
+        if socket is not None and not socket.closed:
+            socket._push({"op": RECONNECT, "d": None})
+        return session
+
+    def invalidate(self, shard: int | None = None, *, resumable: bool = False) -> GatewaySession:
+        """Op 9 INVALID_SESSION: with ``resumable`` false the session is gone, and only a new
+        IDENTIFY makes one."""
+        session = self.session(shard)
+        socket = session.socket
+        if not resumable:
+            del self.sessions[session.id]
+            session.socket = None
+        if socket is not None and not socket.closed:
+            socket._push({"op": INVALID_SESSION, "d": resumable})
+        return session
 
     # -- what a test can script ----------------------------------------------------------------------
 
@@ -650,7 +806,7 @@ class FakeDiscord:
                    json: dict | None = None, **kwargs: Any) -> Any:
         body, uploads = self._read(json, form, files)
         method, path = route.method, route.path
-        call = Call(method, path, body, {u.filename: u.data for u in uploads})
+        call = Call(method, path, body, {u.filename: u.data for u in uploads}, clock=self.now())
         self.calls.append(call)
         scripted = self._scripted(method, path)
         if scripted is not None:
@@ -744,7 +900,7 @@ class FakeDiscord:
         body, uploads = self._read(payload, multipart, files)
         method, path = route.method, route.path
         token = route.webhook_token
-        call = Call(method, path, body, {u.filename: u.data for u in uploads}, token)
+        call = Call(method, path, body, {u.filename: u.data for u in uploads}, token, clock=self.now())
         self.calls.append(call)
         scripted = self._scripted(method, path)
         if scripted is not None:
@@ -988,6 +1144,28 @@ class FakeSession:
 
 GATEWAY_URL = "wss://gateway.discord.gg"
 HELLO, HEARTBEAT, IDENTIFY, HEARTBEAT_ACK, DISPATCH = 10, 1, 2, 11, 0
+RESUME, RECONNECT, INVALID_SESSION = 6, 7, 9
+
+
+@dataclass
+class GatewaySession:
+    """One gateway session: its shard, the last sequence number sent, every event it was sent
+    (for a RESUME to replay), and the connection it is on (None between a RECONNECT and the
+    RESUME: what is dispatched meanwhile waits)."""
+
+    id: str
+    shard: tuple[int, int] | None
+    seq: int = 0
+    frames: list[dict[str, Any]] = field(default_factory=list)
+    socket: FakeGatewaySocket | None = None
+
+    def send(self, event: str, data: dict[str, Any]) -> int:
+        self.seq += 1
+        frame = {"op": DISPATCH, "t": event, "s": self.seq, "d": data}
+        self.frames.append(frame)
+        if self.socket is not None and not self.socket.closed:
+            self.socket._push(frame)
+        return self.seq
 
 
 class FakeGatewaySocket:
@@ -1024,6 +1202,28 @@ class FakeGatewaySocket:
             self._push({"op": HEARTBEAT_ACK})
         elif payload.get("op") == IDENTIFY:
             self._identify(payload.get("d") or {})
+        elif payload.get("op") == RESUME:
+            self._resume(payload.get("d") or {})
+
+    def _resume(self, data: dict[str, Any]) -> None:
+        if data.get("token") != TOKEN:
+            self._end(4004)                                 # Authentication failed
+            return
+        self.fake.resumes.append((data.get("session_id"), data.get("seq")))
+        session = self.fake.sessions.get(str(data.get("session_id")))
+        seq = data.get("seq")
+        if session is None or not isinstance(seq, int) or seq > session.seq:
+            self._push({"op": INVALID_SESSION, "d": False})
+            return
+        older = session.socket
+        if older is not None and older is not self and not older.closed:
+            older._end(4000)                                # the session moves to this connection
+        session.socket = self
+        self.shard = session.shard
+        for frame in session.frames:
+            if frame["s"] > seq:
+                self._push(frame)
+        session.send("RESUMED", {})
 
     def _identify(self, data: dict[str, Any]) -> None:
         if data.get("token") != TOKEN:
@@ -1048,10 +1248,12 @@ class FakeGatewaySocket:
             return
         self.shard = shard
         self.fake.identified.append(shard)
-        self._push({"op": DISPATCH, "s": 1, "t": "READY", "d": {
-            "v": 10, "user": dict(BOT_USER), "guilds": [], "session_id": f"session-{len(self.fake.identified)}",
-            "resume_gateway_url": GATEWAY_URL, "shard": list(shard or (0, 1)),
-            "application": {"id": str(APP_ID), "flags": 0}}})
+        session = GatewaySession(f"session-{len(self.fake.identified)}", shard, socket=self)
+        self.fake.sessions[session.id] = session
+        session.send("READY", {
+            "v": 10, "user": dict(BOT_USER), "guilds": [], "session_id": session.id,
+            "resume_gateway_url": self.fake.gateway_url, "shard": list(shard or (0, 1)),
+            "application": {"id": str(APP_ID), "flags": 0}})
 
     async def close(self, *, code: int = 1000, message: bytes = b"") -> bool:
         if self.closed:
@@ -1069,7 +1271,19 @@ class _Exchange:
         self.response: WireResponse | None = None
 
     async def __aenter__(self) -> WireResponse:
+        response = await self._answer()
+        if self.fake.latency is not None:
+            # On its way back: requests sent meanwhile reach Discord before the client reads this.
+            await asyncio.sleep(self.fake.latency)
+        return response
+
+    async def _answer(self) -> WireResponse:
         route = route_of(self.method, self.url)
+        headers, limited = self.fake.limits.take(route)
+        if limited is not None:
+            self.fake.calls.append(Call(self.method, route.path, None, error=429,
+                                        token=getattr(route, "webhook_token", None), clock=self.fake.now()))
+            return WireResponse(429, limited, headers)
         body: Any = None
         form: list[dict[str, Any]] | None = None
         if isinstance(self.data, str | bytes):
@@ -1089,8 +1303,10 @@ class _Exchange:
             else:
                 answer = await self.fake.rest(route, form=form, json=body)
         except discord.HTTPException as exc:
-            return wire_error(exc)
-        return WireResponse(204 if answer is None else 200, answer)
+            response = wire_error(exc)
+            response.headers.update(headers)
+            return response
+        return WireResponse(204 if answer is None else 200, answer, headers)
 
     async def __aexit__(self, *exc: Any) -> None:
         return None

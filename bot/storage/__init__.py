@@ -12,6 +12,7 @@ from .base import (
     StorageError,
     StorageFull,
     StorageGone,
+    StorageUnavailable,
     Store,
 )
 from .records import ChallengeRecord, ChatRecord, GameRecord, MoveRecord, NotifyRecord, OutboxRecord, PlayerRecord
@@ -28,4 +29,5 @@ __all__ = [
     "StorageContention", "in_transaction", "retry_contention", "OutboxRecord", "PlayerRecord", "SQLiteStore",
     "StaleGame", "Storage", "StorageBusy",
     "StorageError", "Store", "StorageDamaged", "StorageFull", "StorageGone",
+    "StorageUnavailable",
 ]

@@ -65,6 +65,13 @@ class StorageBusy(StorageError):
     """Another connection held the write lock for longer than the busy timeout."""
 
 
+class StorageUnavailable(StorageBusy):
+    """The database server cannot be reached (stopped, restarting, the network down): nothing was
+    written, and the store works again by itself as soon as the server answers.  A StorageBusy, so
+    whatever already waits out a busy database (a name refresh, timed work, delivery rounds) waits
+    this out too."""
+
+
 class StorageFull(StorageError):
     """A write failed because the disk (or the database's size limit) is full; nothing was written,
     and writes work again by themselves once there is room."""

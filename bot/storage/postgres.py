@@ -19,18 +19,29 @@ is the compare-and-set the contract describes), without BEGIN/COMMIT round trips
 
 Reads outside a transaction take any pooled connection in autocommit mode.  A lock waited for
 longer than the busy timeout (``lock_timeout``, 55P03) raises StorageBusy; a full disk (53100)
-StorageFull; a lost or refused connection StorageError with one line (the URL without its password).
+StorageFull; a lost or refused connection StorageUnavailable with one line (the URL without its password).
+
+A server that went away (stopped, restarting, unreachable).  The command that meets it gets
+StorageUnavailable, and so does every use while it stays away, at once (no wait for a pool that
+cannot connect): the store then tries one plain connection at most every PROBE_SECONDS, and the
+first that succeeds brings a new pool (the old one, its dead connections and its own reconnection
+backoff, which grows to minutes, is closed).  So the first use after the server's return works.  An
+idle connection the server closed meanwhile (a restart between two commands) is noticed before
+it is used, at the cost of one poll of its socket.  The outage is logged when it starts, at most once
+a minute while it lasts and when it ends.
 
 psycopg is imported only when a PostgreSQL URL is opened: the bot runs on SQLite without it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import re
 import secrets
+import select
 import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
@@ -53,6 +64,7 @@ from .base import (
     StorageContention,
     StorageError,
     StorageFull,
+    StorageUnavailable,
     Store,
     check_fields,
 )
@@ -104,6 +116,15 @@ POOL_MIN, POOL_MAX = 1, 10
 # psycopg prepares a statement on a connection once it ran this many times there.
 PREPARE_THRESHOLD = 1
 FULL_LOG_SECONDS = 60.0
+# A server that went away: one plain connection tried at most this often (the first use after its
+# return waits at most this long), its connect timeout (libpq's shortest), and how often the
+# outage is logged while it lasts.
+PROBE_SECONDS = 0.5
+PROBE_CONNECT_TIMEOUT = 2
+# How long a use waits for another thread's look at the server (a refused connection takes a
+# millisecond; one that hangs is left to that thread).
+PROBE_WAIT_SECONDS = 0.25
+DOWN_LOG_SECONDS = 60.0
 # Advisory lock keys (per database): migrating at open (one-key space); an outbox chat is locked
 # under (OUTBOX_CHAT_SPACE, hashtext(platform:chat)) in the two-key space, which never overlaps it.
 MIGRATE_KEY = 0x6472_6175_6768_0001
@@ -122,6 +143,7 @@ _CONTENTION = frozenset({"40001", "40P01"})
 _LOCK_TIMEOUT = "55P03"
 _DISK_FULL = "53100"
 _ABORTED = "25P02"
+_TOO_MANY_CONNECTIONS = "53300"
 
 T = TypeVar("T")
 
@@ -216,6 +238,16 @@ class PostgresStore(Store):
         self._local = _Bound()
         self._full = False
         self._full_logged: float | None = None
+        # The server's outage: since when (monotonic; None: it answers), the next plain connection
+        # to try, when it was last logged (None: not yet), one thread trying at a time.
+        self._down: float | None = None
+        self._probe_at = 0.0
+        self._down_logged: float | None = None
+        self._down_reason = ""
+        self._state = threading.Lock()
+        self._recovering = threading.Lock()
+        # The pool each lent connection came from (after a renewal, an older one takes it back and closes it).
+        self._lent: dict[int, Any] = {}
         conninfo, options = split_url(url)
         try:
             low = int(options.get("pool_min", pool_min or POOL_MIN))
@@ -232,10 +264,15 @@ class PostgresStore(Store):
             "options": f"-c lock_timeout={max(1, int(busy_timeout * 1000))} -c application_name=draughts-bot "
                        + options.get("options", "")}
         self._pool: Any = None
+        self._conninfo = conninfo
+
+        def new_pool() -> Any:
+            return ConnectionPool(conninfo, min_size=low, max_size=high, kwargs=self._kwargs, open=False,
+                                  timeout=busy_timeout, name="draughts-storage")
+        self._new_pool = new_pool
         try:
             self._migrate(conninfo)
-            self._pool = ConnectionPool(conninfo, min_size=low, max_size=high, kwargs=self._kwargs, open=False,
-                                        timeout=busy_timeout, name="draughts-storage")
+            self._pool = new_pool()
             self._pool.open(wait=True, timeout=max(busy_timeout, 5.0))
         except StorageError:
             self.close()
@@ -311,9 +348,88 @@ class PostgresStore(Store):
             # A statement after an error the caller caught inside its unit (PostgreSQL undoes the
             # whole transaction at an error): the unit is lost, as after a lost race.
             return StorageContention(f"database {self.name}: the transaction was undone by an earlier error")
-        if isinstance(err, self._pg.OperationalError) or (state or "").startswith(("08", "57P")):
+        if (state or "").startswith(("08", "57P")) or state == _TOO_MANY_CONNECTIONS or (
+                state is None and isinstance(err, self._pg.OperationalError)
+                and not isinstance(err, self._pg.errors.PipelineAborted)):
+            # The connection was lost or refused (no SQLSTATE: the socket closed under us).
+            return self._went_away(_line(err))
+        if isinstance(err, self._pg.OperationalError):
             return StorageError(f"database {self.name}: {_line(err)}")
         return None
+
+    # -- a server that went away ---------------------------------------------------------------
+
+    def _went_away(self, reason: str) -> StorageUnavailable:
+        """The server stopped answering: every use says so at once until a plain connection works
+        again (``_reconnect``).  The pool is closed now: its reconnection attempts would back off to
+        minutes (and log every one of them); its connections are dead anyway."""
+        with self._state:
+            if self._down is None:
+                self._down = time.monotonic()
+                self._probe_at = self._down       # the next use looks at once: a restart may be over
+                self._down_reason = reason
+                pool = self._pool
+                if pool is not None:
+                    threading.Thread(target=_close_pool, args=(pool,), name="draughts-storage-close",
+                                     daemon=True).start()
+        return StorageUnavailable(f"database {self.name} cannot be reached: {reason}")
+
+    def _reconnect(self) -> Any:
+        """The pool to use once the server answers again (a new one); StorageUnavailable at once
+        while it does not, trying one plain connection at most every PROBE_SECONDS."""
+        if time.monotonic() < self._probe_at or not self._recovering.acquire(timeout=PROBE_WAIT_SECONDS):
+            raise StorageUnavailable(f"database {self.name} cannot be reached: {self._down_reason}")
+        try:
+            down = self._down
+            if down is None:
+                return self._pool               # another thread brought it back meanwhile
+            now = time.monotonic()
+            if now < self._probe_at:            # another thread looked a moment ago, in vain
+                raise StorageUnavailable(f"database {self.name} cannot be reached: {self._down_reason}")
+            self._probe_at = now + PROBE_SECONDS
+            pool = None
+            try:
+                self._pg.connect(self._conninfo, connect_timeout=PROBE_CONNECT_TIMEOUT, **self._kwargs).close()
+                pool = self._new_pool()
+                pool.open(wait=True, timeout=float(PROBE_CONNECT_TIMEOUT))
+            except Exception as err:            # psycopg's errors, the pool's PoolTimeout
+                if pool is not None:
+                    _close_pool(pool)
+                self._down_reason = _line(err)
+                if self._down_logged is None or now - self._down_logged >= DOWN_LOG_SECONDS:
+                    log.error("database %s cannot be reached (for %.0f s so far: %s); commands that need it are "
+                              "answered that the storage is unavailable", self.name, now - down,
+                              self._down_reason)
+                    self._down_logged = now
+                raise StorageUnavailable(f"database {self.name} cannot be reached: {self._down_reason}") from None
+            with self._state:
+                if self._pool is None:          # the store was closed meanwhile (the bot is stopping)
+                    _close_pool(pool)
+                    raise StorageError(f"database {self.name} is not open")
+                self._pool = pool
+                if self._down_logged is not None:
+                    log.warning("database %s answers again after %.1f s", self.name, time.monotonic() - down)
+                self._down, self._down_logged = None, None
+            return pool
+        finally:
+            self._recovering.release()
+
+    def _stale(self, conn: Any) -> bool:
+        """Whether the server closed this idle connection (it restarted, or stopped): an idle
+        connection has nothing to read unless the server said goodbye or hung up."""
+        if conn.closed or conn.broken:
+            return True
+        try:
+            readable, _, _ = select.select([conn.fileno()], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        if not readable:
+            return False
+        try:
+            conn.execute("", prepare=False)      # reads what came: a notice is harmless, a goodbye is not
+        except self._pg.Error:
+            return True
+        return False
 
     def _disk_full(self) -> StorageFull:
         self._full = True
@@ -325,17 +441,46 @@ class PostgresStore(Store):
         return StorageFull(f"database {self.name}: the disk is full")
 
     def _getconn(self, wait: float | None = None) -> Any:
-        if self._pool is None:
+        pool = self._pool
+        if pool is None:
             raise StorageError(f"database {self.name} is not open")
+        if self._down is not None:
+            pool = self._reconnect()
         limit = self.busy_timeout if wait is None else wait
         try:
-            return self._pool.getconn(timeout=limit)
+            conn = pool.getconn(timeout=limit)
         except self._pg.Error as err:
             raise self._mapped(err) or StorageError(f"database {self.name}: {_line(err)}") from None
         except Exception as err:
+            if type(err).__name__ == "PoolClosed" and self._pool is not None:
+                # Closed by another thread that met the outage a moment ago.
+                raise StorageUnavailable(f"database {self.name} cannot be reached") from None
             if type(err).__name__ == "PoolTimeout":
+                if self._probe_fails():
+                    raise self._went_away("no connection could be made") from None
                 raise StorageBusy(f"database {self.name}: no free connection for {limit:g} s") from None
             raise
+        self._lent[id(conn)] = pool
+        if self._stale(conn):
+            # Its pool holds only such connections (the server restarted or stopped since they were
+            # used): a new pool if the server answers, else the outage.
+            failure = self._went_away("the server closed the connection")
+            self._putconn(conn)
+            try:
+                pool = self._reconnect()
+            except StorageUnavailable:
+                raise failure from None
+            conn = pool.getconn(timeout=limit)
+            self._lent[id(conn)] = pool
+        return conn
+
+    def _probe_fails(self) -> bool:
+        """Whether a plain connection to the server fails (the pool had none to give in time)."""
+        try:
+            self._pg.connect(self._conninfo, connect_timeout=PROBE_CONNECT_TIMEOUT, **self._kwargs).close()
+        except self._pg.Error:
+            return True
+        return False
 
     def _exec(self, conn: Any, sql: str, params: Sequence[Any] = (), prepare: bool | None = None) -> Any:
         """Run one statement, its errors as storage errors; the cursor."""
@@ -400,8 +545,16 @@ class PostgresStore(Store):
             pass            # a broken connection: the pool drops it
 
     def _putconn(self, conn: Any) -> None:
-        if self._pool is not None:
-            self._pool.putconn(conn)
+        # To the pool it came from: one closed since (after an outage, or the store's close) closes it.
+        pool = self._lent.pop(id(conn), None) or self._pool
+        if self._down is not None:
+            # Its pool is being closed (the server went away): closed here, quietly (the pool would
+            # log every dead connection and try to replace it).
+            with contextlib.suppress(Exception):
+                conn.close()
+            return
+        if pool is not None:
+            pool.putconn(conn)
 
     @contextmanager
     def _conn(self) -> Iterator[Any]:
@@ -467,8 +620,9 @@ class PostgresStore(Store):
         return out
 
     def close(self) -> None:
-        if self._pool is not None:
+        with self._state:
             pool, self._pool = self._pool, None
+        if pool is not None:
             pool.close()
 
     def reset_sequences(self) -> None:
@@ -1184,6 +1338,15 @@ class PostgresStore(Store):
     @_unit
     def clear_ratings(self) -> None:
         self._write("WITH r AS (DELETE FROM ratings) DELETE FROM rating_history")
+
+
+def _close_pool(pool: Any) -> None:
+    """Close a pool whose server went away (its connections are dead; a lent one is closed when
+    it comes back)."""
+    try:
+        pool.close(timeout=PROBE_CONNECT_TIMEOUT)
+    except Exception as err:
+        log.debug("closing a pool of dead connections: %s", err)
 
 
 def _line(err: BaseException) -> str:

@@ -24,7 +24,8 @@
   a network error or a 5xx at start is retried with backoff (``run_until_stopped``).
 - A database deleted, replaced or damaged under the running bot stops it with one line and
   exit status 1 (checked on every delivery round, and a full integrity check once a day); a full
-  disk is waited out.
+  disk is waited out, and so is a database server that went away (the store logs it; the rounds
+  look again every OUTAGE_RETRY_SECONDS, so what fell due meanwhile goes out soon after its return).
 """
 
 from __future__ import annotations
@@ -40,7 +41,17 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from bot.service import Button, GameService, Mention, Reply, StorageDamaged, StorageFull, StorageGone, mention_at
+from bot.service import (
+    Button,
+    GameService,
+    Mention,
+    Reply,
+    StorageDamaged,
+    StorageFull,
+    StorageGone,
+    StorageUnavailable,
+    mention_at,
+)
 
 if TYPE_CHECKING:
     from bot.platforms.web import WebServer
@@ -56,6 +67,9 @@ TRANSIENT = "transient"          # worth another try later (flood control, 5xx, 
 MAX_IDLE_SECONDS = 30.0
 # After a round that failed as a whole (the database locked, say), the next one waits this long.
 ROUND_RETRY_SECONDS = 5.0
+# While the database server is away, the next round looks again this soon (a probe costs the store
+# one refused connection; it tries at most every 0.5 s itself).
+OUTAGE_RETRY_SECONDS = 1.0
 # Work still due right after a round that did it all is work the service cannot do (a damaged
 # game): the next looks back off from this, doubling, so the task does not spin.
 STUCK_FIRST_SECONDS = 0.05
@@ -435,6 +449,9 @@ class ChatAdapter:
             except (StorageGone, StorageDamaged) as err:
                 self._stop_fatally(str(err))
                 return
+            except StorageUnavailable:
+                # The store logs the outage (when it starts, then once a minute), not every round.
+                timeout = OUTAGE_RETRY_SECONDS
             except StorageFull:
                 # The store logs the full disk once a minute; the round is tried again until there is room.
                 timeout = ROUND_RETRY_SECONDS
@@ -497,8 +514,9 @@ class ChatAdapter:
         if self._workers.get(chat_id) is task:
             del self._workers[chat_id]
         failure = None if task.cancelled() else task.exception()
-        if isinstance(failure, (StorageGone, StorageDamaged, StorageFull)):
-            # The delivery task deals with these as with its own: the bot stops, or waits for room.
+        if isinstance(failure, (StorageGone, StorageDamaged, StorageFull, StorageUnavailable)):
+            # The delivery task deals with these as with its own: the bot stops, or waits for room
+            # or for the database server.
             self._worker_failure = failure
         elif failure is not None:
             log.error("%s delivery to chat %s failed", self.platform, chat_id, exc_info=failure)
@@ -531,7 +549,7 @@ class ChatAdapter:
                     await self.deliver(chat_id, item.reply, progress=progress)
                 except asyncio.CancelledError:
                     raise
-                except StorageFull:
+                except (StorageFull, StorageUnavailable):
                     if progress.delivered:
                         self._unrecorded[item.id] = progress.delivered
                     raise
@@ -540,7 +558,7 @@ class ChatAdapter:
                     wait = self.retry_delay(exc) if kind == TRANSIENT else None
                     try:
                         await self._report_failure(item, exc, kind, wait)
-                    except StorageFull:
+                    except (StorageFull, StorageUnavailable):
                         if progress.delivered:
                             self._unrecorded[item.id] = progress.delivered
                         raise
@@ -554,7 +572,7 @@ class ChatAdapter:
                     continue
                 try:
                     await self.call(self.service.message_sent, item.id)
-                except StorageFull:
+                except (StorageFull, StorageUnavailable):
                     self._unrecorded[item.id] = None
                     raise
             sent += 1

@@ -8,6 +8,7 @@ engine, and renders boards; it knows no platform.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
@@ -29,8 +30,16 @@ from bot.service.present_notices import NoticePresenter
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
 from bot.service.web import BoardLayer
-from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, Store, retry_contention
-from bot.storage.records import GameRecord, MoveRecord
+from bot.storage import (
+    StorageBusy,
+    StorageContention,
+    StorageFull,
+    StorageGone,
+    StorageUnavailable,
+    Store,
+    retry_contention,
+)
+from bot.storage.records import ChatRecord, GameRecord, MoveRecord
 
 
 class GameService:
@@ -61,6 +70,10 @@ class GameService:
 
     def _setup(self, config: ServiceConfig, outbox: Outbox | None = None) -> None:
         self._listeners: list[Callable[[str], None]] = []
+        # The chats told that the storage is unavailable in this outage (told once each; forgotten
+        # when the storage answers again).
+        self._told_unavailable: set[tuple[str, str]] = set()
+        self._told_lock = threading.Lock()
         self.app: UseCases = compose(config, self)
         self.chat = ChatLayer(self.app)
         # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.
@@ -133,16 +146,28 @@ class GameService:
             # the wall clock is noticed here too, or a move would find its game lost on time.
             try:
                 self.app.clocks.away_while_running(event.platform, now)
+            except StorageUnavailable:
+                pass            # the store logs the outage (once a minute), not every event
             except (StorageBusy, StorageFull) as err:
                 log.warning("clock jump check skipped for a %s event: %s", event.platform, err)
         # A button press is answered privately (it also stops the button's spinner).
         private = event.action is not None
         try:
-            chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
+            try:
+                chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
+                stored = True
+            except StorageUnavailable:
+                # A command that needs no storage (/help, /rules) is still answered, in the user's
+                # language (the chat's own is stored); one that does meets the outage below.
+                chat = ChatRecord(event.platform, event.chat_id, event.chat_kind, None, None, now)
+                stored = False
+            if stored and self._told_unavailable:
+                with self._told_lock:
+                    self._told_unavailable.clear()          # the outage is over
             lang = chat.language or lang
             ctx = Ctx(event, lang, chat, now)
             try:
-                if not event.as_chat:          # a group or channel is no player
+                if stored and not event.as_chat:          # a group or channel is no player
                     self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
                                              event.language, now)
             except StorageBusy:
@@ -150,13 +175,16 @@ class GameService:
                 log.warning("player %s not updated: the database is busy", event.user_id)
             except StorageFull:
                 pass            # the same: a read-only command still works on a full disk
-            if event.chat_kind == "private":
+            if stored and event.chat_kind == "private":
                 self._reachable_again(event.platform, event.user_id, now)
             # A unit of work that lost a compare-and-set kept nothing: the command runs again.
             if event.action is not None:
                 action = event.action
                 return retry_contention(lambda: self.chat.button(ctx, action))
             return retry_contention(lambda: self.chat.text(ctx, event.text or ""))
+        except StorageUnavailable:
+            # Nothing was written; the store logs the outage (when it starts, then once a minute).
+            return self._unavailable(event, lang, private)
         except (StorageBusy, StorageContention):
             log.warning("%s event in chat %s answered busy: the database stayed locked",
                         event.platform, event.chat_id)
@@ -171,6 +199,17 @@ class GameService:
             # A bug must not leave the user without an answer; it is logged for us.
             log.exception("handler failed for %s event in chat %s", event.platform, event.chat_id)
             return [Reply(t(lang, "error.internal"), private=private)]
+
+    def _unavailable(self, event: ChatEvent, lang: str, private: bool) -> list[Reply]:
+        """The storage is unavailable: said once per chat and outage (a group is not told again at
+        every message); a button press is answered every time, privately (it stops its spinner)."""
+        if not private:
+            with self._told_lock:
+                key = (event.platform, event.chat_id)
+                if key in self._told_unavailable:
+                    return []
+                self._told_unavailable.add(key)
+        return [Reply(t(lang, "error.storage_unavailable"), private=private)]
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int | None,
                        post_id: int | None = None, challenge_id: int | None = None) -> None:
@@ -384,7 +423,10 @@ class GameService:
     def notice(self, platform: str, chat_id: str, key: str, **values: Any) -> str:
         """A catalog text in a chat's language, for what an adapter must tell a chat on its own
         (say, that it lacks a permission)."""
-        chat = self.storage.chat(platform, chat_id)
+        try:
+            chat = self.storage.chat(platform, chat_id)
+        except StorageUnavailable:
+            chat = None         # the default language meanwhile
         return t(pick_language(chat.language if chat is not None else None), key, **values)
 
     def needs_admin(self, text: str | None) -> bool:

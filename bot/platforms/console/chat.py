@@ -15,6 +15,10 @@ from its outbox: it is printed before and after each input line and, while the c
 input (at a prompt or on a pipe), by a thread that sleeps until the service's next timer or until
 the service says it wrote something.  A piped console's end of input waits for the bot's work
 under way (at most END_WAIT_SECONDS), prints it, and exits.
+
+A database that cannot be used for a while (locked, its server away) stops no line: each is
+answered as the service answers it (that the storage is unavailable, say), and what the service
+has to say on its own is printed once the database answers again.
 """
 
 from __future__ import annotations
@@ -95,13 +99,22 @@ class ConsoleChat:
         """Handle one input line (what the service has to say on its own comes first, and any it
         wrote because of the line comes after it)."""
         with self._lock:
-            self._deliver()
+            self._deliver_if_possible()
             self._line(text)
             if not self.interactive:
                 # Read from a pipe or a file, the bot's answer belongs right after the line that
                 # asked for it (at the prompt, the delivery thread prints it when it comes).
                 self.service.settle(BOT_WAIT_SECONDS)
+            self._deliver_if_possible()
+
+    def _deliver_if_possible(self) -> None:
+        """``_deliver``, unless the database is locked or its server away: the line is answered
+        anyway, and what is pending is printed by the next look (the delivery thread's, or the
+        next line's).  StorageGone still ends the chat."""
+        try:
             self._deliver()
+        except StorageBusy:
+            pass            # StorageUnavailable too: the store logs the outage, once a minute
 
     def _on_service_change(self, platform: str) -> None:
         if platform == PLATFORM:
@@ -160,7 +173,10 @@ class ConsoleChat:
             return
         web = re.fullmatch(r"/web(?:\s+#?(\d{1,9}))?", stripped)
         if web:
-            self._web_link(int(web.group(1)) if web.group(1) else None)
+            try:
+                self._web_link(int(web.group(1)) if web.group(1) else None)
+            except StorageBusy:
+                self._say("(the database cannot be used right now: try /web again in a moment)")
             return
         clock = re.fullmatch(r"/clock(?:\s+\+?(\S{1,20}))?", stripped)
         if clock:
@@ -319,7 +335,7 @@ class ConsoleChat:
                 # (interactive, Ctrl-D means quit now; the move is found again at the next start).
                 self.service.settle(end_wait)
                 with self._lock:
-                    self._deliver()
+                    self._deliver_if_possible()
         finally:
             stop.set()
             self._wake.set()

@@ -21,7 +21,7 @@ from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.puzzles import Puzzles
 from bot.service.notifications import PrivateReminder, Reminder
-from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone, in_transaction
+from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone, StorageUnavailable, in_transaction
 from bot.storage.records import GameRecord
 
 
@@ -58,6 +58,8 @@ class Clocks(UseCase):
             # All due now: ended in game order, the order a ratings rebuild reads games that finished
             # at the same moment in.
             due = sorted(self.storage.due_games(now, platform), key=lambda row: row.id)
+        except StorageUnavailable:
+            return 0            # the store logs the outage (once a minute); the next round tries again
         except StorageBusy:
             log.warning("deadline check skipped: the database is busy")
             due = []

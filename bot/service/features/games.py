@@ -298,4 +298,9 @@ class Games(UseCase):
         if recent:
             # Most played; on a tie, the one played last (find_games is newest first).
             return max(dict.fromkeys(recent), key=recent.count)
-        return "spanish" if lang == "es" else "italian"
+        return language_variant(lang)
+
+
+def language_variant(lang: str | None) -> str:
+    """The variant a chat of this language most likely plays (the last guess of a chat's default)."""
+    return "spanish" if lang == "es" else "italian"

@@ -6,7 +6,7 @@ from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
     Ctx,
 )
-from bot.service.features.games import Games
+from bot.service.features.games import Games, language_variant
 from bot.service.features.results_stats import (
     ChatSettings,
     LanguageSet,
@@ -18,6 +18,7 @@ from bot.service.features.results_stats import (
     SettingsRequest,
     VariantSet,
 )
+from bot.storage import StorageUnavailable
 from bot.storage.repositories import ChatSettings as ChatChange
 
 
@@ -31,7 +32,13 @@ class Settings(UseCase):
     def rules(self, ctx: Ctx, variant: str | None, lang: str) -> RulesOf:
         """The rules of a variant: the one named, else the one the player is playing here,
         else the chat's default (``lang``: the chat's language, its last guess)."""
-        return RulesOf(variant if variant is not None else self._current_variant(ctx, lang))
+        if variant is not None:
+            return RulesOf(variant)
+        try:
+            return RulesOf(self._current_variant(ctx, lang))
+        except StorageUnavailable:
+            # The rules are no stored data: while the database is away, the language's variant.
+            return RulesOf(language_variant(lang))
 
     def _current_variant(self, ctx: Ctx, lang: str) -> str:
         """The variant of the game the user means (the board replied to, else their latest

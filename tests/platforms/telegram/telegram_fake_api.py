@@ -38,8 +38,9 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - a message to a user's private chat when the user never started the bot (403 "bot can't
   initiate conversation with a user"; ``start_private`` opens that chat);
 - flood control, as Telegram applies it to messages posted or edited (send*, edit*): about one a
-  second in a chat (a burst of 3 at once is fine), 20 a minute in a group, 30 a second in all;
-  beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``.  These
+  second in a chat (a burst of 3 at once is fine), 20 a minute in a group, and at most 30 in any
+  one second in all (a sliding window: a burst of 30 at once, then nothing until its second is
+  over); beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``.  These
   limits run on ``clock`` (tests may speed it up; the limiter under test must run on the same);
 - chat member permissions (``restrict``): no photos, documents or GIFs (animations, which
   Telegram files under "other messages"), or no messages at all: 400 "not enough rights to send
@@ -88,6 +89,7 @@ import json
 import math
 import re
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,7 +144,7 @@ BOTH_IDS = "Bad Request: chat_id and inline_message_id can't be used together"
 # Flood control: (messages, per seconds, at once).  Telegram publishes the rates, not the burst.
 CHAT_RATE = (1, 1.0, 3)
 GROUP_RATE = (20, 60.0, 20)
-GLOBAL_RATE = (30, 1.0, 30)
+GLOBAL_RATE = (30, 1.0)        # at most 30 in any second: a window, not a rate with a burst on top
 # A request may reach the fake a little earlier than the limiter that spaced it reckoned.
 RATE_SLACK = 0.02
 POSTING = {"sendMessage", "sendPhoto", "sendAnimation", "sendDocument", "editMessageMedia", "editMessageCaption",
@@ -269,13 +271,30 @@ class Rate:
         self.tat = max(self.tat, now) + self.interval
 
 
+class Window:
+    """At most ``count`` messages in any ``per`` seconds: a sliding window over the last ``count``
+    accepted ones (a GCRA with a burst lets a burst and the rate through in the same second)."""
+
+    def __init__(self, count: int, per: float) -> None:
+        self.per = per
+        self.times: deque[float] = deque(maxlen=count)
+
+    def wait(self, now: float, jitter: float = 0.0) -> float:
+        if len(self.times) < (self.times.maxlen or 0):
+            return 0.0
+        return max(self.times[0] + self.per - RATE_SLACK * self.per / len(self.times) - jitter - now, 0.0)
+
+    def take(self, now: float) -> None:
+        self.times.append(now)
+
+
 class FakeBotAPI(BaseRequest):
     """The Bot API as seen through PTB's request layer; see the module docstring."""
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock                          # the time flood control runs on
         self.query_clock: Callable[[], float] = time.monotonic   # the age of callback queries
-        self.rates: dict[object, Rate] = {}
+        self.rates: dict[object, Rate | Window] = {}
         # How much earlier than spaced a request may arrive (on ``clock``): the scheduling delay of
         # one request that is not the next one's, as network jitter does it live.
         self.jitter = 0.0
@@ -719,10 +738,11 @@ class FakeBotAPI(BaseRequest):
         if held > 0:
             raise Refused(f"Too Many Requests: retry after {math.ceil(held)}", status=429,
                           parameters={"retry_after": math.ceil(held)}, staged=True)
-        scopes: list[tuple[object, tuple[int, float, int]]] = [(("chat", chat_id), CHAT_RATE), ("all", GLOBAL_RATE)]
+        scopes: list[tuple[object, tuple[int, float, int]]] = [(("chat", chat_id), CHAT_RATE)]
         if self.chats[chat_id].get("type") in ("group", "supergroup"):
             scopes.append((("group", chat_id), GROUP_RATE))
-        rates = [self.rates.setdefault(key, Rate(*rate)) for key, rate in scopes]
+        rates: list[Rate | Window] = [self.rates.setdefault(key, Rate(*rate)) for key, rate in scopes]
+        rates.append(self.rates.setdefault("all", Window(*GLOBAL_RATE)))
         wait = max(rate.wait(now, self.jitter) for rate in rates)
         if wait > 0:
             raise Refused(f"Too Many Requests: retry after {math.ceil(wait)}", status=429,

@@ -316,3 +316,4 @@ class OutboxItem:
     reply: Reply
     attempts: int
     delivered: int = 0        # platform messages of the reply already out: a retry sends the rest
+    kind: str = ""            # the notification's kind (bot.service.notifications), "" for a finished reply

@@ -133,6 +133,13 @@ class Outbox:
             return self.present(notifications.from_json(data))
         return Reply.from_json(payload, self.renderer)
 
+    @staticmethod
+    def kind(payload: str) -> str:
+        """A stored row's notification kind ("daily_posted", "reminder", ...); "" for a reply
+        written as it is (the adapter tells a broadcast from a reply to a person by it)."""
+        data = json.loads(payload)
+        return str(data["notice"]) if notifications.is_notice(data) else ""
+
     def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,
                     retry_in: float | None = None) -> int:
         """A direct answer the adapter could not deliver: the outbox takes it over (see
@@ -167,7 +174,8 @@ class Outbox:
                 log.error("outbox message %s cannot be read (%s): dropped", row.id, err)
                 self.storage.drop_message(row.id, f"unreadable: {err}", self.owner)
                 continue
-            items.append(OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered))
+            items.append(OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered,
+                                    kind=self.kind(row.payload)))
         return items
 
     def free_dead_claims(self, platform: str, now: float) -> int:

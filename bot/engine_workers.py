@@ -76,6 +76,7 @@ def preload() -> None:
         from bot.ai import jit
 
         jit.warm()
+        jit.release()
     except Exception:
         log.exception("loading the engine before starting its workers failed; each worker loads it")
 
@@ -83,6 +84,20 @@ def preload() -> None:
 def ready() -> None:
     """Forked once by the fork server when it has loaded the engine: the bot waits for it (see
     ``bot.service.thinking.ready_server``)."""
+
+
+def _rest() -> None:
+    """After a job: an idle worker holds no search memory.  The compiled search's transposition
+    table goes (``jit.release``), and the C heap's free memory goes back to the system (glibc keeps
+    what the Python search freed, some 20 MB after a long search, unless asked)."""
+    from bot.ai import jit
+
+    jit.release()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None).malloc_trim(0)
+        except (OSError, AttributeError):
+            pass                    # not glibc (musl has no malloc_trim)
 
 
 # -- the jobs (module-level so they pickle by name) ------------------------------------------------------
@@ -96,6 +111,7 @@ def warm_job() -> bool:
 
     choose_move("italian", Position.start("italian").fen(), 1, time_limit=0.01, rng=0)
     jit.warm()
+    jit.release()
     return True
 
 
@@ -105,7 +121,10 @@ def move_job(variant: str, fen: str, level: int, history: list[str], seed: int,
     from bot.ai import choose_move
 
     started = time.perf_counter()
-    result = choose_move(variant, fen, level, time_limit=seconds, history=history, rng=seed)
+    try:
+        result = choose_move(variant, fen, level, time_limit=seconds, history=history, rng=seed)
+    finally:
+        _rest()
     return {"move": str(result.move), "score": result.score, "depth": result.depth, "nodes": result.nodes,
             "seconds": time.perf_counter() - started}
 
@@ -121,7 +140,11 @@ def analysis_job(variant: str, start_fen: str | None, moves: list[str],
     game = Game(variant, start_fen, draw_rules=False)
     for move in moves:
         game.play(move)
+    try:
+        notes = analyse_game(game, nodes=nodes[0], confirm_nodes=nodes[1])
+    finally:
+        _rest()
     return [{"ply": n.ply, "move": str(n.move), "best": str(n.best), "best_score": n.best_score,
              "played_score": n.played_score, "forced": n.forced,
              "table": n.table.as_dict() if n.table is not None else None}
-            for n in analyse_game(game, nodes=nodes[0], confirm_nodes=nodes[1])]
+            for n in notes]

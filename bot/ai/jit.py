@@ -972,8 +972,9 @@ _TABLE_ARRAYS: weakref.WeakKeyDictionary[Tables, tuple] = weakref.WeakKeyDiction
 
 
 def _table_arrays(tables: Tables) -> tuple:
-    """A variant's endgame tables for the compiled probe: every material's bytes in one array (read
-    once per process: 7 MB for the 8x8 variants, 47 MB for Triestina), and the index's geometry."""
+    """A variant's endgame tables for the compiled probe: every material's bytes in one array (7 MB
+    for the 8x8 variants, 47 MB for Triestina: the unpacked file every process maps, else read once
+    per process), and the index's geometry."""
     got = _TABLE_ARRAYS.get(tables)
     if got is not None:
         return got
@@ -988,16 +989,25 @@ def _table_arrays(tables: Tables) -> tuple:
     for b, bit in geo.turn_bit.items():
         turn[b >> 1] = (bit.bit_length() - 1) >> 1
     offsets = np.full((5, 5, 5, 5), -1, np.int64)
-    parts = []
-    at = 0
-    for m in tables.source.materials if isinstance(tables.source, store.TableFile) else list(tables.source):
-        if max(m) > 4 or sum(m) > tables.pieces:
-            continue
-        data = np.frombuffer(tables.table(m), np.uint8)
-        offsets[m] = at
-        parts.append(data)
-        at += len(data)
-    arrays = (gpos, glen, turn, _binomials(), offsets, np.concatenate(parts) if parts else np.zeros(1, np.uint8))
+    whole = tables.source.mapped() if isinstance(tables.source, store.TableFile) else None
+    if whole is not None:
+        # The file every process maps (egtb/store.py): its pages are shared, nothing is copied.
+        for m, (at, _size) in whole[1].items():
+            if max(m) <= 4 and sum(m) <= tables.pieces:
+                offsets[m] = at
+        flat = np.frombuffer(whole[0], np.uint8)
+    else:
+        parts = []
+        at = 0
+        for m in tables.source.materials if isinstance(tables.source, store.TableFile) else list(tables.source):
+            if max(m) > 4 or sum(m) > tables.pieces:
+                continue
+            data = np.frombuffer(tables.table(m), np.uint8)
+            offsets[m] = at
+            parts.append(data)
+            at += len(data)
+        flat = np.concatenate(parts) if parts else np.zeros(1, np.uint8)
+    arrays = (gpos, glen, turn, _binomials(), offsets, flat)
     _TABLE_ARRAYS[tables] = arrays
     return arrays
 
@@ -1080,6 +1090,13 @@ def needs_compiling() -> bool:
     """Whether the next process to search compiles the search first (nothing of it in this
     machine's cache yet: seconds to a minute) rather than loading it."""
     return not (_DISABLED or not HAVE_NUMBA or jitcache.ready())
+
+
+def release() -> None:
+    """Let go of this thread's search buffers and transposition table (64 MB once a long search has
+    filled it), so that an engine worker between jobs holds none of it.  The next search makes new
+    ones: zeroed pages the system hands out as they are first touched, which a search does anyway."""
+    _LOCAL.ctx = None
 
 
 def _context() -> _Context:

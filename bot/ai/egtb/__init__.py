@@ -53,23 +53,24 @@ class Tables:
     """One variant's tables up to ``pieces`` pieces; ``source`` gives a material's table bytes
     (read when a position of that material is first probed)."""
 
-    def __init__(self, v: Variant, pieces: int, source: Mapping[Material, bytes | bytearray] | store.TableFile) -> None:
+    def __init__(self, v: Variant, pieces: int,
+                 source: Mapping[Material, bytes | bytearray | memoryview] | store.TableFile) -> None:
         self.variant = v
         self.pieces = pieces
         self.source = source
         self.geo = Geometry(v)
         self._index: dict[Material, tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int],
-                                          int, int, int, bytes | bytearray] | None] = {}
+                                          int, int, int, bytes | bytearray | memoryview] | None] = {}
         self.probe: Probe = self._make_probe()
 
-    def table(self, m: Material) -> bytes | bytearray:
+    def table(self, m: Material) -> bytes | bytearray | memoryview:
         """Material ``m``'s bytes (KeyError when the tables do not hold it)."""
         if isinstance(self.source, store.TableFile):
             return self.source.table(m)
         return self.source[m]
 
     def _entry(self, m: Material) -> tuple[dict[int, int], dict[int, int], dict[int, int], dict[int, int],
-                                            int, int, int, bytes | bytearray] | None:
+                                            int, int, int, bytes | bytearray | memoryview] | None:
         if m in self._index:
             return self._index[m]
         entry = None

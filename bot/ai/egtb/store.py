@@ -2,17 +2,23 @@
 
 A file is a magic line, a JSON header line (format, variant, the rules it was built by, pieces,
 and each material's name, length and packed length in order), then each material's table
-compressed on its own with xz (whose check catches a damaged one), so a process unpacks only
-the materials its games reach.  Shipped files live in
+compressed on its own with xz (whose check catches a damaged one).  A file is unpacked once per
+machine into the engine's cache folder and mapped by every process that reads it (``TableFile``).
+Shipped files live in
 ``data/`` next to this module; ``python -m bot ai egtb build`` writes to the user's table
 directory (``DRAUGHTS_EGTB_DIR``, else ``~/.cache/draughts-bot/egtb``) unless told where.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import logging
 import lzma
+import mmap
 import os
+import threading
 from pathlib import Path
 
 from bot.rules import Variant
@@ -23,6 +29,9 @@ FORMAT = 1
 MAGIC = b"draughts-egtb\n"
 SHIPPED = Path(__file__).resolve().parent / "data"
 SUFFIX = ".egtb.xz"
+UNPACKED_SUFFIX = ".egtb"
+
+log = logging.getLogger("bot.ai.egtb")
 
 
 class TableFileError(Exception):
@@ -66,11 +75,17 @@ def save(path: Path, v: Variant, pieces: int, tables: dict[Material, bytes | byt
 
 
 class TableFile:
-    """A table file read into memory still compressed; each material is unpacked on first use
-    (a game reaches few of them, and the largest variant's tables are 47 MB unpacked)."""
+    """A table file whose materials are read where they are needed.
+
+    On first use every material is unpacked, once per machine, into one file in the engine's cache
+    folder (``unpacked_dir``), which each process then maps read-only: the bot's engine workers all
+    read the same pages of the system's file cache instead of each holding its own copy (the
+    largest variant's tables are 47 MB unpacked).  Where that folder cannot be written, each
+    material is unpacked into this process's memory on first use instead."""
 
     def __init__(self, path: Path, v: Variant) -> None:
         self.path = path
+        self.variant = v
         try:
             raw = path.read_bytes()
         except OSError as err:
@@ -88,7 +103,8 @@ class TableFile:
         listed = [tuple(entry[1]) for entry in header["materials"]]
         if listed != materials(self.pieces):
             raise TableFileError(f"{path}: the materials are not those of {self.pieces} pieces")
-        self._raw = raw
+        self._raw: bytes | None = raw
+        self._digest = hashlib.sha256(raw).hexdigest()[:20]
         self._where: dict[Material, tuple[int, int, int]] = {}
         at = end + 1
         for entry in header["materials"]:
@@ -97,16 +113,106 @@ class TableFile:
             at += int(entry[3])
         if at != len(raw):
             raise TableFileError(f"{path}: {len(raw) - at} bytes more or less than the header says")
+        self._lock = threading.Lock()
+        self._mapped: tuple[mmap.mmap, dict[Material, tuple[int, int]]] | None = None
+        self._map_tried = False
+        self._unpacked: dict[Material, bytes] = {}
 
     @property
     def materials(self) -> list[Material]:
         return list(self._where)
 
-    def table(self, m: Material) -> bytes:
-        """Material ``m``'s table, unpacked (xz's own check catches a damaged one)."""
-        at, packed, size = self._where[m]
+    def table(self, m: Material) -> bytes | memoryview:
+        """Material ``m``'s table, unpacked (xz's own check catches a damaged one): a view of the
+        shared mapping (``mapped``), else bytes of this process's own."""
+        whole = self.mapped()
+        if whole is not None:
+            at, size = whole[1][m]
+            return memoryview(whole[0])[at:at + size]
+        with self._lock:
+            got = self._unpacked.get(m)
+            if got is None:
+                got = self._unpacked[m] = self._unpack(m)
+        return got
+
+    def mapped(self) -> tuple[mmap.mmap, dict[Material, tuple[int, int]]] | None:
+        """Every material in one mapping of the unpacked file (shared by every process that maps it)
+        and where each material starts in it and how long it is; None when the file could not be
+        written nor read, or a material is damaged (the materials are then unpacked in memory one
+        by one, see ``table``, and only the damaged one fails).  Mapped
+        copy-on-write: a writable buffer to numpy and numba (nothing writes to it), the same pages
+        as every other process's until then."""
+        if self._map_tried:
+            return self._mapped
+        with self._lock:
+            if not self._map_tried:
+                try:
+                    self._mapped = self._map()
+                except (OSError, TableFileError) as err:
+                    log.warning("endgame tables %s kept in memory: the unpacked copy cannot be used (%s)",
+                                self.path.name, err)
+                    self._mapped = None
+                if self._mapped is not None:
+                    self._raw = None                    # everything is in the mapping now
+                self._map_tried = True
+        return self._mapped
+
+    def unpacked_path(self) -> Path:
+        """Where this file's tables are unpacked (named by the packed file's contents: a rebuilt or
+        updated file gets a new one)."""
+        return unpacked_dir() / f"{self.variant.id}-{self.pieces}-{self._digest}{UNPACKED_SUFFIX}"
+
+    def _map(self) -> tuple[mmap.mmap, dict[Material, tuple[int, int]]]:
+        where: dict[Material, tuple[int, int]] = {}
+        at = 0
+        for m, (_at, _packed, size) in self._where.items():
+            where[m] = (at, size)
+            at += size
+        path = self.unpacked_path()
+        if not (path.is_file() and path.stat().st_size == at):
+            self._write_unpacked(path, at)
+        with open(path, "rb") as f:
+            if os.fstat(f.fileno()).st_size != at:
+                raise OSError(f"{path} has {os.fstat(f.fileno()).st_size} bytes, not {at}")
+            return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY), where
+
+    def _write_unpacked(self, path: Path, size: int) -> None:
+        """Unpack every material into ``path``: written aside, then linked in place only if no other
+        process put it there first (so all of them map the same file, hence the same pages)."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.part")
         try:
-            data = lzma.decompress(self._raw[at:at + packed])
+            with open(tmp, "wb") as out:
+                for m in self._where:
+                    out.write(self._unpack(m))
+            if tmp.stat().st_size != size:
+                raise OSError(f"{tmp}: written short")
+            try:
+                os.link(tmp, path)
+            except FileExistsError:
+                if path.stat().st_size != size:     # a damaged copy of an earlier run: replaced
+                    os.replace(tmp, path)
+            except OSError:                         # no hard links here: the last writer's copy
+                os.replace(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        # Older unpacked copies of the same tables (an earlier version of the file) go.
+        for old in path.parent.glob(f"{self.variant.id}-{self.pieces}-*{UNPACKED_SUFFIX}"):
+            if old != path:
+                with contextlib.suppress(OSError):
+                    old.unlink()
+
+    def _unpack(self, m: Material) -> bytes:
+        at, packed, size = self._where[m]
+        raw = self._raw
+        if raw is None:                             # dropped once mapped: read again
+            try:
+                raw = self.path.read_bytes()
+            except OSError as err:
+                raise TableFileError(f"{self.path}: {err}") from None
+        try:
+            data = lzma.decompress(raw[at:at + packed])
         except lzma.LZMAError as err:
             raise TableFileError(f"{self.path}: {name(m)}: {err}") from None
         if len(data) != size:
@@ -114,10 +220,18 @@ class TableFile:
         return data
 
 
+def unpacked_dir() -> Path:
+    """Where table files are unpacked for mapping: in the engine's cache folder (``jitcache``:
+    ``$DRAUGHTS_CACHE_DIR``, else the user's cache folder)."""
+    from bot.ai import jitcache
+
+    return jitcache.folder() / "egtb"
+
+
 def load(path: Path, v: Variant) -> tuple[int, dict[Material, bytes]]:
     """(pieces, every table) from a file written by ``save``; TableFileError when it cannot be used."""
     f = TableFile(path, v)
-    return f.pieces, {m: f.table(m) for m in f.materials}
+    return f.pieces, {m: f._unpack(m) for m in f.materials}
 
 
 def find(v: Variant) -> list[Path]:

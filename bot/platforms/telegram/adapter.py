@@ -126,6 +126,11 @@ CAPTION_LIMIT = 1024
 TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
 STARTUP_GRACE_SECONDS = 5.0
+# The outbox's notification kinds (OutboxItem.kind) that the service sends on its own to many
+# chats at the same time and nobody in the chat is waiting for: the daily puzzle, yesterday's
+# summary, the scheduled clock reminders.  Delivered as bulk, behind every reply to a person
+# (issue 29; see the limiter).
+BULK_KINDS = frozenset({"daily_posted", "day_summary", "reminder", "private_reminder"})
 # Updates handled at once.  A handler waiting for a busy group's lock holds one of these, so there
 # are enough that a burst in one group leaves room for every other chat.
 CONCURRENT_UPDATES = 256
@@ -329,6 +334,7 @@ class TelegramAdapter(ChatAdapter):
         # until they write there.
         self._closed_private: set[str] = set()
         self._token: str | None = None        # the bot token: the board checks Mini App initData with it
+        self.limiter: FloodLimiter | None = None    # production's limiter, when the Application uses it
 
     # -- the web board (docs/web.md), served in this adapter's loop -------------------------------
 
@@ -386,6 +392,7 @@ class TelegramAdapter(ChatAdapter):
             # limiter spaces messages per chat and leaves a long wait to the outbox.
             limiter = FloodLimiter() if rate_limiter is True else rate_limiter
             builder = builder.rate_limiter(limiter)
+            self.limiter = limiter if isinstance(limiter, FloodLimiter) else None
         app = builder.build()
         if not isinstance(app, DraughtsApplication):    # application_class says it is; PTB types the base
             raise TypeError(f"the builder made a {type(app).__name__}, not a DraughtsApplication")
@@ -773,6 +780,16 @@ class TelegramAdapter(ChatAdapter):
             # The message answered was deleted meanwhile, and in a topic Telegram ignores
             # allow_sending_without_reply.  Only the first message replies: none went out yet.
             await super().deliver(str(chat_id), reply, progress=progress)
+
+    async def _deliver_chat(self, chat_id: str, queue: list[Any]) -> int:
+        """A chat's outbox rows.  A broadcast (every row of it of a BULK_KINDS kind) first waits
+        for its turn among the bulk senders, before it takes the chat's lock, and goes out behind
+        every reply to a person."""
+        limiter = self.limiter
+        if limiter is None or not queue or not all(getattr(item, "kind", "") in BULK_KINDS for item in queue):
+            return await super()._deliver_chat(chat_id, queue)
+        async with limiter.bulk_sender():
+            return await super()._deliver_chat(chat_id, queue)
 
     async def send(self, chat_id: int | str, reply: Reply, reply_to: int | None = None) -> None:
         """Answer in a chat.  A chat that removed us or is gone is skipped (logged), and so is a

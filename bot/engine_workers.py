@@ -25,7 +25,7 @@ import threading
 import time
 from typing import Any
 
-log = logging.getLogger("bot.ai.workers")
+log = logging.getLogger("bot.engine_workers")
 
 # How often a worker looks whether the bot is still there (it also wakes at once when it goes).
 PARENT_CHECK_SECONDS = 0.5

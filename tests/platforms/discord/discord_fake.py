@@ -1265,6 +1265,28 @@ class FakeGatewaySocket:
         return None
 
 
+async def answer(fake: FakeDiscord, method: str, url: str, *, body: Any = None,
+                 form: list[dict[str, Any]] | None = None) -> WireResponse:
+    """Discord's answer to one request on the wire: its JSON ``body``, or its multipart ``form``
+    (``name``, ``value``, ``filename`` of each part), counted against the rate limits first."""
+    route = route_of(method, url)
+    headers, limited = fake.limits.take(route)
+    if limited is not None:
+        fake.calls.append(Call(method, route.path, None, error=429, token=getattr(route, "webhook_token", None),
+                               clock=fake.now()))
+        return WireResponse(429, limited, headers)
+    try:
+        if route.path.startswith(("/webhooks/", "/interactions/")):
+            result = await fake.webhook(route, multipart=form, payload=body)
+        else:
+            result = await fake.rest(route, form=form, json=body)
+    except discord.HTTPException as exc:
+        response = wire_error(exc)
+        response.headers.update(headers)
+        return response
+    return WireResponse(204 if result is None else 200, result, headers)
+
+
 class _Exchange:
     def __init__(self, fake: FakeDiscord, method: str, url: str, data: Any) -> None:
         self.fake, self.method, self.url, self.data = fake, method, url, data
@@ -1278,12 +1300,6 @@ class _Exchange:
         return response
 
     async def _answer(self) -> WireResponse:
-        route = route_of(self.method, self.url)
-        headers, limited = self.fake.limits.take(route)
-        if limited is not None:
-            self.fake.calls.append(Call(self.method, route.path, None, error=429,
-                                        token=getattr(route, "webhook_token", None), clock=self.fake.now()))
-            return WireResponse(429, limited, headers)
         body: Any = None
         form: list[dict[str, Any]] | None = None
         if isinstance(self.data, str | bytes):
@@ -1297,16 +1313,7 @@ class _Exchange:
                     value.seek(at)
                     value = content
                 form.append({"name": options["name"], "value": value, "filename": options.get("filename")})
-        try:
-            if route.path.startswith(("/webhooks/", "/interactions/")):
-                answer = await self.fake.webhook(route, multipart=form, payload=body)
-            else:
-                answer = await self.fake.rest(route, form=form, json=body)
-        except discord.HTTPException as exc:
-            response = wire_error(exc)
-            response.headers.update(headers)
-            return response
-        return WireResponse(204 if answer is None else 200, answer, headers)
+        return await answer(self.fake, self.method, self.url, body=body, form=form)
 
     async def __aexit__(self, *exc: Any) -> None:
         return None

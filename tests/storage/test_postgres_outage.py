@@ -1,6 +1,6 @@
 """The bot's PostgreSQL server goes away and comes back (project issue 30, item 6).
 
-A real throw-away server (tests/pg_outage.py) is stopped under the real service, built as
+A real throw-away server (tests/pg_stoppable.py) is stopped under the real service, built as
 production builds it, and started again on the same port and data folder.  While it is away:
 /help and /rules are answered (they need no storage; the language is the user's, the chat's own
 being stored); a command that needs the database is told "the bot's storage is unavailable" once
@@ -22,7 +22,9 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import Executor, Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,10 +32,11 @@ from bot.app import build_service
 from bot.i18n import t
 from bot.rules import Position
 from bot.service import ChatEvent, GameService, Reply, StorageUnavailable
+from bot.service.thinking import Thinker
 
 pytest.importorskip("psycopg")
 
-from pg_outage import StoppableServer, stoppable_server  # noqa: E402
+from pg_stoppable import StoppableServer, stoppable_server  # noqa: E402
 
 from bot.storage.postgres import PROBE_SECONDS, PostgresStore  # noqa: E402
 
@@ -247,3 +250,44 @@ def test_the_piped_console_keeps_answering_through_the_outage_and_exits_0(server
     finally:
         if console.proc.poll() is None:
             console.proc.kill()
+
+
+class HeldExecutor(Executor):
+    """The engine's jobs, run only when the test says (in its thread)."""
+
+    def __init__(self) -> None:
+        self.jobs: list[tuple[Future, Any, tuple]] = []
+
+    def submit(self, fn, /, *args, **kwargs) -> Future:
+        future: Future = Future()
+        self.jobs.append((future, fn, args))
+        return future
+
+    def run_all(self) -> int:
+        jobs, self.jobs = self.jobs, []
+        for future, fn, args in jobs:
+            if future.set_running_or_notify_cancel():
+                future.set_result(fn(*args))
+        return len(jobs)
+
+
+def test_a_bot_move_found_while_the_server_is_away_is_played_after_its_return(server, url, bot_errors):
+    service = build_service(url)
+    executor = HeldExecutor()
+    service.thinker = Thinker(executor, workers=2)
+    try:
+        say(service, "ana", "/play italian white level 1")
+        say(service, "ana", f"/m {Position.start('italian').legal_moves()[0]}")
+        server.halt("fast")
+        assert executor.run_all() == 1             # the engine's answer meets the outage: no traceback
+        assert say(service, "ana", "/help") and service.run_due(PLATFORM) == 0
+        assert all("cannot be reached" in r.getMessage() and r.exc_info is None for r in bot_errors)
+        bot_errors.clear()
+        server.resume()
+        time.sleep(PROBE_SECONDS)
+        service.run_due(PLATFORM)                  # the bot is to move and nothing thinks: it thinks again
+        assert executor.run_all() == 1
+        assert service.storage.game(1).ply == 2
+    finally:
+        service.close()
+        service.storage.close()

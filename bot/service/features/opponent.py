@@ -22,7 +22,7 @@ from bot.service.features.games import Games, neutral_bot_name
 from bot.service.features.results_games import BotDrawAnswer, BotGameStarted, Refused
 from bot.service.notifications import BotMoved, GameState
 from bot.service.thinking import move_job
-from bot.storage import BOT_ID, StaleGame, StorageFull, in_transaction
+from bot.storage import BOT_ID, StaleGame, StorageFull, StorageUnavailable, in_transaction
 from bot.storage.records import GameRecord
 from bot.storage.repositories import NewGame
 
@@ -92,7 +92,10 @@ class Opponent(UseCase):
     def _bot_moved(self, game_id: int, ply: int, result: dict[str, Any]) -> None:
         """The engine's answer: play it (if the game is still where it was) and say it in the
         chat through the outbox, in the same transaction."""
-        row = self.storage.game(game_id)
+        try:
+            row = self.storage.game(game_id)
+        except StorageUnavailable:
+            return          # the next round of timed work after the server's return thinks again
         if row is None or row.ply != ply or not self.games.bot_to_move(row):
             return
         now = self.clock()
@@ -118,9 +121,10 @@ class Opponent(UseCase):
         except StaleGame:
             # The human resigned or the game changed while the bot thought: nothing to play.
             return
-        except StorageFull:
-            # The store logs the full disk (once a minute); the game is looked at again by the
-            # next round of timed work, and the bot moves once there is room.
+        except (StorageFull, StorageUnavailable):
+            # The store logs the full disk or the server's outage (once a minute); the game is
+            # looked at again by the next round of timed work, and the bot moves once there is
+            # room, or once the server is back.
             return
         log.info("bot (level %s) played %s in game %s: score %s, depth %s, %.2f s", row.bot_level, played,
                  row.id, result.get("score"), result.get("depth"), result.get("seconds", 0.0))

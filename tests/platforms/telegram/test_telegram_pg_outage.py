@@ -2,7 +2,7 @@
 
 The real python-telegram-bot Application and adapter, the strict fake Bot API in place of HTTP
 (as the ``tg`` fixture has them), the real service on a real throw-away PostgreSQL server of the
-test's own (tests/pg_outage.py), stopped and started again under the running bot with its
+test's own (tests/pg_stoppable.py), stopped and started again under the running bot with its
 delivery task going.  While the server is away: /help is answered, a move is told that the
 storage is unavailable once in the group, a button press is answered on the button each time; the
 delivery rounds wait quietly; nothing is logged per event.  Once it is back the next move is
@@ -27,7 +27,7 @@ from bot.service import GameService
 
 pytest.importorskip("psycopg")
 
-from pg_outage import StoppableServer, stoppable_server  # noqa: E402
+from pg_stoppable import StoppableServer, stoppable_server  # noqa: E402
 
 from bot.storage.postgres import PROBE_SECONDS, PostgresStore  # noqa: E402
 

@@ -105,6 +105,44 @@ PERMISSION_NOTICE_SECONDS = 3600
 NOT_ALLOWED_CODES = frozenset({50001, 50013})
 
 
+# Interaction tokens in discord.py's own log lines: at DEBUG it logs every gateway event (an
+# INTERACTION_CREATE with its token) and every webhook URL (the token is in the path).  A token is
+# base64 of "interaction:...", so it starts "aW50ZXJhY3Rpb24"; in a URL any token is hidden.
+_TOKEN_TEXT = re.compile(r"aW50ZXJhY3Rpb24[A-Za-z0-9_\-.=]*"
+                         r"|(?<=/webhooks/)(?=[0-9]+/)[0-9]+/[^/?#\s'\"]+"
+                         r"|(?<=/interactions/)(?=[0-9]+/)[0-9]+/[^/?#\s'\"]+")
+HIDDEN_TOKEN = "[interaction token]"
+
+
+class HideInteractionTokens(logging.Filter):
+    """Blanks interaction tokens out of a record of discord.py's (a logger's filter sees only what
+    is logged to that very logger: DraughtsBot puts one on each of discord.py's)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        try:
+            text = record.getMessage()
+        except Exception:
+            return True             # logging reports a record it cannot format itself
+        hidden = _TOKEN_TEXT.sub(HIDDEN_TOKEN, text)
+        if hidden != text:
+            record.msg, record.args = hidden, None
+        return True
+
+
+_HIDE_TOKENS = HideInteractionTokens()
+
+
+def hide_interaction_tokens() -> None:
+    """Put the filter on every logger of discord.py's (once each; its modules are all imported by
+    now, as ``import discord`` imports them)."""
+    names = [name for name in list(logging.root.manager.loggerDict)
+             if name == "discord" or name.startswith("discord.")]
+    for name in names:
+        logger = logging.getLogger(name)
+        if _HIDE_TOKENS not in logger.filters:
+            logger.addFilter(_HIDE_TOKENS)
+
+
 class NotAChannel(ValueError):
     """A chat id that cannot be a Discord channel."""
 
@@ -476,6 +514,7 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
                  clock: Callable[[], float] = time.time, env: Mapping[str, str] | None = None,
                  **options: Any) -> None:
         ChatAdapter.__init__(self, service, sleep)
+        hide_interaction_tokens()
         self.clock = clock
         # Where the web board's settings are read (WEB_URL, PORT...); None: no board (``sync``).
         self.env = env

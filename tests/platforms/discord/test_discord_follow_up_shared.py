@@ -23,6 +23,7 @@ from fresh_db import fresh_database
 
 from bot.i18n import t
 from bot.platforms.discord import DraughtsBot
+from bot.platforms.discord.bot import HIDDEN_TOKEN
 from bot.service import GameService, Reply
 from bot.storage import Storage
 
@@ -109,13 +110,17 @@ async def test_where_the_bot_may_post_the_other_process_posts_to_the_channel(h: 
 
 async def test_the_token_is_never_logged(h: Harness, other: DraughtsBot, caplog: pytest.LogCaptureFixture,
                                          tmp_path: Path):
+    """Not by us, and not by discord.py either, which at DEBUG logs every webhook URL (the token
+    is in its path) and every gateway event (an interaction with its token)."""
     caplog.set_level(logging.DEBUG, logger="bot")
+    caplog.set_level(logging.DEBUG, logger="discord")
     h.fake.deny(CHANNEL_ID, SEND_MESSAGES)
     token = await h.slash("games", "ana")
     h.fake.expire(token)
     other.service.outbox.say("discord", str(CHANNEL_ID), Reply("lost"))
     await other.delivery_round()
     assert caplog.records and not any(token in r.getMessage() for r in caplog.records)
+    assert any(HIDDEN_TOKEN in r.getMessage() for r in caplog.records if r.name.startswith("discord."))
     assert token not in repr(other.live_interactions) + repr(h.bot.live_interactions)
 
 

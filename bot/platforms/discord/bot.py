@@ -99,6 +99,9 @@ THREAD_TYPES = frozenset({discord.ChannelType.public_thread, discord.ChannelType
                           discord.ChannelType.news_thread})
 # An interaction token lives 15 minutes: a follow-up is tried on one younger than this.
 FOLLOW_UP_SECONDS = 14 * 60
+# How many channels' interactions a process keeps before it clears out the expired ones (a bot in
+# thousands of servers would otherwise keep one for every channel it was ever used in).
+PRUNE_LIVE_AT = 1024
 # A member is told what the bot lacks in a channel once in this long.
 PERMISSION_NOTICE_SECONDS = 3600
 # The bot's own post was refused: Missing Access, Missing Permissions.
@@ -519,8 +522,9 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         # Where the web board's settings are read (WEB_URL, PORT...); None: no board (``sync``).
         self.env = env
         # The newest interaction in each channel this process got (FollowUp); the database has the
-        # newest of every process.
+        # newest of every process.  Expired ones are cleared out once it holds ``_prune_at``.
         self.live_interactions: dict[str, FollowUp] = {}
+        self._prune_at = PRUNE_LIVE_AT
         self.permission_notices: dict[tuple[str, int], float] = {}     # (channel, member): when told
         intents = discord.Intents.none()
         intents.guilds = True          # channel cache; not privileged
@@ -687,6 +691,11 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         chat_id = str(interaction.channel_id)
         live = FollowUp.of(interaction)
         self.live_interactions[chat_id] = live
+        if len(self.live_interactions) >= self._prune_at:
+            now = self.clock()
+            self.live_interactions = {chat: kept for chat, kept in self.live_interactions.items()
+                                      if now - kept.at < FOLLOW_UP_SECONDS}
+            self._prune_at = max(PRUNE_LIVE_AT, 2 * len(self.live_interactions))
         try:
             await self.call(self.service.keep_follow_up, PLATFORM, chat_id, live.stored_value())
         except Exception as exc:

@@ -12,6 +12,7 @@ does it with two real processes."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import random
 from collections.abc import AsyncIterator
@@ -143,3 +144,18 @@ def test_a_stored_follow_up_that_is_not_one_is_ignored(tmp_path: Path):
     finally:
         service.close()
         storage.close()
+
+
+async def test_a_process_keeps_no_expired_interactions_of_every_channel_it_was_used_in(h: Harness, monkeypatch):
+    from bot.platforms.discord import bot as module
+
+    monkeypatch.setattr(module, "PRUNE_LIVE_AT", 4)
+    h.bot._prune_at = 4
+    for n in range(3):
+        await h.slash("games", "ana", channel_id=CHANNEL_ID + 1000 + n)
+    for chat, kept in h.bot.live_interactions.items():  # those three have expired
+        h.bot.live_interactions[chat] = dataclasses.replace(kept, at=kept.at - 14 * 60)
+    await h.slash("games", "bob", channel_id=CHANNEL_ID)
+    assert list(h.bot.live_interactions) == [str(CHANNEL_ID)]
+    # The database still has each channel's (another process reads its age before using it).
+    assert h.bot.service.follow_up("discord", str(CHANNEL_ID + 1000)) is not None

@@ -54,7 +54,7 @@ class Level:
 LEVELS: dict[int, Level] = {
     1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.0, recapture=0.0, noise=60, rush=150, attack=50)),
     2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.9, recapture=0.3, noise=40)),
-    3: Level(max_depth=3, seconds=0.6, vision=Vision(replies=1.0, recapture=0.6, noise=30)),
+    3: Level(max_depth=3, seconds=0.6, vision=Vision(replies=1.0, recapture=0.6, noise=30, hunt=10)),
     4: Level(max_depth=1, seconds=1.0, margin=90),
     5: Level(max_depth=64, seconds=2.0),
 }

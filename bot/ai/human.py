@@ -38,13 +38,17 @@ class Vision:
     (standard deviation, hundredths of a man); ``rush``: if set, the player judges a position by the pieces and
     how far the men have got (hundredths of a man per row), as beginners push for a king, instead
     of by the engine's evaluation; ``attack``: how much they like a move that threatens a man
-    (hundredths of a man), without asking whether the threatened man can take first."""
+    (hundredths of a man), without asking whether the threatened man can take first; ``hunt``:
+    with more pieces than the opponent, how much they like each of their kings a step nearer the
+    opponent's nearest piece (hundredths of a man a step), as a player who knows the ending is won
+    closes in instead of wandering until the no-progress rule draws it."""
 
     replies: float
     recapture: float
     noise: int
     rush: int | None = None
     attack: int = 0
+    hunt: int = 0
 
 
 Evaluate = Callable[[int, int, int, int, bool], int]
@@ -87,6 +91,7 @@ def human_move(pos: Position, vision: Vision, evaluate: Evaluate, rng: random.Ra
         s = evaluate(a, b, c, d, side)
         return s if side == white else -s
 
+    hunting = vision.hunt and uk and (um | uk).bit_count() > (tm | tk).bit_count()
     look = rng.random() < vision.replies
     see_back = look and rng.random() < vision.recapture
     opp = not white
@@ -117,9 +122,31 @@ def human_move(pos: Position, vision: Vision, evaluate: Evaluate, rng: random.Ra
             value += CROWN_BONUS
         if vision.attack and gen.can_capture(c, d, a, b, white):
             value += vision.attack
+        if hunting:
+            value -= vision.hunt * _distance(pos.variant, d, a | b)
         if vision.noise:
             value += rng.gauss(0.0, vision.noise)
         best.append((value, move))
     value, chosen = max(best, key=lambda vm: vm[0])
     return pos.move_for_key(chosen[0]), int(value), nodes
 
+
+
+def _distance(variant: Variant, kings: int, targets: int) -> int:
+    """The steps from each of ``kings`` to the nearest of ``targets``, added up."""
+    pitch = variant.pitch
+    spots = [divmod(bit, pitch) for bit in _bits(targets)]
+    total = 0
+    for bit in _bits(kings):
+        row, col = divmod(bit, pitch)
+        total += min((max(abs(row - r), abs(col - c)) for r, c in spots), default=0)
+    return total
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out

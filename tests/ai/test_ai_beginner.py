@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from bot.ai import LEVELS, choose_move, search_position
 from bot.ai.evaluation import evaluator
-from bot.ai.human import human_move
-from bot.rules import Position
+from bot.ai.human import Vision, human_move
+from bot.rules import Game, Position, Result
 
 # White to move; three of its eight moves leave a man to be taken for nothing.
 HANGING = "W:W19,20,24,25,28,29,31,32:B1,4,5,7,8,11,12,13,17"
@@ -79,3 +79,27 @@ def test_level_one_likes_to_threaten_a_man_without_asking_whether_it_can_be_take
     keen = sum(str(human_move(pos, vision, ev, random.Random(s))[0]) in threatening for s in seeds)
     plain = sum(str(human_move(pos, calm, ev, random.Random(s))[0]) in threatening for s in seeds)
     assert keen >= 1.5 * plain > 0
+
+
+def finish(fen: str, vision: Vision, seed: int) -> Result | None:
+    """A triestina ending played out: White with ``vision``, Black as level 2."""
+    rng = random.Random(seed)
+    game = Game("triestina", fen)
+    ev = evaluator("triestina").evaluate
+    black = LEVELS[2].vision
+    assert black is not None
+    while game.result is None:
+        game.play(human_move(game.position, vision if game.position.turn == "W" else black, ev, rng)[0])
+    return game.result
+
+
+def test_level_three_closes_in_on_a_won_ending_instead_of_wandering_into_a_draw():
+    # Three kings against one on the 10x10 board, kings one square a step: a player that only
+    # looks two plies ahead finds the capture only by chance, before the no-progress rule.
+    vision = LEVELS[3].vision
+    assert vision is not None and vision.hunt > 0
+    fen = "W:WK1,K2,K3:BK50"
+    results = [finish(fen, vision, seed) for seed in range(6)]
+    assert all(r is not None and r.winner == "W" for r in results)
+    wandering = [finish(fen, replace(vision, hunt=0), seed) for seed in range(6)]
+    assert any(r is not None and r.winner is None for r in wandering)

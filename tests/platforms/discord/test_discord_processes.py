@@ -70,7 +70,9 @@ class BotProcess:
 
 async def start_bot(url: str, database: Path, shard: int) -> BotProcess:
     env = dict(os.environ, DISCORD_BOT_TOKEN=TOKEN, DRAUGHTS_DB=str(database), LOG_LEVEL="DEBUG",
-               DISCORD_SHARD_COUNT=str(SHARDS), DISCORD_SHARD_IDS=str(shard), DRAUGHTS_AI_WORKERS="1")
+               DISCORD_SHARD_COUNT=str(SHARDS), DISCORD_SHARD_IDS=str(shard),
+               # No move is played here: one engine worker, not compiled (cheaper on a busy machine).
+               DRAUGHTS_AI_WORKERS="1", DRAUGHTS_JIT="off")
     for variable in ("DATABASE_URL", "WEB_URL", "DISCORD_GUILD_ID"):
         env.pop(variable, None)
     process = await asyncio.create_subprocess_exec(

@@ -48,9 +48,10 @@ class Level:
 # against level 3, mat3 at least 0.15 against level 4, and each of levels 3 and 4 scores at
 # least 0.6 against the level below.  Levels 1-3 are people who look at the board (bot/ai/human.py):
 # level 1 never looks at the replies and likes to threaten a man, level 2 mostly looks at them,
-# level 3 always does and often sees its own recapture.  Level 4 searches one ply (captures followed
-# to the end, so it never leaves a man to be taken at once, but it misses the opponent's shots) and
-# chooses loosely among moves within nearly a man; level 5 is the full search.
+# level 3 always does, often sees its own recapture and closes in on a won ending.  Level 4
+# searches one ply (captures followed to the end, so it never leaves a man to be taken at once,
+# but it misses the opponent's shots) and chooses loosely among moves within nearly a man; level
+# 5 is the full search.
 LEVELS: dict[int, Level] = {
     1: Level(max_depth=1, seconds=0.3, vision=Vision(replies=0.0, recapture=0.0, noise=60, rush=150, attack=50)),
     2: Level(max_depth=2, seconds=0.4, vision=Vision(replies=0.9, recapture=0.3, noise=40)),

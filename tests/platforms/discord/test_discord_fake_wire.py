@@ -253,6 +253,8 @@ async def test_after_op7_reconnect_discord_py_resumes_and_gets_the_events_it_mis
 
 async def test_after_op9_false_discord_py_identifies_again_and_gets_a_new_session(running: Harness):
     h, fake = running, running.fake
+    await until(lambda: h.bot.delivering, "the outbox delivery runs")
+    delivery = h.bot._task
     old = fake.invalidate(resumable=False)
     await until(lambda: len(fake.identified) == 2, "a second IDENTIFY")
     assert fake.resumes == [] and fake.identified == [(0, 1), (0, 1)]
@@ -261,6 +263,8 @@ async def test_after_op9_false_discord_py_identifies_again_and_gets_a_new_sessio
     payload = h.slash_payload("games", "ana")
     fake.dispatch("INTERACTION_CREATE", payload)
     await until(answered(fake, payload["token"]), "an event on the new session was answered")
+    # Ready again (on_ready may come again): still the one delivery task.
+    assert h.bot._task is delivery and not delivery.done()
 
 
 async def test_after_op9_true_discord_py_resumes_the_same_session(running: Harness):

@@ -44,16 +44,17 @@ IDENTIFY: a wrong token (close code 4004 "Authentication failed"), a ``shard`` t
 ``[id, count]`` with 0 <= id < count (4010 "Invalid shard"), fewer shards than a bot of its size
 needs (4011 "Sharding required": ``required_shards``), and a shard already connected by another
 session (``identified``; Discord would end the older one, which in a deployment means two
-processes run the same shard: refused here so a test sees it).  No guild events are sent.
+processes run the same shard: refused here so a test sees it).  No guild events are sent
+unless a test dispatches them (below).
 
-Rate limits, on the wire (``_Exchange``), as Discord counts them: every request to a route with a
-bucket (``BUCKETS``: a channel's messages 5 per 5 s, an interaction's follow-ups 5 per 2 s...)
-takes one from that bucket's window, split by the route's major parameter (the channel, the
-webhook); every answer tells the bucket's state (``X-RateLimit-Bucket``, ``-Limit``,
-``-Remaining``, ``-Reset``, ``-Reset-After``), and a request over it is a 429 with ``retry_after``
-in the body (``X-RateLimit-Scope: user``).  Over the bot's 50 requests a second in all
-(``GLOBAL_LIMIT``; interaction and follow-up requests are not counted, as on Discord) it is a 429
-with ``global: true`` and ``X-RateLimit-Global``.  Windows run on the fake's clock, which
+Rate limits, on the wire (``answer``, for the in-process session and discord_server.py alike), as
+Discord counts them: every request to a route with a bucket (``BUCKETS``: a channel's messages 5
+per 5 s, an interaction's follow-ups 5 per 2 s...) takes one from that bucket's window, split by
+the route's major parameter (the channel, the webhook); every answer tells the bucket's state
+(``X-RateLimit-Bucket``, ``-Limit``, ``-Remaining``, ``-Reset``, ``-Reset-After``), and a request
+over it is a 429 with ``retry_after`` in the body (``X-RateLimit-Scope: user``).  Over the bot's
+50 requests a second in all (``GLOBAL_LIMIT``; interaction and follow-up requests are not counted,
+as on Discord) it is a 429 with ``global: true`` and ``X-RateLimit-Global``.  Windows run on the fake's clock, which
 discord.py's (virtual) waits move: a client that waits as told never meets a 429.
 ``rate_limited`` lists the 429s given.
 

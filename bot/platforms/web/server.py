@@ -44,6 +44,8 @@ MAX_PATH = 24
 SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
 STATIC = {"board.js": "application/javascript", "board.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
+# What a body that is not JSON (or nests deeper than the parser goes) is read as.
+_NOT_JSON = object()
 
 
 class ConfigProblem(ValueError):
@@ -219,12 +221,7 @@ class BoardSite:
         ``g<id>``; else ``game``).  The answer: the game, and a seat token when that user plays it
         (null for a spectator).  Nothing is written either way."""
         asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
-        body: Any = None
-        if request.can_read_body:
-            try:
-                body = await request.json()
-            except ValueError:
-                body = None
+        body = await _read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("initData"), str):
             lang = pick_language(asked)
             return _error(400, "bad_request", t(lang, "web.bad_request"))
@@ -331,10 +328,7 @@ class BoardSite:
             return _error(403, "spectator", t(lang, "web.spectator_only"))
         body: dict[str, Any] = {}
         if request.can_read_body:
-            try:
-                parsed = await request.json()
-            except ValueError:
-                return _error(400, "bad_request", t(lang, "web.bad_request"))
+            parsed = await _read_json(request)
             if not isinstance(parsed, dict):
                 return _error(400, "bad_request", t(lang, "web.bad_request"))
             body = parsed
@@ -391,6 +385,17 @@ def _texts(lang: str) -> dict[str, str]:
     return {**page_texts(lang), "move_played": t(lang, "move.played", name="{name}", move="{move}", id="{id}")}
 
 
+async def _read_json(request: web.Request) -> Any:
+    """The request's JSON body; ``_NOT_JSON`` when it is none (not JSON, not UTF-8, or nested
+    deeper than the parser recurses: a bad request like any other, not a server error)."""
+    if not request.can_read_body:
+        return None
+    try:
+        return await request.json()
+    except (ValueError, RecursionError):
+        return _NOT_JSON
+
+
 def _game_param(value: object) -> int | None:
     """A game named by the Mini App's launch: ``g<id>`` (startapp), or a number."""
     if isinstance(value, bool):
@@ -409,7 +414,7 @@ def _claimed_language(init_data: str) -> str | None:
     try:
         user = json.loads(dict(parse_qsl(init_data[:8192])).get("user", ""))
         code = user.get("language_code") if isinstance(user, dict) else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return code if isinstance(code, str) else None
 

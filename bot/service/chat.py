@@ -67,6 +67,7 @@ from bot.service.registry import (
     button,
     command,
 )
+from bot.service.web import WATCH_MAC
 from bot.service.wording import duration, variant_name
 from bot.storage.records import GameRecord
 
@@ -118,9 +119,10 @@ def parse_offer_action(platform: str, action: str) -> tuple[InlineOffer, str] | 
 # The Open board button under a board where the web board runs (Discord): ``wb:<game>``; its press
 # answers the presser alone with their own seat link, or the spectator link.
 WEB_BUTTON = "wb"
-# ``/start w<game>`` (Telegram's deep link t.me/<bot>?start=w<game>): the board of that game, in
-# the private chat the link opens.
-WEB_START = re.compile(r"w([0-9]{1,9})")
+# ``/start w<game>s<mac>`` (Telegram's deep link t.me/<bot>?start=w<game>s<mac>): the board of that
+# game, in the private chat the link opens; ``<mac>`` is the game's spectator signature (without
+# it, only a player of the game gets a link: a number alone shows nothing).
+WEB_START = re.compile(r"w([0-9]{1,9})(?:s(" + WATCH_MAC + "))?")
 _WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
 _BOT_USERNAME = re.compile(r"[A-Za-z0-9_]{4,32}")
 
@@ -140,19 +142,27 @@ class WebLinks:
         return self.url + self.board.link_path(game_id, platform, user_id)
 
     def spectator(self, game_id: int) -> str:
-        return f"{self.url}/g/{game_id}"
+        """The spectator's page of a game (signed: only for those who may watch it)."""
+        return f"{self.url}/g/{game_id}?t={self.board.watch_token(game_id)}"
 
     def mini_app(self, game_id: int, bot_username: str | None) -> str | None:
-        """The Mini App's direct link to a game (opens inside Telegram, in groups too), or None."""
+        """The Mini App's direct link to a game (opens inside Telegram, in groups too), or None.  It
+        carries the game's spectator signature: its players get their seat from Telegram's
+        initData, anyone else who has the link watches."""
         app = self.telegram_app or ""
         if not (_WEBAPP_NAME.fullmatch(app) and bot_username and _BOT_USERNAME.fullmatch(bot_username)):
             return None
-        return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}"
+        return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}s{self.board.watch_mac(game_id)}"
 
     def web_app(self, game_id: int) -> str:
         """The Mini App page itself for a ``web_app`` button (private chats only): the page learns
-        who opened it from Telegram's signed initData."""
-        return f"{self.url}/tg?g={game_id}"
+        who opened it from Telegram's signed initData (and may watch with the signature)."""
+        return f"{self.url}/tg?g={game_id}s{self.board.watch_mac(game_id)}"
+
+    def start_link(self, game_id: int, bot_username: str) -> str:
+        """The deep link to the private chat with the bot that answers with the game's board
+        (``/start w<game>s<mac>``), for an Open board button without a Mini App."""
+        return f"https://t.me/{bot_username}?start=w{game_id}s{self.board.watch_mac(game_id)}"
 
 
 # The web board's links during one chat call (set by ChatLayer around its handlers, which are
@@ -528,13 +538,15 @@ def web(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     found = app.games.resolve(ctx, ref, mine_only=False, finished_ok=ref is not None)
     if not isinstance(found, GameRecord):
         return presenters.replies(ctx.lang, found)
-    return open_board(app, ctx, found.id)
+    return open_board(app, ctx, found.id, fresh=True)
 
 
-def open_board(app: UseCases, ctx: Ctx, game_id: int) -> list[Reply]:
+def open_board(app: UseCases, ctx: Ctx, game_id: int, *, signed: bool = False, fresh: bool = False) -> list[Reply]:
     """Links to a game's web board for the one who asked: on Telegram the Mini App (a direct link in
     a group, a ``web_app`` button in a private chat), else, or without a Mini App, their own seat
-    link (signed, theirs alone: only ever said privately) and the spectator link."""
+    link (signed, theirs alone: only ever said privately) and the spectator link.  Someone who does
+    not play the game gets a link only when asking in its chat or with its signature (``signed``);
+    ``fresh`` (``/web``): a player's older seat links are revoked."""
     links = _web_links.get()
     event = ctx.event
     if links is None:
@@ -543,6 +555,12 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int) -> list[Reply]:
     if row is None:
         return presenters.replies(ctx.lang, NoGame("unknown", game_id))
     plays = row.platform == event.platform and event.user_id in (row.white_id, row.black_id)
+    in_chat = row.platform == event.platform and row.chat_id == event.chat_id
+    if not (plays or in_chat or signed):
+        return [Reply(t(ctx.lang, "weblink.ask_chat", id=game_id), private=True)]
+    if plays and fresh and row.status == "active":
+        # Whoever was given an earlier link of this seat (shared, forwarded) can no longer act.
+        links.board.new_seat_generation(game_id, event.platform, event.user_id)
     label = t(ctx.lang, "weblink.open")
     if event.platform == "telegram":
         direct = links.mini_app(game_id, event.bot_username)
@@ -577,8 +595,11 @@ WEB_REACTION = "👌"
 @command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)
 def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
-    if len(args) == 1 and WEB_START.fullmatch(args[0]) and ctx.event.chat_kind == "private":
-        return open_board(app, ctx, int(args[0][1:]))
+    start = WEB_START.fullmatch(args[0]) if len(args) == 1 else None
+    if start is not None and ctx.event.chat_kind == "private":
+        links = _web_links.get()
+        signed = links is not None and links.board.watch_signed(int(start[1]), start[2])
+        return open_board(app, ctx, int(start[1]), signed=signed)
     if len(args) == 1:
         opened = app.puzzles.open_puzzle(ctx, args[0])
         if opened is not None:

@@ -8,8 +8,10 @@ the game's chat through the outbox, written in the transaction of the change its
 of the domain events, see ``_on_move``), as the board reply a typed move gets.
 
 Who may act: the holder of a signed seat link (``seat_token``: HMAC-SHA256 over the game, the
-platform, the user and an expiry, with a key derived from the database's link secret).  Without
-one the page is a spectator's.
+platform, the user, an expiry and the seat's generation, with a key derived from the database's
+link secret; ``new_seat_generation`` revokes a seat's older links).  Who may watch: a player, or
+the holder of a signed spectator link (``watch_token``: the game's number with its own HMAC); a
+game's number alone shows nothing.  A finished game's links only show it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import dataclasses
 import hashlib
 import hmac
 import json
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,7 +49,15 @@ from bot.service.features.results_games import (
 from bot.service.notifications import GameState, WebDrawOffered, WebGameEnded, WebMoved
 from bot.service.present_games import name_of, over_text, to_move_line
 from bot.service.wording import variant_name
-from bot.storage import BOT_ID, StorageBusy, StorageContention, StorageFull, StorageGone, retry_contention
+from bot.storage import (
+    BOT_ID,
+    StorageBusy,
+    StorageContention,
+    StorageFull,
+    StorageGone,
+    in_transaction,
+    retry_contention,
+)
 from bot.storage.records import GameRecord
 
 if TYPE_CHECKING:
@@ -56,10 +67,21 @@ if TYPE_CHECKING:
 # A seat link holds this long unless asked otherwise (a week: games with long move times are
 # opened again from a fresh /web).
 LINK_SECONDS = 7 * 24 * 3600
-# What the key that signs seat links is derived with (the database's link secret also signs
-# other links: each use has its own key).
+# A Telegram Mini App session's seat holds this long after Telegram signed its initData (which is
+# taken at most an hour old, bot.platforms.web.auth): about as long as one sitting in Telegram,
+# and a new one is issued each time the Mini App opens.
+SESSION_SECONDS = 4 * 3600
+# What the keys that sign seat and spectator links are derived with (the database's link secret
+# also signs other links: each use has its own key).
 _LINK_LABEL = b"draughts web board seat link v1"
-_TOKEN_VERSION = 1
+_WATCH_LABEL = b"draughts web board spectator link v1"
+# Version 2 carries the seat's generation; a version 1 link (before generations) is generation 0.
+_TOKEN_VERSION = 2
+# A spectator link's token: the game and 16 bytes of its HMAC (22 base64url characters).  The
+# same two parts, in Telegram's start parameters, are ``g<game>s<mac>`` and ``w<game>s<mac>``
+# (letters, digits, - and _ only).
+WATCH_MAC = r"[A-Za-z0-9_-]{22}"
+_WATCH_TOKEN = re.compile(r"w([0-9]{1,9})s(" + WATCH_MAC + ")")
 
 
 @dataclass(frozen=True)
@@ -73,9 +95,16 @@ class Seat:
 
 
 @dataclass(frozen=True)
+class Watch:
+    """A verified spectator link: game ``game_id`` may be watched (never acted in)."""
+
+    game_id: int
+
+
+@dataclass(frozen=True)
 class LinkRefused:
-    """A seat link that gives no right: ``reason`` is invalid (forged, damaged, another key) or
-    expired; ``key`` the catalog text that says so."""
+    """A link that gives no right: ``reason`` is invalid (forged, damaged, another key), expired or
+    revoked (a newer link of that seat was given since); ``key`` the catalog text that says so."""
 
     reason: str
 
@@ -190,6 +219,7 @@ class BoardLayer:
         self.app = app
         self.outlet = outlet
         self._key: bytes | None = None
+        self._watch: bytes | None = None
         app.bus.subscribe(MovePlayed, self._on_move)
         app.bus.subscribe(GameFinished, self._on_finished)
         # The games moved or ended since a server last asked (``take_changed``), so it wakes only
@@ -225,18 +255,75 @@ class BoardLayer:
             self._key = hmac.new(self.storage.link_secret(), _LINK_LABEL, hashlib.sha256).digest()
         return self._key
 
+    def _watch_key(self) -> bytes:
+        if self._watch is None:
+            self._watch = hmac.new(self.storage.link_secret(), _WATCH_LABEL, hashlib.sha256).digest()
+        return self._watch
+
+    def watch_mac(self, game_id: int) -> str:
+        """The signature of game ``game_id``'s spectator links (22 base64url characters)."""
+        return _b64(hmac.new(self._watch_key(), f"watch:{game_id}".encode("ascii"), hashlib.sha256).digest()[:16])
+
+    def watch_token(self, game_id: int) -> str:
+        """A link token that lets anyone who has it watch game ``game_id`` (it never expires: a
+        board message's button keeps working; it never acts)."""
+        return f"w{game_id}s{self.watch_mac(game_id)}"
+
+    def watch_signed(self, game_id: int, mac: str | None) -> bool:
+        """Whether ``mac`` is game ``game_id``'s spectator signature."""
+        return mac is not None and hmac.compare_digest(mac.encode("utf-8", "replace"),
+                                                       self.watch_mac(game_id).encode("ascii"))
+
+    @staticmethod
+    def _seat_key(game_id: int, platform: str, user_id: str) -> str:
+        return f"web_seat:{game_id}:{platform}:{user_id}"
+
+    def seat_generation(self, game_id: int, platform: str, user_id: str) -> int:
+        """The seat's current generation: only its links of this generation act (0 until the first
+        ``new_seat_generation``)."""
+        value = self.storage.settings.pending(self._seat_key(game_id, platform, user_id))
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    def new_seat_generation(self, game_id: int, platform: str, user_id: str) -> int:
+        """Revoke every seat link (and Mini App session) given so far for ``user_id`` in game
+        ``game_id``: links signed from now on carry the generation returned."""
+        key = self._seat_key(game_id, platform, user_id)
+
+        def bump() -> int:
+            generation = self.seat_generation(game_id, platform, user_id) + 1
+            self.storage.settings.set_pending(key, generation)
+            return generation
+
+        def unit() -> int:
+            with self.storage.transaction():
+                return bump()
+        return in_transaction(self.storage, unit)
+
     def seat_token(self, game_id: int, platform: str, user_id: str, seconds: float = LINK_SECONDS,
-                   now: float | None = None) -> str:
-        """A link token that lets ``user_id`` of ``platform`` act in game ``game_id`` for ``seconds``."""
+                   now: float | None = None, generation: int | None = None) -> str:
+        """A link token that lets ``user_id`` of ``platform`` act in game ``game_id`` for ``seconds``
+        (from ``now``), while the seat's generation is ``generation`` (default: the current one)."""
         expires = int((self.clock() if now is None else now) + seconds)
-        payload = _b64(json.dumps([_TOKEN_VERSION, game_id, platform, user_id, expires],
+        if generation is None:
+            generation = self.seat_generation(game_id, platform, user_id)
+        payload = _b64(json.dumps([_TOKEN_VERSION, game_id, platform, user_id, expires, generation],
                                   separators=(",", ":"), ensure_ascii=False).encode("utf-8"))
         mac = hmac.new(self._link_key(), payload.encode("ascii"), hashlib.sha256).digest()
         return f"{payload}.{_b64(mac)}"
 
-    def read_token(self, token: str, now: float | None = None) -> Seat | LinkRefused:
-        """The seat a token gives, or why it gives none (forged, damaged, expired)."""
-        payload, _, mac_text = token.strip().partition(".")
+    def session_token(self, game_id: int, platform: str, user_id: str, signed_at: float) -> str:
+        """A Mini App session's seat: ``SESSION_SECONDS`` from when Telegram signed its initData."""
+        return self.seat_token(game_id, platform, user_id, SESSION_SECONDS, now=signed_at)
+
+    def read_token(self, token: str, now: float | None = None) -> Seat | Watch | LinkRefused:
+        """The seat or the spectator's view a token gives, or why it gives none (forged, damaged,
+        expired, revoked)."""
+        token = token.strip()
+        watch = _WATCH_TOKEN.fullmatch(token)
+        if watch is not None:
+            game = int(watch[1])
+            return Watch(game) if self.watch_signed(game, watch[2]) else LinkRefused("invalid")
+        payload, _, mac_text = token.partition(".")
         if not payload or not mac_text or len(token) > 2048:
             return LinkRefused("invalid")
         try:
@@ -247,27 +334,39 @@ class BoardLayer:
         if not hmac.compare_digest(mac, expected):
             return LinkRefused("invalid")
         try:
-            version, game_id, platform, user_id, expires = json.loads(_unb64(payload).decode("utf-8"))
-        except (ValueError, TypeError, UnicodeDecodeError, binascii.Error):
+            fields = json.loads(_unb64(payload).decode("utf-8"))
+            version, game_id, platform, user_id, expires = fields[:5]
+            generation = fields[5] if version == _TOKEN_VERSION else 0
+        except (ValueError, TypeError, IndexError, KeyError, UnicodeDecodeError, binascii.Error, RecursionError):
             return LinkRefused("invalid")
-        if (version != _TOKEN_VERSION or not isinstance(game_id, int) or not isinstance(platform, str)
-                or not isinstance(user_id, str) or not isinstance(expires, int)):
+        if (len(fields) != (6 if version == _TOKEN_VERSION else 5) or version not in (1, _TOKEN_VERSION)
+                or not isinstance(game_id, int) or not isinstance(platform, str) or not isinstance(user_id, str)
+                or not isinstance(expires, int) or not isinstance(generation, int)):
             return LinkRefused("invalid")
         if expires < (self.clock() if now is None else now):
             return LinkRefused("expired")
+        if generation != self.seat_generation(game_id, platform, user_id):
+            return LinkRefused("revoked")
         return Seat(game_id, platform, user_id, float(expires))
+
+    def plays(self, game_id: int, platform: str, user_id: str) -> bool:
+        """Whether ``user_id`` of ``platform`` is a player of game ``game_id``."""
+        row = self.storage.game(game_id)
+        return row is not None and row.platform == platform and user_id in (row.white_id, row.black_id)
 
     def player_games(self, platform: str, chat_id: str, user_id: str) -> list[int]:
         """The active games of ``user_id`` in a chat, newest first (the console's /web)."""
         games = [g for g in self.storage.active_games(platform, chat_id) if user_id in (g.white_id, g.black_id)]
         return sorted((g.id for g in games), reverse=True)
 
-    def link_path(self, game_id: int, platform: str, user_id: str | None) -> str:
-        """The page of a game (``/g/<id>``), with a seat token when ``user_id`` plays in it."""
-        row = self.storage.game(game_id)
-        if row is None or user_id is None or row.platform != platform or user_id not in (row.white_id, row.black_id):
-            return f"/g/{game_id}"
-        return f"/g/{game_id}?t={self.seat_token(game_id, platform, user_id)}"
+    def link_path(self, game_id: int, platform: str, user_id: str | None, fresh: bool = False) -> str:
+        """The page of a game (``/g/<id>?t=...``): with a seat token when ``user_id`` plays in it
+        (``fresh``: of a new generation, the seat's older links revoked), else a spectator's token.
+        Only for someone who may watch the game (a member of its chat)."""
+        if user_id is None or not self.plays(game_id, platform, user_id):
+            return f"/g/{game_id}?t={self.watch_token(game_id)}"
+        generation = self.new_seat_generation(game_id, platform, user_id) if fresh else None
+        return f"/g/{game_id}?t={self.seat_token(game_id, platform, user_id, generation=generation)}"
 
     # -- reading -------------------------------------------------------------------------------------
 
@@ -373,6 +472,9 @@ class BoardLayer:
         if seat.user_id not in (row.white_id, row.black_id):
             return BoardAnswer("forbidden", t(lang, "game.not_player", id=row.id),
                                self._state(row, seat, lang, self.clock()))
+        if row.status != "active":
+            # A finished game's links only show it: nothing reaches the use cases.
+            return BoardAnswer("refused", t(lang, "web.game_over"), self._state(row, seat, lang, self.clock()))
         try:
             outcome, message = retry_contention(lambda: self._run(seat, lang, kind, run))
         except (StorageBusy, StorageContention):

@@ -23,7 +23,7 @@ from bot.i18n import t
 from bot.platforms.console import PLATFORM, ConsoleChat
 from bot.rules import Position
 from bot.service import GameService
-from bot.service.web import Seat
+from bot.service.web import Seat, Watch
 from bot.storage import Storage
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,7 +51,10 @@ def test_the_chat_layers_web_aliases_print_the_link_buttons_urls(tmp_path):
         [token] = re.findall(r"\[" + re.escape(t("en", "weblink.open")) + r"\]  http://127\.0\.0\.1:9/g/1\?t=(\S+)",
                              said)
         assert service.web.read_token(token).user_id == "bob"
-        assert f"[{t('en', 'weblink.spectate')}]  http://127.0.0.1:9/g/1\n" in said
+        # The spectator's link is signed too (issue 30: a game's number alone shows nothing).
+        [watch] = re.findall(r"\[" + re.escape(t("en", "weblink.spectate")) + r"\]  http://127\.0\.0\.1:9/g/1\?t=(\S+)",
+                             said)
+        assert service.web.read_token(watch) == Watch(1)
     finally:
         service.close()
         storage.close()
@@ -74,7 +77,8 @@ def test_web_gives_the_typing_users_seat_and_a_line_under_each_board(tmp_path):
         chat.line("/as Eve")
         start = len(out.getvalue())
         chat.line("/web #1")
-        assert "web: http://127.0.0.1:9/g/1\n" in out.getvalue()[start:]       # a spectator's link
+        [watch] = re.findall(r"web: http://127\.0\.0\.1:9/g/1\?t=(\S+)", out.getvalue()[start:])
+        assert service.web.read_token(watch) == Watch(1)                      # a spectator's link
         chat.line("/web")
         assert "Eve has no game" in out.getvalue()
     finally:

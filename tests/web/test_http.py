@@ -37,6 +37,11 @@ def auth(chat: WebChat, game: int, user: str, **kw) -> dict[str, str]:
     return {"Authorization": "Bearer " + chat.service.web.seat_token(game, PLATFORM, user, **kw)}
 
 
+def watch(chat: WebChat, game: int) -> dict[str, str]:
+    """A spectator's credential: the signed spectator link's token."""
+    return {"Authorization": "Bearer " + chat.service.web.watch_token(game)}
+
+
 def delivered(chat: WebChat) -> list:
     items = chat.service.pending_messages(PLATFORM, limit=100)
     for item in items:
@@ -46,7 +51,7 @@ def delivered(chat: WebChat) -> list:
 
 async def test_the_page_with_its_script_and_style_weighs_under_150_kb(chat, client):
     game = chat.new_game("triestina")
-    page = await client.get(f"/g/{game}?lang=es")
+    page = await client.get(f"/g/{game}?lang=es&t={chat.service.web.watch_token(game)}")
     assert page.status == 200 and page.content_type == "text/html"
     html = await page.text()
     assert t("es", "web.title", id=game) in html and "&quot;lang&quot;:&quot;es&quot;" in html
@@ -59,13 +64,13 @@ async def test_the_page_with_its_script_and_style_weighs_under_150_kb(chat, clie
         total += len(await response.read())
     print(f"page weight: {total} bytes")
     assert total < 150 * 1024
-    assert (await client.get("/g/999")).status == 404
+    assert (await client.get(f"/g/999?t={chat.service.web.watch_token(999)}")).status == 404
 
 
 async def test_the_icon_is_served_and_linked_from_the_page(chat, client):
     # Browsers ask every page load for it: a 404 there is an error in the page's console.
     game = chat.new_game("triestina")
-    html = await (await client.get(f"/g/{game}")).text()
+    html = await (await client.get(f"/g/{game}?t={chat.service.web.watch_token(game)}")).text()
     assert '<link rel="icon" href="/favicon.ico"' in html
     response = await client.get("/favicon.ico")
     assert response.status == 200 and response.content_type == "image/x-icon"
@@ -77,7 +82,7 @@ async def test_the_icon_is_served_and_linked_from_the_page(chat, client):
 async def test_the_page_gets_the_chats_words_for_a_move_played(chat, client):
     # The message line says the latest move as the chat does; the page fills in who, what and where.
     game = chat.new_game("triestina")
-    html = await (await client.get(f"/g/{game}?lang=it")).text()
+    html = await (await client.get(f"/g/{game}?lang=it&t={chat.service.web.watch_token(game)}")).text()
     boot = json.loads(html_lib.unescape(html.split('data-boot="', 1)[1].split('"', 1)[0]))
     template = boot["texts"]["move_played"]
     assert template.format(name="Ana", move="9-14", id=game) == t("it", "move.played", name="Ana", move="9-14",
@@ -91,7 +96,7 @@ async def test_get_state(chat, client):
     assert response.status == 200 and data["ok"]
     state = data["state"]
     assert state["you"] == "W" and state["variant"] == "spanish" and state["moves"]
-    spectator = (await (await client.get(f"/api/g/{game}/state")).json())["state"]
+    spectator = (await (await client.get(f"/api/g/{game}/state", headers=watch(chat, game))).json())["state"]
     assert spectator["you"] is None and spectator["moves"] == []
 
 
@@ -199,8 +204,10 @@ async def test_a_spectator_cannot_act(chat, client):
     before = chat.storage.dump()
     move = Position.start("italian").legal_moves()[0]
     for path, body in (("move", {"path": list(move.path)}), ("draw", {}), ("resign", {"confirm": True})):
-        response = await client.post(f"/api/g/{game}/{path}?lang=es", json=body)
+        response = await client.post(f"/api/g/{game}/{path}?lang=es", json=body, headers=watch(chat, game))
         assert response.status == 403 and (await response.json())["error"] == t("es", "web.spectator_only")
+        response = await client.post(f"/api/g/{game}/{path}?lang=es", json=body)
+        assert response.status == 403 and (await response.json())["error"] == t("es", "web.need_link")
     assert chat.storage.dump() == before
 
 
@@ -240,7 +247,7 @@ async def test_pdn_download(chat, client):
     game = chat.new_game("italian")
     move = Position.start("italian").legal_moves()[0]
     chat.say("ana", f"/m {move}")
-    response = await client.get(f"/api/g/{game}/pdn")
+    response = await client.get(f"/api/g/{game}/pdn", headers=watch(chat, game))
     text = await response.text()
     assert response.status == 200 and f'game-{game}.pdn' in response.headers["Content-Disposition"]
     assert f'[Event "Game #{game}"]' in text and str(move) in text
@@ -280,7 +287,8 @@ async def test_the_stream_brings_a_move_made_by_another_process(chat, client, no
     """Another service on the same file (as another process would be): nothing wakes this one, its
     stream finds the move by polling the game's version."""
     game = chat.new_game("italian")
-    stream = await client.get(f"/api/g/{game}/events")
+    stream = await client.get(f"/api/g/{game}/events?t={chat.service.web.watch_token(game)}")
+    assert stream.status == 200
     first = await _next_state(stream, time.monotonic() + STREAM_WAIT)
     assert first["ply"] == 0 and first["you"] is None
     from bot.storage import Storage

@@ -57,7 +57,10 @@ def test_another_bots_token_is_refused():
 
 def test_old_init_data_is_refused_as_expired():
     assert verify_init_data(signed(auth_date=NOW - 86401), TOKEN, now=NOW) == InitDataRefused("expired")
-    assert isinstance(verify_init_data(signed(auth_date=NOW - 86000), TOKEN, now=NOW), TelegramUser)
+    # An hour at most (issue 30: a 23-hour-old copy was exchanged for a week-long seat).
+    assert verify_init_data(signed(auth_date=NOW - 23 * 3600), TOKEN, now=NOW) == InitDataRefused("expired")
+    assert verify_init_data(signed(auth_date=NOW - 3601), TOKEN, now=NOW) == InitDataRefused("expired")
+    assert isinstance(verify_init_data(signed(auth_date=NOW - 3500), TOKEN, now=NOW), TelegramUser)
 
 
 def test_junk_is_refused_without_raising():

@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 import json
 
-from bot.service.web import LinkRefused, Seat
+from bot.service.web import LinkRefused, Seat, Watch
 
 
 def test_a_seat_link_reads_back_as_its_seat(chat):
@@ -54,8 +54,10 @@ def test_a_link_of_another_database_is_refused(chat, tmp_path, now):
 
 def test_the_page_link_carries_a_seat_only_for_a_player(chat):
     game = chat.new_game()
-    assert chat.service.web.link_path(game, "test", "eve") == f"/g/{game}"
-    assert chat.service.web.link_path(game, "test", None) == f"/g/{game}"
+    # Anyone else gets the signed spectator link (a game's number alone shows nothing).
+    assert chat.service.web.link_path(game, "test", "eve") == f"/g/{game}?t={chat.service.web.watch_token(game)}"
+    assert chat.service.web.link_path(game, "test", None) == f"/g/{game}?t={chat.service.web.watch_token(game)}"
+    assert chat.service.web.read_token(chat.service.web.watch_token(game)) == Watch(game)
     path = chat.service.web.link_path(game, "test", "bob")
     assert path.startswith(f"/g/{game}?t=")
     seat = chat.service.web.read_token(path.split("?t=")[1])

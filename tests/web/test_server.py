@@ -28,10 +28,11 @@ async def test_start_web_serves_and_stop_ends_open_streams(chat):
     server = await start_web(chat.service, WebConfig(host="127.0.0.1", port=0))
     try:
         assert server.port > 0 and server.url == f"http://127.0.0.1:{server.port}"
+        watch = chat.service.web.watch_token(game)
         async with aiohttp.ClientSession() as session:
-            async with session.get(f"{server.url}/api/g/{game}/state") as response:
+            async with session.get(f"{server.url}/api/g/{game}/state?t={watch}") as response:
                 assert response.status == 200 and (await response.json())["state"]["variant"] == "spanish"
-            stream = await session.get(f"{server.url}/api/g/{game}/events")
+            stream = await session.get(f"{server.url}/api/g/{game}/events?t={watch}")
             assert (await asyncio.wait_for(stream.content.readline(), WAIT)).startswith(b"event: state")
             await asyncio.wait_for(server.stop(), WAIT)
             # The stream ends with the server (it does not hold the shutdown for its full timeout).

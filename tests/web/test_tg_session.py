@@ -21,6 +21,7 @@ from fresh_db import fresh_database
 from bot.i18n import t
 from bot.platforms.web import WebConfig, WebServer, start_web
 from bot.service import ChatEvent, GameService
+from bot.service.web import SESSION_SECONDS, LinkRefused, Seat
 from bot.storage import Storage
 
 TOKEN = "4242:BOT-TOKEN-of-this-bot"
@@ -95,10 +96,13 @@ async def test_a_player_gets_a_seat_that_moves_and_another_user_watches(site):
             assert moved.status == 200, await moved.text()
     assert site.storage.game(game).ply == 1
 
-    status, watcher = await post(site, {"initData": init_data(EVE, start=f"g{game}", lang="it")})
-    assert status == 200 and watcher["token"] is None and watcher["lang"] == "it"
+    # Someone else watches from the link the chat was given (signed: g<id>s<mac>), never acts.
+    mac = site.service.web.watch_mac(game)
+    status, watcher = await post(site, {"initData": init_data(EVE, start=f"g{game}s{mac}", lang="it")})
+    assert status == 200 and watcher["token"] is None and watcher["lang"] == "it" and watcher["watch"]
     async with aiohttp.ClientSession() as http:
-        async with http.get(f"{site.base}/api/g/{game}/state") as state:
+        async with http.get(f"{site.base}/api/g/{game}/state",
+                            headers={"Authorization": "Bearer " + watcher["watch"]}) as state:
             assert (await state.json())["state"]["you"] is None
 
 
@@ -160,3 +164,63 @@ async def test_the_mini_app_page_is_the_board_page_in_telegram_mode(site):
     for needle in ("tgWebAppData", "tgWebAppThemeParams", "/api/tg/session", "bg_color", "secondary_bg_color"):
         assert needle in js
     assert "telegram.org" not in js
+
+
+async def test_a_day_old_init_data_gives_no_seat_and_a_session_lasts_hours_not_a_week(site):
+    # Issue 30: a 23-hour-old initData was exchanged for a 7-day seat link.
+    game = site.new_game()
+    before = site.storage.dump()
+    status, body = await post(site, {"initData": init_data(ANA, auth_date=T0 - 23 * 3600, start=f"g{game}")})
+    assert status == 401 and body["reason"] == "tg_expired" and "token" not in body
+    status, body = await post(site, {"initData": init_data(ANA, auth_date=T0 - 3601, start=f"g{game}")})
+    assert status == 401 and body["reason"] == "tg_expired"
+    assert site.storage.dump() == before
+    # Fresh initData: a seat until SESSION_SECONDS after Telegram signed it, then refused.
+    status, body = await post(site, {"initData": init_data(ANA, auth_date=T0 - 60, start=f"g{game}")})
+    assert status == 200
+    seat = site.service.web.read_token(body["token"])
+    assert seat.expires == T0 - 60 + SESSION_SECONDS and SESSION_SECONDS <= 6 * 3600
+    async with aiohttp.ClientSession(headers={"Authorization": "Bearer " + body["token"]}) as http:
+        site.now[0] = T0 + SESSION_SECONDS - 120
+        async with http.get(f"{site.base}/api/g/{game}/state") as answer:
+            assert answer.status == 200
+        site.now[0] = T0 + SESSION_SECONDS
+        async with http.post(f"{site.base}/api/g/{game}/move", json={"move": "22-18"}) as answer:
+            assert answer.status == 401 and (await answer.json())["reason"] == "link_expired"
+    assert site.storage.game(game).ply == 0
+
+
+async def test_a_games_number_alone_opens_the_mini_app_only_to_its_players(site):
+    game = site.new_game()
+    # Someone in Telegram who does not play, with a start parameter typed by hand: nothing.
+    status, body = await post(site, {"initData": init_data(EVE, start=f"g{game}")})
+    assert status == 403 and body["reason"] == "need_link" and body["error"] == t("es", "web.need_link")
+    status, body = await post(site, {"initData": init_data(EVE), "game": str(game)})
+    assert status == 403 and "watch" not in body
+    # Another game's signature does not open this one.
+    other = site.new_game()
+    status, _ = await post(site, {"initData": init_data(EVE, start=f"g{game}s{site.service.web.watch_mac(other)}")})
+    assert status == 403
+    # A web_app button's ?g= carries the signature the same way.
+    status, body = await post(site, {"initData": init_data(EVE), "game": f"{game}s{site.service.web.watch_mac(game)}"})
+    assert status == 200 and body["token"] is None and body["watch"] == site.service.web.watch_token(game)
+    # initData of a non-player as a header is no spectator's credential either.
+    async with aiohttp.ClientSession() as http:
+        async with http.get(f"{site.base}/api/g/{game}/state",
+                            headers={"X-Telegram-Init-Data": init_data(EVE)}) as answer:
+            assert answer.status == 403 and (await answer.json())["reason"] == "need_link"
+        async with http.get(f"{site.base}/api/g/{game}/state",
+                            headers={"X-Telegram-Init-Data": init_data(ANA)}) as answer:
+            assert answer.status == 200 and (await answer.json())["state"]["you"] == "W"
+
+
+async def test_web_in_the_chat_ends_the_mini_app_sessions_given_before(site):
+    game = site.new_game()
+    _, body = await post(site, {"initData": init_data(BOB, start=f"g{game}")})
+    before = body["token"]
+    site.service.chat.serve_web("https://board.example.org", site.service.web)
+    site.say(BOB, "/web")
+    assert site.service.web.read_token(before) == LinkRefused("revoked")
+    # Opening the Mini App again gives a seat of the new generation.
+    _, body = await post(site, {"initData": init_data(BOB, start=f"g{game}")})
+    assert isinstance(site.service.web.read_token(body["token"]), Seat)

@@ -364,11 +364,12 @@ class TelegramAdapter(ChatAdapter):
             return reply
         if sum(len(row) for row in reply.buttons) >= KEYBOARD_LIMIT:
             return reply
-        url = links.mini_app(reply.game_id, bot.username)
+        # Signed with the game's key (read from the database once): off the event loop.
+        url = await self.call(links.mini_app, reply.game_id, bot.username)
         if url is None:
             if not bot.username:
                 return reply
-            url = f"https://t.me/{bot.username}?start={WEB_START_PREFIX}{reply.game_id}"
+            url = await self.call(links.start_link, reply.game_id, bot.username)
         if any(b.url is not None for row in reply.buttons for b in row):
             return reply                    # it has one already (a retry from the outbox)
         label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")
@@ -686,7 +687,9 @@ class TelegramAdapter(ChatAdapter):
             return                        # only a picture or a file: nothing an inline message can show
         markup = None
         if game_id is not None:
-            link = board_link(game_id, bot.username, self.env)
+            # Signed: a game's number alone opens nothing (docs/web.md).
+            mac = await self.call(self.service.web.watch_mac, game_id)
+            link = board_link(game_id, bot.username, self.env, mac)
             if link is None:
                 text += "\n\n" + await self.call(self.service.notice, PLATFORM, chat_id, "inline.no_board")
             else:

@@ -23,7 +23,8 @@ INLINE_PREFIX = "inline:"
 # https://t.me/<bot>/<app>?startapp=g<game> inside Telegram, which tells the web board who opened it.
 WEBAPP_VARIABLE = "TELEGRAM_WEBAPP_NAME"
 # Without a Mini App, the web board's own public address (the one it is served under, see
-# docs/web.md): the button opens its spectator page <base>/g/<game>.  WEB_BASE_URL is its older name.
+# docs/web.md): the button opens its spectator page <base>/g/<game>?t=w<game>s<mac>.  WEB_BASE_URL is
+# its older name.
 WEB_URL_VARIABLE = "WEB_URL"
 WEB_BASE_VARIABLE = "WEB_BASE_URL"
 _WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
@@ -45,26 +46,27 @@ def inline_message_id(chat_id: str) -> str:
     return chat_id.removeprefix(INLINE_PREFIX)
 
 
-def board_link(game_id: int, bot_username: str | None, env: Mapping[str, str]) -> str | None:
+def board_link(game_id: int, bot_username: str | None, env: Mapping[str, str], mac: str | None = None) -> str | None:
     """Where a game's Open board button goes, or None when no web board is configured.
 
-    Everyone who sees an inline message gets the same button, so the link names only the game:
-    the Mini App learns who opened it from Telegram's signed init data (without a Mini App the
-    page is a spectator's).  (The one place to change
-    when links become signed, or per player where a message has one reader.)"""
+    Everyone who sees an inline message gets the same button, so the link names only the game and
+    ``mac``, its spectator signature (``BoardLayer.watch_mac``; without it a link shows nothing to
+    a non-player): the Mini App learns who opened it from Telegram's signed init data (without a
+    Mini App the page is a spectator's)."""
+    signed = f"s{mac}" if mac else ""
     app = env.get(WEBAPP_VARIABLE, "").strip()
     if app and not _WEBAPP_NAME.fullmatch(app):
         _warn(WEBAPP_VARIABLE, "is not a Mini App short name (3-30 letters, digits or _): ignored")
         app = ""
     if app and bot_username and _BOT_USERNAME.fullmatch(bot_username):
-        return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}"
+        return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}{signed}"
     for variable in (WEB_URL_VARIABLE, WEB_BASE_VARIABLE):
         base = env.get(variable, "").strip().rstrip("/")
         if base and not _WEB_BASE.fullmatch(base):
             _warn(variable, "is not an http(s) URL without query or fragment: ignored")
             continue
         if base:
-            return f"{base}/g/{game_id}"
+            return f"{base}/g/{game_id}?t=w{game_id}{signed}" if signed else f"{base}/g/{game_id}"
     return None
 
 

@@ -5,7 +5,8 @@ The check (Telegram's "Validating data received via the Mini App"): every receiv
 ``hash``, sorted by key, written ``key=value`` (values as received, URL-decoded once) and joined with
 newlines, is the data-check string; ``secret = HMAC_SHA256(key=b"WebAppData", msg=bot_token)`` and
 ``hash`` must be ``hex(HMAC_SHA256(key=secret, msg=data_check_string))``.  ``auth_date`` must be at
-most a day old.
+most an hour old (``INIT_DATA_MAX_AGE``): Telegram signs it anew each time the Mini App opens, so
+only a copy kept from an earlier opening is older.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import time
 from dataclasses import dataclass
 from urllib.parse import parse_qsl
 
-# How old initData may be (Telegram's own advice: check it is recent).
-INIT_DATA_MAX_AGE = 24 * 3600
+# How old initData may be (Telegram's own advice: check it is recent).  An hour: each opening of
+# the Mini App brings initData signed then, and the seat it is exchanged for lasts a few hours
+# (bot.service.web.SESSION_SECONDS), so a day-old copy never gives a week-long seat.
+INIT_DATA_MAX_AGE = 3600
 # A clock a little ahead of ours is not a forgery.
 CLOCK_SKEW = 300
 
@@ -38,7 +41,7 @@ class TelegramUser:
 @dataclass(frozen=True)
 class InitDataRefused:
     """initData that vouches for nobody: ``reason`` is invalid (forged, damaged, another bot's) or
-    expired (older than a day)."""
+    expired (older than ``INIT_DATA_MAX_AGE``)."""
 
     reason: str
 

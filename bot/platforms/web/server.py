@@ -13,6 +13,7 @@ import html
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -23,10 +24,10 @@ from urllib.parse import parse_qsl
 from aiohttp import web
 
 from bot.i18n import pick_language, t
-from bot.platforms.web.auth import InitDataRefused, verify_init_data
+from bot.platforms.web.auth import INIT_DATA_MAX_AGE, InitDataRefused, verify_init_data
 from bot.platforms.web.icon import ico
 from bot.service import GameService
-from bot.service.web import BoardAnswer, BoardState, LinkRefused, Seat, page_texts
+from bot.service.web import WATCH_MAC, BoardAnswer, BoardState, LinkRefused, Seat, Watch, page_texts
 
 log = logging.getLogger("bot.web")
 
@@ -44,6 +45,9 @@ MAX_PATH = 24
 SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
 STATIC = {"board.js": "application/javascript", "board.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
+# A game named by the Mini App's launch: ``g<id>`` (a direct link's startapp), ``<id>`` (a web_app
+# button's ``?g=``), either followed by ``s<mac>``, the game's spectator signature.
+_LAUNCH_GAME = re.compile(r"g?([0-9]{1,9})(?:s(" + WATCH_MAC + "))?")
 # What a body that is not JSON (or nests deeper than the parser goes) is read as.
 _NOT_JSON = object()
 
@@ -163,9 +167,10 @@ class BoardSite:
             return header[7:].strip() or None
         return request.query.get("t") or None
 
-    def _credential(self, request: web.Request, game_id: int) -> Seat | LinkRefused | None:
-        """The seat a request holds (a signed link, else Telegram initData when enabled), why its
-        credential gives none, or None: no credential (a spectator)."""
+    def _credential(self, request: web.Request, game_id: int) -> Seat | Watch | LinkRefused | None:
+        """The seat or spectator's view a request holds (a signed link, else Telegram initData of a
+        player when enabled), why its credential gives none, or None: no credential (nothing may be
+        seen: a game's number alone is no link)."""
         token = self._token(request)
         if token is not None:
             return self.board.read_token(token)
@@ -174,29 +179,36 @@ class BoardSite:
             user = verify_init_data(init, self.config.telegram_token, now=self.service.clock())
             if isinstance(user, InitDataRefused):
                 return LinkRefused(user.reason)
-            return Seat(game_id, "telegram", str(user.id), float(user.auth_date))
+            if not self.board.plays(game_id, "telegram", str(user.id)):
+                return None             # anyone in Telegram may sign in; only players see a game so
+            return Seat(game_id, "telegram", str(user.id), float(user.auth_date + INIT_DATA_MAX_AGE))
         return None
 
-    async def _who(self, request: web.Request, game_id: int) -> tuple[Seat | None, str, web.Response | None]:
-        """The seat, the language, and the refusal to send instead when the credential is forged,
-        expired or another game's."""
+    async def _who(self, request: web.Request, game_id: int) -> tuple[Seat | None, str, _Refusal | None]:
+        """The seat (None: a spectator's view), the language, and the refusal to send instead when
+        the credential is missing, forged, expired, revoked or another game's."""
         asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
         lang = await asyncio.to_thread(self.board.language, game_id, asked)
         found = await asyncio.to_thread(self._credential, request, game_id)
+        if found is None:
+            return None, lang, _Refusal(403, "need_link", t(lang, "web.need_link"))
         if isinstance(found, LinkRefused):
-            return None, lang, _error(401, "link_" + found.reason, t(lang, found.key))
-        if found is not None and found.game_id != game_id:
-            return None, lang, _error(403, "other_game", t(lang, "web.other_game"))
-        return found, lang, None
+            return None, lang, _Refusal(401, "link_" + found.reason, t(lang, found.key))
+        if found.game_id != game_id:
+            return None, lang, _Refusal(403, "other_game", t(lang, "web.other_game"))
+        return (found if isinstance(found, Seat) else None), lang, None
 
     # -- pages and state --------------------------------------------------------------------------------
 
     async def page(self, request: web.Request) -> web.Response:
         game_id = int(request.match_info["game"])
-        _seat, lang, _refusal = await self._who(request, game_id)
+        _seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            # Why, in words, and nothing of the game (not even whether it exists).
+            return web.Response(status=refusal.status, text=refusal.message, headers=PAGE_HEADERS)
         exists = await asyncio.to_thread(self.board.version, game_id)
         if exists is None:
-            return web.Response(status=404, text=t(lang, "web.no_game"))
+            return web.Response(status=404, text=t(lang, "web.no_game"), headers=PAGE_HEADERS)
         return self._page(lang, t(lang, "web.title", id=game_id), {"game": game_id})
 
     def _page(self, lang: str, title: str, boot_extra: dict[str, Any]) -> web.Response:
@@ -218,8 +230,11 @@ class BoardSite:
     async def tg_session(self, request: web.Request) -> web.Response:
         """``{"initData": ..., "game": N?}`` from the Mini App: Telegram's signed initData (checked
         with the bot token) says who opened it and, from a direct link, which game (``start_param``
-        ``g<id>``; else ``game``).  The answer: the game, and a seat token when that user plays it
-        (null for a spectator).  Nothing is written either way."""
+        ``g<id>``; else ``game``), with its spectator signature (``g<id>s<mac>``) for one who does
+        not play it.  initData is taken at most ``INIT_DATA_MAX_AGE`` (an hour) old.  The answer:
+        the game, and a seat token when that user plays it (``SESSION_SECONDS`` from when Telegram
+        signed initData; null for a spectator), and ``watch``, a spectator token, for one who does
+        not.  Nothing is written either way."""
         asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
         body = await _read_json(request)
         if not isinstance(body, dict) or not isinstance(body.get("initData"), str):
@@ -235,14 +250,22 @@ class BoardSite:
         if isinstance(user, InitDataRefused):
             return _error(401, "tg_" + user.reason, t(lang, f"web.tg_{user.reason}"))
         lang = pick_language(user.language or asked)
-        game_id = _game_param(user.start_param) or _game_param(body.get("game"))
-        if game_id is None:
+        launch = _game_param(user.start_param) or _game_param(body.get("game"))
+        if launch is None:
             return _error(400, "tg_no_game", t(lang, "web.tg_no_game"))
+        game_id, mac = launch
         if await asyncio.to_thread(self.board.version, game_id) is None:
             return _error(404, "no_game", t(lang, "web.no_game"))
-        path = await asyncio.to_thread(self.board.link_path, game_id, "telegram", str(user.id))
-        seat = path.partition("?t=")[2] or None
-        return web.json_response({"ok": True, "game": game_id, "token": seat, "lang": lang,
+        seat: str | None = None
+        watch: str | None = None
+        if await asyncio.to_thread(self.board.plays, game_id, "telegram", str(user.id)):
+            seat = await asyncio.to_thread(self.board.session_token, game_id, "telegram", str(user.id),
+                                           float(user.auth_date))
+        elif await asyncio.to_thread(self.board.watch_signed, game_id, mac):
+            watch = await asyncio.to_thread(self.board.watch_token, game_id)
+        else:
+            return _error(403, "need_link", t(lang, "web.need_link"))
+        return web.json_response({"ok": True, "game": game_id, "token": seat, "watch": watch, "lang": lang,
                                   "title": t(lang, "web.title", id=game_id), "texts": _texts(lang)},
                                  headers={"Cache-Control": "no-store"})
 
@@ -261,7 +284,7 @@ class BoardSite:
         game_id = int(request.match_info["game"])
         seat, lang, refusal = await self._who(request, game_id)
         if refusal is not None:
-            return refusal
+            return refusal.json()
         state = await asyncio.to_thread(self.board.state, game_id, seat, lang)
         if state is None:
             return _error(404, "no_game", t(lang, "web.no_game"))
@@ -269,6 +292,9 @@ class BoardSite:
 
     async def pdn(self, request: web.Request) -> web.Response:
         game_id = int(request.match_info["game"])
+        _seat, _lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal.json()
         found = await asyncio.to_thread(self.board.pdn, game_id)
         if found is None:
             raise web.HTTPNotFound()
@@ -281,7 +307,7 @@ class BoardSite:
         game_id = int(request.match_info["game"])
         seat, lang, refusal = await self._who(request, game_id)
         if refusal is not None:
-            return refusal
+            return refusal.json()
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
                                                "X-Accel-Buffering": "no"})
         await response.prepare(request)
@@ -323,7 +349,7 @@ class BoardSite:
         game_id = int(request.match_info["game"])
         seat, lang, refusal = await self._who(request, game_id)
         if refusal is not None:
-            return refusal
+            return refusal.json()
         if seat is None:
             return _error(403, "spectator", t(lang, "web.spectator_only"))
         body: dict[str, Any] = {}
@@ -367,6 +393,18 @@ class BoardSite:
         self.streams.wake_all()
 
 
+@dataclass(frozen=True)
+class _Refusal:
+    """Why a request sees nothing: its status, reason (machine-readable) and message (worded)."""
+
+    status: int
+    reason: str
+    message: str
+
+    def json(self) -> web.Response:
+        return _error(self.status, self.reason, self.message)
+
+
 _STATUS = {"ok": 200, "illegal": 422, "refused": 409, "forbidden": 403, "busy": 503, "failed": 500}
 
 
@@ -396,16 +434,17 @@ async def _read_json(request: web.Request) -> Any:
         return _NOT_JSON
 
 
-def _game_param(value: object) -> int | None:
-    """A game named by the Mini App's launch: ``g<id>`` (startapp), or a number."""
+def _game_param(value: object) -> tuple[int, str | None] | None:
+    """A game named by the Mini App's launch, with the spectator signature it carries (None when
+    it carries none): ``g<id>[s<mac>]`` (startapp), ``<id>[s<mac>]``, or a number."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
-        return value if 0 < value < 10**9 else None
+        return (value, None) if 0 < value < 10**9 else None
     if isinstance(value, str):
-        text = value.removeprefix("g")
-        if text.isascii() and text.isdigit() and 0 < len(text) <= 9 and int(text) > 0:
-            return int(text)
+        found = _LAUNCH_GAME.fullmatch(value)
+        if found is not None and int(found[1]) > 0:
+            return int(found[1]), found[2]
     return None
 
 

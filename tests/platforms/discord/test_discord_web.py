@@ -55,7 +55,8 @@ async def test_web_answers_the_player_alone_with_their_own_seat_link(web_h: Harn
     (mine, mine_url), (watch, watch_url) = link_buttons(answer)
     assert (mine, watch) == (t("en", "weblink.open"), t("en", "weblink.spectate"))
     assert mine_url.startswith(f"https://board.example.org/g/{game_id}?t=")
-    assert watch_url == f"https://board.example.org/g/{game_id}"
+    # Signed (issue 30): a game's number alone shows nothing.
+    assert watch_url == f"https://board.example.org/g/{game_id}?t={h.bot.service.web.watch_token(game_id)}"
     seat = seat_of(h, mine_url)
     assert (seat.game_id, seat.platform, seat.user_id) == (game_id, "discord", str(uid("ana")))
     # The token moves for Ana in this game only: not for Bob, not in another game.
@@ -73,7 +74,7 @@ async def test_a_spectator_gets_the_spectator_link_only(web_h: Harness):
     game_id, _ = await h.new_game()
     answer = h.only_answer(await h.slash("web", "cid", {"game": game_id}))
     assert answer.ephemeral and answer.content == t("en", "weblink.watch", id=game_id)
-    assert link_buttons(answer) == [(t("en", "weblink.spectate"), f"https://board.example.org/g/{game_id}")]
+    assert link_buttons(answer) == [(t("en", "weblink.spectate"), f"https://board.example.org/g/{game_id}?t={h.bot.service.web.watch_token(game_id)}")]
 
 
 async def test_the_open_board_button_answers_each_presser_with_their_own_link(web_h: Harness):
@@ -89,7 +90,7 @@ async def test_the_open_board_button_answers_each_presser_with_their_own_link(we
     assert (seat.game_id, seat.user_id) == (game_id, str(uid("bob")))
     answer = h.only_answer(await h.click(action, "cid", board))
     assert answer.ephemeral and link_buttons(answer) == [
-        (t("en", "weblink.spectate"), f"https://board.example.org/g/{game_id}")]
+        (t("en", "weblink.spectate"), f"https://board.example.org/g/{game_id}?t={h.bot.service.web.watch_token(game_id)}")]
     # A press only reads: the games are as they were (any press notes who pressed, as ever).
     assert h.storage.game(game_id).ply == 0 and games_and_moves(h) == before
 

@@ -90,7 +90,7 @@ async def test_accept_starts_a_game_between_people_and_edits_the_inline_message(
     assert f"#{game_id}" in message.text and "Ana" in message.text and "Bob" in message.text
     assert t("es", "game.started", id=game_id, variant=t("es", "variant.italian"), white="Ana",
              black="Bob") in message.text
-    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}"]
+    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}s{tg.service.web.watch_mac(game_id)}"]
     edit = tg.http.named("editMessageText")[-1]
     assert edit.status == 200 and "chat_id" not in edit.wire and edit.wire["inline_message_id"] == inline_id
     assert alerts(tg)[-1] is None                   # the presser sees the game, no alert
@@ -170,7 +170,7 @@ async def test_a_move_edits_the_inline_message_with_the_move_and_whose_turn(tg):
     message = tg.http.inline_messages[inline_id]
     assert "22-18" in message.text and "Bob" in message.text
     assert message.text.startswith(board.text.strip())
-    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}"]
+    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}s{tg.service.web.watch_mac(game_id)}"]
     # Words only: no picture was uploaded anywhere, and nothing was posted in any chat.
     assert [c.method for c in tg.http.calls if c.method.startswith(("send", "editMessageMedia"))] == []
     assert [item.status for item in tg.storage.find_outbox() if item.chat_id == chat] == ["sent"]
@@ -183,7 +183,7 @@ async def test_a_time_out_ends_the_game_in_the_inline_message(tg):
     assert tg.storage.game(game_id).status == "finished"
     message = tg.http.inline_messages[inline_id]
     assert t("es", "game.over", id=game_id) in message.text
-    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}"]
+    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}s{tg.service.web.watch_mac(game_id)}"]
 
 
 async def test_a_rated_result_counts_like_any_game_between_people(tg):
@@ -205,7 +205,7 @@ async def test_a_rated_result_counts_like_any_game_between_people(tg):
 
 async def test_the_board_link_without_a_mini_app_and_without_any_web_board(tg):
     inline_id, _, game_id = await started(tg, {"WEB_BASE_URL": "https://damas.example.org/"})
-    assert url_buttons(tg.http.inline_messages[inline_id]) == [f"https://damas.example.org/g/{game_id}"]
+    assert url_buttons(tg.http.inline_messages[inline_id]) == [f"https://damas.example.org/g/{game_id}?t={tg.service.web.watch_token(game_id)}"]
     # Ana's second offer of the same terms in the same minute is an offer of its own: it starts a game.
     inline_id, _, game_id = await started(tg, {})
     message = tg.http.inline_messages[inline_id]
@@ -265,5 +265,5 @@ async def test_a_reminder_is_an_edit_that_keeps_the_open_board_button(tg):
     await tg.adapter.delivery_round()
     message = tg.http.inline_messages[inline_id]
     assert "Ana" in message.text and f"#{game_id}" in message.text and "Empieza" not in message.text
-    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}"]
+    assert url_buttons(message) == [f"https://t.me/DraughtsBot/board?startapp=g{game_id}s{tg.service.web.watch_mac(game_id)}"]
     assert [c.method for c in tg.http.calls if c.method.startswith("send")] == []

@@ -14,7 +14,8 @@ from bot.i18n import t
 
 WEB_ENV = {"WEB_URL": "https://board.example.org", "TELEGRAM_WEBAPP_NAME": "board", "PORT": "0",
            "WEB_HOST": "127.0.0.1"}
-DIRECT = "https://t.me/DraughtsBot/board?startapp=g{game}"
+# Signed with the game's spectator signature (issue 30: a game's number alone shows nothing).
+DIRECT = "https://t.me/DraughtsBot/board?startapp=g{game}s{mac}"
 
 
 def keyboard(call) -> list[dict]:
@@ -49,14 +50,14 @@ async def test_a_board_in_a_group_carries_the_mini_app_direct_link_and_keeps_its
     game = await game_in_group(tg)
     start = tg.http.named("sendPhoto")[-1]
     assert [b.get("callback_data") for b in keyboard(start)][:4] == [f"s:{game}:0:{sq}" for sq in (21, 22, 23, 24)]
-    assert urls(start) == [DIRECT.format(game=game)]
+    assert urls(start) == [DIRECT.format(game=game, mac=tg.service.web.watch_mac(game))]
     # The edited board (a piece touched) keeps it, once.
     await tg.press("ana", f"s:{game}:0:22")
-    assert urls(tg.http.named("editMessageMedia")[-1]) == [DIRECT.format(game=game)]
+    assert urls(tg.http.named("editMessageMedia")[-1]) == [DIRECT.format(game=game, mac=tg.service.web.watch_mac(game))]
     # A typed move's new board too, labelled in the group's language.
     await tg.say("ana", "/m 22-18")
     board = tg.http.named("sendPhoto")[-1]
-    assert urls(board) == [DIRECT.format(game=game)]
+    assert urls(board) == [DIRECT.format(game=game, mac=tg.service.web.watch_mac(game))]
     assert keyboard(board)[-1]["text"] in {t(lang, "weblink.open") for lang in ("es", "en", "it")}
 
 
@@ -66,7 +67,8 @@ async def test_web_in_a_group_answers_with_the_direct_link(web_tg):
     await tg.say("bob", "/web")
     answer = tg.http.named("sendMessage")[-1]
     assert answer.params["text"] == t("en", "weblink.telegram", id=game)
-    assert urls(answer) == [DIRECT.format(game=game)] and "web_app" not in answer.wire["reply_markup"]
+    assert urls(answer) == [DIRECT.format(game=game, mac=tg.service.web.watch_mac(game))]
+    assert "web_app" not in answer.wire["reply_markup"]
 
 
 async def test_in_a_private_chat_the_board_opens_as_a_web_app_button(web_tg):
@@ -78,7 +80,7 @@ async def test_in_a_private_chat_the_board_opens_as_a_web_app_button(web_tg):
     answer = tg.http.named("sendMessage")[-1]
     assert answer.status == 200 and int(answer.wire["chat_id"]) == USERS["ana"]["id"]
     buttons = keyboard(answer)
-    assert buttons == [{"text": t("es", "weblink.open"), "web_app": {"url": f"https://board.example.org/tg?g={game}"}}]
+    assert buttons == [{"text": t("es", "weblink.open"), "web_app": {"url": f"https://board.example.org/tg?g={game}s{tg.service.web.watch_mac(game)}"}}]
 
 
 async def test_without_a_mini_app_the_seat_link_goes_to_the_private_chat(tg):
@@ -86,7 +88,7 @@ async def test_without_a_mini_app_the_seat_link_goes_to_the_private_chat(tg):
     try:
         game = await game_in_group(tg)
         # The board's button opens the private chat, where /start w<game> gives the link.
-        assert urls(tg.http.named("sendPhoto")[-1]) == [f"https://t.me/DraughtsBot?start=w{game}"]
+        assert urls(tg.http.named("sendPhoto")[-1]) == [f"https://t.me/DraughtsBot?start=w{game}s{tg.service.web.watch_mac(game)}"]
         tg.http.start_private("bob")
         sent_in_group = len(tg.http.bot_messages(GROUP["id"]))
         await tg.say("bob", "/web")
@@ -120,8 +122,9 @@ async def test_the_application_serves_the_board_while_it_runs_and_frees_the_port
         server = tg.adapter.web_server
         assert server is not None and server.url == "https://board.example.org"
         game = await game_in_group(tg)
+        watch = tg.service.web.watch_token(game)
         async with aiohttp.ClientSession() as http, \
-                http.get(f"http://127.0.0.1:{server.port}/api/g/{game}/state") as answer:
+                http.get(f"http://127.0.0.1:{server.port}/api/g/{game}/state?t={watch}") as answer:
             assert answer.status == 200 and (await answer.json())["state"]["game_id"] == game
         # The Mini App's initData is checked with this bot's token.
         assert tg.adapter.web_server is server

@@ -172,8 +172,9 @@ class TelegramBoard:
         return self.url + path + (f"&lang={lang}" if lang else "")
 
     def spectator_url(self, game: int) -> str:
+        # Signed (issue 30): a game's number alone shows nothing.
         path = self.service.web.link_path(game, PLATFORM, None)
-        assert "?" not in path, path
+        assert path == f"/g/{game}?t={self.service.web.watch_token(game)}", path
         return self.url + path
 
     def outbox_pending(self) -> int:

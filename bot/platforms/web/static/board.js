@@ -16,12 +16,14 @@
      button[data-action=flip|draw|resign|resign-confirm|resign-cancel], a[data-action=pdn]
      [data-role=status|message|note|paths|confirm|player-top|player-bottom]
      [data-role=player-*] [data-color=W|B] > [data-role=name|clock|captured]
-   Credentials: ?t=<seat token> in the page's URL is sent as "Authorization: Bearer" (and as ?t= on
-   the event stream); ?lang=es|it|en picks the language.
+   Credentials: ?t=<seat or spectator token> in the page's URL is sent as "Authorization: Bearer"
+   (and as ?t= on the event stream and the PDN link); ?lang=es|it|en picks the language.  A game's
+   number alone shows nothing: a refused link leaves the page with the refusal's words.
    Telegram's Mini App (the page at /tg): Telegram's launch parameters in the address's fragment
    (tgWebAppData: the signed initData; tgWebAppThemeParams: the client's colours), or
    window.Telegram.WebApp when the client put it there (no script of Telegram's is loaded), are
-   sent to /api/tg/session, which names the game and gives the seat token of a player. */
+   sent to /api/tg/session, which names the game and gives the seat token of a player (or a
+   spectator's token, "watch"). */
 (function () {
   "use strict";
   var app = document.getElementById("app");
@@ -292,7 +294,7 @@
     $("[data-role=confirm-text]").textContent = T.resign_confirm;
     var pdn = $("[data-action=pdn]");
     pdn.textContent = T.pdn;
-    pdn.href = "/api/g/" + GAME + "/pdn";
+    pdn.href = api("pdn", true);
     $("[data-action=flip]").addEventListener("click", function () { flip = !flip; render(); });
     $("[data-action=draw]").addEventListener("click", function () { post("draw"); });
     $("[data-action=resign]").addEventListener("click", function () { $("[data-role=confirm]").hidden = false; });
@@ -332,7 +334,6 @@
     wire();
     load().then(function (data) {
       if (data.ok) live();
-      else if (TOKEN && (data.reason || "").indexOf("link_") === 0) { TOKEN = ""; load().then(live); }
     }, function () { say(T.offline, true); poll(); });
   }
 
@@ -363,7 +364,7 @@
       .then(function (r) { return r.json().catch(function () { return { ok: false, error: T.offline }; }); })
       .then(function (data) {
         if (!data.ok) throw data;
-        GAME = data.game; TOKEN = data.token || ""; LANG = data.lang; T = data.texts;
+        GAME = data.game; TOKEN = data.token || data.watch || ""; LANG = data.lang; T = data.texts;
         document.documentElement.lang = LANG;
         document.title = data.title;
         $("[data-role=title]").textContent = data.title;

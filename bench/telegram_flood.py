@@ -14,6 +14,9 @@ button presses refused after 15 s).  Updates go through PTB's own update queue, 
    latency of the answers to the presses (target: every one within 1 s; Telegram drops an
    answer after 15 s) and how many Telegram refused as too old.
 
+A burst in one group never fills Telegram's 30 messages a second in all: the daily post to
+thousands of groups, which does, is ``bench/telegram_broadcast.py``'s (issue 29).
+
 Run from the repository root::
 
     python bench/telegram_flood.py               # about a minute and a half

@@ -170,6 +170,8 @@ class GameService:
                 if stored and not event.as_chat:          # a group or channel is no player
                     self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
                                              event.language, now)
+            except StorageUnavailable:
+                pass            # gone since ensure_chat: the command meets it too (the store logs it)
             except StorageBusy:
                 # A new name can wait for the next message; the command itself may need no write.
                 log.warning("player %s not updated: the database is busy", event.user_id)
@@ -380,6 +382,8 @@ class GameService:
             setting = self.storage.notify_setting(platform, user_id)
             if setting is not None and setting.unreachable:
                 self.storage.set_unreachable(platform, user_id, False, now)
+        except StorageUnavailable:
+            pass                # the next private message tries again (the store logs the outage)
         except (StorageBusy, StorageFull):
             log.warning("user %s not marked reachable: the database is busy (the next message tries again)",
                         user_id)

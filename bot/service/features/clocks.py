@@ -75,6 +75,8 @@ class Clocks(UseCase):
                     written += 1
             except StaleGame:
                 continue
+            except StorageUnavailable:
+                break           # the store logs the outage; the next round tries again
             except StorageBusy:
                 # The next run tries again.
                 log.warning("deadline work stopped at game %s: the database is busy", row.id)
@@ -89,6 +91,8 @@ class Clocks(UseCase):
         try:
             # Games the bot is to move in and nothing thinks about (after a restart, say).
             self.opponent.resume_bots(platform)
+        except StorageUnavailable:
+            return written      # the store logs the outage; the next round does the rest
         except StorageBusy:
             log.warning("bot games not looked at: the database is busy")
         except StorageFull:
@@ -96,12 +100,16 @@ class Clocks(UseCase):
         try:
             # Challenges nobody took: closed, their messages lose their buttons, their chats hear it.
             written += self.challenges.expire_challenges(platform, now)
+        except StorageUnavailable:
+            return written
         except StorageBusy:
             log.warning("lapsed challenges not closed yet: the database is busy")
         except StorageFull:
             pass
         try:
             written += self.puzzles.post_dailies(platform, now)
+        except StorageUnavailable:
+            return written
         except StorageBusy:
             log.warning("daily puzzles not posted yet: the database is busy")
         except StorageFull:

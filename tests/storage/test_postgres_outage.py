@@ -291,3 +291,31 @@ def test_a_bot_move_found_while_the_server_is_away_is_played_after_its_return(se
     finally:
         service.close()
         service.storage.close()
+
+
+def test_a_long_outage_is_logged_once_a_minute_not_once_an_event(server, url, monkeypatch, caplog, bot_errors):
+    """DOWN_LOG_SECONDS (a minute) made 0.4 s: about a line for each 0.4 s of the outage, however
+    many commands came meanwhile."""
+    import bot.storage.postgres as postgres
+
+    monkeypatch.setattr(postgres, "DOWN_LOG_SECONDS", 0.4)
+    monkeypatch.setattr(postgres, "PROBE_SECONDS", 0.05)
+    caplog.set_level(logging.INFO)
+    service = build_service(url)
+    try:
+        say(service, "ana", "/new italian white")
+        caplog.clear()
+        server.halt("fast")
+        started, events = time.monotonic(), 0
+        while time.monotonic() - started < 1.5:
+            say(service, "ana", "/games")
+            events += 1
+            time.sleep(0.01)
+        lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+        assert events > 40
+        assert 2 <= len(lines) <= 6, [r.getMessage() for r in lines]
+        assert all("cannot be reached" in r.getMessage() and r.exc_info is None for r in lines)
+        bot_errors.clear()
+    finally:
+        service.close()
+        service.storage.close()

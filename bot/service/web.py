@@ -384,6 +384,14 @@ class BoardLayer:
         row = self.storage.game(game_id)
         return self.app.games.chat_lang(row.platform, row.chat_id) if row is not None else pick_language(None)
 
+    def game_row(self, game_id: int) -> GameRecord | None:
+        """The game as stored now (a stream hub reads it once and builds every view from it)."""
+        return self.storage.game(game_id)
+
+    def state_of(self, row: GameRecord, seat: Seat | None, lang: str) -> BoardState:
+        """What ``state`` gives, from a row already read (the stream hub's views of one version)."""
+        return self._state(row, seat, lang, self.clock())
+
     def state(self, game_id: int, seat: Seat | None, lang: str) -> BoardState | None:
         """The game as the holder of ``seat`` (None: a spectator) sees it now; None when there is no
         such game."""

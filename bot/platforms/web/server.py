@@ -9,22 +9,29 @@ the service (the database) goes to a worker thread, so the loop never waits for 
 from __future__ import annotations
 
 import asyncio
+import errno
+import functools
 import html
+import ipaddress
 import json
 import logging
 import os
 import re
 import threading
+import time
+from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from aiohttp import web
 
 from bot.i18n import pick_language, t
 from bot.platforms.web.auth import INIT_DATA_MAX_AGE, InitDataRefused, verify_init_data
+from bot.platforms.web.hub import StreamHub, listen
 from bot.platforms.web.icon import ico
 from bot.service import GameService
 from bot.service.web import WATCH_MAC, BoardAnswer, BoardState, LinkRefused, Seat, Watch, page_texts
@@ -32,9 +39,22 @@ from bot.service.web import WATCH_MAC, BoardAnswer, BoardState, LinkRefused, Sea
 log = logging.getLogger("bot.web")
 
 DEFAULT_PORT = 8080
-# How often a stream looks at its game's version (moves made by another process sharing the
-# database show within this, plus the time to read the state).
-POLL_SECONDS = 0.3
+# How often a game's stream feed reads its version when nothing told it of a change (moves made by
+# another process sharing an SQLite file show within this, plus the time to build the state); one
+# read per game, whatever the number of its streams.
+POLL_SECONDS = 0.5
+# The same while the database announces every change (PostgreSQL's NOTIFY): a safety net only.
+NOTIFIED_POLL_SECONDS = 5.0
+# Open event streams allowed at once: in all, per game, per client address (more: 429).
+MAX_STREAMS = 2000
+STREAMS_PER_GAME = 200
+STREAMS_PER_CLIENT = 20
+# Worker threads of the board's requests, and of the stream feeds' reads (apart from the loop's
+# default executor, where the chats' handlers run: the board never makes a chat wait).
+REQUEST_THREADS = 4
+FEED_THREADS = 2
+# A resource limit met while accepting connections (out of file descriptors) is logged this often.
+ACCEPT_LOG_SECONDS = 60.0
 # A comment line this often keeps proxies from closing an idle stream.
 KEEPALIVE_SECONDS = 15.0
 # Bodies are a move or nothing.
@@ -68,6 +88,11 @@ class WebConfig:
     poll_seconds: float = POLL_SECONDS
     keepalive_seconds: float = KEEPALIVE_SECONDS
     telegram_token: str | None = None
+    max_streams: int = MAX_STREAMS
+    streams_per_game: int = STREAMS_PER_GAME
+    streams_per_client: int = STREAMS_PER_CLIENT
+    # Peers whose X-Forwarded-For names the client (a proxy in front); loopback ones always are.
+    trusted_proxies: frozenset[str] = frozenset()
 
     @classmethod
     def from_env(cls, default_host: str = "127.0.0.1", environ: Mapping[str, str] = os.environ) -> WebConfig:
@@ -81,7 +106,20 @@ class WebConfig:
             raise ConfigProblem(f"{variable}={text!r} is not a port number (0-65535)")
         host = environ.get("WEB_HOST", "").strip() or default_host
         url = environ.get("WEB_URL", "").strip().rstrip("/") or None
-        return cls(host=host, port=int(text), public_url=url)
+        proxies = frozenset(p.strip() for p in environ.get("WEB_TRUSTED_PROXIES", "").split(",") if p.strip())
+        return cls(host=host, port=int(text), public_url=url, trusted_proxies=proxies,
+                   max_streams=_count(environ, "WEB_MAX_STREAMS", MAX_STREAMS),
+                   streams_per_game=_count(environ, "WEB_STREAMS_PER_GAME", STREAMS_PER_GAME),
+                   streams_per_client=_count(environ, "WEB_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT))
+
+
+def _count(environ: Mapping[str, str], variable: str, default: int) -> int:
+    text = environ.get(variable, "").strip()
+    if not text:
+        return default
+    if not (text.isascii() and text.isdigit()) or int(text) < 1:
+        raise ConfigProblem(f"{variable}={text!r} is not a whole number of at least 1")
+    return int(text)
 
 
 @dataclass
@@ -147,6 +185,45 @@ PAGE_HEADERS = {
 }
 
 
+_T = TypeVar("_T")
+
+
+class _AcceptErrors:
+    """The loop's exception handler while the board serves: a connection not accepted for want of
+    a resource (out of file descriptors: EMFILE) is logged at most once a minute, with how many
+    more there were; asyncio stops accepting for a second and tries again by itself.  Anything
+    else goes to the handler that was there before."""
+
+    RESOURCE = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.previous = loop.get_exception_handler()
+        self.logged: float | None = None
+        self.unlogged = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        err = context.get("exception")
+        if isinstance(err, OSError) and err.errno in self.RESOURCE and "accept" in str(context.get("message", "")):
+            now = time.monotonic()
+            if self.logged is not None and now - self.logged < ACCEPT_LOG_SECONDS:
+                self.unlogged += 1
+                return
+            log.error("web board: a connection cannot be accepted: %s (%s more since the last such line); "
+                      "raise the open-files limit (ulimit -n) or lower WEB_MAX_STREAMS",
+                      err.strerror or err, self.unlogged)
+            self.logged, self.unlogged = now, 0
+            return
+        if self.previous is not None:
+            self.previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    def remove(self) -> None:
+        if self.loop.get_exception_handler() is self:
+            self.loop.set_exception_handler(self.previous)
+
+
 class BoardSite:
     """The handlers, on one service."""
 
@@ -157,7 +234,51 @@ class BoardSite:
         self.streams = _Streams(taken=service.web.take_changed)
         self.page_template = _resource("page.html")
         self.static = {name: _resource(name).encode("utf-8") for name in STATIC}
+        self.requests = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="web-board")
+        self.feed_pool = ThreadPoolExecutor(FEED_THREADS, thread_name_prefix="web-feed")
+        self.hub = StreamHub(service.web, self.feed_pool, config.poll_seconds, NOTIFIED_POLL_SECONDS,
+                             self.streams.wakes)
+        self.open_streams = 0
+        self.client_streams: Counter[str] = Counter()
+        self._listener: Any = None
+        self._accept_errors: _AcceptErrors | None = None
         service.add_listener(self.streams.changed)
+
+    async def _call(self, fn: Callable[..., _T], *args: Any) -> _T:
+        """``fn(*args)`` in the board's own worker threads."""
+        return await asyncio.get_running_loop().run_in_executor(self.requests, functools.partial(fn, *args))
+
+    async def on_startup(self, _app: web.Application) -> None:
+        loop = asyncio.get_running_loop()
+        self.streams.loop = loop
+        self._accept_errors = _AcceptErrors(loop)
+        loop.set_exception_handler(self._accept_errors)
+
+        def changed(game_id: int | None) -> None:      # the listener's thread
+            self.hub.notified = bool(self._listener is not None and self._listener.live)
+            if not loop.is_closed():
+                try:
+                    loop.call_soon_threadsafe(self.hub.wake, set() if game_id is None else {game_id})
+                except RuntimeError:
+                    pass                    # the loop closed meanwhile
+        self._listener = listen(self.service.storage, changed)
+
+    async def on_cleanup(self, _app: web.Application) -> None:
+        if self._listener is not None:
+            await asyncio.get_running_loop().run_in_executor(None, self._listener.stop)
+        if self._accept_errors is not None:
+            self._accept_errors.remove()
+        self.requests.shutdown(wait=False, cancel_futures=True)
+        self.feed_pool.shutdown(wait=False, cancel_futures=True)
+
+    def _client(self, request: web.Request) -> str:
+        """The client's address: the peer's, or the last X-Forwarded-For entry a trusted proxy (a
+        loopback peer, or one named in WEB_TRUSTED_PROXIES) added."""
+        peer = request.remote or ""
+        forwarded = request.headers.get("X-Forwarded-For", "")
+        if forwarded and (peer in self.config.trusted_proxies or _loopback(peer)):
+            return forwarded.rsplit(",", 1)[-1].strip()[:64] or peer
+        return peer
 
     # -- who is asking ----------------------------------------------------------------------------------
 
@@ -188,8 +309,8 @@ class BoardSite:
         """The seat (None: a spectator's view), the language, and the refusal to send instead when
         the credential is missing, forged, expired, revoked or another game's."""
         asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
-        lang = await asyncio.to_thread(self.board.language, game_id, asked)
-        found = await asyncio.to_thread(self._credential, request, game_id)
+        lang, found = await self._call(lambda: (self.board.language(game_id, asked),
+                                                 self._credential(request, game_id)))
         if found is None:
             return None, lang, _Refusal(403, "need_link", t(lang, "web.need_link"))
         if isinstance(found, LinkRefused):
@@ -206,7 +327,7 @@ class BoardSite:
         if refusal is not None:
             # Why, in words, and nothing of the game (not even whether it exists).
             return web.Response(status=refusal.status, text=refusal.message, headers=PAGE_HEADERS)
-        exists = await asyncio.to_thread(self.board.version, game_id)
+        exists = await self._call(self.board.version, game_id)
         if exists is None:
             return web.Response(status=404, text=t(lang, "web.no_game"), headers=PAGE_HEADERS)
         return self._page(lang, t(lang, "web.title", id=game_id), {"game": game_id})
@@ -254,15 +375,15 @@ class BoardSite:
         if launch is None:
             return _error(400, "tg_no_game", t(lang, "web.tg_no_game"))
         game_id, mac = launch
-        if await asyncio.to_thread(self.board.version, game_id) is None:
+        if await self._call(self.board.version, game_id) is None:
             return _error(404, "no_game", t(lang, "web.no_game"))
         seat: str | None = None
         watch: str | None = None
-        if await asyncio.to_thread(self.board.plays, game_id, "telegram", str(user.id)):
-            seat = await asyncio.to_thread(self.board.session_token, game_id, "telegram", str(user.id),
+        if await self._call(self.board.plays, game_id, "telegram", str(user.id)):
+            seat = await self._call(self.board.session_token, game_id, "telegram", str(user.id),
                                            float(user.auth_date))
-        elif await asyncio.to_thread(self.board.watch_signed, game_id, mac):
-            watch = await asyncio.to_thread(self.board.watch_token, game_id)
+        elif await self._call(self.board.watch_signed, game_id, mac):
+            watch = await self._call(self.board.watch_token, game_id)
         else:
             return _error(403, "need_link", t(lang, "web.need_link"))
         return web.json_response({"ok": True, "game": game_id, "token": seat, "watch": watch, "lang": lang,
@@ -285,7 +406,7 @@ class BoardSite:
         seat, lang, refusal = await self._who(request, game_id)
         if refusal is not None:
             return refusal.json()
-        state = await asyncio.to_thread(self.board.state, game_id, seat, lang)
+        state = await self._call(self.board.state, game_id, seat, lang)
         if state is None:
             return _error(404, "no_game", t(lang, "web.no_game"))
         return web.json_response({"ok": True, "state": state.to_json()}, headers={"Cache-Control": "no-store"})
@@ -295,7 +416,7 @@ class BoardSite:
         _seat, _lang, refusal = await self._who(request, game_id)
         if refusal is not None:
             return refusal.json()
-        found = await asyncio.to_thread(self.board.pdn, game_id)
+        found = await self._call(self.board.pdn, game_id)
         if found is None:
             raise web.HTTPNotFound()
         name, text = found
@@ -303,43 +424,54 @@ class BoardSite:
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        """Server-sent events: the state now, then again each time the game's version changes."""
+        """Server-sent events: the state now, then again each time the game's version changes (from
+        the game's feed in the stream hub: this handler reads nothing itself); a finished game's
+        stream gets its final state and ends.  Too many streams open (in all, on this game, from
+        this client) is a 429."""
         game_id = int(request.match_info["game"])
-        seat, lang, refusal = await self._who(request, game_id)
-        if refusal is not None:
-            return refusal.json()
-        response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
-                                               "X-Accel-Buffering": "no"})
-        await response.prepare(request)
-        wake = asyncio.Event()
-        self.streams.wakes[wake] = game_id
-        loop = asyncio.get_running_loop()
-        shown: int | None = None
-        quiet_since = loop.time()
+        client = self._client(request)
+        config = self.config
+        if (self.open_streams >= config.max_streams or self.hub.count(game_id) >= config.streams_per_game
+                or self.client_streams[client] >= config.streams_per_client):
+            lang = pick_language(request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None)
+            busy = _error(429, "too_many_streams", t(lang, "web.too_many_streams"))
+            busy.headers["Retry-After"] = "30"
+            return busy
+        # Counted from here (before any wait), so streams opened at once cannot pass a cap together.
+        self.open_streams += 1
+        self.client_streams[client] += 1
+        sub = None
         try:
-            while not self.streams.closing:
-                version = await asyncio.to_thread(self.board.version, game_id)
-                if version is None:
+            seat, lang, refusal = await self._who(request, game_id)
+            if refusal is not None:
+                return refusal.json()
+            if self.hub.closing:
+                raise web.HTTPServiceUnavailable()
+            response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-store",
+                                                   "X-Accel-Buffering": "no"})
+            await response.prepare(request)
+            sub = self.hub.subscribe(game_id, seat, lang)
+            written: int | None = None
+            while True:
+                sub.event.clear()
+                if sub.data is not None and sub.version != written:
+                    written = sub.version
+                    await response.write(sub.data)
+                if sub.done:
                     break
-                if version != shown:
-                    state = await asyncio.to_thread(self.board.state, game_id, seat, lang)
-                    if state is None:
-                        break
-                    data = json.dumps(state.to_json(), ensure_ascii=False, separators=(",", ":"))
-                    await response.write(f"event: state\nid: {state.version}\ndata: {data}\n\n".encode())
-                    shown, quiet_since = state.version, loop.time()
-                elif loop.time() - quiet_since >= self.config.keepalive_seconds:
-                    await response.write(b": keepalive\n\n")
-                    quiet_since = loop.time()
                 try:
-                    await asyncio.wait_for(wake.wait(), self.config.poll_seconds)
+                    await asyncio.wait_for(sub.event.wait(), config.keepalive_seconds)
                 except TimeoutError:
-                    pass
-                wake.clear()
+                    await response.write(b": keepalive\n\n")
         except (ConnectionResetError, ConnectionError):
             pass                        # the page went away
         finally:
-            self.streams.wakes.pop(wake, None)
+            if sub is not None:
+                self.hub.unsubscribe(sub)
+            self.open_streams -= 1
+            self.client_streams[client] -= 1
+            if self.client_streams[client] <= 0:
+                del self.client_streams[client]
         return response
 
     # -- acting -------------------------------------------------------------------------------------------
@@ -358,7 +490,7 @@ class BoardSite:
             if not isinstance(parsed, dict):
                 return _error(400, "bad_request", t(lang, "web.bad_request"))
             body = parsed
-        answer = await asyncio.to_thread(act, seat, lang, body)
+        answer = await self._call(act, seat, lang, body)
         if isinstance(answer, web.Response):
             return answer
         return _answer(answer)
@@ -390,7 +522,7 @@ class BoardSite:
 
     async def on_shutdown(self, _app: web.Application) -> None:
         self.streams.closing = True
-        self.streams.wake_all()
+        self.hub.close()
 
 
 @dataclass(frozen=True)
@@ -458,6 +590,13 @@ def _claimed_language(init_data: str) -> str | None:
     return code if isinstance(code, str) else None
 
 
+def _loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
+
+
 def _error(status: int, reason: str, message: str) -> web.Response:
     return web.json_response({"ok": False, "reason": reason, "error": message}, status=status)
 
@@ -483,11 +622,9 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
     for method, path, handler in routes:
         app.router.add_route(method, path, handler)
 
-    async def started(_app: web.Application) -> None:
-        site.streams.loop = asyncio.get_running_loop()
-
-    app.on_startup.append(started)
+    app.on_startup.append(site.on_startup)
     app.on_shutdown.append(site.on_shutdown)
+    app.on_cleanup.append(site.on_cleanup)
     return app
 
 

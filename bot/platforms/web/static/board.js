@@ -318,8 +318,11 @@
     if (!window.EventSource) { poll(); return; }
     var es = new EventSource(api("events", true));
     es.addEventListener("state", function (e) {
-      accept(JSON.parse(e.data));
+      var s = JSON.parse(e.data);
+      accept(s);
       if ($("[data-role=message]").textContent === T.offline) say("");
+      /* A finished game changes no more: the server ends its stream, and the page does not reopen it. */
+      if (s.status !== "active") es.close();
     });
     es.onerror = function () {
       if (es.readyState === 2) { poll(); } else { say(T.offline, true); }

@@ -121,6 +121,10 @@ FULL_LOG_SECONDS = 60.0
 # outage is logged while it lasts.
 PROBE_SECONDS = 0.5
 PROBE_CONNECT_TIMEOUT = 2
+# The channel a game's committed change is announced on (its number as the payload), and how soon a
+# listener whose connection broke tries again.
+GAME_CHANNEL = "draughts_game"
+LISTEN_RETRY_SECONDS = 1.0
 # How long a use waits for another thread's look at the server (a refused connection takes a
 # millisecond; one that hangs is left to that thread).
 PROBE_WAIT_SECONDS = 0.25
@@ -923,6 +927,8 @@ class PostgresStore(Store):
             raise
         if len(rows) != 1:
             raise StaleGame(game_id)
+        # Told to every listener (web board streams in any process) when the change commits.
+        self._write("SELECT pg_notify(%s, %s)", (GAME_CHANNEL, str(game_id)))
         row = dict(rows[0])
         before = {name: row.pop(f"before_{name}") for name in _COUNTED_FIELDS} if counted else None
         changed: GameRecord = _decode(GameRecord, row)
@@ -1338,6 +1344,54 @@ class PostgresStore(Store):
     @_unit
     def clear_ratings(self) -> None:
         self._write("WITH r AS (DELETE FROM ratings) DELETE FROM rating_history")
+
+    def listen_games(self, on_change: Callable[[int | None], None]) -> GameListener:
+        """Call ``on_change(game_id)`` (from a thread of its own) each time a game's change commits,
+        in any process on this database, and ``on_change(None)`` each time listening (re)starts:
+        anything may have changed meanwhile.  ``stop()`` the listener returned when done."""
+        return GameListener(lambda: self._pg.connect(self._conninfo, connect_timeout=PROBE_CONNECT_TIMEOUT,
+                                                     **self._kwargs), on_change)
+
+
+class GameListener:
+    """LISTEN on its own connection (outside the pool: it is held all along), reconnecting after
+    an outage; ``live`` while it listens."""
+
+    def __init__(self, connect: Callable[[], Any], on_change: Callable[[int | None], None]) -> None:
+        self._connect = connect
+        self._on_change = on_change
+        self._stopping = threading.Event()
+        self.live = False
+        self._thread = threading.Thread(target=self._run, name="draughts-listen", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                conn = self._connect()
+            except Exception:               # the server is away: the storage's outage logging says so
+                self._stopping.wait(LISTEN_RETRY_SECONDS)
+                continue
+            try:
+                conn.execute(f"LISTEN {GAME_CHANNEL}")
+                self.live = True
+                self._on_change(None)
+                while not self._stopping.is_set():
+                    for note in conn.notifies(timeout=0.5):
+                        self._on_change(int(note.payload) if note.payload.isdigit() else None)
+            except Exception as err:        # the connection broke: listen again on a new one
+                log.debug("game listener: %s", _line(err))
+            finally:
+                self.live = False
+                try:
+                    conn.close()
+                except Exception:
+                    pass
+            self._stopping.wait(LISTEN_RETRY_SECONDS)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._thread.join(2.0)
 
 
 def _close_pool(pool: Any) -> None:

@@ -172,7 +172,7 @@ class StreamHub:
                         feed.wake.clear()
                         await feed.wake.wait()
                     continue
-                wait = self.notified_poll_seconds if self.notified else self.poll_seconds
+                wait = max(self.poll_seconds, self.notified_poll_seconds) if self.notified else self.poll_seconds
                 try:
                     await asyncio.wait_for(feed.wake.wait(), wait)
                 except TimeoutError:

@@ -133,6 +133,13 @@ async def test_the_state_is_built_once_per_version_and_view_whatever_the_number_
         # Polls that find the version unchanged build nothing.
         await asyncio.sleep(1.0)
         assert hub.builds == 4
+        # A stream opened later gets the frame built already, with the server's time as it is sent
+        # (the page sets its clock by it).
+        chat.now[0] = T0 + 100
+        late = await client.get(f"/api/g/{game}/events?t={watch}")
+        state = await next_state(late)
+        assert state["ply"] == 1 and state["now"] == T0 + 100 and hub.builds == 4
+        late.close()
         for stream in (*spectators, player):
             stream.close()
 

@@ -32,6 +32,11 @@ log = logging.getLogger("bot.web")
 
 # A view of a game: the seat's (platform, user) or None for a spectator, and the language.
 View = tuple[tuple[str, str] | None, str]
+# A state's SSE frame in two parts, around its ``now`` (filled in as it is written: a frame built a
+# while ago must not set a late page's clock back).
+Frame = tuple[bytes, bytes]
+_NOW = "\x00now\x00"
+_NOW_JSON = json.dumps(_NOW).encode()
 
 
 @dataclass(eq=False)
@@ -42,7 +47,7 @@ class Subscriber:
     game_id: int
     seat: Seat | None
     lang: str
-    data: bytes | None = None
+    data: Frame | None = None
     version: int | None = None
     done: bool = False
     event: asyncio.Event = field(default_factory=asyncio.Event)
@@ -51,7 +56,7 @@ class Subscriber:
     def view(self) -> View:
         return ((self.seat.platform, self.seat.user_id) if self.seat is not None else None, self.lang)
 
-    def give(self, version: int | None, data: bytes | None, done: bool) -> None:
+    def give(self, version: int | None, data: Frame | None, done: bool) -> None:
         if data is not None:
             self.version, self.data = version, data
         self.done = self.done or done
@@ -65,7 +70,7 @@ class _Feed:
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     version: int | None = None
     finished: bool = False
-    frames: dict[View, bytes] = field(default_factory=dict)
+    frames: dict[View, Frame] = field(default_factory=dict)
     seats: dict[View, Seat | None] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
 
@@ -76,12 +81,19 @@ class _Look:
 
     version: int
     finished: bool
-    frames: dict[View, bytes]
+    frames: dict[View, Frame]
 
 
-def frame(data: dict[str, object], version: int) -> bytes:
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
-    return f"event: state\nid: {version}\ndata: {text}\n\n".encode()
+def frame(data: dict[str, object], version: int) -> Frame:
+    """A state's frame, its ``now`` left to ``at``."""
+    text = json.dumps({**data, "now": _NOW}, ensure_ascii=False, separators=(",", ":"))
+    head, _, tail = f"event: state\nid: {version}\ndata: {text}\n\n".encode().partition(_NOW_JSON)
+    return head, tail
+
+
+def at(data: Frame, now: float) -> bytes:
+    """The frame as written at ``now`` (the server's clock, which the page sets its own by)."""
+    return data[0] + json.dumps(float(now)).encode() + data[1]
 
 
 class StreamHub:
@@ -205,7 +217,7 @@ class StreamHub:
         return _Look(row.version, row.status != "active",
                      {view: self._build(row, views[view], view[1]) for view in wanted})
 
-    def _build(self, row: GameRecord, seat: Seat | None, lang: str) -> bytes:
+    def _build(self, row: GameRecord, seat: Seat | None, lang: str) -> Frame:
         self.builds += 1
         state = self.board.state_of(row, seat, lang)
         return frame(state.to_json(), state.version)

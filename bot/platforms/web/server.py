@@ -3,7 +3,9 @@ server-sent event stream that brings every change within a second (docs/web.md).
 
 It runs in the event loop of whatever starts it (an adapter's, or its own thread for
 ``python -m bot web``): ``start_web(service, config)`` and ``stop_web(server)``.  Every call into
-the service (the database) goes to a worker thread, so the loop never waits for a lock.
+the service (the database) goes to the board's own worker threads, so the loop never waits for a
+lock and the chats' executor never waits for the board; the event streams are fed by one reader
+per game (``hub.py``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from aiohttp import web
 
 from bot.i18n import pick_language, t
 from bot.platforms.web.auth import INIT_DATA_MAX_AGE, InitDataRefused, verify_init_data
-from bot.platforms.web.hub import StreamHub, listen
+from bot.platforms.web.hub import StreamHub, at, listen
 from bot.platforms.web.icon import ico
 from bot.service import GameService
 from bot.service.web import WATCH_MAC, BoardAnswer, BoardState, LinkRefused, Seat, Watch, page_texts
@@ -137,10 +139,10 @@ class WebServer:
 
 @dataclass
 class _Streams:
-    """The open event streams: woken when the service says something changed, told to end when the
-    server stops."""
+    """What wakes the event streams' game feeds (the stream hub) when the service says something
+    changed."""
 
-    # Each open stream's wake-up, with the game it shows.
+    # Each game feed's wake-up, with its game.
     wakes: dict[asyncio.Event, int] = field(default_factory=dict)
     closing: bool = False
     loop: asyncio.AbstractEventLoop | None = None
@@ -157,8 +159,8 @@ class _Streams:
                 event.set()
 
     def changed(self, platform: str) -> None:
-        """The service's listener (any thread): look at the games that changed again now (a stream
-        polls its game anyway, for what other processes change)."""
+        """The service's listener (any thread): the feeds of the games that changed look again now
+        (a feed polls or hears its game anyway, for what other processes change)."""
         loop = self.loop
         if loop is None or self.closing or loop.is_closed():
             return
@@ -456,7 +458,7 @@ class BoardSite:
                 sub.event.clear()
                 if sub.data is not None and sub.version != written:
                     written = sub.version
-                    await response.write(sub.data)
+                    await response.write(at(sub.data, self.service.clock()))
                 if sub.done:
                     break
                 try:

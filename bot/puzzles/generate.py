@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bot.ai import LEVELS, search_position
+from bot.ai import search_position
 from bot.rules import Move, Position, read_pdn
 
 from .prove import Golpe, Search, centi_balance, line_tags, prove, verify
@@ -58,12 +58,19 @@ def from_fens(path: Path, variant: str, label: str = "earlier bank") -> Iterator
                             f"fens {number}", 0)
 
 
+# The searches that play those games, by the number they had as bot levels when the bank was made:
+# (depth, seconds, margin).  Kept here, not read from the bot's LEVELS, so that recalibrating the
+# levels players meet (issue 28 made levels 1-3 look at the board instead of searching) does not
+# change the games the bank's puzzles come from.
+GAME_SEARCHES: dict[int, tuple[int, float, int]] = {2: (2, 0.4, 0), 3: (4, 0.6, 8), 4: (6, 1.0, 0)}
+
+
 def engine_player(level: int) -> Player:
-    """A player of the engine at ``level`` (its own looseness makes the games vary)."""
-    spec = LEVELS[level]
+    """A searching player of strength ``level`` of ``GAME_SEARCHES`` (its looseness makes the games vary)."""
+    depth, seconds, margin = GAME_SEARCHES[level]
 
     def play(pos: Position, rng: random.Random) -> Move:
-        return search_position(pos, spec.max_depth, spec.seconds, spec.margin, rng=rng).move
+        return search_position(pos, depth, seconds, margin, rng=rng).move
 
     return play
 

@@ -15,8 +15,10 @@ import resource
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -189,13 +191,20 @@ def move_in_another_process(database: str, user: str, move: str) -> float:
     return time.monotonic()
 
 
-async def see_a_move_from_another_process(chat: WebChat, database: str, **config: object) -> None:
+async def see_a_move_from_another_process(chat: WebChat, database: str, notified: bool = False,
+                                          **config: object) -> None:
     game = chat.new_game("italian")
     watch = chat.service.web.watch_token(game)
     move = str(Position.start("italian").legal_moves()[0])
     async with TestClient(app_of(chat, **config)) as client:
         stream = await client.get(f"/api/g/{game}/events?t={watch}")
         assert (await next_state(stream))["ply"] == 0
+        hub = site_of(client).hub
+        for _ in range(100):
+            if hub.notified() or not notified:
+                break
+            await asyncio.sleep(0.05)
+        assert hub.notified() == notified
         committed = await asyncio.to_thread(move_in_another_process, database, "ana", move)
         state = await next_state(stream, timeout=OTHER_PROCESS_SECONDS + 1)
         seen = time.monotonic() - committed
@@ -219,7 +228,7 @@ async def test_a_move_by_another_process_on_postgresql_reaches_an_open_stream_by
     chat.service = GameService(store, clock=lambda: now[0])
     try:
         # No poll to speak of: only the database's notification can bring the move in time.
-        await see_a_move_from_another_process(chat, pg_url, poll_seconds=60.0)
+        await see_a_move_from_another_process(chat, pg_url, notified=True, poll_seconds=60.0)
     finally:
         chat.service.close()
         store.close()
@@ -281,3 +290,33 @@ def test_out_of_file_descriptors_is_logged_once_a_minute_and_the_server_keeps_se
     # Nothing else about it either (asyncio's own line once a second per attempt is ours now).
     assert not [line for line in lines if "out of system resource" in line], lines[:20]
     assert proc.returncode == 0, err[-2000:]
+
+
+# -- the chats' executor ------------------------------------------------------------------------------------
+
+
+async def test_the_board_never_waits_in_the_chats_executor(chat):
+    """The loop's default executor (where the adapters run every chat message) fully taken: the
+    board still serves its state, its streams and a move (it has executors of its own)."""
+    game = chat.new_game("italian")
+    watch = chat.service.web.watch_token(game)
+    ana = chat.service.web.seat_token(game, PLATFORM, "ana")
+    loop = asyncio.get_running_loop()
+    busy = ThreadPoolExecutor(1, thread_name_prefix="chats")
+    loop.set_default_executor(busy)
+    release = threading.Event()
+    blocked = loop.run_in_executor(None, release.wait)
+    try:
+        async with TestClient(app_of(chat, poll_seconds=0.3)) as client:
+            stream = await asyncio.wait_for(client.get(f"/api/g/{game}/events?t={watch}"), WAIT)
+            assert (await next_state(stream))["ply"] == 0
+            move = Position.start("italian").legal_moves()[0]
+            answer = await asyncio.wait_for(client.post(f"/api/g/{game}/move", json={"path": list(move.path), "ply": 0},
+                                                        headers={"Authorization": f"Bearer {ana}"}), WAIT)
+            assert answer.status == 200
+            assert (await next_state(stream))["ply"] == 1
+            assert not blocked.done()
+            stream.close()
+    finally:
+        release.set()
+        await blocked

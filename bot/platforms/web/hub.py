@@ -24,6 +24,7 @@ import logging
 from collections.abc import Callable
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bot.service.web import BoardLayer, Seat
 from bot.storage.records import GameRecord
@@ -111,8 +112,8 @@ class StreamHub:
         self.registry = registry
         self.feeds: dict[int, _Feed] = {}
         self.closing = False
-        # Whether the store's change notifications arrive (then a feed polls only as a safety net).
-        self.notified = False
+        # Whether the store's change notifications arrive now (then a feed polls only as a safety net).
+        self.notified: Callable[[], bool] = lambda: False
         # States built so far (a seam for tests and benches: one per view per version).
         self.builds = 0
 
@@ -184,7 +185,7 @@ class StreamHub:
                         feed.wake.clear()
                         await feed.wake.wait()
                     continue
-                wait = max(self.poll_seconds, self.notified_poll_seconds) if self.notified else self.poll_seconds
+                wait = max(self.poll_seconds, self.notified_poll_seconds) if self.notified() else self.poll_seconds
                 try:
                     await asyncio.wait_for(feed.wake.wait(), wait)
                 except TimeoutError:
@@ -199,7 +200,8 @@ class StreamHub:
             feed.frames = {}
         feed.version, feed.finished = look.version, look.finished
         feed.frames.update(look.frames)
-        for sub in list(feed.subscribers):
+        # The players' streams first: the opponent waiting for a move is woken before the spectators.
+        for sub in sorted(feed.subscribers, key=lambda sub: sub.seat is None):
             data = feed.frames.get(sub.view)
             if data is not None and (sub.version != look.version or sub.data is not data):
                 sub.give(look.version, data, look.finished)
@@ -223,12 +225,20 @@ class StreamHub:
         return frame(state.to_json(), state.version)
 
 
-def listen(store: object, on_change: Callable[[int | None], None]) -> Callable[[], None] | None:
+class Listener(Protocol):
+    """A store's change notifications: ``live`` while they arrive; ``stop()`` ends them."""
+
+    live: bool
+
+    def stop(self) -> None: ...
+
+
+def listen(store: object, on_change: Callable[[int | None], None]) -> Listener | None:
     """Start the store's change notifications when it has them (``listen_games``: PostgreSQL),
     calling ``on_change(game_id)`` (None: anything may have changed, after a reconnection) from
-    another thread; the function that stops them, or None when the store has none."""
+    another thread; None when the store has none (SQLite: the feeds poll)."""
     start = getattr(store, "listen_games", None)
     if start is None:
         return None
-    stop: Callable[[], None] = start(on_change)
-    return stop
+    listener: Listener = start(on_change)
+    return listener

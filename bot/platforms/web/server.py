@@ -33,7 +33,7 @@ from aiohttp import web
 
 from bot.i18n import pick_language, t
 from bot.platforms.web.auth import INIT_DATA_MAX_AGE, InitDataRefused, verify_init_data
-from bot.platforms.web.hub import StreamHub, at, listen
+from bot.platforms.web.hub import Listener, StreamHub, at, listen
 from bot.platforms.web.icon import ico
 from bot.service import GameService
 from bot.service.web import WATCH_MAC, BoardAnswer, BoardState, LinkRefused, Seat, Watch, page_texts
@@ -242,7 +242,7 @@ class BoardSite:
                              self.streams.wakes)
         self.open_streams = 0
         self.client_streams: Counter[str] = Counter()
-        self._listener: Any = None
+        self._listener: Listener | None = None
         self._accept_errors: _AcceptErrors | None = None
         service.add_listener(self.streams.changed)
 
@@ -257,13 +257,14 @@ class BoardSite:
         loop.set_exception_handler(self._accept_errors)
 
         def changed(game_id: int | None) -> None:      # the listener's thread
-            self.hub.notified = bool(self._listener is not None and self._listener.live)
             if not loop.is_closed():
                 try:
                     loop.call_soon_threadsafe(self.hub.wake, set() if game_id is None else {game_id})
                 except RuntimeError:
                     pass                    # the loop closed meanwhile
-        self._listener = listen(self.service.storage, changed)
+        self._listener = listener = listen(self.service.storage, changed)
+        if listener is not None:
+            self.hub.notified = lambda: listener.live
 
     async def on_cleanup(self, _app: web.Application) -> None:
         if self._listener is not None:

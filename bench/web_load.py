@@ -77,7 +77,8 @@ def serve(db: Path, games: int) -> None:
                      "B": service.web.seat_token(row.id, PLATFORM, black)})
 
     async def run() -> None:
-        server = await start_web(service, WebConfig(host="127.0.0.1", port=0))
+        # Every page of the bench comes from one address: the per-client cap on streams is lifted.
+        server = await start_web(service, WebConfig(host="127.0.0.1", port=0, streams_per_client=100_000))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
 

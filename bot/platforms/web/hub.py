@@ -74,6 +74,7 @@ class _Feed:
     frames: dict[View, Frame] = field(default_factory=dict)
     seats: dict[View, Seat | None] = field(default_factory=dict)
     task: asyncio.Task[None] | None = None
+    failing: bool = False
 
 
 @dataclass
@@ -171,8 +172,11 @@ class StreamHub:
                     look = await loop.run_in_executor(self.executor, self._look, feed.game_id, feed.version,
                                                       views, missing)
                 except Exception as err:    # the database is away: the streams wait for the next look
-                    log.warning("web board: reading game %s for its streams failed: %s", feed.game_id, err)
+                    if not feed.failing:    # once until a read succeeds (the store logs an outage itself)
+                        log.warning("web board: reading game %s for its streams failed: %s", feed.game_id, err)
+                    feed.failing = True
                 else:
+                    feed.failing = False
                     if look is None:
                         for sub in list(feed.subscribers):
                             sub.give(None, None, True)

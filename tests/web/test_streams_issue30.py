@@ -320,3 +320,26 @@ async def test_the_board_never_waits_in_the_chats_executor(chat):
     finally:
         release.set()
         await blocked
+
+
+async def test_a_feed_whose_reads_fail_says_so_once(chat, caplog):
+    """The database gone from under a watched game: one line, not one per poll (the store logs the
+    outage itself); the stream waits."""
+    from bot.platforms.web.hub import StreamHub
+
+    game = chat.new_game("italian")
+    pool = ThreadPoolExecutor(1)
+    hub = StreamHub(chat.service.web, pool, 0.02, 5.0, {})
+    try:
+        sub = hub.subscribe(game, None, "en")
+        await asyncio.wait_for(sub.event.wait(), WAIT)
+        assert sub.data is not None and not sub.done
+        chat.storage.close()
+        with caplog.at_level("WARNING", logger="bot.web"):
+            await asyncio.sleep(0.5)
+        assert len([r for r in caplog.records if "for its streams failed" in r.getMessage()]) == 1
+        assert not sub.done
+    finally:
+        hub.close()
+        await asyncio.sleep(0.05)
+        pool.shutdown()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from threading import Lock
+from threading import Event, Lock
 
 from bot.rules import Move, Position, Variant
 from bot.service.events import BoardSpec, CaptureSpec, Rendered, RenderedText, Spec
@@ -18,8 +18,9 @@ from renderers import BoardView, render_capture_gif, render_png
 from renderers.text import render_text
 
 BOARD_PX = 600
-# Pictures of messages written to the outbox lately, by spec: a message delivered by the process
-# that wrote it (the usual case) is not drawn twice.  At most ~5 MB of boards of ~20 KB.
+# Pictures drawn lately, by spec (what they show): a message delivered by the process that wrote
+# it (the usual case) is not drawn twice, and one board sent to many chats (the daily post) is
+# drawn once.  At most ~5 MB of boards of ~20 KB.
 CACHE_SIZE = 256
 
 
@@ -72,20 +73,40 @@ def _view(pos: Position, spec: BoardSpec) -> SpecView:
 
 
 class _Cache:
-    """The last CACHE_SIZE pictures drawn, by spec and form (thread-safe)."""
+    """The last CACHE_SIZE pictures drawn, by spec and form (thread-safe).  A picture being drawn
+    by one thread is waited for by another that asks for it (a prefetch and the delivery that
+    needs it draw it once)."""
 
     def __init__(self) -> None:
         self._items: OrderedDict[tuple[str, Spec], bytes | str] = OrderedDict()
+        self._drawing: dict[tuple[str, Spec], Event] = {}
         self._lock = Lock()
+        self.hits = 0
+        self.draws = 0
 
     def get(self, key: tuple[str, Spec], draw: Callable[[], bytes | str]) -> bytes | str:
-        with self._lock:
-            if key in self._items:
-                self._items.move_to_end(key)
-                return self._items[key]
-        made = draw()
-        self.put(key, made)
-        return made
+        while True:
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    self.hits += 1
+                    return self._items[key]
+                busy = self._drawing.get(key)
+                if busy is None:
+                    done = self._drawing[key] = Event()
+                    self.draws += 1
+                    break
+            # Drawn by another thread right now: its picture, once there (or a try of our own,
+            # should that drawing have failed).
+            busy.wait()
+        try:
+            made = draw()
+            self.put(key, made)
+            return made
+        finally:
+            with self._lock:
+                del self._drawing[key]
+            done.set()
 
     def put(self, key: tuple[str, Spec], made: bytes | str) -> None:
         with self._lock:
@@ -97,16 +118,24 @@ class _Cache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.hits = self.draws = 0
 
 
 _cache = _Cache()
 
 
 def png(view: BoardView) -> bytes:
-    """The board as a PNG; one made from a ``board_view`` carries its spec (``Rendered``)."""
-    data = render_png(view, BOARD_PX)
+    """The board as a PNG; one made from a ``board_view`` carries its spec (``Rendered``) and is
+    drawn once for as long as the cache keeps it: the spec is everything the picture shows (the
+    position, the marks, the side seen from; the size and the theme are this module's), and the
+    drawing is deterministic, so the same spec is the same bytes (the daily post of a thousand
+    chats, a game's start, a loss on time showing the last move's board)."""
     spec = view.spec if isinstance(view, SpecView) else None
-    return Rendered(data, spec) if spec is not None else data
+    if spec is None:
+        return render_png(view, BOARD_PX)
+    data = _cache.get(("picture", spec), lambda: render_png(view, BOARD_PX))
+    assert isinstance(data, bytes)
+    return Rendered(data, spec)
 
 
 def text(view: BoardView) -> str:
@@ -123,7 +152,9 @@ def capture_animation(before: Position, move: Move, flipped: bool) -> bytes | No
         return None
     spec = CaptureSpec(variant=before.variant.id, fen=before.fen(), path=tuple(move.path),
                        captured=tuple(move.captured), promotes=bool(move.promotes), flipped=bool(flipped))
-    return Rendered(_capture_gif(before, move, flipped), spec)
+    data = _cache.get(("picture", spec), lambda: _capture_gif(before, move, flipped))
+    assert isinstance(data, bytes)
+    return Rendered(data, spec)
 
 
 def _capture_gif(before: Position, move: Move, flipped: bool) -> bytes:
@@ -148,9 +179,8 @@ class _SpecRenderer:
     """Draws the specs stored in the outbox (``Reply.from_json(..., RENDERER)``)."""
 
     def picture(self, spec: Spec) -> bytes:
-        made = _cache.get(("picture", spec), lambda: self._draw(spec))
-        assert isinstance(made, bytes)
-        return made
+        # png and capture_animation keep what they draw by spec: a hit costs no drawing.
+        return self._draw(spec)
 
     @staticmethod
     def _draw(spec: Spec) -> bytes:
@@ -178,5 +208,11 @@ RENDERER = _SpecRenderer()
 
 
 def forget_drawings() -> None:
-    """Empty the cache of outbox pictures (tests: a spec drawn afresh, as by another process)."""
+    """Empty the cache of pictures (tests: a spec drawn afresh, as by another process)."""
     _cache.clear()
+
+
+def drawing_counts() -> tuple[int, int]:
+    """Pictures drawn and pictures found already drawn (by spec) since the cache was last
+    emptied: (draws, hits); for benches and tests."""
+    return _cache.draws, _cache.hits

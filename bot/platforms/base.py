@@ -10,9 +10,11 @@
 - The outbox: one delivery task per adapter does the timed work that fell due, claims the
   pending messages (with a lease, so that another process on the same database does not send
   them too; see bot/service/outbox.py) and hands every one to its chat's worker (one task per
-  chat, in order, so a chat held back by flood control holds back no other), which marks it
-  sent, or reports the failure as transient (the service tries again later, when the platform
-  said or with backoff), refused (the platform will never take this message: dropped) or
+  chat, in order, so a chat held back by flood control holds back no other; it has each row
+  worded and drawn in the outbox's drawing threads, the next one while it sends this one, so
+  neither the loop nor another chat waits for a picture), which marks it sent, or reports the
+  failure as transient (the service tries again later, when the platform said or with
+  backoff), refused (the platform will never take this message: dropped) or
   permanent (the chat is gone; the service drops the message and stops posting there).  It
   sleeps until the service's next timer or until the service says it wrote a message.
 - A reply of several messages remembers how many are out (``Progress``, kept in the outbox row):
@@ -31,6 +33,7 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
@@ -52,6 +55,7 @@ from bot.service import (
     StorageUnavailable,
     mention_at,
 )
+from bot.service.outbox import Claimed
 
 if TYPE_CHECKING:
     from bot.platforms.web import WebServer
@@ -485,7 +489,8 @@ class ChatAdapter:
         sent = 0
         while True:
             busy = sorted(chat for chat, task in self._workers.items() if not task.done())
-            items = await self.call(self.service.pending_messages, self.platform, OUTBOX_BATCH, busy)
+            # Claimed, not drawn: each chat's worker has its rows drawn beside the loop (_drawing).
+            items = await self.call(self.service.outbox.claim, self.platform, OUTBOX_BATCH, busy)
             if not items:
                 return sent
             # Every row of a batch is settled (sent, put back for later, or dropped) before its
@@ -524,9 +529,27 @@ class ChatAdapter:
         if self._wake is not None:
             self._wake.set()
 
+    def _drawing(self, item: Any) -> concurrent.futures.Future[Any]:
+        """A claimed row being worded and drawn in the outbox's drawing threads (None when it
+        cannot be read: the outbox dropped it); a row drawn already is itself."""
+        if isinstance(item, Claimed):
+            return self.service.outbox.drawing(item)
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        done.set_result(item)
+        return done
+
     async def _deliver_chat(self, chat_id: str, queue: list[Any]) -> int:
         sent = 0
+        drawing = self._drawing(queue[0]) if queue else None
         for index, item in enumerate(queue):
+            # Drawn off the loop, the chat's next row while this one goes out: the delivery loop
+            # never waits for a picture, and a chat waits only for its own (issue 30, item 8).
+            assert drawing is not None
+            drawn = await asyncio.wrap_future(drawing)
+            drawing = self._drawing(queue[index + 1]) if index + 1 < len(queue) else None
+            if drawn is None:
+                continue
+            item = drawn
             # The lock is taken per message: a user's command in this chat waits for one message,
             # not for the whole queue of a chat held back by flood control.
             async with self.chat_lock(chat_id):

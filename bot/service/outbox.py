@@ -18,6 +18,14 @@ Delivery, with several processes on one database:
   rest of its chat, which keeps a chat's messages in order) until that lease has run out.  A
   process that crashed leaves its rows to the others once their leases end (at once when it ran
   on the same machine: its pid is gone, see ``free_dead_claims``).
+- Drawing a row (wording it and drawing its pictures, ~10-40 ms) is the slow part of delivering
+  it, so it is kept off the delivery loop: ``claim`` claims rows without drawing them, and
+  ``drawing`` draws one in a small pool of threads (``DRAW_THREADS``; Pillow lets go of the GIL
+  while it encodes), so the adapter sends a chat's row while the next is drawn, and one chat's
+  slow drawing holds back no other chat.  ``pending`` is ``claim`` then every row drawn, in
+  parallel, handed over in order (callers without a delivery loop).  A picture is the state the
+  row holds (its notification, its spec), whenever it is drawn; drawn pictures are kept by what
+  they show (``bot.service.boards``).
 - ``hold`` extends the lease of rows still queued (the adapter calls it before each message, so
   a chat held back by flood control keeps its rows) and says which are still ours.
 - ``sent``, ``progress`` and ``failed`` act only on this owner's rows.  ``progress`` keeps how many
@@ -35,14 +43,17 @@ import json
 import logging
 import os
 import socket
+import threading
 import time
 from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 
 from bot.service import notifications
 from bot.service.boards import RENDERER
 from bot.service.events import OutboxItem, Outgoing, Reply, SpecRenderer
 from bot.service.notifications import Notification
-from bot.storage import StorageBusy, StorageFull, Store, in_transaction
+from bot.storage import StorageBusy, StorageError, StorageFull, Store, in_transaction
 from bot.storage.records import OutboxRecord
 
 log = logging.getLogger("bot.service")
@@ -59,6 +70,36 @@ LEASE_SECONDS = 300.0
 RETENTION_SECONDS = 7 * 24 * 3600.0
 PRUNE_EVERY = 60.0
 PRUNE_BATCH = 500
+# Threads that draw claimed rows beside the delivery loop, shared by a process's outboxes: two
+# keep two cores busy (a PNG's encoding, most of a drawing, runs without the GIL); more would only
+# queue for the CPU, and the delivery loop's own storage calls need it too.
+DRAW_THREADS = 2
+
+_draw_pool: ThreadPoolExecutor | None = None
+_draw_pool_lock = threading.Lock()
+
+
+def draw_pool() -> ThreadPoolExecutor:
+    """The process's pool of drawing threads (made on first use)."""
+    global _draw_pool
+    with _draw_pool_lock:
+        if _draw_pool is None:
+            _draw_pool = ThreadPoolExecutor(DRAW_THREADS, thread_name_prefix="outbox-draw")
+        return _draw_pool
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """An outbox row claimed for delivery, not drawn yet (``Outbox.draw`` makes it the
+    ``OutboxItem`` it is sent as): what a delivery loop needs to group and order it."""
+
+    id: int
+    platform: str
+    chat_id: str
+    attempts: int
+    delivered: int = 0
+    kind: str = ""
+    payload: str = field(default="", repr=False)
 
 
 def process_owner() -> str:
@@ -157,8 +198,20 @@ class Outbox:
     # -- delivering --------------------------------------------------------------------------------
 
     def pending(self, platform: str, limit: int = 50, exclude: Sequence[str] = ()) -> list[OutboxItem]:
-        """Claim the due messages of a platform (none of the chats in ``exclude``) and draw them,
-        oldest first.  A row that cannot be read (damaged) is dropped, not handed over."""
+        """Claim the due messages of a platform (none of the chats in ``exclude``) and draw them
+        (``DRAW_THREADS`` at a time), oldest first.  A row that cannot be read (damaged) is
+        dropped, not handed over."""
+        drawings = [self.drawing(row) for row in self.claim(platform, limit, exclude)]
+        # Every drawing is waited for before a failure is raised (none left running unseen).
+        done = [(future.exception(), future) for future in drawings]
+        for failure, _ in done:
+            if failure is not None:
+                raise failure
+        return [item for _, future in done if (item := future.result()) is not None]
+
+    def claim(self, platform: str, limit: int = 50, exclude: Sequence[str] = ()) -> list[Claimed]:
+        """Claim the due messages of a platform (none of the chats in ``exclude``), oldest first,
+        without drawing them (``draw`` / ``drawing`` does, one row at a time)."""
         now = self.clock()
         self.prune(now)
         if not self.storage.due_messages(platform, now, 1, exclude):
@@ -166,17 +219,33 @@ class Outbox:
             return []
         self.free_dead_claims(platform, now)
         rows = self.storage.claim_messages(platform, self.owner, now, now + self.lease_seconds, limit, exclude)
-        items = []
+        claimed = []
         for row in rows:
             try:
-                reply = self.read(row.payload)
-            except Exception as err:        # a row written by a damaged or newer bot: never sendable
-                log.error("outbox message %s cannot be read (%s): dropped", row.id, err)
-                self.storage.drop_message(row.id, f"unreadable: {err}", self.owner)
-                continue
-            items.append(OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered,
-                                    kind=self.kind(row.payload)))
-        return items
+                kind = self.kind(row.payload)
+            except Exception:               # unreadable: ``draw`` drops it
+                kind = ""
+            claimed.append(Claimed(row.id, row.platform, row.chat_id, row.attempts, row.delivered, kind,
+                                   row.payload))
+        return claimed
+
+    def draw(self, row: Claimed) -> OutboxItem | None:
+        """A claimed row as the message it is sent as, worded and drawn now; None for a row that
+        cannot be read (written by a damaged or newer bot): it is dropped, never handed over.  A
+        storage failure meanwhile is raised (the row stays, to be drawn again)."""
+        try:
+            reply = self.read(row.payload)
+        except StorageError:
+            raise
+        except Exception as err:
+            log.error("outbox message %s cannot be read (%s): dropped", row.id, err)
+            self.storage.drop_message(row.id, f"unreadable: {err}", self.owner)
+            return None
+        return OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered, kind=row.kind)
+
+    def drawing(self, row: Claimed) -> Future[OutboxItem | None]:
+        """``draw`` started in the pool of drawing threads: its result, when it is done."""
+        return draw_pool().submit(self.draw, row)
 
     def free_dead_claims(self, platform: str, now: float) -> int:
         """Release the claims of processes of this machine that died (a bot killed and started

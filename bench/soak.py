@@ -7,8 +7,10 @@ resigns after ``--bot-moves`` moves), a game lost on time (two moves, then the c
 move time).  A few chats take the daily puzzle; the service's clock (a fake one, starting at a
 fixed date) moves one day every ``--games-per-day`` games, so each day posts them.  After every
 game the due work runs and the outbox is drained as the adapters do (``pending_messages`` ->
-"send" -> ``message_sent``).  Everything goes through ``GameService.handle`` with chat events, as
-the console does; the moves are chosen with ``bot.rules`` from the stored position.
+"send" -> ``message_sent``; with ``--send-ms``, by the adapters' own delivery code,
+``bot.platforms.base``, on a platform that takes each message after that many milliseconds).
+Everything goes through ``GameService.handle`` with chat events, as the console does; the moves
+are chosen with ``bot.rules`` from the stored position.
 
 Run from the repository root::
 
@@ -16,6 +18,8 @@ Run from the repository root::
     python bench/soak.py --games 552           # the issue's count, about 2 to 3 minutes
     python bench/soak.py --seconds 300         # as many games as fit in 5 minutes
     python bench/soak.py --db /tmp/soak.db     # keep the database (else a temporary one)
+    python bench/soak.py --seconds 180 --send-ms 30 --chats 40 --daily-chats 40
+                                               # delivered by the adapters' loop, 30 ms a message
 
 Prints games played, the database file (after a WAL checkpoint) against a fresh one, bytes per
 game, the bytes each table holds (SQLite's dbstat, when compiled in), and the outbox's rows (per
@@ -23,11 +27,17 @@ status) with their average and largest stored size (the sum of the row's values)
 the table named ``outbox`` (else the first whose name has "outbox" or "notif"; ``--outbox-table``
 names another).  Issue 18 target: a stored row <= 1 KB; the same soak grows the database <= 10 %
 of what it grows before.
+
+Also prints the outbox messages delivered per second of the whole soak (the games' own work
+included) and per second of delivering (the drains), and how many pictures were drawn and found
+drawn already (issue 30, item 8: >= 28 messages/s of the soak on this machine; the load average at
+the start and end is printed beside it, since the machine is shared).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import os
 import random
@@ -43,9 +53,15 @@ sys.path.insert(0, str(REPO))
 # One engine process: the machine is shared, and the soak measures storage, not search speed.
 os.environ.setdefault("DRAUGHTS_AI_WORKERS", "1")
 
+from bot.platforms.base import TRANSIENT, ChatAdapter, Piece  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService  # noqa: E402
 from bot.storage import SQLiteStore  # noqa: E402
+
+try:        # the pictures' cache by what they show (issue 30, item 8); older trees have none
+    from bot.service.boards import drawing_counts as boards_drawn  # noqa: E402
+except ImportError:
+    boards_drawn = None
 
 PLATFORM = "console"
 VARIANTS = ("italian", "spanish", "triestina")
@@ -76,9 +92,23 @@ def close_service(service: GameService) -> None:
         storage.close()
 
 
+class Delivery:
+    """Seconds spent delivering (the due work, claiming, wording and drawing, marking sent)."""
+
+    seconds = 0.0
+
+
 def drain(service: GameService, platform: str = PLATFORM, send: Callable[[object], None] | None = None) -> int:
     """The due work, then every pending outbox message 'sent' and marked sent, as the adapters'
     delivery round does (bot/platforms/base.py).  How many were sent."""
+    started = time.perf_counter()
+    try:
+        return _drain(service, platform, send)
+    finally:
+        Delivery.seconds += time.perf_counter() - started
+
+
+def _drain(service: GameService, platform: str, send: Callable[[object], None] | None) -> int:
     sent = 0
     run_due = getattr(service, "run_due", None)
     if run_due is not None:
@@ -97,9 +127,42 @@ def drain(service: GameService, platform: str = PLATFORM, send: Callable[[object
             sent += 1
 
 
+class BenchPlatform(ChatAdapter):
+    """The adapters' shared delivery code (claims, a worker per chat, drawing, marking sent) on a
+    platform that takes every message after ``send_seconds`` (its network round trip)."""
+
+    platform = PLATFORM
+    text_limit = 4096
+    caption_limit = 1024
+
+    def __init__(self, service: GameService, send_seconds: float) -> None:
+        super().__init__(service)
+        self.send_seconds = send_seconds
+        self.messages = 0
+        self.loop = asyncio.new_event_loop()
+
+    async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
+        await asyncio.sleep(self.send_seconds)
+        self.messages += 1
+        return str(self.messages)
+
+    def failure_kind(self, exc: BaseException) -> str:
+        return TRANSIENT
+
+    def drain(self) -> int:
+        """One delivery round (the due work, then every pending row), waited for."""
+        started = time.perf_counter()
+        try:
+            return self.loop.run_until_complete(self.delivery_round())
+        finally:
+            Delivery.seconds += time.perf_counter() - started
+
+
 class Soak:
-    def __init__(self, service: GameService, clock: Clock, rng: random.Random, plies: int, bot_moves: int) -> None:
+    def __init__(self, service: GameService, clock: Clock, rng: random.Random, plies: int, bot_moves: int,
+                 platform: BenchPlatform | None = None) -> None:
         self.service = service
+        self.platform = platform
         self.clock = clock
         self.rng = rng
         self.plies = plies
@@ -113,7 +176,7 @@ class Soak:
                                              username=user, language=lang, text=text, is_admin=True))
 
     def drain(self) -> None:
-        self.sent += drain(self.service)
+        self.sent += drain(self.service) if self.platform is None else self.platform.drain()
 
     def game_of(self, replies: list) -> int:
         for reply in replies:
@@ -255,6 +318,8 @@ def main() -> int:
     parser.add_argument("--games-per-day", type=int, default=30, help="games before the clock moves a day")
     parser.add_argument("--outbox-table", default=None)
     parser.add_argument("--seed", type=int, default=18)
+    parser.add_argument("--send-ms", type=float, default=None,
+                        help="deliver with the adapters' code (bot/platforms/base.py), each message taking this long")
     args = parser.parse_args()
     if args.seconds is not None and args.games == parser.get_default("games"):
         args.games = 10**9
@@ -268,13 +333,15 @@ def main() -> int:
         rng = random.Random(args.seed)
         clock = Clock(START)
         service = make_service(db, clock, args.seed, args.bot_seconds)
-        soak = Soak(service, clock, rng, args.plies, args.bot_moves)
+        platform = None if args.send_ms is None else BenchPlatform(service, args.send_ms / 1000)
+        soak = Soak(service, clock, rng, args.plies, args.bot_moves, platform)
         chats = [f"club-{n}" for n in range(args.chats)]
         players = [f"p{n}" for n in range(12)]
         for n, chat in enumerate(chats[:args.daily_chats]):
             soak.say(chat, "admin", f"/daily on 09:00 UTC {VARIANTS[n % len(VARIANTS)]}", LANGS[n % len(LANGS)])
         kinds = (soak.people_game, soak.bot_game, soak.timeout_game)
         counts = dict.fromkeys(("people", "bot", "timeout"), 0)
+        load_started = os.getloadavg()[0]
         started = time.perf_counter()
         games = days = 0
         try:
@@ -290,6 +357,8 @@ def main() -> int:
                     soak.drain()
             soak.drain()
         finally:
+            if platform is not None:
+                platform.loop.close()
             close_service(service)
         elapsed = time.perf_counter() - started
         size = file_size(db)
@@ -303,11 +372,17 @@ def main() -> int:
         finally:
             conn.close()
     print(f"python {sys.version.split()[0]}, seed {args.seed}, {elapsed:.0f} s wall, "
-          f"{os.getloadavg()[0]:.2f} load (1 min) at the end")
+          f"{os.getloadavg()[0]:.2f} load (1 min) at the end ({load_started:.2f} at the start)")
     print(f"games played: {games} ({counts['people']} between people, {counts['bot']} against the bot, "
           f"{counts['timeout']} lost on time); {games_stored} in the database ({active} still active); "
           f"{days} simulated days of daily posts in {min(args.daily_chats, args.chats)} chats; "
           f"{soak.events} chat events; {soak.sent} outbox messages delivered")
+    # Issue 30, item 8: messages delivered per second of the soak (the games' own work included),
+    # and per second of delivering (the drains: due work, claiming, wording, drawing, marking).
+    drawn = boards_drawn() if boards_drawn is not None else None
+    print(f"delivered: {soak.sent / elapsed:.1f} messages/s of the soak's {elapsed:.1f} s; the delivery rounds "
+          f"took {Delivery.seconds:.1f} s of it, {soak.sent / max(Delivery.seconds, 1e-9):.1f} messages/s while "
+          f"delivering" + (f"; pictures drawn {drawn[0]}, found drawn already {drawn[1]}" if drawn else ""))
     grown = size - empty
     print(f"database: {size:,} bytes ({size / 1e6:.1f} MB), a fresh one {empty:,}; grown {grown:,} bytes, "
           f"{grown / max(games, 1):,.0f} bytes per game")

@@ -53,7 +53,10 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - ``setMyCommands``: at most 100 commands, names 1-32 of a-z0-9_, descriptions 1-256 characters, a
   known scope, a two-letter language code or none;
 - ``getUpdates`` while another instance polls (``conflict``): 409 Conflict; while a webhook is
-  set: 409 Conflict too ("can't use getUpdates method while webhook is active");
+  set: 409 Conflict too ("can't use getUpdates method while webhook is active"); one poll at a
+  time, as Telegram serves it: a newer getUpdates ends the one under way with 409 ("terminated by
+  other getUpdates request"), and an empty poll waits up to ``long_poll`` seconds (0.05 unless a
+  test sets it) for an update;
 - ``setWebhook``: an https URL (an empty one removes the webhook) on port 443, 80, 88 or 8443, a
   ``secret_token`` of 1-256 characters of A-Z, a-z, 0-9, _ and -, ``max_connections`` 1-100;
   the webhook is kept (``webhook``) until ``deleteWebhook``, which also drops the pending
@@ -323,6 +326,8 @@ class FakeBotAPI(BaseRequest):
         self.commands: dict[tuple[str, str], list[dict]] = {}   # (scope type, language) -> menu
         self.updates: list[dict] = []                  # what getUpdates hands out
         self.conflicts = 0                             # getUpdates calls still answered 409
+        self.long_poll = 0.05                          # how long an empty getUpdates waits at most
+        self._poll: object | None = None               # the getUpdates under way (one per token)
         self.webhook: dict[str, Any] | None = None     # as the last setWebhook set it (url, secret_token, ...)
         self._update_ids = itertools.count(1)
 
@@ -885,12 +890,22 @@ class FakeBotAPI(BaseRequest):
         if self.conflicts > 0:
             self.conflicts -= 1
             raise Refused(CONFLICT, status=409, staged=True)
+        # The offset confirms the updates before it as the request arrives, whatever becomes of it.
         offset = int(wire.get("offset") or 0)
         self.updates = [u for u in self.updates if u["update_id"] >= offset]
-        if not self.updates:
-            # A long poll that finds nothing waits; a short wait keeps the test's loop from spinning.
-            await asyncio.sleep(min(float(wire.get("timeout") or 0), 0.05))
-        return list(self.updates)
+        # Telegram serves one poll per token: a newer one ends the one under way with 409.
+        poll = object()
+        self._poll = poll
+        # A long poll that finds nothing waits (``long_poll`` at most: the short default keeps a
+        # test's loop from spinning) for an update, or for a newer poll to end it.
+        give_up = time.monotonic() + min(float(wire.get("timeout") or 0), self.long_poll)
+        while True:
+            if self._poll is not poll:
+                raise Refused(CONFLICT, status=409, staged=True)
+            if self.updates or time.monotonic() >= give_up:
+                self._poll = None
+                return list(self.updates)
+            await asyncio.sleep(0.01)
 
     def _file(self, wire: dict[str, str], uploads: dict[str, bytes], param: str | None) -> bytes | None:
         assert param is not None

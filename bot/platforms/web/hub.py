@@ -26,8 +26,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from bot.service.web import BoardLayer, Seat
-from bot.storage.records import GameRecord
+# The row type comes through the service: platforms never import storage (tests/test_layers.py).
+from bot.service.web import BoardLayer, GameRecord, Seat
 
 log = logging.getLogger("bot.web")
 

@@ -412,6 +412,26 @@ class Store(abc.ABC):
     def post_of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
         """The puzzle post a message shows, or None."""
 
+    # -- send budget (flood control shared by the processes of one bot) ---------------------------
+
+    @abc.abstractmethod
+    def reserve_sends(self, scopes: Sequence[tuple[str, float, float]], now: float, max_wait: float) -> float:
+        """Reserve one send in every scope, ``(key, interval, tolerance)`` each: a GCRA whose
+        theoretical arrival time is stored per key (wall-clock seconds, shared by every process).
+        The answer is the earliest time, not before ``now``, at which every scope allows the send;
+        when that is at most ``max_wait`` after ``now`` the send is reserved at that time (each
+        scope moves on by its interval), else nothing changes.  Atomic against other processes."""
+
+    @abc.abstractmethod
+    def hold_sends(self, key: str, until: float) -> None:
+        """Nothing is reserved in scope ``key`` before ``until`` minus the scope's tolerance (the
+        platform asked for a wait: its theoretical arrival time moves on to ``until``, never back)."""
+
+    @abc.abstractmethod
+    def prune_sends(self, before: float) -> int:
+        """Forget the scopes whose last reservation ran out before ``before`` (a scope not
+        stored is free); how many."""
+
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     @abc.abstractmethod

@@ -1008,6 +1008,35 @@ class PostgresStore(Store):
                         (platform, chat_id, message_id))
         return row["post_id"] if row else None
 
+    # -- send budget -------------------------------------------------------------------------------
+
+    @_unit
+    def reserve_sends(self, scopes: Sequence[tuple[str, float, float]], now: float, max_wait: float) -> float:
+        ordered = sorted(scopes)            # rows locked in one order: two senders never deadlock
+        keys = [key for key, _, _ in ordered]
+        # READ COMMITTED with row locks: the upsert locks every scope's row (a new one is created
+        # free) and reads it, so the rows read are the newest and stay ours until COMMIT.
+        isolation = "SERIALIZABLE" if self.in_transaction() else "READ COMMITTED"
+        with self.transaction(isolation=isolation):
+            held = {row["key"]: float(row["tat"]) for row in self._all(
+                "INSERT INTO send_budget (key, tat) SELECT k, '-Infinity' FROM unnest(%s::text[]) AS k "
+                "ON CONFLICT (key) DO UPDATE SET tat=send_budget.tat RETURNING key, tat", (keys,))}
+            start = max([now, *(held[key] - tolerance for key, _, tolerance in ordered)])
+            if start - now <= max_wait:
+                self._write("UPDATE send_budget b SET tat=GREATEST(b.tat, %s) + n.interval "
+                            "FROM unnest(%s::text[], %s::float8[]) AS n(key, interval) WHERE b.key=n.key",
+                            (start, keys, [interval for _, interval, _ in ordered]))
+            return start
+
+    @_unit
+    def hold_sends(self, key: str, until: float) -> None:
+        self._write("INSERT INTO send_budget (key, tat) VALUES (%s, %s) "
+                    "ON CONFLICT (key) DO UPDATE SET tat=GREATEST(send_budget.tat, excluded.tat)", (key, until))
+
+    @_unit
+    def prune_sends(self, before: float) -> int:
+        return self._write("DELETE FROM send_budget WHERE tat < %s", (before,))
+
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     def _set_meta(self, key: str, value: str) -> None:

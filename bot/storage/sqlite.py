@@ -907,6 +907,32 @@ class SQLiteStore(_PuzzlesAndRatings, SQLiteOutbox, Store):
                         (platform, chat_id, message_id))
         return row["post_id"] if row else None
 
+    # -- send budget -------------------------------------------------------------------------------
+
+    def reserve_sends(self, scopes: Sequence[tuple[str, float, float]], now: float, max_wait: float) -> float:
+        keys = tuple(key for key, _, _ in scopes)
+        # BEGIN IMMEDIATE: the read and the reservation hold the write lock, so two processes
+        # never reserve the same slot.
+        with self.transaction():
+            held = {row[0]: float(row[1]) for row in self.db.execute(
+                f"SELECT key, tat FROM send_budget WHERE key IN ({', '.join('?' * len(keys))})", keys)}
+            start = max([now, *(held[key] - tolerance for key, _, tolerance in scopes if key in held)])
+            if start - now <= max_wait:
+                for key, interval, _ in scopes:
+                    self.db.execute("INSERT INTO send_budget (key, tat) VALUES (?, ?) "
+                                    "ON CONFLICT (key) DO UPDATE SET tat=excluded.tat",
+                                    (key, max(held.get(key, start), start) + interval))
+            return start
+
+    def hold_sends(self, key: str, until: float) -> None:
+        with self.transaction():
+            self.db.execute("INSERT INTO send_budget (key, tat) VALUES (?, ?) "
+                            "ON CONFLICT (key) DO UPDATE SET tat=max(tat, excluded.tat)", (key, until))
+
+    def prune_sends(self, before: float) -> int:
+        with self.transaction():
+            return int(self.db.execute("DELETE FROM send_budget WHERE tat < ?", (before,)).rowcount)
+
     # -- heartbeat and downtime -------------------------------------------------------------------
 
     def beat(self, platform: str | None, now: float) -> None:

@@ -40,7 +40,9 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - flood control, as Telegram applies it to messages posted or edited (send*, edit*): about one a
   second in a chat (a burst of 3 at once is fine), 20 a minute in a group, and at most 30 in any
   one second in all (a sliding window: a burst of 30 at once, then nothing until its second is
-  over); beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``.  These
+  over); beyond that 429 "Too Many Requests: retry after N" with ``parameters.retry_after``, and a
+  chat that posts again before its N seconds are over is told to wait twice as long from then, and
+  so on (up to an hour), as Telegram lengthens the waits of a bot that keeps hitting the limit.  These
   limits run on ``clock`` (tests may speed it up; the limiter under test must run on the same);
 - chat member permissions (``restrict``): no photos, documents or GIFs (animations, which
   Telegram files under "other messages"), or no messages at all: 400 "not enough rights to send
@@ -150,6 +152,10 @@ GROUP_RATE = (20, 60.0, 20)
 GLOBAL_RATE = (30, 1.0)        # at most 30 in any second: a window, not a rate with a burst on top
 # A request may reach the fake a little earlier than the limiter that spaced it reckoned.
 RATE_SLACK = 0.02
+# A chat told to wait that posts again before the wait is over is told to wait this much longer,
+# every time, up to FLOOD_LONGEST (Telegram's waits grow for a bot that keeps hitting the limit).
+FLOOD_ESCALATION = 2
+FLOOD_LONGEST = 3600
 POSTING = {"sendMessage", "sendPhoto", "sendAnimation", "sendDocument", "editMessageMedia", "editMessageCaption",
            "editMessageReplyMarkup", "editMessageText"}
 # Which member permission each kind of message needs, and Telegram's word for it in the refusal.
@@ -302,6 +308,7 @@ class FakeBotAPI(BaseRequest):
         # one request that is not the next one's, as network jitter does it live.
         self.jitter = 0.0
         self.floods: dict[int, float] = {}          # chat -> flood control until (on ``clock``)
+        self.told: dict[int, tuple[float, int]] = {}   # chat -> (a 429 said wait until, its retry_after)
         self.denied: dict[int, set[str]] = {}       # chat -> rights the bot lacks there
         self.calls: list[Call] = []
         self.chats: dict[int, dict] = {}
@@ -743,6 +750,12 @@ class FakeBotAPI(BaseRequest):
         if held > 0:
             raise Refused(f"Too Many Requests: retry after {math.ceil(held)}", status=429,
                           parameters={"retry_after": math.ceil(held)}, staged=True)
+        told = self.told.get(chat_id)
+        if told is not None and now < told[0] - RATE_SLACK:
+            # Posted again while told to wait: a longer wait, from now.
+            longer = min(told[1] * FLOOD_ESCALATION, FLOOD_LONGEST)
+            self.told[chat_id] = (now + longer, longer)
+            raise Refused(f"Too Many Requests: retry after {longer}", status=429, parameters={"retry_after": longer})
         scopes: list[tuple[object, tuple[int, float, int]]] = [(("chat", chat_id), CHAT_RATE)]
         if self.chats[chat_id].get("type") in ("group", "supergroup"):
             scopes.append((("group", chat_id), GROUP_RATE))
@@ -750,8 +763,10 @@ class FakeBotAPI(BaseRequest):
         rates.append(self.rates.setdefault("all", Window(*GLOBAL_RATE)))
         wait = max(rate.wait(now, self.jitter) for rate in rates)
         if wait > 0:
-            raise Refused(f"Too Many Requests: retry after {math.ceil(wait)}", status=429,
-                          parameters={"retry_after": math.ceil(wait)})
+            retry = math.ceil(wait)
+            # A post after the wait itself (not its rounding up) is not lengthened: the limits allow it.
+            self.told[chat_id] = (now + wait, retry)
+            raise Refused(f"Too Many Requests: retry after {retry}", status=429, parameters={"retry_after": retry})
         for rate in rates:
             rate.take(now)
 

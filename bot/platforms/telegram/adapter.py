@@ -105,7 +105,7 @@ from bot.platforms.telegram.inline import (
     inline_message_id,
     is_inline_chat,
 )
-from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds
+from bot.platforms.telegram.limiter import FloodLimiter, retry_seconds, shared_budget
 from bot.platforms.telegram.webhook import (
     LISTEN_VARIABLE,
     PORT_VARIABLE,
@@ -391,7 +391,9 @@ class TelegramAdapter(ChatAdapter):
         if rate_limiter:
             # Telegram allows about 1 message/s per chat, 20/min per group, 30/s in all; the
             # limiter spaces messages per chat and leaves a long wait to the outbox.
-            limiter = FloodLimiter() if rate_limiter is True else rate_limiter
+            # Webhook workers share one budget through the database (Telegram's limits are the bot's).
+            limiter = FloodLimiter(shared=shared_budget(self.service.storage, self.env)) \
+                if rate_limiter is True else rate_limiter
             builder = builder.rate_limiter(limiter)
             self.limiter = limiter if isinstance(limiter, FloodLimiter) else None
         app = builder.build()
@@ -910,6 +912,21 @@ class TelegramAdapter(ChatAdapter):
                 raise
             log.info("telegram message %s in chat %s not updated: %s", message_id, chat_id, err)
 
+    async def _in_turn(self, call: Callable[[], Awaitable[T]]) -> T:
+        """A board edit that flood control holds back waits for its turn (MAX_FLOOD_WAIT in all at
+        most) instead of going out as a new board: that one would wait for the same budget, and
+        would leave this board's buttons live (issue 29)."""
+        waited = 0.0
+        while True:
+            try:
+                return await call()
+            except RetryAfter as err:
+                wait = _flood_wait(err)
+                if waited + wait > MAX_FLOOD_WAIT:
+                    raise
+                waited += wait
+                await self.sleep(wait)
+
     async def edit(self, message: Message, reply: Reply) -> None:
         """Replace a board message in place (a button step: piece chosen, move played, stale board).
 
@@ -938,7 +955,7 @@ class TelegramAdapter(ChatAdapter):
             async def edit() -> Any:
                 return await message.edit_media(media, reply_markup=markup)
         try:
-            await self._api(edit)
+            await self._in_turn(lambda: self._api(edit))
         except Forbidden as err:
             # The bot was removed from the chat: a new message would be refused as well.
             log.info("telegram chat %s refused the board edit: %s", message.chat_id, err)

@@ -21,24 +21,36 @@ slot of one first-come queue, and a private /help waited for all the posts queue
 with 3,000 groups).  A bulk sender also waits for its turn (``bulk_sender``) before it takes its
 chat's lock and a worker thread, so a person's command in a group whose post is queued is not held
 behind that post.
+
+Telegram's limits belong to the bot, not to a process (issue 29): N webhook workers, each with a
+budget of its own, drew N times the 429s.  Given a ``SharedBudget`` (the bot's database, which
+every worker uses), the chat, group and global budgets are reserved there instead: one atomic
+reservation for the chat (and its group) and one for the global slot, so N workers stay within
+Telegram's limits as one does.  Replies keep their priority across processes: a bulk message
+takes a global slot only when it can go at once and its own share (``GLOBAL - RESERVE``) allows
+it, so it never queues ahead of a reply in the shared schedule.  A single process (polling: one
+per token) keeps the budgets in memory, with no database round trip.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import contextvars
 import logging
 import time
 import warnings
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Iterator, Mapping
 from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
+
+from bot.service import StorageError
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +176,106 @@ class GlobalBudget:
             self._pace.take(now)
 
 
+class SendStore(Protocol):
+    """What a shared budget needs of the bot's database (the service's storage has it)."""
+
+    def reserve_sends(self, scopes: list[tuple[str, float, float]], now: float, max_wait: float) -> float: ...
+
+    def hold_sends(self, key: str, until: float) -> None: ...
+
+    def prune_sends(self, before: float) -> int: ...
+
+
+# Scopes not reserved for this long are forgotten (every one of them is free long before).
+PRUNE_AFTER_SECONDS = 3600.0
+PRUNE_EVERY_SECONDS = 600.0
+# Threads for the shared budget's database calls: its own, so that a send never waits for a
+# chat's storage work to free one of the chats' threads.
+SHARED_THREADS = 4
+
+
+class SharedBudget:
+    """The flood budgets kept in the bot's database, shared by all its processes: each scope a
+    GCRA row (``Store.reserve_sends``) on the wall clock, which every process agrees on."""
+
+    def __init__(self, store: SendStore, prefix: str = "telegram:", clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.prefix = prefix
+        self.clock = clock
+        self.reservations = 0          # database calls made (benches and tests read it)
+        self._executor = concurrent.futures.ThreadPoolExecutor(SHARED_THREADS, thread_name_prefix="send-budget")
+        self._pruned = clock()
+        self._failing = False
+        pace = Bucket(GLOBAL_PER_SECOND - INTERACTIVE_RESERVE, GLOBAL_WINDOW_SECONDS / MARGIN, BULK_CATCH_UP)
+        # The global window (30 in any 1.1 s) as a GCRA: a burst of two at most, so that any
+        # second holds no more than 1 / interval + 2 = 29 of them.
+        every = GLOBAL_WINDOW_SECONDS / GLOBAL_PER_SECOND
+        self._all = (f"{prefix}all", every, every)
+        self._bulk = (f"{prefix}bulk", pace.interval, pace.tolerance)
+
+    def chat_scopes(self, key: str, group: bool) -> list[tuple[str, float, float]]:
+        chat = Bucket(CHAT_PER_SECOND, 1.0, CHAT_BURST)
+        scopes = [(f"{self.prefix}chat:{key}", chat.interval, chat.tolerance)]
+        if group:
+            bucket = Bucket(GROUP_PER_MINUTE, 60.0, GROUP_PER_MINUTE)
+            scopes.append((f"{self.prefix}group:{key}", bucket.interval, bucket.tolerance))
+        return scopes
+
+    def global_scopes(self, bulk: bool) -> list[tuple[str, float, float]]:
+        return [self._all, self._bulk] if bulk else [self._all]
+
+    async def reserve(self, scopes: list[tuple[str, float, float]], max_wait: float) -> float | None:
+        """How long to wait before the send that was reserved (beyond ``max_wait``: nothing was
+        reserved); None when the database cannot be used now (the caller keeps its own budget)."""
+        loop = asyncio.get_running_loop()
+        now = self.clock()
+        try:
+            start = await loop.run_in_executor(self._executor, self._reserve, scopes, now, max_wait)
+        except StorageError as err:
+            if not self._failing:
+                self._failing = True
+                log.warning("telegram flood budget: the database cannot be used (%s); this process "
+                            "spaces its messages alone meanwhile", err)
+            return None
+        if self._failing:
+            self._failing = False
+            log.info("telegram flood budget: shared through the database again")
+        return max(start - now, 0.0)
+
+    def _reserve(self, scopes: list[tuple[str, float, float]], now: float, max_wait: float) -> float:
+        self.reservations += 1
+        start = self.store.reserve_sends(scopes, now, max_wait)
+        if now - self._pruned > PRUNE_EVERY_SECONDS:
+            self._pruned = now
+            self.store.prune_sends(now - PRUNE_AFTER_SECONDS)
+        return start
+
+    async def hold(self, key: str, seconds: float) -> None:
+        """Telegram asked this chat to wait ``seconds``: no process posts there before."""
+        chat = self.chat_scopes(key, False)[0]
+        until = self.clock() + seconds + chat[2]
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self.store.hold_sends, chat[0], until)
+        except StorageError as err:
+            log.info("telegram flood wait for chat %s not shared: %s", key, err)
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+SHARED_VARIABLE = "TELEGRAM_SHARED_BUDGET"
+
+
+def shared_budget(store: SendStore, env: Mapping[str, str]) -> SharedBudget | None:
+    """The shared budget when several processes may send for the bot: in webhook mode (any number
+    of workers behind the URL, on one database), or when TELEGRAM_SHARED_BUDGET=1; never with
+    TELEGRAM_SHARED_BUDGET=0.  Polling is one process per token: its budget stays in memory."""
+    chosen = env.get(SHARED_VARIABLE, "").strip()
+    if chosen in ("0", "1"):
+        return SharedBudget(store) if chosen == "1" else None
+    return SharedBudget(store) if env.get("TELEGRAM_WEBHOOK_URL", "").strip() else None
+
+
 def _is_group(chat_id: object) -> bool:
     if isinstance(chat_id, int):
         return chat_id < 0
@@ -179,10 +291,12 @@ class FloodLimiter(BaseRateLimiter[None]):
     are the time it runs on (tests pass a faster one; production, the real one)."""
 
     def __init__(self, *, max_wait: float = MAX_WAIT_SECONDS, clock: Callable[[], float] = time.monotonic,
-                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep) -> None:
+                 sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+                 shared: SharedBudget | None = None) -> None:
         self.max_wait = max_wait
         self.clock = clock
         self.sleep = sleep
+        self.shared = shared           # the budgets every process of the bot shares; None: this one's own
         self._global = GlobalBudget()
         # Who waits for a global slot, per class (bulk: True), first come first served within one.
         self._waiting: dict[bool, deque[asyncio.Future[None]]] = {False: deque(), True: deque()}
@@ -197,7 +311,8 @@ class FloodLimiter(BaseRateLimiter[None]):
         pass
 
     async def shutdown(self) -> None:
-        pass
+        if self.shared is not None:
+            self.shared.close()
 
     def parked_until(self, chat_id: object) -> float:
         """Until when a chat may not post (flood control Telegram asked for); 0 if it may."""
@@ -248,6 +363,8 @@ class FloodLimiter(BaseRateLimiter[None]):
                 wait = retry_seconds(err)
                 self._parked[key] = max(self._parked.get(key, 0.0), self.clock() + wait)
                 log.info("telegram flood control for chat %s: %.0f s", key, wait)
+                if self.shared is not None:
+                    await self.shared.hold(key, wait)
                 if retried or wait > self.max_wait:
                     raise
                 retried = True
@@ -255,6 +372,8 @@ class FloodLimiter(BaseRateLimiter[None]):
     async def _space(self, key: str, chat_id: object) -> None:
         """Wait for this chat's turn (raising Throttled when that is beyond ``max_wait``), then
         for a global slot."""
+        if self.shared is not None and await self._shared_space(key, chat_id):
+            return
         now = self.clock()
         chat = self._chats.setdefault(key, Bucket(CHAT_PER_SECOND, 1.0, CHAT_BURST))
         group = self._groups.setdefault(key, Bucket(GROUP_PER_MINUTE, 60.0, GROUP_PER_MINUTE)) \
@@ -273,6 +392,40 @@ class FloodLimiter(BaseRateLimiter[None]):
         if mark is not None:
             mark.on_its_way()
 
+    async def _shared_space(self, key: str, chat_id: object) -> bool:
+        """``_space`` through the shared budget; False when the database cannot be used now."""
+        assert self.shared is not None
+        parked = self.parked_until(key) - self.clock()
+        if parked > self.max_wait:
+            raise Throttled(parked, chat_id)
+        room = self.max_wait - max(parked, 0.0)
+        wait = await self.shared.reserve(self.shared.chat_scopes(key, _is_group(chat_id)), room)
+        if wait is None:
+            return False
+        if wait > room:
+            raise Throttled(wait, chat_id)
+        wait = max(wait, parked)
+        if wait > 0:
+            await self.sleep(wait)
+        mark = _bulk.get()
+        await self._global_slot(mark is not None)
+        if mark is not None:
+            mark.on_its_way()
+        return True
+
+    async def _shared_global(self, bulk: bool) -> bool | None:
+        """One try at a global slot in the shared budget: True when taken (its wait slept), False
+        when a bulk message must try again (it waited meanwhile), None when the database cannot be
+        used now.  A reply reserves the next slot whatever its wait; a bulk message only one it can
+        take at once, so it is never scheduled ahead of a reply another process reserves next."""
+        assert self.shared is not None
+        wait = await self.shared.reserve(self.shared.global_scopes(bulk), 0.0 if bulk else float("inf"))
+        if wait is None:
+            return None
+        if wait > 0:
+            await self.sleep(wait)
+        return not bulk or wait <= 0
+
     async def _global_slot(self, bulk: bool) -> None:
         """Wait for a slot of the 30 a second in all: replies first come first served, bulk
         messages in their order once no reply is waiting (see the module docstring)."""
@@ -288,6 +441,12 @@ class FloodLimiter(BaseRateLimiter[None]):
                         self._replies_gone = asyncio.get_running_loop().create_future()
                     await self._replies_gone
                     continue
+                if self.shared is not None:
+                    taken = await self._shared_global(bulk)
+                    if taken:
+                        return
+                    if taken is False:
+                        continue
                 now = self.clock()
                 wait = self._global.wait(now, bulk)
                 if wait <= 0:

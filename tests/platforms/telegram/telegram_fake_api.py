@@ -9,7 +9,7 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - a file parameter that is neither a file id/URL nor an uploaded part of that name; an
   ``InputMedia`` without ``media`` ("can't parse InputMedia: media not found"), of an unknown
   type, or pointing at an ``attach://`` part that was not uploaded;
-- caption > 1024, text empty or > 4096, alert text > 200 characters;
+- caption > 1024, text empty or > 4096, alert text > 200 characters (UTF-16 code units);
 - inline keyboards: callback_data 1-64 bytes, at most 8 buttons per row and 100 in all, every
   button with a text and exactly one action;
 - edits of a message that does not exist in that chat, was not sent by the bot, has no media
@@ -62,7 +62,11 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
 - ``setWebhook``: an https URL (an empty one removes the webhook) on port 443, 80, 88 or 8443, a
   ``secret_token`` of 1-256 characters of A-Z, a-z, 0-9, _ and -, ``max_connections`` 1-100;
   the webhook is kept (``webhook``) until ``deleteWebhook``, which also drops the pending
-  updates when asked to (``drop_pending_updates``).
+  updates when asked to (``drop_pending_updates``); ``deliver_webhook`` hands the pending updates
+  to several webhook workers concurrently and out of order, as Telegram and a load balancer do
+  (``webhook_worker``: a worker process's server, over HTTP);
+- lengths as Telegram counts them: text, captions and alerts in UTF-16 code units (an emoji
+  outside the BMP is two), callback_data in bytes.
 
 What reaches the bot is modelled too: in a group with privacy mode on (``reaches_bot``) a bare
 ``/command`` arrives only when no other bot spoke after ours; ``/command@ourbot``, replies to the
@@ -92,10 +96,11 @@ import hashlib
 import itertools
 import json
 import math
+import random
 import re
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -119,6 +124,12 @@ USERS = {
 CAPTION_LIMIT = 1024
 TEXT_LIMIT = 4096
 ALERT_LIMIT = 200
+
+
+def _units(text: str) -> int:
+    """A text's length as Telegram counts it against its limits: UTF-16 code units (an emoji
+    outside the BMP is two)."""
+    return len(text.encode("utf-16-le")) // 2
 ROW_LIMIT = 8
 BUTTON_LIMIT = 100
 MEDIA_TYPES = {"photo", "video", "animation", "audio", "document"}
@@ -467,6 +478,55 @@ class FakeBotAPI(BaseRequest):
         """An update for getUpdates to hand out (update ids are given in order)."""
         self.updates.append({"update_id": next(self._update_ids), **payload})
 
+    async def deliver_webhook(self, workers: Sequence[Callable[[dict], Awaitable[Any]]], *, seed: int = 0,
+                              route: Callable[[dict], int] | None = None,
+                              spread: float = 0.02) -> list[tuple[int, dict]]:
+        """Every pending update POSTed to the webhook as Telegram does it behind a load balancer:
+        several at once (up to the webhook's ``max_connections``), each to any of the ``workers``
+        (``route`` picks one by index, else a seeded random choice), in no particular order (each
+        starts after a random delay of up to ``spread`` seconds, and a worker answering slowly
+        holds back none of the others).  Only while a webhook is set.  What went where, in the
+        order the deliveries were answered."""
+        assert self.webhook is not None, "Telegram delivers updates to a webhook only once one is set"
+        assert workers, "no webhook worker to deliver to"
+        chance = random.Random(seed)
+        updates, self.updates = self.updates, []
+        gate = asyncio.Semaphore(int(self.webhook.get("max_connections") or 40))
+        answered: list[tuple[int, dict]] = []
+
+        async def post(update: dict, worker: int, delay: float) -> None:
+            await asyncio.sleep(delay)
+            async with gate:
+                await workers[worker](update)
+            answered.append((worker, update))
+
+        posts = [post(update, route(update) if route is not None else chance.randrange(len(workers)),
+                      chance.uniform(0.0, spread)) for update in updates]
+        chance.shuffle(posts)
+        await asyncio.gather(*posts)
+        return answered
+
+    def webhook_worker(self, url: str, secret: str | None = None) -> Callable[[dict], Awaitable[int]]:
+        """A worker process's webhook server as ``deliver_webhook`` reaches it: the update POSTed
+        as JSON to ``url`` with the webhook's secret token header; the HTTP status."""
+        import urllib.error
+        import urllib.request
+
+        def post(update: dict) -> int:
+            request = urllib.request.Request(url, data=json.dumps(update).encode(), method="POST",
+                                             headers={"Content-Type": "application/json"})
+            if secret is not None:
+                request.add_header("X-Telegram-Bot-Api-Secret-Token", secret)
+            try:
+                with urllib.request.urlopen(request, timeout=30) as answer:
+                    return int(answer.status)
+            except urllib.error.HTTPError as err:
+                return int(err.code)
+
+        async def worker(update: dict) -> int:
+            return await asyncio.to_thread(post, update)
+        return worker
+
     def callback_query(self, chat: dict, user: dict, data: str, message_id: int | None = None) -> dict:
         """A press on a button of a message the bot sent; by default the newest one carrying ``data``."""
         chat_id = int(chat["id"])
@@ -604,7 +664,7 @@ class FakeBotAPI(BaseRequest):
             if chat is None or chat.get("type") != "private":
                 raise Refused("Bad Request: BUTTON_TYPE_INVALID")
         caption = wire.get("caption")
-        if caption is not None and len(caption) > CAPTION_LIMIT:
+        if caption is not None and _units(caption) > CAPTION_LIMIT:
             raise Refused("Bad Request: message caption is too long")
         if name == "getMe":
             return BOT
@@ -662,7 +722,7 @@ class FakeBotAPI(BaseRequest):
                 text = wire["text"]
                 if not text.strip():
                     raise Refused("Bad Request: message text is empty")
-                if len(text) > TEXT_LIMIT:
+                if _units(text) > TEXT_LIMIT:
                     raise Refused("Bad Request: message is too long")
                 entities = self._entities(text, wire.get("entities"), wire.get("parse_mode"))
                 stored = StoredMessage(chat_id, self._next_id(chat_id), BOT, "text", text, markup=markup)
@@ -710,7 +770,7 @@ class FakeBotAPI(BaseRequest):
             text = wire["text"]
             if not text.strip():
                 raise Refused("Bad Request: message text is empty")
-            if len(text) > TEXT_LIMIT:
+            if _units(text) > TEXT_LIMIT:
                 raise Refused("Bad Request: message is too long")
             entities = self._entities(text, wire.get("entities"), wire.get("parse_mode")) or None
             if (text, markup, entities) == (target.text, target.markup, target.extra.get("entities")):
@@ -968,7 +1028,7 @@ class FakeBotAPI(BaseRequest):
                 raise Refused("Bad Request: can't parse InputMedia: thumbnail not found")
             referenced.add(thumb.removeprefix("attach://"))
         caption = media.get("caption")
-        if caption is not None and len(caption) > CAPTION_LIMIT:
+        if caption is not None and _units(caption) > CAPTION_LIMIT:
             raise Refused("Bad Request: message caption is too long")
         return {"type": media["type"], "digest": digest, "caption": caption or None}
 
@@ -1025,7 +1085,7 @@ class FakeBotAPI(BaseRequest):
         if query is None or query["answers"] or self.query_clock() - query["at"] > QUERY_TTL:
             raise Refused(QUERY_INVALID)
         text = wire.get("text")
-        if text is not None and len(text) > ALERT_LIMIT:
+        if text is not None and _units(text) > ALERT_LIMIT:
             raise Refused("Bad Request: MESSAGE_TOO_LONG")
         url = wire.get("url")
         if url is not None:
@@ -1072,7 +1132,7 @@ class FakeBotAPI(BaseRequest):
             text = content["message_text"]
             if not isinstance(text, str) or not text.strip():
                 raise Refused("Bad Request: MESSAGE_EMPTY")
-            if len(text) > TEXT_LIMIT:
+            if _units(text) > TEXT_LIMIT:
                 raise Refused("Bad Request: MESSAGE_TOO_LONG")
             self._entities(text, json.dumps(content["entities"]) if "entities" in content else None,
                            content.get("parse_mode"))

@@ -236,6 +236,10 @@ class Reply:
     # An earlier message of the bot in this chat that this reply takes the place of (its text and
     # buttons, edited in place; a message that can no longer be edited is left as it is).
     edit_of: str | None = None
+    # How far the game had got when this board was drawn (``board_stage``: 2 x ply, +1 once over):
+    # a board message is never edited back to an earlier stage (retries and other processes' edits
+    # may arrive in any order).  None for a reply that shows no game's board.
+    board_stage: int | None = None
 
     def to_json(self) -> str:
         """The reply as a small notification to wait in the outbox: a picture or file that carries
@@ -256,7 +260,7 @@ class Reply:
             "private": self.private, "post_id": self.post_id, "spoiler": self.spoiler, "reaction": self.reaction,
             "start_payload": self.start_payload,
             "mentions": [[m.user_id, m.name, m.username] for m in self.mentions],
-            "challenge_id": self.challenge_id, "edit_of": self.edit_of,
+            "challenge_id": self.challenge_id, "edit_of": self.edit_of, "board_stage": self.board_stage,
         }
         return json.dumps({key: value for key, value in data.items() if key == "text" or not _unset(value)},
                           ensure_ascii=False)
@@ -293,7 +297,7 @@ class Reply:
             post_id=data.get("post_id"), spoiler=data.get("spoiler"), reaction=data.get("reaction"),
             start_payload=data.get("start_payload"),
             mentions=[Mention(*m) for m in data.get("mentions") or []],
-            challenge_id=data.get("challenge_id"), edit_of=data.get("edit_of"),
+            challenge_id=data.get("challenge_id"), edit_of=data.get("edit_of"), board_stage=data.get("board_stage"),
         )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.i18n import t
 from bot.rules import Color, Move, Position, Result
 from bot.service import boards
+from bot.service.board_versions import stage_of
 from bot.service.events import Button, Mention, Reply
 from bot.service.features.common import _ids, _last_move, _stored_result, bot_to_move, reply_flipped
 from bot.service.features.results_games import (
@@ -104,7 +105,7 @@ def board_reply(lang: str, row: GameRecord, text: str, replaces: bool = False) -
     elif row.status == "finished":
         buttons = [[Button(t(lang, "button.rematch"), action(ButtonKind.REMATCH, row.id))]]
     return Reply(text, image=boards.png(view), board_text=boards.text(view), buttons=buttons,
-                 replaces_board=replaces, game_id=row.id)
+                 replaces_board=replaces, game_id=row.id, board_stage=stage_of(row))
 
 
 def turn_ping(lang: str, row: GameRecord, mention: Mention | None, named_in: Reply | None) -> list[Reply]:
@@ -267,7 +268,7 @@ def _select_reply(lang: str, row: GameRecord, square: int) -> Reply:
     rows = button_rows(buttons, reserve=1)
     rows.append([Button(t(lang, "button.back"), action(ButtonKind.PIECES, gid, ply), style="back")])
     return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
-                 buttons=rows, replaces_board=True, game_id=gid)
+                 buttons=rows, replaces_board=True, game_id=gid, board_stage=stage_of(row))
 
 
 def _paths_reply(lang: str, row: GameRecord, legal: tuple[Move, ...], matching: tuple[Move, ...]) -> Reply:
@@ -282,4 +283,4 @@ def _paths_reply(lang: str, row: GameRecord, legal: tuple[Move, ...], matching: 
     view = boards.board_view(pos, *_last_move(row), dots=[matching[0].end], selected=matching[0].start,
                              flipped=reply_flipped(row), routes=[m.path for m in shown])
     return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,
-                 replaces_board=True, game_id=gid)
+                 replaces_board=True, game_id=gid, board_stage=stage_of(row))

@@ -116,7 +116,17 @@ from bot.platforms.telegram.webhook import (
 )
 from bot.platforms.web import WebConfig, start_web
 from bot.platforms.web.server import ConfigProblem
-from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Mention, Reply, mention_at
+from bot.service import (
+    DM_PREFIX,
+    Button,
+    ChatEvent,
+    GameService,
+    Mention,
+    Reply,
+    StorageError,
+    board_versions,
+    mention_at,
+)
 from bot.service.registry import REGISTRY
 
 PLATFORM = "telegram"
@@ -157,6 +167,10 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+class StaleBoard(Exception):
+    """A board edit dropped before an attempt: the game, or the message, is past the board it shows."""
+
+
 def _transient(err: TelegramError) -> bool:
     """Worth another try: flood control, a 5xx or a network error (BadRequest is a NetworkError too)."""
     return isinstance(err, RetryAfter) or (isinstance(err, NetworkError) and not isinstance(err, BadRequest))
@@ -169,6 +183,26 @@ def _flood_wait(err: RetryAfter) -> float:
 def _utf16(text: str) -> int:
     """Telegram counts entity offsets and lengths in UTF-16 code units."""
     return len(text.encode("utf-16-le")) // 2
+
+
+def _fits(text: str, limit: int) -> bool:
+    """Within one of Telegram's length limits, which count UTF-16 code units (an emoji is two)."""
+    return _utf16(text) <= limit
+
+
+def _clip(text: str, limit: int, mark: str = "") -> str:
+    """The text cut to a Telegram length limit (UTF-16 code units), ending with ``mark`` when cut;
+    never in the middle of a character."""
+    if _fits(text, limit):
+        return text
+    room = limit - _utf16(mark)
+    out, used = [], 0
+    for char in text:
+        used += 2 if ord(char) > 0xFFFF else 1
+        if used > room:
+            break
+        out.append(char)
+    return "".join(out) + mark
 
 
 def chat_key(chat_id: int, thread_id: int | None = None) -> str:
@@ -250,6 +284,29 @@ def _markup(buttons: list[list[Button]]) -> InlineKeyboardMarkup | None:
     if not buttons:
         return None
     return InlineKeyboardMarkup([[_button(b) for b in row] for row in buttons])
+
+
+def _ping_on_board(replies: list[Reply]) -> list[Reply]:
+    """A button move's board and the ping of the player to move as one new board message.
+
+    Edits count against a group's ~20 posts a minute as much as messages do, and an edit notifies
+    no one: editing the board and then pinging costs two posts where one new board that pings
+    does (a button move: the piece's edit, then this).  The board it replaces is left as it was;
+    its buttons are answered as stale.  A board without a ping (the bot to move, the game over)
+    is still edited in place."""
+    out: list[Reply] = []
+    for reply in replies:
+        board = out[-1] if out else None
+        if (board is not None and board.replaces_board and board.image is not None and reply.mentions
+                and reply.image is None and reply.animation is None and reply.document is None
+                and not reply.buttons and reply.game_id in (None, board.game_id)):
+            mentions = [*board.mentions, *reply.mentions]
+            named = all(m.name in board.text for m in reply.mentions)
+            text = board.text if named else f"{board.text}\n{reply.text}"
+            out[-1] = replace(board, text=text, mentions=mentions, replaces_board=False)
+            continue
+        out.append(reply)
+    return out
 
 
 # Telegram's limit on an inline keyboard's buttons: a board that has this many gets no Open board.
@@ -599,7 +656,7 @@ class TelegramAdapter(ChatAdapter):
                 link = event.private_link.format(payload=board.start_payload)
                 late = not await answer(url=link)
             else:
-                late = not await answer(private[0].text[:ALERT_LIMIT] if private else None)
+                late = not await answer(_clip(private[0].text, ALERT_LIMIT) if private else None)
             if late:
                 # Too late for an alert: the presser reads it in the chat (a group sees it too,
                 # which beats a press that seems to do nothing).
@@ -612,9 +669,7 @@ class TelegramAdapter(ChatAdapter):
                     else:
                         text = f"{reply.text}\n{link}" if link and reply is board else reply.text
                         await self.send(event.chat_id, Reply(text), reply_to=message.message_id)
-            for reply in replies:
-                if reply.private:
-                    continue
+            for reply in _ping_on_board([r for r in replies if not r.private]):
                 if reply.replaces_board and reply.image is not None:
                     await self.edit(message, reply)
                 else:
@@ -667,7 +722,7 @@ class TelegramAdapter(ChatAdapter):
             replies: list[Reply] = await self.call(self.service.handle, event)
             private = [r for r in replies if r.private]
             # Too late for an alert, a refusal is lost: an inline message has no room for it.
-            await answer(private[0].text[:ALERT_LIMIT] if private else None)
+            await answer(_clip(private[0].text, ALERT_LIMIT) if private else None)
             for reply in replies:
                 if not reply.private:
                     await self.send(event.chat_id, reply)
@@ -697,8 +752,7 @@ class TelegramAdapter(ChatAdapter):
             else:
                 label = await self.call(self.service.notice, PLATFORM, chat_id, "inline.open")
                 markup = InlineKeyboardMarkup([[InlineKeyboardButton(label, url=link)]])
-        if len(text) > TEXT_LIMIT:
-            text = text[:TEXT_LIMIT - 1] + "…"
+        text = _clip(text, TEXT_LIMIT, "…")
         try:
             await self._api(lambda: bot.edit_message_text(text, inline_message_id=inline_message_id(chat_id),
                                                           reply_markup=markup))
@@ -817,14 +871,20 @@ class TelegramAdapter(ChatAdapter):
             await self.call(self.service.queue_reply, PLATFORM, str(chat_id), reply, describe_error(err),
                             delivered=progress.delivered, retry_in=self.retry_delay(err))
 
-    async def _api(self, call: Callable[[], Awaitable[T]]) -> T:
+    async def _api(self, call: Callable[[], Awaitable[T]],
+                   attempt_if: Callable[[], Awaitable[bool]] | None = None) -> T:
         """One Bot API call, tried again after a 5xx or a network error; the last failure is raised.
         Flood control is raised at once: the limiter already waited out what was short, and the
         rest is the outbox's (sleeping here would hold the chat's lock for it).
 
         A timed-out send may have arrived after all, so a retry can show a board twice; that is
-        the lesser harm (the older copy's buttons are answered as stale), a missing board is not."""
+        the lesser harm (the older copy's buttons are answered as stale), a missing board is not.
+
+        ``attempt_if`` is asked before every attempt, the first and each retry: False raises
+        StaleBoard and nothing is sent (a board edit whose game moved on meanwhile)."""
         for attempt in range(len(RETRY_DELAYS) + 1):
+            if attempt_if is not None and not await attempt_if():
+                raise StaleBoard
             try:
                 return await call()
             except TelegramError as err:
@@ -904,7 +964,8 @@ class TelegramAdapter(ChatAdapter):
         bot = self.bot
         assert bot is not None, "build() first"
         try:
-            await self._api(lambda: bot.edit_message_text(reply.text[:TEXT_LIMIT], chat_id=chat_address(chat_id)[0],
+            text = _clip(reply.text, TEXT_LIMIT)
+            await self._api(lambda: bot.edit_message_text(text, chat_id=chat_address(chat_id)[0],
                                                           message_id=int(message_id),
                                                           reply_markup=_markup(reply.buttons)))
         except BadRequest as err:
@@ -936,16 +997,16 @@ class TelegramAdapter(ChatAdapter):
         reply = await self.with_board_button(key, reply)
         if reply.image is None:
             raise ValueError("only a reply with a board image replaces a board")
-        fits = len(reply.text) <= CAPTION_LIMIT
+        fits = _fits(reply.text, CAPTION_LIMIT)
         # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
         # it the PNG goes up as a stray part and Telegram answers "media not found".
         media = InputMediaPhoto(InputFile(reply.image, filename="board.png", attach=True),
-                                caption=reply.text if fits else reply.text[:CAPTION_LIMIT - 1] + "…")
+                                caption=_clip(reply.text, CAPTION_LIMIT, "…"))
         markup = _markup(reply.buttons)
         if message.text is not None and reply.board_text:
             # A text board (the chat forbids photos) stays one: its text is edited instead.
             text, entities = _text_board(reply.text, reply.board_text)
-            fits = len(text) <= TEXT_LIMIT
+            fits = _fits(text, TEXT_LIMIT)
             if not fits:
                 text, entities = _text_board("", reply.board_text)
 
@@ -955,13 +1016,23 @@ class TelegramAdapter(ChatAdapter):
             async def edit() -> Any:
                 return await message.edit_media(media, reply_markup=markup)
         try:
-            await self._in_turn(lambda: self._api(edit))
+            await self._in_turn(lambda: self._api(edit, attempt_if=self._board_claim(key, str(message.message_id),
+                                                                                     reply)))
+        except StaleBoard:
+            # A newer board of the game is shown there, or is on its way (another worker's edit).
+            log.info("board edit of game %s in telegram chat %s dropped: the game has moved on",
+                     reply.game_id, message.chat_id)
+            return
         except Forbidden as err:
             # The bot was removed from the chat: a new message would be refused as well.
             log.info("telegram chat %s refused the board edit: %s", message.chat_id, err)
             return
         except TelegramError as err:
             if not (isinstance(err, BadRequest) and "not modified" in str(err).lower()):
+                if not await self._board_current(reply):
+                    log.info("board edit in telegram chat %s refused (%s); the game has moved on since",
+                             message.chat_id, err)
+                    return
                 log.info("board edit in telegram chat %s refused (%s); sending it anew", message.chat_id, err)
                 await self.send(key, reply)
                 return
@@ -972,6 +1043,39 @@ class TelegramAdapter(ChatAdapter):
             rest = replace(rest, text="")
         if rest.text or rest.animation is not None or rest.document is not None:
             await self.send(key, rest)
+
+
+    def _board_claim(self, chat_id: str, message_id: str,
+                     reply: Reply) -> Callable[[], Awaitable[bool]] | None:
+        """What asks, before each attempt of a board edit, whether it may still be written (see
+        bot.service.board_versions): shared by every process on the database, so a retry or
+        another worker's slower edit never puts an older board over a newer one."""
+        game_id, stage = reply.game_id, reply.board_stage
+        if game_id is None or stage is None:
+            return None
+
+        async def claim() -> bool:
+            try:
+                allowed: bool = await self.call(board_versions.claim_edit, self.service.storage, PLATFORM, chat_id,
+                                                message_id, game_id, stage)
+            except StorageError as err:
+                # Better a board edited out of order than a board not shown.
+                log.warning("board stage of telegram message %s not checked: %s", message_id, err)
+                return True
+            return allowed
+        return claim
+
+    async def _board_current(self, reply: Reply) -> bool:
+        """Whether the board a reply shows is still its game's latest (else a new board message
+        would show the past)."""
+        if reply.game_id is None or reply.board_stage is None:
+            return True
+        try:
+            current: bool = await self.call(board_versions.still_current, self.service.storage, reply.game_id,
+                                            reply.board_stage)
+        except StorageError:
+            return True
+        return current
 
 
 def build_application(token: str, *, service: GameService, request: BaseRequest | None = None,

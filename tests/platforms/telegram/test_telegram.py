@@ -56,9 +56,11 @@ async def test_piece_button_edits_the_board_and_destination_plays(tg):
     assert int(call.wire["message_id"]) == board.message_id
     await tg.press("ana", "d:1:0:22:18")
     assert tg.storage.game(1).ply == 1
-    # The board message itself now shows the move: Telegram accepted both edits.
-    assert "22-18" in tg.http.messages[(GROUP["id"], board.message_id)].text
-    assert [c.status for c in tg.http.named("editMessageMedia")] == [200, 200]
+    # The move's board is a new message that pings Bob (one post, not an edit and a ping).
+    new = tg.last_board()
+    assert new.message_id != board.message_id and "22-18" in new.text
+    assert tg.http.notified(new) == [USERS["bob"]["id"]]
+    assert [c.status for c in tg.http.named("editMessageMedia")] == [200]
 
 
 async def test_wrong_player_gets_an_alert_and_nothing_changes(tg):
@@ -99,8 +101,8 @@ async def test_a_refused_button_answer_still_shows_the_played_move(tg):
     tg.http.fail("answerCallbackQuery", 400, QUERY_INVALID)
     await tg.press("ana", "d:1:0:22:18")
     assert tg.storage.game(1).ply == 1
-    edit = tg.http.named("editMessageMedia")[-1]
-    assert edit.status == 200 and "Ana jugó 22-18" in tg.http.media_json(edit)["caption"]   # Ana plays in Spanish
+    board = tg.http.named("sendPhoto")[-1]
+    assert board.status == 200 and "Ana jugó 22-18" in board.params["caption"]   # Ana plays in Spanish
 
 
 async def test_one_failed_deadline_message_does_not_silence_the_others(tg):

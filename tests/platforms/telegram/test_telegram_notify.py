@@ -61,19 +61,16 @@ async def test_a_name_after_non_bmp_characters_is_pinged_at_its_utf16_offset(tg)
     assert named == "Bob" and tg.http.notified(board) == [BOB]
 
 
-async def test_a_button_move_edits_the_board_and_sends_one_short_ping(tg):
+async def test_a_button_move_posts_its_board_anew_with_the_ping(tg):
+    # An edit notifies no one, and an edit and a ping would be two of the group's posts: the
+    # move's board goes out as a new message that pings Bob (issue 29, item 6).
     await started(tg)
     await tg.press("ana", "s:1:0:22")
-    sent_before = len(tg.http.named("sendMessage"))
+    edits, texts = len(tg.http.named("editMessageMedia")), len(tg.http.named("sendMessage"))
     await tg.press("ana", "d:1:0:22:18")
-    assert tg.http.named("editMessageMedia")[-1].status == 200
-    pings = tg.http.named("sendMessage")[sent_before:]
-    assert len(pings) == 1
-    text = pings[0].params["text"]
-    assert text == t("en", "turn.ping", name="Bob", id=1)
-    message = tg.http.bot_messages(CHAT, "text")[-1]
-    assert tg.http.notified(message) == [BOB]
-    assert "reply_markup" not in pings[0].wire
+    assert len(tg.http.named("editMessageMedia")) == edits and len(tg.http.named("sendMessage")) == texts
+    board = tg.http.bot_messages(CHAT, "photo")[-1]
+    assert "22-18" in board.text and tg.http.notified(board) == [BOB]
 
 
 async def test_a_reminder_from_the_outbox_pings_the_player_to_move(tg):

@@ -108,6 +108,23 @@ def board_reply(lang: str, row: GameRecord, text: str, replaces: bool = False) -
                  replaces_board=replaces, game_id=row.id, board_stage=stage_of(row))
 
 
+def move_rows(row: GameRecord, ply: int) -> list[list[Button]] | None:
+    """Every move of the player to move as a button of its own ("22→18", a destination press), for
+    a platform where each edit of the board is costly (a Telegram group's posts): a move is then
+    one press instead of a piece and its square.  None when the game is not at ``ply`` or not a
+    player's to move, or when the moves do not all fit as buttons."""
+    if row.status != "active" or row.ply != ply:
+        return None
+    pos = Position.from_fen(row.variant, row.fen)
+    if bot_to_move(row, pos):
+        return None
+    ends = sorted({(m.start, m.end) for m in pos.legal_moves()})
+    buttons = [Button(f"{start}→{end}", action(ButtonKind.DESTINATION, row.id, row.ply, start, end))
+               for start, end in ends]
+    rows = button_rows(buttons)
+    return rows if ends and sum(len(r) for r in rows) == len(buttons) else None
+
+
 def turn_ping(lang: str, row: GameRecord, mention: Mention | None, named_in: Reply | None) -> list[Reply]:
     """The ping of ``mention`` (whose turn it is in ``row``): on ``named_in`` when that message names
     them, else a short message of its own."""

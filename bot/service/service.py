@@ -14,10 +14,11 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from bot.i18n import pick_language, t
+from bot.service import board_versions
 from bot.service.chat import ChatLayer
 from bot.service.commands import parse_command
 from bot.service.compose import ServiceConfig, UseCases, compose
-from bot.service.events import DM_PREFIX, ChatEvent, OutboxItem, Outgoing, Reply
+from bot.service.events import DM_PREFIX, Button, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.features.common import (
     CHALLENGE_LIFETIME,
     Ctx,
@@ -26,6 +27,7 @@ from bot.service.features.common import (
 )
 from bot.service.notifications import Notification, TurnPing
 from bot.service.outbox import Outbox
+from bot.service.present_games import move_rows
 from bot.service.present_notices import NoticePresenter
 from bot.service.registry import REGISTRY
 from bot.service.thinking import Thinker
@@ -286,6 +288,20 @@ class GameService:
                    limit: int | None = None) -> list[GameRecord]:
         """Stored games, newest first, filtered by platform, chat and status."""
         return self.storage.find_games(platform, chat_id, status, limit)
+
+    def claim_board_edit(self, platform: str, chat_id: str, message_id: str, game_id: int, stage: int) -> bool:
+        """Whether a board of ``stage`` may be written to a message now; if so it is recorded as the
+        message's, for every process (see bot.service.board_versions)."""
+        return board_versions.claim_edit(self.storage, platform, chat_id, message_id, game_id, stage)
+
+    def board_is_current(self, game_id: int, stage: int) -> bool:
+        """Whether a board of ``stage`` is still its game's latest."""
+        return board_versions.still_current(self.storage, game_id, stage)
+
+    def move_buttons(self, game_id: int, ply: int) -> list[list[Button]] | None:
+        """A game's moves at ``ply`` as one button each, or None (see present_games.move_rows)."""
+        row = self.storage.game(game_id)
+        return move_rows(row, ply) if row is not None else None
 
     def game_with_moves(self, game_id: int) -> tuple[GameRecord | None, list[MoveRecord]]:
         """A stored game and its moves in order (None and no moves when there is no such game)."""

@@ -124,7 +124,6 @@ from bot.service import (
     Mention,
     Reply,
     StorageError,
-    board_versions,
     mention_at,
 )
 from bot.service.registry import REGISTRY
@@ -1056,8 +1055,8 @@ class TelegramAdapter(ChatAdapter):
 
         async def claim() -> bool:
             try:
-                allowed: bool = await self.call(board_versions.claim_edit, self.service.storage, PLATFORM, chat_id,
-                                                message_id, game_id, stage)
+                allowed: bool = await self.call(self.service.claim_board_edit, PLATFORM, chat_id, message_id,
+                                                game_id, stage)
             except StorageError as err:
                 # Better a board edited out of order than a board not shown.
                 log.warning("board stage of telegram message %s not checked: %s", message_id, err)
@@ -1071,8 +1070,7 @@ class TelegramAdapter(ChatAdapter):
         if reply.game_id is None or reply.board_stage is None:
             return True
         try:
-            current: bool = await self.call(board_versions.still_current, self.service.storage, reply.game_id,
-                                            reply.board_stage)
+            current: bool = await self.call(self.service.board_is_current, reply.game_id, reply.board_stage)
         except StorageError:
             return True
         return current

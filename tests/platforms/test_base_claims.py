@@ -7,30 +7,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from recording_network import PLATFORM, Network
 
-from bot.platforms.base import ChatAdapter, Piece
+from bot.platforms.base import Piece
 from bot.service import GameService, Reply
 from bot.service.outbox import Outbox
 from bot.storage import SQLiteStore
 
 T0 = 1_700_000_000.0
-PLATFORM = "test"
-
-
-class Network(ChatAdapter):
-    """The shared adapter code; its platform takes every message and notes it."""
-
-    platform = PLATFORM
-    text_limit = 4096
-    caption_limit = 1024
-
-    def __init__(self, service: GameService) -> None:
-        super().__init__(service)
-        self.sent: list[tuple[str, str]] = []
-
-    async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
-        self.sent.append((chat_id, piece.text))
-        return str(len(self.sent))
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+from recording_network import PLATFORM, Network
 
-from bot.platforms.base import ChatAdapter, Piece
 from bot.rules import Move, Position
 from bot.service import GameService, Reply, boards
 from bot.service.events import Spec
@@ -25,26 +25,6 @@ from bot.storage import SQLiteStore
 from renderers import render_png
 
 T0 = 1_700_000_000.0
-PLATFORM = "test"
-
-
-class Network(ChatAdapter):
-    """The shared adapter code; its platform takes every message and notes it (and when)."""
-
-    platform = PLATFORM
-    text_limit = 4096
-    caption_limit = 1024
-
-    def __init__(self, service: GameService) -> None:
-        super().__init__(service)
-        self.sent: list[tuple[str, str, bytes | None]] = []
-
-    async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:
-        self.sent.append((chat_id, piece.text, piece.image))
-        return str(len(self.sent))
-
-    def texts(self, chat_id: str) -> list[str]:
-        return [text for chat, text, _ in self.sent if chat == chat_id]
 
 
 class SlowDrawing:
@@ -121,7 +101,7 @@ def test_each_chats_rows_go_in_order_with_the_state_they_hold_while_drawn_in_par
     network = Network(service)
     assert asyncio.run(network.delivery_round(timers=False)) == 18
     for chat, rows in written.items():
-        sent = [(text, image) for to, text, image in network.sent if to == chat]
+        sent = [(piece.text, piece.image) for to, piece in network.went_out if to == chat]
         # In order, and each picture the state its row holds (never an earlier or later board).
         assert sent == rows
     assert drawing.most_at_once >= 2               # drawn beside each other, not one by one
@@ -155,7 +135,7 @@ def test_the_loop_sends_another_chats_row_while_one_chats_drawing_is_slow(servic
 
     asyncio.run(run())
     assert network.texts("slow") == ["slow board"]
-    assert [image for chat, _, image in network.sent if chat == "slow"] == [bytes(slow)]
+    assert [piece.image for chat, piece in network.went_out if chat == "slow"] == [bytes(slow)]
 
 
 def test_pending_hands_rows_over_in_order_though_drawn_in_parallel(service):

@@ -5,25 +5,14 @@ from __future__ import annotations
 
 import io
 
-import pytest
 from PIL import Image
-from test_service_analysis import SETTLE, TEST_NODES, finished_game, reports
 
-from bot.service.features import analysis as analysis_feature
-from bot.service.thinking import Thinker
+# The fixtures ``an`` and (autouse) ``small_budgets`` of test_service_analysis, used here too.
+from test_service_analysis import SETTLE, finished_game, reports
+from test_service_analysis import an as an
+from test_service_analysis import small_budgets as small_budgets
+
 from renderers.panels import INK, MOVE_BAND
-
-
-@pytest.fixture(autouse=True)
-def small_budgets(monkeypatch):
-    monkeypatch.setattr(analysis_feature, "ANALYSIS_NODES", TEST_NODES)
-
-
-@pytest.fixture
-def an(chat, pool):
-    chat.use_thinker(Thinker(pool))
-    yield chat
-    assert chat.service.settle(SETTLE)
 
 
 def test_the_analysis_graph_has_move_numbers(an):

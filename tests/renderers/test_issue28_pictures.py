@@ -8,24 +8,13 @@ import math
 
 import pytest
 from PIL import Image
+from test_choosing import PX, numbering, rgb_png
 
-from renderers import BoardView, render_png, square_center
+from renderers import BoardView, square_center
 from renderers import board as B
 from renderers.panels import INK, MOVE_BAND, move_ticks, render_analysis
 
-PX = 600
 SHARED = (4, 2)          # the black man both jumps go over
-
-
-def numbering(size: int) -> dict[tuple[int, int], int]:
-    dark = [(r, c) for r in range(size) for c in range(size) if (r + c) % 2 == 0]
-    return {sq: i + 1 for i, sq in enumerate(dark)}
-
-
-def rgb(view: BoardView) -> Image.Image:
-    img = Image.open(io.BytesIO(render_png(view, PX)))
-    img.load()
-    return img.convert("RGB")
 
 
 def colour_share(img: Image.Image, centre: tuple[float, float], radius: float, colour) -> float:
@@ -51,7 +40,7 @@ PLAYED_AND_BEST = [BoardView(8, PIECES, numbering(8), last_path=[(5, 1), (3, 3)]
 @pytest.mark.parametrize("view", TWO_ROUTES + PLAYED_AND_BEST)
 def test_no_route_number_sits_on_a_piece_two_paths_capture(view):
     sq = PX // view.size
-    img = rgb(view)
+    img = rgb_png(view)
     radius = B._badge_radius(sq)
     piece = square_center(view.size, *SHARED, px=PX, flipped=view.flipped)
     spots = B.route_label_spots(view, PX)

@@ -7,6 +7,8 @@ restarted server does; what was committed before the stop is there again.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from pg_server import REQUIRE, PostgresServer, find_binaries, unavailable_reason
 
@@ -56,3 +58,14 @@ def stoppable_server() -> StoppableServer:
         server.stop()
         raise
     return server
+
+
+@pytest.fixture(scope="module", name="server")
+def module_server() -> Iterator[StoppableServer]:
+    """The fixture ``server``: one stoppable server for a test module, stopped after it.  A module
+    takes it with ``from pg_stoppable import module_server as module_server``."""
+    started = stoppable_server()
+    try:
+        yield started
+    finally:
+        started.stop()

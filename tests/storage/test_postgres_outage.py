@@ -36,21 +36,13 @@ from bot.service.thinking import Thinker
 
 pytest.importorskip("psycopg")
 
-from pg_stoppable import StoppableServer, stoppable_server  # noqa: E402
+from pg_stoppable import StoppableServer  # noqa: E402
+from pg_stoppable import module_server as module_server  # noqa: E402  (the fixture ``server``)
 
 from bot.storage.postgres import PROBE_SECONDS, PostgresStore  # noqa: E402
 
 PLATFORM = "test"
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[StoppableServer]:
-    started = stoppable_server()
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 @pytest.fixture

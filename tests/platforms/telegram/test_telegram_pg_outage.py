@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-from collections.abc import Iterator
 
 import pytest
 from telegram import Update
@@ -27,18 +26,9 @@ from bot.service import GameService
 
 pytest.importorskip("psycopg")
 
-from pg_stoppable import StoppableServer, stoppable_server  # noqa: E402
+from pg_stoppable import module_server as module_server  # noqa: E402  (the fixture ``server``)
 
 from bot.storage.postgres import PROBE_SECONDS, PostgresStore  # noqa: E402
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[StoppableServer]:
-    started = stoppable_server()
-    try:
-        yield started
-    finally:
-        started.stop()
 
 
 class Bot:

@@ -36,9 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ai_match import play_one  # noqa: E402
-
-from bot.rules import VARIANTS  # noqa: E402
+from ai_match import game_tasks, parse_variants, play_one  # noqa: E402
 
 SCRIPTED = ("mat1", "mat2", "mat3")
 
@@ -80,21 +78,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
-    variants = [v for v in args.variants.split(",") if v]
-    for v in variants:
-        if v not in VARIANTS:
-            raise SystemExit(f"unknown variant {v}")
+    variants = parse_variants(args.variants)
     levels = parse_levels(args.levels)
     if not levels or any(n not in range(1, 6) for n in levels):
         raise SystemExit("levels must be within 1-5")
     pairings = cells(levels)
-    tasks = []
-    for a, b in pairings:
-        for variant in variants:
-            for i in range(args.openings):
-                seed = args.seed * 1000 + i
-                for white, black in ((a, b), (b, a)):
-                    tasks.append((variant, seed, white, black, args.max_plies, 1.0, args.l5_seconds))
+    tasks = game_tasks(pairings, variants, args.openings, args.seed, args.max_plies, 1.0, args.l5_seconds)
     print(f"{len(tasks)} games ({2 * args.openings} a cell), {args.workers} workers, "
           f"level 5 at {args.l5_seconds}s a move", flush=True)
     started = time.perf_counter()

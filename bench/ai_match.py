@@ -38,6 +38,7 @@ import argparse
 import random
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -53,35 +54,15 @@ def king_value(variant: str) -> int:
     return 300 if variant == "spanish" else 200
 
 
-def greedy_move(pos: Position, rng: random.Random) -> str:
-    gen = movegen.fast(pos.variant)
-    kv = king_value(pos.variant.id)
+def _best_move(pos: Position, rng: random.Random, score: Callable[[int, int, int, int, int], int]) -> str:
+    """The move with the highest ``score(tm, tk, um, uk, best)`` (the child position, the side to
+    move's men and kings first, and the best score so far), random among ties."""
     best, choices = -INF, []
-    for key, tm, tk, um, uk in gen.moves(*pos.sides(), pos.white):
-        score = 100 * (um.bit_count() - tm.bit_count()) + kv * (uk.bit_count() - tk.bit_count())
-        if score > best:
-            best, choices = score, [key]
-        elif score == best:
-            choices.append(key)
-    return str(pos.move_for_key(rng.choice(choices)))
-
-
-def mat2_move(pos: Position, rng: random.Random) -> str:
-    gen = movegen.fast(pos.variant)
-    kv = king_value(pos.variant.id)
-    white = pos.white
-    best, choices = -INF, []
-    for key, tm, tk, um, uk in gen.moves(*pos.sides(), white):
-        replies = gen.moves(tm, tk, um, uk, not white)
-        if not replies:
-            score = INF
-        else:
-            # After a reply the child is turned round again: (a, b) are ours.
-            score = min(100 * (a.bit_count() - c.bit_count()) + kv * (b.bit_count() - d.bit_count())
-                        for _k, a, b, c, d in replies)
-        if score > best:
-            best, choices = score, [key]
-        elif score == best:
+    for key, tm, tk, um, uk in movegen.fast(pos.variant).moves(*pos.sides(), pos.white):
+        value = score(tm, tk, um, uk, best)
+        if value > best:
+            best, choices = value, [key]
+        elif value == best:
             choices.append(key)
     return str(pos.move_for_key(rng.choice(choices)))
 
@@ -90,29 +71,43 @@ def _material(um: int, uk: int, tm: int, tk: int, kv: int) -> int:
     return 100 * (um.bit_count() - tm.bit_count()) + kv * (uk.bit_count() - tk.bit_count())
 
 
+def greedy_move(pos: Position, rng: random.Random) -> str:
+    kv = king_value(pos.variant.id)
+    return _best_move(pos, rng, lambda tm, tk, um, uk, _best: _material(um, uk, tm, tk, kv))
+
+
+def mat2_move(pos: Position, rng: random.Random) -> str:
+    gen = movegen.fast(pos.variant)
+    kv = king_value(pos.variant.id)
+    white = pos.white
+
+    def score(tm: int, tk: int, um: int, uk: int, _best: int) -> int:
+        replies = gen.moves(tm, tk, um, uk, not white)
+        if not replies:
+            return INF
+        # After a reply the child is turned round again: (a, b) are ours.
+        return min(_material(a, b, c, d, kv) for _k, a, b, c, d in replies)
+
+    return _best_move(pos, rng, score)
+
+
 def mat3_move(pos: Position, rng: random.Random) -> str:
     gen = movegen.fast(pos.variant)
     kv = king_value(pos.variant.id)
     white = pos.white
-    best, choices = -INF, []
-    for key, tm, tk, um, uk in gen.moves(*pos.sides(), white):
+
+    def score(tm: int, tk: int, um: int, uk: int, best: int) -> int:
         replies = gen.moves(tm, tk, um, uk, not white)
-        if not replies:
-            score = INF
-        else:
-            score = INF
-            for _k, a, b, c, d in replies:
-                # After the reply (a, b) are ours again; our best answer, or a loss with none.
-                answers = gen.moves(a, b, c, d, white)
-                value = max((_material(e, f, g, h, kv) for _k2, g, h, e, f in answers), default=-INF)
-                score = min(score, value)
-                if score < best:
-                    break   # already worse than the best so far: not a tie either
-        if score > best:
-            best, choices = score, [key]
-        elif score == best:
-            choices.append(key)
-    return str(pos.move_for_key(rng.choice(choices)))
+        value = INF
+        for _k, a, b, c, d in replies:
+            # After the reply (a, b) are ours again; our best answer, or a loss with none.
+            answers = gen.moves(a, b, c, d, white)
+            value = min(value, max((_material(e, f, g, h, kv) for _k2, g, h, e, f in answers), default=-INF))
+            if value < best:
+                break   # already worse than the best so far: not a tie either
+        return value
+
+    return _best_move(pos, rng, score)
 
 
 def _ab6_eval(v, um, uk, tm, tk, white, kv, adv_white, adv_black):
@@ -204,6 +199,29 @@ def play_one(task: tuple) -> tuple:
     return variant, white, black, winner, len(game.moves), stats
 
 
+def parse_variants(text: str) -> list[str]:
+    """The variants of a comma-separated ``--variants``; an unknown one ends the run."""
+    variants = [v for v in text.split(",") if v]
+    for v in variants:
+        if v not in VARIANTS:
+            raise SystemExit(f"unknown variant {v}")
+    return variants
+
+
+def game_tasks(pairings: list[tuple[str, str]], variants: list[str], openings: int, seed: int, max_plies: int,
+               time_scale: float, l5_seconds: float) -> list[tuple]:
+    """``play_one``'s tasks: for each pairing, variant and opening, two games, each player taking
+    each colour once."""
+    tasks = []
+    for a, b in pairings:
+        for variant in variants:
+            for i in range(openings):
+                opening = seed * 1000 + i
+                for white, black in ((a, b), (b, a)):
+                    tasks.append((variant, opening, white, black, max_plies, time_scale, l5_seconds))
+    return tasks
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--variants", default="spanish,italian,triestina")
@@ -219,18 +237,10 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
-    variants = [v for v in args.variants.split(",") if v]
-    for v in variants:
-        if v not in VARIANTS:
-            raise SystemExit(f"unknown variant {v}")
-    tasks = []
-    for pairing in args.pairings.split(","):
-        a, b = pairing.split("-")
-        for variant in variants:
-            for i in range(args.openings):
-                seed = args.seed * 1000 + i
-                for white, black in ((a, b), (b, a)):
-                    tasks.append((variant, seed, white, black, args.max_plies, args.time_scale, args.l5_seconds))
+    variants = parse_variants(args.variants)
+    pairings = [(a, b) for a, b in (pairing.split("-") for pairing in args.pairings.split(","))]
+    tasks = game_tasks(pairings, variants, args.openings, args.seed, args.max_plies, args.time_scale,
+                       args.l5_seconds)
     print(f"{len(tasks)} games, {args.workers} workers, l5 {args.l5_seconds}s/move, "
           f"levels 1-4 at {args.time_scale}x their time", flush=True)
     started = time.perf_counter()

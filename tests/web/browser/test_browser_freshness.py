@@ -6,12 +6,9 @@ a page load asks for nothing that is not there (no console errors: the icon is s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
-import pytest
 from browser_harness import BOARD_GROUP, PLATFORM, WAIT_MS, Board, TelegramBoard, require_browser
 
 from bot.i18n import t
@@ -22,14 +19,6 @@ require_browser()          # skip (or fail, in CI) before anything else
 VARIANT = "italian"
 # Replies of the level-1 bot the page must show, one after another, without a reload.
 BOT_REPLIES = 6
-
-
-@pytest.fixture
-def board(tmp_path: Path) -> Iterator[TelegramBoard]:
-    harness = TelegramBoard(tmp_path / "board.db")
-    yield harness
-    harness.close()
-    assert harness.errors == []
 
 
 def played(board: TelegramBoard, game: int, ply: int) -> str:

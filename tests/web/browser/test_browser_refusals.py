@@ -10,8 +10,6 @@ import hashlib
 import hmac
 import json
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -23,14 +21,6 @@ from bot.i18n import t
 from bot.rules import Position
 
 require_browser()          # skip (or fail, in CI) before anything else
-
-
-@pytest.fixture
-def board(tmp_path: Path) -> Iterator[TelegramBoard]:
-    harness = TelegramBoard(tmp_path / "board.db")
-    yield harness
-    harness.close()
-    assert harness.errors == []
 
 
 def init_data(user: dict, token: str = TOKEN, auth_date: int | None = None) -> str:

@@ -345,7 +345,7 @@ class FakeBotAPI(BaseRequest):
         self.updates: list[dict] = []                  # what getUpdates hands out
         self.conflicts = 0                             # getUpdates calls still answered 409
         self.long_poll = 0.05                          # how long an empty getUpdates waits at most
-        self._poll: object | None = None               # the getUpdates under way (one per token)
+        self._polling: object | None = None            # the getUpdates under way (one per token)
         self.webhook: dict[str, Any] | None = None     # as the last setWebhook set it (url, secret_token, ...)
         self._update_ids = itertools.count(1)
 
@@ -970,15 +970,15 @@ class FakeBotAPI(BaseRequest):
         self.updates = [u for u in self.updates if u["update_id"] >= offset]
         # Telegram serves one poll per token: a newer one ends the one under way with 409.
         poll = object()
-        self._poll = poll
+        self._polling = poll
         # A long poll that finds nothing waits (``long_poll`` at most: the short default keeps a
         # test's loop from spinning) for an update, or for a newer poll to end it.
         give_up = time.monotonic() + min(float(wire.get("timeout") or 0), self.long_poll)
         while True:
-            if self._poll is not poll:
+            if self._polling is not poll:
                 raise Refused(CONFLICT, status=409, staged=True)
             if self.updates or time.monotonic() >= give_up:
-                self._poll = None
+                self._polling = None
                 return list(self.updates)
             await asyncio.sleep(0.01)
 

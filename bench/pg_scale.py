@@ -331,13 +331,9 @@ def main() -> int:
     if args.child is not None:
         return child(args)
 
-    from pg_server import PostgresServer, find_binaries
+    from pg_server import started_server
 
-    binaries = find_binaries()
-    if binaries is None:
-        raise SystemExit("no PostgreSQL binaries (initdb, pg_ctl, postgres) on this machine")
-    server = PostgresServer(binaries, durable=True)
-    server.start()
+    server = started_server()
     try:
         backends: list[tuple[str, Any]] = [
             ("sqlite", lambda tmp: str(tmp / "bench.db")),
@@ -347,7 +343,7 @@ def main() -> int:
             backends.append(("postgresql async", lambda tmp: server.new_database()
                              + "?options=-c%20synchronous_commit%3Doff"))
         print(f"python {sys.version.split()[0]}; {os.cpu_count()} CPUs; {args.games} games a process, "
-              f"{args.seconds:g} s a run; PostgreSQL in {binaries}, fsync on")
+              f"{args.seconds:g} s a run; PostgreSQL in {server.binaries}, fsync on")
         results = {}
         for name, make in backends:
             for processes in (1, 2):

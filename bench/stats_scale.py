@@ -148,13 +148,9 @@ def main() -> int:
     sizes = [int(s) for s in args.sizes.split(",")]
     server = None
     if args.postgres:
-        from pg_server import PostgresServer, find_binaries
+        from pg_server import started_server
 
-        binaries = find_binaries()
-        if binaries is None:
-            raise SystemExit("no PostgreSQL binaries (initdb, pg_ctl, postgres) on this machine")
-        server = PostgresServer(binaries, durable=True)
-        server.start()
+        server = started_server()
     try:
         return measure(args, sizes, server)
     finally:

@@ -43,6 +43,17 @@ def find_binaries() -> Path | None:
     return None
 
 
+
+def started_server(durable: bool = True) -> PostgresServer:
+    """A started server of a script's own (the benches), which the script stops; a machine without
+    the binaries ends the script with a message."""
+    binaries = find_binaries()
+    if binaries is None:
+        raise SystemExit("no PostgreSQL binaries (initdb, pg_ctl, postgres) on this machine")
+    server = PostgresServer(binaries, durable=durable)
+    server.start()
+    return server
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

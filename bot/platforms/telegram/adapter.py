@@ -65,6 +65,8 @@ from telegram import (
     User,
     WebAppInfo,
 )
+from telegram._utils.defaultvalue import DEFAULT_NONE
+from telegram._utils.types import ODVInput
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -84,7 +86,7 @@ from telegram.ext import (
     MessageHandler,
     filters,
 )
-from telegram.request import BaseRequest
+from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, pick_language, t
 from bot.platforms.base import (
@@ -150,10 +152,13 @@ RETRY_DELAYS = (1.0, 3.0, 9.0)
 MAX_FLOOD_WAIT = 60.0
 GENERAL_THREAD = 1
 COMMAND_DESCRIPTION_LIMIT = 256
-# getUpdates answers 409 Conflict while another process polls with the token.  A restart that
-# overlaps the old process's last poll gives one; this many within the window mean two bots.
+# Telegram serves one getUpdates long poll per token: a newer one ends the one under way with 409
+# Conflict.  A restart that overlaps the old process's last poll gives one; this many within the
+# window mean another process polls, and this one stops without polling again (see _PollGuard), so
+# the other one's poll, the newest, stands and it serves the token alone.
 CONFLICTS_TO_STOP = 3
 CONFLICT_WINDOW_SECONDS = 60.0
+_NO_UPDATES = b'{"ok": true, "result": []}'
 # A button press is answered with the service's alert when the service is done within this long;
 # else at once without, and the alert follows as a message (Telegram drops late answers).
 ANSWER_WITHIN_SECONDS = 0.7
@@ -381,6 +386,8 @@ class TelegramAdapter(ChatAdapter):
         self.bot: Bot | None = None
         self.application: Application | None = None
         self._conflicts: deque[float] = deque()
+        self._webhook_conflict = False         # the last 409 said a webhook is set, not another poller
+        self._conflict_told = False
         self._menu: asyncio.Task[None] | None = None
         self.conflicted = False               # stopped because another process polls with the token
         self._told_no_photos: set[str] = set()
@@ -443,7 +450,10 @@ class TelegramAdapter(ChatAdapter):
         builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
                    .application_class(DraughtsApplication, kwargs={"adapter": self}))
         if request is not None:
-            builder = builder.request(request).get_updates_request(request)
+            builder = builder.request(request)
+        # PTB's own default for getUpdates (one connection), with the conflict guard around it.
+        builder = builder.get_updates_request(
+            _PollGuard(request if request is not None else HTTPXRequest(connection_pool_size=1), self))
         if rate_limiter:
             # Telegram allows about 1 message/s per chat, 20/min per group, 30/s in all; the
             # limiter spaces messages per chat and leaves a long wait to the outbox.
@@ -783,21 +793,46 @@ class TelegramAdapter(ChatAdapter):
             return
         log.error("telegram handler failed: %r", context.error, exc_info=context.error)
 
-    def _on_conflict(self, app: Application) -> None:
-        """Polling met 409 Conflict: after a few within a minute the bot stops (run_telegram then
-        exits with status 1) instead of fighting the other process for updates forever."""
+    def note_conflict(self, answer: bytes) -> None:
+        """A getUpdates ended with 409 Conflict (``answer``: Telegram's body): counted the moment
+        it comes back, so that the poll which would follow a decision to stop is never sent."""
         now = time.monotonic()
         self._conflicts.append(now)
         while self._conflicts and self._conflicts[0] < now - CONFLICT_WINDOW_SECONDS:
             self._conflicts.popleft()
-        if len(self._conflicts) < CONFLICTS_TO_STOP:
+        self._webhook_conflict = b"webhook is active" in answer
+        if len(self._conflicts) >= CONFLICTS_TO_STOP:
+            self.conflicted = True
+
+    def polls_no_more(self, closing: bool) -> bool:
+        """Whether a getUpdates must not be sent: none once stopping for a conflict (a poll of
+        this process would end the poll of the one that serves the token, which would then count
+        a conflict of its own: two processes that stop each other), and not the last one PTB makes
+        when it stops (``closing``: a poll that does not wait, to confirm the updates it fetched)
+        while another process polls: it would end that one's poll.  Those updates were confirmed
+        by this process's later polls, the one a 409 ended among them (the offset counts as a poll
+        arrives)."""
+        if self.conflicted:
+            return True
+        return closing and bool(self._conflicts) and self._conflicts[-1] >= time.monotonic() - CONFLICT_WINDOW_SECONDS
+
+    def _on_conflict(self, app: Application) -> None:
+        """Polling met 409 Conflict: after a few within a minute (note_conflict counts them) the
+        bot stops, without polling again, and run_telegram exits with status 1; the other
+        process keeps the token (its poll is the newest)."""
+        if not self.conflicted:
             log.info("telegram answered 409 Conflict: another process is polling with this token")
             return
-        if not self.conflicted:
-            self.conflicted = True
-            log.error("another instance uses TELEGRAM_BOT_TOKEN (Telegram answers 409 Conflict): stopping; "
-                      "run one process per token")
-            app.stop_running()
+        if self._conflict_told:
+            return
+        self._conflict_told = True
+        if self._webhook_conflict:
+            log.error("another instance uses TELEGRAM_BOT_TOKEN with a webhook (Telegram refuses getUpdates "
+                      "while one is set: 409 Conflict): stopping; run one process per token, or unset the webhook")
+        else:
+            log.error("another instance uses TELEGRAM_BOT_TOKEN and serves it now (Telegram ended this "
+                      "one's getUpdates with 409 Conflict): stopping; run one process per token")
+        app.stop_running()
 
     # -- outgoing ----------------------------------------------------------------------------------
 
@@ -1083,6 +1118,43 @@ def build_application(token: str, *, service: GameService, request: BaseRequest 
     and the limiter's clock: ``rate_limiter`` may be a FloodLimiter on a faster one; ``env``: the
     environment, os.environ)."""
     return TelegramAdapter(service, env=env).build(token, request=request, rate_limiter=rate_limiter)
+
+
+class _PollGuard(BaseRequest):
+    """getUpdates' HTTP layer: counts a 409 Conflict with the adapter as it comes back, and sends
+    no poll the adapter says must not go (``TelegramAdapter.polls_no_more``): that one is answered
+    here, with no updates, after the wait it asked for (PTB's polling loop stops meanwhile)."""
+
+    __slots__ = ("adapter", "inner")
+
+    def __init__(self, inner: BaseRequest, adapter: TelegramAdapter) -> None:
+        self.inner = inner
+        self.adapter = adapter
+
+    @property
+    def read_timeout(self) -> float | None:
+        return self.inner.read_timeout
+
+    async def initialize(self) -> None:
+        await self.inner.initialize()
+
+    async def shutdown(self) -> None:
+        await self.inner.shutdown()
+
+    async def do_request(self, url: str, method: str, request_data: RequestData | None = None,
+                         read_timeout: ODVInput[float] = DEFAULT_NONE, write_timeout: ODVInput[float] = DEFAULT_NONE,
+                         connect_timeout: ODVInput[float] = DEFAULT_NONE,
+                         pool_timeout: ODVInput[float] = DEFAULT_NONE) -> tuple[int, bytes]:
+        wait = float((request_data.json_parameters if request_data else {}).get("timeout") or 0)
+        if self.adapter.polls_no_more(closing=wait == 0):
+            await asyncio.sleep(wait)
+            return 200, _NO_UPDATES
+        status, answer = await self.inner.do_request(url, method, request_data, read_timeout=read_timeout,
+                                                     write_timeout=write_timeout, connect_timeout=connect_timeout,
+                                                     pool_timeout=pool_timeout)
+        if status == 409:
+            self.adapter.note_conflict(answer)
+        return status, answer
 
 
 def run_telegram(token: str, service: GameService, *, request: BaseRequest | None = None,

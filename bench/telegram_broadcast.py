@@ -40,16 +40,12 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "platforms" / "telegram"))
 
-from telegram import Update  # noqa: E402
+from telegram_bench import PRIVATE_USERS, TelegramBench, pct  # noqa: E402
 from telegram_fake_api import GROUP, USERS, FakeBotAPI  # noqa: E402
 
-from bot.platforms.telegram import build_application  # noqa: E402
 from bot.platforms.telegram.limiter import FloodLimiter  # noqa: E402
 from bot.rules import Game  # noqa: E402
-from bot.service import GameService  # noqa: E402
-from bot.storage import Storage  # noqa: E402
 
-PRIVATE_USERS = 20
 HELP_EVERY = 0.25           # real seconds between two private /help
 # Real seconds between two moves of the live game: 15 boards a minute, within Telegram's 20 a
 # minute in one group (a faster game waits for that limit, whatever the broadcast does).
@@ -70,40 +66,18 @@ def game_moves(plies: int) -> list[str]:
     return out
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
-
-
-class Bench:
+class Bench(TelegramBench):
     def __init__(self, folder: Path, groups: int, speed: float) -> None:
         self.speed = speed
-        self.storage = Storage(folder / "bench.db")
-        self.service = GameService(self.storage)
-        self.http = FakeBotAPI(clock=lambda: time.monotonic() * speed)
 
         async def sleep(seconds: float) -> None:
             await asyncio.sleep(seconds / speed)
 
         limiter = FloodLimiter(clock=lambda: time.monotonic() * speed, sleep=sleep)
-        self.app = build_application("123:TEST", service=self.service, request=self.http, rate_limiter=limiter)
-        self.update_ids = iter(range(1, 10**9))
+        super().__init__(folder, FakeBotAPI(clock=lambda: time.monotonic() * speed), rate_limiter=limiter)
         self.groups = [GAME, *(-1_000_000_000_000 - n for n in range(1, groups))]
         for chat_id in self.groups:
             self.http.add_chat({"id": chat_id, "type": "supergroup", "title": f"G{chat_id}"})
-        for n in range(PRIVATE_USERS):
-            user = self.user(n)
-            self.http.add_chat({"id": user["id"], "type": "private", "first_name": user["first_name"]})
-
-    @staticmethod
-    def user(n: int) -> dict:
-        return {"id": 1000 + n, "is_bot": False, "first_name": f"U{n}", "language_code": "en"}
-
-    async def put(self, **payload) -> float:
-        at = time.time()
-        update = Update.de_json({"update_id": next(self.update_ids), **payload}, self.app.bot)
-        await self.app.update_queue.put(update)
-        return at
 
     def subscribe_all(self) -> None:
         """Every group's daily puzzle due a minute ago (subscribed two days ago)."""
@@ -151,7 +125,7 @@ async def run(folder: Path, groups: int, speed: float) -> dict[str, object]:
             next_move = time.time() + 1.0
             while time.time() < give_up:
                 user = bench.user(n % PRIVATE_USERS)
-                chat = {"id": user["id"], "type": "private", "first_name": user["first_name"]}
+                chat = bench.private_chat(user)
                 asked.append((user["id"], await bench.put(message=bench.http.incoming(chat, user, "/help"))))
                 n += 1
                 if time.time() >= next_move and len(moved) < len(moves):

@@ -37,43 +37,22 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "platforms" / "telegram"))
 
-from telegram import Update  # noqa: E402
+from telegram_bench import PRIVATE_USERS, TelegramBench, pct  # noqa: E402
 from telegram_fake_api import GROUP, USERS, FakeBotAPI  # noqa: E402
 
-from bot.platforms.telegram import build_application  # noqa: E402
-from bot.service import GameService, Reply  # noqa: E402
-from bot.storage import Storage  # noqa: E402
+from bot.service import Reply  # noqa: E402
 
 CHAT = GROUP["id"]
-PRIVATE_USERS = 20
 
 
-class Bench:
+class Bench(TelegramBench):
     def __init__(self, folder: Path) -> None:
-        self.storage = Storage(folder / "bench.db")
-        self.service = GameService(self.storage)
-        self.http = FakeBotAPI()
+        super().__init__(folder, FakeBotAPI())
         self.http.add_chat(GROUP)
-        self.app = build_application("123:TEST", service=self.service, request=self.http)
-        self.update_ids = iter(range(1, 10**9))
-        for n in range(PRIVATE_USERS):
-            user = self.user(n)
-            self.http.add_chat({"id": user["id"], "type": "private", "first_name": user["first_name"]})
-
-    @staticmethod
-    def user(n: int) -> dict:
-        return {"id": 1000 + n, "is_bot": False, "first_name": f"U{n}", "language_code": "en"}
-
-    async def put(self, **payload) -> float:
-        at = time.time()
-        update = Update.de_json({"update_id": next(self.update_ids), **payload}, self.app.bot)
-        await self.app.update_queue.put(update)
-        return at
 
     async def ask_help(self, n: int) -> tuple[int, float]:
         user = self.user(n)
-        message = self.http.incoming({"id": user["id"], "type": "private", "first_name": user["first_name"]},
-                                     user, "/help")
+        message = self.http.incoming(self.private_chat(user), user, "/help")
         return user["id"], await self.put(message=message)
 
     def answered_at(self, chat_id: int, after: float) -> float | None:
@@ -105,11 +84,6 @@ class Bench:
             for n in range(count):
                 self.service.say("telegram", str(CHAT), Reply(f"Game #{n + 100}: time is up."))
         self.app.adapter.wake()
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 async def flood_wait(folder: Path, flood: float) -> dict[str, object]:

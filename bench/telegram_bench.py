@@ -7,6 +7,7 @@ when they run); it puts the repository and the fake Bot API's folder on the path
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from pathlib import Path
@@ -17,7 +18,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "platforms" / "telegram"))
 
 from telegram import Update  # noqa: E402
-from telegram_fake_api import FakeBotAPI  # noqa: E402
+from telegram_fake_api import USERS, FakeBotAPI  # noqa: E402
 
 from bot.platforms.telegram import build_application  # noqa: E402
 from bot.service import GameService  # noqa: E402
@@ -52,6 +53,12 @@ class TelegramBench:
         update = Update.de_json({"update_id": next(self.update_ids), **payload}, self.app.bot)
         await self.app.update_queue.put(update)
         return at
+
+    async def new_game(self, group: dict) -> None:
+        """Ana (white) challenges in ``group`` and Bob accepts, as they would type it."""
+        for user, text in (("ana", "/new italian white"), ("bob", "/accept")):
+            await self.put(message=self.http.incoming(group, USERS[user], text))
+            await asyncio.sleep(1.5)
 
 
 def pct(values: list[float], q: float) -> float:

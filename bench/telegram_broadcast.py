@@ -112,9 +112,7 @@ async def run(folder: Path, groups: int, speed: float) -> dict[str, object]:
     async with bench.app:
         await bench.app.start()
         try:
-            for user, text in (("ana", "/new italian white"), ("bob", "/accept")):
-                await bench.put(message=bench.http.incoming(GROUP, USERS[user], text))
-                await asyncio.sleep(1.5)
+            await bench.new_game(GROUP)
             moves = game_moves(200)
             bench.subscribe_all()
             started = time.time()

@@ -130,9 +130,7 @@ async def busy_group(folder: Path) -> dict[str, object]:
         await bench.app.start()
         try:
             # A game in the group: Ana against Bob, the board's buttons to press.
-            for user, text in (("ana", "/new italian white"), ("bob", "/accept")):
-                await bench.put(message=bench.http.incoming(GROUP, USERS[user], text))
-                await asyncio.sleep(1.5)
+            await bench.new_game(GROUP)
             bench.burst()
             await asyncio.sleep(0.2)
             pressed: list[tuple[str, float]] = []

@@ -108,7 +108,8 @@ class Bench:
     def moved(self, game: int, ply: int, routes_on: int | None = None) -> bool:
         """A board shows the next player's pieces, or the game's end (or, ``routes_on``, that message
         the routes of a capture to choose from)."""
-        return (self.board_with(f"s:{game}:{ply + 1}:") is not None or self.board_with(f"rm:{game}") is not None
+        return (self.board_with(f"s:{game}:{ply + 1}:") is not None or self.board_with(f"d:{game}:{ply + 1}:")
+                is not None or self.board_with(f"rm:{game}") is not None
                 or (routes_on is not None and self.shows(routes_on, f"m:{game}:{ply}:")))
 
     async def start(self, n: int) -> tuple[dict, dict, int]:
@@ -117,25 +118,30 @@ class Bench:
         await self.until(lambda: len(self.storage.open_challenges("telegram", str(CHAT))) == 1, "challenge")
         self.put(message=self.http.incoming(GROUP, black, "/accept@DraughtsBot"))
         game = n + 1
-        await self.until(lambda: self.board_with(f"s:{game}:0:") is not None, "first board")
+        await self.until(lambda: self.board_with(f"s:{game}:0:") is not None
+                         or self.board_with(f"d:{game}:0:") is not None, "first board")
         return white, black, game
 
     async def play(self, white: dict, black: dict, game: int, moves: int) -> None:
         for ply in range(moves):
             who = white if ply % 2 == 0 else black
-            board = self.board_with(f"s:{game}:{ply}:")
+            board = self.board_with(f"s:{game}:{ply}:") or self.board_with(f"d:{game}:{ply}:")
             if board is None:
                 return                      # over
             await sleep(self.chance.uniform(*THINK))
-            piece = self.chance.choice([b for b in board.buttons() if b.startswith(f"s:{game}:{ply}:")])
-            self.put(callback_query=self.http.callback_query(GROUP, who, piece, board.message_id))
-            square = piece.rsplit(":", 1)[1]
-            picked = f"d:{game}:{ply}:{square}:"
-            self.latencies.append(await self.until(functools.partial(self.shows, board.message_id, picked),
-                                                   "piece shown"))
             prefix = f"d:{game}:{ply}:"
+            one_press = any(b.startswith(prefix) for b in board.buttons())
+            if not one_press:
+                piece = self.chance.choice([b for b in board.buttons() if b.startswith(f"s:{game}:{ply}:")])
+                self.put(callback_query=self.http.callback_query(GROUP, who, piece, board.message_id))
+                square = piece.rsplit(":", 1)[1]
+                picked = f"d:{game}:{ply}:{square}:"
+                self.latencies.append(await self.until(functools.partial(self.shows, board.message_id, picked),
+                                                       "piece shown"))
             while True:
-                await sleep(self.chance.uniform(*PAUSE))
+                if not one_press:
+                    await sleep(self.chance.uniform(*PAUSE))
+                one_press = False
                 shown = self.http.messages[(CHAT, board.message_id)]
                 target = next(b for b in shown.buttons() if b.startswith(prefix))
                 self.put(callback_query=self.http.callback_query(GROUP, who, target, board.message_id))
@@ -147,9 +153,14 @@ class Bench:
             self.moves += 1
 
 
-async def run(folder: Path, games: int, moves: int, before: bool, seed: int) -> dict[str, object]:
+async def run(folder: Path, games: int, moves: int, way: str, seed: int) -> dict[str, object]:
     original = telegram_adapter._ping_on_board
-    if before:
+    listed = telegram_adapter.TelegramAdapter.with_moves
+    if way != "after":
+        async def pieces(self, chat_id, reply):     # the piece first, then its square
+            return reply
+        telegram_adapter.TelegramAdapter.with_moves = pieces
+    if way == "before":
         telegram_adapter._ping_on_board = lambda replies: replies      # edit in place, ping of its own
     bench = Bench(folder, games, seed)
     try:
@@ -166,6 +177,7 @@ async def run(folder: Path, games: int, moves: int, before: bool, seed: int) -> 
             floods = [c for c in calls if c.status == 429]
     finally:
         telegram_adapter._ping_on_board = original
+        telegram_adapter.TelegramAdapter.with_moves = listed
         bench.service.close()
         bench.storage.close()
     lat = sorted(bench.latencies)
@@ -177,25 +189,28 @@ async def run(folder: Path, games: int, moves: int, before: bool, seed: int) -> 
             "429s": len(floods)}
 
 
+WAYS = {"before": "before (piece edit, move edit, ping)", "two-step": "piece edit, then a new board that pings",
+        "after": "after (moves as buttons: one press, one new board that pings)"}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=3)
     parser.add_argument("--moves", type=int, default=12, help="plies played per game")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--before", action="store_true", help="only the old way (edit, then ping)")
-    parser.add_argument("--after", action="store_true", help="only the new way")
+    parser.add_argument("--way", choices=[*WAYS, "all"], default="all")
     args = parser.parse_args()
     logging.basicConfig(level=logging.ERROR)
-    ways = [True] if args.before else [False] if args.after else [True, False]
+    ways = list(WAYS) if args.way == "all" else [args.way]
     results = {}
-    for before in ways:
+    for way in ways:
         with tempfile.TemporaryDirectory() as folder:
-            results[before] = asyncio.run(run(Path(folder), args.games, args.moves, before, args.seed))
-        name = "before (edit + ping)" if before else "after (new board pings)"
-        print(f"{args.games} games in one group, {name}: {results[before]}", flush=True)
-    if len(results) == 2:
-        print(f"p95 after/before: {results[False]['p95 (s)'] / results[True]['p95 (s)']:.2f}; "
-              f"posts per move after/before: {results[False]['posts per move']}/{results[True]['posts per move']}")
+            results[way] = asyncio.run(run(Path(folder), args.games, args.moves, way, args.seed))
+        print(f"{args.games} games in one group, {WAYS[way]}: {results[way]}", flush=True)
+    if "before" in results and "after" in results:
+        print(f"p95 after/before: {results['after']['p95 (s)'] / results['before']['p95 (s)']:.2f}; "
+              f"posts per move after/before: {results['after']['posts per move']}/"
+              f"{results['before']['posts per move']}")
 
 
 if __name__ == "__main__":

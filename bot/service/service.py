@@ -29,7 +29,7 @@ from bot.service.notifications import Notification, TurnPing
 from bot.service.outbox import Outbox
 from bot.service.present_games import move_rows
 from bot.service.present_notices import NoticePresenter
-from bot.service.registry import REGISTRY
+from bot.service.registry import REGISTRY, ButtonKind
 from bot.service.thinking import Thinker
 from bot.service.web import BoardLayer
 from bot.storage import (
@@ -298,8 +298,13 @@ class GameService:
         """Whether a board of ``stage`` is still its game's latest."""
         return board_versions.still_current(self.storage, game_id, stage)
 
-    def move_buttons(self, game_id: int, ply: int) -> list[list[Button]] | None:
-        """A game's moves at ``ply`` as one button each, or None (see present_games.move_rows)."""
+    def move_buttons(self, game_id: int, ply: int, instead_of: list[list[Button]] | None = None
+                     ) -> list[list[Button]] | None:
+        """A game's moves at ``ply`` as one button each, or None (see present_games.move_rows);
+        with ``instead_of``, only in place of a board's piece buttons (None for any other)."""
+        if instead_of is not None and not (instead_of and all(
+                b.action.startswith(f"{ButtonKind.SELECT.value}:") for r in instead_of for b in r)):
+            return None
         row = self.storage.game(game_id)
         return move_rows(row, ply) if row is not None else None
 

@@ -23,7 +23,9 @@ async def test_challenge_accept_and_board_photo_with_buttons(tg):
     assert "Game #1 starts" in call.params["caption"]
     png = call.files["photo"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 40_000
-    assert photo_buttons(call) == ["s:1:0:21", "s:1:0:22", "s:1:0:23", "s:1:0:24"]
+    # In a group every move is a button of its own (one press, one post: issue 29, item 6).
+    assert photo_buttons(call) == ["d:1:0:21:17", "d:1:0:21:18", "d:1:0:22:18", "d:1:0:22:19", "d:1:0:23:19",
+                                   "d:1:0:23:20", "d:1:0:24:20"]
 
 
 async def test_typed_move_and_reply_to_the_board(tg):

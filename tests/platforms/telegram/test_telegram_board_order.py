@@ -105,7 +105,7 @@ async def test_a_retried_edit_never_puts_an_older_board_over_the_game(two):
     await asyncio.wait_for(pick, 10)
     assert [c.method for c in http.calls[shown_at:] if c.method in POSTS] == []
     latest = http.bot_messages(CHAT, "photo")[-1]
-    assert "22-18" in latest.text and latest.buttons()[0].startswith("s:1:1:")
+    assert "22-18" in latest.text and latest.buttons()[0].startswith("d:1:1:")
     remembered = [m for m, g in a.storage.board_messages("telegram", str(CHAT)) if g == 1][-1]
     assert int(remembered) == latest.message_id
     # The message A meant to edit still shows the start, not "choose its square" for ply 0.
@@ -161,3 +161,24 @@ async def test_a_destination_left_on_the_old_board_is_answered_as_stale(tg):
     await tg.press("ana", "d:1:0:22:18")
     await tg.press("ana", "d:1:0:22:19", message_id=board.message_id)
     assert tg.storage.game(1).ply == 1
+
+
+async def test_in_a_group_a_move_is_one_press_and_one_post(tg):
+    await tg.say("ana", "/new italian white")
+    await tg.say("bob", "/accept")
+    board = tg.last_board()
+    assert board.buttons()[0] == "d:1:0:21:17" and all(b.startswith("d:1:0:") for b in board.buttons()[:7])
+    before = len(tg.http.calls)
+    await tg.press("ana", "d:1:0:22:18", message_id=board.message_id)
+    assert tg.storage.game(1).ply == 1
+    assert posts(tg.http, before) == ["sendPhoto"]
+    new = tg.last_board()
+    assert tg.http.notified(new) == [USERS["bob"]["id"]] and new.buttons()[0].startswith("d:1:1:")
+
+
+async def test_a_private_chat_keeps_the_piece_then_its_square(tg):
+    # One chat, one player at a time: no group budget to save, and the piece's squares are drawn.
+    private = tg.http.start_private("ana")
+    await tg.say("ana", "/play italian level 1 white", chat=private)
+    board = tg.last_board(private)
+    assert board.buttons()[:4] == ["s:1:0:21", "s:1:0:22", "s:1:0:23", "s:1:0:24"]

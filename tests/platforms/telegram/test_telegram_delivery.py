@@ -61,7 +61,7 @@ async def test_every_button_step_is_an_edit_telegram_accepts(tg):
         assert int(call.wire["message_id"]) == board.message_id and int(call.wire["chat_id"]) == CHAT
     # The move is on the new board, with Bob's pieces as its buttons.
     shown = tg.http.bot_messages(CHAT, "photo")[-1]
-    assert "Ana jugó 22-18" in shown.text and shown.buttons()[0].startswith("s:1:1:")
+    assert "Ana jugó 22-18" in shown.text and shown.buttons()[0].startswith("d:1:1:")
     assert shown.media_digest != board.media_digest
     assert len(tg.http.named("sendPhoto")) == 2
 
@@ -74,7 +74,7 @@ async def test_a_stale_board_is_refreshed_in_place(tg):
     assert_attached_png(tg, edit)
     assert int(edit.wire["message_id"]) == board.message_id
     assert "desactualizado" in tg.http.messages[(CHAT, board.message_id)].text
-    assert buttons(edit)[0].startswith("s:1:1:")
+    assert buttons(edit)[0].startswith("d:1:1:")
 
 
 # -- an edit that is refused: the board is sent anew ---------------------------------------------------------
@@ -89,7 +89,7 @@ async def test_a_refused_edit_after_a_button_move_sends_the_board(tg, descriptio
     assert tg.storage.game(1).ply == 1
     new = tg.http.named("sendPhoto", ok_only=True)[-1]
     assert len(tg.http.named("sendPhoto", ok_only=True)) == 2
-    assert "Ana jugó 22-18" in new.params["caption"] and buttons(new)[0].startswith("s:1:1:")
+    assert "Ana jugó 22-18" in new.params["caption"] and buttons(new)[0].startswith("d:1:1:")
     shown = tg.last_board()
     assert shown.message_id != board.message_id
     # The new message is the game's board now: Bob answers by replying to it with a bare move.

@@ -49,7 +49,7 @@ async def test_a_board_in_a_group_carries_the_mini_app_direct_link_and_keeps_its
     tg = web_tg
     game = await game_in_group(tg)
     start = tg.http.named("sendPhoto")[-1]
-    assert [b.get("callback_data") for b in keyboard(start)][:4] == [f"s:{game}:0:{sq}" for sq in (21, 22, 23, 24)]
+    assert [b.get("callback_data") for b in keyboard(start)][:2] == [f"d:{game}:0:21:17", f"d:{game}:0:21:18"]
     assert urls(start) == [DIRECT.format(game=game, mac=tg.service.web.watch_mac(game))]
     # The edited board (a piece touched) keeps it, once.
     await tg.press("ana", f"s:{game}:0:22")

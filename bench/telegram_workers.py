@@ -39,7 +39,7 @@ def run(count: int, shared: bool, presses: int, scenario: str) -> dict:
         if scenario == "games":
             return two_games_in_one_group(workers, presses)
         many = burst(workers, chats=60, per_chat=1)
-        one = burst(workers, chats=1, per_chat=6)
+        one = burst(workers, chats=1, per_chat=6, first=500)
         # The fake's count is the run's so far: the chat's burst comes second.
         return {"refused": one["refused"], "global": many["refused"], "chat": one["refused"] - many["refused"],
                 "seconds": many["seconds"] + one["seconds"]}

@@ -225,10 +225,11 @@ def two_games_in_one_group(workers: Workers, presses: int = 24, limit: float = 2
     return {"presses": sum(made.values()), "seconds": seconds, "refused": workers.flood_refusals(), "live": live}
 
 
-def burst(workers: Workers, chats: int, per_chat: int) -> dict[str, Any]:
-    """``chats`` private chats ask /help ``per_chat`` times each, all at once, spread over the
-    workers: the global limit (many chats) or a chat's own (many messages in one)."""
-    users = [player(100 + n) for n in range(chats)]
+def burst(workers: Workers, chats: int, per_chat: int, first: int = 100) -> dict[str, Any]:
+    """``chats`` private chats (players ``first``, ``first`` + 1, ...) ask /help ``per_chat`` times
+    each, all at once, spread over the workers: the global limit (many chats) or a chat's own (many
+    messages in one)."""
+    users = [player(first + n) for n in range(chats)]
     jobs = [(n, user) for n, user in enumerate(users) for _ in range(per_chat)]
     started = time.monotonic()
     threads = []

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from aiohttp import web
-from telegram_fake_api import FakeBotAPI
+from telegram_fake_api import Call, FakeBotAPI
 
 T = TypeVar("T")
 
@@ -36,6 +36,10 @@ class FakeBotServer:
         self.url = ""
         self._runner: web.AppRunner | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, name="fake-bot-api", daemon=True)
+        # Awaited (in the server's loop) with each call the fake has answered, before the answer
+        # leaves: a test holds one process's answer while another process goes ahead (a 502 that
+        # reaches its worker late), instead of sleeping.
+        self.before_answer: Callable[[Call], Awaitable[None]] | None = None
 
     def __enter__(self) -> FakeBotServer:
         self._thread.start()
@@ -76,6 +80,9 @@ class FakeBotServer:
             else:
                 fields[key] = str(value)
         method = request.match_info["method"]
+        index = len(self.fake.calls)        # the fake records the call before it first waits
         status, body = await self.fake.do_request(f"https://api.telegram.org/bot/{method}", "POST",
                                                   _Wire(fields, uploads))  # type: ignore[arg-type]
+        if self.before_answer is not None:
+            await self.before_answer(self.fake.calls[index])
         return web.Response(status=status, body=body, content_type="application/json")

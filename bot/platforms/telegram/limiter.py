@@ -203,7 +203,7 @@ class SharedBudget:
         self.prefix = prefix
         self.clock = clock
         self.reservations = 0          # database calls made (benches and tests read it)
-        self._executor = concurrent.futures.ThreadPoolExecutor(SHARED_THREADS, thread_name_prefix="send-budget")
+        self._executor: concurrent.futures.ThreadPoolExecutor | None = None
         self._pruned = clock()
         self._failing = False
         pace = Bucket(GLOBAL_PER_SECOND - INTERACTIVE_RESERVE, GLOBAL_WINDOW_SECONDS / MARGIN, BULK_CATCH_UP)
@@ -230,7 +230,7 @@ class SharedBudget:
         loop = asyncio.get_running_loop()
         now = self.clock()
         try:
-            start = await loop.run_in_executor(self._executor, self._reserve, scopes, now, max_wait)
+            start = await loop.run_in_executor(self._threads(), self._reserve, scopes, now, max_wait)
         except StorageError as err:
             if not self._failing:
                 self._failing = True
@@ -255,12 +255,20 @@ class SharedBudget:
         chat = self.chat_scopes(key, False)[0]
         until = self.clock() + seconds + chat[2]
         try:
-            await asyncio.get_running_loop().run_in_executor(self._executor, self.store.hold_sends, chat[0], until)
+            await asyncio.get_running_loop().run_in_executor(self._threads(), self.store.hold_sends, chat[0], until)
         except StorageError as err:
             log.info("telegram flood wait for chat %s not shared: %s", key, err)
 
+    def _threads(self) -> concurrent.futures.ThreadPoolExecutor:
+        # Made at first use (again after a shutdown: an Application may be started again).
+        if self._executor is None:
+            self._executor = concurrent.futures.ThreadPoolExecutor(SHARED_THREADS, thread_name_prefix="send-budget")
+        return self._executor
+
     def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
 
 
 SHARED_VARIABLE = "TELEGRAM_SHARED_BUDGET"

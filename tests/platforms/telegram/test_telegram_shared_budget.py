@@ -130,3 +130,15 @@ def test_two_webhook_workers_keep_the_global_and_a_chats_limit(tmp_path):
     assert many["refused"] == 0 and one["refused"] == 0, workers.logs()[-3000:]
     assert many["answered"] >= 60 and one["answered"] >= 6
     assert "Traceback" not in workers.logs()
+
+
+async def test_two_database_round_trips_a_message_and_a_restarted_bot_still_shares(tmp_path):
+    async with TwoProcesses(tmp_path, shared=True) as two:
+        shared = two.limiters[0].shared
+        assert shared is not None
+        await two.send(0, GROUP["id"])
+        assert shared.reservations == 2                   # the chat's (and group's) slot, a global one
+        await two.bots[0].shutdown()
+        await two.bots[0].initialize()                   # PTB shuts the limiter down with the bot
+        await two.send(2, GROUP["id"])
+        assert shared.reservations == 4 and two.refused() == 0

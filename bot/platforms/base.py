@@ -94,27 +94,53 @@ START_SETTLED_SECONDS = 120.0
 BUSY_LOOK_SECONDS = 0.5
 
 
-def split_text(text: str, limit: int) -> list[str]:
-    """The text in pieces of at most ``limit`` characters, cut at line ends where possible (else at
-    the last space that fits, else anywhere).  Never an empty list."""
+def utf16_units(text: str) -> int:
+    """A text's length as Telegram counts it for its limits: UTF-16 code units (an emoji is two)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _prefix_within(text: str, limit: int, measure: Callable[[str], int]) -> int:
+    """How many characters of ``text`` from its start measure at most ``limit`` (at least one, so
+    that a split always moves on)."""
+    if measure is len:
+        return max(1, min(limit, len(text)))
+    low, high = 1, len(text)            # a measure grows with the prefix: the longest that fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if measure(text[:middle]) <= limit:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def split_text(text: str, limit: int, measure: Callable[[str], int] = len) -> list[str]:
+    """The text in pieces each of at most ``limit`` by ``measure`` (characters, unless the platform
+    counts otherwise: Telegram counts UTF-16 code units), cut at line ends where possible (else at
+    the last space that fits, else anywhere, never inside a character).  Never an empty list."""
     text = text or ""
-    if len(text) <= limit:
+    if measure(text) <= limit:
         return [text]
     chunks: list[str] = []
     current = ""
+    used = 0
     for line in text.splitlines(keepends=True):
-        while len(line) > limit:
+        size = measure(line)
+        while size > limit:
             if current:
                 chunks.append(current)
-                current = ""
-            cut = line.rfind(" ", 0, limit)
-            cut = cut + 1 if cut > 0 else limit
+                current, used = "", 0
+            room = _prefix_within(line, limit, measure)
+            cut = line.rfind(" ", 0, room)
+            cut = cut + 1 if cut > 0 else room
             chunks.append(line[:cut])
             line = line[cut:]
-        if len(current) + len(line) > limit:
+            size = measure(line)
+        if used + size > limit:
             chunks.append(current)
-            current = ""
+            current, used = "", 0
         current += line
+        used += size
     if current:
         chunks.append(current)
     # A piece of only line ends would be refused as empty: a zero-width space stands in.
@@ -139,23 +165,27 @@ class Piece:
         return self.image is not None or self.animation is not None or self.document is not None
 
 
-def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together: bool) -> list[Piece]:
+def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together: bool,
+           measure: Callable[[str], int] = len) -> list[Piece]:
     """The messages one reply takes, in order.
 
     The text is split at line ends; all but the last chunk go first as plain messages.  The last
     chunk travels with the first file (the board) as its caption when it fits, else on its own
     just before it; the buttons go on that message, which is the one remembered as the board.  A
     platform that takes several files in one message (``files_together``) gets them all there;
-    otherwise each further file (the capture GIF, a PDN) is its own message after it."""
-    chunks = split_text(reply.text, text_limit)
+    otherwise each further file (the capture GIF, a PDN) is its own message after it.  Lengths are
+    taken by ``measure``, the platform's way of counting against its limits."""
+    chunks = split_text(reply.text, text_limit, measure)
     board = reply.game_id is not None or reply.post_id is not None or reply.challenge_id is not None
     if reply.spoiler:
         # The hidden part goes with the last text message (never in a caption: no platform marks it there).
         out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
-                     files_together=files_together)
-        spoiler = reply.spoiler[:text_limit // 2]
+                     files_together=files_together, measure=measure)
+        spoiler = reply.spoiler
+        if measure(spoiler) > text_limit // 2:
+            spoiler = spoiler[:_prefix_within(spoiler, text_limit // 2, measure)]
         tail = out[-1]
-        if not tail.has_file and len(tail.text) + len(spoiler) + 1 <= text_limit:
+        if not tail.has_file and measure(tail.text) + measure(spoiler) + 1 <= text_limit:
             return [*out[:-1], replace(tail, spoiler=spoiler)]
         return [*out, Piece("", spoiler=spoiler)]
     files: list[dict[str, Any]] = []
@@ -169,7 +199,7 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     last = chunks[-1]
     if not files:
         return [*msgs, Piece(last, buttons=reply.buttons, board=board)]
-    if len(last) > caption_limit:
+    if measure(last) > caption_limit:
         msgs.append(Piece(last))
         last = ""
     if files_together:
@@ -275,9 +305,13 @@ class ChatAdapter:
 
     # -- delivery ------------------------------------------------------------------------------------
 
+    def text_length(self, text: str) -> int:
+        """A text's length as the platform counts it against ``text_limit`` and ``caption_limit``."""
+        return len(text)
+
     def pieces(self, reply: Reply) -> list[Piece]:
         out = pieces(reply, text_limit=self.text_limit, caption_limit=self.caption_limit,
-                     files_together=self.files_together)
+                     files_together=self.files_together, measure=self.text_length)
         return with_mentions(out, reply.mentions)
 
     async def send_piece(self, chat_id: str, piece: Piece, *, reply_to: str | None = None) -> str | None:

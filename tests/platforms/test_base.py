@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.platforms.base import Piece, pieces, split_text
+from bot.platforms.base import Piece, pieces, split_text, utf16_units
 from bot.service import Button, Reply
 
 BUTTONS = [[Button("22", "s:1:0:22")]]
@@ -17,6 +17,17 @@ def test_text_is_split_at_line_ends_and_never_lost():
     assert "".join(split_text("y" * 9000, 4096)) == "y" * 9000
     assert [len(c) for c in split_text("y" * 9000, 4096)] == [4096, 4096, 808]
     assert split_text("", 10) == [""]
+
+
+def test_a_platform_that_counts_utf16_code_units_gets_pieces_within_them():
+    wide = "\U0001F600"                                  # one character, two units (Telegram's count)
+    assert [utf16_units(c) for c in split_text(wide * 3000, 4096, utf16_units)] == [4096, 1904]
+    assert [len(c) for c in split_text(wide * 3000, 4096)] == [3000]       # by characters (Discord's count)
+    # Never inside a character: an odd limit leaves its last unit unused.
+    assert split_text(wide * 5, 3, utf16_units) == [wide] * 5
+    out = pieces(Reply("a" * 10, spoiler=wide * 3000), text_limit=4096, caption_limit=1024, files_together=False,
+                 measure=utf16_units)
+    assert out[-1].spoiler == wide * 1024 and utf16_units(out[-1].text + out[-1].spoiler) + 1 <= 4096
 
 
 def test_a_short_board_is_one_message_with_its_caption_and_buttons():

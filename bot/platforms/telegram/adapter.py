@@ -850,6 +850,11 @@ class TelegramAdapter(ChatAdapter):
     def retry_delay(self, exc: BaseException) -> float | None:
         return _flood_wait(exc) if isinstance(exc, RetryAfter) else None
 
+    def text_length(self, text: str) -> int:
+        # Telegram's 4096 and 1024 are UTF-16 code units: a reply of emoji split by characters
+        # would come in pieces Telegram refuses.
+        return _utf16(text)
+
     async def deliver(self, chat_id: str | int, reply: Reply, *, reply_to: str | int | None = None,
                       progress: Progress | None = None) -> None:
         """Every message of a reply not yet out; a chat that became a supergroup is followed to its

@@ -125,6 +125,19 @@ def test_console_run_reads_until_end_of_input(console):
     assert "Game #1 starts" in text
 
 
+def test_the_end_of_input_stops_the_delivery_thread_instead_of_waiting_out_its_join(console, monkeypatch):
+    # The end of input delivers last while holding the lock the delivery thread waits for; that
+    # delivery clears the wake-up, and a thread that then slept its full idle time kept a piped
+    # console from exiting for DELIVERY_JOIN_SECONDS (30 s) after every script.
+    import io
+    import threading
+
+    import bot.platforms.console.chat as chat_module
+    monkeypatch.setattr(chat_module, "DELIVERY_JOIN_SECONDS", 2.0)
+    console.chat.run(io.StringIO("/new italian white\n/as Bob\n/accept\n"))
+    assert not [t for t in threading.enumerate() if t.name == "console-delivery" and t.is_alive()]
+
+
 # -- python -m bot ---------------------------------------------------------------------------------
 
 

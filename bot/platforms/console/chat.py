@@ -156,6 +156,10 @@ class ConsoleChat:
                 stuck += 1
             else:
                 stuck = 0
+            # _deliver clears the wake-up: a stop asked while this thread waited for the lock (the
+            # end of input delivers last, holding it) would otherwise be slept through.
+            if stop.is_set():
+                return
             self._wake.wait(wait)
 
     def _line(self, text: str) -> None:
@@ -319,7 +323,8 @@ class ConsoleChat:
         self.interactive = interactive
         # Piped too: a bot's move that outlasts the wait after its line is printed when it comes,
         # not when the next line does (which, from a pipe that stays open, may be never).
-        delivery = threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True)
+        delivery = threading.Thread(target=self._delivery_thread, args=(stop, tick_every), daemon=True,
+                                    name="console-delivery")
         delivery.start()
         try:
             while True:

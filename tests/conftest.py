@@ -183,13 +183,22 @@ def pg_url() -> str:
 # The tests that take seconds, with about how many (measured on a loaded 2-core machine; only
 # the order the workers run them in depends on these, and a test missing here still runs).
 LONG_TESTS: dict[str, float] = {
+    "tests/platforms/telegram/test_telegram_shared_budget.py::test_two_webhook_workers_two_games_in_one_group": 110.0,
+    "tests/console/test_console_first_start.py::test_a_cold_machine_compiles_once": 40.0,
+    "tests/platforms/telegram/test_telegram_two_pollers.py::": 20.0,
+    "tests/platforms/telegram/test_telegram_shared_budget.py::test_two_webhook_workers_keep_the_global": 7.0,
+    "tests/platforms/telegram/test_telegram_broadcast.py::test_": 6.0,
+    "tests/platforms/discord/test_discord_processes.py::": 5.5,
+    "tests/platforms/telegram/test_telegram_board_order_workers.py::": 5.0,
+    "tests/web/test_streams_issue30.py::test_out_of_file_descriptors": 5.0,
+    "tests/platforms/telegram/test_telegram_poll_conflicts.py::": 4.5,
     "tests/web/browser/test_browser_game.py::test_a_whole_triestina_game": 14.0,
     "tests/puzzles/test_puzzles_cli.py::test_check_proves_a_fixed_quarter_of_the_shipped_bank[triestina-0]": 10.0,
     "tests/ai/test_ai_legal_and_time.py::test_legal_moves_on_championship_positions": 8.0,
     "tests/puzzles/test_puzzles_cli.py::test_check_names_the_puzzles_that_fail_and_prune_removes_them": 6.0,
     "tests/storage/test_startup.py::test_a_damaged_index_is_refused": 5.0,
     "tests/storage/test_downtime.py::test_the_console_start_extends_deadlines_after_downtime": 5.0,
-    "tests/puzzles/test_puzzles_cli.py::test_check_proves_a_fixed_quarter_of_the_shipped_bank[triestina-5]": 5.0,
+    "tests/puzzles/test_puzzles_cli.py::test_check_proves_a_fixed_quarter_of_the_shipped_bank[triestina-5]": 10.0,
     "tests/storage/test_startup.py::test_a_database_deleted_or_replaced_under_the_console": 4.5,
     "tests/platforms/telegram/test_telegram_polling.py::test_a_second_instance_on_the_token": 4.5,
     "tests/web/test_console_web.py::test_python_m_bot_web_serves_the_board": 4.5,

@@ -221,8 +221,7 @@ def two_games_in_one_group(workers: Workers, presses: int = 24, limit: float = 2
         thread.join()
     seconds = time.monotonic() - started
     time.sleep(2.0)                          # what is still on its way
-    live = {game: len(boards(workers, game)) for game in (1, 2)}
-    return {"presses": sum(made.values()), "seconds": seconds, "refused": workers.flood_refusals(), "live": live}
+    return {"presses": sum(made.values()), "seconds": seconds, "refused": workers.flood_refusals()}
 
 
 def burst(workers: Workers, chats: int, per_chat: int, first: int = 100) -> dict[str, Any]:

@@ -185,13 +185,15 @@ def play_by_presses(workers: Workers, game: int, white: dict, black: dict, press
 
 
 def start_game(workers: Workers, challenger: dict, accepter: dict, game: int, first_worker: int) -> None:
-    def offers() -> int:
-        return workers.server.call(lambda: sum(1 for m in workers.fake.bot_messages(int(GROUP["id"]))
-                                               if any(data.startswith("acc:") for data in m.buttons())))
+    def offers() -> set[int]:
+        return workers.server.call(lambda: {m.message_id for m in workers.fake.bot_messages(int(GROUP["id"]))
+                                            if any(data.startswith("acc:") for data in m.buttons())})
+    # Messages, not a count: the previous game's challenge loses its Accept button when its edit
+    # lands, which may be after this look (a count could then stay level while a new offer came).
     before = offers()
     workers.say(first_worker, GROUP, challenger, "/new italian white 30m")
     # The challenge is stored before it is offered: then any worker can accept it.
-    assert wait_for(lambda: offers() > before, 30), f"game {game}'s challenge"
+    assert wait_for(lambda: bool(offers() - before), 60), f"game {game}'s challenge"
     workers.say(first_worker + 1, GROUP, accepter, "/accept")
     assert wait_for(lambda: boards(workers, game), 30), f"game {game}'s board"
 

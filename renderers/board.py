@@ -533,11 +533,13 @@ def _badge_spots(view: BoardView, points: list[list[tuple[float, float]]], sq: i
         candidates += [_midway(route, pts, k, sq, view.size) for k in hops
                        if frozenset(route[k:k + 2]) not in other_jumps]
         # A jump over a piece another path takes too: a light square beside that piece (off both
-        # lines, the piece and its capture mark left visible).
+        # lines, the piece and its capture mark left visible), on the side this jump lands (the
+        # number stays with its own arrow, not beside the other path's).
         for k in shared:
             mx, my = _midway(route, pts, k)
-            candidates += [(x, y) for x, y in ((mx + sq, my), (mx - sq, my), (mx, my + sq), (mx, my - sq))
-                           if 0 < x < sq * view.size and 0 < y < sq * view.size]
+            beside = [(x, y) for x, y in ((mx + sq, my), (mx - sq, my), (mx, my + sq), (mx, my - sq))
+                      if 0 < x < sq * view.size and 0 < y < sq * view.size]
+            candidates += sorted(beside, key=lambda spot: math.dist(spot, pts[k + 1]))
         # Fallbacks: the destination, anywhere along the route, the start last (the piece is there).
         candidates.append(pts[-1])
         candidates += [pts[k] for k in range(1, len(pts) - 1)]

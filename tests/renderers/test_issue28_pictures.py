@@ -97,3 +97,15 @@ def test_the_graph_has_move_numbers_under_their_points(plies):
     for index, _number in ticks:
         x = left + (right - left) * index / (plies - 1)
         assert any(abs(x - c) <= 8 for c in band), (index, x)
+
+
+@pytest.mark.parametrize("view", TWO_ROUTES + PLAYED_AND_BEST)
+def test_a_number_beside_a_shared_piece_stands_on_the_side_its_own_jump_lands(view):
+    # Route 1 of the analysis view is 22x13 while the played 21x14 goes the other way: a number
+    # put on the 14 side read as the played move's.
+    spots = B.route_label_spots(view, PX)
+    for i, spot in enumerate(spots):
+        own = square_center(view.size, *view.routes[i][-1], px=PX, flipped=view.flipped)
+        for other in [r for j, r in enumerate(view.routes) if j != i] + ([view.last_path] if view.last_path else []):
+            theirs = square_center(view.size, *other[-1], px=PX, flipped=view.flipped)
+            assert math.dist(spot, own) < math.dist(spot, theirs), (i, spot)

@@ -22,6 +22,8 @@ from telegram.error import BadRequest, ChatMigrated, Forbidden, RetryAfter
 from telegram.request import RequestData
 from telegram.request._requestparameter import RequestParameter
 from telegram_fake_api import GROUP, USERS, FakeBotAPI
+from tg_helpers import PRIVATE_ANA as PRIVATE
+from tg_helpers import fake_on_a_hand_clock, told_to_wait
 
 from bot.platforms.telegram.limiter import retry_seconds
 
@@ -278,32 +280,18 @@ async def test_a_user_who_never_started_the_bot_cannot_be_written_to(api):
 # -- flood control, permissions, expiring queries ------------------------------------------------------------
 
 
-PRIVATE = {"id": 1, "type": "private", "first_name": "Ana"}
-
-
 @pytest.fixture
 async def timed():
     """A fake on a clock the test moves by hand (``now[0]``)."""
-    now = [1000.0]
-    fake = FakeBotAPI(clock=lambda: now[0])
-    fake.add_chat(GROUP)
-    fake.add_chat(PRIVATE)
-    bot = Bot("123:TEST", request=fake, get_updates_request=fake)
-    async with bot:
-        yield fake, bot, now
-
-
-async def flood_refused(coro) -> float:
-    with pytest.raises(RetryAfter) as err:
-        await coro
-    return retry_seconds(err.value)
+    async for fake_bot_now in fake_on_a_hand_clock():
+        yield fake_bot_now
 
 
 async def test_a_chat_takes_a_short_burst_then_one_message_a_second(timed):
     fake, bot, now = timed
     for n in range(3):
         await bot.send_message(PRIVATE["id"], f"m{n}")
-    assert await flood_refused(bot.send_message(PRIVATE["id"], "one too many")) == 1
+    assert await told_to_wait(bot.send_message(PRIVATE["id"], "one too many")) == 1
     assert fake.refused()[-1].status == 429 and not fake.refused()[-1].injected
     now[0] += 1.0
     await bot.send_message(PRIVATE["id"], "a second later")
@@ -332,7 +320,7 @@ async def test_the_bot_posts_thirty_messages_a_second_in_all(timed):
         fake.add_chat({"id": 100 + n, "type": "private", "first_name": f"U{n}"})
         await bot.send_message(100 + n, "hello")
     fake.add_chat({"id": 99, "type": "private", "first_name": "Late"})
-    assert await flood_refused(bot.send_message(99, "the 31st in a second")) == 1
+    assert await told_to_wait(bot.send_message(99, "the 31st in a second")) == 1
 
 
 async def test_edits_count_against_flood_control_and_answers_do_not(timed):
@@ -341,7 +329,7 @@ async def test_edits_count_against_flood_control_and_answers_do_not(timed):
                                 reply_markup=keyboard(["s:1:0:22"]))
     await bot.edit_message_caption(CHAT, sent.message_id, caption="one")
     await bot.edit_message_caption(CHAT, sent.message_id, caption="two")
-    await flood_refused(bot.edit_message_caption(CHAT, sent.message_id, caption="three"))
+    await told_to_wait(bot.edit_message_caption(CHAT, sent.message_id, caption="three"))
     query = fake.callback_query(GROUP, USERS["ana"], "s:1:0:22")
     assert await bot.answer_callback_query(query["id"]) is True
 
@@ -349,9 +337,9 @@ async def test_edits_count_against_flood_control_and_answers_do_not(timed):
 async def test_a_chat_held_in_flood_control_gets_429_until_it_ends(timed):
     fake, bot, now = timed
     fake.flood(CHAT, 3600)
-    assert await flood_refused(bot.send_message(CHAT, "hello")) == 3600
+    assert await told_to_wait(bot.send_message(CHAT, "hello")) == 3600
     now[0] += 3000
-    assert await flood_refused(bot.send_message(CHAT, "hello")) == 600
+    assert await told_to_wait(bot.send_message(CHAT, "hello")) == 600
     await bot.send_message(PRIVATE["id"], "other chats are not held")
     now[0] += 600
     await bot.send_message(CHAT, "over")

@@ -58,6 +58,16 @@ async def burst_under_way(tg, groups: set[int], count: int, since: int) -> None:
         await asyncio.sleep(0.01)
 
 
+async def start_the_daily_posts(tg, groups: list[int]) -> int:
+    """Subscribes these groups and wakes the outbox; back once the first 30 posts are out, with the
+    index in ``tg.http.calls`` they were counted from."""
+    since = len(tg.http.calls)
+    subscribe(tg, groups)
+    tg.adapter.wake()
+    await burst_under_way(tg, set(groups), 30, since)
+    return since
+
+
 async def all_posted(tg, groups: set[int], since: int) -> None:
     give_up = time.monotonic() + 30
     while len({int(tg.http.calls[i].params["chat_id"]) for i in posted(tg, groups, since)}) < len(groups):
@@ -106,10 +116,7 @@ async def test_a_private_reply_goes_out_while_the_daily_posts_to_many_groups_dra
     burst = set(groups)
     await tg.app.start()
     try:
-        since = len(tg.http.calls)
-        subscribe(tg, groups)
-        tg.adapter.wake()
-        await burst_under_way(tg, burst, 30, since)
+        since = await start_the_daily_posts(tg, groups)
         for _ in range(3):
             before = len(posted(tg, burst))
             await asyncio.wait_for(tg.say("bob", "/help", chat=BOB_CHAT), 10)
@@ -131,10 +138,7 @@ async def test_the_board_of_a_move_in_a_subscribed_group_goes_out_while_the_post
     burst = set(groups)
     await tg.app.start()
     try:
-        since = len(tg.http.calls)
-        subscribe(tg, groups)
-        tg.adapter.wake()
-        await burst_under_way(tg, burst, 30, since)
+        since = await start_the_daily_posts(tg, groups)
         before = len(posted(tg, burst))
         boards = len(tg.http.named("sendPhoto", ok_only=True))
         await asyncio.wait_for(tg.say("ana", "/m 22-18"), 10)
@@ -156,10 +160,7 @@ async def test_a_stop_in_the_middle_of_the_posts_loses_none(tg):
     burst = set(groups)
     await tg.app.start()
     try:
-        since = len(tg.http.calls)
-        subscribe(tg, groups)
-        tg.adapter.wake()
-        await burst_under_way(tg, burst, 30, since)
+        since = await start_the_daily_posts(tg, groups)
         # Stopped at once: the senders waiting for their turn or a global slot are cancelled.
         await tg.adapter.stop_delivery(timeout=0.01)
         assert tg.limiter.waiting == (0, 0)

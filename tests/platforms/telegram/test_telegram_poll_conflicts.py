@@ -6,27 +6,19 @@ Bot API as HTTP.  Two real processes: test_telegram_two_pollers."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import pytest
 from telegram_fake_api import WEBHOOK_ACTIVE, FakeBotAPI
+from tg_helpers import service_on_a_fresh_loop
 
 from bot.platforms.telegram import adapter as telegram_adapter
 from bot.platforms.telegram.adapter import run_telegram
-from bot.service import GameService
-from bot.storage import Storage
 
 
 @pytest.fixture
 def service(tmp_path):
-    # run_polling runs the current thread's event loop and closes it at the end: a fresh one.
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    storage = Storage(tmp_path / "tg.db")
-    service = GameService(storage)
-    yield service
-    service.close()
-    storage.close()
+    yield from service_on_a_fresh_loop(tmp_path)
 
 
 def test_no_poll_follows_the_conflict_that_stops_the_bot(service, caplog, bot_errors):

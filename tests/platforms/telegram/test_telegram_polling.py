@@ -12,24 +12,17 @@ import time
 
 import pytest
 from telegram_fake_api import USERS, FakeBotAPI
+from tg_helpers import service_on_a_fresh_loop
 
 from bot.platforms.telegram import adapter as telegram_adapter
 from bot.platforms.telegram.adapter import run_telegram
-from bot.service import GameService
-from bot.storage import Storage
 
 PRIVATE = {"id": USERS["bob"]["id"], "type": "private", "first_name": "Bob", "username": "bob"}
 
 
 @pytest.fixture
 def service(tmp_path):
-    # run_polling runs the current thread's event loop and closes it at the end: a fresh one.
-    asyncio.set_event_loop(asyncio.new_event_loop())
-    storage = Storage(tmp_path / "tg.db")
-    service = GameService(storage)
-    yield service
-    service.close()
-    storage.close()
+    yield from service_on_a_fresh_loop(tmp_path)
 
 
 def test_a_second_instance_on_the_token_stops_this_one_with_one_line_and_status_1(service, caplog, bot_errors):

@@ -23,7 +23,7 @@ import hmac
 import logging
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.puzzles import bank
@@ -41,6 +41,7 @@ from bot.service.domain import AttemptScored, EventBus
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games
+from bot.service.features.ratings import Ratings
 from bot.service.features.results_puzzles import (
     Acted,
     AnswerIllegal,
@@ -78,9 +79,6 @@ from bot.service.notifications import DailyPosted, DaySummary, FirstSolver
 from bot.service.registry import ButtonKind
 from bot.storage import StorageBusy, StorageFull, StorageGone, in_transaction
 from bot.storage.records import AttemptRecord, PuzzlePostRecord, SubscriptionRecord
-
-if TYPE_CHECKING:
-    from bot.service.features.ratings import Ratings
 
 log = logging.getLogger("bot.service")
 

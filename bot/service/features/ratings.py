@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from typing import Any
+from typing import Any, Protocol
 
+from bot.puzzles import bank
 from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, update
 from bot.rules import VARIANTS, Color
 from bot.service.domain import AttemptScored, EventBus, GameFinished
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import Ctx, _name
 from bot.service.features.games import Games
-from bot.service.features.puzzles import PuzzleRecords
 from bot.service.features.results_stats import (
     HeadToHead,
     PlayerStats,
@@ -90,13 +90,22 @@ def _white_score(game: GameRecord) -> float:
     return 0.5
 
 
+class SolverRecords(Protocol):
+    """What ratings read of the puzzle solvers (``PuzzleRecords``): a protocol, so the puzzles use
+    case, which shows its solvers their ratings, is the one that imports the other."""
+
+    def puzzle_streaks(self, platform: str, user_id: str) -> tuple[int, int]: ...
+
+    def puzzle_leaderboard(self, platform: str, chat_id: str) -> list[dict[str, Any]]: ...
+
+
 class Ratings(UseCase):
     """Ratings at the end of games and puzzles (it follows GameFinished and AttemptScored on
     ``bus``); /stats and /top."""
 
     rating_settings: Settings = LICHESS
 
-    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: PuzzleRecords,
+    def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, records: SolverRecords,
                  bus: EventBus) -> None:
         super().__init__(runtime, outlet)
         self.games = games
@@ -151,9 +160,7 @@ class Ratings(UseCase):
         if attempt.rated_score is None or attempt.rated_at is None:
             return None
         self.storage.ratings.lock()
-        from bot.service.features.puzzles import puzzle_by_id
-
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        puzzle = bank.by_id(post.variant, post.puzzle_id)
         start = Rating(float(puzzle["rating"]) if puzzle else 1500.0, PUZZLE_START_DEVIATION,
                        self.rating_settings.volatility)
         subject = f"puzzle:{post.puzzle_id}"

@@ -306,11 +306,6 @@ def leaf_won(pos: Position, solver: str, base: int) -> bool:
     return lead >= WIN and lead - base >= MIN_WIN_GAIN and not replies[0].is_capture
 
 
-def solver_turns(tree: Tree, line: list[str]) -> list[int]:
-    """Indices (in the line) of the solver's moves."""
-    return list(range(0, len(line), 2))
-
-
 def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None = None) -> list[str]:
     """Every way the puzzle falls short of the bank's standard (an empty list: it is proven).
 

@@ -46,10 +46,6 @@ class ShardConfig:
             out["shard_ids"] = list(self.ids)
         return out
 
-    @property
-    def runs_every_shard(self) -> bool:
-        return self.ids is None
-
 
 def parse_ids(text: str, count: int) -> tuple[int, ...]:
     """``0,1`` or ``0-3`` or ``0-1,4``: the ids, sorted; ShardConfigError if one is outside

@@ -447,7 +447,9 @@ class TelegramAdapter(ChatAdapter):
         """The python-telegram-bot Application with our handlers; its start starts the delivery
         task.  ``rate_limiter``: True for production's ``FloodLimiter``, or a limiter to use."""
         self._token = token
-        builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES)
+        # No JobQueue: timed work is the outbox's; PTB would otherwise start an APScheduler thread
+        # whenever that package happens to be installed.
+        builder = (Application.builder().token(token).concurrent_updates(CONCURRENT_UPDATES).job_queue(None)
                    .application_class(DraughtsApplication, kwargs={"adapter": self}))
         if request is not None:
             builder = builder.request(request)

@@ -223,3 +223,9 @@ async def test_a_board_whose_text_outgrows_a_caption_comes_after_the_text_and_is
     assert photo_buttons(sent[1]) == ["s:1:0:22"]
     board = tg.last_board()
     assert tg.storage.game_of_message("telegram", str(GROUP["id"]), str(board.message_id)) == 1
+
+
+async def test_no_job_queue_is_built(tg):
+    # Issue 31: PTB's job-queue extra is not a dependency; timed work goes through the outbox, so
+    # the application has no JobQueue (and no APScheduler thread) even where APScheduler is installed.
+    assert tg.app.job_queue is None

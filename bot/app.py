@@ -160,7 +160,8 @@ def open_store(database: str, timeout: float | None = None) -> Store:
 def build_service(database: str) -> GameService:
     """The production wiring: the store for ``database`` (a path, or a ``sqlite:///`` URL) and the
     game service on it, with the wall clock.  StorageError when the database cannot be used."""
-    from bot.service.compose import ServiceConfig, build
+    from bot.service.compose import ServiceConfig
+    from bot.service.service import build
 
     return build(ServiceConfig(database=database, busy_timeout=busy_timeout()))
 

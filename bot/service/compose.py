@@ -3,6 +3,9 @@
 ``compose`` is the one place that knows which use case needs which: each gets its collaborators
 in its constructor, and cross-feature effects are wired here as subscriptions on one event bus
 (see ``bot.service.domain``).  ``bot.app.build_service`` and ``GameService`` both come through it.
+
+It builds the use cases and what they write to (their ``ServiceOutlet``: the outbox and whom to
+wake), never the facade or the chat layer above them: those take the ``UseCases`` it returns.
 """
 
 from __future__ import annotations
@@ -12,11 +15,10 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from bot.service.domain import EventBus
 from bot.service.features.analysis import Analysis
-from bot.service.features.base import Outlet, Runtime
+from bot.service.features.base import Runtime
 from bot.service.features.challenges import Challenges
 from bot.service.features.clocks import Clocks
 from bot.service.features.games import Games
@@ -26,11 +28,10 @@ from bot.service.features.play import Play
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
+from bot.service.outbox import Outbox, ServiceOutlet
 from bot.service.thinking import Thinker
 from bot.storage import Store
-
-if TYPE_CHECKING:
-    from bot.service.service import GameService
+from bot.storage.opening import open_store
 
 MAX_BOT_SECONDS = 600.0
 MAX_BUSY_TIMEOUT = 3600.0
@@ -86,10 +87,11 @@ class ServiceConfig:
 
 @dataclass(frozen=True)
 class UseCases:
-    """Every use case of one service, and the bus that connects them."""
+    """Every use case of one service, the bus that connects them and the outlet they write to."""
 
     runtime: Runtime
     bus: EventBus
+    outlet: ServiceOutlet
     games: Games
     records: PuzzleRecords
     ratings: Ratings
@@ -107,19 +109,19 @@ def open_config_store(config: ServiceConfig) -> Store:
     """The store a configuration names (its own, or the database opened)."""
     if config.storage is not None:
         return config.storage
-    from bot.storage.opening import open_store
-
     assert config.database is not None
     return open_store(config.database, config.busy_timeout)
 
 
-def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
-    """Build every use case from a configuration (validated here); ``outlet`` takes the messages
-    they send on their own (the service's outbox)."""
+def compose(config: ServiceConfig, outbox: Outbox | None = None) -> UseCases:
+    """Build every use case from a configuration (validated here).  What they send on their own
+    goes to ``outbox`` (None: one on the configuration's store, reading the clock the runtime has
+    then, since a test or the console may set another)."""
     config = config.validated()
     rng = config.rng if config.rng is not None else random.Random(config.seed)
     runtime = Runtime(open_config_store(config), config.clock, rng, config.thinker or Thinker(),
                       config.bot_seconds, config.monotonic)
+    outlet = ServiceOutlet(outbox or Outbox(runtime.storage, lambda: runtime.clock()))
     bus = EventBus()
     games = Games(runtime, outlet, bus)
     records = PuzzleRecords(runtime, outlet)
@@ -133,12 +135,5 @@ def compose(config: ServiceConfig, outlet: Outlet) -> UseCases:
     settings = Settings(runtime, outlet, games)
     history = History(runtime, outlet, games, challenges, opponent)
     clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)
-    return UseCases(runtime, bus, games, records, ratings, puzzles, opponent, challenges, play, analysis, settings,
-                    history, clocks)
-
-
-def build(config: ServiceConfig) -> GameService:
-    """The game service for a configuration: the production entry (``bot.app.build_service``)."""
-    from bot.service.service import GameService as Service
-
-    return Service.from_config(config)
+    return UseCases(runtime, bus, outlet, games, records, ratings, puzzles, opponent, challenges, play, analysis,
+                    settings, history, clocks)

@@ -335,3 +335,35 @@ class Outbox:
         except (ValueError, AttributeError):
             return None
         return game_id if isinstance(game_id, int) else None
+
+
+class ServiceOutlet:
+    """The use cases' outlet (``bot.service.features.base.Outlet``), built by ``compose``: what
+    they say on their own goes to ``outbox`` inside their transaction, and ``wake`` tells every
+    listener (the adapters' delivery loops) that a platform has something new.  Its own object,
+    not the facade: the use cases then reach no layer above them.  ``outbox`` may be replaced (a
+    test's own owner or lease); what is said afterwards goes there."""
+
+    def __init__(self, outbox: Outbox) -> None:
+        self.outbox = outbox
+        self._listeners: list[Callable[[str], None]] = []
+
+    def say(self, platform: str, chat_id: str, reply: Reply) -> int:
+        return self.outbox.say(platform, chat_id, reply)
+
+    def notify(self, platform: str, chat_id: str, notice: Notification) -> int:
+        return self.outbox.notify(platform, chat_id, notice)
+
+    def add_listener(self, listener: Callable[[str], None]) -> None:
+        """``listener(platform)`` is called, from whatever thread made the change, after a change
+        the platform's adapter must look at (see ``wake``)."""
+        self._listeners.append(listener)
+
+    def wake(self, platform: str) -> None:
+        """Tell the listeners of ``platform`` to look again; one that fails is logged and the
+        others are still told."""
+        for listener in list(self._listeners):
+            try:
+                listener(platform)
+            except Exception:
+                log.exception("outbox listener failed")

@@ -8,13 +8,15 @@ variant, level) is read from storage.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from bot.i18n import t
 from bot.rules import Position
 from bot.service import boards
 from bot.service.events import Mention, Reply
+from bot.service.features.analysis import Analysis
+from bot.service.features.challenges import Challenges
 from bot.service.features.common import _stored_result, bot_to_move, reply_flipped
+from bot.service.features.games import Games
+from bot.service.features.puzzles import Puzzles
 from bot.service.features.results import MoveMade
 from bot.service.features.results_games import ChallengeClosed, DrawOffered, GameEnded
 from bot.service.features.results_puzzles import Board
@@ -44,9 +46,6 @@ from bot.service.present_stats import analysis_failed, analysis_report
 from bot.service.presenters import present_move
 from bot.service.wording import duration, reminder
 
-if TYPE_CHECKING:
-    from bot.service.compose import UseCases
-
 
 def _named(reply: Reply, mention: Mention | None) -> Reply:
     """``reply`` pinging ``mention`` where its text names them (a ping needs the name to stand on)."""
@@ -57,11 +56,14 @@ def _named(reply: Reply, mention: Mention | None) -> Reply:
 
 class NoticePresenter:
     """Renders notifications; reads what never changes (a game's players, a post's puzzle, a
-    challenge's terms) through the use cases of ``app``."""
+    challenge's terms, a stored analysis) through the four use cases that know them, not the
+    whole service."""
 
-    def __init__(self, app: UseCases) -> None:
-        self.app = app
-        self.game = app.games.game_row
+    def __init__(self, *, games: Games, puzzles: Puzzles, challenges: Challenges, analysis: Analysis) -> None:
+        self.game = games.game_row
+        self.posts = puzzles
+        self.challenges = challenges
+        self.analysis = analysis
         self.puzzles = ChatNotices()
 
     def __call__(self, notice: Notification) -> Reply:
@@ -91,24 +93,24 @@ class NoticePresenter:
             return Reply(t(notice.lang, "turn.ping", name=notice.mention.name, id=notice.game_id),
                          mentions=[notice.mention])
         if isinstance(notice, DailyPosted):
-            post = self.app.puzzles.post_record(notice.post_id)
-            return self.puzzles.daily_post(notice.lang, Board(post, self.app.puzzles.post_position(post), 0))
+            post = self.posts.post_record(notice.post_id)
+            return self.puzzles.daily_post(notice.lang, Board(post, self.posts.post_position(post), 0))
         if isinstance(notice, DaySummary):
-            post = self.app.puzzles.post_record(notice.post_id)
-            return self.puzzles.yesterday(notice.lang, self.app.puzzles.solvers(post, notice.at))
+            post = self.posts.post_record(notice.post_id)
+            return self.puzzles.yesterday(notice.lang, self.posts.solvers(post, notice.at))
         if isinstance(notice, FirstSolver):
-            post = self.app.puzzles.post_record(notice.post_id)
+            post = self.posts.post_record(notice.post_id)
             return Reply(first_text(notice.lang, notice.name, post.day or "", notice.streak))
         if isinstance(notice, ChallengeLapsed):
             return Reply(t(notice.lang, "challenge.expired", id=notice.challenge_id))
         if isinstance(notice, ChallengeEdited):
-            ch = self.app.challenges.challenge_record(notice.challenge_id)
+            ch = self.challenges.challenge_record(notice.challenge_id)
             return closed_edit(ChallengeClosed(ch, notice.status, notice.message_id, notice.lang, notice.by,
                                                notice.started))
         if isinstance(notice, AnalysisFailed):
             return analysis_failed(notice.lang, notice.game_id)
         if isinstance(notice, AnalysisReady):
-            report = self.app.analysis.stored_report(notice.game_id, notice.ply)
+            report = self.analysis.stored_report(notice.game_id, notice.ply)
             return analysis_report(notice.lang, report)
         raise ValueError(f"no presenter for {type(notice).__name__}")
 

@@ -71,29 +71,31 @@ class GameService:
         return service
 
     def _setup(self, config: ServiceConfig, outbox: Outbox | None = None) -> None:
-        self._listeners: list[Callable[[str], None]] = []
         # The chats told that the storage is unavailable in this outage (told once each; forgotten
         # when the storage answers again).
         self._told_unavailable: set[tuple[str, str]] = set()
         self._told_lock = threading.Lock()
-        self.app: UseCases = compose(config, self)
+        # What the service says on its own (the use cases' outlet writes to it); its claims are this
+        # process's (see bot/service/outbox.py).  Set again through the setter: it gets the presenters.
+        self.app: UseCases = compose(config, outbox)
+        self.outbox = self.app.outlet.outbox
         self.chat = ChatLayer(self.app)
         # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.
-        self.web = BoardLayer(self.app, self)
-        # What the service says on its own; its claims are this process's (see bot/service/outbox.py).
-        # It reads the service's clock as it is then (tests set another one).
-        self.outbox = outbox or Outbox(self.storage, lambda: self.clock())
+        self.web = BoardLayer(self.app, self.app.outlet)
 
     @property
     def outbox(self) -> Outbox:
-        return self._outbox
+        return self.app.outlet.outbox
 
     @outbox.setter
     def outbox(self, value: Outbox) -> None:
-        """An outbox given without presenters gets this service's (its notifications are worded by them)."""
+        """An outbox given without presenters gets this service's (its notifications are worded by
+        them); the use cases write to it from then on."""
         if value.present is None:
-            value.present = NoticePresenter(self.app)
-        self._outbox = value
+            app = self.app
+            value.present = NoticePresenter(games=app.games, puzzles=app.puzzles, challenges=app.challenges,
+                                            analysis=app.analysis)
+        self.app.outlet.outbox = value
 
     # The runtime the use cases share: a test or the console may swap the clock or the thinker of a
     # running service, and every use case sees it.
@@ -321,18 +323,14 @@ class GameService:
         """``listener(platform)`` is called, from whatever thread made the change, after the
         outbox of that platform got a message or one of its clocks changed (a move resets a
         deadline): the adapter wakes up and looks again."""
-        self._listeners.append(listener)
+        self.app.outlet.add_listener(listener)
 
     def wake(self, platform: str) -> None:
-        """Tell the adapters of ``platform`` to look again (the use cases' outlet, see _notify)."""
-        self._notify(platform)
+        """Tell the adapters of ``platform`` to look again."""
+        self.app.outlet.wake(platform)
 
     def _notify(self, platform: str) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener(platform)
-            except Exception:
-                log.exception("outbox listener failed")
+        self.app.outlet.wake(platform)
 
     # -- the outbox (bot/service/outbox.py): what the service says on its own ------------------------
 
@@ -515,6 +513,11 @@ class GameService:
 
     def _game_lang(self, row: GameRecord, user_id: str) -> str:
         return self.app.games.game_lang(row, user_id)
+
+
+def build(config: ServiceConfig) -> GameService:
+    """The game service for a configuration: the production entry (``bot.app.build_service``)."""
+    return GameService.from_config(config)
 
 
 def _follow_up_key(platform: str, chat_id: str) -> str:

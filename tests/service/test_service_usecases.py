@@ -18,13 +18,14 @@ from bot.app import build_service
 from bot.i18n import t
 from bot.service import ChatEvent, GameService
 from bot.service.commands import parse_command
-from bot.service.compose import ConfigError, ServiceConfig, UseCases, build
+from bot.service.compose import ConfigError, ServiceConfig, UseCases
 from bot.service.domain import AttemptScored, GameFinished, MovePlayed
 from bot.service.features.base import UseCase
 from bot.service.registry import REGISTRY, ArgKind
+from bot.service.service import build
 from bot.storage import SQLiteStore
 
-USE_CASE_NAMES = [f.name for f in fields(UseCases) if f.name not in ("runtime", "bus")]
+USE_CASE_NAMES = [f.name for f in fields(UseCases) if f.name not in ("runtime", "bus", "outlet")]
 
 
 def test_the_service_is_no_stack_of_feature_classes():

@@ -89,8 +89,6 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset({
     frozenset({"bot.rules.errors", "bot.rules.notation", "bot.rules.position"}),
     # The Store contract builds its repositories; they call back into the Store.
     frozenset({"bot.storage.base", "bot.storage.repositories"}),
-    # The engine's package re-exports the analysis, which takes the search from the package.
-    frozenset({"bot.ai", "bot.ai.analyse"}),
     # The operator's commands take the main CLI's argument types; the CLI adds them.
     frozenset({"bot.cli", "bot.operator_cli"}),
 })

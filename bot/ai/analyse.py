@@ -8,7 +8,8 @@ from typing import Any
 
 from bot.rules import Game, Move, Position, write_pdn
 
-from . import SearchResult, egtb, search_position
+from . import egtb
+from .deepening import SearchResult, search_position
 from .search import MATE_BOUND
 
 # Centi-man losses that earn a mark: a lost man is a mistake, two a blunder.

@@ -10,12 +10,11 @@ import time
 from collections.abc import Callable
 from typing import NoReturn
 
+from bot.arguments import whole_number
 from bot.rules import VARIANTS, IllegalMove, Position, perft
 
 # --db on every command that opens the bot's database.
 DB_HELP = "database file or postgresql:// URL (default: $DATABASE_URL, else $DRAUGHTS_DB, else draughts.db)"
-# The largest id a stored row can have (SQLite's and PostgreSQL's 64-bit integers).
-MAX_ID = 2**63 - 1
 # The deepest perft asked for (depth 12 already takes hours).
 MAX_PERFT_DEPTH = 30
 # The longest a search may be given from the command line.
@@ -27,19 +26,6 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-def whole_number(low: int, high: int, what: str = "a whole number") -> Callable[[str], int]:
-    """An argument type: a whole number from ``low`` to ``high``."""
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip())
-        except ValueError:
-            value = None
-        if value is None or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, got {text!r}")
-        return value
-    return parse
 
 
 def seconds(high: float) -> Callable[[str], float]:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from bot.cli import MAX_ID, whole_number
+from bot.arguments import MAX_ID, whole_number
 from bot.storage import BOT_ID, GameRecord, Store
 
 if TYPE_CHECKING:

@@ -56,6 +56,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("language codes", ("bot.languages",), may_import=()),
     Layer("catalogs", ("bot.i18n.*",), may_import=("bot.languages",)),
     Layer("redaction", ("bot.redact",), may_import=()),
+    # The command line's argument types, below every entry point that adds commands.
+    Layer("argument types", ("bot.arguments",), may_import=()),
     # Use cases know no chat platform and render nothing (they return results a presenter turns
     # into replies).  When the chat layer has a package of its own, add it to must_not_import.
     Layer("use cases", ("bot.service.features.*", "bot.service.usecases.*"),
@@ -89,8 +91,6 @@ KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset({
     frozenset({"bot.rules.errors", "bot.rules.notation", "bot.rules.position"}),
     # The Store contract builds its repositories; they call back into the Store.
     frozenset({"bot.storage.base", "bot.storage.repositories"}),
-    # The operator's commands take the main CLI's argument types; the CLI adds them.
-    frozenset({"bot.cli", "bot.operator_cli"}),
 })
 
 

@@ -66,7 +66,11 @@ LAYERS: tuple[Layer, ...] = (
                            "bot.i18n.*", "bot.service.chat", "bot.service.presenters", "bot.service.present_games",
                            "bot.service.present_challenges", "bot.service.present_puzzles",
                            "bot.service.present_stats", "bot.service.present_notices", "bot.service.boards",
-                           "bot.service.wording")),
+                           "bot.service.wording",
+                           # nor knows a chat message, a button, a command's words or a web page
+                           # (issue 31): the chat layer translates them into identities and requests
+                           "bot.service.events", "bot.service.registry", "bot.service.commands",
+                           "bot.service.web", "bot.service.service")),
     Layer("service", ("bot.service.*",), must_not_import=("bot.platforms.*", *ROOTS)),
     # Storage sits below the service: it knows records, not use cases, chats or images.
     Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),

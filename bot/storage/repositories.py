@@ -1,22 +1,26 @@
 """Repositories per aggregate, on any ``Store``: ``store.players``, ``store.challenges``,
-``store.games``, ``store.puzzles``, ``store.ratings``, ``store.settings``.
+``store.games``, ``store.puzzles``, ``store.ratings``, ``store.settings``, ``store.outbox``,
+``store.sends``.
 
 Writes take typed values (``NewChallenge``, ``NewGame``, ``GameChange``, ``NewMove``,
 ``ChatSettings``) instead of ``{column: value}`` dicts: a misspelt field is a TypeError where it is
 written, not a ValueError at run time.  Each repository method is one call of the flat ``Store``
 method of the same meaning (which every backend implements), so a backend gets the repositories
-for free and both ways stay the same contract.  The outbox is not here (it has its own owner).
+for free and both ways stay the same contract.  Together they cover every storage operation the
+service uses; the unit of work (``store.transaction()``) and the store's lifetime stay on the store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.rules import Color, ResultReason
 
+from .contract import Contract
 from .records import (
+    AnalysisRecord,
     AttemptRecord,
     ChallengeRecord,
     ChatRecord,
@@ -24,15 +28,13 @@ from .records import (
     GameRecord,
     MoveRecord,
     NotifyRecord,
+    OutboxRecord,
     PlayerRecord,
     PuzzlePostRecord,
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
 )
-
-if TYPE_CHECKING:
-    from .base import Store
 
 
 class _Unset:
@@ -146,7 +148,7 @@ class ChatSettings:
 
 
 class _Repository:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Contract) -> None:
         self._store = store
 
 
@@ -196,10 +198,6 @@ class ChallengesRepository(_Repository):
 
     def open_in(self, platform: str, chat_id: str) -> list[ChallengeRecord]:
         return self._store.open_challenges(platform, chat_id)
-
-    def find(self, platform: str | None = None, chat_id: str | None = None,
-             status: str | None = None) -> list[ChallengeRecord]:
-        return self._store.find_challenges(platform, chat_id, status)
 
     def lapsed(self, platform: str | None, now: float, lifetime: float) -> list[ChallengeRecord]:
         return self._store.lapsed_challenges(platform, now, lifetime)
@@ -279,8 +277,11 @@ class GamesRepository(_Repository):
     def of_message(self, platform: str, chat_id: str, message_id: str) -> int | None:
         return self._store.game_of_message(platform, chat_id, message_id)
 
-    def board_messages(self, platform: str, chat_id: str) -> list[tuple[str, int]]:
-        return self._store.board_messages(platform, chat_id)
+    def save_analysis(self, game_id: int, ply: int, notes: Sequence[dict[str, Any]], at: float) -> None:
+        self._store.save_analysis(game_id, ply, notes, at)
+
+    def analysis(self, game_id: int, ply: int) -> AnalysisRecord | None:
+        return self._store.analysis(game_id, ply)
 
 
 class PuzzlesRepository(_Repository):
@@ -379,9 +380,6 @@ class SettingsRepository(_Repository):
     def beat(self, platform: str | None, now: float) -> None:
         self._store.beat(platform, now)
 
-    def last_beat(self, platform: str | None) -> float | None:
-        return self._store.last_beat(platform)
-
     def resume_after_downtime(self, platform: str | None, now: float, threshold: float,
                               limit: float | None = None) -> float:
         return self._store.resume_after_downtime(platform, now, threshold, limit)
@@ -399,7 +397,69 @@ class SettingsRepository(_Repository):
         self._store.drop_pending(key)
 
 
-REPOSITORIES: dict[str, Callable[[Store], _Repository]] = {
+class OutboxRepository(_Repository):
+    """Messages waiting for delivery, claimed with a lease by the process that sends them."""
+
+    def enqueue(self, platform: str, chat_id: str, payload: str, now: float) -> int:
+        return self._store.enqueue(platform, chat_id, payload, now)
+
+    def due(self, platform: str, now: float, limit: int = 50, exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        return self._store.due_messages(platform, now, limit, exclude)
+
+    def get(self, message_id: int) -> OutboxRecord | None:
+        return self._store.outbox_message(message_id)
+
+    def find(self, platform: str | None = None, status: str | None = None) -> list[OutboxRecord]:
+        return self._store.find_outbox(platform, status)
+
+    def claim(self, platform: str, owner: str, now: float, lease_until: float, limit: int = 50,
+              exclude: Sequence[str] = ()) -> list[OutboxRecord]:
+        return self._store.claim_messages(platform, owner, now, lease_until, limit, exclude)
+
+    def hold(self, message_ids: Collection[int], owner: str, lease_until: float) -> set[int]:
+        return self._store.hold_messages(message_ids, owner, lease_until)
+
+    def release(self, owner: str) -> int:
+        return self._store.release_messages(owner)
+
+    def mark_sent(self, message_id: int, now: float, owner: str | None = None) -> bool:
+        return self._store.mark_sent(message_id, now, owner)
+
+    def retry_later(self, message_id: int, at: float, error: str, owner: str | None = None) -> None:
+        self._store.retry_later(message_id, at, error, owner)
+
+    def set_delivered(self, message_id: int, delivered: int, owner: str | None = None,
+                      lease_until: float | None = None) -> None:
+        self._store.set_delivered(message_id, delivered, owner, lease_until)
+
+    def drop(self, message_id: int, error: str, owner: str | None = None) -> None:
+        self._store.drop_message(message_id, error, owner)
+
+    def prune(self, before: float, limit: int = 500) -> int:
+        return self._store.prune_outbox(before, limit)
+
+    def platforms(self) -> list[str]:
+        return self._store.outbox_platforms()
+
+    def next_wakeup(self, platform: str | None) -> float | None:
+        return self._store.next_wakeup(platform)
+
+
+class SendsRepository(_Repository):
+    """The send budget the processes of one bot share (flood control per scope)."""
+
+    def reserve(self, scopes: Sequence[tuple[str, float, float]], now: float, max_wait: float) -> float:
+        return self._store.reserve_sends(scopes, now, max_wait)
+
+    def hold(self, key: str, until: float) -> None:
+        self._store.hold_sends(key, until)
+
+    def prune(self, before: float) -> int:
+        return self._store.prune_sends(before)
+
+
+REPOSITORIES: dict[str, Callable[[Contract], _Repository]] = {
     "players": PlayersRepository, "challenges": ChallengesRepository, "games": GamesRepository,
     "puzzles": PuzzlesRepository, "ratings": RatingsRepository, "settings": SettingsRepository,
+    "outbox": OutboxRepository, "sends": SendsRepository,
 }

@@ -184,7 +184,7 @@ def test_challenges_repository(store: Store):
     number = challenges.create(NewChallenge(platform=P, chat_id=GROUP, challenger_id="1001", challenger_name="Ana",
                                             variant="italian", color="white", move_seconds=HOUR, created_at=T0))
     assert challenges.get(number).target_username is None
-    assert [c.id for c in challenges.open_in(P, GROUP)] == [number] == [c.id for c in challenges.find(P, GROUP)]
+    assert [c.id for c in challenges.open_in(P, GROUP)] == [number] == [c.id for c in store.find_challenges(P, GROUP)]
     assert challenges.next_lapse(P, 60) == T0 + HOUR
     assert challenges.lapsed(P, T0 + HOUR, 60)[0].id == number
     challenges.remember_message(P, GROUP, "m1", number)
@@ -214,7 +214,7 @@ def test_games_repository(store: Store):
     assert [g.id for g in games.due(T0 + HOUR)] == [game_id, other]
     assert games.mark_reminded(game_id, 0) is True
     games.remember_message(P, GROUP, "b1", other)
-    assert games.of_message(P, GROUP, "b1") == other and games.board_messages(P, GROUP) == [("b1", other)]
+    assert games.of_message(P, GROUP, "b1") == other and store.board_messages(P, GROUP) == [("b1", other)]
     finished = games.get(other)
     games.update(other, finished.version, GameChange(status="finished", result_score="1-0",
                                                      result_reason=ResultReason.RESIGN, winner=Color.WHITE,
@@ -249,7 +249,7 @@ def test_puzzles_repository(store: Store):
 def test_settings_repository(store: Store):
     settings = store.settings
     settings.beat("tg", T0)
-    assert settings.last_beat("tg") == T0
+    assert store.last_beat("tg") == T0
     assert settings.resume_after_downtime("tg", T0 + 30, threshold=60) == 0.0
     assert settings.resume_after_downtime("tg", T0 + 1000, threshold=60, limit=500) == 500
     secret = settings.link_secret()
@@ -258,6 +258,48 @@ def test_settings_repository(store: Store):
     assert settings.pending("q") == {"a": 1}
     settings.drop_pending("q")
     assert settings.pending("q") is None
+
+
+def test_games_repository_keeps_an_analysis(store: Store):
+    games = store.games
+    game_id = games.create(a_game())
+    assert games.analysis(game_id, 4) is None
+    games.save_analysis(game_id, 4, [{"ply": 1, "eval": 0.5}], T0)
+    games.save_analysis(game_id, 4, [{"ply": 2, "eval": -1.0}], T0 + 1)          # the later one replaces it
+    kept = games.analysis(game_id, 4)
+    assert (kept.notes, kept.created_at) == (({"ply": 2, "eval": -1.0},), T0 + 1)
+    assert store.analysis(game_id, 4) == kept
+
+
+def test_outbox_repository(store: Store):
+    outbox = store.outbox
+    first = outbox.enqueue(P, GROUP, "one", T0)
+    second = outbox.enqueue(P, "-100other", "two", T0 + 1)
+    assert outbox.platforms() == [P] and outbox.next_wakeup(P) == T0
+    assert [m.id for m in outbox.due(P, T0 + 1)] == [first, second]
+    assert [m.id for m in outbox.due(P, T0 + 1, exclude=[GROUP])] == [second]
+    assert [m.id for m in outbox.claim(P, "a", T0 + 1, T0 + 100)] == [first, second]
+    assert outbox.claim(P, "b", T0 + 2, T0 + 100) == []                            # held by a
+    assert outbox.hold([first, second], "a", T0 + 200) == {first, second}
+    outbox.set_delivered(first, 1, owner="a", lease_until=T0 + 300)
+    assert outbox.mark_sent(first, T0 + 3, owner="a") is True
+    outbox.retry_later(second, T0 + 50, "flood", owner="a")
+    assert (outbox.get(second).attempts, outbox.get(second).next_attempt_at) == (1, T0 + 50)
+    assert [m.id for m in outbox.claim(P, "b", T0 + 60, T0 + 100)] == [second]
+    assert outbox.release("b") == 1
+    outbox.drop(second, "gone")
+    assert [m.status for m in outbox.find(P)] == ["sent", "dropped"] and outbox.find(status="pending") == []
+    assert outbox.prune(T0 + 10) == 2 and store.find_outbox() == []
+
+
+def test_sends_repository(store: Store):
+    sends = store.sends
+    assert sends.reserve([("chat", 1.0, 0.0)], T0, max_wait=5.0) == T0
+    assert sends.reserve([("chat", 1.0, 0.0)], T0, max_wait=5.0) == T0 + 1       # spaced by its interval
+    sends.hold("chat", T0 + 30)
+    assert sends.reserve([("chat", 1.0, 0.0)], T0, max_wait=5.0) == T0 + 30       # refused: past max_wait
+    assert sends.prune(T0 + 31) == 1
+    assert store.reserve_sends([("chat", 1.0, 0.0)], T0, max_wait=5.0) == T0
 
 
 def test_lifetime_methods(store: Store):

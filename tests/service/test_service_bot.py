@@ -10,11 +10,11 @@ purpose: ``HeldExecutor`` runs its jobs only when the test says so, ``NeverExecu
 from __future__ import annotations
 
 import random
-import re
 from concurrent.futures import Executor, Future
 from typing import Any
 
 import pytest
+from catalog_text import says, to_move, tr
 from executors import HeldExecutor
 
 from bot.i18n import t
@@ -94,8 +94,18 @@ def outbox(chat) -> list:
 def bot_said(chat, game_id: int, lang: str = "en") -> list:
     """The outbox replies that announce a move of the bot in ``game_id``."""
     row = chat.game(game_id)
-    head = t(lang, "bot.name", level=row.bot_level)
+    head = bot_subject(row.bot_level, lang)
     return [r for r in outbox(chat) if r.game_id == game_id and r.text.startswith(head)]
+
+
+def bot_subject(level: int, lang: str = "en") -> str:
+    """The bot's name as it opens a sentence ('Bot (level 1) played ...')."""
+    return tr(lang, "bot.name_start", level=level)
+
+
+def thinking(level: int, lang: str = "en") -> str:
+    """The line a board shows while the bot thinks."""
+    return tr(lang, "bot.thinking", bot=bot_subject(level, lang))
 
 
 def replay(chat, game_id: int) -> Position:
@@ -126,7 +136,7 @@ def test_play_as_white_gives_the_human_the_board_and_the_first_move(bot, now):
     assert row.deadline_at == now[0] + 7200
     assert text.startswith(t("en", "play.started", id=game, variant=variant_name("en", "italian"), name="Ana",
                              color=t("en", "side.white"), level=2))
-    assert "Ana (white) to move" in text
+    assert to_move("en", "Ana", "white").search(text), text
     reply = bot.service.handle(bot.event("ana", "/board"))[0]
     assert reply.image.startswith(PNG)
     starts = {m.start for m in Position.start("italian").legal_moves()}
@@ -142,7 +152,7 @@ def test_play_as_black_lets_the_bot_open_and_its_move_arrives_through_the_outbox
     assert len(replies) == 1
     reply = replies[0]
     game = reply.game_id
-    assert "Bot (level 1) is thinking…" in reply.text
+    assert thinking(1) in reply.text
     assert reply.image.startswith(PNG) and reply.buttons == []       # not the human's turn yet
     assert chat.game(game).deadline_at is None                      # the bot's clock does not run
     assert outbox(chat) == []
@@ -155,7 +165,7 @@ def test_play_as_black_lets_the_bot_open_and_its_move_arrives_through_the_outbox
     assert played.by_user == BOT_ID
     assert str(Position.start("italian").parse_move(played.notation)) == played.notation      # legal
     assert said.text.startswith(t("en", "bot.played", bot="Bot (level 1)", move=played.notation, id=game))
-    assert "Ana (black) to move" in said.text
+    assert to_move("en", "Ana", "black").search(said.text), said.text
     assert said.image.startswith(PNG) and said.game_id == game
     legal = {m.start for m in Position.from_fen("italian", row.fen).legal_moves()}
     assert {int(b.action.split(":")[3]) for r in said.buttons for b in r} == legal
@@ -173,14 +183,14 @@ def test_every_answer_of_the_bot_is_a_legal_move_and_comes_after_the_thinking_li
     for turn in range(3):
         before = bot.game(game)
         text = human_move(bot, game, rng)
-        assert f"Bot (level {level}) is thinking…" in text
+        assert thinking(level) in text
         assert bot.service.settle(SETTLE)
         row = bot.game(game)
         assert row.ply == before.ply + 2, f"the bot did not answer move {turn + 1}"
         last = bot.moves(game)[-1]
         assert [m.by_user for m in bot.moves(game)] == ["ana", BOT_ID] * (turn + 1)
         said = bot_said(bot, game)
-        assert said and f"played {last.notation} (game #{game})" in said[-1].text
+        assert said and says(said[-1].text, "en", "bot.played", bot=bot_subject(level), move=last.notation, id=game)
         bot.service.tick(platform=bot.platform)
     pos = replay(bot, game)            # the rules accept every move, the bot's included
     assert pos.fen() == bot.game(game).fen
@@ -195,24 +205,25 @@ def test_the_buttons_of_the_bots_board_play_the_humans_next_move(bot):
     destination = board.buttons[0][0].action
     assert destination.startswith("d:1:1:")
     answer = bot.press("ana", destination)[0]
-    assert "Bot (level 1) is thinking…" in answer.text and answer.replaces_board
+    assert thinking(1) in answer.text and answer.replaces_board
     assert bot.service.settle(SETTLE)
     assert bot.game(1).ply == 3 and [m.by_user for m in bot.moves(1)] == [BOT_ID, "ana", BOT_ID]
     replay(bot, 1)
 
 
-@pytest.mark.parametrize("text, lang, started", [
-    ("/maquina italiana nivel 2 blancas", "es", "contra el bot, nivel 2"),
-    ("/máquina italiana nivel 2 blancas", "es", "contra el bot, nivel 2"),
-    ("/bot italian level 2 white", "en", "against the bot, level 2"),
-    ("/computer italiana livello 2 bianco", "it", "contro il bot, livello 2"),
+@pytest.mark.parametrize("text, lang", [
+    ("/maquina italiana nivel 2 blancas", "es"),
+    ("/máquina italiana nivel 2 blancas", "es"),
+    ("/bot italian level 2 white", "en"),
+    ("/computer italiana livello 2 bianco", "it"),
 ])
-def test_play_has_its_aliases_and_reads_arguments_in_each_language(bot, text, lang, started):
+def test_play_has_its_aliases_and_reads_arguments_in_each_language(bot, text, lang):
     assert REGISTRY.lookup(text.split()[0][1:]).name == "play"
     replies = bot.say("ana", text, language=lang)
     game = replies[0].game_id
     assert game is not None, replies[0].text
-    assert started in replies[0].text
+    assert tr(lang, "play.started", id=game, variant=variant_name(lang, "italian"), name="Ana",
+              color=tr(lang, "side.white"), level=2) in replies[0].text
     row = bot.game(game)
     assert (row.white_id, row.black_id, row.bot_level, row.variant) == ("ana", BOT_ID, 2, "italian")
 
@@ -263,7 +274,7 @@ def test_a_move_typed_while_the_bot_thinks_is_refused_and_the_answer_does_not_wa
     game, _ = start_bot_game(chat, "italian white level 1")
     text = chat.text("ana", "/m 22-18")
     # The answer came back while the engine has not even started: thinking never blocks.
-    assert "Bot (level 1) is thinking…" in text and len(executor.jobs) == 1
+    assert thinking(1) in text and len(executor.jobs) == 1
     assert not chat.service.settle(0.05)
     before = chat.snapshot()
     refused = chat.text("ana", f"/m #{game} 21-17")
@@ -302,7 +313,8 @@ def test_games_marks_the_game_against_the_bot_with_its_level(bot):
     game, _ = start_bot_game(bot, "italian white level 4")
     text = bot.text("ana", "/games")
     line = next(ln for ln in text.splitlines() if f"#{game}" in ln)
-    assert "Ana - Bot (level 4)" in line and line.endswith("(against the bot, level 4)")
+    assert says(line, "en", "games.line", white="Ana", black=tr("en", "bot.name", level=4))
+    assert line.endswith(f"({tr('en', 'games.bot', level=4)})")
 
 
 def test_the_pdn_of_a_bot_game_names_the_program_and_its_level(bot):
@@ -345,7 +357,7 @@ def test_a_draw_offered_to_the_bot_when_it_is_clearly_lost_is_accepted(bot):
     assert t("en", "bot.draw_accepted", bot="Bot (level 1)") in text
     row = bot.game(game)
     assert (row.status, row.result_score, row.result_reason) == ("finished", "1/2-1/2", "agreement")
-    assert "Draw by agreement" in text
+    assert tr("en", "result.draw.agreement") in text
 
 
 def test_the_human_resigns_against_the_bot(bot):
@@ -355,7 +367,7 @@ def test_the_human_resigns_against_the_bot(bot):
     second = bot.resign("ana")
     row = bot.game(game)
     assert (row.status, row.result_reason, row.winner) == ("finished", "resign", "B")
-    assert "Bot (level 1) wins: Ana resigned." in second
+    assert tr("en", "result.win.resign", winner=tr("en", "bot.name", level=1), loser="Ana") in second
     assert bot.service.thinker.running() == [] and bot.service.run_due() == 0
     assert bot.game(game) == row
 
@@ -369,8 +381,9 @@ def test_the_bots_winning_move_ends_the_game(bot):
     row = bot.game(game)
     assert (row.status, row.winner, row.ply, row.deadline_at) == ("finished", "B", 1, None)
     [said] = bot_said(bot, game)
-    assert f"Bot (level 1) played 14x21 (game #{game})." in said.text
-    assert f"Game #{game} is over." in said.text and [b.action for row in said.buttons for b in row] == [f"rm:{game}"]
+    assert tr("en", "bot.played", bot=bot_subject(1), move="14x21", id=game) in said.text
+    assert tr("en", "game.over", id=game) in said.text
+    assert [b.action for row in said.buttons for b in row] == [f"rm:{game}"]
     bot.service.run_due()
     assert bot.service.settle(SETTLE) and bot.game(game) == row
 
@@ -380,7 +393,7 @@ def test_the_humans_winning_move_ends_the_game_and_the_bot_does_not_think(bot):
     text = bot.text("ana", "/m 22x13")
     row = bot.game(game)
     assert (row.status, row.winner, row.ply) == ("finished", "W", 1)
-    assert "thinking" not in text and f"Game #{game} is over." in text
+    assert not says(text, "en", "bot.thinking") and tr("en", "game.over", id=game) in text
     assert bot.service.thinker.running() == [] and outbox(bot) == []
 
 
@@ -393,7 +406,8 @@ def test_the_human_loses_on_time_against_the_bot(bot, now):
     out = bot.service.tick()
     row = bot.game(game)
     assert (row.status, row.result_reason, row.winner) == ("finished", "time", "B")
-    assert any("Bot (level 1) wins: Ana ran out of time." in o.reply.text for o in out)
+    lost = tr("en", "result.win.time", winner=tr("en", "bot.name", level=1), loser="Ana")
+    assert any(lost in o.reply.text for o in out)
 
 
 def test_no_deadline_runs_while_the_bot_thinks(held, now):
@@ -420,7 +434,7 @@ def test_a_restart_while_the_bot_is_to_move_plays_its_move_exactly_once(chat, po
     never = NeverExecutor()
     chat.use_thinker(Thinker(never))
     game, _ = start_bot_game(chat, "italian white level 1")
-    assert "thinking" in chat.text("ana", "/m 22-18")
+    assert thinking(1) in chat.text("ana", "/m 22-18")
     assert never.submitted == 1 and chat.game(game).ply == 1
     # The process dies before the bot's answer is written; a new one opens the same file.
     service = restart(chat, Thinker(pool))
@@ -435,7 +449,8 @@ def test_a_restart_while_the_bot_is_to_move_plays_its_move_exactly_once(chat, po
     replay(chat, game)
     # Its message goes out once.
     out = service.tick()
-    assert len(out) == 1 and out[0].reply.text.startswith(f"Bot (level 1) played {chat.moves(game)[1].notation}")
+    played = tr("en", "bot.played", bot=bot_subject(1), move=chat.moves(game)[1].notation, id=game)
+    assert len(out) == 1 and out[0].reply.text.startswith(played)
     assert service.settle(SETTLE) and service.tick() == [] and chat.game(game) == row
 
 
@@ -450,7 +465,8 @@ def test_a_restart_also_resumes_a_game_the_bot_opens_when_tick_is_all_that_runs(
     second = service.tick()
     assert service.settle(SETTLE)
     said = [o.reply.text for o in first + second + service.tick()]
-    assert len(said) == 1 and said[0].startswith("Bot (level 1) played")
+    played = tr("en", "bot.played", bot=bot_subject(1), move=chat.moves(game)[0].notation, id=game)
+    assert len(said) == 1 and said[0].startswith(played)
     assert chat.game(game).ply == 1 and [m.by_user for m in chat.moves(game)] == [BOT_ID]
 
 
@@ -495,14 +511,14 @@ def test_the_default_process_pool_plays_the_bot(chat):
     chat.service = service
     try:
         game, text = start_bot_game(chat, "italian black level 1")
-        assert "thinking" in text
+        assert thinking(1) in text
         assert service.settle(60)
         assert chat.game(game).ply == 1
         human_move(chat, game, random.Random(1))
         assert service.settle(60)
         assert chat.game(game).ply == 3
         said = bot_said(chat, game)
-        assert len(said) == 2 and all(re.search(r"played \S+ \(game #\d+\)", r.text) for r in said)
+        assert len(said) == 2 and all(says(r.text, "en", "bot.played", bot=bot_subject(1), id=game) for r in said)
         replay(chat, game)
     finally:
         service.close()
@@ -513,7 +529,7 @@ def test_closing_the_service_while_the_bot_thinks_writes_nothing_and_logs_no_err
     storage = Storage(tmp_path / "closing.db")
     service = GameService(storage, rng=random.Random(1), bot_seconds=BOT_SECONDS)
     event = ChatEvent(platform="test", chat_id="g", user_id="ana", user_name="Ana", text="/play italian black level 1")
-    assert "thinking" in service.handle(event)[0].text
+    assert thinking(1) in service.handle(event)[0].text
     service.close()
     storage.close()
     assert service.settle(30)                # whatever the pool was running has come back

@@ -6,10 +6,11 @@ import io
 import re
 
 import pytest
+from catalog_text import says, to_move
 from harness import en
 from PIL import Image
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.rules import read_pdn
 from bot.service.registry import REGISTRY
 
@@ -34,20 +35,20 @@ def test_help_answers_start_too(chat):
     assert chat.text("ana", "/start") == chat.text("ana", "/help")
 
 
-@pytest.mark.parametrize("word, expected", [
-    ("spanish", "Spanish draughts (8x8"),
-    ("italian", "Italian draughts (8x8"),
-    ("triestina", "10x10"),
-    ("española", "Spanish draughts (8x8"),
+@pytest.mark.parametrize("word, variant", [
+    ("spanish", "spanish"),
+    ("italian", "italian"),
+    ("triestina", "triestina"),
+    ("española", "spanish"),
 ])
-def test_rules_of_a_named_variant(chat, word, expected):
-    assert expected in chat.text("ana", f"/rules {word}")
+def test_rules_of_a_named_variant(chat, word, variant):
+    assert en(f"rules.{variant}") in chat.text("ana", f"/rules {word}")
 
 
 def test_rules_without_variant_explains_the_chat_default(chat):
-    assert "Italian draughts (8x8" in chat.text("ana", "/rules")
+    assert en("rules.italian") in chat.text("ana", "/rules")
     chat.say("ana", "/settings variant spanish", admin=True)
-    assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
+    assert en("rules.spanish") in chat.text("ana", "/rules")
 
 
 def test_rules_of_an_unknown_variant_names_the_known_ones(chat):
@@ -88,7 +89,8 @@ def test_new_defaults_random_colour_chat_variant_one_day(chat):
 def test_new_reply_says_who_plays_what_and_has_an_accept_button(chat, actions_of):
     replies = chat.say("ana", "/new italian white 2h")
     text = replies[0].text
-    assert "Ana" in text and "Italian draughts" in text and "white" in text and "2h" in text
+    assert en("new.open", id=1, name="Ana", variant=en("variant.italian"), colors=en("colors.white", name="Ana"),
+              time=tn("en", "unit.h", 2)) in text
     assert actions_of(replies[0]) == ["acc:1"]
     assert replies[0].buttons[0][0].command == "/accept #1"
 
@@ -134,7 +136,7 @@ def test_accept_starts_the_game_with_a_board(chat, actions_of):
     game_id = chat.storage.challenge(cid).game_id
     assert chat.storage.challenge(cid).status == "accepted"
     assert en("game.started", id=1, variant=en("variant.italian"), white="Ana", black="Bob") in reply.text
-    assert "Ana (white) to move" in reply.text
+    assert to_move("en", "Ana", "white").search(reply.text), reply.text
     assert reply.game_id == game_id
     assert _png_size(reply.image)[0] > 100
     assert reply.board_text
@@ -238,7 +240,7 @@ def test_move_command_plays_a_move(chat):
     game_id = chat.new_game()
     replies = chat.say("ana", "/move 22-18")
     assert en("move.played", name="Ana", move="22-18", id=1) in replies[0].text
-    assert "Bob (black) to move" in replies[0].text
+    assert to_move("en", "Bob", "black").search(replies[0].text), replies[0].text
     row = chat.game(game_id)
     assert row.ply == 1 and row.fen.startswith("B:")
     assert [m.notation for m in chat.moves(game_id)] == ["22-18"]
@@ -286,7 +288,7 @@ def test_board_shows_image_text_and_the_player_to_move(chat):
     chat.say("ana", "/m 22-18")
     reply = chat.say("carol", "/board")[0]     # a spectator may look
     assert reply.game_id == game_id
-    assert "Bob (black) to move" in reply.text
+    assert to_move("en", "Bob", "black").search(reply.text), reply.text
     assert _png_size(reply.image) == _png_size(chat.say("ana", "/board")[0].image)
     assert reply.board_text and "\n" in reply.board_text
 
@@ -420,8 +422,9 @@ def test_games_lists_games_and_open_challenges(chat):
     chat.new_game("ana", "bob")
     chat.challenge("carol", "spanish @dave")
     text = chat.text("eve", "/games")
-    assert en("games.header") in text and "#1 Italian draughts: Ana - Bob" in text and "Ana to move" in text
-    assert en("games.challenges") in text and "#2 Carol → @dave: Spanish draughts" in text
+    assert en("games.header") in text
+    assert says(text, "en", "games.line", id=1, variant=en("variant.italian"), white="Ana", black="Bob", to_mover="Ana")
+    assert en("games.challenges") in text and f"#2 Carol → @dave: {en('variant.spanish')}" in text
 
 
 def test_games_when_there_is_nothing(chat):
@@ -518,7 +521,7 @@ def test_settings_set_variant(chat):
     assert en("settings.variant_set", variant=en("variant.spanish")) in chat.text("ana", "/settings variant spanish",
                                                                                   admin=True)
     assert chat.storage.chat(chat.platform, chat.chat_id).variant == "spanish"
-    assert "Spanish draughts (8x8" in chat.text("ana", "/rules")
+    assert en("rules.spanish") in chat.text("ana", "/rules")
     cid = chat.challenge("ana")
     assert chat.storage.challenge(cid).variant == "spanish"
 
@@ -543,7 +546,7 @@ def test_settings_with_nonsense(chat):
 def test_alias_nueva_opens_a_challenge_with_spanish_words(chat):
     replies = chat.say("ana", "/nueva española blancas 2horas")
     row = chat.rows("challenges")[-1]
-    assert "Challenge #" in replies[0].text
+    assert says(replies[0].text, "en", "new.open", id=row.id, name="Ana", variant=en("variant.spanish"))
     assert (row.variant, row.color, row.move_seconds) == ("spanish", "white", 7200)
 
 
@@ -652,14 +655,14 @@ def test_game_ends_when_the_side_to_move_has_no_legal_move(chat):
     game_id = chat.new_game()
     chat.play(game_id, BLOCKED[:-1])
     reply = chat.say("ana", f"/m {BLOCKED[-1]}")[0]
-    assert "Game #1 is over" in reply.text and "Ana wins: Bob has no legal move" in reply.text
+    assert en("game.over", id=1) in reply.text and en("result.win.no_moves", winner="Ana", loser="Bob") in reply.text
     assert [b.action for row in reply.buttons for b in row] == [f"rm:{game_id}"]   # only the rematch
     row = chat.game(game_id)
     assert (row.status, row.result_score, row.result_reason, row.winner) == \
         ("finished", "1-0", "no_moves", "W")
     assert row.deadline_at is None
     before = chat.snapshot()
-    assert "over" in chat.text("bob", f"/m #{game_id} 8-12")
+    assert en("err.game_over") in chat.text("bob", f"/m #{game_id} 8-12")
     assert chat.snapshot() == before
     assert '[Result "1-0"]' in chat.say("bob", "/pdn")[0].text
 
@@ -715,7 +718,7 @@ def test_games_with_thousands_of_challenges_is_one_short_message(chat):
     assert len(replies) == 1
     text = replies[0].text
     assert len(text) <= DISCORD_LIMIT, len(text)
-    assert "#1 Italian draughts: Ana - Bob" in text
+    assert says(text, "en", "games.line", id=1, variant=en("variant.italian"), white="Ana", black="Bob")
     assert en("games.page", page=1, pages=134, total=2001) in text
     assert en("games.more", count=1986, next=2) in text
 
@@ -723,25 +726,27 @@ def test_games_with_thousands_of_challenges_is_one_short_message(chat):
 def test_games_pages_through_a_long_list(chat):
     open_many_challenges(chat, 40)
     second = chat.text("eve", "/games 2")
-    assert "Page 2 of 3" in second and "Open challenges:" in second and "Games:" not in second
+    assert says(second, "en", "games.page", page=2, pages=3) and en("games.challenges") in second
+    assert en("games.header") not in second
     assert "#16 " in second and "#30 " in second and "#15 " not in second and "#31 " not in second
     last = chat.text("eve", "/partidas 3")
-    assert "#40 " in last and "more" not in last
-    assert "There is no page 4: the list has 3." in chat.text("eve", "/games 4")
-    assert "/games 2 for the second page" in chat.text("eve", "/games next")
+    assert "#40 " in last and not says(last, "en", "games.more") and not says(last, "en", "list.more")
+    assert en("games.no_page", page=4, pages=3) in chat.text("eve", "/games 4")
+    assert en("games.usage") in chat.text("eve", "/games next")
 
 
 def test_a_short_list_has_no_pages(chat):
     chat.challenge("carol")
     text = chat.text("eve", "/games")
-    assert "Page" not in text and "more" not in text
+    assert not says(text, "en", "games.page") and not says(text, "en", "games.more")
+    assert not says(text, "en", "list.more")
 
 
 def test_accept_among_thousands_of_challenges_lists_a_few(chat):
     open_many_challenges(chat, 2000)
     text = chat.text("eve", "/accept")
     assert len(text) <= DISCORD_LIMIT, len(text)
-    assert "…and 1985 more." in text
+    assert en("list.more", count=1985) in text
 
 
 # -- a group's settings are its admins' (issue 15, item 15) -------------------------------------------
@@ -756,11 +761,12 @@ def test_changing_a_groups_settings_is_for_its_admins(chat, command):
     assert chat.text("bob", command) == t("en", "error.admins_only", command=name)
     after = chat.storage.chat(chat.platform, chat.chat_id)
     assert (after.language, after.variant) == (before.language, before.variant)
-    assert "Settings of this chat: language: English" in chat.text("bob", "/settings")
+    assert says(chat.text("bob", "/settings"), "en", "settings.show", lang=en("language.en"))
 
 
 def test_an_admin_changes_a_groups_settings(chat):
-    assert chat.text("bob", "/settings variant spanish", admin=True).startswith("New games in this chat are Spanish")
+    said = chat.text("bob", "/settings variant spanish", admin=True)
+    assert said.startswith(en("settings.variant_set", variant=en("variant.spanish")))
     assert chat.text("bob", "/lang it", admin=True) == t("it", "lang.set")
 
 

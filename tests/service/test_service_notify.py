@@ -5,8 +5,9 @@ after every move (typed, button, the bot's) and in reminders, or, for a player w
 from __future__ import annotations
 
 import pytest
+from catalog_text import says, to_move
 
-from bot.i18n import t
+from bot.i18n import t, tn
 from bot.service import DM_PREFIX, Mention, Reply
 from bot.service.thinking import Thinker
 
@@ -44,7 +45,7 @@ def test_a_typed_move_pings_the_player_to_move_on_the_new_board(chat, game):
     assert len(replies) == 1
     board = replies[0]
     assert board.mentions == [BOB]
-    assert "Bob (black) to move" in board.text
+    assert to_move("en", "Bob", "black").search(board.text), board.text
     assert outbox(chat) == []
 
 
@@ -71,7 +72,7 @@ def test_a_reminder_pings_the_player_to_move(chat, game, now):
     out = outbox(chat)
     assert len(out) == 1
     assert out[0].reply.mentions == [ANA]
-    assert "Ana: 5m left" in out[0].reply.text
+    assert says(out[0].reply.text, "en", "clock.reminder", name="Ana", left=tn("en", "unit.m", 5), id=game)
 
 
 def test_no_ping_once_the_game_is_over(chat, game):
@@ -87,7 +88,7 @@ def test_the_bots_move_pings_the_human_in_a_group(chat, pool):
     assert chat.service.settle(SETTLE)
     out = outbox(chat)
     assert len(out) == 1
-    assert out[0].reply.mentions == [ANA] and "Ana (black) to move" in out[0].reply.text
+    assert out[0].reply.mentions == [ANA] and to_move("en", "Ana", "black").search(out[0].reply.text)
 
 
 def test_no_ping_in_a_private_chat(chat, pool):
@@ -128,7 +129,7 @@ def test_notify_on_replaces_the_ping_after_a_button_move_and_in_reminders(chat, 
     reminder = outbox(chat)
     # The reminder goes to Bob alone: nothing in the group.
     assert [o.chat_id for o in reminder] == [DM_PREFIX + "bob"]
-    assert "Bob: 5m left to move" in reminder[0].reply.text
+    assert says(reminder[0].reply.text, "en", "clock.reminder", name="Bob", left=tn("en", "unit.m", 5), id=game)
 
 
 def test_notify_off_pings_in_the_group_again(chat, game):

@@ -14,9 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from catalog_text import tr
 from PIL import Image
 
-from bot.i18n import LANGUAGES, t
+from bot.i18n import LANGUAGES, t, tn
 from bot.ratings import LICHESS, Outcome, Rating, new_rating, periods_between, update
 from bot.rules import Position
 from bot.service import ChatEvent, GameService, Reply
@@ -267,8 +268,9 @@ def test_a_game_against_the_bot_does_not_move_the_human_rating(room):
     assert all(r[1] != BOT_ID for r in room.storage.dump()["ratings"])
     # /stats tells the two pools apart.
     text = room.text("ana", "/stats")
-    assert "Italian draughts against the bot:" in text
-    assert "• Italian draughts:" in text
+    italian = tr("en", "variant.italian")
+    assert stats_line_head(tr("en", "stats.vs_bot", variant=italian)) in text
+    assert stats_line_head(italian) in text
 
 
 def test_a_bot_game_resigned_at_once_is_unrated(room):
@@ -307,9 +309,19 @@ def leaderboard_lines(text: str) -> list[str]:
     return text.splitlines()[1:]
 
 
+def top_title(variant: str, everywhere: bool = False) -> str:
+    """The first line of /top (of /top global with ``everywhere``)."""
+    return tr("en", "top.global_title" if everywhere else "top.title", variant=tr("en", f"variant.{variant}"))
+
+
+def top_empty(variant: str, everywhere: bool = False) -> str:
+    """/top when nobody has the 5 rated games it takes."""
+    return top_title(variant, everywhere) + "\n" + tr("en", "top.empty", min=5)
+
+
 def expected_lines(room: Room, users: list[str], counts: dict[str, int]) -> list[str]:
     rows = sorted(((room.rating(u), u) for u in users), key=lambda item: (-item[0].rating, item[1]))
-    return [f"{i}. {u.capitalize()} — {as_rating(r).shown()} ({counts[u]} games)"
+    return [f"{i}. {u.capitalize()} — {as_rating(r).shown()} ({tr('en', 'top.games', n=counts[u])})"
             for i, (r, u) in enumerate(rows, 1)]
 
 
@@ -320,7 +332,7 @@ def test_the_chat_leaderboard_after_a_series(room):
     replies = room.say("eve", "/top")
     assert len(replies) == 1
     text = replies[0].text
-    assert text.splitlines()[0] == "Leaderboard of this chat: Italian draughts"
+    assert text.splitlines()[0] == top_title("italian")
     lines = leaderboard_lines(text)
     # dan has only 4 rated games in this chat (and one unrated): not listed; eve played elsewhere.
     assert lines == expected_lines(room, ["ana", "bob", "cid"], {"ana": 6, "bob": 6, "cid": 6})
@@ -336,30 +348,28 @@ def test_the_global_leaderboard_counts_every_chat(room):
     play_series(room)
     replies = room.say("ana", "/top global")
     text = replies[0].text
-    assert text.splitlines()[0] == "Leaderboard of all chats: Italian draughts"
+    assert text.splitlines()[0] == top_title("italian", everywhere=True)
     assert leaderboard_lines(text) == expected_lines(room, ["ana", "bob", "cid", "dan"],
                                                      {"ana": 6, "bob": 6, "cid": 6, "dan": 6})
     assert "Eve" not in text
     assert_png(replies[0].image)
     # From the other chat: the same global board; that chat's own has nobody with 5 games there.
     assert room.text("eve", "/top global", chat=GROUP2) == text
-    assert room.text("eve", "/top", chat=GROUP2) == (
-        "Leaderboard of this chat: Italian draughts\nNobody has 5 rated games yet.")
+    assert room.text("eve", "/top", chat=GROUP2) == top_empty("italian")
 
 
 def test_a_leaderboard_without_enough_games_says_so(room):
     play_series(room)
     replies = room.say("ana", "/top spanish")
     assert len(replies) == 1 and replies[0].image is None
-    assert replies[0].text == "Leaderboard of this chat: Spanish draughts\nNobody has 5 rated games yet."
-    assert room.text("ana", "/top global spanish") == (
-        "Leaderboard of all chats: Spanish draughts\nNobody has 5 rated games yet.")
+    assert replies[0].text == top_empty("spanish")
+    assert room.text("ana", "/top global spanish") == top_empty("spanish", everywhere=True)
 
 
 def test_four_rated_games_are_not_enough(room):
     for _ in range(4):
         room.game("ana", "bob", "white")
-    assert room.text("ana", "/top") == "Leaderboard of this chat: Italian draughts\nNobody has 5 rated games yet."
+    assert room.text("ana", "/top") == top_empty("italian")
     room.game("bob", "ana", "draw")
     lines = leaderboard_lines(room.text("ana", "/top"))
     assert lines == expected_lines(room, ["ana", "bob"], {"ana": 5, "bob": 5})
@@ -368,10 +378,34 @@ def test_four_rated_games_are_not_enough(room):
 # -- /stats ------------------------------------------------------------------------------------------------
 
 
+def record(games: int, wins: int, draws: int, losses: int) -> dict[str, str]:
+    """A stats line's counts in words: '6 games', '2 won', ..."""
+    return {"games": tn("en", "stats.games", games), "wins": tn("en", "stats.wins", wins),
+            "draws": tn("en", "stats.draws", draws), "losses": tn("en", "stats.losses", losses)}
+
+
 def stats_line(room: Room, user: str, games: int, wins: int, draws: int, losses: int) -> str:
     r = room.rating(user)
-    return (f"• Italian draughts: {as_rating(r).shown()} ±{round(r.deviation)} — {games} games: "
-            f"{wins} won, {draws} drawn, {losses} lost")
+    return tr("en", "stats.line", pool=tr("en", "variant.italian"), rating=as_rating(r).shown(),
+              deviation=f" ±{round(r.deviation)}", **record(games, wins, draws, losses))
+
+
+def stats_line_head(pool: str) -> str:
+    """How a pool's /stats line starts: the text before its rating."""
+    return tr("en", "stats.line", pool=pool, rating="\0", deviation="", games="", wins="", draws="",
+              losses="").split("\0")[0]
+
+
+def stats_title(name: str) -> str:
+    return tr("en", "stats.title", name=name)
+
+
+def head_to_head(a: str, b: str, wins: int = 0, draws: int = 0, losses: int = 0) -> str:
+    """/stats @a @b after games in italian only."""
+    counts = record(0, wins, draws, losses)
+    return (tr("en", "stats.h2h_title", a=a, b=b) + "\n"
+            + tr("en", "stats.h2h_line", variant=tr("en", "variant.italian"), a=a, wins=counts["wins"],
+                 draws=counts["draws"], losses=counts["losses"]))
 
 
 def test_stats_shows_rating_results_and_a_chart(room):
@@ -379,7 +413,7 @@ def test_stats_shows_rating_results_and_a_chart(room):
     replies = room.say("ana", "/stats")
     assert len(replies) == 1
     lines = replies[0].text.splitlines()
-    assert lines[0] == "Stats of Ana:"
+    assert lines[0] == stats_title("Ana")
     assert stats_line(room, "ana", 6, 6, 0, 0) in lines
     img = assert_png(replies[0].image)
     assert img.mode in ("RGB", "RGBA", "P", "L")
@@ -404,8 +438,8 @@ def test_stats_shows_an_idle_players_deviation_as_of_today(room, now):
     assert today.deviation > 110
     shown = today.shown()
     assert shown.endswith("?")
-    line = (f"• Italian draughts: {shown} ±{round(today.deviation)} — 5 games: "
-            "5 won, 0 drawn, 0 lost")
+    line = tr("en", "stats.line", pool=tr("en", "variant.italian"), rating=shown,
+              deviation=f" ±{round(today.deviation)}", **record(5, 5, 0, 0))
     assert line in room.text("ana", "/stats").splitlines()
     assert shown in room.text("ana", "/top")
     assert room.rating("ana") == stored
@@ -415,7 +449,7 @@ def test_stats_of_another_user(room):
     play_series(room)
     replies = room.say("ana", "/stats @bob")
     lines = replies[0].text.splitlines()
-    assert lines[0] == "Stats of Bob:"
+    assert lines[0] == stats_title("Bob")
     assert stats_line(room, "bob", 6, 2, 1, 3) in lines
     assert_png(replies[0].image)
     # dan's record covers both chats of the platform: 4 rated games here (a loss, a draw, a loss, a
@@ -423,33 +457,36 @@ def test_stats_of_another_user(room):
     # today's code as a win; the issue does not say whether /stats should count it, so both are
     # accepted here.
     dan = room.text("ana", "/stats @dan").splitlines()
-    assert dan[0] == "Stats of Dan:"
-    line = next(line for line in dan if line.startswith("• Italian draughts: "))
-    assert line.startswith(f"• Italian draughts: {as_rating(room.rating('dan')).shown()} ±")
-    assert line.endswith(("— 6 games: 2 won, 2 drawn, 2 lost", "— 7 games: 3 won, 2 drawn, 2 lost")), line
+    assert dan[0] == stats_title("Dan")
+    rating = as_rating(room.rating("dan")).shown()
+    line = next(line for line in dan if line.startswith(stats_line_head(tr("en", "variant.italian"))))
+    assert line.startswith(stats_line_head(tr("en", "variant.italian")) + f"{rating} ±")
+    deviation = line.split(" ±")[1].split()[0]
+    assert line in [tr("en", "stats.line", pool=tr("en", "variant.italian"), rating=rating, deviation=f" ±{deviation}",
+                       **record(*counts)) for counts in ((6, 2, 2, 2), (7, 3, 2, 2))], line
     # Handles are matched without regard to case.
-    assert room.text("ana", "/stats @BOB").splitlines()[0] == "Stats of Bob:"
+    assert room.text("ana", "/stats @BOB").splitlines()[0] == stats_title("Bob")
 
 
 def test_stats_of_someone_never_seen(room):
     room.game("ana", "bob", "white")
-    assert room.text("ana", "/stats @nobody") == "I have not seen @nobody here yet."
-    assert room.text("ana", "/stats nobody") == "Use /stats, /stats @user or /stats @user @other."
+    assert room.text("ana", "/stats @nobody") == tr("en", "stats.unknown", name="@nobody")
+    assert room.text("ana", "/stats nobody") == tr("en", "stats.usage")
 
 
 def test_stats_of_a_user_without_games(room):
     room.say("zoe", "/help")
-    assert room.text("ana", "/stats @zoe") == "Stats of Zoe:\nNo finished games or puzzles yet."
+    assert room.text("ana", "/stats @zoe") == stats_title("Zoe") + "\n" + tr("en", "stats.nothing")
 
 
 def test_head_to_head(room):
     play_series(room)
-    assert room.text("ana", "/stats @ana @bob") == "Ana against Bob:\n• Italian draughts — Ana: 3 won, 0 drawn, 0 lost"
-    assert room.text("ana", "/stats @bob @ana") == "Bob against Ana:\n• Italian draughts — Bob: 0 won, 0 drawn, 3 lost"
-    assert room.text("ana", "/stats @bob @dan") == "Bob against Dan:\n• Italian draughts — Bob: 0 won, 1 drawn, 0 lost"
+    assert room.text("ana", "/stats @ana @bob") == head_to_head("Ana", "Bob", wins=3)
+    assert room.text("ana", "/stats @bob @ana") == head_to_head("Bob", "Ana", losses=3)
+    assert room.text("ana", "/stats @bob @dan") == head_to_head("Bob", "Dan", draws=1)
     assert room.text("ana", "/stats @ana @eve") == (
-        "Ana against Eve:\nThey have not finished a game against each other yet.")
-    assert room.text("ana", "/stats @ana @nobody") == "I have not seen @nobody here yet."
+        tr("en", "stats.h2h_title", a="Ana", b="Eve") + "\n" + tr("en", "stats.h2h_none"))
+    assert room.text("ana", "/stats @ana @nobody") == tr("en", "stats.unknown", name="@nobody")
 
 
 # -- puzzles (the daily puzzle, answered in the chat) ---------------------------------------------------
@@ -488,7 +525,8 @@ def test_a_solved_daily_puzzle_is_rated_and_shown(room):
     assert solver.rating > 1500 and solver.games == 1
     assert item.rating < float(puzzle["rating"]) and item.games == 1
     text = room.text("bob", "/stats")
-    assert f"• Puzzles: {as_rating(solver).shown()} — 1 solved, streak 1 (best 1)" in text.splitlines()
+    assert tr("en", "stats.puzzles", rating=as_rating(solver).shown(), solved=tn("en", "stats.solved", 1),
+              streak=1, best=1) in text.splitlines()
 
 
 # -- rebuild equals live --------------------------------------------------------------------------------

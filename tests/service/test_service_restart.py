@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import random
 
+from catalog_text import to_move, tr
+
 from bot.rules import Position, read_pdn
 
 
@@ -25,7 +27,7 @@ def test_restart_continues_the_same_game_to_the_end(chat):
     row = chat.game(game)
     chat.restart()
     assert chat.game(game) == row
-    assert "Ana (white) to move" in chat.text("bob", "/board")
+    assert to_move("en", "Ana", "white").search(chat.text("bob", "/board"))
     chat.play(game, ["28x19"], ref=False)
     chat.restart()
     final = finish_by_moves(chat, game, seed=3)
@@ -66,7 +68,7 @@ def test_restart_keeps_a_draw_offer(chat):
     game = chat.new_game()
     chat.say("ana", "/draw")
     chat.restart()
-    assert "Draw by agreement" in chat.text("bob", "/draw")
+    assert tr("en", "result.draw.agreement") in chat.text("bob", "/draw")
     assert chat.game(game).result_reason == "agreement"
 
 
@@ -116,4 +118,4 @@ def test_repetition_is_counted_across_restarts(chat):
         chat.play(game, [move])
     row = chat.game(game)
     assert (row.status, row.result_score, row.result_reason) == ("finished", "1/2-1/2", "repetition")
-    assert "the same position occurred for the third time" in chat.text("ana", f"/board #{game}")
+    assert tr("en", "result.draw.repetition") in chat.text("ana", f"/board #{game}")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 
+from catalog_text import pattern, to_move, tr
 from discord_fake import CHANNEL_ID, Harness, uid
 
 from bot.i18n import t
@@ -16,6 +17,7 @@ from bot.storage import BOT_ID
 
 PNG = b"\x89PNG\r\n\x1a\n"
 POSTS = "/channels/{channel_id}/messages"
+BOT_1 = tr("en", "bot.name_start", level=1)
 
 
 
@@ -37,7 +39,7 @@ async def test_play_then_a_move_then_the_bots_move_is_posted_with_its_board(bot_
     token = await h.slash("play", "ana", {"variant": "italian", "level": 2, "color": "white"})
     start = h.only_answer(token)
     assert not start.ephemeral
-    assert start.content.startswith("Game #1 starts") and "level 2" in start.content
+    assert pattern("en", "play.started", id=1, level=2).match(start.content), start.content
     assert start.filenames() == ["board.png"]
     assert start.custom_ids() == [f"dr:s:1:0:{sq}" for sq in legal_starts(h, 1)]
     row = h.storage.game(1)
@@ -45,8 +47,8 @@ async def test_play_then_a_move_then_the_bots_move_is_posted_with_its_board(bot_
 
     token = await h.slash("move", "ana", {"move": "22-18"})
     answer = h.only_answer(token)
-    assert "Ana played 22-18 (game #1)." in answer.content
-    assert t("en", "bot.thinking", bot="Bot (level 2)") in answer.content
+    assert tr("en", "move.played", name="Ana", move="22-18", id=1) in answer.content
+    assert t("en", "bot.thinking", bot=tr("en", "bot.name_start", level=2)) in answer.content
     assert answer.custom_ids() == []                               # the bot's turn: no buttons
 
     await settle(h)
@@ -56,8 +58,8 @@ async def test_play_then_a_move_then_the_bots_move_is_posted_with_its_board(bot_
     moves = h.storage.moves(1)
     assert [m.by_user for m in moves] == [uid("ana"), BOT_ID]
     bot_move = moves[-1].notation
-    assert post.content.startswith(t("en", "bot.played", bot="Bot (level 2)", move=bot_move, id=1))
-    assert f"<@{uid('ana')}> (white) to move" in post.content and post.notified == [uid("ana")]
+    assert post.content.startswith(t("en", "bot.played", bot=tr("en", "bot.name_start", level=2), move=bot_move, id=1))
+    assert to_move("en", f"<@{uid('ana')}>", "white").search(post.content) and post.notified == [uid("ana")]
     assert post.filenames() == ["board.png"] and posted_files(h)[-1]["board.png"].startswith(PNG)
     assert post.custom_ids() == [f"dr:s:1:2:{sq}" for sq in legal_starts(h, 1)]
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(post.id)) == 1
@@ -70,14 +72,14 @@ async def test_play_as_black_the_bot_opens_and_the_human_answers_with_its_button
     h = bot_h
     token = await h.slash("play", "bob", {"variant": "italian", "level": 1, "color": "black"})
     start = h.only_answer(token)
-    assert t("en", "bot.thinking", bot="Bot (level 1)") in start.content and start.custom_ids() == []
+    assert t("en", "bot.thinking", bot=BOT_1) in start.content and start.custom_ids() == []
     row = h.storage.game(1)
     assert (row.white_id, row.black_id) == (BOT_ID, uid("bob"))
 
     await settle(h)
     assert await h.bot.delivery_round() == 1
     [post] = h.fake.channel_posts()
-    assert f"Bot (level 1) played {h.storage.moves(1)[0].notation} (game #1)." in post.content
+    assert tr("en", "bot.played", bot=BOT_1, move=h.storage.moves(1)[0].notation, id=1) in post.content
     # Bob plays from the bot's board: a piece, then its destination.
     await h.click(post.custom_ids()[0], "bob", post)
     edited = h.fake.messages[post.id]
@@ -89,7 +91,7 @@ async def test_play_as_black_the_bot_opens_and_the_human_answers_with_its_button
     moves = h.storage.moves(1)
     assert [m.by_user for m in moves] == [BOT_ID, uid("bob"), BOT_ID]
     latest = h.fake.channel_posts()[-1]
-    assert f"Bot (level 1) played {moves[-1].notation} (game #1)." in latest.content
+    assert tr("en", "bot.played", bot=BOT_1, move=moves[-1].notation, id=1) in latest.content
     assert latest.custom_ids() == [f"dr:s:1:3:{sq}" for sq in legal_starts(h, 1)]
     pos = Position.start("italian")
     for m in moves:
@@ -114,11 +116,12 @@ async def test_an_analysis_is_posted_with_its_picture_and_pdn_in_one_message(bot
     await h.slash("resign", "ana", {})
     assert h.storage.game(game_id).result_reason == "resign"
     token = await h.slash("analysis", "bob", {})
-    assert h.only_answer(token).content.startswith(f"Analysing game #{game_id}…")
+    assert pattern("en", "analysis.started", id=game_id).match(h.only_answer(token).content)
     await settle(h)
     assert await h.bot.delivery_round() == 1
     [post] = h.fake.channel_posts()
-    assert post.content.startswith(f"Analysis of game #{game_id}: Ana - Bob") and "22-19" in post.content
+    assert post.content.startswith(tr("en", "analysis.title", id=game_id, white="Ana", black="Bob"))
+    assert "22-19" in post.content
     assert post.filenames() == ["board.png", f"game-{game_id}-analysis.pdn"]
     files = posted_files(h)[-1]
     assert files["board.png"].startswith(PNG)

@@ -6,9 +6,10 @@ the user accepts no DMs."""
 
 from __future__ import annotations
 
+from catalog_text import pattern, to_move, tr
 from discord_fake import CHANNEL_ID, Harness, uid
 
-from bot.i18n import t
+from bot.i18n import t, tn
 
 
 def allowed_of(h: Harness, message) -> dict:
@@ -24,7 +25,7 @@ async def test_a_typed_move_pings_the_player_to_move_and_no_one_else(h: Harness)
     token = await h.slash("move", "ana", {"move": "22-18"})
     answer = h.only_answer(token)
     bob = uid("bob")
-    assert f"<@{bob}> (black) to move" in answer.content
+    assert to_move("en", f"<@{bob}>", "black").search(answer.content), answer.content
     assert answer.notified == [bob]
     assert allowed_of(h, answer) == {"parse": [], "users": [int(bob)]}
 
@@ -49,7 +50,8 @@ async def test_a_reminder_pings_through_the_outbox(h: Harness):
     h.now[0] += 55 * 60
     assert await h.bot.delivery_round() == 1
     [reminder] = h.fake.channel_posts(CHANNEL_ID)
-    assert reminder.content.startswith(f"<@{uid('ana')}>: 5m left")
+    assert pattern("en", "clock.reminder", name=f"<@{uid('ana')}>", left=tn("en", "unit.m", 5), id=game_id).match(
+        reminder.content), reminder.content
     assert reminder.notified == [uid("ana")]
 
 
@@ -90,7 +92,7 @@ async def test_a_declined_challenge_loses_its_buttons(h: Harness):
     token = await h.click("dr:dec:1", "bob", challenge)
     assert h.storage.challenge(1).status == "declined"
     updated = h.fake.messages[challenge.id]
-    assert updated.custom_ids() == [] and updated.content.endswith("Declined by Bob.")
+    assert updated.custom_ids() == [] and updated.content.endswith(tr("en", "challenge.was_declined", by="Bob"))
     assert updated.message["edited_timestamp"] is not None
 
 
@@ -103,7 +105,7 @@ async def test_an_expired_challenge_loses_its_buttons_by_itself(h: Harness):
     # challenges are said once in their chat).
     assert await h.bot.delivery_round() == 2
     updated = h.fake.messages[challenge.id]
-    assert updated.custom_ids() == [] and "Nobody accepted it in time" in updated.content
+    assert updated.custom_ids() == [] and tr("en", "challenge.was_expired") in updated.content
     said = [h.fake.messages[i].content for i in h.fake.messages if i not in before]
     assert said == [t("en", "challenge.expired", id=1)]
     assert await h.bot.delivery_round() == 0

@@ -93,8 +93,6 @@ KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset({
     # The rules knot (errors: a position's words; notation and position: each other's types).
     frozenset({"bot.rules.errors", "bot.rules.notation", "bot.rules.position"}),
-    # The Store contract builds its repositories; they call back into the Store.
-    frozenset({"bot.storage.base", "bot.storage.repositories"}),
 })
 
 

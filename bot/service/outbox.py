@@ -348,9 +348,6 @@ class ServiceOutlet:
         self.outbox = outbox
         self._listeners: list[Callable[[str], None]] = []
 
-    def say(self, platform: str, chat_id: str, reply: Reply) -> int:
-        return self.outbox.say(platform, chat_id, reply)
-
     def notify(self, platform: str, chat_id: str, notice: Notification) -> int:
         return self.outbox.notify(platform, chat_id, notice)
 

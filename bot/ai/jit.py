@@ -51,7 +51,7 @@ except ImportError:  # pragma: no cover - exercised only on machines without the
         return wrap
 
 from bot.rules import Variant
-from bot.rules.variants import CapturePriority
+from bot.rules.variants import CapturePriority, Crowning
 
 from .egtb import Tables, store
 from .evaluation import Evaluator, Geometry, evaluator
@@ -62,8 +62,11 @@ EXACT, LOWER, UPPER = 0, 1, 2
 
 # Geometry: one int64 array per variant (G_* indices), and tables.
 G_VALID, G_WPROMO, G_BPROMO, G_S1, G_S2, G_FLYING, G_MEN_TAKE_KINGS, G_ITALIAN, G_NO_PROGRESS, \
-    G_WIN_BONUS, G_CENTRE, G_DIAG, G_WFAR, G_BFAR, G_WBACK, G_BBACK, G_WNEAR, G_BNEAR, G_SIZE = range(19)
-G_LEN = 19
+    G_WIN_BONUS, G_CENTRE, G_DIAG, G_WFAR, G_BFAR, G_WBACK, G_BBACK, G_WNEAR, G_BNEAR, G_SIZE, \
+    G_MEN_BACK, G_CROWNING, G_FREE, G_MAJORITY = range(23)
+G_LEN = 23
+# G_CROWNING: what a man does on the far row mid-capture (rules.variants.Crowning).
+CROWN_STOPS, CROWN_PASSES, CROWN_KING = 0, 1, 2
 
 # Counters and settings of one search: an int64 array (S_* indices).
 S_NODES, S_MAX_PLY, S_ABORT, S_EXT_LIMIT, S_TT_COUNT, S_GEN, S_RAWN, S_OVERFLOW, S_HIST_N, S_PROBE_PIECES, \
@@ -178,8 +181,45 @@ def _short_jumps(jmid: Any, jland: Any, jn: Any, tbl: Any, b: Any, victims: Any,
 
 
 @njit(cache=True)
+def _man_jumps(g: Any, tabs: Any, tbl: Any, b: Any, victims: Any, tk: Any, empty: Any, promo: Any, capmask: Any,
+               frm: Any, n: Any, nk: Any, kjm: Any, raw: Any, st: Any) -> None:
+    """``_short_jumps`` for a man whose capture does not stop on the far row (movegen._short_jumps):
+    it passes it as a man (crowned only where the move ends) or goes on from it as a king."""
+    jmid, jland, jn, ray_sq, ray_len = tabs[0], tabs[1], tabs[2], tabs[4], tabs[5]
+    done = True
+    for k in range(jn[tbl, b]):
+        mid = jmid[tbl, b, k]
+        land = jland[tbl, b, k]
+        lmask = np.int64(1) << land
+        if mid & victims and not mid & capmask and lmask & empty:
+            done = False
+            nk2 = nk
+            kjm2 = kjm
+            if mid & tk:
+                nk2 = nk + 1
+                kjm2 = kjm | (np.int64(1) << (62 - n))
+            if lmask & promo and g[G_CROWNING] == CROWN_KING:
+                first = st[S_RAWN]
+                if g[G_FLYING]:
+                    _flying_jumps(ray_sq, ray_len, land, victims | tk, tk, empty, capmask | mid, frm, n + 1, nk2,
+                                  kjm2, raw, st, g[G_FREE])
+                else:
+                    _short_jumps(jmid, jland, jn, np.int64(2), land, victims | tk, tk, empty, np.int64(0),
+                                 capmask | mid, frm, n + 1, nk2, kjm2, np.int64(1), raw, st)
+                # Set out as a man: a man's move that promotes, never one "by a king".
+                for i in range(first, st[S_RAWN]):
+                    raw[i, 5] = 2
+            else:
+                _man_jumps(g, tabs, tbl, land, victims, tk, empty, promo, capmask | mid, frm, n + 1, nk2, kjm2,
+                           raw, st)
+    if done and n > 1:
+        _raw_add(raw, st, frm, b, capmask, nk, kjm, 2 if (np.int64(1) << b) & promo else 0)
+
+
+@njit(cache=True)
 def _flying_jumps(ray_sq: Any, ray_len: Any, b: Any, them: Any, tk: Any, empty: Any, capmask: Any, frm: Any,
-                  n: Any, nk: Any, kjm: Any, raw: Any, st: Any) -> None:
+                  n: Any, nk: Any, kjm: Any, raw: Any, st: Any, complete: Any) -> None:
+    # ``complete``: land only where the capture goes on when some landing lets it (movegen._flying_jumps).
     done = True
     for d in range(4):
         length = ray_len[b, d]
@@ -199,10 +239,25 @@ def _flying_jumps(ray_sq: Any, ray_len: Any, b: Any, them: Any, tk: Any, empty: 
             nk2 = nk + 1
             kjm2 = kjm | (np.int64(1) << (62 - n))
         cm = capmask | mid
+        first = st[S_RAWN]
         while i < length and (np.int64(1) << ray_sq[b, d, i]) & empty:
             done = False
-            _flying_jumps(ray_sq, ray_len, ray_sq[b, d, i], them, tk, empty, cm, frm, n + 1, nk2, kjm2, raw, st)
+            _flying_jumps(ray_sq, ray_len, ray_sq[b, d, i], them, tk, empty, cm, frm, n + 1, nk2, kjm2, raw, st,
+                          complete)
             i += 1
+        if complete:
+            goes_on = False
+            for j in range(first, st[S_RAWN]):
+                if raw[j, 2] != cm:
+                    goes_on = True
+            if goes_on:
+                kept = first
+                for j in range(first, st[S_RAWN]):
+                    if raw[j, 2] != cm:
+                        for c in range(6):
+                            raw[kept, c] = raw[j, c]
+                        kept += 1
+                st[S_RAWN] = kept
     if done and n > 1:
         _raw_add(raw, st, frm, b, capmask, nk, kjm, 1)
 
@@ -240,10 +295,11 @@ def can_capture(g: Any, um: Any, uk: Any, tm: Any, tk: Any, white: Any) -> Any:
     them = tm | tk
     empty = g[G_VALID] & ~(um | uk | them)
     victims = them if g[G_MEN_TAKE_KINGS] else tm
-    if white:
-        if (((um >> s1) & victims) >> s1) & empty or (((um >> s2) & victims) >> s2) & empty:
-            return True
-    elif (((um << s1) & victims) << s1) & empty or (((um << s2) & victims) << s2) & empty:
+    fwd = (((um >> s1) & victims) >> s1) & empty or (((um >> s2) & victims) >> s2) & empty
+    back = (((um << s1) & victims) << s1) & empty or (((um << s2) & victims) << s2) & empty
+    if not white:
+        fwd, back = back, fwd
+    if fwd or (g[G_MEN_BACK] and back):
         return True
     if uk:
         return _kings_can_capture(g, uk, them, empty)
@@ -292,6 +348,11 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
         starts = um & ((((empty << s1) & victims) << s1) | (((empty << s2) & victims) << s2))
     else:
         starts = um & ((((empty >> s1) & victims) >> s1) | (((empty >> s2) & victims) >> s2))
+    if g[G_MEN_BACK]:
+        if white:
+            starts |= um & ((((empty >> s1) & victims) >> s1) | (((empty >> s2) & victims) >> s2))
+        else:
+            starts |= um & ((((empty << s1) & victims) << s1) | (((empty << s2) & victims) << s2))
     if starts:
         capture = True
     elif uk and _kings_can_capture(g, uk, them, empty):
@@ -308,15 +369,18 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
             low = m & -m
             m ^= low
             b = lowbit(low)
-            _short_jumps(jmid, jland, jn, tbl, b, victims, tk, empty | low, promo, zero, b, one, zero, zero, zero,
-                         raw, st)
+            if g[G_CROWNING] == CROWN_STOPS:
+                _short_jumps(jmid, jland, jn, tbl, b, victims, tk, empty | low, promo, zero, b, one, zero, zero, zero,
+                             raw, st)
+            else:
+                _man_jumps(g, tabs, tbl, b, victims, tk, empty | low, promo, zero, b, one, zero, zero, raw, st)
         k = uk
         while k:
             low = k & -k
             k ^= low
             b = lowbit(low)
             if g[G_FLYING]:
-                _flying_jumps(ray_sq, ray_len, b, them, tk, empty | low, zero, b, one, zero, zero, raw, st)
+                _flying_jumps(ray_sq, ray_len, b, them, tk, empty | low, zero, b, one, zero, zero, raw, st, g[G_FREE])
             else:
                 _short_jumps(jmid, jland, jn, np.int64(2), b, them, tk, empty | low, zero, zero, b, one, zero, zero,
                              one, raw, st)
@@ -326,16 +390,18 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
         # The priority rules (docs/rules.md §3.8, §4), as movegen.best_captures.
         keep = np.ones(r, np.bool_)
         top = 0
-        for i in range(r):
-            c = popcount(raw[i, 2])
-            if c > top:
-                top = c
-        alive = 0
-        for i in range(r):
-            if popcount(raw[i, 2]) != top:
-                keep[i] = False
-            else:
-                alive += 1
+        alive = r
+        if not g[G_FREE]:
+            for i in range(r):
+                c = popcount(raw[i, 2])
+                if c > top:
+                    top = c
+            alive = 0
+            for i in range(r):
+                if popcount(raw[i, 2]) != top:
+                    keep[i] = False
+                else:
+                    alive += 1
         italian = g[G_ITALIAN]
         if alive > 1 and italian:
             any_king = False
@@ -351,7 +417,7 @@ def gen_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any,
                         else:
                             keep[i] = False
         most = 0
-        if alive > 1:
+        if alive > 1 and not (g[G_FREE] or g[G_MAJORITY]):
             for i in range(r):
                 if keep[i] and raw[i, 3] > most:
                     most = raw[i, 3]
@@ -889,6 +955,11 @@ class _Layout:
         g[G_WNEAR] = dense(geo.white_near)
         g[G_BNEAR] = dense(geo.black_near)
         g[G_SIZE] = v.size
+        g[G_MEN_BACK] = int(v.men_capture_backwards)
+        g[G_CROWNING] = {Crowning.STOPS: CROWN_STOPS, Crowning.PASSES: CROWN_PASSES,
+                         Crowning.CONTINUES_AS_KING: CROWN_KING}[v.crowning]
+        g[G_FREE] = int(v.priority is CapturePriority.FREE)
+        g[G_MAJORITY] = int(v.priority is CapturePriority.MAJORITY)
         self.g = g
         most = max(len(v.jumps[t][b]) for t in range(3) for b in bits)
         jmid = np.zeros((3, 64, max(most, 1)), np.int64)

@@ -13,15 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from .variants import CapturePriority, Variant
+from .variants import CapturePriority, Crowning, Variant
 
 Raw = tuple[tuple[int, ...], int, tuple[int, ...], bool, bool]
 
 
 def _short_jumps(table: tuple[tuple[tuple[int, int, int], ...], ...], b: int, victims: int, tk: int, empty: int,
                  promo: int, capmask: int, path: tuple[int, ...], kingjumps: tuple[int, ...], out: list[Raw],
-                 by_king: bool) -> None:
-    """Extend a capture by single jumps (men in all variants, italian kings).
+                 by_king: bool, v: Variant) -> None:
+    """Extend a capture by single jumps (men in all variants, short-range kings).
 
     ``promo`` is the far row for a man and 0 for a king.
     """
@@ -32,19 +32,42 @@ def _short_jumps(table: tuple[tuple[tuple[int, int, int], ...], ...], b: int, vi
             done = False
             kj = kingjumps + (n,) if mid & tk else kingjumps
             if landmask & promo:
-                # A man that reaches the far row stops there (docs/rules.md §3.7).
-                out.append((path + (land,), capmask | mid, kj, False, True))
-            else:
-                _short_jumps(table, land, victims, tk, empty, promo, capmask | mid,
-                             path + (land,), kj, out, by_king)
+                crowning = v.crowning
+                if crowning is Crowning.STOPS:
+                    # A man that reaches the far row stops there (docs/rules.md §3.7).
+                    out.append((path + (land,), capmask | mid, kj, False, True))
+                    continue
+                if crowning is Crowning.CONTINUES_AS_KING:
+                    _crowned_jumps(v, land, victims | tk, tk, empty, capmask | mid, path + (land,), kj, out)
+                    continue
+            _short_jumps(table, land, victims, tk, empty, promo, capmask | mid, path + (land,), kj, out, by_king, v)
     if done and n > 1:
-        out.append((path, capmask, kingjumps, by_king, False))
+        # A man passing the far row (Crowning.PASSES) is crowned only where the move ends.
+        out.append((path, capmask, kingjumps, by_king, bool(promo >> b & 1)))
+
+
+def _crowned_jumps(v: Variant, b: int, them: int, tk: int, empty: int, capmask: int, path: tuple[int, ...],
+                   kingjumps: tuple[int, ...], out: list[Raw]) -> None:
+    """Go on from where a man was crowned mid-capture, as a king (Crowning.CONTINUES_AS_KING)."""
+    first = len(out)
+    if v.flying_kings:
+        _flying_jumps(v.rays, b, them, tk, empty, capmask, path, kingjumps, out, v.priority is CapturePriority.FREE)
+    else:
+        _short_jumps(v.jumps[2], b, them, tk, empty, 0, capmask, path, kingjumps, out, True, v)
+    # The piece set out as a man: the moves are a man's that promote (never "by a king").
+    for i in range(first, len(out)):
+        p, c, k, _by_king, _promotes = out[i]
+        out[i] = (p, c, k, False, True)
 
 
 def _flying_jumps(rays: tuple[tuple[tuple[tuple[int, int], ...], ...], ...], b: int, them: int, tk: int,
                   empty: int, capmask: int, path: tuple[int, ...], kingjumps: tuple[int, ...],
-                  out: list[Raw]) -> None:
-    """Extend a flying king's capture: over one piece at any distance, land beyond."""
+                  out: list[Raw], complete: bool = False) -> None:
+    """Extend a flying king's capture: over one piece at any distance, land beyond.
+
+    ``complete``: the king must land where it can go on capturing, when some landing lets it
+    (free choice of capture, CapturePriority.FREE; under the other priorities the stopped
+    sequences take fewer pieces and are outranked anyway, and their explanations need them)."""
     done = True
     n = len(path)
     for ray in rays[b]:
@@ -61,11 +84,14 @@ def _flying_jumps(rays: tuple[tuple[tuple[tuple[int, int], ...], ...], ...], b: 
         i += 1
         kj = kingjumps + (n,) if mid & tk else kingjumps
         cm = capmask | mid
+        first = len(out)
         while i < length and ray[i][1] & empty:
             done = False
             land = ray[i][0]
-            _flying_jumps(rays, land, them, tk, empty, cm, path + (land,), kj, out)
+            _flying_jumps(rays, land, them, tk, empty, cm, path + (land,), kj, out, complete)
             i += 1
+        if complete and any(r[1] != cm for r in out[first:]):
+            out[first:] = [r for r in out[first:] if r[1] != cm]
     if done and n > 1:
         out.append((path, capmask, kingjumps, True, False))
 
@@ -81,34 +107,37 @@ def all_captures(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) ->
     # Start the search only from men that have a first jump: most have none.
     s1 = v.pitch - 1
     s2 = v.pitch + 1
-    if white:
-        m = um & ((((base_empty << s1) & men_victims) << s1) | (((base_empty << s2) & men_victims) << s2))
-    else:
-        m = um & ((((base_empty >> s1) & men_victims) >> s1) | (((base_empty >> s2) & men_victims) >> s2))
+    forward = ((((base_empty << s1) & men_victims) << s1) | (((base_empty << s2) & men_victims) << s2))
+    backward = ((((base_empty >> s1) & men_victims) >> s1) | (((base_empty >> s2) & men_victims) >> s2))
+    if not white:
+        forward, backward = backward, forward
+    m = um & (forward | backward if v.men_capture_backwards else forward)
     while m:
         low = m & -m
         m ^= low
         b = low.bit_length() - 1
-        _short_jumps(men_table, b, men_victims, tk, base_empty | low, promo, 0, (b,), (), out, False)
+        _short_jumps(men_table, b, men_victims, tk, base_empty | low, promo, 0, (b,), (), out, False, v)
     k = uk
     while k:
         low = k & -k
         k ^= low
         b = low.bit_length() - 1
         if v.flying_kings:
-            _flying_jumps(v.rays, b, them, tk, base_empty | low, 0, (b,), (), out)
+            _flying_jumps(v.rays, b, them, tk, base_empty | low, 0, (b,), (), out, v.priority is CapturePriority.FREE)
         else:
-            _short_jumps(v.jumps[2], b, them, tk, base_empty | low, 0, 0, (b,), (), out, True)
+            _short_jumps(v.jumps[2], b, them, tk, base_empty | low, 0, 0, (b,), (), out, True, v)
     return out
 
 
 def best_captures(v: Variant, raws: list[Raw]) -> list[Raw]:
     """The captures the priority rules allow (docs/rules.md §3.8, §4), before merging."""
-    if len(raws) < 2:
+    if len(raws) < 2 or v.priority is CapturePriority.FREE:
         return raws
     counts = [r[1].bit_count() for r in raws]
     top = max(counts)
     best = [r for r, c in zip(raws, counts, strict=False) if c == top]
+    if v.priority is CapturePriority.MAJORITY:
+        return best
     if len(best) > 1 and v.priority is CapturePriority.ITALIAN:
         if any(r[3] for r in best):
             best = [r for r in best if r[3]]
@@ -265,6 +294,18 @@ def _build_fast(v: Variant) -> FastGen:
     )
     wpromo = v.white_promo
     bpromo = v.black_promo
+    back_men = v.men_capture_backwards
+    # The shortcut below (single jumps by men decided by shifts) holds only while a man's capture
+    # goes forwards and ends where it is crowned; other variants always search.
+    shortcut = not back_men and v.crowning is not Crowning.CONTINUES_AS_KING
+    # The law of quality among single jumps by men: a man taking a king outranks one taking a man.
+    quality = men_take_kings and v.priority in (CapturePriority.QUANTITY_QUALITY, CapturePriority.ITALIAN)
+
+    def men_capture_back(um: int, victims: int, empty: int, white: bool) -> bool:
+        """Whether a man can capture backwards (only asked when the variant allows it)."""
+        if white:
+            return bool(((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty)
+        return bool(((um >> s1) & victims) >> s1 & empty or ((um >> s2) & victims) >> s2 & empty)
 
     def capture_children(um: int, uk: int, tm: int, tk: int, white: bool) -> list[Child]:
         out: list[Child] = []
@@ -289,6 +330,8 @@ def _build_fast(v: Variant) -> FastGen:
         legal capture is a single jump by a man (the common case, decided without a
         search: no landing square offers a second jump and no king can capture);
         None when the full capture search is needed."""
+        if not shortcut:
+            return None
         if white:
             j1 = (((um >> s1) & victims) >> s1) & empty
             j2 = (((um >> s2) & victims) >> s2) & empty
@@ -303,7 +346,7 @@ def _build_fast(v: Variant) -> FastGen:
                 return None
         if uk and king_captures(uk, them, empty):
             return None
-        if men_take_kings and tk:
+        if quality and tk:
             # Spanish law of quality: taking a king beats taking a man.
             if white:
                 k1 = (((um >> s1) & tk) >> s1) & empty
@@ -328,6 +371,8 @@ def _build_fast(v: Variant) -> FastGen:
             a = um << s1
             b = um << s2
             capture = ((a & victims) << s1) & empty or ((b & victims) << s2) & empty
+        if back_men and not capture:
+            capture = men_capture_back(um, victims, empty, white)
         if capture:
             single = single_jumps(um, uk, tk, them, empty, victims, white)
             if single is None:
@@ -365,6 +410,8 @@ def _build_fast(v: Variant) -> FastGen:
             a = (um << s1) & empty
             b = (um << s2) & empty
             capture = ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty
+        if back_men and not capture:
+            capture = men_capture_back(um, victims, empty, white)
         out: list[Child] = []
         append = out.append
         promo = wpromo if white else bpromo
@@ -474,6 +521,8 @@ def _build_fast(v: Variant) -> FastGen:
             a = (um << s1) & empty
             b = (um << s2) & empty
             capture = ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty
+        if back_men and not capture:
+            capture = men_capture_back(um, victims, empty, white)
         if capture:
             single = single_jumps(um, uk, tk, them, empty, victims, white)
             if single is None:
@@ -522,6 +571,8 @@ def _build_fast(v: Variant) -> FastGen:
             capture = ((um >> s1) & victims) >> s1 & empty or ((um >> s2) & victims) >> s2 & empty
         else:
             capture = ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty
+        if back_men and not capture:
+            capture = men_capture_back(um, victims, empty, white)
         if capture:
             single = single_jumps(um, uk, tk, them, empty, victims, white)
             if single is None:
@@ -540,6 +591,8 @@ def _build_fast(v: Variant) -> FastGen:
             if ((um >> s1) & victims) >> s1 & empty or ((um >> s2) & victims) >> s2 & empty:
                 return True
         elif ((um << s1) & victims) << s1 & empty or ((um << s2) & victims) << s2 & empty:
+            return True
+        if back_men and men_capture_back(um, victims, empty, white):
             return True
         return bool(uk) and king_captures(uk, them, empty)
 

@@ -36,6 +36,16 @@ class CapturePriority(StrEnum):
 
     QUANTITY_QUALITY = "quantity_quality"    # spanish: most pieces, then most kings
     ITALIAN = "italian"                      # most pieces, with a king, most kings, king earliest
+    MAJORITY = "majority"                    # most pieces, kings and men alike (international)
+    FREE = "free"                            # any complete capture (russian)
+
+
+class Crowning(StrEnum):
+    """What a man does on reaching the far row in the middle of a capture."""
+
+    STOPS = "stops"                          # crowned there, the capture ends (docs/rules.md §3.7)
+    PASSES = "passes"                        # stays a man and goes on; crowned only if the move ends there
+    CONTINUES_AS_KING = "continues_as_king"  # crowned at once and goes on capturing as a king (russian)
 
 
 WHITE = Color.WHITE
@@ -69,6 +79,9 @@ class Variant:
     # language is the one the bot shows (help lines, usage texts).  Typed words are compared
     # without case and accents.  A language without words shows the id, which always names it.
     words: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # Men capture backwards as well as forwards (they still step forwards only).
+    men_capture_backwards: bool = False
+    crowning: Crowning = Crowning.STOPS
     pitch: int = field(init=False)
     squares: int = field(init=False)
     sq_to_bit: tuple[int, ...] = field(init=False, repr=False)   # index 0 unused
@@ -81,7 +94,8 @@ class Variant:
     # rays[b]: for each direction, the tuple of (index, mask) along it.
     rays: tuple[tuple[tuple[tuple[int, int], ...], ...], ...] = field(init=False, repr=False)
     # jumps[kind][b]: (mid mask, landing index, landing mask) for single jumps;
-    # kind 0 = white man, 1 = black man, 2 = short-range king.
+    # kind 0 = white man, 1 = black man (all four directions when men capture backwards),
+    # 2 = short-range king.
     jumps: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = field(init=False, repr=False)
     start_white: int = field(init=False, repr=False)
     start_black: int = field(init=False, repr=False)
@@ -139,7 +153,8 @@ class Variant:
             rays[b] = tuple(per_dir)
         put(self, "rays", tuple(rays))
         jumps = []
-        for dirs in (WHITE_FORWARD, BLACK_FORWARD, range(4)):
+        men_dirs = (range(4), range(4)) if self.men_capture_backwards else (WHITE_FORWARD, BLACK_FORWARD)
+        for dirs in (*men_dirs, range(4)):
             table: list[tuple[tuple[int, int, int], ...]] = [()] * nbits
             for b in sq_to_bit[1:]:
                 options: list[tuple[int, int, int]] = []
@@ -188,9 +203,10 @@ class Variant:
         return next(iter(self.words.get(lang, ())), self.id)
 
     @property
-    def rules_key(self) -> tuple[bool, bool, CapturePriority, int]:
+    def rules_key(self) -> tuple[bool, bool, CapturePriority, int, bool, Crowning]:
         """What decides the play apart from the board: variants with equal keys play alike."""
-        return (self.flying_kings, self.men_capture_kings, self.priority, self.no_progress_plies)
+        return (self.flying_kings, self.men_capture_kings, self.priority, self.no_progress_plies,
+                self.men_capture_backwards, self.crowning)
 
     def mask_to_squares(self, mask: int) -> list[int]:
         """Sorted square numbers of the set bits of a bitboard."""
@@ -222,17 +238,37 @@ TRIESTINA = Variant(
     words={"en": ("triestina", "trieste"), "es": ("triestina", "triestinas"), "it": ("triestina", "triestine")},
 )
 
+# The variants the bot offers.
 VARIANTS: dict[str, Variant] = {v.id: v for v in (SPANISH, ITALIAN, TRIESTINA)}
+# Variants the rules engine plays without the bot offering them (registered by ``register``:
+# the tests' own variants, which prove the generators follow the flags alone).
+_REGISTERED: dict[str, Variant] = {}
+
+
+def register(variant: Variant) -> Variant:
+    """Make ``get_variant`` (and so positions, pickles and every generator) know a variant the bot
+    does not offer; registering the same one again is harmless.  ValueError if its id is taken."""
+    known = VARIANTS.get(variant.id) or _REGISTERED.get(variant.id)
+    if known is not None and known is not variant:
+        raise ValueError(f"variant id {variant.id!r} is already taken")
+    _REGISTERED[variant.id] = variant
+    return variant
+
+
+def registered() -> tuple[Variant, ...]:
+    """Every variant the engine knows: the offered ones, then those given to ``register``."""
+    return (*VARIANTS.values(), *(v for v in _REGISTERED.values() if v.id not in VARIANTS))
 
 
 def get_variant(variant: str | Variant) -> Variant:
     """The Variant for an id (or the Variant itself); ValueError for an unknown id."""
     if isinstance(variant, Variant):
         return variant
-    try:
-        return VARIANTS[str(variant).strip().lower()]
-    except KeyError:
-        raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}") from None
+    key = str(variant).strip().lower()
+    found = VARIANTS.get(key) or _REGISTERED.get(key)
+    if found is None:
+        raise ValueError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
+    return found
 
 
 def fold_word(word: str) -> str:

@@ -5,9 +5,13 @@ real speed is bench/'s business)."""
 from __future__ import annotations
 
 import pytest
+from extra_variants import register_all
 
 import bot.ai
 import bot.ai.search
+
+# Before the test modules are collected: generator tests parametrise over every registered variant.
+register_all()
 
 # What one search node is charged: about the slowest a node is on a slow machine (a Spanish
 # position full of flying kings with long captures).

@@ -20,13 +20,18 @@ import pytest
 import bot.ai.search as search_mod
 from bot.ai import SOFT, _history, _state, egtb, evaluator, jit, search_position
 from bot.ai.search import Searcher, Timeout, frame_order
+from bot.rules import VARIANTS as OFFERED
 from bot.rules import Position, get_variant, movegen
 from bot.rules.perft import perft
+from bot.rules.variants import registered
 from tests.ai.ai_helpers import playout_positions
 
 pytestmark = pytest.mark.skipif(not jit.HAVE_NUMBA, reason="numba is not installed")
 
-VARIANTS = ("italian", "spanish", "triestina")
+# The generator and search tests run on every variant the engine knows, the tests' own included
+# (tests/extra_variants.py); the tests of the endgame tables on the variants that have tables.
+VARIANTS = tuple(v.id for v in registered())
+WITH_TABLES = tuple(OFFERED)
 
 
 def random_board(variant: str, rng: random.Random, men: bool = True) -> Position:
@@ -79,7 +84,7 @@ def test_the_compiled_generator_makes_the_rules_engines_moves(variant):
     assert captures > 100
 
 
-@pytest.mark.parametrize(("variant", "depth"), [("italian", 6), ("spanish", 6), ("triestina", 5)])
+@pytest.mark.parametrize(("variant", "depth"), [(v.id, 5 if v.size > 8 else 6) for v in registered()])
 def test_the_compiled_perft_is_the_rules_engines(variant, depth):
     v = get_variant(variant)
     lay = jit.layout(v)
@@ -265,7 +270,7 @@ def few_pieces(variant: str, rng: random.Random, most: int) -> Position:
             return got
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", WITH_TABLES)
 def test_the_compiled_probe_reads_the_tables_byte_for_byte(variant):
     tables = egtb.tables(variant)
     assert tables is not None
@@ -283,7 +288,7 @@ def test_the_compiled_probe_reads_the_tables_byte_for_byte(variant):
     assert hits > 1000
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("variant", WITH_TABLES)
 def test_the_compiled_search_uses_the_tables_as_the_python_search_does(variant):
     tables = egtb.tables(variant)
     rng = random.Random(12)

@@ -20,6 +20,10 @@ Slow tests (``@pytest.mark.slow``) are skipped unless RUN_SLOW=1.
 import os
 
 import pytest
+from extra_variants import register_all
+
+# Before the test modules are collected: generator tests parametrise over every registered variant.
+register_all()
 
 SIZES = {"spanish": 8, "italian": 8, "triestina": 10}
 

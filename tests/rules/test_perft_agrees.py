@@ -6,6 +6,7 @@ import pytest
 
 from bot.rules import Position, perft
 from bot.rules.perft import count_moves
+from bot.rules.variants import registered
 
 
 def slow_perft(pos: Position, depth: int) -> int:
@@ -28,7 +29,7 @@ def random_positions(variant: str, seed: int, games: int = 12, plies: int = 120)
                 yield pos
 
 
-@pytest.mark.parametrize("variant", ["spanish", "italian", "triestina"])
+@pytest.mark.parametrize("variant", [v.id for v in registered()])
 def test_fast_perft_matches_move_list_on_random_positions(variant):
     checked = 0
     for pos in random_positions(variant, seed=len(variant)):

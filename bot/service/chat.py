@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
@@ -71,12 +70,9 @@ from bot.service.registry import (
     button,
     command,
 )
-from bot.service.web import WATCH_MAC
+from bot.service.web import WATCH_MAC, BoardLayer
 from bot.service.wording import duration, variant_name
 from bot.storage.records import ChatRecord, GameRecord
-
-if TYPE_CHECKING:
-    from bot.service.web import BoardLayer
 
 # The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
 # ``ix:<variant>:<colour><language>:<challenger>:<minute issued>:<nonce>:<signature>`` (numbers in

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.i18n import LANGUAGES, t
+from bot.rules import VARIANTS
 
 # A command's handler: (the use cases, the event's context, the argument words) -> the replies;
 # a button's: (the use cases, the context, the button's kind, its numbers) -> the replies.
@@ -245,7 +246,5 @@ def button(kind: ButtonKind, numbers: int) -> Callable[[ButtonHandler], ButtonHa
 def variant_choices() -> list[tuple[str, str]]:
     """(name, id) of every variant, for a platform's menu of them: the English word, with the
     Spanish one when it differs ("Spanish (española)"); from ``bot.rules.VARIANTS``."""
-    from bot.rules import VARIANTS
-
     return [(v.word("en").capitalize() + (f" ({v.word('es')})" if v.word("es") != v.word("en") else ""), v.id)
             for v in VARIANTS.values()]

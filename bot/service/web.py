@@ -29,11 +29,12 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bot.i18n import LANGUAGES, catalog, pick_language, t
 from bot.rules import Color, Move, Position, format_move, write_pdn
 from bot.service import presenters
+from bot.service.compose import UseCases
 from bot.service.domain import GameFinished, MovePlayed
 from bot.service.events import Mention
 from bot.service.features.base import Outlet
@@ -60,14 +61,11 @@ from bot.storage import (
     StorageContention,
     StorageFull,
     StorageGone,
+    Store,
     in_transaction,
     retry_contention,
 )
 from bot.storage.records import GameRecord
-
-if TYPE_CHECKING:
-    from bot.service.compose import UseCases
-    from bot.storage import Store
 
 # A seat link holds this long unless asked otherwise (a week: games with long move times are
 # opened again from a fresh /web).

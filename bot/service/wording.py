@@ -229,8 +229,6 @@ def day_words(lang: str, day: str | dt.date, weekday: bool = False) -> str:
 
 def ordinal(lang: str, n: int) -> str:
     """'4.º', 'quarto', '4th': a catalog's own word for small numbers, else its pattern."""
-    from bot.i18n import catalog
-
     word = catalog(lang).get(f"ordinal.{n}")
     return word if word is not None else t(lang, "ordinal.other", n=n)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bot.ai import move_seconds
+from bot.ai import move_seconds, search_position
 from bot.rules import Color, Game, Position
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.games import Games, neutral_bot_name
@@ -143,8 +143,6 @@ class Opponent(UseCase):
     def answer_draw(self, caller: Caller, row: GameRecord) -> BotDrawAnswer | Refused:
         """The bot takes a draw when a quick look says it stands worse, or only kings are left
         level; otherwise it plays on."""
-        from bot.ai import search_position
-
         pos = Position.from_fen(row.variant, row.fen)
         bot_to_move = self.games.bot_to_move(row, pos)
         try:

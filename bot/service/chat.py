@@ -238,7 +238,8 @@ def start_link(ctx: Ctx, payload: str) -> str | None:
 def with_links(ctx: Ctx, outcome: PuzzleResult) -> PuzzleResult:
     """A puzzle waiting in the private chat, with the link that opens it there."""
     if isinstance(outcome, PuzzleInPrivate):
-        return replace(outcome, link=start_link(ctx, outcome.payload) or "")
+        payload = present_puzzles.puzzle_start(outcome.post_id, outcome.token) or ""
+        return replace(outcome, link=start_link(ctx, payload) or "")
     return outcome
 
 
@@ -694,10 +695,10 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         links = ctx.web
         signed = links is not None and links.board.watch_signed(int(start[1]), start[2])
         return open_board(app, ctx, int(start[1]), signed=signed)
-    if len(args) == 1:
-        opened = app.puzzles.open_puzzle(ctx.caller, args[0])
-        if opened is not None:
-            return present_puzzles.present(ctx.lang, opened)
+    puzzle = present_puzzles.PUZZLE_START.fullmatch(args[0]) if len(args) == 1 else None
+    if puzzle is not None:
+        opened = app.puzzles.open_puzzle(ctx.caller, int(puzzle[1]), puzzle[2] or "")
+        return present_puzzles.present(ctx.lang, opened)
     text = REGISTRY.help_text(ctx.lang)
     if ctx.event.bot_username:
         # Where commands can be addressed to one bot (Telegram), a group may hold others.

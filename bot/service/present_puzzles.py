@@ -85,6 +85,21 @@ def read_time(word: str) -> str | None:
     return None
 
 
+# ``/start`` payloads that open a puzzle post in a private chat: p<post>_<pass>.  The pass (the
+# use case's signature) binds the link to the one user it was handed to (Telegram allows 64
+# characters of [A-Za-z0-9_-]); a bare p<post> is an old link.
+PUZZLE_START = re.compile(r"p(\d{1,9})(?:_([A-Za-z0-9_-]{16}))?")
+
+
+def puzzle_start(post_id: int, token: str | None) -> str | None:
+    """The ``/start`` payload that opens post ``post_id`` with a user's pass (None: no pass)."""
+    return None if token is None else f"p{post_id}_{token}"
+
+
+def _start(board: Board) -> str | None:
+    return puzzle_start(board.post.id, board.token)
+
+
 def zones_of_city(word: str) -> list[str]:
     """The IANA zones whose city is this word ('London' -> ['Europe/London'])."""
     city = "/" + word.strip().lower().replace(" ", "_")
@@ -234,7 +249,7 @@ def puzzle_board(lang: str, board: Board, text: str) -> Reply:
                             "/puzzle giveup", style="stop"))
     buttons.append(extra)
     return Reply(text, image=image, board_text=board_text, buttons=buttons, post_id=post.id,
-                 replaces_board=board.replaces, private=board.private, start_payload=board.payload)
+                 replaces_board=board.replaces, private=board.private, start_payload=_start(board))
 
 
 def _your_position(lang: str, board: Board) -> Reply:
@@ -255,7 +270,7 @@ def _piece_selected(lang: str, chosen: PieceSelected) -> Reply:
     rows = button_rows(buttons, reserve=1)
     rows.append(_back_row(lang, board))
     return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
-                 buttons=rows, post_id=post.id, start_payload=board.payload, replaces_board=board.replaces,
+                 buttons=rows, post_id=post.id, start_payload=_start(board), replaces_board=board.replaces,
                  private=board.private)
 
 
@@ -270,7 +285,7 @@ def _path_to_choose(lang: str, choice: PathToChoose) -> Reply:
     view = boards.board_view(pos, dots=[choice.end], selected=choice.start, flipped=not pos.white,
                              routes=[path for _index, _move, path in shown])
     return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,
-                 post_id=post.id, start_payload=board.payload, replaces_board=board.replaces, private=board.private)
+                 post_id=post.id, start_payload=_start(board), replaces_board=board.replaces, private=board.private)
 
 
 # -- results ----------------------------------------------------------------------------------------------
@@ -441,7 +456,8 @@ def _privately(acted: Acted, replies: list[Reply]) -> list[Reply]:
     for reply in replies:
         if reply.private:
             reply = replace(reply, reaction=None if reacted else (reply.reaction or REACTIONS[acted.reaction]),
-                            post_id=acted.post.id, start_payload=reply.start_payload or acted.payload)
+                            post_id=acted.post.id,
+                            start_payload=reply.start_payload or puzzle_start(acted.post.id, acted.token))
             reacted = True
         out.append(reply)
     return out

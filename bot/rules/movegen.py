@@ -244,7 +244,6 @@ def kings_can_capture(v: Variant, uk: int, them: int, empty: int) -> bool:
 
 Child = tuple[int, int, int, int]
 KeyedChild = tuple[int, int, int, int, int]
-KEY_SQUARES = 0xFFFF
 
 
 class FastGen(NamedTuple):
@@ -263,11 +262,6 @@ class FastGen(NamedTuple):
     moves: Callable[[int, int, int, int, bool], list[KeyedChild]]
     captures: Callable[[int, int, int, int, bool], list[KeyedChild]]
     can_capture: Callable[[int, int, int, int, bool], bool]
-
-
-def key_parts(key: int) -> tuple[int, int, int]:
-    """(from index, to index, captured bitboard) of a move key."""
-    return key & 0xFF, key >> 8 & 0xFF, key >> 16
 
 
 _FAST: dict[str, FastGen] = {}

@@ -3,15 +3,34 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from . import movegen
 from .errors import Detail, ErrorCode, IllegalMove
 from .move import Move
-from .variants import CapturePriority
+from .variants import CapturePriority, Color, Crowning, Variant
 
-if TYPE_CHECKING:  # position imports this module; a runtime import back would be a cycle
-    from .position import Position
+
+class Board(Protocol):
+    """What reading and explaining a move asks of a position (``position.Position`` is one).
+
+    Declared here so that this module needs nothing of ``position``, which builds on it
+    (``Position.play`` explains a refused move with ``explain``)."""
+
+    @property
+    def variant(self) -> Variant: ...
+
+    @property
+    def white(self) -> bool: ...
+
+    @property
+    def turn(self) -> Color: ...
+
+    def sides(self) -> tuple[int, int, int, int]: ...
+
+    def piece_at(self, square: int) -> str | None: ...
+
+    def legal_moves(self) -> list[Move]: ...
 
 # Separators people use between squares: '-', 'x', ':', dashes (hyphen, en, em, minus sign, as
 # phones and word processors turn '-' into them), the times sign, or just a space.  Each
@@ -44,7 +63,7 @@ def _is_subsequence(typed: list[int], path: tuple[int, ...]) -> bool:
     return all(sq in it for sq in typed)
 
 
-def capture_routes(pos: Position, legal_only: bool) -> list[tuple[tuple[int, ...], movegen.Raw]]:
+def capture_routes(pos: Board, legal_only: bool) -> list[tuple[tuple[int, ...], movegen.Raw]]:
     """Every capture path in square numbers with its raw record (before merging)."""
     v = pos.variant
     raws = movegen.all_captures(v, *pos.sides(), pos.white)
@@ -53,12 +72,12 @@ def capture_routes(pos: Position, legal_only: bool) -> list[tuple[tuple[int, ...
     return [(tuple(v.bit_to_sq[b] for b in r[0]), r) for r in raws]
 
 
-def _raw_to_move(pos: Position, raw: movegen.Raw) -> Move:
+def _raw_to_move(pos: Board, raw: movegen.Raw) -> Move:
     v = pos.variant
     return Move(tuple(v.bit_to_sq[b] for b in raw[0]), tuple(v.mask_to_squares(raw[1])), raw[4])
 
 
-def _legal_by_route(pos: Position) -> list[tuple[tuple[int, ...], Move]]:
+def _legal_by_route(pos: Board) -> list[tuple[tuple[int, ...], Move]]:
     """Each legal move under every path that reaches it (merged paths included)."""
     legal = pos.legal_moves()
     if not legal or not legal[0].captured:
@@ -71,13 +90,13 @@ def _legal_by_route(pos: Position) -> list[tuple[tuple[int, ...], Move]]:
     return out
 
 
-def parse_move(pos: Position, text: str) -> Move:
+def parse_move(pos: Board, text: str) -> Move:
     """The legal move a text names (full path, or the short form when unique)."""
     squares, capture_hint = split_squares(text)
     return match_squares(pos, squares, capture_hint)
 
 
-def match_squares(pos: Position, squares: list[int], capture_hint: bool = False) -> Move:
+def match_squares(pos: Board, squares: list[int], capture_hint: bool = False) -> Move:
     """The legal move these squares name, or IllegalMove explaining why there is none."""
     _check_piece(pos, squares)
     routes = _legal_by_route(pos)
@@ -98,7 +117,7 @@ def match_squares(pos: Position, squares: list[int], capture_hint: bool = False)
     raise explain(pos, squares, capture_hint)
 
 
-def _check_piece(pos: Position, squares: list[int]) -> str:
+def _check_piece(pos: Board, squares: list[int]) -> str:
     """The piece on the first square, once the squares name one of the mover's pieces."""
     v = pos.variant
     for sq in squares:
@@ -114,7 +133,7 @@ def _check_piece(pos: Position, squares: list[int]) -> str:
     return piece
 
 
-def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> IllegalMove:
+def _outranked(pos: Board, attempted: movegen.Raw, legal: list[Move]) -> IllegalMove:
     """Which priority rule makes a possible capture illegal."""
     v = pos.variant
     best = movegen.best_captures(v, movegen.all_captures(v, *pos.sides(), pos.white))[0]
@@ -130,7 +149,7 @@ def _outranked(pos: Position, attempted: movegen.Raw, legal: list[Move]) -> Ille
     return IllegalMove(code, moves=tuple(legal), attempted=_raw_to_move(pos, attempted))
 
 
-def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> IllegalMove:
+def explain(pos: Board, squares: list[int], capture_hint: bool = False) -> IllegalMove:
     """The reason no legal move matches these squares (the piece checks included)."""
     try:
         piece = _check_piece(pos, squares)
@@ -184,7 +203,7 @@ def explain(pos: Position, squares: list[int], capture_hint: bool = False) -> Il
     return IllegalMove(ErrorCode.ILLEGAL_STEP, squares=tuple(squares), detail=detail)
 
 
-def _detail(pos: Position, squares: list[int], capture_hint: bool) -> Detail | None:
+def _detail(pos: Board, squares: list[int], capture_hint: bool) -> Detail | None:
     """The one rule a refused step or jump breaks, when the first hop shows it: a man going
     back, a short-range king going further than one square, a jump over one's own piece."""
     v = pos.variant
@@ -193,7 +212,7 @@ def _detail(pos: Position, squares: list[int], capture_hint: bool) -> Detail | N
     if abs(dr) != abs(dc) or dr == 0:
         return None
     piece = pos.piece_at(squares[0]) or ""
-    if piece.islower():
+    if piece.islower() and not (v.men_capture_backwards and abs(dr) == 2):
         # Row 0 is Black's side: White's men go up the rows, Black's down.
         if (dr > 0) == (pos.turn == "W"):
             return Detail.MAN_BACKWARD
@@ -208,7 +227,7 @@ def _detail(pos: Position, squares: list[int], capture_hint: bool) -> Detail | N
     return None
 
 
-def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:
+def _jumped_squares(pos: Board, squares: list[int]) -> list[int | None]:
     """For each hop of the typed path, the occupied square it jumps over, if it is a jump."""
     v = pos.variant
     out: list[int | None] = []
@@ -226,16 +245,18 @@ def _jumped_squares(pos: Position, squares: list[int]) -> list[int | None]:
     return out
 
 
-def _crowned_before_end(pos: Position, squares: list[int], pseudo: list[tuple[tuple[int, ...], movegen.Raw]]) -> bool:
+def _crowned_before_end(pos: Board, squares: list[int], pseudo: list[tuple[tuple[int, ...], movegen.Raw]]) -> bool:
     """Whether the typed path follows a capture of a man that ends crowned on the far row and
     then goes on: the crowning ends the move there (docs/rules.md §3.7)."""
     v = pos.variant
+    if v.crowning is not Crowning.STOPS:
+        return False
     far_row = 0 if pos.white else v.size - 1
     return any(len(path) < len(squares) and list(path) == squares[:len(path)]
                and v.square_to_rc(path[-1])[0] == far_row for path, _raw in pseudo)
 
 
-def _two_in_a_row(pos: Position, squares: list[int]) -> bool:
+def _two_in_a_row(pos: Board, squares: list[int]) -> bool:
     """Whether a hop of the typed path crosses two pieces standing next to each other on the
     diagonal, which a flying king cannot jump at once (docs/rules.md §4, spanish)."""
     v = pos.variant

@@ -77,3 +77,46 @@ def test_notation_does_not_import_position_at_run_time():
     tree = ast.parse((ROOT / "bot/rules/notation.py").read_text(encoding="utf-8"))
     runtime = [n for n in tree.body if isinstance(n, ast.ImportFrom)]
     assert all(n.module not in ("position", "game", "pdn") for n in runtime)
+
+
+def _rules_imports() -> dict[str, set[str]]:
+    """Every import between modules of bot.rules, wherever it is written (module level, inside
+    functions, under TYPE_CHECKING)."""
+    package = ROOT / "bot/rules"
+    modules = {p.stem for p in package.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name in modules:
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse((package / f"{name}.py").read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level == 1 or base.startswith("bot.rules"):
+                    base = base.removeprefix("bot.rules").lstrip(".") if node.level == 0 else base
+                    if base:
+                        deps.add(base.split(".")[0])
+                    else:
+                        deps.update(a.name for a in node.names if a.name in modules)
+                        if any(a.name not in modules for a in node.names):
+                            deps.add("__init__")
+            elif isinstance(node, ast.Import):
+                deps.update(a.name.split(".")[2] if a.name.count(".") >= 2 else "__init__"
+                            for a in node.names if a.name.startswith("bot.rules"))
+        graph[name] = deps & modules - {name}
+    return graph
+
+
+def test_no_module_of_the_rules_is_in_an_import_cycle():
+    graph = _rules_imports()
+    assert graph["notation"] >= {"movegen", "errors", "move", "variants"}   # the walk does see imports
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            for dep in graph[todo.pop()] - seen:
+                if dep == goal:
+                    return True
+                seen.add(dep)
+                todo.append(dep)
+        return False
+
+    assert [m for m in sorted(graph) if m != "__init__" and reaches(m, m)] == []

@@ -71,6 +71,14 @@ class Phrase:
                 return found
         return None
 
+    def fullmatch(self, text: str) -> re.Match[str] | None:
+        """``text`` is the message and nothing more."""
+        for compiled in self.patterns:
+            found = compiled.fullmatch(text)
+            if found is not None:
+                return found
+        return None
+
     def __repr__(self) -> str:
         return f"Phrase({[p.pattern for p in self.patterns]!r})"
 
@@ -79,6 +87,18 @@ def pattern(lang: str, key: str, /, *alternatives: str, **values: object) -> Phr
     """The message ``key`` (or any of ``alternatives``, or any plural form) with ``values`` filled in
     and every other placeholder as a wildcard (within one line)."""
     return Phrase([_regex(lang, template, values) for k in (key, *alternatives) for template in _forms(lang, k)])
+
+
+def regex(lang: str, key: str, /, **pieces: str) -> str:
+    """The source of a regular expression for the message ``key``, to build a bigger one (a console
+    line): its text escaped, each placeholder named in ``pieces`` replaced by that regex, the others
+    by any text on one line (no contractions: for English and for placeholders that take none)."""
+    sources = []
+    for template in _forms(lang, key):
+        parts = PLACEHOLDER.split(template)   # text, name, text, name, ..., text
+        sources.append("".join(re.escape(part) if i % 2 == 0 else pieces.get(part, r"[^\n]+?")
+                               for i, part in enumerate(parts)))
+    return sources[0] if len(sources) == 1 else "(?:" + "|".join(sources) + ")"
 
 
 def says(text: str, lang: str, key: str, /, **values: object) -> bool:

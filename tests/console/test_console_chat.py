@@ -11,14 +11,27 @@ import threading
 import time
 from pathlib import Path
 
+from catalog_text import pattern, says, tr
 from PIL import Image
 
+from bot.i18n import catalog, tn
 from bot.rules import Position
 
 REPO = Path(__file__).resolve().parents[2]
-INTERNAL_ERROR = "Something went wrong"
+INTERNAL_ERROR = tr("en", "error.internal")
 IMAGE_LINE = re.compile(r"^\s+(board image|capture animation|file): (.+)$", re.M)
-RESULT_LINE = re.compile(r"Game #\d+ is over\. (.+ wins: .+|Draw.*)$", re.M)
+GAME_OVER = pattern("en", "game.over")
+RESULT = pattern("en", *sorted(key for key in catalog("en") if key.startswith("result.")))
+CONSOLE_LINE = re.compile(r"^\[(\d+)\] bot: (.*)$", re.M)
+
+
+def result_lines(text: str) -> list[str]:
+    """The lines that say a game is over and how it ended."""
+    return [line for line in text.splitlines() if GAME_OVER.search(line) and RESULT.search(line)]
+
+
+def reminder(name: str, minutes: int, game: int = 1) -> str:
+    return tn("en", "clock.reminder", minutes, name=name, id=game, left=tn("en", "unit.m", minutes))
 
 
 def saved_files(output: str) -> list[Path]:
@@ -32,7 +45,7 @@ def current_game(console, game_id: int):
 
 def test_whole_game_played_to_a_result_through_the_console(console):
     out = console.feed("/new italian white", "/as Bob", "/accept")
-    assert "Game #1 starts" in out
+    assert says(out, "en", "game.started", id=1)
     rng = random.Random(2024)
     names = {"W": "Ana", "B": "Bob"}
     for ply in range(400):
@@ -47,17 +60,17 @@ def test_whole_game_played_to_a_result_through_the_console(console):
             out = console.feed(f"/press s:1:{ply}:{move.start}")
             assert f"/press d:1:{ply}:{move.start}:{move.end}" in out or f"/m {move}" in out
             out = console.feed(f"/press d:1:{ply}:{move.start}:{move.end}")
-            if "Several captures end there" in out:
+            if tr("en", "select.path") in out:
                 index = pos.legal_moves().index(move)
                 out = console.feed(f"/press m:1:{ply}:{index}")
         else:
             out = console.feed(f"/m {move}")
-        assert f"played {move} (game #1)" in out, out
+        assert says(out, "en", "move.played", move=move, id=1), out
     else:
         raise AssertionError("no result after 400 plies")
     text = console.out.getvalue()
     assert INTERNAL_ERROR not in text
-    results = RESULT_LINE.findall(text)
+    results = result_lines(text)
     assert len(results) == 1, results
     row = console.storage.game(1)
     assert row.status == "finished" and row.result_score in ("1-0", "0-1", "1/2-1/2")
@@ -66,7 +79,7 @@ def test_whole_game_played_to_a_result_through_the_console(console):
     assert files and all(f.exists() for f in files)
     # The last board shown is the final position.
     final = console.feed("/board")
-    assert "is over" in final and RESULT_LINE.search(final)
+    assert says(final, "en", "game.over", id=1) and result_lines(final)
 
 
 def test_console_prints_the_board_as_text_and_a_png_that_exists(console):
@@ -96,9 +109,10 @@ def test_console_press_runs_a_button(console):
 def test_console_reply_answers_a_board(console):
     console.feed("/new italian white", "/as Bob", "/accept", "/as Ana", "/new italian white", "/as Carol")
     out = console.feed("/accept")
-    second = int(re.search(r"\[(\d+)\] bot: Game #2 starts", out).group(1))
+    started = pattern("en", "game.started", id=2)
+    [second] = [int(line[1]) for line in CONSOLE_LINE.finditer(out) if started.match(line[2])]
     console.feed("/as Ana")
-    assert "several games" in console.feed("/m 22-18")
+    assert tr("en", "game.which") in console.feed("/m 22-18")
     console.feed(f"/reply {second} /m 22-18")
     assert console.storage.game(2).ply == 1 and console.storage.game(1).ply == 0
 
@@ -111,10 +125,10 @@ def test_console_reminder_and_loss_on_time_are_printed(console, now):
     console.feed("/new italian white 1h", "/as Bob", "/accept")
     now[0] += 55 * 60
     out = console.feed("/games")
-    assert "→ main" in out and "left to move in game #1" in out
+    assert "→ main" in out and says(out, "en", "clock.reminder", id=1)
     now[0] += 10 * 60
     out = console.feed("/games")
-    assert "Bob wins: Ana ran out of time" in out
+    assert tr("en", "result.win.time", winner="Bob", loser="Ana") in out
 
 
 def test_console_run_reads_until_end_of_input(console):
@@ -122,7 +136,7 @@ def test_console_run_reads_until_end_of_input(console):
     console.chat.run(io.StringIO("/new italian white\n/as Bob\n/accept\n"))
     text = console.out.getvalue()
     assert text.startswith("Draughts console chat.")
-    assert "Game #1 starts" in text
+    assert says(text, "en", "game.started", id=1)
 
 
 def test_the_end_of_input_stops_the_delivery_thread_instead_of_waiting_out_its_join(console, monkeypatch):
@@ -154,7 +168,8 @@ def test_python_m_bot_plays_from_stdin_and_exits_0(tmp_path):
     proc = run_bot(tmp_path, lines)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and INTERNAL_ERROR not in proc.stdout
-    assert "Game #1 starts" in proc.stdout and "Ana played 22-18 (game #1)" in proc.stdout
+    assert says(proc.stdout, "en", "game.started", id=1)
+    assert tr("en", "move.played", name="Ana", move="22-18", id=1) in proc.stdout
     # The board in text, seen from Black's side after White's move, and image paths that exist.
     assert " o  .  o  .  o  .  o  ." in proc.stdout
     pngs = [p for p in saved_files(proc.stdout) if p.suffix == ".png"]
@@ -167,15 +182,16 @@ def test_python_m_bot_continues_the_game_after_a_restart(tmp_path):
     assert first.returncode == 0, first.stderr
     second = run_bot(tmp_path, "/as Bob\n/m 11-15\n/games\n")
     assert second.returncode == 0, second.stderr
-    assert "Bob played 11-15 (game #1)" in second.stdout
-    assert "#1 Italian draughts: Ana - Bob, move 2, Ana to move" in second.stdout
+    assert tr("en", "move.played", name="Bob", move="11-15", id=1) in second.stdout
+    assert tr("en", "games.line", id=1, variant=tr("en", "variant.italian"), white="Ana", black="Bob", mover="Ana",
+              to_mover="Ana", ply=2) in second.stdout
 
 
 def test_python_m_bot_console_subcommand_with_paths(tmp_path):
     proc = run_bot(tmp_path, "/new spanish\n/games\n", "console", "--db", str(tmp_path / "other.db"),
                    "--images", str(tmp_path / "pics"))
     assert proc.returncode == 0, proc.stderr
-    assert "Challenge #1" in proc.stdout and "Spanish draughts" in proc.stdout
+    assert says(proc.stdout, "en", "new.open", id=1, variant=tr("en", "variant.spanish"))
     assert (tmp_path / "other.db").exists()
 
 
@@ -195,14 +211,14 @@ def test_console_interactive_ticker_announces_deadlines_without_input(console, n
         try:
             now[0] += 55 * 60
             waited = time.monotonic() + 10
-            while "left to move in game #1" not in console.out.getvalue() and time.monotonic() < waited:
+            while not says(console.out.getvalue(), "en", "clock.reminder", id=1) and time.monotonic() < waited:
                 time.sleep(0.02)
         finally:
             writer.close()
             runner.join(timeout=10)
     assert not runner.is_alive()
     text = console.out.getvalue()
-    assert text.count("Ana: 5m left to move in game #1") == 1
+    assert text.count(reminder("Ana", 5)) == 1
     assert "Ana@main> " in text or "Bob@main> " in text
 
 

@@ -9,6 +9,8 @@ import random
 import threading
 import time
 
+from catalog_text import says, tr
+
 from bot.platforms.console import ConsoleChat
 from bot.service import GameService
 from bot.storage import Storage
@@ -26,7 +28,7 @@ def test_the_interactive_console_prints_a_reminder_at_its_due_time_by_the_servic
 
     class Stamped(io.StringIO):
         def write(self, text: str) -> int:
-            if "left to move in game #1" in text and not printed_at:
+            if says(text, "en", "clock.reminder", id=1) and not printed_at:
                 printed_at.append(time.time())
             return super().write(text)
 
@@ -51,23 +53,24 @@ def test_the_interactive_console_prints_a_reminder_at_its_due_time_by_the_servic
     # Printed by the service's timer, not at the next look a minute later (tick_every): never
     # early, and well before that (the delay printed above is the measure; it is not asserted).
     assert 0 <= delay < 30.0
-    assert console.out.getvalue().count("left to move in game #1") == 1
+    lines = console.out.getvalue().splitlines()
+    assert sum(says(line, "en", "clock.reminder", name="Ana", id=1) for line in lines) == 1
 
 
 def test_a_message_printed_once_is_not_printed_again_after_a_restart(console, now, tmp_path):
     console.feed("/new italian white 1h", "/as Bob", "/accept")
     now[0] += 55 * 60
-    assert "left to move in game #1" in console.feed("/games")
+    assert says(console.feed("/games"), "en", "clock.reminder", name="Ana", id=1)
     storage = Storage(tmp_path / "console.db")
     try:
         out = io.StringIO()
         chat = ConsoleChat(GameService(storage, clock=lambda: now[0], rng=random.Random(1)), out,
                            tmp_path / "images", language="en")
         chat.line("/games")
-        assert "left to move" not in out.getvalue()
+        assert not says(out.getvalue(), "en", "clock.reminder")
         now[0] += 10 * 60
         chat.line("/games")
-        assert out.getvalue().count("Bob wins: Ana ran out of time") == 1
+        assert out.getvalue().count(tr("en", "result.win.time", winner="Bob", loser="Ana")) == 1
     finally:
         storage.close()
-    assert "ran out of time" not in console.feed("/games")
+    assert not says(console.feed("/games"), "en", "result.win.time")

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from catalog_text import says
 
 from bot.i18n import t
 
@@ -29,7 +30,7 @@ def test_a_full_disk_for_images_does_not_stop_the_console(console):
     fill_disk(console.images)
     out = console.feed("/new italian white", "/as Bob", "/accept", "/as Ana", "/m 22-18")
     # The move is stored and announced, the text board printed, and one line says the image failed.
-    assert "Ana played 22-18 (game #1)" in out
+    assert t("en", "move.played", name="Ana", move="22-18", id=1) in out
     assert console.storage.game(1).ply == 1
     assert " o  .  o  .  o  .  o  ." in out
     failures = [line for line in out.splitlines() if "could not be saved" in line]
@@ -37,7 +38,7 @@ def test_a_full_disk_for_images_does_not_stop_the_console(console):
     assert "board image: " not in out
     # The chat goes on: more input is read and answered.
     out = console.feed("/as Bob", "/m 11-15", "/pdn")
-    assert "Bob played 11-15 (game #1)" in out and "1. 22-18 11-15" in out
+    assert t("en", "move.played", name="Bob", move="11-15", id=1) in out and "1. 22-18 11-15" in out
     assert "file could not be saved" in out
     assert console.storage.game(1).ply == 2
 
@@ -52,11 +53,12 @@ def test_console_answers_busy_while_another_process_holds_the_lock_and_goes_on(c
         other.execute("INSERT OR REPLACE INTO meta (key, value) VALUES ('held', 1)")
         out = console.feed("/m 22-18", "/games")
         assert t("en", "error.busy") in out
-        assert "#1 Italian draughts: Ana - Bob" in out         # /games needs no write
+        # /games needs no write
+        assert says(out, "en", "games.line", id=1, variant=t("en", "variant.italian"), white="Ana", black="Bob")
         other.execute("ROLLBACK")
     finally:
         other.close()
-    assert "Ana played 22-18 (game #1)" in console.feed("/m 22-18")
+    assert t("en", "move.played", name="Ana", move="22-18", id=1) in console.feed("/m 22-18")
 
 
 def run_bot(tmp_path: Path, stdin: str, **env_extra: str) -> subprocess.CompletedProcess:
@@ -84,5 +86,6 @@ def test_python_m_bot_with_a_full_disk_for_images_exits_0(tmp_path):
                    LOG_LEVEL="info")
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert "Ana played 22-18 (game #1)" in proc.stdout and "could not be saved" in proc.stdout
-    assert "#1 Italian draughts: Ana - Bob, move 1, Bob to move" in proc.stdout
+    assert t("en", "move.played", name="Ana", move="22-18", id=1) in proc.stdout and "could not be saved" in proc.stdout
+    assert t("en", "games.line", id=1, variant=t("en", "variant.italian"), white="Ana", black="Bob", mover="Bob",
+             to_mover="Bob", ply=1) in proc.stdout

@@ -27,7 +27,7 @@ def test_clock_makes_time_pass_reminders_then_a_loss_on_time(console):
     assert "(clock:" in out and "1h50m ahead of the real time" in out
     assert t("en", "clock.reminder.other", name="Ana", left="10m", id=1) in out
     out = console.feed("/clock +15m")
-    assert "Bob wins: Ana ran out of time." in out
+    assert t("en", "result.win.time", winner="Bob", loser="Ana") in out
     assert console.storage.game(1).status == "finished"
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from catalog_text import Phrase, pattern, regex
 from executors import HeldExecutor
 
 import bot.ai.search
@@ -64,8 +65,13 @@ def outbox(chat) -> list:
 
 
 def reports(chat, game: int) -> list:
-    title = f"Analysis of game #{game}:"
-    return [r for r in outbox(chat) if r.text.startswith(title)]
+    title = pattern("en", "analysis.title", id=game)
+    return [r for r in outbox(chat) if title.match(r.text)]
+
+
+def analysing(game: int) -> Phrase:
+    """The answer to /analysis that starts one (its time estimate left open)."""
+    return pattern("en", "analysis.started", id=game)
 
 
 def test_analysis_of_a_game_still_being_played_is_refused(an):
@@ -97,7 +103,7 @@ def test_analysis_of_a_game_resigned_before_any_move_has_nothing_to_look_at(an):
 def test_analysis_reports_the_blunder_with_a_picture_and_an_annotated_pdn(an):
     game = finished_game(an)
     text = an.text("bob", "/analysis")
-    assert text.startswith(f"Analysing game #{game}…")
+    assert analysing(game).match(text), text
     assert an.service.settle(SETTLE)
     [report] = reports(an, game)
     lines = report.text.splitlines()
@@ -111,8 +117,11 @@ def test_analysis_reports_the_blunder_with_a_picture_and_an_annotated_pdn(an):
         white_lines.append(line)
     assert 1 <= len(white_lines) <= 3                     # at most three per side
     [blunder] = [line for line in white_lines if line.startswith("• 2. 22-19")]
-    assert re.fullmatch(r"• 2\. 22-19\?{0,2}, better \d+-\d+ \(costs \d+\.\d men\)", blunder), blunder
-    assert float(re.search(r"costs (\d+\.\d)", blunder).group(1)) >= 1.0
+    mistake = regex("en", "analysis.mistake", number=r"2\.", move=r"22-19\?{0,2}", best=r"\d+-\d+",
+                    loss=r"(?P<loss>\d+\.\d)")
+    found = re.fullmatch("• " + mistake, blunder)
+    assert found, blunder
+    assert float(found["loss"]) >= 1.0
     # Black has a line of its own: its mistakes, or that it made none.
     assert (t("en", "analysis.side", name="Bob") in lines) or (t("en", "analysis.clean", name="Bob") in lines)
     assert lines[-1] == t("en", "analysis.legend_arrow")
@@ -144,24 +153,24 @@ def test_analysis_reports_the_blunder_with_a_picture_and_an_annotated_pdn(an):
 def test_analysis_takes_the_game_named_or_the_board_replied_to(an):
     older = finished_game(an)
     newer = finished_game(an, resigner="bob")
-    assert an.text("ana", f"/analysis #{older}").startswith(f"Analysing game #{older}…")
+    assert analysing(older).match(an.text("ana", f"/analysis #{older}"))
     assert an.service.settle(SETTLE)
     assert len(reports(an, older)) == 1 and reports(an, newer) == []
     an.service.tick(platform=an.platform)
     an.service.remember_board(an.platform, an.chat_id, "m-7", older)
-    assert an.text("bob", "/analysis", reply_to="m-7").startswith(f"Analysing game #{older}…")
+    assert analysing(older).match(an.text("bob", "/analysis", reply_to="m-7"))
     assert an.service.settle(SETTLE)
     assert len(reports(an, older)) == 1 and reports(an, newer) == []
     # Without either, the asker's last finished game.
     an.service.tick(platform=an.platform)
-    assert an.text("bob", "/analysis").startswith(f"Analysing game #{newer}…")
+    assert analysing(newer).match(an.text("bob", "/analysis"))
 
 
 def test_a_second_analysis_in_the_same_chat_waits_for_the_first(held):
     chat, executor = held
     first = finished_game(chat)
     second = finished_game(chat, resigner="bob")
-    assert chat.text("ana", f"/analysis #{first}").startswith(f"Analysing game #{first}…")
+    assert analysing(first).match(chat.text("ana", f"/analysis #{first}"))
     assert chat.text("bob", f"/analysis #{second}") == t("en", "analysis.busy", id=first)
     assert chat.text("ana", f"/analysis #{first}") == t("en", "analysis.busy", id=first)
     assert len(executor.jobs) == 1 and not chat.service.settle(0.05)
@@ -169,7 +178,7 @@ def test_a_second_analysis_in_the_same_chat_waits_for_the_first(held):
     assert chat.service.settle(1.0)
     assert len(reports(chat, first)) == 1 and reports(chat, second) == []
     # Once it is done, the chat may ask again.
-    assert chat.text("bob", f"/analysis #{second}").startswith(f"Analysing game #{second}…")
+    assert analysing(second).match(chat.text("bob", f"/analysis #{second}"))
     executor.run_all()
     assert len(reports(chat, second)) == 1
 
@@ -182,7 +191,7 @@ def test_analyses_leave_the_bot_a_worker_on_a_small_machine(chat, workers, at_on
     for room in rooms:
         finished_game(chat, chat_id=room)
     for room in rooms[:at_once]:
-        assert chat.text("ana", "/analysis", chat=room).startswith("Analysing")
+        assert pattern("en", "analysis.started").match(chat.text("ana", "/analysis", chat=room))
     assert chat.text("ana", "/analysis", chat=rooms[-1]) == t("en", "analysis.pool_busy")
     assert executor.run_all() == at_once
 
@@ -190,14 +199,14 @@ def test_analyses_leave_the_bot_a_worker_on_a_small_machine(chat, workers, at_on
 def test_the_pool_takes_at_most_two_analyses_at_once(held):
     chat, executor = held
     games = {room: finished_game(chat, chat_id=room) for room in ("room-a", "room-b", "room-c")}
-    assert chat.text("ana", "/analysis", chat="room-a").startswith("Analysing")
-    assert chat.text("ana", "/analysis", chat="room-b").startswith("Analysing")
+    assert analysing(games["room-a"]).match(chat.text("ana", "/analysis", chat="room-a"))
+    assert analysing(games["room-b"]).match(chat.text("ana", "/analysis", chat="room-b"))
     assert chat.text("ana", "/analysis", chat="room-c") == t("en", "analysis.pool_busy")
     assert executor.run_all() == 2
-    assert chat.text("ana", "/analysis", chat="room-c").startswith(f"Analysing game #{games['room-c']}")
+    assert analysing(games["room-c"]).match(chat.text("ana", "/analysis", chat="room-c"))
     executor.run_all()
     texts = [item.reply.text for item in chat.service.pending_messages(chat.platform)]
-    assert sorted(re.match(r"Analysis of game #(\d+)", x).group(1) for x in texts) == \
+    assert sorted(pattern("en", "analysis.title").match(x)["id"] for x in texts) == \
         sorted(str(g) for g in games.values())
 
 
@@ -208,7 +217,7 @@ def test_analysis_of_a_finished_game_against_the_bot(an):
     an.resign("ana")
     game = an.rows("games")[-1].id
     assert an.game(game).status == "finished" and len(an.moves(game)) == 2
-    assert an.text("ana", "/analysis").startswith(f"Analysing game #{game}…")
+    assert analysing(game).match(an.text("ana", "/analysis"))
     assert an.service.settle(SETTLE)
     [report] = reports(an, game)
     assert report.text.splitlines()[0] == t("en", "analysis.title", id=game, white="Ana", black="Bot (level 1)")

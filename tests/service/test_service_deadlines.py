@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from catalog_text import says
+from harness import en
+
+from bot.i18n import tn
 
 HOUR = 3600
 MINUTE = 60
@@ -18,7 +22,7 @@ def test_new_with_one_hour_sets_the_deadline(chat, game, now):
     row = chat.game(game)
     assert row.move_seconds == HOUR
     assert row.deadline_at == now[0] + HOUR
-    assert "1h left" in chat.text("ana", "/board")
+    assert says(chat.text("ana", "/board"), "en", "game.to_move", name="Ana", to_name="Ana", left=tn("en", "unit.h", 1))
 
 
 def test_no_reminder_before_54_minutes(chat, game, now):
@@ -34,7 +38,7 @@ def test_reminder_after_54_minutes_is_sent_exactly_once(chat, game, now):
     sent = out[0]
     assert (sent.platform, sent.chat_id) == (chat.platform, chat.chat_id)
     assert sent.reply.game_id == game
-    assert f"Ana: 5m left to move in game #{game}" in sent.reply.text
+    assert tn("en", "clock.reminder", 5, name="Ana", id=game, left=tn("en", "unit.m", 5)) in sent.reply.text
     assert chat.game(game).reminded == 1
     now[0] += MINUTE
     assert chat.service.tick() == []
@@ -67,7 +71,7 @@ def test_side_to_move_loses_on_time(chat, game, now):
     out = chat.service.tick()
     assert len(out) == 1
     text = out[0].reply.text
-    assert f"Game #{game} is over" in text and "Bob wins: Ana ran out of time" in text
+    assert en("game.over", id=game) in text and en("result.win.time", winner="Bob", loser="Ana") in text
     assert out[0].reply.image and [b.action for row in out[0].reply.buttons for b in row] == [f"rm:{game}"]
     row = chat.game(game)
     assert (row.status, row.result_score, row.result_reason, row.winner) == \
@@ -80,14 +84,14 @@ def test_black_loses_on_time_after_whites_move(chat, game, now):
     chat.say("ana", "/m 22-18")
     now[0] += HOUR + 1
     out = chat.service.tick()
-    assert len(out) == 1 and "Ana wins: Bob ran out of time" in out[0].reply.text
+    assert len(out) == 1 and en("result.win.time", winner="Ana", loser="Bob") in out[0].reply.text
     assert chat.game(game).winner == "W"
 
 
 def test_loss_on_time_without_a_reminder_first(chat, game, now):
     now[0] += 3 * HOUR
     out = chat.service.tick()
-    assert len(out) == 1 and "ran out of time" in out[0].reply.text
+    assert len(out) == 1 and says(out[0].reply.text, "en", "result.win.time")
     assert chat.service.tick() == []
 
 
@@ -101,9 +105,9 @@ def test_loss_on_time_survives_a_restart(chat, game, now):
     assert chat.game(game) == finished
     assert chat.moves(game) == moves_before
     assert chat.service.tick() == []
-    assert "Ana wins: Bob ran out of time" in chat.text("bob", f"/board #{game}")
+    assert en("result.win.time", winner="Ana", loser="Bob") in chat.text("bob", f"/board #{game}")
     before = chat.snapshot()
-    assert "This game is over" in chat.text("bob", f"/m #{game} 11-15")
+    assert en("err.game_over") in chat.text("bob", f"/m #{game} 11-15")
     assert chat.snapshot() == before
 
 
@@ -127,7 +131,7 @@ def test_tick_with_an_explicit_time(chat, game, now):
 @pytest.mark.parametrize("word", ["4m", "8d", "0m", "9999h", "1m"])
 def test_bad_move_time_is_rejected(chat, word):
     replies = chat.say("ana", f"/new italian {word}")
-    assert f"The time per move {word} is out of range" in replies[0].text
+    assert says(replies[0].text, "en", "new.bad_time", word=word)
     assert chat.rows("challenges") == []
 
 

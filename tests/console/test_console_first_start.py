@@ -22,11 +22,15 @@ import threading
 import time
 from pathlib import Path
 
+from catalog_text import regex
+
 from bot.i18n import t
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "bot"
-MOVE_LINE = re.compile(r"^\[\d+\] bot → (\S+): Bot \(level \d\) played \S+ \(game #(\d+)\)\.$")
+MOVE_LINE = re.compile(r"^\[\d+\] bot → (\S+): "
+                       + regex("en", "bot.played", bot=regex("en", "bot.name_start", level=r"\d"), move=r"\S+",
+                               id=r"(\d+)") + "$")
 CONSOLE = ("import sys; import bot.platforms.console.chat as chat; chat.BOT_WAIT_SECONDS = 0.0; "
            "from bot.cli import main; sys.exit(main(sys.argv[1:]))")
 
@@ -95,7 +99,8 @@ def test_a_cold_machine_compiles_once_outside_the_package_and_the_piped_console_
     assert "Traceback" not in stderr, stderr
     # Said once, in the first /play's message, not in the second's.
     assert out.count(t("en", "bot.preparing")) == 1
-    assert out.index(t("en", "bot.preparing")) < out.index("played")
+    first_move = re.compile(MOVE_LINE.pattern, re.M).search(out)
+    assert first_move is not None and out.index(t("en", "bot.preparing")) < first_move.start()
     # numba's own report (NUMBA_DEBUG_CACHE): the search was compiled and saved once, in the folder
     # given (by the fork server the workers are forked from, which they share it with; where workers
     # are spawned, by one worker, the other loading it).

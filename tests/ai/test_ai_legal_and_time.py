@@ -10,7 +10,8 @@ import pytest
 from ai_helpers import playout_positions
 
 from bot.ai import choose_move, search_position
-from bot.rules import VARIANTS, Position, read_pdn
+from bot.rules import Position, read_pdn
+from bot.rules.variants import registered
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,7 +33,7 @@ def test_legal_moves_on_championship_positions():
         assert pos.is_legal(result.move), pos.fen()
 
 
-@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("variant", [v.id for v in registered()])
 def test_legal_moves_on_random_playouts(variant):
     positions = playout_positions(variant, 60, seed=5)
     assert any(p.wk or p.bk for p in positions)

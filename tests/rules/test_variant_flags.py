@@ -16,7 +16,7 @@ import pytest
 from extra_variants import BRAZILIAN, RUSSIAN, TEST_ONLY
 
 from bot.ai import jit
-from bot.rules import VARIANTS, Position, movegen, perft
+from bot.rules import VARIANTS, Detail, IllegalMove, Position, movegen, perft
 from bot.rules.variants import CapturePriority, Crowning, Variant, VariantWords, get_variant, register, registered
 
 draughts = pytest.importorskip("draughts")
@@ -227,3 +227,19 @@ def test_a_man_crowned_mid_capture_goes_on_as_a_king_only_in_russian():
     brazilian = Position.from_fen(BRAZILIAN, fen).legal_moves()
     assert [(str(m), m.promotes) for m in brazilian] == [("10x3", True)]
     assert RUSSIAN.crowning is Crowning.CONTINUES_AS_KING and BRAZILIAN.crowning is Crowning.PASSES
+
+
+def test_refusals_are_explained_by_the_flags():
+    def refusal(v: Variant, fen: str, text: str) -> tuple[str, object, list[str]]:
+        with pytest.raises(IllegalMove) as err:
+            Position.from_fen(v, fen).parse_move(text)
+        return err.value.code.value, err.value.detail, [str(m) for m in err.value.moves]
+
+    fen = "W:W21,22:B18,10,19,1"
+    assert refusal(BRAZILIAN, fen, "22x15") == ("law_of_quantity", None, ["21x14x5", "21x14x23", "22x13x6"])
+    assert str(Position.from_fen(RUSSIAN, fen).parse_move("22x15")) == "22x15"
+    # Men still step forwards only, whatever they capture.
+    assert refusal(BRAZILIAN, "W:W14:B1", "14-18") == ("illegal_step", Detail.MAN_BACKWARD, [])
+    # Crowned on 3, the Russian man must go on as a king; the Brazilian one cannot.
+    assert refusal(RUSSIAN, "W:W10:B6,12,25", "10x3") == ("capture_not_finished", None, ["10x3x16"])
+    assert refusal(BRAZILIAN, "W:W10:B6,12,25", "10x3x16")[0] == "illegal_capture"

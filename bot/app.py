@@ -6,19 +6,16 @@ import argparse
 import logging
 import os
 import sys
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.config import Config, load
 from bot.redact import pattern_for, redact_with, register
 
 if TYPE_CHECKING:
     from bot.platforms.web import WebThread
     from bot.service import GameService
     from bot.storage import Store
-
-DEFAULT_DB = "draughts.db"
-
 
 class RedactSecrets(logging.Filter):
     """Blank out secrets in every record a handler writes: libraries quote tokens in their own
@@ -78,11 +75,17 @@ def redact_logs(secrets: list[str]) -> None:
         handler.addFilter(redactor)
 
 
-def database_path(explicit: str | None = None) -> str:
+def database_path(explicit: str | None = None, settings: Config | None = None) -> str:
     """The database: --db, else $DATABASE_URL (``postgresql://...``: a server several processes
-    share), else the SQLite file $DRAUGHTS_DB, else draughts.db in the current folder."""
-    return (explicit or os.environ.get("DATABASE_URL", "").strip() or os.environ.get("DRAUGHTS_DB")
-            or DEFAULT_DB)
+    share), else the SQLite file $DRAUGHTS_DB, else draughts.db in the current folder
+    (``settings``: the entry point's; None: read now)."""
+    return (settings or load()).database(explicit)
+
+
+def settings_of(args: argparse.Namespace) -> Config:
+    """The settings ``bot.cli.main`` read for this run (read now when it was called otherwise)."""
+    given = getattr(args, "settings", None)
+    return given if isinstance(given, Config) else load()
 
 
 def database_secrets(database: str) -> list[str]:
@@ -98,57 +101,6 @@ def database_secrets(database: str) -> list[str]:
     return [p for p in {password, unquote(password or "")} if p]
 
 
-def log_level(value: str | None) -> int | None:
-    """The level LOG_LEVEL names (a name like INFO, or a number), None if it names none."""
-    text = (value or "WARNING").strip().upper()
-    if text.isdigit():
-        return int(text)
-    level = logging.getLevelNamesMapping().get(text)
-    return level if isinstance(level, int) else None
-
-
-def busy_timeout() -> float | None:
-    """Seconds a write waits for another process's lock ($DRAUGHTS_BUSY_TIMEOUT), None if invalid."""
-    from bot.storage import DEFAULT_BUSY_TIMEOUT
-
-    text = os.environ.get("DRAUGHTS_BUSY_TIMEOUT", "").strip()
-    if not text:
-        return DEFAULT_BUSY_TIMEOUT
-    try:
-        seconds = float(text)
-    except ValueError:
-        return None
-    return seconds if 0 <= seconds <= 3600 else None
-
-
-# The on/off switches of the engine in the environment, and the words each side accepts.
-SWITCH_OFF = ("0", "off", "no", "false")
-SWITCH_ON = ("", "1", "on", "yes", "true")
-
-
-def engine_settings_problem(environ: Mapping[str, str] = os.environ) -> str | None:
-    """Why an engine setting of the environment cannot be used, in one line (None when every one
-    can): $DRAUGHTS_AI_WORKERS (a number of processes), $DRAUGHTS_CACHE_DIR (a folder the compiled
-    search can be written to), $DRAUGHTS_JIT and $DRAUGHTS_EGTB (on or off)."""
-    from bot.ai import jitcache
-    from bot.service.thinking import workers_problem
-
-    for variable in ("DRAUGHTS_JIT", "DRAUGHTS_EGTB"):
-        value = environ.get(variable, "")
-        if value.strip().lower() not in SWITCH_OFF + SWITCH_ON:
-            return f"{variable}={value!r} is neither on nor off; use one of {', '.join(SWITCH_ON[1:] + SWITCH_OFF)}"
-    return workers_problem(environ) or jitcache.problem(environ)
-
-
-def guild_problem(environ: Mapping[str, str] = os.environ) -> str | None:
-    """Why $DISCORD_GUILD_ID is not a Discord server id, in one line (None when it is one or is not
-    set): a wrong one would otherwise register the commands in every server instead of one."""
-    text = environ.get("DISCORD_GUILD_ID", "").strip()
-    if not text or (text.isascii() and text.isdigit() and 0 < int(text) < 2**64):
-        return None
-    return f"DISCORD_GUILD_ID={text!r} is not a Discord server id (a number like 123456789012345678)"
-
-
 def open_store(database: str, timeout: float | None = None) -> Store:
     """The store for a database path (or a ``sqlite:///path`` URL), opened and checked; StorageError
     with a one-line reason when it cannot be used (``bot.storage.opening.open_store``)."""
@@ -157,24 +109,24 @@ def open_store(database: str, timeout: float | None = None) -> Store:
     return opening(database, timeout)
 
 
-def build_service(database: str) -> GameService:
+def build_service(database: str, settings: Config | None = None) -> GameService:
     """The production wiring: the store for ``database`` (a path, or a ``sqlite:///`` URL) and the
-    game service on it, with the wall clock.  StorageError when the database cannot be used."""
+    game service on it, with the wall clock, the lock wait and the engine pool ``settings`` give
+    (None: read now).  StorageError when the database cannot be used."""
     from bot.service.compose import ServiceConfig
     from bot.service.service import build
+    from bot.service.thinking import Thinker
 
-    return build(ServiceConfig(database=database, busy_timeout=busy_timeout()))
+    settings = settings or load()
+    return build(ServiceConfig(database=database, busy_timeout=settings.busy_timeout,
+                               thinker=Thinker(workers=settings.ai_workers)))
 
 
-def open_storage(path: str) -> Store | None:
-    """The database, checked; None after one line on stderr saying why it cannot be used."""
+def open_storage(path: str, timeout: float | None = None) -> Store | None:
+    """The database, checked; None after one line on stderr saying why it cannot be used.
+    ``timeout``: $DRAUGHTS_BUSY_TIMEOUT (None: the store's default)."""
     from bot.storage import StorageError
 
-    timeout = busy_timeout()
-    if timeout is None:
-        print(f"error: DRAUGHTS_BUSY_TIMEOUT={os.environ.get('DRAUGHTS_BUSY_TIMEOUT')!r} is not a number of "
-              "seconds between 0 and 3600", file=sys.stderr)
-        return None
     try:
         return open_store(path, timeout)
     except StorageError as err:
@@ -182,13 +134,15 @@ def open_storage(path: str) -> Store | None:
         return None
 
 
-def start_service(storage: Store, platform: str) -> GameService | None:
+def start_service(storage: Store, platform: str, workers: int | None = None) -> GameService | None:
     """The game service, after extending deadlines for the time the bot was down; None (and one
-    line on stderr) when the database stays locked."""
+    line on stderr) when the database stays locked.  ``workers``: $DRAUGHTS_AI_WORKERS (None: sized
+    for the machine)."""
     from bot.service import GameService
+    from bot.service.thinking import Thinker
     from bot.storage import StorageBusy
 
-    service = GameService(storage)
+    service = GameService(storage, thinker=Thinker(workers=workers))
     try:
         service.resume_after_downtime(platform)
     except StorageBusy as err:
@@ -200,42 +154,39 @@ def start_service(storage: Store, platform: str) -> GameService | None:
 
 def run(args: argparse.Namespace) -> int:
     """Run what the command line asked for; the console chat when nothing was."""
-    level = log_level(os.environ.get("LOG_LEVEL"))
-    if level is None:
-        names = ", ".join(logging.getLevelName(n) for n in (10, 20, 30, 40, 50))
-        print(f"error: LOG_LEVEL={os.environ.get('LOG_LEVEL')!r} is not a log level; use one of {names}",
-              file=sys.stderr)
+    from bot.config import ConfigError
+
+    try:
+        settings = settings_of(args)
+    except ConfigError as err:
+        print(f"error: {err}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     command = args.command or "console"
 
     if command in ("telegram", "discord"):
         variable = f"{command.upper()}_BOT_TOKEN"
-        token = os.environ.get(variable, "").strip()
+        token = settings.token(command)
         if not token:
             print(f"error: {variable} is not set. Without a token, run `python -m bot` for the local "
                   "console chat.", file=sys.stderr)
             return 2
-        guild = guild_problem() if command == "discord" else None
-        if guild is not None:
-            print(f"error: {guild}", file=sys.stderr)
-            return 2
-        database = database_path()
+        database = settings.database()
         secrets = [token, *database_secrets(database)]
         if command == "telegram":
             # The webhook's secret token (given, or derived from the bot token) is one too.
             from bot.platforms.telegram import webhook_secrets
-            secrets += webhook_secrets(token, os.environ)
+            secrets += webhook_secrets(token, settings.environ)
         redact_logs(secrets)
-        storage = open_storage(database)
+        storage = open_storage(database, settings.busy_timeout)
         if storage is None:
             return 2
         service = None
         try:
-            service = start_service(storage, command)
+            service = start_service(storage, command, settings.ai_workers)
             if service is None:
                 return 2
-            return _run_platform(command, token, service, args)
+            return _run_platform(command, token, service, args, settings)
         except Exception:
             # Through logging, so the traceback is redacted like everything else.
             logging.getLogger(__name__).exception("the %s bot stopped", command)
@@ -247,18 +198,18 @@ def run(args: argparse.Namespace) -> int:
     from bot.platforms.console import PLATFORM, ConsoleChat
     from bot.storage import StorageDamaged, StorageGone
 
-    database = database_path(getattr(args, "db", None))
+    database = settings.database(getattr(args, "db", None))
     redact_logs(database_secrets(database))
-    storage = open_storage(database)
+    storage = open_storage(database, settings.busy_timeout)
     if storage is None:
         return 2
-    service = start_service(storage, PLATFORM)
+    service = start_service(storage, PLATFORM, settings.ai_workers)
     if service is None:
         storage.close()
         return 2
     service.warm_up()
-    images = Path(getattr(args, "images", None) or os.environ.get("DRAUGHTS_IMAGES", "boards"))
-    web = _start_web(service) if command == "web" else None
+    images = Path(getattr(args, "images", None) or settings.images)
+    web = _start_web(service, settings) if command == "web" else None
     if command == "web" and web is None:
         service.close()
         storage.close()
@@ -268,13 +219,13 @@ def run(args: argparse.Namespace) -> int:
     def start_on_demand() -> str | None:
         # The plain console has the board too: `/web` starts it the first time it is asked for
         # (on $PORT, or on any free port when that one is taken).
-        thread = _start_web(service, any_port=True)
+        thread = _start_web(service, settings, any_port=True)
         if thread is None:
             return None
         started.append(thread)
         return thread.url
 
-    chat = ConsoleChat(service, sys.stdout, images, web_url=web.url if web else None,
+    chat = ConsoleChat(service, sys.stdout, images, language=settings.lang, web_url=web.url if web else None,
                        start_web=None if web else start_on_demand)
     try:
         chat.run(sys.stdin, interactive=sys.stdin.isatty())
@@ -296,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _start_web(service: GameService, any_port: bool = False) -> WebThread | None:
+def _start_web(service: GameService, settings: Config, any_port: bool = False) -> WebThread | None:
     """``python -m bot web``: the board in a thread of its own; None (after one line on stderr)
     when it cannot be served (a bad $PORT, the port taken, unless ``any_port``: then a free one)."""
     import dataclasses
@@ -305,7 +256,7 @@ def _start_web(service: GameService, any_port: bool = False) -> WebThread | None
     from bot.platforms.web.server import ConfigProblem
 
     try:
-        config = WebConfig.from_env("127.0.0.1")
+        config = WebConfig.from_env("127.0.0.1", settings.environ)
         try:
             thread = WebThread(service, config)
             url = thread.start()
@@ -321,13 +272,14 @@ def _start_web(service: GameService, any_port: bool = False) -> WebThread | None
     return thread
 
 
-def _run_platform(command: str, token: str, service: GameService, args: argparse.Namespace) -> int:
+def _run_platform(command: str, token: str, service: GameService, args: argparse.Namespace,
+                  settings: Config) -> int:
     if command == "telegram":
         from bot.platforms.telegram import run_telegram
         service.warm_up()
-        return run_telegram(token, service)
+        return run_telegram(token, service, env=settings.environ)
     from bot.platforms.discord import run_discord, sync_commands
     if getattr(args, "action", "run") == "sync":
-        return sync_commands(token, service)        # a one-off: no engine needed
+        return sync_commands(token, service, settings.discord_guild_id)     # a one-off: no engine needed
     service.warm_up()
-    return run_discord(token, service)
+    return run_discord(token, service, env=settings.environ)

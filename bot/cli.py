@@ -246,12 +246,14 @@ def plain_numbers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command != "rules":
-        # Engine settings in the environment: a wrong one is one line and nothing started.
-        from bot.app import engine_settings_problem
+        # The environment, read once for the whole run (the rules commands need nothing of it): a
+        # wrong setting is one line and nothing started.
+        from bot.config import ConfigError, load
 
-        problem = engine_settings_problem()
-        if problem is not None:
-            print(f"error: {problem}", file=sys.stderr)
+        try:
+            args.settings = load()
+        except ConfigError as err:
+            print(f"error: {err}", file=sys.stderr)
             return 2
     if args.command in ("rules", "puzzles", "ai", "games", "ratings", "db"):
         try:

@@ -60,13 +60,15 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 @contextlib.contextmanager
 def _service(args: argparse.Namespace) -> Iterator[GameService | None]:
     """The game service on the database the arguments name (None after one line saying why not)."""
+    from bot.app import settings_of
     from bot.service import GameService
+    from bot.service.thinking import Thinker
 
     store = _store(args)
     if store is None:
         yield None
         return
-    service = GameService(store)
+    service = GameService(store, thinker=Thinker(workers=settings_of(args).ai_workers))
     try:
         yield service
     finally:
@@ -77,15 +79,16 @@ def _service(args: argparse.Namespace) -> Iterator[GameService | None]:
 def _store(args: argparse.Namespace) -> Store | None:
     from pathlib import Path
 
-    from bot.app import database_path, open_storage
+    from bot.app import open_storage, settings_of
 
-    database = database_path(args.db)
+    settings = settings_of(args)
+    database = settings.database(args.db)
     path = database.removeprefix("sqlite:///")
     if "://" not in path and not Path(path).exists():
         # A view of the bot's database: a mistyped path must not make a new, empty one.
         print(f"error: there is no database {path}", file=sys.stderr)
         return None
-    return open_storage(database)
+    return open_storage(database, settings.busy_timeout)
 
 
 def _summary(game: GameRecord) -> dict[str, Any]:
@@ -164,13 +167,12 @@ def db_copy(args: argparse.Namespace) -> int:
     """Copy the SQLite file into PostgreSQL; print each table's rows on both sides.  Exit 0 when
     copied (or already copied), 1 when the target holds other data or a count differs, 2 when a
     database cannot be opened."""
-    import os
-
-    from bot.app import DEFAULT_DB, database_secrets, redact_logs
+    from bot.app import database_secrets, redact_logs, settings_of
+    from bot.config import DEFAULT_DB
     from bot.storage import StorageError
     from bot.storage.copy import TargetNotEmpty, copy_sqlite_to_postgres
 
-    source = args.source or os.environ.get("DRAUGHTS_DB") or DEFAULT_DB
+    source = args.source or settings_of(args).db or DEFAULT_DB
     source = source.removeprefix("sqlite:///")
     if not args.to.startswith(("postgresql://", "postgres://")):
         print("error: --to must be a postgresql:// URL", file=sys.stderr)

@@ -10,10 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from bot import cli
+from bot import cli, config
 from bot.ai import jitcache
-from bot.app import engine_settings_problem
-from bot.service.thinking import MOST_WORKERS, worker_count, workers_problem
+from bot.config import problem as engine_settings_problem
+from bot.service.thinking import MOST_WORKERS, worker_count
+
+
+def workers_problem() -> str | None:
+    """What the entry point says of this process's settings (bot.config reads them)."""
+    return engine_settings_problem(os.environ)
+
+
+def configured_worker_count() -> int:
+    """The pool's size as the entry point asks for it: with $DRAUGHTS_AI_WORKERS, read by bot.config
+    (ValueError when it is no number of processes)."""
+    return worker_count(config.load().ai_workers)
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -81,7 +92,7 @@ def test_draughts_ai_workers_must_be_a_number_of_processes(capsys, monkeypatch, 
     monkeypatch.setenv("DRAUGHTS_AI_WORKERS", value)
     assert "DRAUGHTS_AI_WORKERS" in (workers_problem() or "")
     with pytest.raises(ValueError):
-        worker_count()
+        configured_worker_count()
     assert cli.main(["games", "list", "--db", str(tmp_path / "x.db")]) == 2
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and "DRAUGHTS_AI_WORKERS" in err
@@ -90,9 +101,9 @@ def test_draughts_ai_workers_must_be_a_number_of_processes(capsys, monkeypatch, 
 def test_draughts_ai_workers_in_range_is_taken(monkeypatch):
     for value, count in (("1", 1), (" 3 ", 3), (str(MOST_WORKERS), MOST_WORKERS)):
         monkeypatch.setenv("DRAUGHTS_AI_WORKERS", value)
-        assert workers_problem() is None and worker_count() == count
+        assert workers_problem() is None and configured_worker_count() == count
     monkeypatch.setenv("DRAUGHTS_AI_WORKERS", "")
-    assert 1 <= worker_count() <= MOST_WORKERS
+    assert 1 <= configured_worker_count() <= MOST_WORKERS
 
 
 def test_engine_switches_and_cache_folder_are_checked(tmp_path):

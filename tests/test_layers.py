@@ -47,7 +47,10 @@ LAYERS: tuple[Layer, ...] = (
     # bytes; today no renderer imports even bot.rules: a board comes as a plain BoardView).
     Layer("rules engine", ("bot.rules.*",), may_import=()),
     Layer("renderers", ("renderers.*",), may_import=()),
-    Layer("engine", ("bot.ai.*",), may_import=("bot.rules.*",)),
+    # The environment's settings, read in one module (issue 31) that imports nothing of ours, so the
+    # engine may ask it for its per-process settings and still stand on the rules alone.
+    Layer("configuration", ("bot.config",), may_import=()),
+    Layer("engine", ("bot.ai.*",), may_import=("bot.rules.*", "bot.config")),
     # What runs in the engine's worker processes: the engine and nothing of the service (a worker
     # imports what its jobs' module imports).
     Layer("engine workers", ("bot.engine_workers", "bot.engine_preload"), may_import=("bot.rules.*", "bot.ai.*")),
@@ -79,7 +82,7 @@ LAYERS: tuple[Layer, ...] = (
     # arguments for the platforms' menus), the outbox's notifications, and the board layer's
     # typed state and answers (bot.service.web: to the web board what events are to a chat).
     Layer("platforms", ("bot.platforms.*",),
-          may_import=("bot.i18n", "bot.service", "bot.service.events", "bot.service.registry",
+          may_import=("bot.config", "bot.i18n", "bot.service", "bot.service.events", "bot.service.registry",
                       "bot.service.outbox", "bot.service.web")),
 )
 

@@ -23,7 +23,6 @@ found by the same depth-first walk as ``movegen.all_captures``, with the same pr
 from __future__ import annotations
 
 import functools
-import os
 import threading
 import weakref
 from collections.abc import Callable
@@ -50,6 +49,7 @@ except ImportError:  # pragma: no cover - exercised only on machines without the
             return f
         return wrap
 
+from bot import config
 from bot.rules import Variant
 from bot.rules.variants import CapturePriority, Crowning
 
@@ -79,7 +79,7 @@ RAWS = 8192        # capture sequences before the priority rules and merging (li
 TT_SLOTS = 1 << 21  # open addressing: more than TT_LIMIT entries, so a probe always ends
 CLOCK_MASK = 63    # as search.CLOCK_EVERY
 
-_DISABLED = os.environ.get("DRAUGHTS_JIT", "").strip().lower() in ("0", "off", "no", "false")
+_DISABLED = not config.engine().jit
 
 
 def available(v: Variant) -> bool:

@@ -26,9 +26,11 @@ import platform
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
+
+from bot import config
 
 ENV = "DRAUGHTS_CACHE_DIR"
 LOCK_NAME = "compile.lock"
@@ -36,22 +38,11 @@ LOCK_NAME = "compile.lock"
 _configured: Path | None = None
 
 
-def cache_dir(environ: Mapping[str, str] = os.environ) -> Path:
-    """The folder the environment names for the compiled search (see the module's docstring)."""
-    for variable in (ENV, "NUMBA_CACHE_DIR"):
-        given = environ.get(variable, "").strip()
-        if given:
-            return Path(given).expanduser()
-    xdg = environ.get("XDG_CACHE_HOME", "").strip()
-    if xdg and Path(xdg).is_absolute():         # the XDG spec: a relative value is to be ignored
-        return Path(xdg) / "draughts-bot" / "numba"
-    local = environ.get("LOCALAPPDATA", "").strip()
-    if sys.platform == "win32" and local:
-        return Path(local) / "draughts-bot" / "numba"
-    try:
-        return Path.home() / ".cache" / "draughts-bot" / "numba"
-    except RuntimeError:                        # no home folder at all (a bare service account)
-        return _fallback()
+def cache_dir() -> Path:
+    """The folder the environment names for the compiled search (bot.config.cache_folder: see the
+    module's docstring)."""
+    folder = config.engine().cache_dir
+    return folder if folder is not None else _fallback()
 
 
 def _fallback() -> Path:
@@ -64,19 +55,6 @@ def _check_writable(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryFile(dir=folder):
         pass
-
-
-def problem(environ: Mapping[str, str] = os.environ) -> str | None:
-    """Why a given $DRAUGHTS_CACHE_DIR cannot be used, in one line; None when it can or is not set
-    (the default folder, when it cannot be written, gives way to one in the temp folder instead)."""
-    given = environ.get(ENV, "").strip()
-    if not given:
-        return None
-    try:
-        _check_writable(Path(given).expanduser())
-    except OSError as err:
-        return f"{ENV}={given!r} cannot hold the engine's compiled search: {err.strerror or err}"
-    return None
 
 
 def configure() -> Path:
@@ -95,10 +73,10 @@ def configure() -> Path:
             _check_writable(folder)
     # The environment for numba's import and its config reloads, and for child processes; numba's
     # config directly when it was imported already.
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)
-    config = sys.modules.get("numba.core.config")
-    if config is not None:
-        config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]
+    config.set_numba_cache_dir(folder)
+    numba_config = sys.modules.get("numba.core.config")
+    if numba_config is not None:
+        numba_config.CACHE_DIR = str(folder)  # type: ignore[attr-defined]
     _configured = folder
     return folder
 

@@ -27,13 +27,13 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot import engine_workers
+from bot import config, engine_workers
 from bot.service import capacity
 
 log = logging.getLogger("bot.service.thinking")
@@ -52,32 +52,18 @@ MAX_PER_USER = 4
 MAX_ATTEMPTS = 3
 
 
-# The most engine processes $DRAUGHTS_AI_WORKERS may ask for.
-MOST_WORKERS = 64
+# The most engine processes $DRAUGHTS_AI_WORKERS may ask for (bot.config checks it).
+MOST_WORKERS = config.MOST_WORKERS
 
 
-def workers_problem(environ: Mapping[str, str] = os.environ) -> str | None:
-    """Why $DRAUGHTS_AI_WORKERS is not a number of engine processes, in one line; None when it is
-    one (or is not set)."""
-    text = environ.get("DRAUGHTS_AI_WORKERS", "").strip()
-    if not text or (text.isascii() and text.isdigit() and 1 <= int(text) <= MOST_WORKERS):
-        return None
-    return f"DRAUGHTS_AI_WORKERS={text!r} is not a number of engine processes from 1 to {MOST_WORKERS}"
-
-
-def worker_count(environ: Mapping[str, str] = os.environ, limits: capacity.Limits | None = None,
+def worker_count(configured: int | None = None, limits: capacity.Limits | None = None,
                  cpus: int | None = None) -> int:
-    """How many engine processes: $DRAUGHTS_AI_WORKERS, else one per CPU this process may use (at most
-    MAX_WORKERS), as many as the container's CPU quota and memory limit allow (``capacity``; at least
-    one).  ``limits`` and ``cpus`` stand in for the machine's (read when None).  ValueError when
-    $DRAUGHTS_AI_WORKERS is set to anything else than a number from 1 to MOST_WORKERS (the bot's
-    start refuses it in one line: ``workers_problem``)."""
-    problem = workers_problem(environ)
-    if problem is not None:
-        raise ValueError(problem)
-    text = environ.get("DRAUGHTS_AI_WORKERS", "").strip()
-    if text:
-        return int(text)
+    """How many engine processes: ``configured`` ($DRAUGHTS_AI_WORKERS, which the entry point reads
+    through bot.config and passes down), else one per CPU this process may use (at most
+    MAX_WORKERS), as many as the container's CPU quota and memory limit allow (``capacity``; at
+    least one).  ``limits`` and ``cpus`` stand in for the machine's (read when None)."""
+    if configured is not None:
+        return configured
     limits = capacity.container_limits() if limits is None else limits
     count = capacity.workers_for(capacity.visible_cpus() if cpus is None else cpus, limits, MAX_WORKERS)
     log.info("%d engine workers (CPU quota %s, memory limit %s)", count,

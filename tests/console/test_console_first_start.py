@@ -123,14 +123,15 @@ def test_a_cold_machine_compiles_once_outside_the_package_and_the_piped_console_
 
 
 def test_the_cache_folder_comes_from_the_environment(tmp_path):
+    from bot import config
     from bot.ai import jitcache
 
     home = Path.home()
-    assert jitcache.cache_dir({}) == home / ".cache" / "draughts-bot" / "numba"
-    assert jitcache.cache_dir({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "draughts-bot" / "numba"
-    assert jitcache.cache_dir({"XDG_CACHE_HOME": "relative/path"}) == home / ".cache" / "draughts-bot" / "numba"
-    assert jitcache.cache_dir({"XDG_CACHE_HOME": str(tmp_path), "NUMBA_CACHE_DIR": "/n"}) == Path("/n")
-    assert jitcache.cache_dir({"NUMBA_CACHE_DIR": "/n", jitcache.ENV: str(tmp_path / "d")}) == tmp_path / "d"
+    assert config.cache_folder({}) == home / ".cache" / "draughts-bot" / "numba"
+    assert config.cache_folder({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "draughts-bot" / "numba"
+    assert config.cache_folder({"XDG_CACHE_HOME": "relative/path"}) == home / ".cache" / "draughts-bot" / "numba"
+    assert config.cache_folder({"XDG_CACHE_HOME": str(tmp_path), "NUMBA_CACHE_DIR": "/n"}) == Path("/n")
+    assert config.cache_folder({"NUMBA_CACHE_DIR": "/n", jitcache.ENV: str(tmp_path / "d")}) == tmp_path / "d"
     # This process's engine caches there too, never in the package.
     assert not jitcache.folder().is_relative_to(PACKAGE)
     assert os.environ["NUMBA_CACHE_DIR"] == str(jitcache.folder())

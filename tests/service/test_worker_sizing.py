@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.config import from_env
 from bot.service.capacity import MAIN_BUDGET, MIB, WORKER_BUDGET, Limits, container_limits, workers_for
 from bot.service.thinking import MAX_WORKERS, worker_count
 
@@ -27,7 +28,7 @@ def v2(root: Path, **tree: str) -> Path:
 
 
 def count(root: Path, membership: str = "0::/\n", cpus: int = 8) -> int:
-    return worker_count({}, container_limits(root, membership), cpus)
+    return worker_count(None, container_limits(root, membership), cpus)
 
 
 def test_v2_no_quota_and_no_limit_is_one_worker_per_cpu_up_to_eight(tmp_path):
@@ -77,7 +78,7 @@ def test_v1_quota_and_memory_limit(tmp_path):
     membership = "12:memory:/\n4:cpu,cpuacct:/\n0::/\n"
     assert container_limits(root, membership) == Limits(3.0, 512 * MIB)
     assert count(root, membership) == 2                 # the memory allows two, the quota three
-    assert worker_count({}, container_limits(root, membership), 1) == 1     # one visible CPU
+    assert worker_count(None, container_limits(root, membership), 1) == 1     # one visible CPU
 
 
 def test_v1_unlimited_is_no_limit_and_a_nested_group_is_found(tmp_path):
@@ -104,11 +105,11 @@ def test_no_cgroup_files_at_all_is_no_limit(tmp_path):
 
 def test_draughts_ai_workers_wins_over_the_limits(tmp_path):
     root = v2(tmp_path, cpu_max="100000 100000", memory_max=str(300 * MIB))
-    assert worker_count({"DRAUGHTS_AI_WORKERS": "4"}, container_limits(root, "0::/\n"), 8) == 4
+    assert worker_count(from_env({"DRAUGHTS_AI_WORKERS": "4"}).ai_workers, container_limits(root, "0::/\n"), 8) == 4
 
 
 def test_this_machine_is_read_without_error():
     limits = container_limits()
     assert limits.cpus is None or limits.cpus > 0
     assert limits.memory is None or limits.memory > 0
-    assert 1 <= worker_count({}) <= MAX_WORKERS
+    assert 1 <= worker_count(None) <= MAX_WORKERS

@@ -9,11 +9,11 @@ made: ``solve.py``; the command ``python -m bot ai egtb build``.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from bot import config
 from bot.rules import Move, Position, Variant, get_variant
 
 from . import store
@@ -162,7 +162,7 @@ def tables(variant: Variant | str) -> Tables | None:
     """The tables of a variant with the most pieces found (loaded once per process), or None
     (also when ``DRAUGHTS_EGTB=off``: the engine then plays on its search alone)."""
     v = get_variant(variant)
-    if os.environ.get("DRAUGHTS_EGTB", "").strip().lower() in ("0", "off", "no", "false"):
+    if not config.engine().egtb:
         return None
     if v.id in _LOADED:
         return _LOADED[v.id]

@@ -21,6 +21,7 @@ import os
 import threading
 from pathlib import Path
 
+from bot import config
 from bot.rules import Variant
 
 from .solve import Material, materials, name
@@ -40,8 +41,8 @@ class TableFileError(Exception):
 
 def user_dir() -> Path:
     """Where built tables go and are looked for first."""
-    env = os.environ.get("DRAUGHTS_EGTB_DIR", "").strip()
-    return Path(env) if env else Path.home() / ".cache" / "draughts-bot" / "egtb"
+    given = config.engine().egtb_dir
+    return given if given is not None else Path.home() / ".cache" / "draughts-bot" / "egtb"
 
 
 def file_name(v: Variant, pieces: int) -> str:

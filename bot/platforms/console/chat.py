@@ -24,7 +24,6 @@ has to say on its own is printed once the database answers again.
 from __future__ import annotations
 
 import datetime as dt
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -84,7 +83,8 @@ class ConsoleChat:
         self._wall_clock = service.clock
         self.user = user
         self.chat = chat
-        self.language = language or os.environ.get("LANG", "en")
+        # The entry point passes $LANG (bot.config); without it, English.
+        self.language = language or "en"
         self.counter = 0
         self.interactive = False
         # The delivery thread and the input loop take turns.

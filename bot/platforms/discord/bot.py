@@ -25,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-import os
 import re
 import sys
 import time
@@ -972,9 +971,11 @@ def build_bot(*, service: GameService, shards: ShardConfig | None = None,
     return DraughtsBot(service, env=env, **(shards or ShardConfig()).options())
 
 
-async def serve_discord(token: str, service: GameService, shards: ShardConfig | None = None) -> None:
-    """Run the bot in the current event loop until it is closed (to share a loop with others)."""
-    bot = build_bot(service=service, shards=shards, env=os.environ)
+async def serve_discord(token: str, service: GameService, shards: ShardConfig | None = None,
+                        env: Mapping[str, str] | None = None) -> None:
+    """Run the bot in the current event loop until it is closed (to share a loop with others);
+    ``env``: the settings' text (bot.config's Config.environ; None: no web board)."""
+    bot = build_bot(service=service, shards=shards, env=env)
     async with bot:
         await bot.start(token)
 
@@ -985,9 +986,10 @@ def run_discord(token: str, service: GameService, *, sleep: Callable[[float], ob
     as many as Discord asks for (bot.platforms.discord.sharding).  2 when those settings are
     unusable (one line on stderr, before connecting); 1 when Discord refuses the token, stays
     unreachable at start (retried with backoff), or the database went away.  ``env``: the
-    environment (os.environ)."""
+    settings' text (bot.config's Config.environ; None: every default)."""
+    settings: Mapping[str, str] = {} if env is None else env
     try:
-        shards = shard_config(os.environ if env is None else env)
+        shards = shard_config(settings)
     except ShardConfigError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -997,7 +999,7 @@ def run_discord(token: str, service: GameService, *, sleep: Callable[[float], ob
     bots: list[DraughtsBot] = []
 
     async def serve() -> None:
-        bot = build_bot(service=service, shards=shards, env=os.environ if env is None else env)
+        bot = build_bot(service=service, shards=shards, env=settings)
         bots.append(bot)
         async with bot:
             await bot.start(token)
@@ -1050,9 +1052,8 @@ async def sync_tree(token: str, service: GameService, guild_id: int | None = Non
 def sync_commands(token: str, service: GameService, guild_id: int | None = None) -> int:
     """``python -m bot discord sync``: register the slash commands (run at deploy time).
 
-    ``DISCORD_GUILD_ID`` syncs to that one server only (instant, for testing)."""
-    if guild_id is None and os.environ.get("DISCORD_GUILD_ID", "").strip().isdigit():
-        guild_id = int(os.environ["DISCORD_GUILD_ID"])
+    ``guild_id`` (the entry point passes ``DISCORD_GUILD_ID``) syncs to that one server only
+    (instant, for testing)."""
     synced: list[app_commands.AppCommand] = []
     try:
         status = run_until_stopped(lambda: synced.extend(asyncio.run(sync_tree(token, service, guild_id))),

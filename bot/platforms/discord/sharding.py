@@ -13,21 +13,18 @@ through the database."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bot import config
+
 COUNT_VARIABLE = "DISCORD_SHARD_COUNT"
 IDS_VARIABLE = "DISCORD_SHARD_IDS"
-# Far beyond any bot (Discord asks for one shard per 1,000 to 2,500 guilds): a bigger number is a
-# typo, and discord.py would open that many connections.
-MAX_SHARDS = 10_000
-_RANGE = re.compile(r"([0-9]+)(?:\s*-\s*([0-9]+))?")
+MAX_SHARDS = config.MAX_SHARDS
 
-
-class ShardConfigError(ValueError):
-    """A sharding setting that cannot work: the message is one line."""
+# A sharding setting that cannot work: the message is one line.
+ShardConfigError = config.ConfigError
 
 
 @dataclass(frozen=True)
@@ -47,38 +44,8 @@ class ShardConfig:
         return out
 
 
-def parse_ids(text: str, count: int) -> tuple[int, ...]:
-    """``0,1`` or ``0-3`` or ``0-1,4``: the ids, sorted; ShardConfigError if one is outside
-    0..count-1, listed twice, or not a number."""
-    ids: list[int] = []
-    for item in text.split(","):
-        match = _RANGE.fullmatch(item.strip())
-        if match is None:
-            raise ShardConfigError(f"{IDS_VARIABLE} must be shard ids like 0,1 or ranges like 0-3; "
-                                   f"{item.strip()!r} is neither")
-        first = int(match[1])
-        last = int(match[2]) if match[2] is not None else first
-        if last < first:
-            raise ShardConfigError(f"{IDS_VARIABLE} has the range {first}-{last}, which is empty")
-        if last >= count:
-            raise ShardConfigError(f"{IDS_VARIABLE} names shard {last}, but with {COUNT_VARIABLE}={count} "
-                                   f"the shards are 0 to {count - 1}")
-        for shard in range(first, last + 1):
-            if shard in ids:
-                raise ShardConfigError(f"{IDS_VARIABLE} names shard {shard} twice")
-            ids.append(shard)
-    return tuple(sorted(ids))
-
-
 def shard_config(env: Mapping[str, str]) -> ShardConfig:
-    """The shards this process runs; ShardConfigError (one line) when the settings are unusable."""
-    raw_count = env.get(COUNT_VARIABLE, "").strip()
-    raw_ids = env.get(IDS_VARIABLE, "").strip()
-    if not raw_count:
-        if raw_ids:
-            raise ShardConfigError(f"{IDS_VARIABLE} needs {COUNT_VARIABLE}, the number of shards of the whole bot")
-        return ShardConfig()
-    if not re.fullmatch(r"[0-9]+", raw_count) or not 1 <= int(raw_count) <= MAX_SHARDS:
-        raise ShardConfigError(f"{COUNT_VARIABLE}={raw_count!r} is not a number of shards (1 to {MAX_SHARDS})")
-    count = int(raw_count)
-    return ShardConfig(count=count, ids=parse_ids(raw_ids, count) if raw_ids else None)
+    """The shards this process runs, from ``env`` (the entry point's ``Config.environ``);
+    ShardConfigError (one line) when the settings are unusable (``bot.config.shards`` checks them)."""
+    given = config.shards(env)
+    return ShardConfig(count=given.count, ids=given.ids)

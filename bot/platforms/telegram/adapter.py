@@ -40,7 +40,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import os
 import sys
 import time
 from collections import deque
@@ -88,6 +87,7 @@ from telegram.ext import (
 )
 from telegram.request import BaseRequest, HTTPXRequest, RequestData
 
+from bot import config as env_config
 from bot.i18n import DEFAULT_LANGUAGE, LANGUAGES, pick_language, t
 from bot.platforms.base import (
     PERMANENT,
@@ -382,7 +382,8 @@ class TelegramAdapter(ChatAdapter):
                  env: Mapping[str, str] | None = None) -> None:
         super().__init__(service, sleep)
         # Where the web board is (see bot.platforms.telegram.inline.board_link): read at each use.
-        self.env: Mapping[str, str] = os.environ if env is None else env
+        # The entry point passes bot.config's Config.environ; None: every default (no board).
+        self.env: Mapping[str, str] = {} if env is None else env
         self.bot: Bot | None = None
         self.application: Application | None = None
         self._conflicts: deque[float] = deque()
@@ -1138,7 +1139,7 @@ def build_application(token: str, *, service: GameService, request: BaseRequest 
                       env: Mapping[str, str] | None = None) -> DraughtsApplication:
     """The Application as production runs it (only the HTTP layer, ``request``, can be swapped,
     and the limiter's clock: ``rate_limiter`` may be a FloodLimiter on a faster one; ``env``: the
-    environment, os.environ)."""
+    settings' text, bot.config's Config.environ; None: every default)."""
     return TelegramAdapter(service, env=env).build(token, request=request, rate_limiter=rate_limiter)
 
 
@@ -1187,8 +1188,8 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
     before anything is sent); 1 if the token is refused, if Telegram stays unreachable at start
     (retried with backoff), if it refuses the webhook, if the port cannot be listened on, if another
     process polls with the token, or if the database went away.  ``request``: the HTTP layer
-    (tests); ``env``: the environment (os.environ)."""
-    environ = os.environ if env is None else env
+    (tests); ``env``: the settings' text (bot.config's Config.environ; None: every default)."""
+    environ = {} if env is None else env
     try:
         webhook = webhook_config(token, environ)
     except WebhookConfigError as err:
@@ -1262,14 +1263,9 @@ def run_telegram(token: str, service: GameService, *, request: BaseRequest | Non
 def web_board_problem(env: Mapping[str, str], webhook: bool) -> str | None:
     """Why the web board's settings cannot work (one line), or None: with ``WEB_URL`` set, its port
     must be a port, and in webhook mode it must be ``WEB_PORT`` (``PORT`` is the webhook's)."""
-    if not env.get(WEB_URL_VARIABLE, "").strip():
-        return None
-    if webhook and not env.get("WEB_PORT", "").strip():
-        return (f"{WEB_URL_VARIABLE} is set in webhook mode: set WEB_PORT for the web board "
-                f"(PORT is the webhook server's)")
     try:
-        WebConfig.from_env("0.0.0.0", env)
-    except ConfigProblem as err:
+        env_config.web_beside_webhook(env, webhook)
+    except env_config.ConfigError as err:
         return str(err)
     return None
 

@@ -50,6 +50,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
+from bot import config
 from bot.service import StorageError
 
 log = logging.getLogger(__name__)
@@ -283,10 +284,7 @@ def shared_budget(store: SendStore, env: Mapping[str, str]) -> SharedBudget | No
     """The shared budget when several processes may send for the bot: in webhook mode (any number
     of workers behind the URL, on one database), or when TELEGRAM_SHARED_BUDGET=1; never with
     TELEGRAM_SHARED_BUDGET=0.  Polling is one process per token: its budget stays in memory."""
-    chosen = env.get(SHARED_VARIABLE, "").strip()
-    if chosen in ("0", "1"):
-        return SharedBudget(store) if chosen == "1" else None
-    return SharedBudget(store) if env.get("TELEGRAM_WEBHOOK_URL", "").strip() else None
+    return SharedBudget(store) if config.shared_budget(env) else None
 
 
 def _is_group(chat_id: object) -> bool:

@@ -17,7 +17,6 @@ import html
 import ipaddress
 import json
 import logging
-import os
 import re
 import threading
 import time
@@ -31,6 +30,7 @@ from urllib.parse import parse_qsl
 
 from aiohttp import web
 
+from bot import config as env_config
 from bot.i18n import pick_language, t
 from bot.platforms.web.auth import INIT_DATA_MAX_AGE, InitDataRefused, verify_init_data
 from bot.platforms.web.hub import Listener, StreamHub, at, listen
@@ -74,8 +74,8 @@ _LAUNCH_GAME = re.compile(r"g?([0-9]{1,9})(?:s(" + WATCH_MAC + "))?")
 _NOT_JSON = object()
 
 
-class ConfigProblem(ValueError):
-    """A web setting that cannot be used; the message names the variable."""
+# A web setting that cannot be used; the message names the variable.
+ConfigProblem = env_config.ConfigError
 
 
 @dataclass(frozen=True)
@@ -97,31 +97,16 @@ class WebConfig:
     trusted_proxies: frozenset[str] = frozenset()
 
     @classmethod
-    def from_env(cls, default_host: str = "127.0.0.1", environ: Mapping[str, str] = os.environ) -> WebConfig:
-        """``$PORT`` (default 8080; ``$WEB_PORT`` instead where ``$PORT`` is another server's, such
-        as Telegram's webhook), ``$WEB_HOST`` (default ``default_host``: 127.0.0.1 for the local
-        console, 0.0.0.0 for a platform), ``$WEB_URL`` (the public address, for links)."""
-        variable = "WEB_PORT" if environ.get("WEB_PORT", "").strip() else "PORT"
-        text = environ.get(variable, "").strip() or str(DEFAULT_PORT)
-        # ASCII digits only: '²' is a digit to str.isdigit, and int() refuses it.
-        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= 65535:
-            raise ConfigProblem(f"{variable}={text!r} is not a port number (0-65535)")
-        host = environ.get("WEB_HOST", "").strip() or default_host
-        url = environ.get("WEB_URL", "").strip().rstrip("/") or None
-        proxies = frozenset(p.strip() for p in environ.get("WEB_TRUSTED_PROXIES", "").split(",") if p.strip())
-        return cls(host=host, port=int(text), public_url=url, trusted_proxies=proxies,
-                   max_streams=_count(environ, "WEB_MAX_STREAMS", MAX_STREAMS),
-                   streams_per_game=_count(environ, "WEB_STREAMS_PER_GAME", STREAMS_PER_GAME),
-                   streams_per_client=_count(environ, "WEB_STREAMS_PER_CLIENT", STREAMS_PER_CLIENT))
-
-
-def _count(environ: Mapping[str, str], variable: str, default: int) -> int:
-    text = environ.get(variable, "").strip()
-    if not text:
-        return default
-    if not (text.isascii() and text.isdigit()) or int(text) < 1:
-        raise ConfigProblem(f"{variable}={text!r} is not a whole number of at least 1")
-    return int(text)
+    def from_env(cls, default_host: str = "127.0.0.1", environ: Mapping[str, str] | None = None) -> WebConfig:
+        """The board's settings in ``environ`` (the entry point's ``Config.environ``; None: every
+        default), parsed by ``bot.config.web``: ``$PORT`` (default 8080; ``$WEB_PORT`` instead where
+        ``$PORT`` is another server's, such as Telegram's webhook), ``$WEB_HOST`` (default
+        ``default_host``: 127.0.0.1 for the local console, 0.0.0.0 for a platform), ``$WEB_URL``
+        (the public address, for links)."""
+        given = env_config.web(environ or {})
+        return cls(host=given.host or default_host, port=given.port, public_url=given.url,
+                   trusted_proxies=given.trusted_proxies, max_streams=given.max_streams,
+                   streams_per_game=given.streams_per_game, streams_per_client=given.streams_per_client)
 
 
 @dataclass

@@ -243,3 +243,13 @@ def test_refusals_are_explained_by_the_flags():
     # Crowned on 3, the Russian man must go on as a king; the Brazilian one cannot.
     assert refusal(RUSSIAN, "W:W10:B6,12,25", "10x3") == ("capture_not_finished", None, ["10x3x16"])
     assert refusal(BRAZILIAN, "W:W10:B6,12,25", "10x3x16")[0] == "illegal_capture"
+
+
+def test_the_endgame_tables_key_names_the_new_flags_without_changing_the_shipped_ones():
+    from bot.ai.egtb.store import rules_tag
+
+    assert rules_tag(get_variant("spanish")) == ["spanish", 8, True, True, "quantity_quality"]
+    assert rules_tag(get_variant("italian")) == ["italian", 8, False, False, "italian"]
+    assert rules_tag(BRAZILIAN) == ["brazilian", 8, True, True, "majority", "men_capture_backwards",
+                                    "crowning=passes"]
+    assert rules_tag(RUSSIAN)[-1] == "crowning=continues_as_king"

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bot import config
 from bot.rules import Variant
+from bot.rules.variants import Crowning
 
 from .solve import Material, materials, name
 
@@ -51,7 +52,14 @@ def file_name(v: Variant, pieces: int) -> str:
 
 def rules_tag(v: Variant) -> list[object]:
     """What the tables depend on: tables built under other rules are refused."""
-    return [v.id, v.size, v.flying_kings, v.men_capture_kings, str(v.priority)]
+    tag: list[object] = [v.id, v.size, v.flying_kings, v.men_capture_kings, str(v.priority)]
+    # Flags added after tables were shipped are named only where they differ from the rules those
+    # tables were built by, so the shipped tables' headers still match.
+    if v.men_capture_backwards:
+        tag.append("men_capture_backwards")
+    if v.crowning is not Crowning.STOPS:
+        tag.append(f"crowning={v.crowning.value}")
+    return tag
 
 
 def save(path: Path, v: Variant, pieces: int, tables: dict[Material, bytes | bytearray]) -> int:

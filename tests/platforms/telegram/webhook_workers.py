@@ -7,7 +7,9 @@ balancer hands them out.
 
 Used by test_telegram_shared_budget.py and bench/telegram_workers.py.  ``shared``: the workers share
 one flood budget through the database (TELEGRAM_SHARED_BUDGET=1, webhook mode's default) or each
-keeps its own in memory (=0: what every worker did before)."""
+keeps its own in memory (=0: what every worker did before).  ``speed``: Telegram's time (the fake's
+flood control, the workers' limiters: bot_on_fake_server) runs that many times faster than the real
+one, and the players' pauses are that much shorter: the same scenario on Telegram's clock."""
 
 from __future__ import annotations
 
@@ -27,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from fake_bot_server import FakeBotServer
-from telegram_fake_api import GROUP
+from telegram_fake_api import GROUP, FakeBotAPI
 
 HERE = Path(__file__).parent
 TOKEN = "123456:AbCdEfSharedBudgetToken"
@@ -55,12 +57,14 @@ def listening(port: int) -> bool:
 class Workers:
     """``count`` webhook workers on ``database``; ``post`` hands an update to worker ``n % count``."""
 
-    def __init__(self, server: FakeBotServer, database: Path, count: int, shared: bool, cwd: Path) -> None:
+    def __init__(self, server: FakeBotServer, database: Path, count: int, shared: bool, cwd: Path,
+                 speed: float = 1.0) -> None:
         self.server = server
         self.fake = server.fake
         self.database = database
         self.shared = shared
         self.cwd = cwd
+        self.speed = speed
         self.ports = [free_port() for _ in range(count)]
         self.processes: list[subprocess.Popen[str]] = []
         self.outputs: list[tuple[str, str]] = []
@@ -72,7 +76,7 @@ class Workers:
             env = {**os.environ, "TELEGRAM_BOT_TOKEN": TOKEN, "DRAUGHTS_DB": str(self.database),
                    "FAKE_BOT_API": self.server.url, "LOG_LEVEL": "INFO", "TELEGRAM_WEBHOOK_URL": HOOK,
                    "TELEGRAM_WEBHOOK_SECRET": SECRET, "TELEGRAM_WEBHOOK_LISTEN": "127.0.0.1", "PORT": str(port),
-                   "TELEGRAM_SHARED_BUDGET": "1" if self.shared else "0"}
+                   "TELEGRAM_SHARED_BUDGET": "1" if self.shared else "0", "FAKE_BOT_API_SPEED": str(self.speed)}
             for variable in ("WEB_URL", "DATABASE_URL"):
                 env.pop(variable, None)
             process = subprocess.Popen([sys.executable, str(HERE / "bot_on_fake_server.py")], env=env, cwd=self.cwd,
@@ -164,7 +168,9 @@ def play_by_presses(workers: Workers, game: int, white: dict, black: dict, press
                     pause: float = 0.3, settle: float = 15.0, deadline: float = float("inf")) -> int:
     """Press through ``game``'s board: each press to the next worker in turn, by whoever's move it is,
     and the next only once the board shows the last one's effect (as a person would); how many
-    presses were made (fewer when ``deadline``, on the monotonic clock, came first)."""
+    presses were made (fewer when ``deadline``, on the monotonic clock, came first).  ``pause`` is
+    on Telegram's clock."""
+    pause /= workers.speed
     made = 0
     for n in range(presses):
         if time.monotonic() > deadline:
@@ -199,10 +205,15 @@ def start_game(workers: Workers, challenger: dict, accepter: dict, game: int, fi
 
 
 @contextlib.contextmanager
-def workers_on_fake(tmp_path: Path, count: int, shared: bool) -> Iterator[Workers]:
-    with FakeBotServer() as server:
+def workers_on_fake(tmp_path: Path, count: int, shared: bool, speed: float = 1.0) -> Iterator[Workers]:
+    fake = FakeBotAPI(clock=lambda: time.monotonic() * speed)
+    if speed != 1.0:
+        # 20 ms of a busy machine's scheduling delay, on the sped-up clock (as tests/platforms/
+        # telegram/conftest.py allows the in-process bots).
+        fake.jitter = 0.02 * speed
+    with FakeBotServer(fake) as server:
         server.call(server.fake.add_chat, GROUP)
-        with Workers(server, tmp_path / "bot.db", count, shared, tmp_path) as workers:
+        with Workers(server, tmp_path / "bot.db", count, shared, tmp_path, speed) as workers:
             yield workers
 
 
@@ -222,7 +233,7 @@ def two_games_in_one_group(workers: Workers, presses: int = 24, limit: float = 2
     for thread in threads:
         thread.join()
     seconds = time.monotonic() - started
-    time.sleep(2.0)                          # what is still on its way
+    time.sleep(max(2.0 / workers.speed, 0.5))      # what is still on its way
     return {"presses": sum(made.values()), "seconds": seconds, "refused": workers.flood_refusals()}
 
 

@@ -205,3 +205,16 @@ def test_the_engine_follows_its_process_environment(monkeypatch: pytest.MonkeyPa
     assert first.egtb is False and config.engine() is first
     monkeypatch.setenv("DRAUGHTS_EGTB", "on")
     assert config.engine().egtb is True
+
+
+def test_the_readmes_layout_names_every_package_and_module() -> None:
+    # Issue 31: the "For developers" block had left out storage/postgres.py and platforms/web.
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## For developers", 1)[1].split("```", 2)[1]
+    bot = REPO / "bot"
+    names = [f"bot/{p.name}/" for p in sorted(bot.iterdir()) if (p / "__init__.py").exists()]
+    names += [p.name for p in sorted(bot.glob("*.py")) if p.name not in ("__init__.py", "__main__.py")]
+    names += [p.name for p in sorted((bot / "storage").glob("*.py")) if p.name != "__init__.py"]
+    names += [p.name for p in sorted((bot / "platforms").iterdir()) if (p / "__init__.py").exists()]
+    missing = [name for name in names if name not in block]
+    assert missing == [], f"README's For developers block does not name: {missing}"

@@ -161,9 +161,10 @@ def direct_encounter(group: Sequence[str], table: dict[str, list[Entry]],
         while i < len(order) - 1 and score[order[i]] > max(most[pid] for pid in order[i + 1:]):
             parts.append([order[i]])
             i += 1
-        parts.append(order[i:])
+        rest = set(order[i:])
+        parts.append([pid for pid in group if pid in rest])   # still tied: in their order so far
     if len(parts) == 1:
-        return parts
+        return [list(group)]
     return [sub for part in parts for sub in (direct_encounter(part, table, swiss) if len(part) > 1 else [part])]
 
 

@@ -72,6 +72,7 @@ from bot.service.registry import (
 )
 from bot.service.web import WATCH_MAC, BoardLayer
 from bot.service.wording import duration, variant_name
+from bot.storage import StorageUnavailable
 from bot.storage.records import ChatRecord, GameRecord
 
 # The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
@@ -558,7 +559,11 @@ def rules(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     variant = parse_variant(args) if args else None
     if args and variant is None:
         return present_stats.rules(ctx.lang, UnknownVariant(" ".join(args)))
-    return present_stats.rules(ctx.lang, app.settings.rules(ctx.caller, variant, ctx.lang, replied_game(app, ctx)))
+    try:
+        replied = replied_game(app, ctx)
+    except StorageUnavailable:
+        replied = None              # the rules are no stored data: answered while the database is away
+    return present_stats.rules(ctx.lang, app.settings.rules(ctx.caller, variant, ctx.lang, replied))
 
 
 @command("lang", _aliases(("idioma",), ("lingua",), ("language",)), (Arg("language", ArgKind.LANGUAGE, required=True),),

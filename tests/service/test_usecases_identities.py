@@ -124,3 +124,27 @@ def test_the_origin_of_a_request_comes_back_in_its_domain_events(chat):
     app.play.play_path(caller_of(chat, "ana", origin=marker), gid, (22, 18))
     chat.say("bob", "/m 10-14")
     assert [(e.move, e.origin is marker) for e in seen] == [("22-18", True), ("10-14", False)]
+
+
+def test_rules_replying_to_a_board_are_answered_while_the_database_is_away(chat, monkeypatch):
+    """The chat layer reads which board a message replies to; while the database is away that
+    read fails, and /rules (no stored data) is still answered, as without a reply."""
+    from bot.i18n import t
+    from bot.storage import StorageUnavailable
+
+    gid = chat.new_game("ana", "bob", "spanish")
+    chat.service.remember_board(PLATFORM, GROUP, "m-1", gid)
+    # Up: the rules of the game whose board is replied to.
+    assert chat.text("ana", "/rules", reply_to="m-1") == chat.text("ana", "/rules spanish")
+
+    def away(*args: object, **kwargs: object) -> None:
+        raise StorageUnavailable("the database server is away")
+
+    store = chat.storage
+    for name in ("ensure_chat", "chat", "game_of_message", "post_of_message", "game", "active_games",
+                 "subscription", "find_games", "save_player", "player"):
+        monkeypatch.setattr(store, name, away)
+    plain = chat.text("ana", "/rules")
+    replied = chat.text("ana", "/rules", reply_to="m-1")
+    assert plain and t("en", "error.storage_unavailable") not in plain
+    assert replied == plain

@@ -49,9 +49,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 os.environ.setdefault("DRAUGHTS_AI_WORKERS", "1")
 
+from bot import config  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService  # noqa: E402
 from bot.service.outbox import Outbox  # noqa: E402
+from bot.service.thinking import Thinker  # noqa: E402
 
 PLATFORM = "bench"
 SHARED_CHAT = "shared"
@@ -61,7 +63,8 @@ def open_service(database: str, lease: float = 300.0) -> GameService:
     from bot.app import open_store
 
     store = open_store(database)
-    return GameService(store, rng=random.Random(0), outbox=Outbox(store, time.time, lease_seconds=lease))
+    return GameService(store, rng=random.Random(0), outbox=Outbox(store, time.time, lease_seconds=lease),
+                       thinker=Thinker(workers=config.load().ai_workers))
 
 
 def close(service: GameService) -> None:

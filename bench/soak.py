@@ -53,9 +53,11 @@ sys.path.insert(0, str(REPO))
 # One engine process: the machine is shared, and the soak measures storage, not search speed.
 os.environ.setdefault("DRAUGHTS_AI_WORKERS", "1")
 
+from bot import config  # noqa: E402
 from bot.platforms.base import TRANSIENT, ChatAdapter, Piece  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService  # noqa: E402
+from bot.service.thinking import Thinker  # noqa: E402
 from bot.storage import SQLiteStore  # noqa: E402
 
 try:        # the pictures' cache by what they show (issue 30, item 8); older trees have none
@@ -82,7 +84,8 @@ class Clock:
 
 def make_service(db: Path, clock: Callable[[], float], seed: int, bot_seconds: float) -> GameService:
     """The service on a SQLite file (the one place to adapt if the construction changes)."""
-    return GameService(SQLiteStore(db), clock=clock, rng=random.Random(seed), bot_seconds=bot_seconds)
+    return GameService(SQLiteStore(db), clock=clock, rng=random.Random(seed), bot_seconds=bot_seconds,
+                       thinker=Thinker(workers=config.load().ai_workers))
 
 
 def close_service(service: GameService) -> None:

@@ -46,8 +46,10 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("DRAUGHTS_AI_WORKERS", "1")
 
+from bot import config  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService  # noqa: E402
+from bot.service.thinking import Thinker  # noqa: E402
 from bot.storage import SQLiteStore  # noqa: E402
 
 PLATFORM = "console"
@@ -55,9 +57,11 @@ PLATFORM = "console"
 
 def make_service(db: Path, clock=None, bot_seconds: float = 0.05) -> GameService:
     """The service on the file (the one place to adapt if the construction changes)."""
+    # The engine pool as the bot sizes it: $DRAUGHTS_AI_WORKERS (1 here), read by bot.config.
+    thinker = Thinker(workers=config.load().ai_workers)
     if clock is None:
-        return GameService(SQLiteStore(db), bot_seconds=bot_seconds)
-    return GameService(SQLiteStore(db), clock=clock, bot_seconds=bot_seconds)
+        return GameService(SQLiteStore(db), bot_seconds=bot_seconds, thinker=thinker)
+    return GameService(SQLiteStore(db), clock=clock, bot_seconds=bot_seconds, thinker=thinker)
 
 
 def close_service(service: GameService) -> None:

@@ -20,10 +20,12 @@ import random
 import sys
 import time
 
+from bot import config
 from bot.app import open_store
 from bot.rules import Game
 from bot.service import ChatEvent, GameService
 from bot.service.outbox import Outbox
+from bot.service.thinking import Thinker
 
 PLATFORM = "bench"
 
@@ -91,7 +93,9 @@ def victim(service: GameService, games: list[int]) -> None:
 def main() -> int:
     url, role, *games = sys.argv[1:]
     store = open_store(url)
-    service = GameService(store, rng=random.Random(0), outbox=Outbox(store, time.time, lease_seconds=3.0))
+    # The engine pool as the bot sizes it: $DRAUGHTS_AI_WORKERS (the test gives 1), read by bot.config.
+    service = GameService(store, rng=random.Random(0), outbox=Outbox(store, time.time, lease_seconds=3.0),
+                          thinker=Thinker(workers=config.load().ai_workers))
     try:
         service.warm_up()
         if os.environ.get("PG_PLAYER_WAIT_GO"):

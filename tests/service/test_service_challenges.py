@@ -160,8 +160,8 @@ def test_an_accepted_challenge_message_loses_its_buttons(chat):
     assert updates(chat) == []
     [(edited, text, buttons)] = updates(chat, replies)
     assert edited == "m1" and buttons == []
-    assert text.startswith(f"#{cid} Ana: Italian draughts") and text.endswith(en("challenge.was_accepted", by="Bob",
-                                                                                   game=cid))
+    assert text.startswith(f"#{cid} Ana: {en('variant.italian')}")
+    assert text.endswith(en("challenge.was_accepted", by="Bob", game=cid))
 
 
 def test_the_accept_button_updates_the_challenge_message_too(chat):
@@ -186,7 +186,7 @@ def test_other_challenges_withdrawn_by_a_game_lose_their_buttons(chat):
     shown(chat, "ana", "spanish", "m2")
     replies = chat.say("bob", f"/accept #{first}")
     assert sorted((e, t.splitlines()[-1]) for e, t, _ in updates(chat, replies)) == [
-        ("m1", f"Accepted by Bob: game #{first} is on."), ("m2", "Withdrawn by Ana.")]
+        ("m1", en("challenge.was_accepted", by="Bob", game=first)), ("m2", en("challenge.was_cancelled", name="Ana"))]
 
 
 def test_a_lapsed_challenge_is_closed_by_timed_work_and_its_message_updated(chat, now):

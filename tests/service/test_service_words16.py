@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.i18n import t
+from bot.i18n import t, tn
 
 
 def set_position(chat, game: int, fen: str) -> None:
@@ -38,7 +38,7 @@ def test_spanish_flying_king_through_its_own_man(chat):
 @pytest.mark.parametrize("lang, expected", [
     ("es", "15-11 no es una jugada legal: el peón nunca retrocede."),
     ("it", "15-11 non è una mossa legale: la pedina non va mai all'indietro."),
-    ("en", "15-11 is not a legal move: a man never moves backwards."),
+    ("en", t("en", "err.man_backward", move="15-11")),      # English: the message, however worded
 ])
 def test_man_stepping_backwards_is_told_it_never_does(chat, lang, expected):
     game = chat.new_game("ana", "bob", "spanish")
@@ -108,7 +108,7 @@ def test_spanish_resign_button_and_command_say_abandonar(chat):
 @pytest.mark.parametrize("lang, text, expected", [
     ("it", "/play livello 9", "Il livello 9 non esiste: scegli da 1 a 5."),
     ("es", "/play nivel 9", "El nivel 9 no existe: elige de 1 a 5."),
-    ("en", "/play level 9", "Level 9 does not exist: choose from 1 to 5."),
+    ("en", "/play level 9", t("en", "play.bad_level", word=9, low=1, high=5)),
 ])
 def test_bad_level_names_the_level_once(chat, lang, text, expected):
     assert chat.text("ana", text, language=lang).startswith(expected)
@@ -161,9 +161,12 @@ def test_an_unrated_pool_shows_no_dash_for_a_rating(chat):
     game = chat.new_game("ana", "bob", "italian")
     chat.resign("bob")                       # over at ply 0: not rated
     assert chat.game(game).status == "finished"
-    line = next(x for x in chat.text("ana", "/stats").splitlines() if "Italian draughts" in x)
+    italian = t("en", "variant.italian")
+    line = next(x for x in chat.text("ana", "/stats").splitlines() if italian in x)
     assert "- —" not in line
-    assert line == "• Italian draughts (not rated): 1 game: 1 won, 0 drawn, 0 lost"
+    assert line == t("en", "stats.line_unrated", pool=italian, rating="-", deviation="",
+                     games=tn("en", "stats.games", 1), wins=tn("en", "stats.wins", 1),
+                     draws=tn("en", "stats.draws", 0), losses=tn("en", "stats.losses", 0))
 
 
 def test_plural_forms_of_every_counted_key_exist_in_every_language():
@@ -471,7 +474,7 @@ def test_rematch_button_challenges_the_opponent_with_colours_swapped(chat):
     [end] = chat.say("bob", "/resign")
     assert chat.game(game).status == "finished"
     [[button]] = end.buttons
-    assert button.label == "Rematch" and button.action == f"rm:{game}"
+    assert button.label == t("en", "button.rematch") and button.action == f"rm:{game}"
     answer = chat.press("ana", f"rm:{game}")
     new = chat.rows("challenges")[-1]
     assert (new.challenger_id, new.color, new.variant, new.target_username) == ("ana", "black", "spanish", "bob")

@@ -143,5 +143,6 @@ async def test_a_closed_challenge_shows_a_markup_name_as_typed(h: Harness):
     challenge = h.only_answer(token)
     await h.click("dr:dec:1", "bob", challenge)
     updated = h.fake.messages[challenge.id]
-    assert updated.custom_ids() == [] and updated.content.endswith("Declined by [Bob](https://x.example).")
+    assert updated.custom_ids() == [] and updated.content.endswith(tr("en", "challenge.was_declined",
+                                                                      by="[Bob](https://x.example)"))
     assert not updated.rendered.links

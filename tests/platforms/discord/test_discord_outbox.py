@@ -12,6 +12,7 @@ import logging
 import random
 import time
 
+from catalog_text import Phrase, pattern, says
 from discord_fake import CHANNEL_ID, TOKEN, FakeDiscord, Harness, http_error, install
 
 from bot.platforms.base import MAX_IDLE_SECONDS
@@ -32,14 +33,14 @@ def channel_posts(h: Harness) -> list:
     return h.fake.requests(method="POST", path_end=POSTS)
 
 
-async def first_post(h: Harness, contains: str, after: int, timeout: float = MAX_IDLE_SECONDS / 2):
+async def first_post(h: Harness, said: Phrase, after: int, timeout: float = MAX_IDLE_SECONDS / 2):
     give_up = time.monotonic() + timeout
     while time.monotonic() < give_up:
         for call in channel_posts(h)[after:]:
-            if call.error is None and contains in (call.payload or {}).get("content", ""):
+            if call.error is None and said.search((call.payload or {}).get("content", "")):
                 return call
         await asyncio.sleep(0.005)
-    raise AssertionError(f"no post with {contains!r} within {timeout} s")
+    raise AssertionError(f"no post saying {said!r} within {timeout} s")
 
 
 async def test_a_reminder_and_a_time_out_reach_the_channel_at_their_due_time_by_the_services_timer(h: Harness):
@@ -51,14 +52,14 @@ async def test_a_reminder_and_a_time_out_reach_the_channel_at_their_due_time_by_
     offset[0] = reminder_at - LEAD - time.time()
     await h.bot.on_ready()                               # what starts the delivery task in production
     assert h.bot.delivering
-    call = await first_post(h, "left to move in game", 0)
+    call = await first_post(h, pattern("en", "clock.reminder", id=game_id), 0)
     reminder_delay = call.at + offset[0] - reminder_at
     # The loss on time, due LEAD seconds after the task is started again (the test's clock jumps).
     await h.bot.stop_delivery()
     offset[0] = game.deadline_at - LEAD - time.time()
     before = len(channel_posts(h))
     await h.bot.on_ready()
-    call = await first_post(h, "ran out of time", before)
+    call = await first_post(h, pattern("en", "result.win.time"), before)
     timeout_delay = call.at + offset[0] - game.deadline_at
     await h.bot.close()
     print(f"discord: reminder {reminder_delay * 1000:.0f} ms, time-out {timeout_delay * 1000:.0f} ms after due")
@@ -132,7 +133,7 @@ async def test_a_later_message_never_overtakes_one_that_failed(h: Harness):
     h.now[0] += 6
     assert await h.bot.delivery_round() == 2
     contents = [c.payload["content"] for c in channel_posts(h) if c.error is None]
-    assert contents[-1] == "second" and "left to move" in contents[-2]
+    assert contents[-1] == "second" and says(contents[-2], "en", "clock.reminder")
 
 
 async def test_a_message_is_delivered_once_across_a_restart(h: Harness, tmp_path, monkeypatch):
@@ -157,7 +158,7 @@ async def test_a_message_is_delivered_once_across_a_restart(h: Harness, tmp_path
     finally:
         storage.close()
     posts = fake.requests(method="POST", path_end=POSTS)
-    assert len(posts) == 1 and "ran out of time" in posts[0].payload["content"]
+    assert len(posts) == 1 and says(posts[0].payload["content"], "en", "result.win.time")
     h.now[0] += 100                                      # and the first process does not send it again
     assert await h.bot.delivery_round() == 0
     assert outbox(h) == [("sent", 0), ("sent", 1)]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+from catalog_text import to_move
 from telegram_fake_api import GROUP, USERS
 
 from bot.i18n import t
@@ -30,6 +31,12 @@ async def started(tg) -> None:
     await tg.say("bob", "/accept")
 
 
+def name_at(text: str, name: str, color: str) -> int:
+    """Where ``text``'s to-move line names the player (``color``: white or black)."""
+    found = to_move("en", name, color).search(text)
+    assert found is not None, text
+    return found.start() + found.group(0).index(name)
+
 def utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
@@ -42,7 +49,7 @@ async def test_a_typed_move_pings_only_the_player_to_move_on_the_board(tg):
     entity = board.extra["caption_entities"][0]
     caption = board.text
     # The mention covers Bob's name where the to-move line names him (UTF-16 offsets).
-    at = caption.index("Bob (black)")
+    at = name_at(caption, "Bob", "black")
     assert (entity["offset"], entity["length"]) == (utf16(caption[:at]), 3)
     assert "parse_mode" not in tg.http.named("sendPhoto")[-1].wire
 
@@ -54,7 +61,7 @@ async def test_a_name_after_non_bmp_characters_is_pinged_at_its_utf16_offset(tg)
     await tg.say("bob", "/accept")
     await tg.update(message=tg.http.incoming(GROUP, dice, "/m 22-18"))
     board = tg.last_board()
-    assert "🎲" in board.text.split("Bob (black)")[0]
+    assert "🎲" in board.text[:name_at(board.text, "Bob", "black")]
     entity = board.extra["caption_entities"][0]
     units = board.text.encode("utf-16-le")
     named = units[2 * entity["offset"]:2 * (entity["offset"] + entity["length"])].decode("utf-16-le")
@@ -130,7 +137,7 @@ async def test_an_accepted_challenge_loses_its_buttons(tg):
     assert await tg.adapter.delivery_round() == 0
     updated = tg.http.messages[(CHAT, challenge.message_id)]
     assert updated.markup is None and updated.buttons() == []
-    assert updated.text.endswith("Accepted by Bob: game #1 is on.")
+    assert updated.text.endswith(t("en", "challenge.was_accepted", by="Bob", game=1))
     assert tg.http.named("editMessageText")[-1].status == 200
 
 
@@ -155,6 +162,6 @@ async def test_a_text_board_where_photos_are_forbidden_still_pings_the_player_to
     board = [m for m in tg.http.bot_messages(CHAT, "text") if m.buttons()][-1]
     assert tg.http.notified(board) == [BOB]
     mention = next(e for e in board.extra["entities"] if e["type"] == "text_mention")
-    at = board.text.index("Bob (black)")
+    at = name_at(board.text, "Bob", "black")
     assert (mention["offset"], mention["length"]) == (utf16(board.text[:at]), 3)
     assert any(e["type"] == "pre" for e in board.extra["entities"])        # the board drawn in text

@@ -56,6 +56,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("engine workers", ("bot.engine_workers", "bot.engine_preload"), may_import=("bot.rules.*", "bot.ai.*")),
     Layer("puzzles", ("bot.puzzles.*",), may_import=("bot.rules.*", "bot.ai.*")),
     Layer("ratings maths", ("bot.ratings.*",), may_import=()),
+    # Tournaments' pure core (issue 32): pairings, standings, TRF; the service stores and runs them.
+    Layer("tournaments", ("bot.tournaments.*",), may_import=()),
     Layer("language codes", ("bot.languages",), may_import=()),
     Layer("catalogs", ("bot.i18n.*",), may_import=("bot.languages",)),
     Layer("redaction", ("bot.redact",), may_import=()),

@@ -26,10 +26,9 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import MappingProxyType
 from urllib.parse import urlsplit
 
 
@@ -461,6 +460,27 @@ def _hidden(value: str | None) -> str:
     return "None" if value is None else "'***'"
 
 
+class Settings(Mapping[str, str]):
+    """The known variables' text as the environment gave it, read-only; ``repr`` hides the secrets'."""
+
+    def __init__(self, values: Mapping[str, str] | None = None) -> None:
+        self._values = dict(values or {})
+
+    def __getitem__(self, name: str) -> str:
+        return self._values[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._values)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name!r}: {_hidden(value) if name in SECRETS else repr(value)}"
+                          for name, value in self._values.items())
+        return f"Settings({{{shown}}})"
+
+
 @dataclass(frozen=True)
 class Config:
     """Every setting of the environment, checked.  ``repr`` shows no token, webhook secret or
@@ -482,7 +502,7 @@ class Config:
     shared_budget: bool = False
     shards: ShardSettings = ShardSettings()
     engine: EngineSettings = EngineSettings()
-    environ: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), repr=False, compare=False)
+    environ: Settings = field(default_factory=Settings, repr=False, compare=False)
 
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in (
@@ -541,7 +561,7 @@ def from_env(environ: Mapping[str, str]) -> Config:
         shared_budget=shared_budget(environ),
         shards=shards(environ),
         engine=engine,
-        environ=MappingProxyType({k: v for k, v in environ.items() if k in NAMES}),
+        environ=Settings({k: v for k, v in environ.items() if k in NAMES}),
     )
 
 

@@ -147,9 +147,11 @@ def test_the_defaults() -> None:
 
 
 def test_repr_shows_no_secret() -> None:
-    text = repr(from_env(FULL))
+    settings = from_env(FULL)
+    text = repr(settings)
     for secret in (TOKEN, "discord-secret-token-value", "pg-secret-pass", "hook-secret_value"):
-        assert secret not in text
+        assert secret not in text and secret not in repr(settings.environ)
+    assert "'WEB_URL': 'https://board.example.org/'" in repr(settings.environ)
     assert "telegram_token='***'" in text and "bot:***@db.example" in text and "guild_id=123456789" in text
 
 

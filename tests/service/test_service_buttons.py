@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 
 import pytest
+from catalog_text import says
+from harness import en
 from PIL import Image
 
 from bot.rules import Position
@@ -71,7 +73,7 @@ def test_pressing_a_destination_plays_the_move(chat, game, actions_of):
     chat.press("ana", f"s:{game}:0:22")
     reply = chat.press("ana", f"d:{game}:0:22:18")[0]
     assert reply.replaces_board
-    assert "Ana played 22-18" in reply.text
+    assert en("move.played", name="Ana", move="22-18", id=game) in reply.text
     assert [m.notation for m in chat.moves(game)] == ["22-18"]
     assert chat.game(game).ply == 1
     # The new board offers Black's pieces at ply 1.
@@ -103,7 +105,7 @@ def test_capture_with_two_paths_offers_path_buttons(chat, two_paths_game, action
     before = chat.snapshot()
     paths = chat.press("bob", destinations[0].action)[0]
     assert chat.snapshot() == before               # choosing the square plays nothing yet
-    assert paths.replaces_board and "Several captures end there" in paths.text
+    assert paths.replaces_board and en("select.path") in paths.text
     path_buttons = [b for row in paths.buttons for b in row if b.action.startswith("m:")]
     # Numbered like the routes drawn on the board: "1: 15x22x31", "2: 15x24x31".
     assert [b.label for b in path_buttons] == [f"{n}: {m}" for n, m in enumerate(same_ends, 1)]
@@ -112,7 +114,7 @@ def test_capture_with_two_paths_offers_path_buttons(chat, two_paths_game, action
     chosen = path_buttons[1]
     reply = chat.press("bob", chosen.action)[0]
     notation = chosen.command.removeprefix("/m ")
-    assert f"Bob played {notation}" in reply.text
+    assert en("move.played", name="Bob", move=notation, id=game) in reply.text
     assert chat.moves(game)[-1].notation == notation
     move = next(m for m in same_ends if str(m) == notation)
     assert chat.position(game) == pos.play(move)
@@ -139,7 +141,7 @@ def test_stale_piece_button_gets_a_fresh_board(chat, game, actions_of):
     chat.say("ana", "/m 22-18")
     before = chat.snapshot()
     reply = chat.press("ana", f"s:{game}:0:21")[0]
-    assert "out of date" in reply.text
+    assert en("button.stale") in reply.text
     assert reply.replaces_board and reply.image
     assert all(a.startswith(f"s:{game}:1:") for a in actions_of(reply))
     assert chat.snapshot() == before
@@ -150,7 +152,7 @@ def test_stale_destination_button_plays_nothing(chat, game):
     chat.say("bob", "/m 11-15")
     before = chat.snapshot()
     reply = chat.press("ana", f"d:{game}:0:23:19")[0]    # legal at ply 0, ply is now 2
-    assert "out of date" in reply.text
+    assert en("button.stale") in reply.text
     assert chat.snapshot() == before
 
 
@@ -159,7 +161,7 @@ def test_stale_path_button_plays_nothing(chat, two_paths_game):
     ply = len(TWO_PATHS)
     chat.say("bob", "/m 15x22x31")
     before = chat.snapshot()
-    assert "out of date" in chat.press("ana", f"m:{game}:{ply}:0")[0].text
+    assert en("button.stale") in chat.press("ana", f"m:{game}:{ply}:0")[0].text
     assert chat.snapshot() == before
 
 
@@ -167,9 +169,9 @@ def test_button_pressed_by_the_player_not_to_move_gets_a_private_answer(chat, ga
     before = chat.snapshot()
     replies = chat.press("bob", f"s:{game}:0:22")
     assert len(replies) == 1 and replies[0].private
-    assert "not your turn" in replies[0].text and "Ana" in replies[0].text
+    assert en("err.not_your_turn", name="Ana", to_name=en("name.to_vowel", name="Ana")) in replies[0].text
     replies = chat.press("bob", f"d:{game}:0:22:18")
-    assert replies[0].private and "not your turn" in replies[0].text
+    assert replies[0].private and says(replies[0].text, "en", "err.not_your_turn")
     assert chat.snapshot() == before
 
 
@@ -178,7 +180,7 @@ def test_button_pressed_by_a_spectator_gets_a_private_answer(chat, game):
     for action in (f"s:{game}:0:22", f"d:{game}:0:22:18", f"p:{game}:0", f"m:{game}:0:0"):
         replies = chat.press("carol", action)
         assert len(replies) == 1 and replies[0].private, action
-        assert f"not playing in game #{game}" in replies[0].text
+        assert en("game.not_player", id=game) in replies[0].text
     assert chat.snapshot() == before
 
 
@@ -186,14 +188,14 @@ def test_button_of_a_finished_game(chat, game):
     chat.resign("bob")
     before = chat.snapshot()
     replies = chat.press("ana", f"d:{game}:0:22:18")
-    assert replies[0].private and "over" in replies[0].text
+    assert replies[0].private and en("err.game_over") in replies[0].text
     assert chat.snapshot() == before
 
 
 def test_button_of_a_game_in_another_chat(chat, game):
     before = chat.snapshot()
     replies = chat.press("ana", f"d:{game}:0:22:18", chat="elsewhere")
-    assert replies[0].private and f"no game #{game}" in replies[0].text
+    assert replies[0].private and en("game.unknown", id=game) in replies[0].text
     assert chat.snapshot() == before
 
 
@@ -220,7 +222,7 @@ def test_button_with_a_superscript_digit_gets_a_clear_answer(chat, game):
     before = chat.snapshot()
     replies = chat.press("ana", f"s:{game}:0:²")
     assert replies and replies[0].private
-    assert "does not work" in replies[0].text
+    assert en("button.invalid") in replies[0].text
     assert chat.snapshot() == before
 
 

@@ -6,6 +6,8 @@ import random
 import threading
 
 import pytest
+from catalog_text import says
+from harness import en
 
 from bot.rules import Position
 from bot.service import GameService
@@ -13,8 +15,7 @@ from bot.storage import Storage
 
 ROUNDS = 4
 RACING = {"A": "22-18", "B": "23-19"}     # two legal first moves for White
-STALE = "The position changed while you were moving"
-NOT_YOUR_TURN = "It is not your turn"
+STALE = en("move.stale")
 
 
 @pytest.fixture
@@ -74,9 +75,9 @@ def test_two_concurrent_moves_on_one_game_exactly_one_is_played(chat, second_ser
         assert notation in RACING.values()
         assert after.fen == played[0].fen_after == start.play(start.parse_move(notation)).fen()
         winner, loser = (a, b) if notation == RACING["A"] else (b, a)
-        assert f"Ana played {notation}" in winner[0].text
-        assert len(loser) == 1 and "played" not in loser[0].text
-        assert STALE in loser[0].text or NOT_YOUR_TURN in loser[0].text, loser[0].text
+        assert en("move.played", name="Ana", move=notation, id=game) in winner[0].text
+        assert len(loser) == 1 and not says(loser[0].text, "en", "move.played"), loser[0].text
+        assert STALE in loser[0].text or says(loser[0].text, "en", "err.not_your_turn"), loser[0].text
         # The game goes on normally from the one position.
         chat.play(game, ["11-15"] if notation == "22-18" else ["12-16"])
 
@@ -90,7 +91,7 @@ def test_two_concurrent_identical_moves_are_played_once(chat, second_services):
     chat.check(b)
     assert [m.notation for m in chat.moves(game)] == ["22-18"]
     assert chat.game(game).ply == 1
-    assert sum("Ana played 22-18" in r[0].text for r in (a, b)) == 1
+    assert sum(en("move.played", name="Ana", move="22-18", id=game) in r[0].text for r in (a, b)) == 1
 
 
 def test_two_concurrent_button_presses_play_one_move(chat, second_services):
@@ -113,10 +114,10 @@ def test_two_concurrent_accepts_make_one_game(chat, second_services):
         chat.check(b)
         games = [g for g in chat.rows("games") if g.id == chat.storage.challenge(cid).game_id]
         assert len(games) == 1
-        started = [r for r in (a, b) if "starts" in r[0].text]
+        started = [r for r in (a, b) if says(r[0].text, "en", "game.started", id=games[0].id)]
         assert len(started) == 1
         other = b if started[0] is a else a
-        assert "no longer open" in other[0].text
+        assert en("challenge.closed", id=cid) in other[0].text
         chat.resign("ana", f"/resign #{games[0].id}")
     assert len(chat.rows("games")) == ROUNDS
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import threading
 
+from catalog_text import says
+from harness import en
+
 from bot.rules import Move, Position
 from bot.rules.notation import looks_like_move
 from bot.storage import MIGRATIONS, Storage
@@ -28,8 +31,8 @@ def test_adversarial_spaces_in_a_message_are_answered_at_once(chat):
 
 def test_a_bare_move_with_an_em_dash_or_tab_is_played(chat):
     game_id = chat.new_game()
-    assert "Ana played 22-18" in chat.text("ana", "22\u201418")
-    assert "Bob played 11-15" in chat.text("bob", "11\t-\t15")
+    assert en("move.played", name="Ana", move="22-18", id=game_id) in chat.text("ana", "22\u201418")
+    assert en("move.played", name="Bob", move="11-15", id=game_id) in chat.text("bob", "11\t-\t15")
     assert chat.game(game_id).ply == 2
 
 
@@ -44,7 +47,7 @@ def test_stray_words_after_resign_change_nothing(chat):
 def test_a_bare_number_names_the_challenge(chat):
     first = chat.challenge("ana", "italian")
     chat.challenge("carl", "spanish")
-    assert "starts" in chat.text("bob", f"/accept {first}")
+    assert says(chat.text("bob", f"/accept {first}"), "en", "game.started", id=1, variant=en("variant.italian"))
     assert chat.game(1).variant == "italian"
 
 
@@ -63,7 +66,7 @@ def test_a_move_sent_before_the_deadline_but_delivered_late_is_played(chat):
     sent = chat.now[0] + 3500
     chat.now[0] += 3700           # the bot was down; the update arrives after the deadline
     event = dataclasses.replace(chat.event("ana", "/m 22-18"), sent_at=sent)
-    assert "Ana played 22-18" in chat.check(chat.service.handle(event))[0].text
+    assert en("move.played", name="Ana", move="22-18", id=game_id) in chat.check(chat.service.handle(event))[0].text
     row = chat.game(game_id)
     assert row.status == "active" and row.ply == 1
 
@@ -81,7 +84,7 @@ def test_a_move_right_after_the_game_ended_says_it_is_over(chat):
     chat.resign("bob")
     before = chat.snapshot()
     answer = chat.text("ana", "/m 22-18")
-    assert f"Game #{game_id} is over" in answer and "Bob resigned" in answer
+    assert en("game.over", id=game_id) in answer and en("result.win.resign", winner="Ana", loser="Bob") in answer
     assert chat.snapshot() == before
 
 

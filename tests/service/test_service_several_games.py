@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from catalog_text import says
+from harness import en
 
 
 @pytest.fixture
@@ -67,7 +69,7 @@ def test_player_cannot_move_in_a_game_of_others_by_id(chat, two_games):
     chat.say("ana", f"/m #{first} 22-18")
     before = chat.snapshot()
     replies = chat.say("carol", f"/m #{first} 11-15")
-    assert f"not playing in game #{first}" in replies[0].text
+    assert en("game.not_player", id=first) in replies[0].text
     assert chat.snapshot() == before
 
 
@@ -91,4 +93,6 @@ def test_board_and_resign_with_two_games(chat, two_games):
 
 def test_games_lists_both(chat, two_games):
     text = chat.text("dave", "/games")
-    assert "#1 Italian draughts: Ana - Bob" in text and "#2 Italian draughts: Ana - Carol" in text
+    italian = en("variant.italian")
+    assert says(text, "en", "games.line", id=1, variant=italian, white="Ana", black="Bob")
+    assert says(text, "en", "games.line", id=2, variant=italian, white="Ana", black="Carol")

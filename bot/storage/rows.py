@@ -1,6 +1,7 @@
 """How records are stored in rows, the same for every SQL backend: which table holds each record,
 its columns, and the values a column holds that a record field does not (squares as JSON text,
-booleans as 0/1, colours and reasons as their letters).  Each backend keeps only its dialect."""
+booleans as 0/1, colours and reasons as their letters).  Statements are written with ``?`` marks
+(sql.Dialect turns them into the driver's)."""
 
 from __future__ import annotations
 
@@ -90,49 +91,49 @@ def counted(game: GameRecord) -> dict[str, Any]:
     return {name: getattr(game, name) for name in COUNTED_FIELDS}
 
 
-def count_upsert(mark: str) -> str:
+def count_upsert() -> str:
     """Add to a key's count (``games`` may be negative), the row made when missing."""
     names = ", ".join(COUNT_KEY)
-    return (f"INSERT INTO game_counts ({names}, games) VALUES ({', '.join([mark] * (len(COUNT_KEY) + 1))}) "
+    return (f"INSERT INTO game_counts ({names}, games) VALUES ({', '.join('?' * (len(COUNT_KEY) + 1))}) "
             f"ON CONFLICT ({names}) DO UPDATE SET games = game_counts.games + excluded.games")
 
 
-def count_prune(mark: str) -> str:
+def count_prune() -> str:
     """Drop a key whose count came down to nothing."""
-    return f"DELETE FROM game_counts WHERE {' AND '.join(f'{name}={mark}' for name in COUNT_KEY)} AND games <= 0"
+    return f"DELETE FROM game_counts WHERE {' AND '.join(f'{name}=?' for name in COUNT_KEY)} AND games <= 0"
 
 
-def count_merge(mark: str) -> str:
+def count_merge() -> str:
     """Add every count of a chat (platform, old chat id) to another chat's (the new id, first)."""
     names = ", ".join(COUNT_KEY)
     rest = ", ".join(name for name in COUNT_KEY if name not in ("platform", "chat_id"))
-    return (f"INSERT INTO game_counts ({names}, games) SELECT platform, {mark}, {rest}, games FROM game_counts "
-            f"WHERE platform={mark} AND chat_id={mark} "
+    return (f"INSERT INTO game_counts ({names}, games) SELECT platform, ?, {rest}, games FROM game_counts "
+            "WHERE platform=? AND chat_id=? "
             f"ON CONFLICT ({names}) DO UPDATE SET games = game_counts.games + excluded.games")
 
 
 _COUNT_COLUMNS = "chat_id, white_id, black_id, variant, bot_level, winner, result_reason, short, games"
 
 
-def count_games_query(mark: str, platform: str, chat_id: str | None, user_id: str | None,
+def count_games_query(platform: str, chat_id: str | None, user_id: str | None,
                       opponent_id: str | None) -> tuple[str, tuple[Any, ...]]:
-    """The SELECT of ``Store.count_finished_games`` over game_counts and its parameters, ``mark``
-    being the dialect's placeholder.  A player's counts are two index lookups joined (white seat,
-    black seat; an OR of the two would scan), the second leaving out a game against oneself."""
+    """The SELECT of ``Store.count_finished_games`` over game_counts and its parameters.  A
+    player's counts are two index lookups joined (white seat, black seat; an OR of the two would
+    scan), the second leaving out a game against oneself."""
     if opponent_id is not None and user_id is None:
         raise ValueError("opponent_id needs user_id")
-    where, params = f"platform={mark}", [platform]
+    where, params = "platform=?", [platform]
     if chat_id is not None:
-        where, params = f"{where} AND chat_id={mark}", [*params, chat_id]
+        where, params = f"{where} AND chat_id=?", [*params, chat_id]
     if user_id is None:
         return f"SELECT {_COUNT_COLUMNS} FROM game_counts WHERE {where}", tuple(params)
     parts, values = [], []
     for me, them in (("white_id", "black_id"), ("black_id", "white_id")):
-        part, extra = f"{where} AND {me}={mark}", [user_id]
+        part, extra = f"{where} AND {me}=?", [user_id]
         if opponent_id is not None:
-            part, extra = f"{part} AND {them}={mark}", [*extra, opponent_id]
+            part, extra = f"{part} AND {them}=?", [*extra, opponent_id]
         if me == "black_id":
-            part, extra = f"{part} AND white_id<>{mark}", [*extra, user_id]
+            part, extra = f"{part} AND white_id<>?", [*extra, user_id]
         parts.append(f"SELECT {_COUNT_COLUMNS} FROM game_counts WHERE {part}")
         values += [*params, *extra]
     return " UNION ALL ".join(parts), tuple(values)
@@ -147,18 +148,18 @@ def decode_count(row: dict[str, Any]) -> GameCountRecord:
         short=bool(row["short"]), games=int(row["games"]))
 
 
-def history_query(mark: str, order: str, columns: str) -> str:
+def history_query(order: str, columns: str) -> str:
     """The SELECT of a long rating history cut to the events first reached at a number of times
     spread evenly from its first event to its last (both among them), ``order`` the dialect's
     order of insertion; its parameters: ``history_params``.  Each time is one index seek, so the
     cost follows the number of times, not the history's length."""
-    key = f"platform={mark} AND subject={mark} AND pool={mark}"
-    seek = f"h.platform={mark} AND h.subject={mark} AND h.pool={mark}"
-    return (f"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < {mark}), "
+    key = "platform=? AND subject=? AND pool=?"
+    seek = "h.platform=? AND h.subject=? AND h.pool=?"
+    return (f"WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i + 1 < ?), "
             f"span(lo, hi) AS (SELECT (SELECT at FROM rating_history WHERE {key} ORDER BY at LIMIT 1), "
             f"(SELECT at FROM rating_history WHERE {key} ORDER BY at DESC LIMIT 1)), "
             f"picked(at) AS (SELECT (SELECT h.at FROM rating_history h WHERE {seek} "
-            f"AND h.at >= span.lo + (span.hi - span.lo) * k.i / ({mark} - 1) ORDER BY h.at LIMIT 1) FROM k, span) "
+            f"AND h.at >= span.lo + (span.hi - span.lo) * k.i / (? - 1) ORDER BY h.at LIMIT 1) FROM k, span) "
             f"SELECT {columns} FROM rating_history WHERE {key} AND at IN (SELECT at FROM picked) "
             f"ORDER BY at, {order}")
 

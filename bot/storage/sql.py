@@ -288,7 +288,7 @@ class SqlStore(Store):
                             (new_chat_id, platform, old_chat_id))
             # The games' counts follow them, added to any the new id has already.
             if new_chat_id != old_chat_id:
-                self._write(count_merge("?"), (new_chat_id, platform, old_chat_id))
+                self._write(count_merge(), (new_chat_id, platform, old_chat_id))
                 self._write("DELETE FROM game_counts WHERE platform=? AND chat_id=?", (platform, old_chat_id))
             # A day the new id already has a post for keeps that one.
             self._write("UPDATE puzzle_posts AS o SET chat_id=? WHERE o.platform=? AND o.chat_id=? AND NOT "
@@ -402,7 +402,7 @@ class SqlStore(Store):
 
     def count_finished_games(self, platform: str, chat_id: str | None = None, user_id: str | None = None,
                              opponent_id: str | None = None) -> list[GameCountRecord]:
-        sql, params = count_games_query("?", platform, chat_id, user_id, opponent_id)
+        sql, params = count_games_query(platform, chat_id, user_id, opponent_id)
         return [decode_count(row) for row in self._all(sql, params)]
 
     def bot_games(self, platform: str | None = None) -> list[GameRecord]:
@@ -443,10 +443,10 @@ class SqlStore(Store):
         if old == new:
             return
         if old is not None:
-            self._write(count_upsert("?"), (*old, -1))
-            self._write(count_prune("?"), old)
+            self._write(count_upsert(), (*old, -1))
+            self._write(count_prune(), old)
         if new is not None:
-            self._write(count_upsert("?"), (*new, 1))
+            self._write(count_upsert(), (*new, 1))
 
     @unit
     def mark_reminded(self, game_id: int, version: int) -> bool:
@@ -837,7 +837,7 @@ class SqlStore(Store):
                              (platform, subject, pool, limit + 1))
         if len(head) <= limit:
             return head
-        rows = self._all(history_query("?", order, COLUMNS[RatingEventRecord]),
+        rows = self._all(history_query(order, COLUMNS[RatingEventRecord]),
                          history_params(platform, subject, pool, limit))
         return [decode(RatingEventRecord, row) for row in rows]
 

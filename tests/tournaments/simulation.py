@@ -8,6 +8,7 @@ recomputed from that TRF by a separate, plain implementation of the same FIDE ru
 
 from __future__ import annotations
 
+import json
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from bot.tournaments import (
     Settings,
     Status,
     Tournament,
+    from_data,
     join,
     leave,
     new,
@@ -30,6 +32,7 @@ from bot.tournaments import (
     record_result,
     standings,
     start,
+    to_data,
     to_trf,
 )
 
@@ -204,6 +207,8 @@ def check_finished(t: Tournament) -> int:
     """At the end: the TRF reads back as the tournament; a Swiss's rounds all pass the library's
     checker (when a bye scores 1: the checker scores every bye 1); the standings equal a plain
     recomputation from the TRF.  Returns the rounds the checker passed."""
+    # Stored as JSON and read back, it is the same tournament.
+    assert from_data(json.loads(json.dumps(to_data(t)))) == t
     trf = to_trf(t)
     parsed = parse_trf(trf)
     by_sn = {p["starting_number"]: p for p in parsed["players"]}

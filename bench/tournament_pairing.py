@@ -1,0 +1,109 @@
+"""Pairing speed of a big Swiss, and the 1,000 simulated tournaments of issue 32.
+
+Run from the repository root::
+
+    python bench/tournament_pairing.py                   # 200 players, 5 rounds: time per round
+    python bench/tournament_pairing.py --players 40 --rounds 7
+    python bench/tournament_pairing.py --simulate 1000   # 1,000 random tournaments, every check
+
+The first form plays a seeded Swiss through ``bot.tournaments`` (results at random: wins, draws,
+a few forfeits) and times ``pair_next_round`` for each round (the history is derived from the
+results and the FIDE Dutch system pairs it, in caissify-pairings).  It prints each round's time,
+the median and the maximum, and their ratio to the target of issue 32: at most 2 s a round for
+200 players on this machine (a ratio above 1 misses it).
+
+The second form plays the tournaments of tests/tournaments/simulation.py for seeds 0..N-1 (the
+suite plays the first 240): every Swiss round through the library's checker, round robins against
+the Berger tables, no pair twice, one bye each, standings recomputed from the TRF export.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bot.tournaments import (  # noqa: E402
+    Format,
+    Player,
+    Settings,
+    Status,
+    join,
+    new,
+    pair_next_round,
+    record_result,
+    start,
+)
+
+TARGET_SECONDS = 2.0
+
+
+def big_swiss(players: int, rounds: int, seed: int) -> list[float]:
+    rng = random.Random(seed)
+    t = new(Settings(Format.SWISS, rounds=rounds))
+    for i in range(players):
+        t = join(t, Player(f"p{i}", f"Player {i}", rng.randint(1000, 2400)))
+    began = time.perf_counter()
+    t = start(t)
+    times = [time.perf_counter() - began]
+    print(f"round 1: {times[0]:.3f} s", flush=True)
+    while True:
+        for p in t.rounds[-1].pairings:
+            if not p.decided:
+                result = rng.choices(["1-0", "0-1", "1/2-1/2", "+-", "-+"], [42, 38, 16, 2, 2])[0]
+                t = record_result(t, len(t.rounds), p.white, result)
+        if t.status is Status.FINISHED:
+            return times
+        began = time.perf_counter()
+        t = pair_next_round(t)
+        times.append(time.perf_counter() - began)
+        print(f"round {len(t.rounds)}: {times[-1]:.3f} s", flush=True)
+
+
+def simulate(count: int) -> None:
+    from tests.tournaments.simulation import play
+
+    began = time.perf_counter()
+    paired = checked = rematches = ended = swiss = 0
+    for seed in range(count):
+        out = play(seed)
+        paired += out.rounds_paired
+        checked += out.rounds_checked
+        rematches += out.forfeit_rematches
+        ended += out.tournament.ended_early
+        swiss += out.tournament.settings.format is Format.SWISS
+    took = time.perf_counter() - began
+    print(f"{count} tournaments ({swiss} Swiss, {count - swiss} round robins) in {took:.1f} s: "
+          f"{paired} rounds paired and checked, {checked} Swiss rounds passed caissify's checker, "
+          f"{ended} Swiss ended with no legal round left, {rematches} pairs met again after a forfeit")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--simulate", type=int, default=0, metavar="N", help="play N random tournaments instead")
+    args = parser.parse_args()
+    # The engine logs a warning for each round it cannot pair completely (the simulation ends those).
+    logging.getLogger("caissify_pairings").setLevel(logging.ERROR)
+    if args.simulate:
+        simulate(args.simulate)
+        return
+    times = big_swiss(args.players, args.rounds, args.seed)
+    later = times[1:] or times
+    median, worst = statistics.median(later), max(later)
+    print(f"{args.players} players, rounds 2-{len(times)} (round 1 needs no history): "
+          f"median {median:.2f} s, max {worst:.2f} s; "
+          f"ratio to the {TARGET_SECONDS:.0f} s target: median {median / TARGET_SECONDS:.2f}, "
+          f"max {worst / TARGET_SECONDS:.2f} ({'met' if worst <= TARGET_SECONDS else 'missed'})")
+
+
+if __name__ == "__main__":
+    main()

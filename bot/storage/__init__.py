@@ -1,7 +1,9 @@
-"""Storage behind one typed contract (``base.Store``, records in ``records``); the SQLite backend
-(``sqlite.SQLiteStore``) is the default, the PostgreSQL one (``postgres.PostgresStore``, for a
-``postgresql://`` URL: ``opening.open_store``) needs the ``postgres`` extra and is imported only when
-such a URL is opened.  Reached only through the game service."""
+"""Storage behind one typed contract (``base.Store``: the flat methods of ``contract`` and the
+repositories on them; records in ``records``), each query written once (``sql.SqlStore``, with a
+``Dialect`` per database).  The SQLite backend (``sqlite.SQLiteStore``) is the default; the
+PostgreSQL one (``postgres.PostgresStore``, for a ``postgresql://`` URL: ``opening.open_store``)
+needs the ``postgres`` extra and is imported only when such a URL is opened.  Reached only through
+the game service."""
 
 from .base import (
     BOT_ID,

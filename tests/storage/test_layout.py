@@ -120,3 +120,12 @@ def test_every_contract_query_is_written_once_in_the_query_layer() -> None:
     queries = {name for name in dir(Contract) if not name.startswith("_")} - LIFETIME
     assert abstract <= LIFETIME
     assert all(name in SqlStore.__dict__ for name in queries), sorted(q for q in queries if q not in SqlStore.__dict__)
+
+
+def test_the_dialect_turns_question_marks_into_the_drivers_marks() -> None:
+    from bot.storage.sql import POSTGRESQL, SQLITE
+
+    statement = "SELECT value FROM meta WHERE key=? AND value LIKE '5%' LIMIT ?"
+    assert SQLITE.sql(statement) == statement
+    assert POSTGRESQL.sql(statement) == "SELECT value FROM meta WHERE key=%s AND value LIKE '5%%' LIMIT %s"
+    assert (SQLITE.meta_number(1.5), POSTGRESQL.meta_number(1.5)) == (1.5, "1.5")

@@ -212,7 +212,8 @@ def test_daily_on_by_someone_who_is_not_an_admin_is_refused_and_changes_nothing(
 
 
 def test_daily_on_defaults_to_nine_in_madrid_and_the_chats_variant(daily):
-    assert daily.subscribe() == t("en", "daily.on", time="09:00", zone="Europe/Madrid", variant="Italian draughts")
+    assert daily.subscribe() == t("en", "daily.on", time="09:00", zone="Europe/Madrid",
+                                  variant=t("en", "variant.italian"))
     sub = daily.storage.subscription(PLATFORM, GROUP)
     assert (sub.time, sub.timezone, sub.variant, sub.active) == ("09:00", "Europe/Madrid", "italian", True)
     # A Spanish-speaking chat's default variant is Spanish draughts; a chat's chosen variant wins.
@@ -249,7 +250,7 @@ def test_an_unknown_time_zone_is_refused_and_the_setting_is_kept(daily):
 def test_daily_shows_the_setting_and_daily_off_ends_it(daily):
     daily.subscribe("08:15 Europe/Rome italian")
     assert daily.text("bob", "/daily") == t("en", "daily.show", time="08:15", zone="Europe/Rome",
-                                            variant="Italian draughts")
+                                            variant=t("en", "variant.italian"))
     assert daily.text("ana", "/daily off", admin=True) == t("en", "daily.off")
     assert not daily.storage.subscription(PLATFORM, GROUP).active
     assert daily.text("bob", "/daily") == t("en", "daily.none")
@@ -429,7 +430,7 @@ def test_each_chat_is_posted_in_its_own_time_zone(daily):
 
 
 @pytest.mark.parametrize("lang, white, black", [
-    ("en", "White to play and win", "Black to play and win"),
+    ("en", t("en", "puzzle.to_win.W"), t("en", "puzzle.to_win.B")),
     ("es", "juegan las blancas y ganan", "juegan las negras y ganan"),
     ("it", "il Bianco muove e vince", "il Nero muove e vince"),
 ])

@@ -13,6 +13,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from catalog_text import Phrase, pattern
 from telegram_fake_api import GROUP
 
 from bot.i18n import t
@@ -44,15 +45,19 @@ def photos_after(tg, index: int) -> list:
     return [c for c in tg.http.calls[index:] if c.method == "sendPhoto" and c.status == 200]
 
 
-async def wait_for_photo(tg, contains: str, after: int, timeout: float = 10.0):
-    """The first photo sent after call ``after`` whose caption holds ``contains`` (waiting for it)."""
+async def wait_for_photo(tg, said: Phrase, after: int, timeout: float = 10.0):
+    """The first photo sent after call ``after`` whose caption says ``said`` (waiting for it)."""
     give_up = time.monotonic() + timeout
     while time.monotonic() < give_up:
         for call in photos_after(tg, after):
-            if contains in (call.params.get("caption") or ""):
+            if said.search(call.params.get("caption") or ""):
                 return call
         await asyncio.sleep(0.01)
-    raise AssertionError(f"no photo with {contains!r} within {timeout} s")
+    raise AssertionError(f"no photo saying {said!r} within {timeout} s")
+
+
+BOT_2 = t("en", "bot.name_start", level=2)
+BOT_2_PLAYED = pattern("en", "bot.played", bot=BOT_2, id=1)
 
 
 async def test_play_move_and_the_bots_answer_delivered_by_a_delivery_round(bot_tg):
@@ -100,20 +105,20 @@ async def test_the_running_delivery_task_brings_the_bots_moves_on_its_own(bot_tg
     try:
         before = len(tg.http.calls)
         await tg.say("bob", "/play italian black level 2")            # Bob's client is English: the bot opens
-        opened = await wait_for_photo(tg, "Bot (level 2) played", before)
+        opened = await wait_for_photo(tg, BOT_2_PLAYED, before)
         first = tg.storage.moves(1)
         assert [m.by_user for m in first] == [BOT_ID]
-        assert f"Bot (level 2) played {first[0].notation} (game #1)." in opened.params["caption"]
+        assert t("en", "bot.played", bot=BOT_2, move=first[0].notation, id=1) in opened.params["caption"]
         # Bob answers with a button of that very board: a move (in a group each move is a button).
         board = tg.http.bot_messages(CHAT, "photo")[-1]
         destination = buttons(opened)[0]
         before = len(tg.http.calls)
         await tg.press("bob", destination, board.message_id)
         assert tg.storage.moves(1)[1].by_user == "2"                  # Bob's move (the bot may answer already)
-        answered = await wait_for_photo(tg, "Bot (level 2) played", before)
+        answered = await wait_for_photo(tg, BOT_2_PLAYED, before)
         moves = tg.storage.moves(1)
         assert [m.by_user for m in moves] == [BOT_ID, "2", BOT_ID]
-        assert f"played {moves[-1].notation} (game #1)." in answered.params["caption"]
+        assert t("en", "bot.played", bot=BOT_2, move=moves[-1].notation, id=1) in answered.params["caption"]
         pos = Position.start("italian")
         for m in moves:
             pos = pos.play(pos.parse_move(m.notation))
@@ -133,14 +138,14 @@ async def test_an_analysis_reaches_the_chat_as_a_picture_and_a_pdn_file(bot_tg):
     await tg.say("ana", "/resign")
     assert tg.storage.game(1).result_reason == "resign"
     await tg.say("bob", "/analysis")
-    assert tg.http.named("sendMessage")[-1].params["text"].startswith("Analysing game #1…")
+    assert pattern("en", "analysis.started", id=1).match(tg.http.named("sendMessage")[-1].params["text"])
     assert await asyncio.to_thread(tg.service.settle, 20)
     before = len(tg.http.calls)
     assert await tg.adapter.delivery_round() == 1
     sent = [c for c in tg.http.calls[before:] if c.status == 200]
     assert [c.method for c in sent] == ["sendPhoto", "sendDocument"]
     photo, document = sent
-    assert photo.params["caption"].startswith("Analysis of game #1: Ana - Bob")
+    assert photo.params["caption"].startswith(t("en", "analysis.title", id=1, white="Ana", black="Bob"))
     assert "22-19" in photo.params["caption"] and tg.http.upload(photo).startswith(PNG)
     pdn = tg.http.upload(document).decode("utf-8")
     assert '[Annotator "draughts-bot"]' in pdn and "22-19" in pdn

@@ -68,7 +68,7 @@ LAYERS: tuple[Layer, ...] = (
     Layer("use cases", ("bot.service.features.*", "bot.service.usecases.*"),
           must_not_import=("bot.platforms.*", "renderers.*", *ROOTS,
                            # nor words or draws anything: the chat layer and its presenters do
-                           "bot.i18n.*", "bot.service.chat", "bot.service.presenters", "bot.service.present_games",
+                           "bot.i18n.*", "bot.service.chat.*", "bot.service.presenters", "bot.service.present_games",
                            "bot.service.present_challenges", "bot.service.present_puzzles",
                            "bot.service.present_stats", "bot.service.present_notices", "bot.service.boards",
                            "bot.service.wording",

@@ -14,12 +14,33 @@ the same parsing: a slash command's options are written back as the words a user
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
 from bot.rules.notation import looks_like_move
 from bot.service import present_puzzles, present_stats, presenters
+from bot.service.chat.context import (
+    DONE_WORDS,
+    Ctx,
+    asks_for_history,
+    display_name,
+    game_meant,
+    replied_game,
+    replied_post,
+    start_link,
+    with_links,
+)
+from bot.service.chat.links import (
+    INLINE_ACCEPT,
+    INLINE_CHAT,
+    WEB_BUTTON,
+    WEB_START,
+    InlineArticle,
+    WebLinks,
+    offer_action,
+    parse_offer_action,
+)
 from bot.service.commands import (
     DEFAULT_MOVE_SECONDS,
     MAX_TEXT,
@@ -36,12 +57,10 @@ from bot.service.commands import (
 )
 from bot.service.compose import UseCases
 from bot.service.events import Button, ChatEvent, Reply
-from bot.service.features.challenges import InlineOffer, OfferTaken, base36
-from bot.service.features.identity import Caller, Player, Where
+from bot.service.features.challenges import OfferTaken
 from bot.service.features.play import GameAnswer
 from bot.service.features.results import GameStarted, MoveOutcome, MoveRequest
 from bot.service.features.results_games import ChallengeRef, GameRef, NoGame, Refused
-from bot.service.features.results_puzzles import PuzzleInPrivate, PuzzleResult
 from bot.service.features.results_stats import (
     AnalysisRequest,
     HistoryRequest,
@@ -70,188 +89,15 @@ from bot.service.registry import (
     button,
     command,
 )
-from bot.service.web import WATCH_MAC, BoardLayer
+from bot.service.web import BoardLayer
 from bot.service.wording import duration, variant_name
 from bot.storage import StorageUnavailable
-from bot.storage.records import ChatRecord, GameRecord
+from bot.storage.records import GameRecord
 
-# The Accept button of an inline offer (Telegram's inline mode): the offer's terms and signature,
-# ``ix:<variant>:<colour><language>:<challenger>:<minute issued>:<nonce>:<signature>`` (numbers in
-# base 36; at most 58 bytes of the 64 Telegram allows).  Signed rather than stored, so an offer
-# typed but never sent, or sent and never accepted, writes nothing, and no /setinlinefeedback is
-# needed (chosen_inline_result updates are off unless BotFather's setting turns them on).
-INLINE_ACCEPT = "ix"
-# The chat of an inline message, the only place an offer's Accept is taken (Telegram's adapter
-# names them so: bot/platforms/telegram/inline.py).
-INLINE_CHAT = "inline:"
-_COLOR_CODES = {"white": "w", "black": "b", "random": "r"}
-_OFFER_ACTION = re.compile(r"ix:([a-z]{1,12}):([wbr])([a-z]{2}):([0-9]{1,16}):([0-9a-z]{1,6}):([0-9a-z]{1,5})"
-                           r":([A-Za-z0-9_-]{12})")
-
-
-@dataclass(frozen=True)
-class InlineArticle:
-    """One result offered to a user typing ``@bot`` in any chat: what the list shows (title,
-    description) and the message it sends (text, an Accept button)."""
-
-    id: str
-    title: str
-    description: str
-    text: str
-    accept: Button
-
-
-def offer_action(offer: InlineOffer, signature: str) -> str:
-    return ":".join((INLINE_ACCEPT, offer.variant, _COLOR_CODES[offer.color] + offer.lang, offer.challenger_id,
-                     base36(offer.issued), offer.nonce, signature))
-
-
-def parse_offer_action(platform: str, action: str) -> tuple[InlineOffer, str] | None:
-    """The offer and signature an Accept button carries (attacker-controlled: only its shape is
-    checked here, the signature by the use case), or None when it is no offer's."""
-    found = _OFFER_ACTION.fullmatch(action) if len(action.encode()) <= 64 else None
-    if found is None or found[3] not in LANGUAGES:
-        return None
-    variant, color, lang, challenger, issued, nonce, signature = found.groups()
-    colors = {code: name for name, code in _COLOR_CODES.items()}
-    return InlineOffer(platform, challenger, variant, colors[color], lang, int(issued, 36), nonce), signature
-
-
-# The Open board button under a board where the web board runs (Discord): ``wb:<game>``; its press
-# answers the presser alone with their own seat link, or the spectator link.
-WEB_BUTTON = "wb"
-# ``/start w<game>s<mac>`` (Telegram's deep link t.me/<bot>?start=w<game>s<mac>): the board of that
-# game, in the private chat the link opens; ``<mac>`` is the game's spectator signature (without
-# it, only a player of the game gets a link: a number alone shows nothing).
-WEB_START = re.compile(r"w([0-9]{1,9})(?:s(" + WATCH_MAC + "))?")
-_WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
-_BOT_USERNAME = re.compile(r"[A-Za-z0-9_]{4,32}")
-
-
-@dataclass(frozen=True)
-class WebLinks:
-    """Where the web board is, while an adapter serves it (``ChatLayer.web``): ``url`` its public
-    base address (no trailing slash); ``telegram_app`` the Mini App's short name (@BotFather's
-    /newapp) when there is one; ``board`` the service's board layer, which signs seat links."""
-
-    url: str
-    board: BoardLayer
-    telegram_app: str | None = None
-
-    def seat(self, game_id: int, platform: str, user_id: str | None) -> str:
-        """The page of a game with ``user_id``'s seat in it when they play it (else a spectator's)."""
-        return self.url + self.board.link_path(game_id, platform, user_id)
-
-    def spectator(self, game_id: int) -> str:
-        """The spectator's page of a game (signed: only for those who may watch it)."""
-        return f"{self.url}/g/{game_id}?t={self.board.watch_token(game_id)}"
-
-    def mini_app(self, game_id: int, bot_username: str | None) -> str | None:
-        """The Mini App's direct link to a game (opens inside Telegram, in groups too), or None.  It
-        carries the game's spectator signature: its players get their seat from Telegram's
-        initData, anyone else who has the link watches."""
-        app = self.telegram_app or ""
-        if not (_WEBAPP_NAME.fullmatch(app) and bot_username and _BOT_USERNAME.fullmatch(bot_username)):
-            return None
-        return f"https://t.me/{bot_username}/{app}?startapp=g{game_id}s{self.board.watch_mac(game_id)}"
-
-    def web_app(self, game_id: int) -> str:
-        """The Mini App page itself for a ``web_app`` button (private chats only): the page learns
-        who opened it from Telegram's signed initData (and may watch with the signature)."""
-        return f"{self.url}/tg?g={game_id}s{self.board.watch_mac(game_id)}"
-
-    def start_link(self, game_id: int, bot_username: str) -> str:
-        """The deep link to the private chat with the bot that answers with the game's board
-        (``/start w<game>s<mac>``), for an Open board button without a Mini App."""
-        return f"https://t.me/{bot_username}?start=w{game_id}s{self.board.watch_mac(game_id)}"
-
-
-def display_name(event: ChatEvent) -> str:
-    """The name a chat event's user goes by: their display name cleaned (at most 64 characters),
-    else their handle, else their number."""
-    name = clean_text(event.user_name or "")[:64]
-    return name or (event.username or f"user {event.user_id}")[:64]
-
-
-@dataclass(frozen=True)
-class Ctx:
-    """A chat event being answered: the event, the chat's language and stored record, the time it
-    is served, and the web board's links while an adapter serves it (``ChatLayer.web``).  Only the
-    chat layer reads the event: the use cases get ``caller``."""
-
-    event: ChatEvent
-    lang: str
-    chat: ChatRecord
-    now: float
-    web: WebLinks | None = None
-
-    @property
-    def key(self) -> tuple[str, str]:
-        return self.event.platform, self.event.chat_id
-
-    @property
-    def sent(self) -> float:
-        """When the user acted: the platform's send time if it has one (messages queued while
-        the bot was down must not lose on time for the bot's downtime), never in the future."""
-        sent_at = self.event.sent_at
-        return min(sent_at, self.now) if sent_at is not None else self.now
-
-    @property
-    def caller(self) -> Caller:
-        """Who asks, where and when, as the use cases know it."""
-        ev = self.event
-        by = Player(ev.platform, ev.user_id, display_name(ev), ev.username, ev.language)
-        where = Where(ev.platform, ev.chat_id, private=ev.chat_kind == "private", whisper=ev.can_whisper,
-                      invites=ev.private_link is not None)
-        return Caller(by, where, self.now, self.sent, self.chat)
-
-
-# -- what a message means beyond its words --------------------------------------------------------------
-
-def replied_game(app: UseCases, ctx: Ctx) -> int | None:
-    """The game whose board the message replies to, if it replies to one."""
-    ev = ctx.event
-    if not ev.reply_to:
-        return None
-    return app.runtime.storage.game_of_message(ev.platform, ev.chat_id, str(ev.reply_to))
-
-
-def game_meant(app: UseCases, ctx: Ctx, ref: int | None) -> int | None:
-    """The game a command names: #``ref`` typed, else the board the message replies to."""
-    return ref if ref is not None else replied_game(app, ctx)
-
-
-def replied_post(app: UseCases, ctx: Ctx) -> int | None:
-    """The puzzle post the message replies to, if it replies to one."""
-    ev = ctx.event
-    if not ev.reply_to:
-        return None
-    return app.runtime.storage.post_of_message(ev.platform, ev.chat_id, str(ev.reply_to))
-
-
-def start_link(ctx: Ctx, payload: str) -> str | None:
-    """The link that opens the user's private chat with the bot on ``/start <payload>``, where the
-    platform has one (Telegram)."""
-    link = ctx.event.private_link
-    return link.format(payload=payload) if link else None
-
-
-def with_links(ctx: Ctx, outcome: PuzzleResult) -> PuzzleResult:
-    """A puzzle waiting in the private chat, with the link that opens it there."""
-    if isinstance(outcome, PuzzleInPrivate):
-        payload = present_puzzles.puzzle_start(outcome.post_id, outcome.token) or ""
-        return replace(outcome, link=start_link(ctx, payload) or "")
-    return outcome
-
-
-# Words after /games that ask for finished games (/games done, /partidas terminadas...).
-DONE_WORDS = ("done", "finished", "history", "old", "terminadas", "acabadas", "historial", "finite", "concluse",
-              "storico", "cronologia")
-
-
-def asks_for_history(args: list[str]) -> bool:
-    """Whether /games was given a word asking for finished games."""
-    return bool(args) and fold(args[0]) in DONE_WORDS
+# What the facade and the tests take from the chat layer's package.
+__all__ = ["DONE_WORDS", "INLINE_ACCEPT", "INLINE_CHAT", "WEB_BUTTON", "WEB_START", "ChatLayer", "Ctx", "InlineArticle",
+           "WebLinks", "asks_for_history", "display_name", "game_meant", "notify_request", "offer_action",
+           "parse_offer_action", "replied_game", "replied_post", "start_link", "with_links"]
 
 
 class ChatLayer:

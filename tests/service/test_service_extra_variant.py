@@ -10,6 +10,7 @@ PDN tags, the engine's weights, the board picture) must follow from the table.
 from __future__ import annotations
 
 import pytest
+from catalog_text import pattern
 
 from bot.i18n import LANGUAGES, catalog, t
 from bot.rules import VARIANTS, CapturePriority, Game, Position, Variant, read_pdn
@@ -118,9 +119,9 @@ def test_the_bot_plays_and_analyses_the_new_variant(threads, mini):
     chat.say("ana", f"/resign #{game.id}")
     chat.say("ana", f"/resign #{game.id}")
     assert chat.game(game.id).status == "finished"
-    assert chat.text("ana", f"/analysis #{game.id}").startswith(f"Analysing game #{game.id}")
+    assert pattern("en", "analysis.started", id=game.id).match(chat.text("ana", f"/analysis #{game.id}"))
     assert chat.service.settle(SETTLE)
-    [report] = [r for r in outbox(chat) if r.text.startswith(f"Analysis of game #{game.id}:")]
+    [report] = [r for r in outbox(chat) if pattern("en", "analysis.title", id=game.id).match(r.text)]
     assert report.image is not None and report.image.startswith(PNG)
     assert read_pdn(report.document[1].decode("utf-8"))[0].variant.id == "mini"
     assert t("en", "variant.mini") == "Mini draughts (6x6)"

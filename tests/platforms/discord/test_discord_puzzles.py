@@ -93,7 +93,7 @@ async def test_daily_on_needs_manage_server(h: Harness):
     assert (sub.time, sub.timezone, sub.variant, sub.active) == ("07:45", "Europe/Rome", "triestina", True)
     token = await slash(h, "daily", "bob")
     assert h.only_answer(token).content == t("en", "daily.show", time="07:45", zone="Europe/Rome",
-                                              variant="Triestina draughts")
+                                              variant=t("en", "variant.triestina"))
     token = await slash(h, "daily", "bob", {"action": "off"})
     assert h.only_answer(token).content == t("en", "error.admins_only", command="daily")
     token = await slash(h, "daily", "ana", {"action": "off"}, admin=True)
@@ -218,7 +218,7 @@ async def test_manage_channels_is_enough_to_start_the_daily_puzzle(h: Harness):
     payload["member"]["permissions"] = str(permissions | (1 << 4))        # Manage Channels
     token = await feed(h, payload)
     assert h.only_answer(token).content == t("en", "daily.on", time="09:00", zone="Europe/Madrid",
-                                              variant="Spanish draughts")
+                                              variant=t("en", "variant.spanish"))
     assert h.storage.subscription(PLATFORM, str(CHANNEL_ID)).variant == "spanish"
 
 

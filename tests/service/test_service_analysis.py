@@ -220,7 +220,8 @@ def test_analysis_of_a_finished_game_against_the_bot(an):
     assert analysing(game).match(an.text("ana", "/analysis"))
     assert an.service.settle(SETTLE)
     [report] = reports(an, game)
-    assert report.text.splitlines()[0] == t("en", "analysis.title", id=game, white="Ana", black="Bot (level 1)")
+    bot_name = t("en", "bot.name", level=1)
+    assert report.text.splitlines()[0] == t("en", "analysis.title", id=game, white="Ana", black=bot_name)
     [parsed] = read_pdn(report.document[1].decode("utf-8"))
     assert [str(m) for m in parsed.moves] == [m.notation for m in an.moves(game)]
     # The annotated PDN says who the bot was, as /pdn does.

@@ -164,7 +164,7 @@ def test_play_as_black_lets_the_bot_open_and_its_move_arrives_through_the_outbox
     played = chat.moves(game)[0]
     assert played.by_user == BOT_ID
     assert str(Position.start("italian").parse_move(played.notation)) == played.notation      # legal
-    assert said.text.startswith(t("en", "bot.played", bot="Bot (level 1)", move=played.notation, id=game))
+    assert said.text.startswith(t("en", "bot.played", bot=bot_subject(1), move=played.notation, id=game))
     assert to_move("en", "Ana", "black").search(said.text), said.text
     assert said.image.startswith(PNG) and said.game_id == game
     legal = {m.start for m in Position.from_fen("italian", row.fen).legal_moves()}
@@ -278,7 +278,8 @@ def test_a_move_typed_while_the_bot_thinks_is_refused_and_the_answer_does_not_wa
     assert not chat.service.settle(0.05)
     before = chat.snapshot()
     refused = chat.text("ana", f"/m #{game} 21-17")
-    assert t("en", "err.not_your_turn", name="Bot (level 1)", to_name="Bot (level 1)") in refused
+    named = tr("en", "bot.name", level=1)
+    assert t("en", "err.not_your_turn", name=named, to_name=tr("en", "name.to", name=named)) in refused
     assert chat.snapshot() == before
     assert executor.run_all() == 1
     assert chat.service.settle(1.0)
@@ -302,8 +303,8 @@ def test_the_board_during_the_bots_turn_says_it_is_thinking_not_that_its_time_ru
     chat.say("ana", "/m 22-18")
     assert chat.game(game).deadline_at is None
     text = chat.text("ana", "/board")
-    assert t("en", "game.to_move_last_minute", to_name="Bot (level 1)", color=t("en", "color.black")) not in text
-    assert t("en", "bot.thinking", bot="Bot (level 1)") in text
+    assert not to_move("en", tr("en", "bot.name", level=1), "black").search(text)
+    assert thinking(1) in text
 
 
 # -- what /games and /pdn say --------------------------------------------------------------------------
@@ -345,7 +346,7 @@ def test_a_draw_offered_to_the_bot_in_the_start_position_is_declined(bot):
     game, _ = start_bot_game(bot, "italian white level 3")
     before = bot.game(game)
     text = bot.text("ana", "/draw")
-    assert text == t("en", "bot.draw_declined", bot="Bot (level 3)")
+    assert text == t("en", "bot.draw_declined", bot=bot_subject(3))
     after = bot.game(game)
     assert after.status == "active" and after.draw_offer is None and after.version == before.version
 
@@ -354,7 +355,7 @@ def test_a_draw_offered_to_the_bot_when_it_is_clearly_lost_is_accepted(bot):
     # Ana (white, to move) has four men against one.
     game = bot_game_from(bot, "W:W21,22,23,24:B4")
     text = bot.text("ana", f"/draw #{game}")
-    assert t("en", "bot.draw_accepted", bot="Bot (level 1)") in text
+    assert t("en", "bot.draw_accepted", bot=bot_subject(1)) in text
     row = bot.game(game)
     assert (row.status, row.result_score, row.result_reason) == ("finished", "1/2-1/2", "agreement")
     assert tr("en", "result.draw.agreement") in text
@@ -363,7 +364,8 @@ def test_a_draw_offered_to_the_bot_when_it_is_clearly_lost_is_accepted(bot):
 def test_the_human_resigns_against_the_bot(bot):
     game, _ = start_bot_game(bot, "italian white level 1")
     first = bot.text("ana", "/resign")
-    assert "Bot (level 1)" in first and bot.game(game).status == "active"
+    assert says(first, "en", "resign.confirm", name="Ana", id=game, other=tr("en", "bot.name", level=1))
+    assert bot.game(game).status == "active"
     second = bot.resign("ana")
     row = bot.game(game)
     assert (row.status, row.result_reason, row.winner) == ("finished", "resign", "B")

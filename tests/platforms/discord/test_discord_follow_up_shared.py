@@ -64,7 +64,8 @@ async def test_another_process_delivers_the_bots_move_as_a_follow_up_of_the_inte
     assert not h.fake.requests(method="POST", path_end=POSTS)
     follow_up = h.fake.answers(token)[-1]
     bot_move = h.storage.moves(1)[-1].notation
-    assert follow_up.content.startswith(t("en", "bot.played", bot="Bot (level 1)", move=bot_move, id=1))
+    assert follow_up.content.startswith(t("en", "bot.played", bot=t("en", "bot.name_start", level=1), move=bot_move,
+                                                    id=1))
     assert not follow_up.ephemeral and follow_up.filenames() == ["board.png"]
     assert [m.status for m in h.storage.find_outbox()] == ["sent"]
     # Its buttons work like any board's, in the first process too.

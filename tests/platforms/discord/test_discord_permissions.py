@@ -60,7 +60,8 @@ async def test_the_bots_reply_move_comes_as_a_follow_up_where_it_may_not_post(bo
     bot_move = h.storage.moves(1)[-1].notation
     follow_up = h.fake.answers(token)[-1]
     assert not follow_up.ephemeral and follow_up.filenames() == ["board.png"]
-    assert follow_up.content.startswith(t("en", "bot.played", bot="Bot (level 1)", move=bot_move, id=1))
+    assert follow_up.content.startswith(t("en", "bot.played", bot=t("en", "bot.name_start", level=1), move=bot_move,
+                                                    id=1))
     assert [m.status for m in h.storage.find_outbox()] == ["sent"]
     # Its buttons work like any board's.
     assert h.storage.game_of_message("discord", str(CHANNEL_ID), str(follow_up.id)) == 1

@@ -3,6 +3,8 @@
 Every import of our own packages in ``bot/`` and ``renderers/`` is read from the source with
 ``ast`` (imports inside functions and under ``TYPE_CHECKING`` included: a type-only import is a
 dependency as well) and checked against ``LAYERS``.  A module may always import its own layer.
+The same imports must form no cycle (issue 31): no module imports, through any chain, one that
+imports it back.
 
 To tighten a rule, shrink a layer's ``may_import`` or grow its ``must_not_import``, or delete an
 entry of ``KNOWN_EXCEPTIONS`` once the import it names is gone (the test says when one is stale).
@@ -91,14 +93,6 @@ LAYERS: tuple[Layer, ...] = (
 # Imports that break a rule today, each with why it is still there.  Remove an entry when its
 # import goes; test_known_exceptions_still_occur fails on an entry that no longer applies.
 KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
-
-# Modules that import each other today (issue 31, item 2), each knot exactly as found.  Every other
-# knot fails test_no_import_cycles; test_known_cycles_still_occur says when an entry is stale (the
-# knot is gone or changed): delete it then, so the set only shrinks.
-KNOWN_CYCLES: frozenset[frozenset[str]] = frozenset({
-    # The rules knot (errors: a position's words; notation and position: each other's types).
-    frozenset({"bot.rules.errors", "bot.rules.notation", "bot.rules.position"}),
-})
 
 
 @dataclass(frozen=True)
@@ -256,15 +250,9 @@ def test_no_import_cycles() -> None:
     hide behind a deferred or type-only import.  A knot is undone by moving what both sides need
     into a module below them, or by handing one side what it needs (a protocol, an object)."""
     found = repo_imports()
-    knots = [knot for knot in import_cycles(found) if knot not in KNOWN_CYCLES]
+    knots = import_cycles(found)
     assert not knots, (f"{sum(map(len, knots))} modules in {len(knots)} import cycles:\n"
                        + "\n".join(describe_knot(knot, found) for knot in knots))
-
-
-def test_known_cycles_still_occur() -> None:
-    """A knot that was undone (or changed) leaves KNOWN_CYCLES, so it cannot come back unseen."""
-    stale = [sorted(knot) for knot in KNOWN_CYCLES if knot not in set(import_cycles(repo_imports()))]
-    assert not stale, f"no longer a knot as listed: remove from KNOWN_CYCLES (and list a changed one anew): {stale}"
 
 
 def test_every_layer_covers_modules() -> None:

@@ -8,6 +8,7 @@ colour and the result (``1``, ``=``, ``0``, forfeits ``+``/``-``, a pending game
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from caissify_pairings.trf import write_trf
@@ -22,8 +23,10 @@ NAME_WIDTH = 33
 
 
 def trf_name(name: str) -> str:
-    ascii_name = name.encode("ascii", "replace").decode("ascii").replace("\n", " ")
-    return ascii_name[:NAME_WIDTH]
+    """Accents dropped (Núñez: Nunez), other characters as ?, cut to the column's width."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c))
+    ascii_name = plain.encode("ascii", "replace").decode("ascii")
+    return " ".join(ascii_name.split())[:NAME_WIDTH]
 
 
 def to_trf(t: Tournament) -> str:

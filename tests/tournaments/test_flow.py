@@ -26,6 +26,7 @@ from bot.tournaments import (
     to_trf,
     winner,
 )
+from bot.tournaments.trf import trf_name
 
 
 def with_players(settings: Settings, n: int) -> Tournament:
@@ -170,3 +171,16 @@ def test_a_swiss_with_no_legal_round_left_ends() -> None:
     t = pair_next_round(t)
     assert t.ended_early and t.status is Status.FINISHED and len(t.rounds) == 2
     assert winner(t) == standings(t)[0].player
+
+
+def test_the_trf_names_fit_its_column() -> None:
+    assert trf_name("Ana Núñez") == "Ana Nunez"
+    assert trf_name("Łukasz\n🎉") == "?ukasz ?"
+    assert len(trf_name("x" * 50)) == 33
+
+
+def test_a_running_round_is_exported_with_blank_results() -> None:
+    t = start(with_players(Settings(Format.SWISS, rounds=2), 3))
+    lines = [line for line in to_trf(t).splitlines() if line.startswith("001")]
+    # Seed 1 plays seed 2 (white, no result yet); seed 3 has the bye.
+    assert lines[0][91:101] == "   2 w    " and lines[2][91:101] == "0000 - U  "

@@ -7,6 +7,7 @@ import json
 import time
 import warnings
 
+from catalog_text import says
 from telegram_fake_api import GROUP, NOT_MODIFIED, QUERY_INVALID, USERS
 
 
@@ -21,7 +22,7 @@ async def test_challenge_accept_and_board_photo_with_buttons(tg):
     assert "Reto #1" in text                                   # Ana's client is Spanish
     await tg.say("bob", "/accept")
     call = tg.http.named("sendPhoto")[-1]
-    assert "Game #1 starts" in call.params["caption"]
+    assert says(call.params["caption"], "en", "game.started", id=1)
     png = call.files["photo"]
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) < 40_000
     # In a group every move is a button of its own (one press, one post: issue 29, item 6).

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot import config, engine_workers
+from bot.ai import jit
 from bot.service import capacity
 
 log = logging.getLogger("bot.service.thinking")
@@ -187,8 +188,6 @@ class Thinker:
             if not self._own or not self._warming or self._first_start_asked:
                 return False
             self._first_start_asked = True
-        from bot.ai import jit
-
         return jit.needs_compiling()
 
     def busy(self, key: Hashable) -> bool:

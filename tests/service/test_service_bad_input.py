@@ -224,7 +224,7 @@ def test_new_with_nonsense_arguments(chat, game):
                                   "white@bob", "\u202e\u200f!"])
 def test_new_with_other_nonsense_creates_no_challenge(chat, args):
     replies = chat.say("ana", f"/new {args}")
-    assert "Example: /new" in replies[0].text
+    assert en("new.usage") in replies[0].text
     assert chat.rows("challenges") == []
 
 

@@ -144,5 +144,5 @@ def test_two_services_ticking_together_send_one_reminder_and_one_result(chat, se
     now[0] += 10 * 60
     a, b = race([one.tick, two.tick])
     assert len(a) + len(b) == 1
-    assert "ran out of time" in (a + b)[0].reply.text
+    assert en("result.win.time", winner="Bob", loser="Ana") in (a + b)[0].reply.text
     assert chat.game(game).result_reason == "time"

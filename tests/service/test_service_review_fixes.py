@@ -75,7 +75,7 @@ def test_a_move_sent_after_the_deadline_loses_on_time(chat):
     game_id = chat.new_game(extra="1h")
     chat.now[0] += 3700
     event = dataclasses.replace(chat.event("ana", "/m 22-18"), sent_at=chat.now[0] - 10)
-    assert "ran out of time" in chat.check(chat.service.handle(event))[0].text
+    assert en("result.win.time", winner="Bob", loser="Ana") in chat.check(chat.service.handle(event))[0].text
     assert chat.moves(game_id) == [] and chat.game(game_id).result_reason == "time"
 
 

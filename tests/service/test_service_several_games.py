@@ -18,7 +18,7 @@ def two_games(chat):
 def test_player_with_two_games_must_say_which(chat, two_games):
     before = chat.snapshot()
     text = chat.text("ana", "/m 22-18")
-    assert "several games" in text and "#1" in text and "#2" in text
+    assert en("game.which") in text and "#1" in text and "#2" in text
     assert chat.snapshot() == before
 
 
@@ -43,7 +43,7 @@ def test_player_with_two_games_replies_to_the_board(chat, two_games):
 
 def test_reply_to_an_unknown_message_still_asks_which(chat, two_games):
     before = chat.snapshot()
-    assert "several games" in chat.text("ana", "/m 22-18", reply_to="msg-999")
+    assert en("game.which") in chat.text("ana", "/m 22-18", reply_to="msg-999")
     assert chat.snapshot() == before
 
 
@@ -82,7 +82,7 @@ def test_game_id_of_another_chat_is_unknown(chat, two_games):
 
 def test_board_and_resign_with_two_games(chat, two_games):
     first, second = two_games
-    assert "several games" in chat.text("ana", "/resign")
+    assert en("game.which") in chat.text("ana", "/resign")
     assert chat.say("ana", f"/board #{second}")[0].game_id == second
     chat.resign("ana", f"/resign #{second}")
     assert chat.game(second).status == "finished" and chat.game(first).status == "active"

@@ -104,11 +104,11 @@ VARIABLES: tuple[Variable, ...] = (
              "processes sending for one bot)", "on in webhook mode, else off", "`0` or `1`"),
     Variable("TELEGRAM_WEBAPP_NAME", "the Mini App's short name registered with @BotFather (`/newapp`, URL "
              "`WEB_URL/tg`): boards and `/web` in groups open it", "none: links in private",
-             "3-30 of `A-Za-z0-9_` (anything else is ignored, with a warning)"),
+             "3-30 of `A-Za-z0-9_`"),
     Variable("WEB_URL", "the web board's public https address; setting it turns the board on in the Telegram and "
-             "Discord bots (`docs/web.md`)", "off", "an http(s) URL"),
+             "Discord bots (`docs/web.md`)", "off", "an http(s) URL without query or fragment"),
     Variable("WEB_BASE_URL", "the older name of `WEB_URL` for Telegram's Open board links", "none",
-             "an http(s) URL (anything else is ignored, with a warning)"),
+             "an http(s) URL without query or fragment"),
     Variable("WEB_PORT", "the web board's port where `PORT` is another server's (required in Telegram webhook mode)",
              "`PORT`", "0-65535"),
     Variable("WEB_HOST", "the address the web board listens on", "`0.0.0.0` on a platform, `127.0.0.1` for the "
@@ -233,6 +233,22 @@ def _check_writable(folder: Path) -> None:
 
 
 # -- the web board ---------------------------------------------------------------------------------
+
+# BotFather's rule for a Mini App's short name.
+WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")
+# A public address links are made of: http(s), a host and maybe a path; no query, no fragment.
+PUBLIC_URL = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?")
+
+
+def _links(environ: Mapping[str, str]) -> None:
+    """ConfigError for a public address or Mini App name that no link could be made of."""
+    for name in ("WEB_URL", "WEB_BASE_URL"):
+        text = _text(environ, name).rstrip("/")
+        if text and not PUBLIC_URL.fullmatch(text):
+            raise ConfigError(f"{name}={text!r} is not an http(s) URL without query or fragment")
+    app = _text(environ, "TELEGRAM_WEBAPP_NAME")
+    if app and not WEBAPP_NAME.fullmatch(app):
+        raise ConfigError(f"TELEGRAM_WEBAPP_NAME={app!r} is not a Mini App short name (3-30 letters, digits or _)")
 
 
 @dataclass(frozen=True)
@@ -545,6 +561,7 @@ def from_env(environ: Mapping[str, str]) -> Config:
                               f"compiled search: {err.strerror or err}") from None
     hook = webhook(environ)
     web_beside_webhook(environ, hook is not None)
+    _links(environ)
     return Config(
         telegram_token=_text(environ, "TELEGRAM_BOT_TOKEN") or None,
         discord_token=_text(environ, "DISCORD_BOT_TOKEN") or None,

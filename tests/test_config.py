@@ -174,6 +174,9 @@ def test_repr_shows_no_secret() -> None:
     ({"WEB_PORT": "99999"}, "WEB_PORT='99999' is not a port number"),
     ({"WEB_MAX_STREAMS": "0"}, "WEB_MAX_STREAMS='0' is not a whole number of at least 1"),
     ({"TELEGRAM_WEBHOOK_URL": "https://bot.example.org", "WEB_URL": "https://board.example.org"}, "set WEB_PORT"),
+    ({"WEB_URL": "board.example.org"}, "WEB_URL='board.example.org' is not an http(s) URL"),
+    ({"WEB_BASE_URL": "https://damas.example.org/?x=1"}, "WEB_BASE_URL='https://damas.example.org/?x=1'"),
+    ({"TELEGRAM_WEBAPP_NAME": "my board"}, "TELEGRAM_WEBAPP_NAME='my board' is not a Mini App short name"),
 ])
 def test_a_wrong_value_is_one_line_naming_the_variable(values: dict[str, str], fragment: str) -> None:
     with pytest.raises(ConfigError) as err:

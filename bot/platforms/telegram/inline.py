@@ -16,6 +16,8 @@ import logging
 import re
 from collections.abc import Mapping
 
+from bot import config as env_config
+
 log = logging.getLogger(__name__)
 
 INLINE_PREFIX = "inline:"
@@ -27,9 +29,9 @@ WEBAPP_VARIABLE = "TELEGRAM_WEBAPP_NAME"
 # its older name.
 WEB_URL_VARIABLE = "WEB_URL"
 WEB_BASE_VARIABLE = "WEB_BASE_URL"
-_WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
+_WEBAPP_NAME = env_config.WEBAPP_NAME      # BotFather's rule for a Mini App's short name
 _BOT_USERNAME = re.compile(r"[A-Za-z0-9_]{4,32}")
-_WEB_BASE = re.compile(r"https?://[^\s/?#]+(/[^\s?#]*)?")
+_WEB_BASE = env_config.PUBLIC_URL
 _warned: set[tuple[str, str]] = set()
 
 

@@ -223,3 +223,19 @@ def test_the_readmes_layout_names_every_package_and_module() -> None:
     names += [p.name for p in sorted((bot / "platforms").iterdir()) if (p / "__init__.py").exists()]
     missing = [name for name in names if name not in block]
     assert missing == [], f"README's For developers block does not name: {missing}"
+
+
+@pytest.mark.parametrize(("variable", "value"), [("WEB_PORT", "http"), ("DISCORD_SHARD_COUNT", "many"),
+                                                 ("TELEGRAM_SHARED_BUDGET", "maybe"), ("LOG_LEVEL", "loud")])
+def test_the_command_line_refuses_a_wrong_setting_before_anything_starts(
+        variable: str, value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from bot import cli
+
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setenv("DRAUGHTS_DB", str(tmp_path / "bot.db"))
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    assert cli.main(["console"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and len(err.strip().splitlines()) == 1 and f"{variable}={value!r}" in err, err
+    assert not (tmp_path / "bot.db").exists()

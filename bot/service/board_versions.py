@@ -34,7 +34,7 @@ def _key(platform: str, chat_id: str, message_id: str) -> str:
 
 def written_stage(store: Store, platform: str, chat_id: str, message_id: str) -> int | None:
     """The stage last claimed for a board message, or None."""
-    value = store.pending(_key(platform, chat_id, message_id))
+    value = store.settings.pending(_key(platform, chat_id, message_id))
     return value if isinstance(value, int) else None
 
 
@@ -43,15 +43,15 @@ def claim_edit(store: Store, platform: str, chat_id: str, message_id: str, game_
     the message's stage, in the same write transaction): False when the game is already past it or
     a later board was written to that message."""
     def claim() -> bool:
-        row = store.game(game_id)
+        row = store.games.get(game_id)
         if row is not None and stage_of(row) > stage:
             return False
         key = _key(platform, chat_id, message_id)
-        written = store.pending(key)
+        written = store.settings.pending(key)
         if isinstance(written, int) and written > stage:
             return False
         if written != stage:
-            store.set_pending(key, stage)
+            store.settings.set_pending(key, stage)
         return True
 
     return in_transaction(store, claim)
@@ -60,5 +60,5 @@ def claim_edit(store: Store, platform: str, chat_id: str, message_id: str, game_
 def still_current(store: Store, game_id: int, stage: int) -> bool:
     """Whether a board of ``stage`` is still the game's latest (a new board message need not be
     sent for a game that moved on)."""
-    row = store.game(game_id)
+    row = store.games.get(game_id)
     return row is None or stage_of(row) <= stage

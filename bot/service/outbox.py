@@ -154,7 +154,7 @@ class Outbox:
     def say(self, platform: str, chat_id: str, reply: Reply) -> int:
         """Put a message in the outbox (inside the caller's transaction, so it is written together
         with the change that caused it, or not at all); its id."""
-        item = self.storage.enqueue(platform, chat_id, reply.to_json(), self.clock())
+        item = self.storage.outbox.enqueue(platform, chat_id, reply.to_json(), self.clock())
         for picture in (reply.image, reply.animation):
             self.renderer.remember(picture)
         return item
@@ -162,7 +162,7 @@ class Outbox:
     def notify(self, platform: str, chat_id: str, notice: Notification) -> int:
         """Put a notification in the outbox (inside the caller's transaction); its id.  It is
         worded and drawn when it is delivered."""
-        return self.storage.enqueue(platform, chat_id, notifications.to_json(notice), self.clock())
+        return self.storage.outbox.enqueue(platform, chat_id, notifications.to_json(notice), self.clock())
 
     def read(self, payload: str) -> Reply:
         """The message a stored row is delivered as: a notification presented now, or a reply
@@ -188,9 +188,9 @@ class Outbox:
         def take_over() -> int:
             item = self.say(platform, chat_id, reply)
             if delivered:
-                self.storage.set_delivered(item, delivered)
+                self.storage.outbox.set_delivered(item, delivered)
             wait = OUTBOX_FIRST_RETRY if retry_in is None else retry_in
-            self.storage.retry_later(item, self.clock() + wait, error)
+            self.storage.outbox.retry_later(item, self.clock() + wait, error)
             return item
 
         return in_transaction(self.storage, take_over)
@@ -214,11 +214,11 @@ class Outbox:
         without drawing them (``draw`` / ``drawing`` does, one row at a time)."""
         now = self.clock()
         self.prune(now)
-        if not self.storage.due_messages(platform, now, 1, exclude):
+        if not self.storage.outbox.due(platform, now, 1, exclude):
             # Nothing to claim: a read, which another process's write lock does not hold up.
             return []
         self.free_dead_claims(platform, now)
-        rows = self.storage.claim_messages(platform, self.owner, now, now + self.lease_seconds, limit, exclude)
+        rows = self.storage.outbox.claim(platform, self.owner, now, now + self.lease_seconds, limit, exclude)
         claimed = []
         for row in rows:
             try:
@@ -239,7 +239,7 @@ class Outbox:
             raise
         except Exception as err:
             log.error("outbox message %s cannot be read (%s): dropped", row.id, err)
-            self.storage.drop_message(row.id, f"unreadable: {err}", self.owner)
+            self.storage.outbox.drop(row.id, f"unreadable: {err}", self.owner)
             return None
         return OutboxItem(row.id, row.platform, row.chat_id, reply, row.attempts, row.delivered, kind=row.kind)
 
@@ -256,54 +256,54 @@ class Outbox:
         if started - self._dead_checked_at < DEAD_OWNERS_EVERY:
             return 0
         self._dead_checked_at = started
-        owners = {row.claimed_by for row in self.storage.find_outbox(platform, "pending")
+        owners = {row.claimed_by for row in self.storage.outbox.find(platform, "pending")
                   if row.claimed_by and row.claimed_by != self.owner and (row.lease_until or 0.0) > now}
         released = 0
         for owner in sorted(owners):
             if owner_is_dead(owner):
-                count = self.storage.release_messages(owner)
+                count = self.storage.outbox.release(owner)
                 log.info("%d outbox messages claimed by %s, which no longer runs, released", count, owner)
                 released += count
         return released
 
     def hold(self, item_ids: Collection[int]) -> set[int]:
         """Renew the lease of rows this process is about to send; the ids it still holds."""
-        return self.storage.hold_messages(item_ids, self.owner, self.clock() + self.lease_seconds)
+        return self.storage.outbox.hold(item_ids, self.owner, self.clock() + self.lease_seconds)
 
     def progress(self, item_id: int, delivered: int) -> None:
         """The first ``delivered`` messages of a reply are out: never sent again (the lease renewed)."""
-        self.storage.set_delivered(item_id, delivered, self.owner, self.clock() + self.lease_seconds)
+        self.storage.outbox.set_delivered(item_id, delivered, self.owner, self.clock() + self.lease_seconds)
 
     def sent(self, item_id: int) -> bool:
         """A message is out: it is never delivered again.  False when it was no longer ours."""
-        return self.storage.mark_sent(item_id, self.clock(), self.owner)
+        return self.storage.outbox.mark_sent(item_id, self.clock(), self.owner)
 
     def failed(self, item_id: int, error: str, *, permanent: bool = False,
                retry_in: float | None = None) -> OutboxRecord | None:
         """A message could not be delivered: tried again later (after ``retry_in``, else backing
         off), or dropped when ``permanent`` or after OUTBOX_MAX_ATTEMPTS.  The row as it was when
         it was dropped (the caller deals with what that means), else None."""
-        row = self.storage.outbox_message(item_id)
+        row = self.storage.outbox.get(item_id)
         if row is None or row.status != "pending" or row.claimed_by not in (None, self.owner):
             return None
         if permanent or row.attempts + 1 >= OUTBOX_MAX_ATTEMPTS:
-            self.storage.drop_message(item_id, error, row.claimed_by)
+            self.storage.outbox.drop(item_id, error, row.claimed_by)
             log.warning("message %s to %s chat %s dropped: %s", item_id, row.platform, row.chat_id, error)
             return row
         if retry_in is None:
             retry_in = min(OUTBOX_FIRST_RETRY * 2 ** row.attempts, OUTBOX_MAX_RETRY)
-        self.storage.retry_later(item_id, self.clock() + retry_in, error, row.claimed_by)
+        self.storage.outbox.retry_later(item_id, self.clock() + retry_in, error, row.claimed_by)
         return None
 
     def release(self) -> int:
         """Give up this process's claims (it stops): the rows go to whoever delivers next."""
-        return self.storage.release_messages(self.owner)
+        return self.storage.outbox.release(self.owner)
 
     def drain(self, platform: str | None = None) -> list[Outgoing]:
         """Every due message claimed and counted as delivered at once (a caller without a delivery
         loop: the console, tests)."""
         out: list[Outgoing] = []
-        platforms = [platform] if platform is not None else self.storage.outbox_platforms()
+        platforms = [platform] if platform is not None else self.storage.outbox.platforms()
         for name in platforms:
             for item in self.pending(name, limit=1000):
                 if self.sent(item.id):
@@ -318,7 +318,7 @@ class Outbox:
         if now - self._pruned_at < PRUNE_EVERY:
             return 0
         try:
-            deleted = self.storage.prune_outbox(now - self.retention, PRUNE_BATCH)
+            deleted = self.storage.outbox.prune(now - self.retention, PRUNE_BATCH)
         except (StorageBusy, StorageFull) as err:
             log.info("outbox not pruned this time: %s", err)
             return 0

@@ -157,7 +157,7 @@ class GameService:
         private = event.action is not None
         try:
             try:
-                chat = self.storage.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
+                chat = self.storage.players.ensure_chat(event.platform, event.chat_id, event.chat_kind, now)
                 stored = True
             except StorageUnavailable:
                 # A command that needs no storage (/help, /rules) is still answered, in the user's
@@ -171,7 +171,7 @@ class GameService:
             ctx = Ctx(event, lang, chat, now)
             try:
                 if stored and not event.as_chat:          # a group or channel is no player
-                    self.storage.save_player(event.platform, event.user_id, _name(event), event.username,
+                    self.storage.players.save(event.platform, event.user_id, _name(event), event.username,
                                              event.language, now)
             except StorageUnavailable:
                 pass            # gone since ensure_chat: the command meets it too (the store logs it)
@@ -222,9 +222,9 @@ class GameService:
         or a challenge (its buttons are updated once it is closed)."""
         try:
             if game_id is not None:
-                self.storage.remember_message(platform, chat_id, str(message_id), game_id)
+                self.storage.games.remember_message(platform, chat_id, str(message_id), game_id)
             if post_id is not None:
-                self.storage.remember_post_message(platform, chat_id, str(message_id), post_id)
+                self.storage.puzzles.remember_message(platform, chat_id, str(message_id), post_id)
             if challenge_id is not None:
                 self.app.challenges.remember_challenge(platform, chat_id, str(message_id), challenge_id)
         except (StorageBusy, StorageFull, StorageGone) as err:
@@ -288,7 +288,7 @@ class GameService:
     def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
                    limit: int | None = None) -> list[GameRecord]:
         """Stored games, newest first, filtered by platform, chat and status."""
-        return self.storage.find_games(platform, chat_id, status, limit)
+        return self.storage.games.find(platform, chat_id, status, limit)
 
     def claim_board_edit(self, platform: str, chat_id: str, message_id: str, game_id: int, stage: int) -> bool:
         """Whether a board of ``stage`` may be written to a message now; if so it is recorded as the
@@ -306,17 +306,17 @@ class GameService:
         if instead_of is not None and not (instead_of and all(
                 b.action.startswith(f"{ButtonKind.SELECT.value}:") for r in instead_of for b in r)):
             return None
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         return move_rows(row, ply) if row is not None else None
 
     def game_with_moves(self, game_id: int) -> tuple[GameRecord | None, list[MoveRecord]]:
         """A stored game and its moves in order (None and no moves when there is no such game)."""
-        game = self.storage.game(game_id)
-        return game, (self.storage.moves(game_id) if game else [])
+        game = self.storage.games.get(game_id)
+        return game, (self.storage.games.moves(game_id) if game else [])
 
     def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat got a new id (a Telegram group became a supergroup): its games follow it."""
-        self.storage.move_chat(platform, str(old_chat_id), str(new_chat_id))
+        self.storage.players.move_chat(platform, str(old_chat_id), str(new_chat_id))
 
     def add_listener(self, listener: Callable[[str], None]) -> None:
         """``listener(platform)`` is called, from whatever thread made the change, after the
@@ -397,9 +397,9 @@ class GameService:
         """A user wrote to the bot privately: private turn notices can reach them again (on
         Telegram only a user who started the bot can get one)."""
         try:
-            setting = self.storage.notify_setting(platform, user_id)
+            setting = self.storage.players.notify_setting(platform, user_id)
             if setting is not None and setting.unreachable:
-                self.storage.set_unreachable(platform, user_id, False, now)
+                self.storage.players.set_unreachable(platform, user_id, False, now)
         except StorageUnavailable:
             pass                # the next private message tries again (the store logs the outage)
         except (StorageBusy, StorageFull):
@@ -414,9 +414,9 @@ class GameService:
         now = self.clock()
         try:
             with self.storage.transaction():
-                self.storage.set_unreachable(platform, user_id, True, now)
+                self.storage.players.set_unreachable(platform, user_id, True, now)
                 game_id = Outbox.game_of(payload)
-                row = self.storage.game(game_id) if game_id is not None else None
+                row = self.storage.games.get(game_id) if game_id is not None else None
                 mover = self._player_to_move(row) if row is not None else None
                 if row is None or mover is None or mover[0] != user_id:
                     return
@@ -434,7 +434,7 @@ class GameService:
         post there on its own (the daily puzzle).  Games stay as they are: players may come back."""
         log.info("%s chat %s can no longer be written to", platform, chat_id)
         try:
-            if self.storage.unsubscribe(platform, chat_id, self.clock()):
+            if self.storage.puzzles.unsubscribe(platform, chat_id, self.clock()):
                 self.app.puzzles.daily_changed()
                 log.warning("%s chat %s unsubscribed from the daily puzzle: the bot cannot post there",
                             platform, chat_id)
@@ -446,7 +446,7 @@ class GameService:
         """A catalog text in a chat's language, for what an adapter must tell a chat on its own
         (say, that it lacks a permission)."""
         try:
-            chat = self.storage.chat(platform, chat_id)
+            chat = self.storage.players.chat(platform, chat_id)
         except StorageUnavailable:
             chat = None         # the default language meanwhile
         return t(pick_language(chat.language if chat is not None else None), key, **values)
@@ -462,8 +462,8 @@ class GameService:
         """When timed work or an outbox message of ``platform`` is next due (epoch seconds), or
         None when nothing is scheduled."""
         try:
-            times = [self.storage.next_wakeup(platform), self.app.puzzles.next_daily_wakeup(platform),
-                     self.storage.next_challenge_lapse(platform, CHALLENGE_LIFETIME)]
+            times = [self.storage.outbox.next_wakeup(platform), self.app.puzzles.next_daily_wakeup(platform),
+                     self.storage.challenges.next_lapse(platform, CHALLENGE_LIFETIME)]
         except StorageBusy:
             return self.clock() + 1.0
         known = [x for x in times if x is not None]

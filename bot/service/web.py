@@ -257,12 +257,12 @@ class BoardLayer:
 
     def _link_key(self) -> bytes:
         if self._key is None:
-            self._key = hmac.new(self.storage.link_secret(), _LINK_LABEL, hashlib.sha256).digest()
+            self._key = hmac.new(self.storage.settings.link_secret(), _LINK_LABEL, hashlib.sha256).digest()
         return self._key
 
     def _watch_key(self) -> bytes:
         if self._watch is None:
-            self._watch = hmac.new(self.storage.link_secret(), _WATCH_LABEL, hashlib.sha256).digest()
+            self._watch = hmac.new(self.storage.settings.link_secret(), _WATCH_LABEL, hashlib.sha256).digest()
         return self._watch
 
     def watch_mac(self, game_id: int) -> str:
@@ -356,12 +356,12 @@ class BoardLayer:
 
     def plays(self, game_id: int, platform: str, user_id: str) -> bool:
         """Whether ``user_id`` of ``platform`` is a player of game ``game_id``."""
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         return row is not None and row.platform == platform and user_id in (row.white_id, row.black_id)
 
     def player_games(self, platform: str, chat_id: str, user_id: str) -> list[int]:
         """The active games of ``user_id`` in a chat, newest first (the console's /web)."""
-        games = [g for g in self.storage.active_games(platform, chat_id) if user_id in (g.white_id, g.black_id)]
+        games = [g for g in self.storage.games.active_in(platform, chat_id) if user_id in (g.white_id, g.black_id)]
         return sorted((g.id for g in games), reverse=True)
 
     def link_path(self, game_id: int, platform: str, user_id: str | None, fresh: bool = False) -> str:
@@ -377,7 +377,7 @@ class BoardLayer:
 
     def version(self, game_id: int) -> int | None:
         """The game's version (every change bumps it), None when there is no such game."""
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         return None if row is None else row.version
 
     def language(self, game_id: int, asked: str | None) -> str:
@@ -386,12 +386,12 @@ class BoardLayer:
             code = asked.strip().lower()[:2]
             if code in LANGUAGES:
                 return code
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         return self.app.games.chat_lang(row.platform, row.chat_id) if row is not None else pick_language(None)
 
     def game_row(self, game_id: int) -> GameRecord | None:
         """The game as stored now (a stream hub reads it once and builds every view from it)."""
-        return self.storage.game(game_id)
+        return self.storage.games.get(game_id)
 
     def state_of(self, row: GameRecord, seat: Seat | None, lang: str) -> BoardState:
         """What ``state`` gives, from a row already read (the stream hub's views of one version)."""
@@ -400,7 +400,7 @@ class BoardLayer:
     def state(self, game_id: int, seat: Seat | None, lang: str) -> BoardState | None:
         """The game as the holder of ``seat`` (None: a spectator) sees it now; None when there is no
         such game."""
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         if row is None:
             return None
         return self._state(row, seat, lang, self.clock())
@@ -455,7 +455,7 @@ class BoardLayer:
 
     def pdn(self, game_id: int) -> tuple[str, str] | None:
         """The game as a PDN file (name, text), as /pdn gives it; None when there is no such game."""
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         if row is None:
             return None
         # What /pdn writes (``Play.pdn``), read without resolving a chat's game (a GET changes nothing).
@@ -479,7 +479,7 @@ class BoardLayer:
         return self._act(seat, lang, "resign", lambda caller, row, acting: self._resign(caller, row, lang))
 
     def _act(self, seat: Seat, lang: str, kind: str, run: _Run) -> BoardAnswer:
-        row = self.storage.game(seat.game_id)
+        row = self.storage.games.get(seat.game_id)
         if row is None or row.platform != seat.platform:
             return BoardAnswer("refused", t(lang, "game.unknown", id=seat.game_id))
         if seat.user_id not in (row.white_id, row.black_id):
@@ -501,7 +501,7 @@ class BoardLayer:
 
     def _run(self, seat: Seat, lang: str, kind: str, run: _Run) -> tuple[str, str]:
         now = self.clock()
-        row = self.storage.game(seat.game_id)
+        row = self.storage.games.get(seat.game_id)
         assert row is not None              # games are never deleted
         chat_lang = self.app.games.game_lang(row, seat.user_id)
         name = row.white_name if seat.user_id == row.white_id else row.black_name
@@ -511,10 +511,10 @@ class BoardLayer:
     def _caller(self, row: GameRecord, user_id: str, name: str, lang: str, now: float, acting: _Acting) -> Caller:
         """The seat's player in the game's own chat, as the use cases know a caller; the action
         rides along as the request's origin (``_on_move`` finds it in the domain events)."""
-        player = self.storage.player(row.platform, user_id)
-        chat = self.storage.chat(row.platform, row.chat_id)
+        player = self.storage.players.get(row.platform, user_id)
+        chat = self.storage.players.chat(row.platform, row.chat_id)
         if chat is None:
-            chat = self.storage.ensure_chat(row.platform, row.chat_id, "group", now)
+            chat = self.storage.players.ensure_chat(row.platform, row.chat_id, "group", now)
         by = Player(row.platform, user_id, name, player.username if player else None, lang)
         return Caller(by, Where(row.platform, row.chat_id, private=chat.kind == "private"), now, now, chat, acting)
 
@@ -602,12 +602,12 @@ class BoardLayer:
         mover = self.app.games.player_to_move(row)
         if mover is None:
             return None
-        chat = self.storage.chat(row.platform, row.chat_id)
+        chat = self.storage.players.chat(row.platform, row.chat_id)
         if chat is not None and chat.kind == "private":
             return None
         user_id, name = mover
-        setting = self.storage.notify_setting(row.platform, user_id)
+        setting = self.storage.players.notify_setting(row.platform, user_id)
         if setting is not None and setting.private and not setting.unreachable:
             return None
-        player = self.storage.player(row.platform, user_id)
+        player = self.storage.players.get(row.platform, user_id)
         return Mention(user_id, name, player.username if player else None)

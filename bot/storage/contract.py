@@ -557,7 +557,7 @@ class Contract(abc.ABC):
 
     @abc.abstractmethod
     def rating_pool(self, platform: str, pool: str) -> list[RatingRecord]:
-        """Every rating of a pool on a platform, best first (also ``store.ratings(platform, pool)``)."""
+        """Every rating of a pool on a platform, best first."""
 
     @abc.abstractmethod
     def save_rating(self, rating: RatingRecord, source: str) -> None:

@@ -348,12 +348,7 @@ class PuzzlesRepository(_Repository):
 
 
 class RatingsRepository(_Repository):
-    """Ratings and their history; every read-modify-write takes ``lock()`` first.
-
-    Called as ``store.ratings(platform, pool)`` it is ``pool()``: the flat method it replaced."""
-
-    def __call__(self, platform: str, pool: str) -> list[RatingRecord]:
-        return self.pool(platform, pool)
+    """Ratings and their history; every read-modify-write takes ``lock()`` first."""
 
     def lock(self) -> None:
         self._store.lock_ratings()

@@ -10,7 +10,6 @@ most 64 bytes of UTF-8 (and tests/conftest.py fails any test during which bot.* 
 from __future__ import annotations
 
 import json
-import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -18,6 +17,7 @@ import pytest
 from executors import HeldExecutor
 from fresh_db import fresh_database
 from harness import CATALOG_DIR, T0, ChatHarness
+from phrases import phrase_pattern
 
 from bot.service import Reply
 from bot.service.thinking import Thinker
@@ -72,12 +72,6 @@ def catalog():
             return None
         return json.loads(path.read_text(encoding="utf-8"))
     return load
-
-
-def phrase_pattern(template: str) -> re.Pattern[str]:
-    """A catalog message with its {placeholders} as wildcards."""
-    parts = re.split(r"\{[a-z_]+\}", template)
-    return re.compile(".*?".join(re.escape(p) for p in parts), re.S)
 
 
 @pytest.fixture

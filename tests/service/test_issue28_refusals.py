@@ -4,7 +4,7 @@ flying king over two pieces in a row are refused with their own rule, in es/it/e
 from __future__ import annotations
 
 import pytest
-from conftest import phrase_pattern
+from phrases import phrase_pattern
 from test_service_flows import set_position
 
 from bot.i18n import catalog

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import phrase_pattern
 from harness import en
+from phrases import phrase_pattern
 from test_service_flows import set_position
 
 from bot.i18n import catalog, t

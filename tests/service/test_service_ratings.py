@@ -544,7 +544,7 @@ def test_rebuild_gives_the_live_numbers(room):
     room.game("cid", "ana", "draw")             # after a long pause: the deviation grew first
     live = room.ratings_snapshot()
     live_records = {(r.platform, r.subject, r.pool): r for pool in ("italian", "italian:bot", "puzzles")
-                    for platform in (PLATFORM, "*") for r in room.storage.ratings(platform, pool)}
+                    for platform in (PLATFORM, "*") for r in room.storage.ratings.pool(platform, pool)}
     live_history = {key: room.storage.rating_history(*key) for key in live_records}
     assert len(live["ratings"]) == len(live_records) == 5 + 1 + 2 + 1   # ana..eve, cid vs bot, 2 solvers, 1 puzzle
     assert len(live["rating_history"]) == sum(len(h) for h in live_history.values())

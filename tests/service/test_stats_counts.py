@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from catalog_text import says
 
 from bot.rules import VARIANTS, Color, Position, Result, ResultReason
 from bot.service import ChatEvent, GameService
@@ -84,11 +85,11 @@ class Bench:
         for ply in range(plies):
             move = position.legal_moves()[0]
             self.now[0] += 60
-            assert "played" in self.say((white, black)[ply % 2], f"/m {move}")
+            assert says(self.say((white, black)[ply % 2], f"/m {move}"), "en", "move.played", move=move)
             position = position.play(move)
         if end == "resign":
             self.say(white, "/resign")
-            assert "resign" in self.say(white, "/resign").lower()
+            assert says(self.say(white, "/resign"), "en", "result.win.resign")
         else:
             self.say(white, "/draw")
             self.say(black, "/draw")
@@ -145,7 +146,7 @@ def record_of(games: list, user: str) -> dict[str, Record]:
 
 def board_of(b: Bench, variant: str, everywhere: bool, chat: str = GROUP) -> list[tuple[str, int]]:
     """(name, rated games) of a leaderboard as it is recounted from every finished game."""
-    ratings = {r.subject: r for r in b.storage.ratings(PLATFORM, variant)}
+    ratings = {r.subject: r for r in b.storage.ratings.pool(PLATFORM, variant)}
     counts: Counter[str] = Counter()
     if everywhere:
         counts.update({s: r.games for s, r in ratings.items()})

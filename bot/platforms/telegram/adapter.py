@@ -461,7 +461,7 @@ class TelegramAdapter(ChatAdapter):
             # Telegram allows about 1 message/s per chat, 20/min per group, 30/s in all; the
             # limiter spaces messages per chat and leaves a long wait to the outbox.
             # Webhook workers share one budget through the database (Telegram's limits are the bot's).
-            limiter = FloodLimiter(shared=shared_budget(self.service.storage, self.env)) \
+            limiter = FloodLimiter(shared=shared_budget(self.service.storage.sends, self.env)) \
                 if rate_limiter is True else rate_limiter
             builder = builder.rate_limiter(limiter)
             self.limiter = limiter if isinstance(limiter, FloodLimiter) else None

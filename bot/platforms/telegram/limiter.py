@@ -178,13 +178,13 @@ class GlobalBudget:
 
 
 class SendStore(Protocol):
-    """What a shared budget needs of the bot's database (the service's storage has it)."""
+    """What a shared budget needs of the bot's database (its sends repository, ``store.sends``)."""
 
-    def reserve_sends(self, scopes: list[tuple[str, float, float]], now: float, max_wait: float) -> float: ...
+    def reserve(self, scopes: list[tuple[str, float, float]], now: float, max_wait: float) -> float: ...
 
-    def hold_sends(self, key: str, until: float) -> None: ...
+    def hold(self, key: str, until: float) -> None: ...
 
-    def prune_sends(self, before: float) -> int: ...
+    def prune(self, before: float) -> int: ...
 
 
 # Scopes not reserved for this long are forgotten (every one of them is free long before).
@@ -250,10 +250,10 @@ class SharedBudget:
 
     def _reserve(self, scopes: list[tuple[str, float, float]], now: float, max_wait: float) -> float:
         self.reservations += 1
-        start = self.store.reserve_sends(scopes, now, max_wait)
+        start = self.store.reserve(scopes, now, max_wait)
         if now - self._pruned > PRUNE_EVERY_SECONDS:
             self._pruned = now
-            self.store.prune_sends(now - PRUNE_AFTER_SECONDS)
+            self.store.prune(now - PRUNE_AFTER_SECONDS)
         return start
 
     async def hold(self, key: str, seconds: float) -> None:
@@ -261,7 +261,7 @@ class SharedBudget:
         chat = self.chat_scopes(key, False)[0]
         until = self.clock() + seconds + chat[2]
         try:
-            await asyncio.get_running_loop().run_in_executor(self._threads(), self.store.hold_sends, chat[0], until)
+            await asyncio.get_running_loop().run_in_executor(self._threads(), self.store.hold, chat[0], until)
         except StorageError as err:
             log.info("telegram flood wait for chat %s not shared: %s", key, err)
 

@@ -497,7 +497,7 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int, *, signed: bool = False, f
     event = ctx.event
     if links is None:
         return [Reply(t(ctx.lang, "weblink.off"), private=True)]
-    row = app.games.runtime.storage.game(game_id)
+    row = app.games.runtime.storage.games.get(game_id)
     if row is None:
         return presenters.replies(ctx.lang, NoGame("unknown", game_id))
     plays = row.platform == event.platform and event.user_id in (row.white_id, row.black_id)

@@ -63,7 +63,7 @@ def replied_game(app: UseCases, ctx: Ctx) -> int | None:
     ev = ctx.event
     if not ev.reply_to:
         return None
-    return app.runtime.storage.game_of_message(ev.platform, ev.chat_id, str(ev.reply_to))
+    return app.runtime.storage.games.of_message(ev.platform, ev.chat_id, str(ev.reply_to))
 
 
 def game_meant(app: UseCases, ctx: Ctx, ref: int | None) -> int | None:
@@ -76,7 +76,7 @@ def replied_post(app: UseCases, ctx: Ctx) -> int | None:
     ev = ctx.event
     if not ev.reply_to:
         return None
-    return app.runtime.storage.post_of_message(ev.platform, ev.chat_id, str(ev.reply_to))
+    return app.runtime.storage.puzzles.of_message(ev.platform, ev.chat_id, str(ev.reply_to))
 
 
 def start_link(ctx: Ctx, payload: str) -> str | None:

@@ -79,7 +79,7 @@ class Analysis(UseCase):
         # Never every worker: on a small machine the bot's moves still find one (one worker: one analysis).
         if len(running) >= max(1, min(MAX_RUNNING, self.thinker.workers - 1)):
             return AnalysisRefused("pool_busy")
-        moves = [m.notation for m in self.storage.moves(row.id)]
+        moves = [m.notation for m in self.storage.games.moves(row.id)]
         if not moves:
             return AnalysisRefused("no_moves", row.id)
         lang = request.lang
@@ -95,16 +95,16 @@ class Analysis(UseCase):
 
     def _analysis_game(self, caller: Caller, ref: int | None) -> GameRecord | AnalysisRefused:
         if ref is not None:
-            row = self.storage.game(ref)
+            row = self.storage.games.get(ref)
             if row is None or (row.platform, row.chat_id) != caller.key:
                 return AnalysisRefused("unknown", ref)
             if row.status == "active":
                 return AnalysisRefused("active", row.id)
             return row
-        mine = [g for g in self.storage.recent_games(*caller.key, caller.user_id, limit=10) if g.status == "finished"]
+        mine = [g for g in self.storage.games.recent(*caller.key, caller.user_id, limit=10) if g.status == "finished"]
         if mine:
             return mine[0]
-        last = self.storage.find_games(*caller.key, status="finished", limit=1)
+        last = self.storage.games.find(*caller.key, status="finished", limit=1)
         if last:
             return last[0]
         return AnalysisRefused("none")
@@ -145,7 +145,7 @@ class Analysis(UseCase):
         """The report of the analysis kept for a game at ``ply``; LookupError when the game or
         its notes are not in storage (the notification is then undeliverable)."""
         row = self.games.game_row(game_id)
-        kept = self.storage.analysis(game_id, ply)
+        kept = self.storage.games.analysis(game_id, ply)
         if kept is None:
             raise LookupError(f"the analysis of game {game_id} at ply {ply} is not stored")
         return self.report(row, list(kept.notes))
@@ -154,7 +154,7 @@ class Analysis(UseCase):
         """The engine's notes are in: kept, and the chat told (the report is made when the
         notification is delivered: an outbox row stays small)."""
         def keep() -> None:
-            self.storage.save_analysis(row.id, row.ply, raw, self.clock())
+            self.storage.games.save_analysis(row.id, row.ply, raw, self.clock())
             self.tell(row.platform, row.chat_id, AnalysisReady(row.id, lang, row.ply))
 
         # Run again if it loses a race (a serialization failure on a server with row locks).

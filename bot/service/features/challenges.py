@@ -91,7 +91,7 @@ class Challenges(UseCase):
             platform=ev.platform, chat_id=ev.chat_id, challenger_id=ev.user_id, challenger_name=ev.name,
             target_username=spec.target, variant=variant, color=spec.color, move_seconds=spec.move_seconds,
             created_at=caller.at))
-        ch = self.storage.challenge(cid)
+        ch = self.storage.challenges.get(cid)
         assert ch is not None             # made just now
         return ChallengeOpened(ch)
 
@@ -100,10 +100,10 @@ class Challenges(UseCase):
     def remember_challenge(self, platform: str, chat_id: str, message_id: str, challenge_id: int) -> None:
         """An adapter sent the message that shows a challenge: it is updated (its buttons taken
         away) once the challenge is closed, at once if that already happened meanwhile."""
-        self.storage.remember_challenge_message(platform, chat_id, message_id, challenge_id)
-        ch = self.storage.challenge(challenge_id)
+        self.storage.challenges.remember_message(platform, chat_id, message_id, challenge_id)
+        ch = self.storage.challenges.get(challenge_id)
         if ch is not None and ch.status != "open":
-            game = self.storage.game(ch.game_id) if ch.game_id is not None else None
+            game = self.storage.games.get(ch.game_id) if ch.game_id is not None else None
             by = None
             if game is not None:
                 by = game.black_name if game.white_id == ch.challenger_id else game.white_name
@@ -116,7 +116,7 @@ class Challenges(UseCase):
         """The messages showing a closed challenge are replaced: what became of it, and no Accept
         or Decline button any more.  Those in the chat of ``caller`` (who closed it) are
         returned, to go out with its answer; the others go through the outbox."""
-        messages = [m for m in self.storage.challenge_messages(ch.id) if only is None or m[2] == only]
+        messages = [m for m in self.storage.challenges.messages(ch.id) if only is None or m[2] == only]
         if not messages:
             return []
         lang = self.games.chat_lang(ch.platform, ch.chat_id)
@@ -140,7 +140,7 @@ class Challenges(UseCase):
 
     def challenge_record(self, challenge_id: int) -> ChallengeRecord:
         """A challenge known to exist (challenges are never deleted)."""
-        ch = self.storage.challenge(challenge_id)
+        ch = self.storage.challenges.get(challenge_id)
         if ch is None:
             raise LookupError(f"challenge {challenge_id} vanished")
         return ch
@@ -152,7 +152,7 @@ class Challenges(UseCase):
         """The chat's open challenges that have not lapsed; lapsed ones are closed as expired
         (so they are neither listed nor acceptable, and say 'expired' when named)."""
         live = []
-        for ch in self.storage.open_challenges(*caller.key):
+        for ch in self.storage.challenges.open_in(*caller.key):
             if self._expires_at(ch) <= caller.at:
                 self._close_expired(ch)
             else:
@@ -164,7 +164,7 @@ class Challenges(UseCase):
         told once - only the process that closes it says so, and not at all when the answer that
         found it lapsed (``said_in_chat``) already says so there."""
         def close() -> bool:
-            if not self.storage.close_challenge(ch.id, "expired"):
+            if not self.storage.challenges.close(ch.id, "expired"):
                 return False
             self._challenge_closed(ch, "expired")
             if not said_in_chat:
@@ -180,13 +180,13 @@ class Challenges(UseCase):
 
     def expire_challenges(self, platform: str | None, now: float) -> int:
         """Close the open challenges that lapsed (timed work); how many messages that wrote."""
-        return sum(1 for ch in self.storage.lapsed_challenges(platform, now, CHALLENGE_LIFETIME)
+        return sum(1 for ch in self.storage.challenges.lapsed(platform, now, CHALLENGE_LIFETIME)
                    if self._close_expired(ch))
 
     def _open_challenge(self, caller: Caller, cid: int, quiet: bool) -> ChallengeRecord | Refused:
         """Challenge #cid if it is open in this chat, else why not (``quiet``: said to the caller
         alone, as to the presser of a button, who alone needs to hear why it did nothing)."""
-        ch = self.storage.challenge(cid)
+        ch = self.storage.challenges.get(cid)
         private = quiet
         ident = (("id", cid),)
         if ch is None or (ch.platform, ch.chat_id) != caller.key:
@@ -245,14 +245,14 @@ class Challenges(UseCase):
         ))
         if game_id is None:
             return Refused("challenge.closed", private=quiet, values=(("id", ch.id),))
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         assert row is not None
         edits = self._challenge_closed(ch, "accepted", by=ev.name, game_id=game_id, caller=caller)
         # A challenger who has a game no longer waits for another: her other open-to-anyone
         # challenges here would start a second game behind her back.
         others = [c for c in self.live_challenges(caller) if c.challenger_id == ch.challenger_id
                   and not c.target_username and c.id != ch.id]
-        withdrawn = [c.id for c in others if self.storage.close_challenge(c.id, "cancelled")]
+        withdrawn = [c.id for c in others if self.storage.challenges.close(c.id, "cancelled")]
         for c in others:
             if c.id in withdrawn:
                 edits += self._challenge_closed(c, "cancelled", caller=caller)
@@ -284,7 +284,7 @@ class Challenges(UseCase):
         if len(mine) > 1:
             return ChallengeChoice("decline.which", tuple(mine), private=private)
         ch = mine[0]
-        if not self.storage.close_challenge(ch.id, "declined"):
+        if not self.storage.challenges.close(ch.id, "declined"):
             return Refused("challenge.closed", private=private, values=(("id", ch.id),))
         edits = self._challenge_closed(ch, "declined", by=ev.name, caller=caller)
         return ChallengeDeclined(ch, ev.name, tuple(edits))
@@ -302,7 +302,7 @@ class Challenges(UseCase):
             mine = [ch]
         if not mine:
             return Refused("cancel.none")
-        done = [c.id for c in mine if self.storage.close_challenge(c.id, "cancelled")]
+        done = [c.id for c in mine if self.storage.challenges.close(c.id, "cancelled")]
         edits = []
         for c in mine:
             if c.id in done:
@@ -314,7 +314,7 @@ class Challenges(UseCase):
     def list_games(self, caller: Caller, page: int = 1) -> GamesPage | Refused:
         """The games and open challenges of the chat, a page at a time (``/games 2``): one message
         even in a chat with thousands of challenges."""
-        games = self.storage.active_games(*caller.key)
+        games = self.storage.games.active_in(*caller.key)
         challenges = self.live_challenges(caller)
         if not games and not challenges:
             return Refused("games.empty")
@@ -334,7 +334,7 @@ class Challenges(UseCase):
     def offer_signature(self, offer: InlineOffer) -> str:
         """The signature of an offer's terms (read-only: the link secret exists from the first
         migration on)."""
-        key = hmac.new(self.storage.link_secret(), _OFFER_PURPOSE, hashlib.sha256).digest()
+        key = hmac.new(self.storage.settings.link_secret(), _OFFER_PURPOSE, hashlib.sha256).digest()
         terms = "\n".join((offer.platform, offer.challenger_id, offer.variant, offer.color, offer.lang,
                             str(offer.issued), offer.nonce))
         digest = hmac.new(key, terms.encode(), hashlib.sha256).digest()[:OFFER_SIGNATURE_BYTES]
@@ -349,7 +349,7 @@ class Challenges(UseCase):
         """One signed offer per variant for a user typing ``@bot``.  Their name is kept (as any
         message of theirs would): the Accept button has no room for it."""
         now = self.clock()
-        self.storage.save_player(platform, user_id, name, username, language, now)
+        self.storage.players.save(platform, user_id, name, username, language, now)
         issued = int(now // 60)
         offers = [InlineOffer(platform, user_id, variant, color, lang, issued, base36(self.rng.randrange(36 ** 5)))
                   for variant in VARIANTS]
@@ -369,14 +369,14 @@ class Challenges(UseCase):
         # from any other message of the bot (a client sends what data it likes).
         taken = f"inline_offer:{offer.platform}:{signature}"
         with self.storage.transaction():
-            game_id = self.storage.pending(taken)
+            game_id = self.storage.settings.pending(taken)
             if isinstance(game_id, int):
                 return OfferTaken(game_id)
             # And one game per inline message, even when two people press Accept at once.
-            started = self.storage.find_games(ev.platform, ev.chat_id, None, 1)
+            started = self.storage.games.find(ev.platform, ev.chat_id, None, 1)
             if started:
                 return OfferTaken(started[0].id)
-            known = self.storage.player(ev.platform, offer.challenger_id)
+            known = self.storage.players.get(ev.platform, offer.challenger_id)
             cid = self.storage.challenges.create(NewChallenge(
                 platform=ev.platform, chat_id=ev.chat_id, challenger_id=offer.challenger_id,
                 challenger_name=known.name if known is not None else f"user {offer.challenger_id}",
@@ -386,7 +386,7 @@ class Challenges(UseCase):
             self.storage.players.update_chat(ev.platform, ev.chat_id, ChatSettings(language=offer.lang))
             outcome = self._start_game(caller, self.challenge_record(cid), quiet=True)
             if isinstance(outcome, GameStarted):
-                self.storage.set_pending(taken, outcome.game.id)
+                self.storage.settings.set_pending(taken, outcome.game.id)
             return outcome
 
 

@@ -53,11 +53,11 @@ class Clocks(UseCase):
             # A wall clock stepped back renews the heartbeat at once: an outage after the step must
             # be measured from the new time, not from a heartbeat "in the future".
             if since >= HEARTBEAT_SECONDS or since < 0:
-                self.storage.beat(platform, now)
+                self.storage.settings.beat(platform, now)
                 self._beats[platform] = now
             # All due now: ended in game order, the order a ratings rebuild reads games that finished
             # at the same moment in.
-            due = sorted(self.storage.due_games(now, platform), key=lambda row: row.id)
+            due = sorted(self.storage.games.due(now, platform), key=lambda row: row.id)
         except StorageUnavailable:
             return 0            # the store logs the outage (once a minute); the next round tries again
         except StorageBusy:
@@ -130,7 +130,7 @@ class Clocks(UseCase):
         if row.deadline_at <= now:
             self.tell(row.platform, row.chat_id, self.games.time_out(lang, row, now))
             return True
-        if not self.storage.mark_reminded(row.id, row.version):
+        if not self.storage.games.mark_reminded(row.id, row.version):
             return False
         turn = Position.from_fen(row.variant, row.fen).turn
         left = row.deadline_at - now
@@ -167,7 +167,7 @@ class Clocks(UseCase):
             self._ticks[platform] = (running, now)
             return 0.0
         # Kept until it is done: a busy database leaves the jump for the next look.
-        gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD, limit=jump)
+        gap = self.storage.settings.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD, limit=jump)
         self._ticks[platform] = (running, now)
         self._beats[platform] = now
         if gap:
@@ -180,7 +180,7 @@ class Clocks(UseCase):
         DOWNTIME_THRESHOLD, every active game's deadline moves forward by the time the bot was
         away, so no one loses on time for the bot's outage.  The seconds added (0 if none)."""
         now = self.clock()
-        gap = self.storage.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD)
+        gap = self.storage.settings.resume_after_downtime(platform, now, DOWNTIME_THRESHOLD)
         self._beats[platform] = now
         monotonic = self._running_clock()
         if monotonic is not None:

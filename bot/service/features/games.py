@@ -54,7 +54,7 @@ class Games(UseCase):
 
     def my_games(self, caller: Caller) -> list[GameRecord]:
         uid = caller.user_id
-        return [g for g in self.storage.active_games(*caller.key) if uid in (g.white_id, g.black_id)]
+        return [g for g in self.storage.games.active_in(*caller.key) if uid in (g.white_id, g.black_id)]
 
     def resolve(self, caller: Caller, ref: int | None, mine_only: bool = True,
                 finished_ok: bool = False, mine: list[GameRecord] | None = None) -> GameRecord | NoGame | TimedOut:
@@ -63,7 +63,7 @@ class Games(UseCase):
         out, the loss on time it was ended with).  ``mine``: the user's games here, when the caller
         has just read them."""
         if ref is not None:
-            row = self.storage.game(ref)
+            row = self.storage.games.get(ref)
             if row is None or (row.platform, row.chat_id) != caller.key:
                 return NoGame("unknown", ref)
             if row.status != "active" and not finished_ok:
@@ -73,21 +73,21 @@ class Games(UseCase):
             return self._unless_expired(caller, row)
         games = self.my_games(caller) if mine is None else mine
         if not games and not mine_only:
-            games = self.storage.active_games(*caller.key)
+            games = self.storage.games.active_in(*caller.key)
         if not games and finished_ok:
-            games = self.storage.recent_games(*caller.key, caller.user_id)
+            games = self.storage.games.recent(*caller.key, caller.user_id)
             if not games and not mine_only:
                 # A spectator asking after the game ended means the chat's last game.
-                last = self.storage.last_game(*caller.key)
+                last = self.storage.games.last(*caller.key)
                 games = [last] if last else []
         if not games:
             if mine_only:
-                recent = self.storage.recent_games(*caller.key, caller.user_id)
+                recent = self.storage.games.recent(*caller.key, caller.user_id)
                 if (recent and recent[0].status == "finished" and recent[0].finished_at is not None
                         and recent[0].finished_at > caller.at - 86400):
                     # "No game here" would be confusing right after one ended.
                     return NoGame("recently_over", games=(recent[0],))
-                if self.storage.active_games(*caller.key):
+                if self.storage.games.active_in(*caller.key):
                     return NoGame("spectator", private=True)
             return NoGame("none")
         if len(games) > 1:
@@ -107,7 +107,7 @@ class Games(UseCase):
 
     def game_row(self, game_id: int) -> GameRecord:
         """A game known to exist (games are never deleted): as it is now."""
-        row = self.storage.game(game_id)
+        row = self.storage.games.get(game_id)
         if row is None:
             raise LookupError(f"game {game_id} vanished")
         return row
@@ -116,7 +116,7 @@ class Games(UseCase):
         """The positions since the last capture or man move, oldest first (docs/rules.md §4:
         all that repetition needs)."""
         need = row.quiet_plies + 1
-        fens = self.storage.recent_fens(row.id, need)
+        fens = self.storage.games.recent_fens(row.id, need)
         if len(fens) < need:
             fens = [row.start_fen or Position.start(row.variant).fen(), *fens]
         return fens
@@ -163,7 +163,7 @@ class Games(UseCase):
         """A stored game replayed from its moves, with its result and its PDN tags (players, and
         for a game against the bot which side it played and its level, as PGN's WhiteType/BlackType)."""
         game = Game(row.variant, row.start_fen, draw_rules=False)
-        for m in self.storage.moves(row.id):
+        for m in self.storage.games.moves(row.id):
             game.play(m.notation)
         if row.status == "finished":
             game.result = _stored_result(row)
@@ -182,15 +182,15 @@ class Games(UseCase):
 
     def chat_lang(self, platform: str, chat_id: str, fallback: str | None = None) -> str:
         """The chat's language, else ``fallback`` (a user's language), else the default."""
-        chat = self.storage.chat(platform, chat_id)
+        chat = self.storage.players.chat(platform, chat_id)
         return (chat.language if chat and chat.language else None) or pick_language(fallback)
 
     def game_lang(self, row: GameRecord, user_id: str) -> str:
         """The language to speak about a game: its chat's, else that player's own."""
-        chat = self.storage.chat(row.platform, row.chat_id)
+        chat = self.storage.players.chat(row.platform, row.chat_id)
         if chat is not None and chat.language:
             return chat.language
-        player = self.storage.player(row.platform, user_id)
+        player = self.storage.players.get(row.platform, user_id)
         return pick_language(player.language if player else None)
 
     def bot_to_move(self, row: GameRecord, pos: Position | None = None) -> bool:
@@ -239,7 +239,7 @@ class Games(UseCase):
         """Send the player to move their turn notice (``notice``, else 'your turn') in their private
         chat with the bot (through the outbox), when they asked for that (/notify on) and a private
         message can reach them; whether it was sent so (then the group is not pinged)."""
-        setting = self.storage.notify_setting(row.platform, user_id)
+        setting = self.storage.players.notify_setting(row.platform, user_id)
         if setting is None or not setting.private or setting.unreachable:
             return False
         if notice is None:
@@ -261,7 +261,7 @@ class Games(UseCase):
         user_id, name = mover
         if self.tell_privately(row, user_id, now=now):
             return None
-        player = self.storage.player(row.platform, user_id)
+        player = self.storage.players.get(row.platform, user_id)
         return Mention(user_id, name, player.username if player else None)
 
     def _chat_kind(self, platform: str, chat_id: str) -> str | None:
@@ -270,7 +270,7 @@ class Games(UseCase):
         key = (platform, chat_id)
         kind = self._kinds.get(key)
         if kind is None:
-            chat = self.storage.chat(platform, chat_id)
+            chat = self.storage.players.chat(platform, chat_id)
             if chat is None:
                 return None
             if len(self._kinds) >= CHAT_KINDS_KEPT:
@@ -290,10 +290,10 @@ class Games(UseCase):
         layer's to know; None: not known)."""
         if caller.chat.variant in VARIANTS:
             return caller.chat.variant
-        sub = self.storage.subscription(*caller.key)
+        sub = self.storage.puzzles.subscription(*caller.key)
         if sub is not None and sub.active and sub.variant in VARIANTS:
             return sub.variant
-        recent = [g.variant for g in self.storage.find_games(*caller.key, limit=RECENT_GAMES) if g.variant in VARIANTS]
+        recent = [g.variant for g in self.storage.games.find(*caller.key, limit=RECENT_GAMES) if g.variant in VARIANTS]
         if recent:
             # Most played; on a tie, the one played last (find_games is newest first).
             return max(dict.fromkeys(recent), key=recent.count)

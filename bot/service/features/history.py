@@ -38,11 +38,11 @@ class History(UseCase):
         user_id = None
         if request.handle is not None:
             handle = request.handle.lstrip("@")
-            player = self.storage.player_by_username(caller.platform, handle) if handle else None
+            player = self.storage.players.by_username(caller.platform, handle) if handle else None
             if player is None:
                 return UnknownPlayer(request.handle[:40])
             user_id = player.user_id
-        return FinishedGames(self.storage.find_games(*caller.key, status="finished", limit=HISTORY_SIZE,
+        return FinishedGames(self.storage.games.find(*caller.key, status="finished", limit=HISTORY_SIZE,
                                                      user_id=user_id))
 
     def rematch(self, caller: Caller, game: int, lang: str) -> RematchOutcome:
@@ -50,7 +50,7 @@ class History(UseCase):
         colours swapped (against the bot it starts at once, as /play would; against a person it is
         a challenge to them, as /new would, or the acceptance of theirs when they asked first).
         ``lang``: the chat's language, the last guess of its variant."""
-        row = self.storage.game(game)
+        row = self.storage.games.get(game)
         uid = caller.user_id
         if row is None or (row.platform, row.chat_id) != caller.key or row.status != "finished":
             return RematchRefused("invalid")
@@ -62,7 +62,7 @@ class History(UseCase):
             return Rematched("bot", self.opponent.start_game(
                 caller, PlayArgs(row.variant, row.bot_level, color, row.move_seconds), lang))
         other = row.black_id if was_white else row.white_id
-        player = self.storage.player(row.platform, other) if other != BOT_ID else None
+        player = self.storage.players.get(row.platform, other) if other != BOT_ID else None
         # A second press (or the other player's, after theirs) opens no second challenge.
         handle = player.username.lower()[:64] if player is not None and player.username else None
         for ch in self.challenges.live_challenges(caller):

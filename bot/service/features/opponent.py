@@ -45,7 +45,7 @@ class Opponent(UseCase):
         """Start a game against the bot: /play [variant] [level 1-5] [white|black|random] [move time]
         (no variant: the chat's, ``lang`` - its language - the last guess)."""
         ev = caller
-        mine = [g for g in self.storage.bot_games(ev.platform)
+        mine = [g for g in self.storage.games.against_bot(ev.platform)
                 if g.chat_id == ev.chat_id and ev.user_id in (g.white_id, g.black_id)]
         if len(mine) >= MAX_BOT_GAMES:
             return Refused("play.already", values=(("id", mine[0].id),))
@@ -92,7 +92,7 @@ class Opponent(UseCase):
         """The engine's answer: play it (if the game is still where it was) and say it in the
         chat through the outbox, in the same transaction."""
         try:
-            row = self.storage.game(game_id)
+            row = self.storage.games.get(game_id)
         except StorageUnavailable:
             return          # the next round of timed work after the server's return thinks again
         if row is None or row.ply != ply or not self.games.bot_to_move(row):
@@ -133,7 +133,7 @@ class Opponent(UseCase):
         """Start thinking in every game of ``platform`` where the bot is to move and nothing is
         thinking yet (after a restart, or after a search that failed); how many were started."""
         started = 0
-        for row in self.storage.bot_games(platform):
+        for row in self.storage.games.against_bot(platform):
             if self.games.bot_to_move(row) and self.think(row):
                 started += 1
         return started

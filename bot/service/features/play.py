@@ -121,16 +121,16 @@ class Play(UseCase):
         if not isinstance(row, GameRecord):
             return row
         key = _resign_key(row.id, caller.user_id)
-        asked = self.storage.pending(key)
+        asked = self.storage.settings.pending(key)
         # The minute is between the two messages as the user sent them: in a throttled group the
         # second may be handled long after it was typed.
         if asked and asked["ply"] == row.ply and 0 <= caller.sent - asked["at"] <= RESIGN_CONFIRM_SECONDS:
             return self._resign(caller, row)
-        self.storage.set_pending(key, {"ply": row.ply, "at": caller.sent})
+        self.storage.settings.set_pending(key, {"ply": row.ply, "at": caller.sent})
         return ResignAsked(row, caller.name, self.games.color_of(row, caller.user_id))
 
     def _resign(self, caller: Caller, row: GameRecord) -> GameEnded | MoveStale:
-        self.storage.drop_pending(_resign_key(row.id, caller.user_id))
+        self.storage.settings.drop_pending(_resign_key(row.id, caller.user_id))
         color = self.games.color_of(row, caller.user_id)
         assert color is not None              # resolve gives a player only their own games
         return self._end_by_players(caller, row, self.games.load(row).resign(color))
@@ -184,7 +184,7 @@ class Play(UseCase):
         row = self._pressed_game(caller, game)
         if not isinstance(row, GameRecord):
             return row
-        asked = self.storage.pending(_resign_key(game, caller.user_id))
+        asked = self.storage.settings.pending(_resign_key(game, caller.user_id))
         if not asked or asked["ply"] != ply or row.ply != ply:
             return Refused("resign.not_asked", private=True)
         return self._resign(caller, row)
@@ -284,7 +284,7 @@ class Play(UseCase):
         same board and words the first press gave."""
         if ply != row.ply - 1:
             return None
-        moves = self.storage.moves(row.id)
+        moves = self.storage.games.moves(row.id)
         if not moves or moves[-1].ply != row.ply or moves[-1].by_user != caller.user_id:
             return None
         before = (Position.from_fen(row.variant, moves[-2].fen_after) if len(moves) > 1

@@ -148,14 +148,14 @@ class PuzzleRecords(UseCase):
         """A user's (current, best) streaks of daily puzzles solved, counted over the days the
         chats they solved in had a post (a day the bot never posted breaks nothing); the latest
         post, still open, does not break the current one."""
-        solved = [post for post, attempt in self.storage.user_attempts(platform, user_id)
+        solved = [post for post, attempt in self.storage.puzzles.user_attempts(platform, user_id)
                   if attempt.solved_at is not None and post.day]
         if not solved:
             return 0, 0
         posted: set[str] = set()
         latest: set[str] = set()
         for chat_id in {post.chat_id for post in solved}:
-            days = [p.day for p in self.storage.daily_posts(platform, chat_id, 100_000) if p.day]
+            days = [p.day for p in self.storage.puzzles.daily_posts(platform, chat_id, 100_000) if p.day]
             posted.update(days)
             if days:
                 latest.add(max(days))
@@ -170,7 +170,7 @@ class PuzzleRecords(UseCase):
         solvers: dict[int, list[AttemptRecord]] = {}
         posted_at: dict[int, float] = {}
         first_id: dict[int, str | None] = {}
-        for post, attempt in self.storage.chat_attempts(platform, chat_id):
+        for post, attempt in self.storage.puzzles.chat_attempts(platform, chat_id):
             row = table.setdefault(attempt.user_id, {"user_id": attempt.user_id, "name": attempt.user_name,
                                                      "points": 0.0, "solved": 0, "seconds": 0.0})
             row["name"] = attempt.user_name
@@ -222,18 +222,18 @@ class Puzzles(UseCase):
     def daily(self, caller: Caller, request: DailyRequest) -> DailyResult:
         """/daily: the setting; on (admins) at a time, in a zone, of a variant; off (admins)."""
         if request.action == "off":
-            if not self.storage.unsubscribe(*caller.key, caller.at):
+            if not self.storage.puzzles.unsubscribe(*caller.key, caller.at):
                 return DailyOff(was_on=False)
             self.daily_changed()
             return DailyOff(was_on=True)
         if request.action != "on":
-            sub = self.storage.subscription(*caller.key)
+            sub = self.storage.puzzles.subscription(*caller.key)
             return DailySetting(sub if sub is not None and sub.active else None)
         # The posts' language is the chat's: it guesses the variant when nothing else says it.
         variant = request.variant or self.games.default_variant(caller, request.language)
-        old = self.storage.subscription(*caller.key)
+        old = self.storage.puzzles.subscription(*caller.key)
         zone = request.zone or (old.timezone if old else DEFAULT_TIMEZONE)
-        self.storage.subscribe(*caller.key, request.time, zone, variant, caller.at, language=request.language)
+        self.storage.puzzles.subscribe(*caller.key, request.time, zone, variant, caller.at, language=request.language)
         self.daily_changed()
         return DailyOn(request.time, zone, variant)
 
@@ -265,7 +265,7 @@ class Puzzles(UseCase):
         """When the chat's next post is due: the most recent one if it is not out yet (then it is
         due now), else the one after it."""
         day, due = self._last_due(sub, now)
-        latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
+        latest = self.storage.puzzles.daily_posts(sub.platform, sub.chat_id, 1)
         posted = bool(latest) and (latest[0].day or "") >= day.isoformat()
         if not posted and due >= sub.created_at:
             return due
@@ -284,7 +284,7 @@ class Puzzles(UseCase):
             if 0 <= now - found_at < DAILY_RECHECK_SECONDS and (value is None or value > now):
                 return value
         times = []
-        for sub in self.storage.subscriptions(platform):
+        for sub in self.storage.puzzles.subscriptions(platform):
             try:
                 times.append(self._next_daily(sub, now))
             except (ZoneInfoNotFoundError, ValueError):
@@ -299,7 +299,7 @@ class Puzzles(UseCase):
         if wakeup is None or wakeup > now:
             return 0                    # the usual round: nothing due, no chat looked at
         posted = 0
-        for sub in self.storage.subscriptions(platform):
+        for sub in self.storage.puzzles.subscriptions(platform):
             try:
                 posted += self._post_daily(sub, now)
             except (StorageBusy, StorageFull, StorageGone):
@@ -318,7 +318,7 @@ class Puzzles(UseCase):
         day, due = self._last_due(sub, now)
         if due < sub.created_at:
             return 0
-        latest = self.storage.daily_posts(sub.platform, sub.chat_id, 1)
+        latest = self.storage.puzzles.daily_posts(sub.platform, sub.chat_id, 1)
         if latest and (latest[0].day or "") >= day.isoformat():
             return 0
         puzzles = bank.load(sub.variant)
@@ -326,7 +326,7 @@ class Puzzles(UseCase):
             return 0
         puzzle = puzzle_of_day(puzzles, day, sub.variant)
         def post() -> int | None:
-            post_id = self.storage.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
+            post_id = self.storage.puzzles.claim_daily_post(sub.platform, sub.chat_id, day.isoformat(), sub.variant,
                                                     puzzle["id"], now)
             if post_id is None:
                 return None             # another process posted it a moment ago
@@ -347,13 +347,13 @@ class Puzzles(UseCase):
     def solvers(self, post: PuzzlePostRecord, until: float | None = None) -> Solvers:
         """A post's solvers (those who had solved it by ``until``, when given) and its solution."""
         puzzle = puzzle_by_id(post.variant, post.puzzle_id)
-        names = tuple(a.user_name for a in self.storage.attempts(post.id)
+        names = tuple(a.user_name for a in self.storage.puzzles.attempts(post.id)
                       if a.solved_at is not None and (until is None or a.solved_at <= until))
         return Solvers(post, names, tuple(puzzle["solution"]) if puzzle else ())
 
     def post_record(self, post_id: int) -> PuzzlePostRecord:
         """A post known to exist (posts are never deleted)."""
-        post = self.storage.puzzle_post(post_id)
+        post = self.storage.puzzles.post(post_id)
         if post is None:
             raise LookupError(f"puzzle post {post_id} vanished")
         return post
@@ -376,7 +376,7 @@ class Puzzles(UseCase):
     def _signature(self, post: PuzzlePostRecord, user_id: str) -> str:
         key = self._link_key
         if key is None:
-            key = self._link_key = self.storage.link_secret()
+            key = self._link_key = self.storage.settings.link_secret()
         digest = hmac.new(key, f"{post.platform}\n{post.id}\n{user_id}".encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(digest[:_SIGNATURE_BYTES]).decode("ascii")
 
@@ -389,8 +389,8 @@ class Puzzles(UseCase):
         if post.kind != "daily" or caller.key != (post.platform, post.chat_id):
             return
         key = self._member_key(post, caller.user_id)
-        if self.storage.pending(key) != caller.name:
-            self.storage.set_pending(key, caller.name)
+        if self.storage.settings.pending(key) != caller.name:
+            self.storage.settings.set_pending(key, caller.name)
 
     def _member_name(self, caller: Caller, post: PuzzlePostRecord) -> str | None:
         """The name a daily post's chat knows this user by, or None if they may not answer it from
@@ -400,7 +400,7 @@ class Puzzles(UseCase):
             return caller.name
         if caller.platform != post.platform or not caller.where.private:
             return None
-        name = self.storage.pending(self._member_key(post, caller.user_id))
+        name = self.storage.settings.pending(self._member_key(post, caller.user_id))
         return name if isinstance(name, str) else None
 
     # -- /puzzle ---------------------------------------------------------------------------------------
@@ -422,12 +422,12 @@ class Puzzles(UseCase):
         puzzles = bank.load(variant)
         if not puzzles:
             return Refused(Refusal.NONE_LEFT)
-        seen = {p.puzzle_id for p in self.storage.personal_posts(caller.platform, caller.user_id, 10_000)}
+        seen = {p.puzzle_id for p in self.storage.puzzles.personal_posts(caller.platform, caller.user_id, 10_000)}
         fresh = [p for p in puzzles if p["id"] not in seen] or puzzles
         puzzle = self.rng.choice(fresh)
-        post_id = self.storage.create_personal_post(caller.platform, caller.chat_id, caller.user_id,
+        post_id = self.storage.puzzles.create_personal_post(caller.platform, caller.chat_id, caller.user_id,
                                                     variant, puzzle["id"], caller.at)
-        post = self.storage.puzzle_post(post_id)
+        post = self.storage.puzzles.post(post_id)
         assert post is not None
         token = self._pass(post, caller.user_id)
         if not caller.where.whisper and caller.where.invites:
@@ -444,7 +444,7 @@ class Puzzles(UseCase):
     def open_puzzle(self, caller: Caller, post_id: int, token: str) -> PuzzleOpened | Refused:
         """Post ``post_id`` opened with the caller's pass ``token`` (a link from a group): the
         user's own way through that post, here."""
-        post = self.storage.puzzle_post(post_id)
+        post = self.storage.puzzles.post(post_id)
         if post is None or post.platform != caller.platform:
             return Refused(Refusal.UNKNOWN)
         # A link proves something only for the user it was signed for (an old unsigned one, a
@@ -469,7 +469,7 @@ class Puzzles(UseCase):
         """In a private chat, the puzzle the user works on there (opened from a group's link, say)
         is the one a typed answer there is for."""
         if caller.where.private and post.chat_id != caller.chat_id:
-            self.storage.set_pending(self._opened_key(caller), post.id)
+            self.storage.settings.set_pending(self._opened_key(caller), post.id)
     def puzzle_for(self, caller: Caller, ref: int | None = None, text: str | None = None,
                     giving_up: bool = False) -> PuzzlePostRecord | None:
         """The post a user's answer (``text``) is for: #``ref`` (typed, or the message replied to); else the
@@ -478,25 +478,25 @@ class Puzzles(UseCase):
         old puzzle must not capture answers meant for today's); if it fits none, the daily (its
         rules explain why), else the first of them."""
         if ref is not None:
-            post = self.storage.puzzle_post(ref)
+            post = self.storage.puzzles.post(ref)
             return post if post is not None and post.platform == caller.platform else None
         user = caller.user_id
         candidates: list[PuzzlePostRecord] = []
         if caller.where.private:
-            opened = self.storage.pending(self._opened_key(caller))
+            opened = self.storage.settings.pending(self._opened_key(caller))
             if isinstance(opened, int):
-                post = self.storage.puzzle_post(opened)
+                post = self.storage.puzzles.post(opened)
                 if post is not None and post.platform == caller.platform and self._is_open(post, user):
                     candidates.append(post)
             # The daily a member is working on in a group, whose steps came to this private chat.
             working = self._daily_in_progress(caller)
             if working is not None and working not in candidates:
                 candidates.append(working)
-        daily = self.storage.daily_posts(*caller.key, 1)
+        daily = self.storage.puzzles.daily_posts(*caller.key, 1)
         daily_post = daily[0] if daily else None
         if daily_post is not None and self._is_open(daily_post, user):
             candidates.append(daily_post)
-        mine = self.storage.personal_posts(caller.platform, user, 1)
+        mine = self.storage.puzzles.personal_posts(caller.platform, user, 1)
         if mine and mine[0].chat_id == caller.chat_id and self._is_open(mine[0], user):
             candidates.append(mine[0])
         if text is not None:
@@ -512,10 +512,10 @@ class Puzzles(UseCase):
     def _daily_in_progress(self, caller: Caller) -> PuzzlePostRecord | None:
         """The latest daily post the user has begun (and not finished) that is still its chat's
         current one and that they may answer from here."""
-        for post, attempt in reversed(self.storage.user_attempts(caller.platform, caller.user_id)):
+        for post, attempt in reversed(self.storage.puzzles.user_attempts(caller.platform, caller.user_id)):
             if attempt.solved_at is not None or not attempt.progress:
                 continue
-            latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
+            latest = self.storage.puzzles.daily_posts(post.platform, post.chat_id, 1)
             if (latest and latest[0].id == post.id and self._is_open(post, caller.user_id)
                     and self._member_name(caller, post) is not None):
                 return post
@@ -525,8 +525,8 @@ class Puzzles(UseCase):
         """Whether the user has another open puzzle here besides ``post`` (their daily and their
         personal one, say)."""
         user = caller.user_id
-        others = [p for p in (*self.storage.daily_posts(*caller.key, 1),
-                              *self.storage.personal_posts(caller.platform, user, 1))
+        others = [p for p in (*self.storage.puzzles.daily_posts(*caller.key, 1),
+                              *self.storage.puzzles.personal_posts(caller.platform, user, 1))
                   if p.id != post.id and p.chat_id == caller.chat_id and self._is_open(p, user)]
         return bool(others)
 
@@ -536,7 +536,7 @@ class Puzzles(UseCase):
         words = text.replace(",", " ").split()
         if puzzle is None or not words:
             return False
-        attempt = self.storage.attempt(post.id, user_id)
+        attempt = self.storage.puzzles.attempt(post.id, user_id)
         try:
             position_after(puzzle, list(attempt.progress) if attempt else []).parse_move(words[0])
         except IllegalMove:
@@ -545,7 +545,7 @@ class Puzzles(UseCase):
 
     def find_post(self, post_id: int) -> PuzzlePostRecord | None:
         """Post ``post_id`` (the puzzle a message replied to, say), None when there is none."""
-        return self.storage.puzzle_post(post_id)
+        return self.storage.puzzles.post(post_id)
 
     def _attempt_at(self, caller: Caller, post: PuzzlePostRecord,
                     private: bool) -> tuple[dict[str, Any], AttemptRecord] | Refused:
@@ -562,15 +562,15 @@ class Puzzles(UseCase):
         if puzzle is None:
             return Refused(Refusal.UNKNOWN, private=private)
         if post.kind == "daily":
-            latest = self.storage.daily_posts(post.platform, post.chat_id, 1)
+            latest = self.storage.puzzles.daily_posts(post.platform, post.chat_id, 1)
             if latest and latest[0].id != post.id:
                 return Refused(Refusal.OVER, private=private, day=post.day)
-        attempt = self.storage.attempt(post.id, ev.user_id)
+        attempt = self.storage.puzzles.attempt(post.id, ev.user_id)
         attempt = (_replace(attempt, user_name=name) if attempt is not None
                    else AttemptRecord(post.id, ev.user_id, name, (), 0, 0, caller.at, None, None, None, version=0))
         if attempt.solved_at is not None:
             return Refused(Refusal.ALREADY, private=private)
-        if self.storage.pending(self._gave_up_key(post, ev.user_id)):
+        if self.storage.settings.pending(self._gave_up_key(post, ev.user_id)):
             return Refused(Refusal.GAVE_UP, private=private, solution=tuple(puzzle["solution"]))
         return puzzle, attempt
 
@@ -579,9 +579,9 @@ class Puzzles(UseCase):
 
     def _is_open(self, post: PuzzlePostRecord, user_id: str) -> bool:
         """Whether a user may still answer a post: not solved, not given up."""
-        attempt = self.storage.attempt(post.id, user_id)
+        attempt = self.storage.puzzles.attempt(post.id, user_id)
         return ((attempt is None or attempt.solved_at is None)
-                and not self.storage.pending(self._gave_up_key(post, user_id)))
+                and not self.storage.settings.pending(self._gave_up_key(post, user_id)))
 
 
     def _acted(self, caller: Caller, post: PuzzlePostRecord, step: Step, reaction: Reaction = Reaction.OTHER,
@@ -601,8 +601,8 @@ class Puzzles(UseCase):
             if attempt.rated_score is None:
                 attempt = _replace(attempt, rated_score=0.0, rated_at=caller.at)
                 self._score(post, attempt)
-            self.storage.save_attempt(attempt)
-            self.storage.set_pending(self._gave_up_key(post, caller.user_id), 1)
+            self.storage.puzzles.save_attempt(attempt)
+            self.storage.settings.set_pending(self._gave_up_key(post, caller.user_id), 1)
         # The solution is for the one who gave up: in a group it goes to them alone.
         return self._acted(caller, post, GaveUp(post, tuple(puzzle["solution"]), whisper))
 
@@ -617,7 +617,7 @@ class Puzzles(UseCase):
         return post if isinstance(post, Refused) else self.new_puzzle(caller, post.variant)
 
     def _more_post(self, caller: Caller, post_id: int) -> PuzzlePostRecord | Refused:
-        post = self.storage.puzzle_post(post_id)
+        post = self.storage.puzzles.post(post_id)
         if post is None or post.platform != caller.platform:
             return Refused(Refusal.UNKNOWN, private=True)
         if self._member_name(caller, post) is None:
@@ -628,9 +628,9 @@ class Puzzles(UseCase):
         """/puzzle history: the user's last puzzles (personal and daily) and how each went."""
         ev = caller
         items: list[tuple[float, PuzzlePostRecord, AttemptRecord | None]] = []
-        for post in self.storage.personal_posts(ev.platform, ev.user_id, HISTORY_SIZE):
-            items.append((post.posted_at, post, self.storage.attempt(post.id, ev.user_id)))
-        for daily, done in self.storage.user_attempts(ev.platform, ev.user_id)[-HISTORY_SIZE:]:
+        for post in self.storage.puzzles.personal_posts(ev.platform, ev.user_id, HISTORY_SIZE):
+            items.append((post.posted_at, post, self.storage.puzzles.attempt(post.id, ev.user_id)))
+        for daily, done in self.storage.puzzles.user_attempts(ev.platform, ev.user_id)[-HISTORY_SIZE:]:
             items.append((daily.posted_at, daily, done))
         items.sort(key=lambda item: (item[0], item[1].id), reverse=True)
         entries = []
@@ -639,7 +639,7 @@ class Puzzles(UseCase):
             outcome: HistoryOutcome
             if attempt is not None and attempt.solved_at is not None:
                 outcome = "solved"
-            elif self.storage.pending(self._gave_up_key(post, ev.user_id)):
+            elif self.storage.settings.pending(self._gave_up_key(post, ev.user_id)):
                 outcome = "gave_up"
             elif attempt is not None and attempt.misses:
                 outcome = "failed"
@@ -684,9 +684,9 @@ class Puzzles(UseCase):
                 if attempt.rated_score is None:
                     attempt = _replace(attempt, rated_score=0.0, rated_at=caller.at)
                     delta = self._score(post, attempt)
-                self.storage.save_attempt(attempt)
+                self.storage.puzzles.save_attempt(attempt)
             elif answer.verdict is Verdict.RIGHT:
-                self.storage.save_attempt(_replace(attempt, progress=tuple(accepted)))
+                self.storage.puzzles.save_attempt(_replace(attempt, progress=tuple(accepted)))
             elif answer.verdict is Verdict.SOLVED:
                 first, delta = self._record_solve(caller, post, attempt, accepted)
             name = attempt.user_name
@@ -734,9 +734,9 @@ class Puzzles(UseCase):
         if attempt.rated_score is None:
             attempt = _replace(attempt, rated_score=0.5 if attempt.hints else 1.0, rated_at=caller.at)
             delta = self._score(post, attempt)
-        self.storage.save_attempt(attempt)
+        self.storage.puzzles.save_attempt(attempt)
         # The name announced is the one the post's chat knows the user by (see _member_name).
-        first = post.kind == "daily" and self.storage.claim_first_solver(post.id, ev.user_id, attempt.user_name)
+        first = post.kind == "daily" and self.storage.puzzles.claim_first_solver(post.id, ev.user_id, attempt.user_name)
         return first, delta
 
     def _solved(self, caller: Caller, post: PuzzlePostRecord, accepted: list[str], first: bool, name: str,
@@ -756,7 +756,7 @@ class Puzzles(UseCase):
                 self._notify(post.platform)
                 return Solved(post, line, "first_elsewhere", name, current, 1, tags, rating)
             return Solved(post, line, "first", name, current, 1, tags, rating)
-        number = sum(1 for a in self.storage.attempts(post.id) if a.solved_at is not None)
+        number = sum(1 for a in self.storage.puzzles.attempts(post.id) if a.solved_at is not None)
         return Solved(post, line, "nth", name, current, number, tags, rating)
 
     def hint(self, caller: Caller, ref: int | None = None) -> Acted | Refused:
@@ -774,7 +774,7 @@ class Puzzles(UseCase):
                 return self._acted(caller, post, found)
             puzzle, attempt = found
             square = hint(puzzle, list(attempt.progress))
-            self.storage.save_attempt(_replace(attempt, hints=attempt.hints + 1))
+            self.storage.puzzles.save_attempt(_replace(attempt, hints=attempt.hints + 1))
         return self._acted(caller, post, HintGiven(square, whisper))
 
     # -- the buttons of a puzzle board (decoded by the chat layer) ------------------------------------
@@ -827,7 +827,7 @@ class Puzzles(UseCase):
     def _pressed_post(self, caller: Caller, post_id: int) -> PuzzlePostRecord | Refused:
         """The post a button names, when the caller may act on it from here (noted as a member of
         its chat and as working on it here); else why not, to the presser alone."""
-        post = self.storage.puzzle_post(post_id)
+        post = self.storage.puzzles.post(post_id)
         if post is None or post.platform != caller.platform:
             return Refused(Refusal.UNKNOWN, private=True)
         # A button pressed in one chat acts on a post of another only in the presser's private

@@ -120,7 +120,7 @@ class Ratings(UseCase):
 
     def _current(self, platform: str, subject: str, pool: str,
                  start: Rating | None = None) -> tuple[Rating, int, float | None]:
-        stored = self.storage.rating(platform, subject, pool)
+        stored = self.storage.ratings.get(platform, subject, pool)
         if stored is None:
             return start or Rating(self.rating_settings.rating, self.rating_settings.deviation,
                                    self.rating_settings.volatility), 0, None
@@ -149,7 +149,7 @@ class Ratings(UseCase):
             theirs = before[other][0]
             new = update(mine, [Outcome(theirs, score)], self.rating_settings,
                          periods=periods_between(last, at, self.rating_settings))
-            self.storage.save_rating(RatingRecord(game.platform, user_id, pool, new.rating, new.deviation,
+            self.storage.ratings.save(RatingRecord(game.platform, user_id, pool, new.rating, new.deviation,
                                                   new.volatility, games + 1, at), f"game:{game.id}")
 
     def puzzle_rating(self, platform: str, user_id: str) -> float:
@@ -173,14 +173,14 @@ class Ratings(UseCase):
         new_item = update(item, [Outcome(player, 1.0 - score)], self.rating_settings,
                           periods=periods_between(item_last, at, self.rating_settings))
         source = f"post:{post.id}"
-        self.storage.save_rating(RatingRecord(post.platform, attempt.user_id, PUZZLE_POOL, new_player.rating,
+        self.storage.ratings.save(RatingRecord(post.platform, attempt.user_id, PUZZLE_POOL, new_player.rating,
                                               new_player.deviation, new_player.volatility, games + 1, at), source)
-        self.storage.save_rating(RatingRecord(PUZZLE_PLATFORM, subject, PUZZLE_POOL, new_item.rating,
+        self.storage.ratings.save(RatingRecord(PUZZLE_PLATFORM, subject, PUZZLE_POOL, new_item.rating,
                                               new_item.deviation, new_item.volatility, tries + 1, at), source)
         return new_player.rating - player.rating
 
     def puzzle_rating_now(self, platform: str, user_id: str) -> str:
-        return self._shown(self.storage.rating(platform, user_id, PUZZLE_POOL))
+        return self._shown(self.storage.ratings.get(platform, user_id, PUZZLE_POOL))
 
     def rebuild_ratings(self) -> dict[str, int]:
         """Forget every rating and compute them again from the stored games and attempts, in the
@@ -192,8 +192,8 @@ class Ratings(UseCase):
         # Read under the ratings lock, in the transaction that writes: a game finishing meanwhile
         # is either read here or rated after this commits, on top of what it wrote.
         self.storage.ratings.lock()
-        games = [g for g in self.storage.find_games(status="finished") if is_rated(g)]
-        attempts = self.storage.rated_attempts()
+        games = [g for g in self.storage.games.find(status="finished") if is_rated(g)]
+        attempts = self.storage.puzzles.rated_attempts()
         events: list[tuple[float, int, int, Any]] = []
         for game in games:
             events.append((game.finished_at if game.finished_at is not None else game.created_at, 0, game.id,
@@ -201,7 +201,7 @@ class Ratings(UseCase):
         for index, (post, attempt) in enumerate(attempts):
             events.append((attempt.rated_at or 0.0, 1, index, (post, attempt)))
         events.sort(key=lambda e: e[:3])
-        self.storage.clear_ratings()
+        self.storage.ratings.clear()
         for _at, kind, _n, item in events:
             if kind == 0:
                 self._rate_game(item)
@@ -232,7 +232,7 @@ class Ratings(UseCase):
             return None
         if caller.by.username and handle.lower() == caller.by.username.lower():
             return caller.user_id, caller.name
-        player = self.storage.player_by_username(caller.platform, handle)
+        player = self.storage.players.by_username(caller.platform, handle)
         return (player.user_id, player.name) if player else None
 
     def _record(self, counts: list[GameCountRecord], user_id: str) -> dict[str, Record]:
@@ -267,7 +267,7 @@ class Ratings(UseCase):
         series = []
         for variant in VARIANTS:
             for pool, vs_bot in ((variant, False), (f"{variant}:bot", True)):
-                rating = self.storage.rating(platform, user_id, pool)
+                rating = self.storage.ratings.get(platform, user_id, pool)
                 record = results.get(pool)
                 if rating is None and record is None:
                     continue
@@ -275,15 +275,15 @@ class Ratings(UseCase):
                 pools.append(PoolStats(variant, vs_bot, self._shown(rating) if rating is not None else None,
                                        round(self._as_of_now(rating).deviation) if rating is not None else None,
                                        record or Record()))
-                history = [] if vs_bot else self.storage.rating_history(platform, user_id, pool, CHART_POINTS)
+                history = [] if vs_bot else self.storage.ratings.history(platform, user_id, pool, CHART_POINTS)
                 if history:
                     # One point per rated game, at its date (no made-up starting point); a long
                     # history gives CHART_POINTS of them, spread from its first game to its last.
                     series.append((variant, [(h.at, h.rating) for h in history]))
-        puzzle = self.storage.rating(platform, user_id, PUZZLE_POOL)
+        puzzle = self.storage.ratings.get(platform, user_id, PUZZLE_POOL)
         current, best = self.records.puzzle_streaks(platform, user_id)
         # Every solve counts, /puzzle ones too; streaks stay about the puzzle of the day.
-        solved = sum(1 for _p, a in self.storage.user_attempts(platform, user_id, daily_only=False)
+        solved = sum(1 for _p, a in self.storage.puzzles.user_attempts(platform, user_id, daily_only=False)
                      if a.solved_at is not None)
         puzzles = PuzzleStats(self._shown(puzzle), solved, current, best) if puzzle is not None or solved else None
         return PlayerStats(name, pools, puzzles, series[:4])
@@ -318,7 +318,7 @@ class Ratings(UseCase):
         """The leaderboard of one variant (an empty one says who would be on it); ``counts``: the
         chat's finished games counted (for a board of this chat)."""
         platform = caller.platform
-        ratings = {r.subject: r for r in self.storage.ratings(platform, variant)}
+        ratings = {r.subject: r for r in self.storage.ratings.pool(platform, variant)}
         rated: Counter[str] = Counter()
         if everywhere:
             rated.update({subject: r.games for subject, r in ratings.items()})
@@ -335,12 +335,12 @@ class Ratings(UseCase):
 
     def _player_name(self, platform: str, user_id: str) -> str:
         """The name a player was last seen with."""
-        player = self.storage.player(platform, user_id)
+        player = self.storage.players.get(platform, user_id)
         return player.name if player else user_id
 
     def _top_puzzles(self, caller: Caller) -> PuzzleRanking:
         entries = []
         for row in self.records.puzzle_leaderboard(*caller.key):
-            rating = self.storage.rating(caller.platform, row["user_id"], PUZZLE_POOL)
+            rating = self.storage.ratings.get(caller.platform, row["user_id"], PUZZLE_POOL)
             entries.append(PuzzleSolver(row["name"], row["points"], row["solved"], row["streak"], self._shown(rating)))
         return PuzzleRanking(entries)

@@ -42,7 +42,7 @@ class Settings(UseCase):
     def _current_variant(self, caller: Caller, lang: str, game: int | None) -> str:
         """The variant of the game the user means (#``game``, else their latest game here still
         being played), else the chat's default."""
-        row = self.storage.game(game) if game is not None else None
+        row = self.storage.games.get(game) if game is not None else None
         games = self.games.my_games(caller)
         if row is None and games:
             row = games[-1]
@@ -69,7 +69,7 @@ class Settings(UseCase):
         the user must start the bot first is the chat layer's to say (``NotifySet.start_link``)."""
         ev = caller
         if on is None:
-            setting = self.storage.notify_setting(ev.platform, ev.user_id)
+            setting = self.storage.players.notify_setting(ev.platform, ev.user_id)
             return NotifyShown(setting is not None and setting.private)
-        self.storage.set_notify(ev.platform, ev.user_id, on, caller.at)
+        self.storage.players.set_notify(ev.platform, ev.user_id, on, caller.at)
         return NotifySet(on)

@@ -33,7 +33,7 @@ class TwoProcesses:
         self.http = FakeBotAPI()
         self.http.add_chat(GROUP)
         self.stores = [SQLiteStore(tmp_path / "bot.db", busy_timeout=5.0) for _ in range(2)]
-        self.limiters = [FloodLimiter(shared=SharedBudget(store) if shared else None) for store in self.stores]
+        self.limiters = [FloodLimiter(shared=SharedBudget(store.sends) if shared else None) for store in self.stores]
         self.bots = [ExtBot("123:TEST", request=self.http, rate_limiter=limiter) for limiter in self.limiters]
         self.throttled = 0
 

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from catalog_text import says
+
 from bot.app import database_path, database_secrets
 from bot.rules import Position
 from bot.service import ChatEvent, GameService
@@ -171,7 +173,7 @@ def test_db_copy_moves_everything_checks_counts_and_is_safe_to_repeat(tmp_path, 
         position = Position.from_fen("italian", row.fen)
         user = row.white_id if position.turn.name.startswith("W") else row.black_id
         move = position.legal_moves()[0]
-        assert f"played {move}" in say(user, f"/m {move}")
+        assert says(say(user, f"/m {move}"), "en", "move.played", move=move)
         assert len(store.moves(row.id)) == row.ply + 1
         highest = max([g.id for g in store.find_games()] + [c.id for c in store.find_challenges()])
         say("eve", "/new italian white", chat="g5")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from harness import en
 from PIL import Image
 
 from bot.rules import Position
@@ -93,7 +94,7 @@ def test_two_paths_are_numbered_buttons_and_numbered_routes(chat, two_paths):
 
 def test_three_paths_of_a_spanish_king(chat, three_paths):
     _, _, paths = to_paths(chat, three_paths, "ana", 3, 20)
-    assert paths.replaces_board and "Several captures end there" in paths.text
+    assert paths.replaces_board and en("select.path") in paths.text
     path_buttons = [b for b in buttons(paths) if b.action.startswith("m:")]
     assert [b.label for b in path_buttons] == [f"{n}: {m}" for n, m in enumerate(THREE_PATHS, 1)]
     picture = image(paths.image)
@@ -102,7 +103,7 @@ def test_three_paths_of_a_spanish_king(chat, three_paths):
     assert colour_pixels(picture, B.route_colour(3)) < 30
     # Button 3 plays route 3.
     reply = chat.press("ana", path_buttons[2].action)[0]
-    assert f"Ana played {THREE_PATHS[2]}" in reply.text
+    assert en("move.played", name="Ana", move=THREE_PATHS[2], id=three_paths) in reply.text
     assert chat.moves(three_paths)[-1].notation == THREE_PATHS[2]
 
 
@@ -149,7 +150,7 @@ def test_double_tap_on_a_destination_does_not_call_the_board_out_of_date(chat):
     second = chat.press("ana", f"d:{game}:0:22:18")
     assert len(second) == 1
     again = second[0]
-    assert "out of date" not in again.text
+    assert en("button.stale") not in again.text
     # The board the second tap landed on already shows the move: the same picture and words.
     assert again.text == first.text and again.image == first.image
     assert again.replaces_board and [b.action for b in buttons(again)] == [b.action for b in buttons(first)]
@@ -164,7 +165,7 @@ def test_double_tap_on_a_path_button_does_not_call_the_board_out_of_date(chat, t
     first = chat.press("bob", chosen.action)[0]
     after_first = chat.snapshot()
     again = chat.press("bob", chosen.action)[0]
-    assert "out of date" not in again.text and again.text == first.text
+    assert en("button.stale") not in again.text and again.text == first.text
     assert chat.snapshot() == after_first
 
 
@@ -174,16 +175,16 @@ def test_old_buttons_are_still_out_of_date(chat):
     chat.press("ana", f"d:{game}:0:22:18")
     before = chat.snapshot()
     # Another destination of the same old screen: not what was played.
-    assert "out of date" in chat.press("ana", f"d:{game}:0:22:19")[0].text
+    assert en("button.stale") in chat.press("ana", f"d:{game}:0:22:19")[0].text
     # The piece button of the old board.
-    assert "out of date" in chat.press("ana", f"s:{game}:0:22")[0].text
+    assert en("button.stale") in chat.press("ana", f"s:{game}:0:22")[0].text
     # The opponent pressing the mover's old button.
-    assert "out of date" in chat.press("bob", f"d:{game}:0:22:18")[0].text
+    assert en("button.stale") in chat.press("bob", f"d:{game}:0:22:18")[0].text
     assert chat.snapshot() == before
     # Once the opponent has answered, the mover's button is two plies old.
     chat.say("bob", "/m 11-15")
     before = chat.snapshot()
-    assert "out of date" in chat.press("ana", f"d:{game}:0:22:18")[0].text
+    assert en("button.stale") in chat.press("ana", f"d:{game}:0:22:18")[0].text
     assert chat.snapshot() == before
 
 
@@ -193,5 +194,5 @@ def test_repeat_press_in_a_game_set_up_from_a_position(chat, three_paths):
     chosen = [b for b in buttons(paths) if b.action.startswith("m:")][0]
     first = chat.press("ana", chosen.action)[0]
     again = chat.press("ana", chosen.action)[0]
-    assert "out of date" not in again.text and again.text == first.text
+    assert en("button.stale") not in again.text and again.text == first.text
     assert Position.from_fen("spanish", chat.game(three_paths).fen).turn == "B"

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from aiohttp import ClientResponse, ClientSession
 from aiohttp.test_utils import TestClient, TestServer
+from catalog_text import says
 from web_helpers import GROUP, PLATFORM, T0, WebChat
 
 from bot.i18n import t
@@ -187,7 +188,7 @@ def move_in_another_process(database: str, user: str, move: str) -> float:
     committed (the wall clock)."""
     done = subprocess.run([sys.executable, "-c", MOVER, database, user, move, str(T0 + 5), PLATFORM, GROUP],
                           capture_output=True, text=True, timeout=60, cwd=REPO)
-    assert done.returncode == 0 and "played" in done.stdout, (done.stdout, done.stderr)
+    assert done.returncode == 0 and says(done.stdout, "en", "move.played", move=move), (done.stdout, done.stderr)
     return time.monotonic()
 
 

@@ -107,7 +107,7 @@ def games_list(args: argparse.Namespace) -> int:
     with _service(args) as service:
         if service is None:
             return 2
-        games = service.find_games(args.platform, args.chat, args.status, args.limit)
+        games = service.app.games.find(args.platform, args.chat, args.status, args.limit)
     if args.json:
         print(json.dumps([_summary(g) for g in games], ensure_ascii=False, indent=2))
         return 0
@@ -124,7 +124,7 @@ def games_show(args: argparse.Namespace) -> int:
     with _service(args) as service:
         if service is None:
             return 2
-        game, moves = service.game_with_moves(args.id)
+        game, moves = service.app.games.with_moves(args.id)
     if game is None:
         print(f"error: there is no game #{args.id}", file=sys.stderr)
         return 1
@@ -158,7 +158,7 @@ def ratings_rebuild(args: argparse.Namespace) -> int:
     with _service(args) as service:
         if service is None:
             return 2
-        counts = service.rebuild_ratings()
+        counts = service.app.ratings.rebuild_ratings()
     print(f"ratings rebuilt from {counts['games']} rated games and {counts['attempts']} rated puzzle attempts")
     return 0
 

@@ -288,7 +288,7 @@ class GameService:
     def find_games(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
                    limit: int | None = None) -> list[GameRecord]:
         """Stored games, newest first, filtered by platform, chat and status."""
-        return self.storage.games.find(platform, chat_id, status, limit)
+        return self.app.games.find(platform, chat_id, status, limit)
 
     def claim_board_edit(self, platform: str, chat_id: str, message_id: str, game_id: int, stage: int) -> bool:
         """Whether a board of ``stage`` may be written to a message now; if so it is recorded as the
@@ -311,8 +311,7 @@ class GameService:
 
     def game_with_moves(self, game_id: int) -> tuple[GameRecord | None, list[MoveRecord]]:
         """A stored game and its moves in order (None and no moves when there is no such game)."""
-        game = self.storage.games.get(game_id)
-        return game, (self.storage.games.moves(game_id) if game else [])
+        return self.app.games.with_moves(game_id)
 
     def chat_moved(self, platform: str, old_chat_id: str, new_chat_id: str) -> None:
         """A chat got a new id (a Telegram group became a supergroup): its games follow it."""

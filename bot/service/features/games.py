@@ -26,7 +26,7 @@ from bot.service.features.identity import Caller, Mention, dm_chat
 from bot.service.features.results_games import NoGame, TimedOut
 from bot.service.notifications import GameState, LostOnTime, Notification, PrivateTurn
 from bot.storage import BOT_ID, StaleGame
-from bot.storage.records import GameRecord
+from bot.storage.records import GameRecord, MoveRecord
 from bot.storage.repositories import GameChange, NewMove
 
 
@@ -104,6 +104,16 @@ class Games(UseCase):
             return TimedOut(self.finish_game(row, result, caller.at, origin=caller.origin), result)
         except StaleGame:
             return NoGame("stale")
+
+    def find(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
+             limit: int | None = None) -> list[GameRecord]:
+        """Stored games, newest first, filtered by platform, chat and status (the operator's view)."""
+        return self.storage.games.find(platform, chat_id, status, limit)
+
+    def with_moves(self, game_id: int) -> tuple[GameRecord | None, list[MoveRecord]]:
+        """A stored game and its moves in order (None and no moves when there is no such game)."""
+        game = self.storage.games.get(game_id)
+        return game, (self.storage.games.moves(game_id) if game else [])
 
     def game_row(self, game_id: int) -> GameRecord:
         """A game known to exist (games are never deleted): as it is now."""

@@ -2,7 +2,8 @@
 values, not with its English words, so rewording a catalog changes no test (issue 31).
 
 ``tr`` is the message itself; ``pattern`` the message with the values a test does not fix as
-wildcards (a clock's time left, a generated number), whose named groups give them back.
+wildcards (a clock's time left, a generated number), whose named groups give them back; ``regex``
+its source, to build a bigger pattern (a console line).
 """
 
 from __future__ import annotations
@@ -57,24 +58,20 @@ class Phrase:
         self.patterns = [re.compile(regex) for regex in regexes]
 
     def search(self, text: str) -> re.Match[str] | None:
-        for compiled in self.patterns:
-            found = compiled.search(text)
-            if found is not None:
-                return found
-        return None
+        """The message anywhere in ``text``."""
+        return self._first("search", text)
 
     def match(self, text: str) -> re.Match[str] | None:
         """The message at the very start of ``text``."""
-        for compiled in self.patterns:
-            found = compiled.match(text)
-            if found is not None:
-                return found
-        return None
+        return self._first("match", text)
 
     def fullmatch(self, text: str) -> re.Match[str] | None:
         """``text`` is the message and nothing more."""
+        return self._first("fullmatch", text)
+
+    def _first(self, how: str, text: str) -> re.Match[str] | None:
         for compiled in self.patterns:
-            found = compiled.fullmatch(text)
+            found: re.Match[str] | None = getattr(compiled, how)(text)
             if found is not None:
                 return found
         return None
@@ -104,14 +101,6 @@ def regex(lang: str, key: str, /, **pieces: str) -> str:
 def says(text: str, lang: str, key: str, /, **values: object) -> bool:
     """Whether ``text`` holds the message ``key`` with ``values`` (other placeholders: anything)."""
     return pattern(lang, key, **values).search(text) is not None
-
-
-def parsed(text: str, lang: str, key: str, /, **values: object) -> dict[str, str]:
-    """The placeholders' values of the message ``key`` where ``text`` says it (AssertionError when
-    it does not)."""
-    found = pattern(lang, key, **values).search(text)
-    assert found is not None, (key, text)
-    return {name: value for name, value in found.groupdict().items() if value is not None}
 
 
 def to_move(lang: str, name: str, color: str) -> Phrase:

@@ -74,7 +74,7 @@ sys.path.insert(0, str(REPO))
 from bot.i18n import t  # noqa: E402
 from bot.rules import Game  # noqa: E402
 from bot.service import ChatEvent, GameService, Reply  # noqa: E402
-from bot.service.registry import REGISTRY  # noqa: E402
+from bot.service.chat.registry import REGISTRY  # noqa: E402
 from bot.storage import BOT_ID  # noqa: E402
 from bot.storage import SQLiteStore as Storage  # noqa: E402
 

@@ -61,7 +61,7 @@ from bot.service.thinking import Thinker  # noqa: E402
 from bot.storage import SQLiteStore  # noqa: E402
 
 try:        # the pictures' cache by what they show (issue 30, item 8); older trees have none
-    from bot.service.boards import drawing_counts as boards_drawn  # noqa: E402
+    from bot.service.chat.boards import drawing_counts as boards_drawn  # noqa: E402
 except ImportError:
     boards_drawn = None
 

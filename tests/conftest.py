@@ -168,7 +168,7 @@ def _boards_drawn_once() -> None:
     loaded (by its module or a fixture) on.  It never loads the service itself: a test process that
     runs only other parts' tests (the rules, the ratings: each of the summary-line runs' workers)
     would pay about 0.4 s of CPU to import it for nothing."""
-    boards = sys.modules.get("bot.service.boards")
+    boards = sys.modules.get("bot.service.chat.boards")
     if boards is not None and not isinstance(boards.render_png, _DrawnOnce):
         boards.render_png = _DrawnOnce(boards.render_png)
 

@@ -66,18 +66,16 @@ LAYERS: tuple[Layer, ...] = (
     # The command line's argument types, below every entry point that adds commands.
     Layer("argument types", ("bot.arguments",), may_import=()),
     # Use cases know no chat platform and render nothing (they return results a presenter turns
-    # into replies).  When the chat layer has a package of its own, add it to must_not_import.
+    # into replies).
     Layer("use cases", ("bot.service.features.*", "bot.service.usecases.*"),
           must_not_import=("bot.platforms.*", "renderers.*", *ROOTS,
-                           # nor words or draws anything: the chat layer and its presenters do
-                           "bot.i18n.*", "bot.service.chat.*", "bot.service.presenters", "bot.service.present_games",
-                           "bot.service.present_challenges", "bot.service.present_puzzles",
-                           "bot.service.present_stats", "bot.service.present_notices", "bot.service.boards",
-                           "bot.service.wording",
-                           # nor knows a chat message, a button, a command's words or a web page
-                           # (issue 31): the chat layer translates them into identities and requests
-                           "bot.service.events", "bot.service.registry", "bot.service.commands",
-                           "bot.service.web", "bot.service.service")),
+                           # nor words or draws anything, nor knows a command's words, a button or a
+                           # deep link: the chat layer's package (commands, registry and button codecs,
+                           # link signing, presenters, boards, wording) translates and presents
+                           "bot.i18n.*", "bot.service.chat.*",
+                           # nor knows a chat message or a web page (issue 31): the chat layer and the
+                           # board layer translate them into identities and requests
+                           "bot.service.events", "bot.service.web", "bot.service.service")),
     Layer("service", ("bot.service.*",), must_not_import=("bot.platforms.*", *ROOTS)),
     # Storage sits below the service: it knows records, not use cases, chats or images.
     Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),
@@ -86,7 +84,7 @@ LAYERS: tuple[Layer, ...] = (
     # arguments for the platforms' menus), the outbox's notifications, and the board layer's
     # typed state and answers (bot.service.web: to the web board what events are to a chat).
     Layer("platforms", ("bot.platforms.*",),
-          may_import=("bot.config", "bot.i18n", "bot.service", "bot.service.events", "bot.service.registry",
+          may_import=("bot.config", "bot.i18n", "bot.service", "bot.service.events", "bot.service.chat.registry",
                       "bot.service.outbox", "bot.service.web")),
 )
 

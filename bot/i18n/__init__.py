@@ -23,7 +23,7 @@ CONTRACTIONS: dict[str, tuple[tuple[str, str], ...]] = {
 # Values a message may use without its caller giving them, by placeholder name: each is a function
 # of the language, called when a message has that placeholder.  The catalogs know nothing of the
 # rules: the service registers here the lists of variants that help and usage lines show
-# (bot/service/wording.py), so a new variant appears in them without editing those lines.
+# (bot/service/chat/wording.py), so a new variant appears in them without editing those lines.
 STANDING_VALUES: dict[str, Callable[[str], str]] = {}
 
 

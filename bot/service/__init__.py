@@ -5,7 +5,7 @@ part of this face too, so adapters need not reach below the service for them."""
 
 from bot.storage import StorageBusy, StorageDamaged, StorageError, StorageFull, StorageGone, StorageUnavailable
 
-from .commands import parse_duration
+from .chat.commands import parse_duration
 from .events import DM_PREFIX, Button, ChatEvent, Mention, OutboxItem, Outgoing, Reply, dm_chat, mention_at
 from .service import GameService
 

@@ -76,7 +76,7 @@ class Button:
 
 @dataclass(frozen=True)
 class BoardSpec:
-    """A board picture as ``bot.service.boards.board_view`` was asked for it: the position (its
+    """A board picture as ``bot.service.chat.boards.board_view`` was asked for it: the position (its
     FEN, so the picture is the board as it stood then, whatever the game did since) and the marks.
     Drawn the same, it gives the same bytes."""
 
@@ -107,7 +107,7 @@ Spec = BoardSpec | CaptureSpec
 
 
 class SpecRenderer(Protocol):
-    """Draws a stored spec (``bot.service.boards.RENDERER``)."""
+    """Draws a stored spec (``bot.service.chat.boards.RENDERER``)."""
 
     def picture(self, spec: Spec) -> bytes: ...
 
@@ -229,7 +229,7 @@ class Reply:
 
     def to_json(self) -> str:
         """The reply as a small notification to wait in the outbox: a picture or file that carries
-        its render spec (``Rendered``/``RenderedText``, as ``bot.service.boards`` makes them) is
+        its render spec (``Rendered``/``RenderedText``, as ``bot.service.chat.boards`` makes them) is
         stored as that spec and drawn again when the row is delivered (``from_json`` with a
         ``render``); any other binary part is stored in base64.  Values at their default are left
         out (a row written before a field existed reads the same)."""
@@ -254,7 +254,7 @@ class Reply:
     @classmethod
     def from_json(cls, text: str, render: SpecRenderer | None = None) -> Reply:
         """The reply written by ``to_json`` (or by the bot before notifications were small: every
-        binary part in base64).  ``render`` draws a stored spec (``bot.service.boards.RENDERER``);
+        binary part in base64).  ``render`` draws a stored spec (``bot.service.chat.boards.RENDERER``);
         a row with a spec cannot be read without one."""
         data = json.loads(text)
 

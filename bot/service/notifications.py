@@ -4,7 +4,7 @@ which game, in which language, and the few facts the message shows as they were 
 A use case writes a notification to the outbox (``Outlet.notify``) instead of a finished message;
 the outbox stores it as a small JSON object tagged with its ``notice`` kind and turns it into a
 ``Reply`` only when it is delivered, by the presenter registered for it
-(``bot.service.present_notices``), for the platform it goes to.  A web client could be given the
+(``bot.service.chat.present_notices``), for the platform it goes to.  A web client could be given the
 same notification as state.
 
 What a message shows must be what it showed when it was written, whatever the game did since:

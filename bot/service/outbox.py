@@ -4,10 +4,10 @@ adapter.
 
 A row is a typed notification (``bot.service.notifications``: what happened, in which game, in
 which language), turned into its message when it is delivered by the presenter given as
-``present`` (``bot.service.present_notices``).  A row written as a finished reply (by the bot
+``present`` (``bot.service.chat.present_notices``).  A row written as a finished reply (by the bot
 before notifications, a kind not yet a notification, or a direct answer the adapter handed
 over) holds its texts, buttons, mentions and ids, and for every picture or file
-a render spec (the board as it stood, the capture GIF of a move; ``bot.service.boards``) that is
+a render spec (the board as it stood, the capture GIF of a move; ``bot.service.chat.boards``) that is
 drawn when the row is delivered, outside any transaction (a few hundred bytes instead of ~22 KB of
 base64).  A picture that has no spec (a rating chart, an analysis) is still stored as its bytes.
 
@@ -25,7 +25,7 @@ Delivery, with several processes on one database:
   slow drawing holds back no other chat.  ``pending`` is ``claim`` then every row drawn, in
   parallel, handed over in order (callers without a delivery loop).  A picture is the state the
   row holds (its notification, its spec), whenever it is drawn; drawn pictures are kept by what
-  they show (``bot.service.boards``).
+  they show (``bot.service.chat.boards``).
 - ``hold`` extends the lease of rows still queued (the adapter calls it before each message, so
   a chat held back by flood control keeps its rows) and says which are still ours.
 - ``sent``, ``progress`` and ``failed`` act only on this owner's rows.  ``progress`` keeps how many
@@ -50,7 +50,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bot.service import notifications
-from bot.service.boards import RENDERER
+from bot.service.chat.boards import RENDERER
 from bot.service.events import OutboxItem, Outgoing, Reply, SpecRenderer
 from bot.service.notifications import Notification
 from bot.storage import StorageBusy, StorageError, StorageFull, Store, in_transaction

@@ -17,7 +17,10 @@ from bot.i18n import pick_language, t
 from bot.service import board_versions
 from bot.service.chat import ChatLayer, Ctx
 from bot.service.chat import display_name as _name
-from bot.service.commands import parse_command
+from bot.service.chat.commands import parse_command
+from bot.service.chat.present_games import move_rows
+from bot.service.chat.present_notices import NoticePresenter
+from bot.service.chat.registry import REGISTRY, ButtonKind
 from bot.service.compose import ServiceConfig, UseCases, compose
 from bot.service.events import DM_PREFIX, Button, ChatEvent, OutboxItem, Outgoing, Reply
 from bot.service.features.common import (
@@ -26,9 +29,6 @@ from bot.service.features.common import (
 )
 from bot.service.notifications import Notification, TurnPing
 from bot.service.outbox import Outbox
-from bot.service.present_games import move_rows
-from bot.service.present_notices import NoticePresenter
-from bot.service.registry import REGISTRY, ButtonKind
 from bot.service.thinking import Thinker
 from bot.service.web import BoardLayer
 from bot.storage import (
@@ -339,7 +339,7 @@ class GameService:
 
     def notify(self, platform: str, chat_id: str, notice: Notification) -> int:
         """Put a notification in the outbox (inside the caller's transaction): worded and drawn
-        when it is delivered (``bot.service.present_notices``)."""
+        when it is delivered (``bot.service.chat.present_notices``)."""
         return self.outbox.notify(platform, chat_id, notice)
 
     def queue_reply(self, platform: str, chat_id: str, reply: Reply, error: str, *, delivered: int = 0,

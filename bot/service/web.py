@@ -33,7 +33,9 @@ from typing import Any
 
 from bot.i18n import LANGUAGES, catalog, pick_language, t
 from bot.rules import Color, Move, Position, format_move, write_pdn
-from bot.service import presenters
+from bot.service.chat import presenters
+from bot.service.chat.present_games import name_of, over_text, to_move_line
+from bot.service.chat.wording import variant_name
 from bot.service.compose import UseCases
 from bot.service.domain import GameFinished, MovePlayed
 from bot.service.events import Mention
@@ -53,8 +55,6 @@ from bot.service.features.results_games import (
 )
 from bot.service.features.results_puzzles import Acted
 from bot.service.notifications import GameState, WebDrawOffered, WebGameEnded, WebMoved
-from bot.service.present_games import name_of, over_text, to_move_line
-from bot.service.wording import variant_name
 from bot.storage import (
     BOT_ID,
     StorageBusy,

@@ -19,7 +19,8 @@ import pytest
 from recording_network import PLATFORM, Network
 
 from bot.rules import Move, Position
-from bot.service import GameService, Reply, boards
+from bot.service import GameService, Reply
+from bot.service.chat import boards
 from bot.service.events import Spec
 from bot.storage import SQLiteStore
 from renderers import render_png

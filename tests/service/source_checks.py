@@ -8,7 +8,7 @@ from pathlib import Path
 
 def imports_of(tree: ast.AST) -> set[str]:
     """Every module a parsed module imports, and each ``module.name`` it takes from one (so
-    ``from bot.service import boards`` counts as ``bot.service.boards`` too)."""
+    ``from bot.service.chat import boards`` counts as ``bot.service.chat.boards`` too)."""
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:

@@ -14,8 +14,8 @@ from phrases import phrase_pattern
 from test_service_flows import set_position
 
 from bot.i18n import catalog, t
-from bot.service.commands import MIN_MOVE_SECONDS, parse_duration
-from bot.service.registry import REGISTRY
+from bot.service.chat.commands import MIN_MOVE_SECONDS, parse_duration
+from bot.service.chat.registry import REGISTRY
 
 LANGS = ["en", "es", "it"]
 

@@ -17,7 +17,8 @@ from executors import HeldExecutor
 
 from bot.i18n import t
 from bot.rules import Color, Game, Move, Position
-from bot.service import boards, present_games
+from bot.service.chat import boards, present_games
+from bot.service.chat.wording import duration, reminder
 from bot.service.events import DM_PREFIX, Mention, Reply
 from bot.service.features.common import _stored_result, reply_flipped
 from bot.service.notifications import (
@@ -44,7 +45,6 @@ from bot.service.notifications import (
     to_json,
 )
 from bot.service.thinking import Thinker
-from bot.service.wording import duration, reminder
 from bot.storage import BOT_ID
 from bot.storage.records import GameRecord
 
@@ -52,7 +52,7 @@ FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
 # Use case modules whose messages to the outbox are all notifications.  (analysis.py still writes its
 # report, which carries the engine's notes, as a finished reply.)
 NOTIFYING = ("opponent.py", "clocks.py", "games.py", "puzzles.py", "challenges.py")
-WORDING = ("bot.i18n", "bot.service.boards", "bot.service.wording", "renderers")
+WORDING = ("bot.i18n", "bot.service.chat.boards", "bot.service.chat.wording", "renderers")
 ANA, BOB = Mention("ana", "Ana", "ana"), Mention("bob", "Bob", "bob")
 
 
@@ -72,7 +72,7 @@ def test_a_use_case_that_writes_to_the_outbox_builds_no_message(module):
                 for alias in node.names}
     imported |= {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     assert built == [] and said == []
-    allowed = {"bot.i18n.pick_language", "bot.service.wording.LISTED_PER_PAGE"}
+    allowed = {"bot.i18n.pick_language", "bot.service.chat.wording.LISTED_PER_PAGE"}
     assert [name for name in imported if name.startswith(WORDING) and name not in allowed] == []
 
 
@@ -301,8 +301,8 @@ def notices_of(chat, kind: type[Notification]) -> list[tuple[int, Notification]]
 
 def test_the_daily_post_and_the_day_before_are_delivered_as_written(chat):
     from bot.puzzles import bank
+    from bot.service.chat.present_puzzles import ChatNotices, draw
     from bot.service.features.results_puzzles import Board, Solvers
-    from bot.service.present_puzzles import ChatNotices, draw
 
     chat.say("ana", "/daily on 08:00 UTC italian", admin=True)
     chat.now[0] = chat.service.next_daily_wakeup(chat.platform)
@@ -327,7 +327,7 @@ def test_the_daily_post_and_the_day_before_are_delivered_as_written(chat):
 
 
 def test_the_first_solver_and_a_failed_analysis_are_delivered_as_written(chat):
-    from bot.service.present_puzzles import first_text
+    from bot.service.chat.present_puzzles import first_text
 
     chat.say("ana", "/daily on 08:00 UTC italian", admin=True)
     chat.now[0] = chat.service.next_daily_wakeup(chat.platform)
@@ -343,9 +343,9 @@ def test_the_first_solver_and_a_failed_analysis_are_delivered_as_written(chat):
 
 
 def test_a_lapsed_challenge_and_its_edited_message_are_delivered_as_written(chat):
+    from bot.service.chat.present_challenges import closed_edit
     from bot.service.features.challenges import CHALLENGE_LIFETIME
     from bot.service.features.results_games import ChallengeClosed
-    from bot.service.present_challenges import closed_edit
 
     cid = chat.challenge("ana", "italian white 5m")
     chat.service.remember_challenge(chat.platform, "other-chat", "m1", cid)

@@ -18,7 +18,8 @@ from executors import HeldExecutor
 from outbox_mix import HOUR, PLATFORM, T0, count_sends, deliver, fill, start
 
 from bot.rules import Game
-from bot.service import GameService, Reply, boards
+from bot.service import GameService, Reply
+from bot.service.chat import boards
 from bot.service.events import BoardSpec, CaptureSpec, Rendered, RenderedText
 from bot.service.notifications import Notification
 from bot.service.outbox import PRUNE_BATCH, PRUNE_EVERY, RETENTION_SECONDS, Outbox

@@ -14,7 +14,7 @@ import pytest
 from harness import GROUP, PLATFORM
 
 from bot.rules import Position
-from bot.service import present_stats
+from bot.service.chat import present_stats
 from bot.service.events import Reply
 from bot.service.notifications import AnalysisReady
 

@@ -20,9 +20,9 @@ from executors import HeldExecutor
 from bot.i18n import t
 from bot.rules import Position, read_pdn
 from bot.service import ChatEvent, GameService
-from bot.service.registry import REGISTRY
+from bot.service.chat.registry import REGISTRY
+from bot.service.chat.wording import variant_name
 from bot.service.thinking import Thinker
-from bot.service.wording import variant_name
 from bot.storage import BOT_ID, Storage
 
 PNG = b"\x89PNG\r\n\x1a\n"

@@ -12,7 +12,7 @@ from PIL import Image
 
 from bot.i18n import t, tn
 from bot.rules import read_pdn
-from bot.service.registry import REGISTRY
+from bot.service.chat.registry import REGISTRY
 
 
 def _png_size(data: bytes) -> tuple[int, int]:

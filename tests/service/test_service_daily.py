@@ -26,7 +26,7 @@ from bot.puzzles import bank
 from bot.puzzles.solve import puzzle_of_day, refutation
 from bot.rules import Detail, ErrorCode, IllegalMove, Position
 from bot.service import GameService, Outgoing, Reply
-from bot.service.wording import day_words, variant_name
+from bot.service.chat.wording import day_words, variant_name
 from bot.storage import Storage
 
 PLATFORM = "test"
@@ -1253,7 +1253,7 @@ def test_the_step_board_draws_the_solvers_move_and_the_reply(daily, golpe):
     after = start.play(mine)
     reply = after.parse_move(line[1])
     pos = after.play(reply)
-    from bot.service import boards as drawing
+    from bot.service.chat import boards as drawing
     expected = drawing.png(drawing.board_view(pos, last_path=reply.path, captured=[*mine.captured, *reply.captured],
                                               flipped=not pos.white, earlier_paths=[mine.path]))
     plain = drawing.png(drawing.board_view(pos, flipped=not pos.white))
@@ -1359,7 +1359,7 @@ def test_after_a_solve_the_rating_change_the_themes_and_a_next_puzzle_button_the
 
 def test_the_themes_after_a_solve_are_read_from_the_banks_theme_list():
     """The shipped bank names a puzzle's themes in tags.themes: each known one is worded."""
-    from bot.service.present_puzzles import theme_words
+    from bot.service.chat.present_puzzles import theme_words
     for name in ("king_capture", "quiet_move", "blockade", "endgame"):
         p = next(p for v in ("italian", "spanish", "triestina") for p in bank.load(v)
                  if name in p["tags"].get("themes", []))

@@ -10,7 +10,7 @@ from harness import en
 
 from bot.i18n import LANGUAGES, catalog, t, tn
 from bot.rules import VARIANTS, ErrorCode, IllegalMove
-from bot.service.commands import parse_duration, parse_new, parse_variant
+from bot.service.chat.commands import parse_duration, parse_new, parse_variant
 
 
 def set_position(chat, game: int, fen: str) -> None:
@@ -492,7 +492,7 @@ def test_native_wording(lang, key, phrase):
 ])
 def test_a_no_progress_draw_says_how_many_moves(chat, variant, lang, phrase):
     from bot.rules import Position, Result
-    from bot.service.wording import result_text
+    from bot.service.chat.wording import result_text
     final = Position.start(variant)
     assert phrase in result_text(lang, Result("1/2-1/2", "no_progress", None), "Ana", "Bob", final)
     assert phrase in t(lang, f"rules.{variant}")

@@ -1,5 +1,5 @@
 """The puzzle use cases know no chat (issue 18): they take typed requests and return typed results
-that ``bot.service.present_puzzles`` words; no catalog, no drawing, no reply is made in them.
+that ``bot.service.chat.present_puzzles`` words; no catalog, no drawing, no reply is made in them.
 
 Real parts: a SQLite file, the puzzle bank, the rules; only the clock is fixed."""
 
@@ -13,8 +13,7 @@ from source_checks import imports_of
 
 from bot.i18n import t
 from bot.rules import Position
-from bot.service import present_puzzles
-from bot.service.chat import Ctx
+from bot.service.chat import Ctx, present_puzzles
 from bot.service.features.identity import Caller
 from bot.service.features.results_puzzles import (
     Acted,
@@ -34,7 +33,8 @@ from bot.service.features.results_puzzles import (
 FEATURES = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
 MODULES = ("puzzles.py", "results_puzzles.py")
 # What words, draws or builds a chat message: the catalogs, the boards and renderers, the wording helpers.
-CHAT_MODULES = ("bot.i18n", "bot.service.boards", "bot.service.wording", "renderers", "bot.service.present")
+CHAT_MODULES = ("bot.i18n", "bot.service.chat.boards", "bot.service.chat.wording", "renderers",
+                "bot.service.chat.present")
 # Made by the chat layer only.  (A Reply may be named in a type: the outbox notices' protocol.)
 CHAT_CALLS = ("Reply", "Button", "t", "tn")
 

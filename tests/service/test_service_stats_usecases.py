@@ -1,5 +1,5 @@
 """Ratings, history, analysis and settings as use cases that know no chat (issue 18): they take
-typed requests and return typed results, which ``bot.service.present_stats`` words and draws.
+typed requests and return typed results, which ``bot.service.chat.present_stats`` words and draws.
 
 The source check reads the modules with ``ast``; the behaviour checks run a real service on a
 SQLite file (tmp_path) with the rules and Glicko-2, only the clock fixed."""
@@ -40,8 +40,8 @@ REPO = Path(__file__).resolve().parents[2]
 MODULES = ["bot/service/features/ratings.py", "bot/service/features/analysis.py",
            "bot/service/features/history.py", "bot/service/features/settings.py"]
 # What only a chat's answer needs: the catalogs, the renderers and the boards drawn for a chat.
-CHAT_ONLY = ("bot.i18n", "renderers", "bot.service.boards", "bot.service.wording", "bot.service.presenters",
-             "bot.service.present_stats")
+CHAT_ONLY = ("bot.i18n", "renderers", "bot.service.chat.boards", "bot.service.chat.wording",
+             "bot.service.chat.presenters", "bot.service.chat.present_stats")
 # Built only by presenters: a use case returns results, not finished messages.
 CHAT_TYPES = ("Reply", "Button")
 
@@ -54,8 +54,8 @@ def chat_knowledge(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom | ast.Import):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-            if isinstance(node, ast.ImportFrom) and node.module == "bot.service":
-                names += [f"bot.service.{a.name}" for a in node.names]
+            if isinstance(node, ast.ImportFrom) and node.module in ("bot.service", "bot.service.chat"):
+                names += [f"{node.module}.{a.name}" for a in node.names]
             found += [f"{path.name}:{node.lineno}: imports {n}" for n in names
                       if any(n == m or n.startswith(m + ".") for m in CHAT_ONLY)]
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -75,7 +75,7 @@ def test_the_stats_history_analysis_and_settings_use_cases_know_no_chat():
 def test_the_check_sees_a_use_case_that_words_its_answer(tmp_path: Path):
     """The scan is no empty check: each way of wording an answer is caught."""
     source = tmp_path / "wordy.py"
-    source.write_text("from bot.i18n import t\nfrom bot.service import boards\nfrom renderers.panels import x\n"
+    source.write_text("from bot.i18n import t\nfrom bot.service.chat import boards\nfrom renderers.panels import x\n"
                       "def f(ctx):\n    return [Reply(t(ctx.lang, 'k'))]\n", encoding="utf-8")
     assert len(chat_knowledge(source)) == 6
 

@@ -17,11 +17,11 @@ from test_service_ratings import PLATFORM, Room, a_wrong_first_move, post_daily
 from bot.app import build_service
 from bot.i18n import t
 from bot.service import ChatEvent, GameService
-from bot.service.commands import parse_command
+from bot.service.chat.commands import parse_command
+from bot.service.chat.registry import REGISTRY, ArgKind
 from bot.service.compose import ConfigError, ServiceConfig, UseCases
 from bot.service.domain import AttemptScored, GameFinished, MovePlayed
 from bot.service.features.base import UseCase
-from bot.service.registry import REGISTRY, ArgKind
 from bot.service.service import build
 from bot.storage import SQLiteStore
 
@@ -176,7 +176,7 @@ def test_platform_options_are_read_by_the_parser_of_typed_text():
 
 def test_use_cases_import_no_platform_chat_layer_or_facade():
     root = Path(__file__).resolve().parents[2] / "bot" / "service" / "features"
-    forbidden = ("bot.platforms", "bot.service.chat", "bot.service.presenters", "bot.service.service",
+    forbidden = ("bot.platforms", "bot.service.chat", "bot.service.service",
                  "bot.service.compose", "bot.app")
     for path in sorted(root.glob("*.py")):
         bad = sorted(m for m in imported_modules(path) if m.startswith(forbidden))
@@ -184,7 +184,8 @@ def test_use_cases_import_no_platform_chat_layer_or_facade():
     # They know no chat either (issue 18): no catalog, no presenter, no drawing of boards, charts
     # or tables, for every module of the use cases (the games' presenters imported by a use case
     # count: they word and draw for it).
-    wording = ("bot.i18n", "bot.service.present", "bot.service.boards", "bot.service.wording", "renderers")
+    wording = ("bot.i18n", "bot.service.chat.present", "bot.service.chat.boards", "bot.service.chat.wording",
+               "renderers")
     drawing = {path.name: sorted(m for m in imported_modules(path) if m.startswith(wording))
                for path in root.glob("*.py")}
     assert {name: found for name, found in drawing.items() if found} == {}
@@ -215,7 +216,7 @@ def watch_drawing(chat, monkeypatch) -> list[bool]:
     import threading
     from contextlib import contextmanager
 
-    from bot.service import boards
+    from bot.service.chat import boards
 
     inside = threading.local()
     real_transaction = chat.storage.transaction

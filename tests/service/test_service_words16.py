@@ -75,7 +75,7 @@ def test_plain_text_in_private_is_greeted_with_help_play_puzzle(chat, lang):
 def test_italian_hint_button_says_suggerimento(chat):
     assert t("it", "button.hint") == "Suggerimento"
     assert t("it", "puzzle.hint", square=17).startswith("Suggerimento: muovi il pezzo in 17.")
-    from bot.service.registry import REGISTRY
+    from bot.service.chat.registry import REGISTRY
     assert REGISTRY.lookup("aiuto").name == "help"
     assert REGISTRY.lookup("suggerimento").name == "hint"
 
@@ -98,7 +98,7 @@ def test_spanish_resign_button_and_command_say_abandonar(chat):
     replies = chat.say("bob", "/abandonar", language="es")
     assert replies[0].buttons[0][0].label == "Abandonar"
     assert "/abandonar" in replies[0].text
-    from bot.service.registry import REGISTRY
+    from bot.service.chat.registry import REGISTRY
     assert "/abandonar" in REGISTRY.help_text("es")
 
 
@@ -216,7 +216,7 @@ def test_spanish_piece_not_yours(chat):
 def test_dates_in_words():
     import datetime as dt
 
-    from bot.service.wording import day_words
+    from bot.service.chat.wording import day_words
     monday = dt.date(2026, 3, 2)
     assert day_words("es", monday, weekday=True) == "lunes 2 de marzo"
     assert day_words("it", monday, weekday=True) == "lunedì 2 marzo"
@@ -228,7 +228,7 @@ def test_dates_in_words():
 
 
 def test_solver_ordinals():
-    from bot.service.wording import ordinal
+    from bot.service.chat.wording import ordinal
     assert t("es", "puzzle.solved", ordinal=ordinal("es", 4), streak="1 día").startswith(
         "¡Resuelto! Eres el 4.º en resolverlo hoy.")
     assert t("it", "puzzle.solved", ordinal=ordinal("it", 4), streak="1 giorno").startswith(
@@ -263,7 +263,7 @@ def test_italian_colours_capitalised_and_rules_wording():
 
 def test_a_cut_move_list_does_not_end_in_comma_ellipsis_full_stop():
     from bot.rules import Position
-    from bot.service.wording import move_list
+    from bot.service.chat.wording import move_list
     moves = Position.start("triestina").legal_moves()
     assert len(moves) > 8
     text = t("it", "err.available", moves=move_list(moves, "it"))

@@ -1,5 +1,5 @@
 """The games' use cases know no chat (issue 18): playing, the board, draws, resignation, PDN and
-/play return typed results that ``bot.service.present_games`` words; they import no catalog and
+/play return typed results that ``bot.service.chat.present_games`` words; they import no catalog and
 no drawing, and return no Reply.  Real service, SQLite file and rules; only the clock is fixed."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from source_checks import imports_of
 
 from bot.i18n import t
 from bot.service.chat import Ctx
-from bot.service.commands import BadArgument, parse_new, parse_play
+from bot.service.chat.commands import BadArgument, parse_new, parse_play
 from bot.service.features.identity import Caller
 from bot.service.features.play import Play
 from bot.service.features.results import GameStarted
@@ -52,7 +52,7 @@ TYPED = {
     "games.py": ("resolve",),
     "history.py": ("rematch",),
 }
-WORDING = ("bot.i18n", "bot.service.boards", "bot.service.present", "renderers")
+WORDING = ("bot.i18n", "bot.service.chat.boards", "bot.service.chat.present", "renderers")
 
 
 def test_playing_imports_no_wording_and_builds_no_reply():
@@ -187,7 +187,7 @@ def test_the_rematch_against_the_bot_is_a_bot_game(chat):
 
 
 def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat):
-    from bot.service.registry import ButtonKind, action
+    from bot.service.chat.registry import ButtonKind, action
 
     gid = chat.new_game("ana", "bob")
     row = chat.game(gid)
@@ -206,7 +206,7 @@ def test_a_button_on_a_game_out_of_time_ends_it_and_tells_only_the_presser(chat)
 def test_a_chat_that_speaks_spanish_plays_spanish_draughts_unless_it_says_otherwise(chat):
     """The chat layer passes the chat's language to the use cases that guess its variant (they no
     longer read it from the context): /new, /play, /rules and /settings all guess Spanish."""
-    from bot.service.wording import variant_name
+    from bot.service.chat.wording import variant_name
 
     chat.say("ana", "/lang es", admin=True)
     # Before any game here says what the chat plays.

@@ -14,11 +14,11 @@ from pathlib import Path
 
 from harness import GROUP, PLATFORM
 
+from bot.service.chat.registry import ButtonKind, action
 from bot.service.domain import MovePlayed
 from bot.service.features.identity import Caller, Player, Where
 from bot.service.features.results import MoveIllegal, MoveMade
 from bot.service.features.results_games import PiecePicked, Refused
-from bot.service.registry import ButtonKind, action
 
 REPO = Path(__file__).resolve().parents[2]
 FEATURES = REPO / "bot" / "service" / "features"

@@ -20,7 +20,7 @@ from bot.i18n import t
 from bot.platforms.web import WebConfig, make_app
 from bot.rules import Position, get_variant
 from bot.service import GameService
-from bot.service.wording import to_name
+from bot.service.chat.wording import to_name
 
 # Generous: the stream must bring the move (the page polls every 0.3 s); the time it took is printed.
 STREAM_WAIT = 10.0

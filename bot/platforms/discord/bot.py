@@ -44,7 +44,7 @@ from bot.platforms.discord.sharding import ShardConfig, ShardConfigError, shard_
 from bot.platforms.web import WebConfig, start_web
 from bot.platforms.web.server import ConfigProblem
 from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Reply
-from bot.service.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
+from bot.service.chat.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -128,7 +128,7 @@ from bot.service import (
     StorageError,
     mention_at,
 )
-from bot.service.registry import REGISTRY
+from bot.service.chat.registry import REGISTRY
 
 PLATFORM = "telegram"
 # The deep link an Open board button opens without a Mini App: /start w<game> in the private chat.

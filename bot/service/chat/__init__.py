@@ -3,7 +3,7 @@ chat event's text or button press to them.
 
 A handler is a function ``(app, ctx, args)`` (a button's: ``(app, ctx, kind, numbers)``) that
 translates the chat into the use cases' terms and calls them (``app``, built by
-``bot.service.compose``), then turns what they return into replies (``bot.service.presenters``).
+``bot.service.compose``), then turns what they return into replies (``bot.service.chat.presenters``).
 The use cases know no chat: the handler gives them the caller's identity (``Ctx.caller``), and
 resolves here what a message means beyond its words (the board or puzzle it replies to, a button's
 numbers, a private chat's start link).  The typed text and the Discord slash options go through
@@ -19,7 +19,21 @@ from dataclasses import replace
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
 from bot.rules.notation import looks_like_move
-from bot.service import present_puzzles, present_stats, presenters
+from bot.service.chat import present_puzzles, present_stats, presenters
+from bot.service.chat.commands import (
+    DEFAULT_MOVE_SECONDS,
+    MAX_TEXT,
+    BadArgument,
+    asks_for_bot,
+    clean_text,
+    fold,
+    game_ref,
+    only_ref,
+    parse_command,
+    parse_new,
+    parse_play,
+    parse_variant,
+)
 from bot.service.chat.context import (
     DONE_WORDS,
     Ctx,
@@ -41,20 +55,23 @@ from bot.service.chat.links import (
     offer_action,
     parse_offer_action,
 )
-from bot.service.commands import (
-    DEFAULT_MOVE_SECONDS,
-    MAX_TEXT,
-    BadArgument,
-    asks_for_bot,
-    clean_text,
-    fold,
-    game_ref,
-    only_ref,
-    parse_command,
-    parse_new,
-    parse_play,
-    parse_variant,
+from bot.service.chat.registry import (
+    DAILY_OFF_WORDS,
+    DAILY_ON_WORDS,
+    GAME,
+    ID,
+    REGISTRY,
+    SETTINGS_LANG_WORDS,
+    SETTINGS_VARIANT_WORDS,
+    Arg,
+    ArgKind,
+    ButtonKind,
+    Permission,
+    _aliases,
+    button,
+    command,
 )
+from bot.service.chat.wording import duration, variant_name
 from bot.service.compose import UseCases
 from bot.service.events import Button, ChatEvent, Reply
 from bot.service.features.challenges import OfferTaken
@@ -73,24 +90,7 @@ from bot.service.features.results_stats import (
     UnknownVariant,
     Usage,
 )
-from bot.service.registry import (
-    DAILY_OFF_WORDS,
-    DAILY_ON_WORDS,
-    GAME,
-    ID,
-    REGISTRY,
-    SETTINGS_LANG_WORDS,
-    SETTINGS_VARIANT_WORDS,
-    Arg,
-    ArgKind,
-    ButtonKind,
-    Permission,
-    _aliases,
-    button,
-    command,
-)
 from bot.service.web import BoardLayer
-from bot.service.wording import duration, variant_name
 from bot.storage import StorageUnavailable
 from bot.storage.records import GameRecord
 

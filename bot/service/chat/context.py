@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from bot.service import present_puzzles
+from bot.service.chat import present_puzzles
+from bot.service.chat.commands import clean_text, fold
 from bot.service.chat.links import WebLinks
-from bot.service.commands import clean_text, fold
 from bot.service.compose import UseCases
 from bot.service.events import ChatEvent
 from bot.service.features.identity import Caller, Player, Where

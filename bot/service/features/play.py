@@ -1,6 +1,6 @@
 """Playing: typed moves and buttons, draws, resignation, the board, PDN.
 
-What each returns is typed (``results``, ``results_games``); ``bot.service.present_games`` words it."""
+What each returns is typed (``results``, ``results_games``); ``bot.service.chat.present_games`` words it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Typed requests and results of use cases: what happened, for a presenter (``bot.service.presenters``) to turn
+"""Typed requests and results of use cases: what happened, for a presenter (``bot.service.chat.presenters``) to turn
 into replies for a chat, or for any other client (a web board) to show as state."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Typed results of the games' use cases (games, play, the bot opponent): what happened, for a
-presenter (``bot.service.present_games``) to word and draw, or for any other client to show."""
+presenter (``bot.service.chat.present_games``) to word and draw, or for any other client to show."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Typed requests and results of the puzzle use cases (``bot.service.features.puzzles``): what
-happened to a post and a solver, for ``bot.service.present_puzzles`` to word, draw and give
+happened to a post and a solver, for ``bot.service.chat.present_puzzles`` to word, draw and give
 buttons, or for any other client to show as state."""
 
 from __future__ import annotations

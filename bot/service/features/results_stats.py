@@ -1,6 +1,6 @@
 """Typed requests and results of the ratings, history, analysis and settings use cases: what a
 player's record is, who leads, which games ended, what the chat is set to.  They carry data
-(ratings as numbers and shown strings, counts, records); ``bot.service.present_stats`` words and
+(ratings as numbers and shown strings, counts, records); ``bot.service.chat.present_stats`` words and
 draws them for a chat."""
 
 from __future__ import annotations

@@ -34,8 +34,8 @@ from bot.platforms.discord import GameButton, sync_tree
 from bot.platforms.discord.bot import GlobalCommandsExist
 from bot.platforms.discord.render import escape, mention, only_user, split_text
 from bot.service import GameService
-from bot.service.registry import REGISTRY
-from bot.service.wording import variant_name
+from bot.service.chat.registry import REGISTRY
+from bot.service.chat.wording import variant_name
 from bot.storage import Storage
 
 PNG = b"\x89PNG\r\n\x1a\n"

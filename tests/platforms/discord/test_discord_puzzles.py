@@ -19,7 +19,7 @@ from puzzle_text import right_text
 from bot.i18n import t
 from bot.puzzles import bank
 from bot.rules import Position
-from bot.service.wording import day_words
+from bot.service.chat.wording import day_words
 
 PLATFORM = "discord"
 DAY = dt.date(2026, 5, 4)

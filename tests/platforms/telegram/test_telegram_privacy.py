@@ -14,7 +14,7 @@ import asyncio
 from telegram_fake_api import BOT, GROUP
 
 from bot.i18n import t
-from bot.service.registry import REGISTRY
+from bot.service.chat.registry import REGISTRY
 
 CHAT = GROUP["id"]
 

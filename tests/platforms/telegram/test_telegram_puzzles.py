@@ -23,7 +23,7 @@ from telegram_fake_api import BOT, GROUP, USERS
 from bot.i18n import t
 from bot.puzzles import bank
 from bot.rules import Position
-from bot.service.wording import day_words
+from bot.service.chat.wording import day_words
 
 CHAT = GROUP["id"]
 DAY = dt.date(2026, 5, 4)

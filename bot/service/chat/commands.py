@@ -10,9 +10,9 @@ from typing import Any
 
 from bot.rules import VARIANTS
 from bot.rules.variants import VariantWords
+from bot.service.chat.registry import REGISTRY
 from bot.service.features.common import DEFAULT_MOVE_SECONDS
 from bot.service.features.results_games import NewGameArgs, PlayArgs
-from bot.service.registry import REGISTRY
 
 MAX_TEXT = 1000
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from bot.i18n import t
 from bot.rules import Position
-from bot.service import boards
+from bot.service.chat import boards
+from bot.service.chat.present_challenges import closed_edit
+from bot.service.chat.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
+from bot.service.chat.present_puzzles import ChatNotices, first_text
+from bot.service.chat.present_stats import analysis_failed, analysis_report
+from bot.service.chat.presenters import present_move
+from bot.service.chat.wording import duration, reminder
 from bot.service.events import Mention, Reply
 from bot.service.features.analysis import Analysis
 from bot.service.features.challenges import Challenges
@@ -39,12 +45,6 @@ from bot.service.notifications import (
     WebGameEnded,
     WebMoved,
 )
-from bot.service.present_challenges import closed_edit
-from bot.service.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
-from bot.service.present_puzzles import ChatNotices, first_text
-from bot.service.present_stats import analysis_failed, analysis_report
-from bot.service.presenters import present_move
-from bot.service.wording import duration, reminder
 
 
 def _named(reply: Reply, mention: Mention | None) -> Reply:

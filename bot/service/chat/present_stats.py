@@ -10,7 +10,9 @@ from bot.ai import MoveNote
 from bot.ai.analyse import ALLOWS_WIN, MISSES_WIN, STILL_WINNING
 from bot.i18n import t, tn
 from bot.rules import Color, Position
-from bot.service import boards
+from bot.service.chat import boards
+from bot.service.chat.present_games import names
+from bot.service.chat.wording import clip_line, day_words, variant_name
 from bot.service.events import Reply
 from bot.service.features.results_stats import (
     AnalysisOutcome,
@@ -37,8 +39,6 @@ from bot.service.features.results_stats import (
     VariantRanking,
     VariantSet,
 )
-from bot.service.present_games import names
-from bot.service.wording import clip_line, day_words, variant_name
 from bot.storage.records import GameRecord
 from renderers.charts import render_rating_chart, render_table
 from renderers.panels import render_analysis

@@ -14,8 +14,10 @@ from zoneinfo import available_timezones
 
 from bot.i18n import t, tn
 from bot.rules import Position
-from bot.service import boards
-from bot.service.commands import parse_variant
+from bot.service.chat import boards
+from bot.service.chat.commands import parse_variant
+from bot.service.chat.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
+from bot.service.chat.wording import button_rows, day_words, illegal_rule_text, ordinal, variant_name
 from bot.service.events import Button, Reply
 from bot.service.features.results_puzzles import (
     Acted,
@@ -47,8 +49,6 @@ from bot.service.features.results_puzzles import (
     Step,
     YourPosition,
 )
-from bot.service.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
-from bot.service.wording import button_rows, day_words, illegal_rule_text, ordinal, variant_name
 from bot.storage.records import PuzzlePostRecord
 
 DEFAULT_TIME = "09:00"
@@ -469,7 +469,7 @@ def first_text(lang: str, name: str, day: str, streak: int) -> str:
 
 class ChatNotices:
     """The puzzle messages of the outbox, worded for a chat when they are delivered (the daily
-    post, the summary of the day before, the first solver; see ``bot.service.present_notices``)."""
+    post, the summary of the day before, the first solver; see ``bot.service.chat.present_notices``)."""
 
     def daily_post(self, lang: str, board: Board) -> Reply:
         post, pos = board.post, board.position

@@ -5,7 +5,19 @@ board never holds the database's write lock."""
 from __future__ import annotations
 
 from bot.i18n import t
-from bot.service import boards, present_puzzles
+from bot.service.chat import boards, present_puzzles
+from bot.service.chat.present_games import (
+    board_reply,
+    bot_name,
+    closed_edit,
+    name_of,
+    names,
+    over_text,
+    present_game,
+    to_move_line,
+    turn_ping,
+)
+from bot.service.chat.wording import illegal_move_text, variant_name
 from bot.service.events import Reply
 from bot.service.features.common import _ids, reply_flipped
 from bot.service.features.results import (
@@ -17,18 +29,6 @@ from bot.service.features.results import (
 )
 from bot.service.features.results_games import GameResult
 from bot.service.features.results_puzzles import Acted
-from bot.service.present_games import (
-    board_reply,
-    bot_name,
-    closed_edit,
-    name_of,
-    names,
-    over_text,
-    present_game,
-    to_move_line,
-    turn_ping,
-)
-from bot.service.wording import illegal_move_text, variant_name
 
 
 def replies(lang: str, outcome: MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:

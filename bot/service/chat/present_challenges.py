@@ -4,9 +4,9 @@ here: the challenges' use case words the closed messages of other chats (the out
 from __future__ import annotations
 
 from bot.i18n import t
+from bot.service.chat.wording import duration, variant_name
 from bot.service.events import Reply
 from bot.service.features.results_games import ChallengeClosed
-from bot.service.wording import duration, variant_name
 from bot.storage.records import ChallengeRecord
 
 

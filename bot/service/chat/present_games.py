@@ -6,8 +6,20 @@ from __future__ import annotations
 
 from bot.i18n import t
 from bot.rules import Color, Move, Position, Result
-from bot.service import boards
 from bot.service.board_versions import stage_of
+from bot.service.chat import boards
+from bot.service.chat.present_challenges import challenge_line, closed_edit
+from bot.service.chat.registry import ButtonKind, action
+from bot.service.chat.wording import (
+    button_rows,
+    clip_line,
+    duration,
+    result_text,
+    short_list,
+    to_move,
+    to_name,
+    variant_name,
+)
 from bot.service.events import Button, Mention, Reply
 from bot.service.features.common import _ids, _last_move, _stored_result, bot_to_move, reply_flipped
 from bot.service.features.results_games import (
@@ -31,18 +43,6 @@ from bot.service.features.results_games import (
     RepeatedPress,
     ResignAsked,
     TimedOut,
-)
-from bot.service.present_challenges import challenge_line, closed_edit
-from bot.service.registry import ButtonKind, action
-from bot.service.wording import (
-    button_rows,
-    clip_line,
-    duration,
-    result_text,
-    short_list,
-    to_move,
-    to_name,
-    variant_name,
 )
 from bot.storage import BOT_ID
 from bot.storage.records import GameRecord

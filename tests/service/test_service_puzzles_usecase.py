@@ -81,7 +81,7 @@ def test_daily_and_personal_puzzles_come_back_as_typed_results(chat):
     assert isinstance(given, PuzzleGiven)
     post = given.board.post
     assert post.kind == "personal" and post.user_id == "bob" and given.board.step == 0
-    assert given.board.private and given.board.token is not None and given.board.picture is None
+    assert given.board.private and given.board.personal and given.board.picture is None
     puzzle = chat.storage.puzzle_post(post.id)
     assert puzzle is not None
 

@@ -42,6 +42,7 @@ from bot.service.chat.context import (
     game_meant,
     replied_game,
     replied_post,
+    signer_of,
     start_link,
     with_links,
 )
@@ -71,6 +72,7 @@ from bot.service.chat.registry import (
     button,
     command,
 )
+from bot.service.chat.signing import LinkSigner
 from bot.service.chat.wording import duration, variant_name
 from bot.service.compose import UseCases
 from bot.service.events import Button, ChatEvent, Reply
@@ -107,6 +109,7 @@ class ChatLayer:
     def __init__(self, app: UseCases) -> None:
         self.app = app
         self.web: WebLinks | None = None
+        self.signer = LinkSigner(app.runtime.storage.settings)
 
     def serve_web(self, url: str | None, board: BoardLayer | None = None, telegram_app: str | None = None) -> None:
         """An adapter started serving the web board at public address ``url`` (``board``: the
@@ -120,7 +123,8 @@ class ChatLayer:
 
     def button(self, ctx: Ctx, action: str) -> list[Reply]:
         """A button press: its action string routed through the registry's button table."""
-        return self._button(replace(ctx, web=self.web), action)
+        ctx = replace(ctx, web=self.web, signer=self.signer)
+        return self.signer.sign_starts(self._button(ctx, action), ctx.event.platform, ctx.event.user_id)
 
     def _button(self, ctx: Ctx, action: str) -> list[Reply]:
         parts = str(action)[:64].split(":")
@@ -153,7 +157,7 @@ class ChatLayer:
         name = display_name(ChatEvent(platform, "", user_id, user_name, username=username))
         offers = self.app.challenges.make_offers(platform, user_id, name, username, language, color, lang)
         articles = []
-        for offer, signature in offers:
+        for offer in offers:
             if chosen_variant is not None and offer.variant != chosen_variant:
                 continue
             variant = variant_name(lang, offer.variant)
@@ -163,18 +167,19 @@ class ChatLayer:
                 description=t(lang, "inline.description", colors=colors[:1].upper() + colors[1:]),
                 text=t(lang, "inline.offer", name=name, variant=variant, colors=colors,
                        time=duration(lang, DEFAULT_MOVE_SECONDS)),
-                accept=Button(t(lang, "button.accept"), offer_action(offer, signature))))
+                accept=Button(t(lang, "button.accept"), offer_action(offer, self.signer.offer_signature(offer)))))
         return articles
 
     def inline_offer_genuine(self, platform: str, action: str) -> bool:
         """Whether a button press on an inline message is an Accept the bot made (nothing is
         written to find out: a forged press must change nothing)."""
         parsed = parse_offer_action(platform, action)
-        return parsed is not None and self.app.challenges.genuine_offer(*parsed)
+        return parsed is not None and self.signer.verify_offer(*parsed) is not None
 
     def text(self, ctx: Ctx, raw: str) -> list[Reply]:
         """Typed text: a command (with its arguments), a bare move, or nothing we answer."""
-        return self._text(replace(ctx, web=self.web), raw)
+        ctx = replace(ctx, web=self.web, signer=self.signer)
+        return self.signer.sign_starts(self._text(ctx, raw), ctx.event.platform, ctx.event.user_id)
 
     def _text(self, ctx: Ctx, raw: str) -> list[Reply]:
         app = self.app
@@ -334,7 +339,7 @@ def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         return [request]
     if request.ref is None:
         request = replace(request, ref=replied_post(app, ctx))
-    return present_puzzles.present(ctx.lang, with_links(ctx, app.puzzles.puzzle(ctx.caller, request, ctx.lang)))
+    return present_puzzles.present(ctx.lang, with_links(app, ctx, app.puzzles.puzzle(ctx.caller, request, ctx.lang)))
 
 
 @command("hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),))
@@ -548,7 +553,9 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         return open_board(app, ctx, int(start[1]), signed=signed)
     puzzle = present_puzzles.PUZZLE_START.fullmatch(args[0]) if len(args) == 1 else None
     if puzzle is not None:
-        opened = app.puzzles.open_puzzle(ctx.caller, int(puzzle[1]), puzzle[2] or "")
+        post_id = int(puzzle[1])
+        proven = signer_of(app, ctx).genuine_pass(ctx.event.platform, post_id, ctx.event.user_id, puzzle[2] or "")
+        opened = app.puzzles.open_puzzle(ctx.caller, post_id, proven)
         return present_puzzles.present(ctx.lang, opened)
     text = REGISTRY.help_text(ctx.lang)
     if ctx.event.bot_username:
@@ -623,7 +630,7 @@ def press_puzzle_more(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int])
         outcome = app.puzzles.give_up_post(ctx.caller, ids[0])
     else:
         outcome = app.puzzles.next_puzzle(ctx.caller, ids[0])
-    return present_puzzles.present(ctx.lang, with_links(ctx, outcome))
+    return present_puzzles.present(ctx.lang, with_links(app, ctx, outcome))
 
 
 @button(ButtonKind.REMATCH, 1)
@@ -640,10 +647,11 @@ def inline_accept(app: UseCases, ctx: Ctx, action: str) -> list[Reply]:
     # Whoever sees the message, its chat speaks the offer's language; an alert is the presser's own.
     own = pick_language(ctx.event.language) if ctx.event.language else ctx.lang
     parsed = parse_offer_action(ctx.event.platform, action)
-    if parsed is None:
+    verified = signer_of(app, ctx).verify_offer(*parsed) if parsed is not None else None
+    if verified is None:
         return [Reply(t(own, "inline.invalid"), private=True)]
-    offer, signature = parsed
-    outcome = app.challenges.accept_offer(ctx.caller, offer, signature)
+    offer = verified.offer
+    outcome = app.challenges.accept_offer(ctx.caller, verified)
     if isinstance(outcome, OfferTaken):
         return [Reply(t(own, "inline.taken", id=outcome.game_id), private=True)]
     if isinstance(outcome, GameStarted):

@@ -9,6 +9,7 @@ from dataclasses import dataclass, replace
 from bot.service.chat import present_puzzles
 from bot.service.chat.commands import clean_text, fold
 from bot.service.chat.links import WebLinks
+from bot.service.chat.signing import LinkSigner
 from bot.service.compose import UseCases
 from bot.service.events import ChatEvent
 from bot.service.features.identity import Caller, Player, Where
@@ -26,14 +27,16 @@ def display_name(event: ChatEvent) -> str:
 @dataclass(frozen=True)
 class Ctx:
     """A chat event being answered: the event, the chat's language and stored record, the time it
-    is served, and the web board's links while an adapter serves it (``ChatLayer.web``).  Only the
-    chat layer reads the event: the use cases get ``caller``."""
+    is served, the web board's links while an adapter serves it (``ChatLayer.web``) and the signer
+    of the chat's links (``ChatLayer.signer``).  Only the chat layer reads the event: the use cases
+    get ``caller``."""
 
     event: ChatEvent
     lang: str
     chat: ChatRecord
     now: float
     web: WebLinks | None = None
+    signer: LinkSigner | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -79,6 +82,11 @@ def replied_post(app: UseCases, ctx: Ctx) -> int | None:
     return app.runtime.storage.puzzles.of_message(ev.platform, ev.chat_id, str(ev.reply_to))
 
 
+def signer_of(app: UseCases, ctx: Ctx) -> LinkSigner:
+    """The signer of the chat's links: the chat layer's (its key read once), else one of its own."""
+    return ctx.signer if ctx.signer is not None else LinkSigner(app.runtime.storage.settings)
+
+
 def start_link(ctx: Ctx, payload: str) -> str | None:
     """The link that opens the user's private chat with the bot on ``/start <payload>``, where the
     platform has one (Telegram)."""
@@ -86,10 +94,11 @@ def start_link(ctx: Ctx, payload: str) -> str | None:
     return link.format(payload=payload) if link else None
 
 
-def with_links(ctx: Ctx, outcome: PuzzleResult) -> PuzzleResult:
-    """A puzzle waiting in the private chat, with the link that opens it there."""
+def with_links(app: UseCases, ctx: Ctx, outcome: PuzzleResult) -> PuzzleResult:
+    """A puzzle waiting in the private chat, with the link that opens it there (with the user's pass)."""
     if isinstance(outcome, PuzzleInPrivate):
-        payload = present_puzzles.puzzle_start(outcome.post_id, outcome.token) or ""
+        token = signer_of(app, ctx).puzzle_pass(ctx.event.platform, outcome.post_id, ctx.event.user_id)
+        payload = f"{present_puzzles.puzzle_start(outcome.post_id)}_{token}"
         return replace(outcome, link=start_link(ctx, payload) or "")
     return outcome
 

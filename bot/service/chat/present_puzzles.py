@@ -86,18 +86,19 @@ def read_time(word: str) -> str | None:
 
 
 # ``/start`` payloads that open a puzzle post in a private chat: p<post>_<pass>.  The pass (the
-# use case's signature) binds the link to the one user it was handed to (Telegram allows 64
-# characters of [A-Za-z0-9_-]); a bare p<post> is an old link.
+# chat layer's signature, ``signing.LinkSigner.puzzle_pass``) binds the link to the one user it
+# was handed to (Telegram allows 64 characters of [A-Za-z0-9_-]); a bare p<post> is an old link.
 PUZZLE_START = re.compile(r"p(\d{1,9})(?:_([A-Za-z0-9_-]{16}))?")
 
 
-def puzzle_start(post_id: int, token: str | None) -> str | None:
-    """The ``/start`` payload that opens post ``post_id`` with a user's pass (None: no pass)."""
-    return None if token is None else f"p{post_id}_{token}"
+def puzzle_start(post_id: int) -> str:
+    """The ``/start`` payload that opens post ``post_id`` for the user being answered, before it
+    is signed for them (``ChatLayer`` signs every reply's on the way out: ``LinkSigner.sign_starts``)."""
+    return f"p{post_id}"
 
 
 def _start(board: Board) -> str | None:
-    return puzzle_start(board.post.id, board.token)
+    return puzzle_start(board.post.id) if board.personal else None
 
 
 def zones_of_city(word: str) -> list[str]:
@@ -457,7 +458,7 @@ def _privately(acted: Acted, replies: list[Reply]) -> list[Reply]:
         if reply.private:
             reply = replace(reply, reaction=None if reacted else (reply.reaction or REACTIONS[acted.reaction]),
                             post_id=acted.post.id,
-                            start_payload=reply.start_payload or puzzle_start(acted.post.id, acted.token))
+                            start_payload=reply.start_payload or puzzle_start(acted.post.id))
             reacted = True
         out.append(reply)
     return out

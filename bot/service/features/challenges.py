@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 from dataclasses import dataclass
 
 from bot.rules import (
@@ -38,13 +35,6 @@ from bot.storage import in_transaction
 from bot.storage.records import ChallengeRecord, GameRecord
 from bot.storage.repositories import ChatSettings, NewChallenge, NewGame
 
-# An inline offer's signature: this many bytes of an HMAC-SHA256 (72 bits: a forger must guess it,
-# and every guess costs a button press Telegram rate-limits), so the whole button fits in 64 bytes.
-OFFER_SIGNATURE_BYTES = 9
-# The offers' key is derived from the database's link secret for this one purpose, so a signature
-# made here can never pass for a puzzle link's (or the other way round).
-_OFFER_PURPOSE = b"inline-offer"
-
 
 @dataclass(frozen=True)
 class InlineOffer:
@@ -61,6 +51,16 @@ class InlineOffer:
     lang: str
     issued: int
     nonce: str
+
+
+@dataclass(frozen=True)
+class VerifiedOffer:
+    """An inline offer the chat layer found signed by the bot, its terms unaltered (the use case
+    checks no signature: it knows no buttons or links).  ``stamp``: what names this one offer
+    (its signature), so one offer starts one game however often its button is pressed."""
+
+    offer: InlineOffer
+    stamp: str
 
 
 @dataclass(frozen=True)
@@ -331,35 +331,24 @@ class Challenges(UseCase):
 
     # -- inline offers (Telegram's inline mode) -------------------------------------------------------
 
-    def offer_signature(self, offer: InlineOffer) -> str:
-        """The signature of an offer's terms (read-only: the link secret exists from the first
-        migration on)."""
-        key = hmac.new(self.storage.settings.link_secret(), _OFFER_PURPOSE, hashlib.sha256).digest()
-        terms = "\n".join((offer.platform, offer.challenger_id, offer.variant, offer.color, offer.lang,
-                            str(offer.issued), offer.nonce))
-        digest = hmac.new(key, terms.encode(), hashlib.sha256).digest()[:OFFER_SIGNATURE_BYTES]
-        return base64.urlsafe_b64encode(digest).decode("ascii")
-
-    def genuine_offer(self, offer: InlineOffer, signature: str) -> bool:
-        """Whether the bot made this offer (its terms unaltered); reads, never writes."""
-        return offer.variant in VARIANTS and hmac.compare_digest(self.offer_signature(offer), signature)
-
     def make_offers(self, platform: str, user_id: str, name: str, username: str | None, language: str | None,
-                    color: str, lang: str) -> list[tuple[InlineOffer, str]]:
-        """One signed offer per variant for a user typing ``@bot``.  Their name is kept (as any
-        message of theirs would): the Accept button has no room for it."""
+                    color: str, lang: str) -> list[InlineOffer]:
+        """One offer per variant for a user typing ``@bot`` (the chat layer signs each into its
+        Accept button).  Their name is kept (as any message of theirs would): the button has no
+        room for it."""
         now = self.clock()
         self.storage.players.save(platform, user_id, name, username, language, now)
         issued = int(now // 60)
         offers = [InlineOffer(platform, user_id, variant, color, lang, issued, base36(self.rng.randrange(36 ** 5)))
                   for variant in VARIANTS]
-        return [(offer, self.offer_signature(offer)) for offer in offers]
+        return offers
 
-    def accept_offer(self, caller: Caller, offer: InlineOffer, signature: str) -> GameStarted | OfferTaken | Refused:
-        """Someone pressed Accept on an inline offer: a game between people starts in the inline
-        message's own chat (``caller.where``), as from an open challenge (its number, its ratings)."""
-        ev = caller
-        if not self.genuine_offer(offer, signature) or offer.platform != ev.platform:
+    def accept_offer(self, caller: Caller, verified: VerifiedOffer) -> GameStarted | OfferTaken | Refused:
+        """Someone pressed Accept on an inline offer the bot made: a game between people starts in
+        the inline message's own chat (``caller.where``), as from an open challenge (its number,
+        its ratings)."""
+        ev, offer = caller, verified.offer
+        if offer.platform != ev.platform:
             return Refused("inline.invalid", private=True)
         if offer.challenger_id == ev.user_id:
             return Refused("inline.own", private=True)
@@ -367,7 +356,7 @@ class Challenges(UseCase):
             return Refused("inline.expired", private=True)
         # One game per offer: its button's data can be read by whoever sees the message and sent
         # from any other message of the bot (a client sends what data it likes).
-        taken = f"inline_offer:{offer.platform}:{signature}"
+        taken = f"inline_offer:{offer.platform}:{verified.stamp}"
         with self.storage.transaction():
             game_id = self.storage.settings.pending(taken)
             if isinstance(game_id, int):

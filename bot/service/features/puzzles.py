@@ -16,10 +16,7 @@ the first solver is announced to the chat.
 
 from __future__ import annotations
 
-import base64
 import datetime as dt
-import hashlib
-import hmac
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -94,12 +91,11 @@ HISTORY_SIZE = 10
 LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
-_SIGNATURE_BYTES = 12
 
 
 # What a move button of a puzzle board does with the caller's board (``Puzzles._on_board``): the post,
-# the board, its legal moves, the pass, whether to answer the caller alone.
-_BoardAct = Callable[[PuzzlePostRecord, Board, list[Move], str, bool], Acted | Refused]
+# the board, its legal moves, whether to answer the caller alone.
+_BoardAct = Callable[[PuzzlePostRecord, Board, list[Move], bool], Acted | Refused]
 
 
 def puzzle_by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
@@ -208,7 +204,6 @@ class Puzzles(UseCase):
         self.bus = bus
         # The next daily post's time per platform, and when it was found (see next_daily_wakeup).
         self._daily_wakeup_cache: dict[str | None, tuple[float | None, float]] = {}
-        self._link_key: bytes | None = None
 
     def _score(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float:
         """Publish an attempt's rated outcome (inside the caller's transaction); the solver's
@@ -367,19 +362,6 @@ class Puzzles(UseCase):
 
     # -- who may answer a post -------------------------------------------------------------------------
 
-    def _pass(self, post: PuzzlePostRecord, user_id: str) -> str:
-        """A post's pass for this user alone: the signature that proves it was handed to them, so
-        they may open it in their private chat (read back by open_puzzle; the chat layer puts it
-        in a start link)."""
-        return self._signature(post, user_id)
-
-    def _signature(self, post: PuzzlePostRecord, user_id: str) -> str:
-        key = self._link_key
-        if key is None:
-            key = self._link_key = self.storage.settings.link_secret()
-        digest = hmac.new(key, f"{post.platform}\n{post.id}\n{user_id}".encode(), hashlib.sha256).digest()
-        return base64.urlsafe_b64encode(digest[:_SIGNATURE_BYTES]).decode("ascii")
-
     def _member_key(self, post: PuzzlePostRecord, user_id: str) -> str:
         return f"puzzle_member:{post.id}:{user_id}"
 
@@ -429,27 +411,27 @@ class Puzzles(UseCase):
                                                     variant, puzzle["id"], caller.at)
         post = self.storage.puzzles.post(post_id)
         assert post is not None
-        token = self._pass(post, caller.user_id)
         if not caller.where.whisper and caller.where.invites:
             # A group where nothing can be shown to one member: the puzzle waits in a private chat
             # (the chat layer makes the link that opens it there).
-            return PuzzleInPrivate(caller.name, post.id, token)
+            return PuzzleInPrivate(caller.name, post.id)
         pos = Position.from_fen(variant, puzzle["fen"])
-        return PuzzleGiven(Board(post, pos, 0, token=token, private=self._whisper(caller)), puzzle["rating"])
+        return PuzzleGiven(Board(post, pos, 0, personal=True, private=self._whisper(caller)), puzzle["rating"])
 
     def _whisper(self, caller: Caller) -> bool:
         """Answers about one user's puzzle go to them alone (a private chat is private already)."""
         return not caller.where.private
 
-    def open_puzzle(self, caller: Caller, post_id: int, token: str) -> PuzzleOpened | Refused:
-        """Post ``post_id`` opened with the caller's pass ``token`` (a link from a group): the
-        user's own way through that post, here."""
+    def open_puzzle(self, caller: Caller, post_id: int, proven: bool) -> PuzzleOpened | Refused:
+        """Post ``post_id`` opened from a link (one from a group): the user's own way through that
+        post, here.  ``proven``: the link carried the caller's own pass for it (the chat layer
+        checks it; ``bot.service.chat.signing``)."""
         post = self.storage.puzzles.post(post_id)
         if post is None or post.platform != caller.platform:
             return Refused(Refusal.UNKNOWN)
         # A link proves something only for the user it was signed for (an old unsigned one, a
         # number typed by hand or a link passed on proves nothing).
-        if not hmac.compare_digest(token, self._signature(post, caller.user_id)):
+        if not proven:
             return Refused(Refusal.LINK_INVALID)
         found = self._attempt_at(caller, post, private=False)
         if isinstance(found, Refused):
@@ -458,7 +440,7 @@ class Puzzles(UseCase):
         progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
         self._note_opened(caller, post)
-        return PuzzleOpened(Board(post, pos, len(progress), token=self._pass(post, caller.user_id)))
+        return PuzzleOpened(Board(post, pos, len(progress), personal=True))
 
     # -- answering -----------------------------------------------------------------------------------
 
@@ -586,7 +568,7 @@ class Puzzles(UseCase):
 
     def _acted(self, caller: Caller, post: PuzzlePostRecord, step: Step, reaction: Reaction = Reaction.OTHER,
                label: bool = False) -> Acted:
-        return Acted(post, step, self._pass(post, caller.user_id), private=self._whisper(caller),
+        return Acted(post, step, private=self._whisper(caller),
                      reaction=reaction, stand_in=not caller.where.private and not caller.where.whisper, label=label)
 
     def give_up(self, caller: Caller, post: PuzzlePostRecord) -> Acted:
@@ -665,7 +647,6 @@ class Puzzles(UseCase):
                        via_button: bool) -> tuple[Step, Reaction]:
         """What an answer came to, and the reaction that says how it went where it cannot be
         shown to the user alone."""
-        ev = caller
         whisper = self._whisper(caller)
         # The attempt is read and written in one transaction: two answers of one user at once (in
         # the group and in a private chat, or in two processes) are judged one after the other.
@@ -692,7 +673,6 @@ class Puzzles(UseCase):
             name = attempt.user_name
         pos = answer.position or position_after(puzzle, progress)
         replaces = via_button and caller.where.private
-        token = self._pass(post, ev.user_id)
         rating = self._rating_change(caller, delta)
         if answer.verdict is Verdict.ILLEGAL:
             if answer.error is None:
@@ -705,7 +685,7 @@ class Puzzles(UseCase):
             except IllegalMove:
                 wrong_move = wrong
             line = tuple(refutation(puzzle, accepted, wrong_move)[:3])
-            board = (Board(post, pos, len(accepted), token=token, replaces=replaces, private=whisper)
+            board = (Board(post, pos, len(accepted), personal=True, replaces=replaces, private=whisper)
                      if via_button else None)
             return (AnswerWrong(tuple(answer.played), wrong[:40], line, rating, whisper, board),
                     Reaction.WRONG)
@@ -714,7 +694,7 @@ class Puzzles(UseCase):
             # not to move now).
             return (AnswerRight(answer.played[-1], reply_is_forced(puzzle, accepted[:-1]),
                                 "B" if pos.turn == "W" else "W",
-                                Board(post, pos, len(accepted), token=token, replaces=replaces, private=whisper,
+                                Board(post, pos, len(accepted), personal=True, replaces=replaces, private=whisper,
                                       drawn=_drawn(puzzle, accepted, 2))),
                     Reaction.RIGHT)
         return self._solved(caller, post, accepted, first, name, puzzle, rating), Reaction.SOLVED
@@ -792,32 +772,32 @@ class Puzzles(UseCase):
 
     def pick_piece(self, caller: Caller, post_id: int, step: int, square: int) -> Acted | Refused:
         """The piece on ``square`` chosen on a board drawn at ``step``: where it can go."""
-        def pick(post: PuzzlePostRecord, board: Board, legal: list[Move], token: str,
+        def pick(post: PuzzlePostRecord, board: Board, legal: list[Move],
                  whisper: bool) -> Acted | Refused:
             ends = sorted({m.end for m in legal if m.start == square})
             if not ends:
                 return Refused(Refusal.STALE, private=True)
-            return Acted(post, PieceSelected(board, square, tuple(ends)), token, private=whisper)
+            return Acted(post, PieceSelected(board, square, tuple(ends)), private=whisper)
         return self._on_board(caller, post_id, step, pick)
 
     def choose_destination(self, caller: Caller, post_id: int, step: int, start: int,
                            end: int) -> Acted | Refused:
         """The move from ``start`` to ``end`` on a board drawn at ``step``: the answer when only one
         move goes so, else its paths to choose from."""
-        def choose(post: PuzzlePostRecord, board: Board, legal: list[Move], token: str,
+        def choose(post: PuzzlePostRecord, board: Board, legal: list[Move],
                    whisper: bool) -> Acted | Refused:
             matching = [m for m in legal if (m.start, m.end) == (start, end)]
             if not matching:
                 return Refused(Refusal.STALE, private=True)
             if len(matching) > 1:
                 paths = tuple((legal.index(m), str(m), list(m.path)) for m in matching)
-                return Acted(post, PathToChoose(board, paths, start, end), token, private=whisper)
+                return Acted(post, PathToChoose(board, paths, start, end), private=whisper)
             return self.answer_puzzle(caller, post, str(matching[0]), via_button=True)
         return self._on_board(caller, post_id, step, choose)
 
     def choose_path(self, caller: Caller, post_id: int, step: int, index: int) -> Acted | Refused:
         """The legal move number ``index`` of a board drawn at ``step`` (one of several paths)."""
-        def choose(post: PuzzlePostRecord, board: Board, legal: list[Move], token: str,
+        def choose(post: PuzzlePostRecord, board: Board, legal: list[Move],
                    whisper: bool) -> Acted | Refused:
             if index >= len(legal):
                 return Refused(Refusal.STALE, private=True)
@@ -841,7 +821,7 @@ class Puzzles(UseCase):
     def _on_board(self, caller: Caller, post_id: int, step: int, act: _BoardAct | None = None,
                   back: bool = False) -> Acted | Refused:
         """A move button of a board drawn at ``step``: ``act`` with the caller's board, its legal
-        moves, the pass and whether to answer alone, when the board is the caller's
+        moves and whether to answer alone, when the board is the caller's
         current one; else (or ``back``) the caller's own position."""
         post = self._pressed_post(caller, post_id)
         if isinstance(post, Refused):
@@ -854,12 +834,11 @@ class Puzzles(UseCase):
         puzzle, attempt = found
         progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
-        token = self._pass(post, caller.user_id)
-        board = Board(post, pos, len(progress), token=token, replaces=caller.where.private, private=whisper)
+        board = Board(post, pos, len(progress), personal=True, replaces=caller.where.private, private=whisper)
         if step != len(progress) or back or act is None:
             # A board from another step (the shared post, or an older board): this user's own position.
-            return Acted(post, YourPosition(board), token, private=whisper)
-        return act(post, board, pos.legal_moves(), token, whisper)
+            return Acted(post, YourPosition(board), private=whisper)
+        return act(post, board, pos.legal_moves(), whisper)
 
 
 def _drawn(puzzle: dict[str, Any], moves: list[str], count: int) -> Drawn:

@@ -106,14 +106,14 @@ class Refused:
 @dataclass(frozen=True)
 class Board:
     """A post's position for one user (or the chat) to act on, with its buttons: the pieces that
-    can move, a hint, giving up (``give_up``).  ``token``: the post's pass signed for the user whose
-    board it is, proof they were handed it (the chat layer writes it into the start link of a
-    private chat; None: the shared post)."""
+    can move, a hint, giving up (``give_up``).  ``personal``: the board is the acting user's own
+    (the chat layer writes their pass into the start link of a private chat); False: the shared
+    post."""
 
     post: PuzzlePostRecord
     position: Position
     step: int
-    token: str | None = None
+    personal: bool = False
     replaces: bool = False
     private: bool = False
     drawn: Drawn | None = None
@@ -121,7 +121,7 @@ class Board:
 
     @property
     def give_up(self) -> bool:
-        return self.step > 0 or self.token is not None
+        return self.step > 0 or self.personal
 
 
 @dataclass(frozen=True)
@@ -228,12 +228,11 @@ class Acted:
     """What an act on a post came to, for its user: ``step``.  ``private``: the answers go to them
     alone (a group); ``stand_in``: nothing can be shown to one member here (a Telegram group), so
     a reaction (``reaction``) stands in for the private answers, which carry the link to the
-    private chat instead (with the user's pass ``token``); ``label``: say which puzzle it was for
+    private chat instead (with the user's pass, signed by the chat layer); ``label``: say which puzzle it was for
     (the user has several)."""
 
     post: PuzzlePostRecord
     step: Step
-    token: str
     private: bool = False
     reaction: Reaction = Reaction.OTHER
     stand_in: bool = False
@@ -251,12 +250,11 @@ class PuzzleGiven:
 @dataclass(frozen=True)
 class PuzzleInPrivate:
     """/puzzle where nothing can be shown to one member: post ``post_id`` waits in the member's
-    private chat with the bot, opened there with their pass ``token``; ``link``: the link that does
-    so (the chat layer's to make: the use cases know no deep links)."""
+    private chat with the bot; ``link``: the link that opens it there with their pass (the chat
+    layer's to make and sign: the use cases know no deep links)."""
 
     name: str
     post_id: int
-    token: str
     link: str = ""
 
 

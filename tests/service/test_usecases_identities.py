@@ -10,10 +10,12 @@ button gives."""
 from __future__ import annotations
 
 import ast
+import dataclasses
 from pathlib import Path
 
 from harness import GROUP, PLATFORM
 
+from bot.service.chat import presenters
 from bot.service.chat.registry import ButtonKind, action
 from bot.service.domain import MovePlayed
 from bot.service.features.identity import Caller, Player, Where
@@ -91,7 +93,12 @@ def test_a_move_is_played_with_identities_and_squares_as_the_buttons_play_it(cha
     assert play.pick_piece(caller_of(chat, "bob"), gid, 0, 22) == Refused(
         "err.not_your_turn", chat.game(gid), private=True)
     made = play.choose_destination(caller_of(chat, "ana"), gid, 0, 22, 18)
-    assert isinstance(made, MoveMade) and str(made.played) == "22-18" and made.via_button
+    assert isinstance(made, MoveMade) and str(made.played) == "22-18"
+    # How the move came in is the chat layer's to know: presented as a press, its board replaces
+    # the pressed one (issue 31: no presentation hint in the use case's result).
+    assert "via_button" not in {f.name for f in dataclasses.fields(MoveMade)}
+    assert presenters.replies("en", made, via_button=True)[0].replaces_board
+    assert not presenters.replies("en", made)[0].replaces_board
     assert [m.notation for m in chat.moves(gid)] == ["22-18"]
     # The same press again (a double tap) repeats the answer; a board of another ply is stale.
     again = chat.press("ana", action(ButtonKind.DESTINATION, gid, 0, 22, 18))

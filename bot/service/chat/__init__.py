@@ -597,7 +597,7 @@ def press_game(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> lis
         outcome = play.choose_destination(by, game, ply, ids[2], ids[3])
     else:
         outcome = play.choose_path(by, game, ply, ids[2])
-    return presenters.replies(ctx.lang, outcome)
+    return presenters.replies(ctx.lang, outcome, via_button=True)
 
 
 @button(ButtonKind.PUZZLE_SELECT, 3)

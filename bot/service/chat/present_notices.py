@@ -132,6 +132,6 @@ class NoticePresenter:
         before = Position.from_fen(row.variant, notice.before)
         made = MoveMade(row, before, before.parse_move(notice.move), notice.mover,
                         _stored_result(row) if row.status == "finished" else None, notice.draw_declined,
-                        bot_to_move(row), via_button=False, now=notice.at, turn=notice.mention)
+                        bot_to_move(row), now=notice.at, turn=notice.mention)
         # The ping stands on the board when the board names the player (to_move_line does).
         return present_move(notice.lang, made)[0]

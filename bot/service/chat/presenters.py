@@ -31,12 +31,14 @@ from bot.service.features.results_games import GameResult
 from bot.service.features.results_puzzles import Acted
 
 
-def replies(lang: str, outcome: MoveOutcome | GameResult | GameStarted | Acted) -> list[Reply]:
-    """The replies to what a use case of games returned, or a move that answered a puzzle."""
+def replies(lang: str, outcome: MoveOutcome | GameResult | GameStarted | Acted,
+            via_button: bool = False) -> list[Reply]:
+    """The replies to what a use case of games returned, or a move that answered a puzzle.
+    ``via_button``: the request came from a board's button (see ``present_move``)."""
     if isinstance(outcome, Acted):
         return present_puzzles.present(lang, outcome)     # a puzzle answered with /move
     if isinstance(outcome, MoveMade | MoveIllegal | MoveStale):
-        return present_move(lang, outcome)
+        return present_move(lang, outcome, via_button)
     if isinstance(outcome, GameStarted):
         return present_game_start(lang, outcome)
     return present_game(lang, outcome)
@@ -69,21 +71,23 @@ def move_made_text(lang: str, outcome: MoveMade) -> str:
                           else to_move_line(lang, fresh, outcome.now))
 
 
-def present_move(lang: str, outcome: MoveOutcome) -> list[Reply]:
+def present_move(lang: str, outcome: MoveOutcome, via_button: bool = False) -> list[Reply]:
     """A move's outcome in words and a board: the new board with what the move did, the result or
-    whose turn it is, the capture animation, and the ping of the player to move."""
+    whose turn it is, the capture animation, and the ping of the player to move.  ``via_button``:
+    played with a board's buttons, so the new board replaces the pressed one and a refusal is the
+    presser's alone (how the move came in is the chat layer's to know, not the use case's)."""
     if isinstance(outcome, MoveIllegal):
         to_move = (name_of(lang, outcome.game, outcome.before.turn) if outcome.game is not None
                    else outcome.to_move)
         text = illegal_move_text(lang, outcome.error, outcome.before, typed=outcome.typed, to_move=to_move)
-        return [Reply(text, private=outcome.via_button)]
+        return [Reply(text, private=via_button)]
     if isinstance(outcome, MoveStale):
         return [board_reply(lang, outcome.game, t(lang, "move.stale"))]
     assert isinstance(outcome, MoveMade)
     fresh = outcome.game
-    reply = board_reply(lang, fresh, move_made_text(lang, outcome), replaces=outcome.via_button)
+    reply = board_reply(lang, fresh, move_made_text(lang, outcome), replaces=via_button)
     reply.animation = boards.capture_animation(outcome.before, outcome.played, flipped=reply_flipped(fresh))
     # The opponent hears it is their turn: on the new board, or, when the board was edited in place
     # (an edit notifies no one), in a short message of its own.
-    pings = turn_ping(lang, fresh, outcome.turn, None if outcome.via_button else reply)
+    pings = turn_ping(lang, fresh, outcome.turn, None if via_button else reply)
     return [reply, *pings]

@@ -78,9 +78,9 @@ class Play(UseCase):
         row = self.games.resolve(caller, ref, mine=mine)
         if not isinstance(row, GameRecord):
             return row
-        return self._play(caller, row, text, via_button=False)
+        return self._play(caller, row, text)
 
-    def _play(self, caller: Caller, row: GameRecord, move: str | Move, via_button: bool) -> MoveOutcome:
+    def _play(self, caller: Caller, row: GameRecord, move: str | Move) -> MoveOutcome:
         """Play a move for the caller in ``row``; what happened (a presenter words it)."""
         game = self.games.load(row)
         before = game.position
@@ -90,7 +90,7 @@ class Play(UseCase):
             played = game.play(move, by=color)
         except IllegalMove as err:
             mover = row.white_name if before.turn == Color.WHITE else row.black_name
-            return MoveIllegal(err, before, typed[:40], mover, via_button, row)
+            return MoveIllegal(err, before, typed[:40], mover, row)
         # Moving answers an opponent's draw offer with a no; one's own offer stands.
         draw_offer = row.draw_offer if row.draw_offer == color else None
         bot_next = game.result is None and self.games.bot_to_move(row, game.position)
@@ -107,8 +107,7 @@ class Play(UseCase):
         if bot_next:
             # After the move is committed: the engine's answer is written against the stored game.
             self.opponent.think(fresh)
-        return MoveMade(fresh, before, played, caller.name, game.result, declined, bot_next, via_button, caller.at,
-                        turn)
+        return MoveMade(fresh, before, played, caller.name, game.result, declined, bot_next, caller.at, turn)
 
     def resign(self, caller: Caller, request: GameRef) -> GameAnswer:
         """Resign your game, once confirmed: the Resign button of the question, or /resign again
@@ -221,7 +220,7 @@ class Play(UseCase):
         legal = Position.from_fen(row.variant, row.fen).legal_moves()
         matching = pressed(legal)
         if len(matching) == 1:
-            return self._play(caller, row, matching[0], via_button=True)
+            return self._play(caller, row, matching[0])
         if not matching:
             return Refused("button.stale", private=True)
         return PathsOffered(row, tuple(legal), tuple(matching))
@@ -236,7 +235,7 @@ class Play(UseCase):
         legal = Position.from_fen(row.variant, row.fen).legal_moves()
         if index >= len(legal):
             return Refused("button.stale", private=True)
-        return self._play(caller, row, legal[index], via_button=True)
+        return self._play(caller, row, legal[index])
 
     def play_path(self, caller: Caller, game: int, path: tuple[int, ...],
                   ply: int | None = None) -> MoveOutcome | Unresolved | Refused:
@@ -250,7 +249,7 @@ class Play(UseCase):
             return Refused("move.stale")
         chosen = [m for m in Position.from_fen(row.variant, row.fen).legal_moves() if m.path == path]
         move: str | Move = chosen[0] if chosen else ("-" if len(path) == 2 else "x").join(map(str, path))
-        return self._play(caller, row, move, via_button=False)
+        return self._play(caller, row, move)
 
     def _pressed_game(self, caller: Caller, game: int) -> GameRecord | Unresolved:
         """The game a button names; from a button, only the presser needs to hear why it did nothing."""

@@ -37,7 +37,6 @@ class MoveMade:
     result: Result | None
     draw_declined: bool
     bot_next: bool
-    via_button: bool
     now: float
     turn: Mention | None = None
 
@@ -51,7 +50,6 @@ class MoveIllegal:
     before: Position
     typed: str
     to_move: str
-    via_button: bool
     game: GameRecord | None = None
 
 

@@ -76,6 +76,13 @@ LAYERS: tuple[Layer, ...] = (
                            # nor knows a chat message or a web page (issue 31): the chat layer and the
                            # board layer translate them into identities and requests
                            "bot.service.events", "bot.service.web", "bot.service.service")),
+    # The web board's layer stands beside the chat layer and calls the use cases directly: it is
+    # given the ones it calls (not the composition of them all), and of the chat layer it reads
+    # only words (presenters, wording), never commands, buttons, a chat's context or its links.
+    Layer("board layer", ("bot.service.web",),
+          must_not_import=("bot.service.compose", "bot.service.service", "bot.service.chat",
+                           "bot.service.chat.context", "bot.service.chat.links", "bot.service.chat.signing",
+                           "bot.service.chat.commands", "bot.service.chat.registry")),
     Layer("service", ("bot.service.*",), must_not_import=("bot.platforms.*", *ROOTS)),
     # Storage sits below the service: it knows records, not use cases, chats or images.
     Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),

@@ -80,7 +80,7 @@ class GameService:
         self.outbox = self.app.outlet.outbox
         self.chat = ChatLayer(self.app)
         # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.
-        self.web = BoardLayer(self.app, self.app.outlet)
+        self.web = BoardLayer(self.app.runtime, self.app.bus, self.app.games, self.app.play, self.app.outlet)
 
     @property
     def outbox(self) -> Outbox:

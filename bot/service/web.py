@@ -1,4 +1,4 @@
-"""The board layer: what a web page of one game shows and does, beside the chat layer (``chat.py``).
+"""The board layer: what a web page of one game shows and does, beside the chat layer (``bot.service.chat``).
 
 A page asks for a game's state (``BoardLayer.state``: typed, JSON-able) and acts for one player
 through the SAME use cases a chat message goes through, called directly with the seat's identity
@@ -36,12 +36,13 @@ from bot.rules import Color, Move, Position, format_move, write_pdn
 from bot.service.chat import presenters
 from bot.service.chat.present_games import name_of, over_text, to_move_line
 from bot.service.chat.wording import variant_name
-from bot.service.compose import UseCases
-from bot.service.domain import GameFinished, MovePlayed
+from bot.service.domain import EventBus, GameFinished, MovePlayed
 from bot.service.events import Mention
-from bot.service.features.base import Outlet
+from bot.service.features.base import Outlet, Runtime
 from bot.service.features.common import _stored_result, bot_to_move, reply_flipped
+from bot.service.features.games import Games
 from bot.service.features.identity import Caller, Player, Where
+from bot.service.features.play import Play
 from bot.service.features.results import MoveIllegal, MoveMade, MoveOutcome, MoveRequest, MoveStale
 from bot.service.features.results_games import (
     BotDrawAnswer,
@@ -217,22 +218,26 @@ def page_texts(lang: str) -> dict[str, str]:
 
 
 class BoardLayer:
-    """The web board's entry to the service (see the module's docstring).  ``app``: the use cases;
-    ``outlet``: the service's outbox (and whom to wake when it got a message)."""
+    """The web board's entry to the service (see the module's docstring).  It is given the two use
+    cases a page calls (``games``, ``play``), the runtime they share (storage, clock), the domain
+    events' ``bus`` and ``outlet``, the service's outbox (and whom to wake when it got a message):
+    no more than it calls, so what a page can do is read here."""
 
-    def __init__(self, app: UseCases, outlet: Outlet) -> None:
-        self.app = app
+    def __init__(self, runtime: Runtime, bus: EventBus, games: Games, play: Play, outlet: Outlet) -> None:
+        self.runtime = runtime
+        self.games = games
+        self.play = play
         self.outlet = outlet
         self._key: bytes | None = None
         self._watch: bytes | None = None
-        app.bus.subscribe(MovePlayed, self._on_move)
-        app.bus.subscribe(GameFinished, self._on_finished)
+        bus.subscribe(MovePlayed, self._on_move)
+        bus.subscribe(GameFinished, self._on_finished)
         # The games moved or ended since a server last asked (``take_changed``), so it wakes only
         # their pages' streams.
         self._changed: set[int] = set()
         self._changed_lock = threading.Lock()
-        app.bus.subscribe(MovePlayed, self._note_changed)
-        app.bus.subscribe(GameFinished, self._note_changed)
+        bus.subscribe(MovePlayed, self._note_changed)
+        bus.subscribe(GameFinished, self._note_changed)
 
     def _note_changed(self, event: MovePlayed | GameFinished) -> None:
         with self._changed_lock:
@@ -247,11 +252,11 @@ class BoardLayer:
 
     @property
     def storage(self) -> Store:
-        return self.app.runtime.storage
+        return self.runtime.storage
 
     @property
     def clock(self) -> Callable[[], float]:
-        return self.app.runtime.clock
+        return self.runtime.clock
 
     # -- seat links ------------------------------------------------------------------------------
 
@@ -387,7 +392,7 @@ class BoardLayer:
             if code in LANGUAGES:
                 return code
         row = self.storage.games.get(game_id)
-        return self.app.games.chat_lang(row.platform, row.chat_id) if row is not None else pick_language(None)
+        return self.games.chat_lang(row.platform, row.chat_id) if row is not None else pick_language(None)
 
     def game_row(self, game_id: int) -> GameRecord | None:
         """The game as stored now (a stream hub reads it once and builds every view from it)."""
@@ -459,7 +464,7 @@ class BoardLayer:
         if row is None:
             return None
         # What /pdn writes (``Play.pdn``), read without resolving a chat's game (a GET changes nothing).
-        return f"game-{row.id}.pdn", write_pdn(self.app.games.stored_game(row))
+        return f"game-{row.id}.pdn", write_pdn(self.games.stored_game(row))
 
     # -- acting ----------------------------------------------------------------------------------------
 
@@ -503,7 +508,7 @@ class BoardLayer:
         now = self.clock()
         row = self.storage.games.get(seat.game_id)
         assert row is not None              # games are never deleted
-        chat_lang = self.app.games.game_lang(row, seat.user_id)
+        chat_lang = self.games.game_lang(row, seat.user_id)
         name = row.white_name if seat.user_id == row.white_id else row.black_name
         acting = _Acting(kind, row.id, seat.user_id, chat_lang, name, row, now)
         return run(self._caller(row, seat.user_id, name, lang, now, acting), row, acting)
@@ -523,11 +528,11 @@ class BoardLayer:
         outcome: MoveOutcome | NoGame | TimedOut | Refused | Acted
         if text is None:
             # A tapped path is a move of its own kind: no text to be read again.
-            outcome = self.app.play.play_path(caller, row.id, tuple(path or ()), ply)
+            outcome = self.play.play_path(caller, row.id, tuple(path or ()), ply)
         elif ply is not None and ply != row.ply:
             return "refused", t(lang, "move.stale")
         else:
-            outcome = self.app.play.move(caller, MoveRequest(text[:80], row.id))
+            outcome = self.play.move(caller, MoveRequest(text[:80], row.id))
         if isinstance(outcome, MoveMade):
             # The words only: the chat's board picture is drawn when the chat's notice is delivered.
             return "ok", presenters.move_made_text(lang, outcome)
@@ -540,10 +545,10 @@ class BoardLayer:
     def _draw(self, caller: Caller, row: GameRecord, lang: str, acting: _Acting) -> tuple[str, str]:
         if row.bot_level is not None:
             # The bot's answer needs a short search: no write transaction is held over it.
-            outcome = self.app.play.draw(caller, GameRef(row.id))
+            outcome = self.play.draw(caller, GameRef(row.id))
         else:
             with self.storage.transaction():
-                outcome = self.app.play.draw(caller, GameRef(row.id))
+                outcome = self.play.draw(caller, GameRef(row.id))
                 if isinstance(outcome, DrawOffered):
                     # Told in the chat together with the offer (its button accepts it there).
                     self.outlet.notify(row.platform, row.chat_id, WebDrawOffered(
@@ -554,10 +559,10 @@ class BoardLayer:
         return ("ok" if ok else "refused"), self._text(lang, outcome)
 
     def _resign(self, caller: Caller, row: GameRecord, lang: str) -> tuple[str, str]:
-        outcome = self.app.play.resign(caller, GameRef(row.id))
+        outcome = self.play.resign(caller, GameRef(row.id))
         if isinstance(outcome, ResignAsked):
             # The page asked already: the second call confirms, as a second /resign would.
-            outcome = self.app.play.resign(caller, GameRef(row.id))
+            outcome = self.play.resign(caller, GameRef(row.id))
         return ("ok" if isinstance(outcome, GameEnded) else "refused"), self._text(lang, outcome)
 
     @staticmethod
@@ -599,7 +604,7 @@ class BoardLayer:
     def _turn_mention(self, row: GameRecord) -> Mention | None:
         """Whom the board reply pings: what ``Games.turn_notice`` decides, without its private
         notice (``Play`` sends that one itself once the move is stored)."""
-        mover = self.app.games.player_to_move(row)
+        mover = self.games.player_to_move(row)
         if mover is None:
             return None
         chat = self.storage.players.chat(row.platform, row.chat_id)

@@ -260,6 +260,37 @@ def test_no_import_cycles() -> None:
                        + "\n".join(describe_knot(knot, found) for knot in knots))
 
 
+def reached(found: Iterable[Import], start: str) -> dict[str, str]:
+    """Every module ``start`` imports through any chain, each with the module that imports it."""
+    graph: dict[str, set[str]] = {}
+    for imp in found:
+        graph.setdefault(imp.importer, set()).add(imp.imported)
+    via: dict[str, str] = {}
+    stack = [start]
+    while stack:
+        node = stack.pop()
+        for target in sorted(graph.get(node, ())):
+            if target not in via and target != start:
+                via[target] = node
+                stack.append(target)
+    return via
+
+
+def test_no_use_case_reaches_the_chat_layer_through_any_chain() -> None:
+    """Not even through a module below the use cases (issue 31): the outbox they write to is handed
+    the chat layer's renderer instead of importing it, so a use case loads nothing of the chat."""
+    found = repo_imports()
+    chains = []
+    for module in sorted({imp.importer for imp in found if matches(imp.importer, "bot.service.features.*")}):
+        via = reached(found, module)
+        for target in sorted(t for t in via if matches(t, "bot.service.chat.*")):
+            chain = [target]
+            while chain[-1] != module:
+                chain.append(via[chain[-1]])
+            chains.append(" <- ".join(chain))
+    assert not chains, "use cases that load the chat layer:\n" + "\n".join(chains)
+
+
 def test_every_layer_covers_modules() -> None:
     """A renamed package must not leave its rule checking nothing."""
     modules = source_files(REPO)

@@ -16,6 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.service.chat.boards import RENDERER
 from bot.service.domain import EventBus
 from bot.service.features.analysis import Analysis
 from bot.service.features.base import Runtime
@@ -121,7 +122,7 @@ def compose(config: ServiceConfig, outbox: Outbox | None = None) -> UseCases:
     rng = config.rng if config.rng is not None else random.Random(config.seed)
     runtime = Runtime(open_config_store(config), config.clock, rng, config.thinker or Thinker(),
                       config.bot_seconds, config.monotonic)
-    outlet = ServiceOutlet(outbox or Outbox(runtime.storage, lambda: runtime.clock()))
+    outlet = ServiceOutlet(outbox or Outbox(runtime.storage, lambda: runtime.clock(), renderer=RENDERER))
     bus = EventBus()
     games = Games(runtime, outlet, bus)
     records = PuzzleRecords(runtime, outlet)

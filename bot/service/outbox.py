@@ -8,7 +8,8 @@ which language), turned into its message when it is delivered by the presenter g
 before notifications, a kind not yet a notification, or a direct answer the adapter handed
 over) holds its texts, buttons, mentions and ids, and for every picture or file
 a render spec (the board as it stood, the capture GIF of a move; ``bot.service.chat.boards``) that is
-drawn when the row is delivered, outside any transaction (a few hundred bytes instead of ~22 KB of
+drawn when the row is delivered by the ``renderer`` it is given (the chat layer's: the outbox, which
+the use cases write to, knows nothing of it), outside any transaction (a few hundred bytes instead of ~22 KB of
 base64).  A picture that has no spec (a rating chart, an analysis) is still stored as its bytes.
 
 Delivery, with several processes on one database:
@@ -50,7 +51,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from bot.service import notifications
-from bot.service.chat.boards import RENDERER
 from bot.service.events import OutboxItem, Outgoing, Reply, SpecRenderer
 from bot.service.notifications import Notification
 from bot.storage import StorageBusy, StorageError, StorageFull, Store, in_transaction
@@ -137,7 +137,7 @@ class Outbox:
 
     def __init__(self, storage: Store, clock: Callable[[], float], *, owner: str | None = None,
                  lease_seconds: float = LEASE_SECONDS, retention: float = RETENTION_SECONDS,
-                 renderer: SpecRenderer = RENDERER,
+                 renderer: SpecRenderer | None = None,
                  present: Callable[[Notification], Reply] | None = None) -> None:
         self.storage = storage
         self.present = present
@@ -155,8 +155,9 @@ class Outbox:
         """Put a message in the outbox (inside the caller's transaction, so it is written together
         with the change that caused it, or not at all); its id."""
         item = self.storage.outbox.enqueue(platform, chat_id, reply.to_json(), self.clock())
-        for picture in (reply.image, reply.animation):
-            self.renderer.remember(picture)
+        if self.renderer is not None:
+            for picture in (reply.image, reply.animation):
+                self.renderer.remember(picture)
         return item
 
     def notify(self, platform: str, chat_id: str, notice: Notification) -> int:

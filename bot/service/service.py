@@ -17,6 +17,7 @@ from bot.i18n import pick_language, t
 from bot.service import board_versions
 from bot.service.chat import ChatLayer, Ctx
 from bot.service.chat import display_name as _name
+from bot.service.chat.boards import RENDERER
 from bot.service.chat.commands import parse_command
 from bot.service.chat.present_games import move_rows
 from bot.service.chat.present_notices import NoticePresenter
@@ -89,7 +90,10 @@ class GameService:
     @outbox.setter
     def outbox(self, value: Outbox) -> None:
         """An outbox given without presenters gets this service's (its notifications are worded by
-        them); the use cases write to it from then on."""
+        them), and without a renderer the chat layer's (its pictures' specs are drawn by it); the
+        use cases write to it from then on."""
+        if value.renderer is None:
+            value.renderer = RENDERER
         if value.present is None:
             app = self.app
             value.present = NoticePresenter(games=app.games, puzzles=app.puzzles, challenges=app.challenges,

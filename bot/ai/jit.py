@@ -298,12 +298,17 @@ def can_capture(g: Any, um: Any, uk: Any, tm: Any, tk: Any, white: Any) -> Any:
     them = tm | tk
     empty = g[G_VALID] & ~(um | uk | them)
     victims = them if g[G_MEN_TAKE_KINGS] else tm
-    fwd = (((um >> s1) & victims) >> s1) & empty or (((um >> s2) & victims) >> s2) & empty
-    back = (((um << s1) & victims) << s1) & empty or (((um << s2) & victims) << s2) & empty
-    if not white:
-        fwd, back = back, fwd
-    if fwd or (g[G_MEN_BACK] and back):
+    if white:
+        if (((um >> s1) & victims) >> s1) & empty or (((um >> s2) & victims) >> s2) & empty:
+            return True
+    elif (((um << s1) & victims) << s1) & empty or (((um << s2) & victims) << s2) & empty:
         return True
+    if g[G_MEN_BACK]:
+        if not white:
+            if (((um >> s1) & victims) >> s1) & empty or (((um >> s2) & victims) >> s2) & empty:
+                return True
+        elif (((um << s1) & victims) << s1) & empty or (((um << s2) & victims) << s2) & empty:
+            return True
     if uk:
         return _kings_can_capture(g, uk, them, empty)
     return False

@@ -107,11 +107,13 @@ def all_captures(v: Variant, um: int, uk: int, tm: int, tk: int, white: bool) ->
     # Start the search only from men that have a first jump: most have none.
     s1 = v.pitch - 1
     s2 = v.pitch + 1
-    forward = ((((base_empty << s1) & men_victims) << s1) | (((base_empty << s2) & men_victims) << s2))
-    backward = ((((base_empty >> s1) & men_victims) >> s1) | (((base_empty >> s2) & men_victims) >> s2))
-    if not white:
-        forward, backward = backward, forward
-    m = um & (forward | backward if v.men_capture_backwards else forward)
+    up = (((base_empty << s1) & men_victims) << s1) | (((base_empty << s2) & men_victims) << s2)
+    if v.men_capture_backwards:
+        m = um & (up | (((base_empty >> s1) & men_victims) >> s1) | (((base_empty >> s2) & men_victims) >> s2))
+    elif white:
+        m = um & up
+    else:
+        m = um & ((((base_empty >> s1) & men_victims) >> s1) | (((base_empty >> s2) & men_victims) >> s2))
     while m:
         low = m & -m
         m ^= low

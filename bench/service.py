@@ -31,11 +31,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.rules import Game, Position  # noqa: E402
-from bot.service import (  # noqa: E402
-    ChatEvent,
-    GameService,
-    boards,  # noqa: E402
-)
+from bot.service import ChatEvent, GameService  # noqa: E402
+from bot.service.chat import boards  # noqa: E402
 from bot.storage import SQLiteStore as Storage  # noqa: E402
 from renderers import render_image, render_png  # noqa: E402
 from renderers.board import _to_palette  # noqa: E402

@@ -40,6 +40,7 @@ from .repositories import (
     RatingsRepository,
     SendsRepository,
     SettingsRepository,
+    TournamentsRepository,
 )
 
 __all__ = [
@@ -84,3 +85,7 @@ class Store(Contract):
     @functools.cached_property
     def sends(self) -> SendsRepository:
         return SendsRepository(self)
+
+    @functools.cached_property
+    def tournaments(self) -> TournamentsRepository:
+        return TournamentsRepository(self)

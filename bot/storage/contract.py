@@ -45,6 +45,8 @@ from .records import (
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
+    TournamentGameRecord,
+    TournamentRecord,
     field_names,
 )
 
@@ -583,3 +585,50 @@ class Contract(abc.ABC):
     @abc.abstractmethod
     def clear_ratings(self) -> None:
         """Forget every rating and its history (before recomputing them from the games)."""
+
+    # -- tournaments ------------------------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_tournament(self, platform: str, chat_id: str, variant: str, move_seconds: int, round_seconds: int,
+                          state: str, created_by: str, created_at: float) -> int | None:
+        """A new tournament of a chat, registering; its number, or None (nothing written) when the
+        chat already has one that is not finished."""
+
+    @abc.abstractmethod
+    def tournament(self, tournament_id: int) -> TournamentRecord | None:
+        """A tournament by number, or None."""
+
+    @abc.abstractmethod
+    def chat_tournament(self, platform: str, chat_id: str) -> TournamentRecord | None:
+        """The tournament of a chat that is not finished, found by the chat or by its place."""
+
+    @abc.abstractmethod
+    def find_tournaments(self, platform: str | None = None, chat_id: str | None = None,
+                         status: str | None = None, limit: int | None = None) -> list[TournamentRecord]:
+        """Tournaments, newest first, filtered by platform, chat and status."""
+
+    @abc.abstractmethod
+    def save_tournament(self, tournament_id: int, version: int, state: str, status: str,
+                        round_deadline: float | None, finished_at: float | None) -> TournamentRecord:
+        """Store a tournament's next state: a compare-and-set on ``version``; StorageContention
+        (nothing written) when another change came first.  The tournament as it is now."""
+
+    @abc.abstractmethod
+    def set_tournament_place(self, tournament_id: int, place: str | None) -> None:
+        """Where a tournament's posts and games go (a forum topic, a thread; None: its chat)."""
+
+    @abc.abstractmethod
+    def add_tournament_game(self, game: TournamentGameRecord) -> None:
+        """Note a game of a tournament's round."""
+
+    @abc.abstractmethod
+    def tournament_game(self, game_id: int) -> TournamentGameRecord | None:
+        """The tournament round a game belongs to, or None (not a tournament game)."""
+
+    @abc.abstractmethod
+    def tournament_games(self, tournament_id: int) -> list[TournamentGameRecord]:
+        """A tournament's games, by round and game number."""
+
+    @abc.abstractmethod
+    def due_tournaments(self, now: float, platform: str | None = None) -> list[TournamentRecord]:
+        """Running tournaments whose round deadline is past, oldest deadline first."""

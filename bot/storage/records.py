@@ -165,6 +165,40 @@ class NotifyRecord:
     updated_at: float
 
 
+@dataclass(frozen=True, slots=True)
+class TournamentRecord:
+    """A tournament of a chat as of its ``version`` (every save bumps it): ``state`` is the pure
+    core's tournament as JSON text (``bot.tournaments.codec``); ``status`` registering, running or
+    finished; ``place`` the chat id its posts and games go to (None: the chat itself);
+    ``round_deadline`` when the current round ends by rule (None: no round running)."""
+
+    id: int
+    platform: str
+    chat_id: str
+    place: str | None
+    variant: str
+    move_seconds: int
+    round_seconds: int
+    status: str
+    state: str
+    version: int
+    round_deadline: float | None
+    created_by: str
+    created_at: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentGameRecord:
+    """A game of a tournament's round (``round`` 1-based)."""
+
+    game_id: int
+    tournament_id: int
+    round: int
+    white_id: str
+    black_id: str
+
+
 def field_names(record: type) -> tuple[str, ...]:
     """The fields of a record class, in column order."""
     return tuple(f.name for f in fields(record))

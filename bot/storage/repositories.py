@@ -1,6 +1,6 @@
 """Repositories per aggregate, on any ``Store``: ``store.players``, ``store.challenges``,
 ``store.games``, ``store.puzzles``, ``store.ratings``, ``store.settings``, ``store.outbox``,
-``store.sends``.
+``store.sends``, ``store.tournaments``.
 
 Writes take typed values (``NewChallenge``, ``NewGame``, ``GameChange``, ``NewMove``,
 ``ChatSettings``) instead of ``{column: value}`` dicts: a misspelt field is a TypeError where it is
@@ -34,6 +34,8 @@ from .records import (
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
+    TournamentGameRecord,
+    TournamentRecord,
 )
 
 
@@ -453,8 +455,67 @@ class SendsRepository(_Repository):
         return self._store.prune_sends(before)
 
 
+@dataclass(frozen=True)
+class NewTournament:
+    """A tournament to open in a chat: ``state`` the core's tournament as JSON text."""
+
+    platform: str
+    chat_id: str
+    variant: str
+    move_seconds: int
+    round_seconds: int
+    state: str
+    created_by: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class TournamentChange:
+    """A tournament's next state, saved by compare-and-set on the version it was read at."""
+
+    state: str
+    status: str
+    round_deadline: float | None
+    finished_at: float | None = None
+
+
+class TournamentsRepository(_Repository):
+    """Tournaments of the chats and the games of their rounds."""
+
+    def create(self, tournament: NewTournament) -> int | None:
+        return self._store.create_tournament(**_given(tournament))
+
+    def get(self, tournament_id: int) -> TournamentRecord | None:
+        return self._store.tournament(tournament_id)
+
+    def in_chat(self, platform: str, chat_id: str) -> TournamentRecord | None:
+        return self._store.chat_tournament(platform, chat_id)
+
+    def find(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
+             limit: int | None = None) -> list[TournamentRecord]:
+        return self._store.find_tournaments(platform, chat_id, status, limit)
+
+    def save(self, tournament_id: int, version: int, change: TournamentChange) -> TournamentRecord:
+        return self._store.save_tournament(tournament_id, version, **_given(change))
+
+    def set_place(self, tournament_id: int, place: str | None) -> None:
+        self._store.set_tournament_place(tournament_id, place)
+
+    def add_game(self, game: TournamentGameRecord) -> None:
+        self._store.add_tournament_game(game)
+
+    def of_game(self, game_id: int) -> TournamentGameRecord | None:
+        return self._store.tournament_game(game_id)
+
+    def games(self, tournament_id: int) -> list[TournamentGameRecord]:
+        return self._store.tournament_games(tournament_id)
+
+    def due(self, now: float, platform: str | None = None) -> list[TournamentRecord]:
+        return self._store.due_tournaments(now, platform)
+
+
 REPOSITORIES: dict[str, Callable[[Contract], _Repository]] = {
     "players": PlayersRepository, "challenges": ChallengesRepository, "games": GamesRepository,
     "puzzles": PuzzlesRepository, "ratings": RatingsRepository, "settings": SettingsRepository,
-    "outbox": OutboxRepository, "sends": SendsRepository,
+    "outbox": OutboxRepository, "sends": SendsRepository, "tournaments": TournamentsRepository,
 }

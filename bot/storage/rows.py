@@ -25,6 +25,8 @@ from .records import (
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
+    TournamentGameRecord,
+    TournamentRecord,
     field_names,
 )
 
@@ -32,7 +34,8 @@ TABLES: dict[type, str] = {
     PlayerRecord: "players", ChatRecord: "chats", ChallengeRecord: "challenges", GameRecord: "games",
     MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
-    RatingEventRecord: "rating_history", NotifyRecord: "notify_settings",
+    RatingEventRecord: "rating_history", NotifyRecord: "notify_settings", TournamentRecord: "tournaments",
+    TournamentGameRecord: "tournament_games",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in TABLES}

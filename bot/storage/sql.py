@@ -51,6 +51,8 @@ from .records import (
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
+    TournamentGameRecord,
+    TournamentRecord,
     field_names,
 )
 from .rows import (
@@ -846,3 +848,59 @@ class SqlStore(Store):
         with self.transaction():
             self._write("DELETE FROM ratings")
             self._write("DELETE FROM rating_history")
+
+    # -- tournaments ------------------------------------------------------------------------------
+
+    @unit
+    def create_tournament(self, platform: str, chat_id: str, variant: str, move_seconds: int, round_seconds: int,
+                          state: str, created_by: str, created_at: float) -> int | None:
+        # The partial unique index (one unfinished tournament a chat) makes this a single claim.
+        return self._insert_id(
+            "INSERT INTO tournaments (platform, chat_id, variant, move_seconds, round_seconds, status, state, "
+            "created_by, created_at) VALUES (?,?,?,?,?,'registering',?,?,?) ON CONFLICT DO NOTHING",
+            (platform, chat_id, variant, move_seconds, round_seconds, state, created_by, created_at))
+
+    def tournament(self, tournament_id: int) -> TournamentRecord | None:
+        return self._record(TournamentRecord, "id=?", (tournament_id,))
+
+    def chat_tournament(self, platform: str, chat_id: str) -> TournamentRecord | None:
+        return self._record(TournamentRecord, "platform=? AND (chat_id=? OR place=?) AND status<>'finished' "
+                            "ORDER BY id DESC LIMIT 1", (platform, chat_id, chat_id))
+
+    def find_tournaments(self, platform: str | None = None, chat_id: str | None = None,
+                         status: str | None = None, limit: int | None = None) -> list[TournamentRecord]:
+        where, params = filters(platform=platform, chat_id=chat_id, status=status)
+        tail = " LIMIT ?" if limit is not None else ""
+        return self._records(TournamentRecord, f"{where} ORDER BY id DESC{tail}",
+                             (*params, limit) if limit is not None else params)
+
+    @unit
+    def save_tournament(self, tournament_id: int, version: int, state: str, status: str,
+                        round_deadline: float | None, finished_at: float | None) -> TournamentRecord:
+        with self.transaction():
+            if self._write("UPDATE tournaments SET state=?, status=?, round_deadline=?, finished_at=?, version=? "
+                           "WHERE id=? AND version=?",
+                           (state, status, round_deadline, finished_at, version + 1, tournament_id, version)) != 1:
+                raise StorageContention(f"tournament {tournament_id} changed since it was read (version {version})")
+            saved = self.tournament(tournament_id)
+            assert saved is not None          # written just now, in this transaction
+            return saved
+
+    @unit
+    def set_tournament_place(self, tournament_id: int, place: str | None) -> None:
+        self._write("UPDATE tournaments SET place=? WHERE id=?", (place, tournament_id))
+
+    @unit
+    def add_tournament_game(self, game: TournamentGameRecord) -> None:
+        self._insert("tournament_games", {name: getattr(game, name) for name in field_names(TournamentGameRecord)})
+
+    def tournament_game(self, game_id: int) -> TournamentGameRecord | None:
+        return self._record(TournamentGameRecord, "game_id=?", (game_id,))
+
+    def tournament_games(self, tournament_id: int) -> list[TournamentGameRecord]:
+        return self._records(TournamentGameRecord, "tournament_id=? ORDER BY round, game_id", (tournament_id,))
+
+    def due_tournaments(self, now: float, platform: str | None = None) -> list[TournamentRecord]:
+        where, params = filters(platform=platform)
+        return self._records(TournamentRecord, f"status='running' AND round_deadline <= ? AND {where} "
+                             "ORDER BY round_deadline, id", (now, *params))

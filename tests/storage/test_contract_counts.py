@@ -263,7 +263,10 @@ def _before_the_counts(store: Store) -> None:
                   "CREATE INDEX rating_history_subject ON rating_history (platform, subject, pool)",
                   "DELETE FROM schema_version WHERE version = 14",
                   # and what came after it (migration 15: the send budget)
-                  "DROP TABLE send_budget", "DELETE FROM schema_version WHERE version = 15"]
+                  "DROP TABLE send_budget", "DELETE FROM schema_version WHERE version = 15",
+                  # (migration 16: tournaments)
+                  "DROP TABLE tournaments", "DROP TABLE tournament_games",
+                  "DELETE FROM schema_version WHERE version = 16"]
     if isinstance(store, SQLiteStore):
         path = store.path
         store.close()
@@ -287,7 +290,7 @@ def test_a_database_from_before_the_counts_gets_its_finished_games_counted_on_op
     _before_the_counts(store)
     reopened = SQLiteStore(store.path) if isinstance(store, SQLiteStore) else type(store)(store.url)  # type: ignore
     try:
-        assert reopened.schema_version == 15
+        assert reopened.schema_version == 16
         for platform in (P, OTHER):
             assert counted(reopened.count_finished_games(platform)) == expected[platform]
         assert_counts_right(reopened)

@@ -38,7 +38,7 @@ def test_the_postgresql_history_has_the_numbers_and_names_of_sqlites():
 def test_a_fresh_database_gets_every_version_and_a_second_open_changes_nothing(pg_url):
     store = PostgresStore(pg_url)
     try:
-        assert store.schema_version == len(migrations("sqlite")) == 15
+        assert store.schema_version == len(migrations("sqlite")) == 16
         secret = store.link_secret()
         dump = store.dump()
     finally:

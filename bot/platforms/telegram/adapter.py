@@ -44,7 +44,7 @@ import sys
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, NotRequired, TypedDict, TypeVar
 
 from telegram import (
@@ -151,6 +151,7 @@ CONCURRENT_UPDATES = 256
 RETRY_DELAYS = (1.0, 3.0, 9.0)
 MAX_FLOOD_WAIT = 60.0
 GENERAL_THREAD = 1
+TOPIC_NAME_LIMIT = 128
 COMMAND_DESCRIPTION_LIMIT = 256
 # Telegram serves one getUpdates long poll per token: a newer one ends the one under way with 409
 # Conflict.  A restart that overlaps the old process's last poll gives one; this many within the
@@ -326,6 +327,15 @@ _GONE = ("chat not found", "chat_write_forbidden", "have no rights to send a mes
          # a closed topic (or General) or a deleted one: the bot may not post there
          "topic_closed", "message thread not found")
 _NO_PHOTOS = "not enough rights to send photos"
+
+
+@dataclass(frozen=True)
+class _Place:
+    """A place of its own made for a command: its chat key, a link that opens it, its name."""
+
+    chat_id: str
+    link: str
+    name: str
 
 
 class _Sender(TypedDict):
@@ -566,19 +576,72 @@ class TelegramAdapter(ChatAdapter):
         sender = msg.from_user
         if not event.is_admin and not event.as_chat and sender is not None and self.service.needs_admin(event.text):
             event = replace(event, is_admin=await self._is_admin(msg.chat_id, sender.id))
+        place = await self._own_place(event, msg)
+        if place is not None:
+            await self._in_own_place(event, msg, place)
+            return
         async with self.chat_lock(event.chat_id):
-            for reply in await self.call(self.service.handle, event):
-                if reply.private and event.chat_kind == "group" and (reply.reaction or reply.start_payload):
-                    # Meant for the sender alone, and a group has no such message: a reaction to
-                    # theirs says it without a message for everyone, and a puzzle's step goes to
-                    # their private chat with the bot.
-                    reacted = bool(reply.reaction) and await self._react(msg, reply.reaction or "")
-                    if reply.start_payload:
-                        await self._to_member(event, reply, msg.message_id)
-                        continue
-                    if reacted:
-                        continue
-                await self.send(event.chat_id, reply, reply_to=msg.message_id)
+            await self._answer_message(event, msg, await self.call(self.service.handle, event), msg.message_id)
+
+    async def _answer_message(self, event: ChatEvent, msg: Message, replies: list[Reply],
+                              reply_to: int | None) -> None:
+        """The service's replies to a typed message, sent in ``event``'s chat."""
+        for reply in replies:
+            if reply.private and event.chat_kind == "group" and (reply.reaction or reply.start_payload):
+                # Meant for the sender alone, and a group has no such message: a reaction to
+                # theirs says it without a message for everyone, and a puzzle's step goes to
+                # their private chat with the bot.
+                reacted = bool(reply.reaction) and await self._react(msg, reply.reaction or "")
+                if reply.start_payload:
+                    await self._to_member(event, reply, msg.message_id)
+                    continue
+                if reacted:
+                    continue
+            await self.send(event.chat_id, reply, reply_to=reply_to)
+
+    # -- a place of its own: a forum topic the bot makes (a tournament's) -----------------------------
+
+    async def _own_place(self, event: ChatEvent, msg: Message) -> _Place | None:
+        """The forum topic made for a command that opens a place of its own (``CommandSpec.place_words``,
+        /tournament new), or None, and the group itself is used: not such a command, a use of it
+        the sender may not make (it is refused where it was asked), not a forum, or Telegram
+        refused the topic (the bot is no administrator with the right to manage topics): said in
+        the log only, since the command works the same in the group."""
+        bot = self.bot
+        place = REGISTRY.place_of(event.text, event.bot_username)
+        if (bot is None or place is None or event.chat_kind != "group" or not msg.chat.is_forum
+                or (not event.is_admin and self.service.needs_admin(event.text))):
+            return None
+        name = _clip(await self.call(self._place_name, event.chat_id, place.kind, place.variant), TOPIC_NAME_LIMIT)
+        try:
+            topic = await self._api(lambda: bot.create_forum_topic(msg.chat_id, name))
+        except TelegramError as err:
+            log.info("no topic of its own in telegram chat %s, the chat itself is used: %s", msg.chat_id, err)
+            return None
+        thread = topic.message_thread_id
+        where = f"{msg.chat.username}" if msg.chat.username else f"c/{str(msg.chat_id).removeprefix('-100')}"
+        return _Place(chat_key(msg.chat_id, thread), f"https://t.me/{where}/{thread}", name)
+
+    def _place_name(self, chat_id: str, kind: str, variant: str | None) -> str:
+        """A place's name in the chat's language: "🏆 Swiss · Spanish draughts"."""
+        kind_name = self.service.notice(PLATFORM, chat_id, f"place.kind.{kind or 'tournament'}")
+        if variant is None:
+            return self.service.notice(PLATFORM, chat_id, "place.title_short", kind=kind_name)
+        return self.service.notice(PLATFORM, chat_id, "place.title", kind=kind_name,
+                                   variant=self.service.notice(PLATFORM, chat_id, f"variant.{variant}"))
+
+    async def _in_own_place(self, event: ChatEvent, msg: Message, place: _Place) -> None:
+        """The command handed to the service as written in the new topic, so what it starts and
+        everything said about it live there; the group (or topic) it was written in gets a short
+        note with the topic's link, in answer to the command."""
+        there = replace(event, chat_id=place.chat_id, reply_to=None)
+        async with self.chat_lock(place.chat_id):
+            # Not a reply: the command's message is in another topic.
+            await self._answer_message(there, msg, await self.call(self.service.handle, there), None)
+        note = await self.call(self.service.notice, PLATFORM, event.chat_id, "place.note_topic",
+                               name=place.name, link=place.link)
+        async with self.chat_lock(event.chat_id):
+            await self.send(event.chat_id, Reply(note), reply_to=msg.message_id)
 
     async def _to_member(self, event: ChatEvent, reply: Reply, reply_to: int | None) -> None:
         """A group member's own puzzle step, sent to their private chat with the bot (on Telegram

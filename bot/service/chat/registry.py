@@ -73,6 +73,10 @@ class CommandSpec:
     admin_words: tuple[str, ...] = ()
     # Any argument needs a chat administrator (its words are open-ended: /lang español, /lang English).
     admin_args: bool = False
+    # First arguments that start something living in a place of its own where the platform can
+    # make one (a Telegram forum topic, a Discord thread): the adapter makes it and hands the
+    # command over as written there (/tournament new).  The service never knows.
+    place_words: tuple[str, ...] = ()
 
     def typed(self, values: Mapping[str, object]) -> str:
         """The command as a user would type it with these argument values (a platform's options,
@@ -106,6 +110,24 @@ def typed_word(arg: Arg, value: object) -> str | None:
     if arg.kind is ArgKind.DURATION:
         return "".join(str(value).split()) or None
     return " ".join(str(value).split()) or None
+
+
+# The words of a tournament's format (/tournament new swiss), by the catalog key of its name in a
+# place's title (place.kind.<key>): the adapter names the topic or thread it makes after them.
+PLACE_KINDS: Mapping[str, tuple[str, ...]] = {
+    "swiss": ("swiss", "suizo", "suiza", "svizzero", "svizzera"),
+    "roundrobin": ("roundrobin", "round-robin", "robin", "berger", "liga", "liguilla", "todos", "girone",
+                   "italiana", "all'italiana"),
+}
+
+
+@dataclass(frozen=True)
+class Place:
+    """What a command that opens a place of its own starts, for the adapter to name the place:
+    its kind (a key of PLACE_KINDS, "" when not said) and its variant's id (None when not said)."""
+
+    kind: str
+    variant: str | None
 
 
 class ButtonKind(StrEnum):
@@ -177,6 +199,24 @@ class Registry:
         if spec.permission is Permission.ADMINS:
             return True
         return bool(args) and (spec.admin_args or args[0].lower() in spec.admin_words)
+
+    def place_of(self, text: str | None, bot_username: str | None = None) -> Place | None:
+        """What typed text starts in a place of its own (see ``CommandSpec.place_words``), or None:
+        text that is no such command, or one addressed to another bot."""
+        words = " ".join((text or "").split()).split(" ")
+        if words[0][:1] not in ("/", "!"):
+            return None
+        name, _, addressee = words[0][1:].partition("@")
+        if addressee and bot_username and addressee.lower() != bot_username.lower():
+            return None
+        spec = self.lookup(name)
+        args = [w.lower() for w in words[1:]]
+        if spec is None or not args or args[0] not in spec.place_words:
+            return None
+        kind = next((k for k, names in PLACE_KINDS.items() for w in args[1:] if w in names), "")
+        variant = next((v.id for w in args[1:] for v in VARIANTS.values()
+                        if w == v.id or w in (x.lower() for ws in v.words.values() for x in ws)), None)
+        return Place(kind, variant)
 
     def lookup(self, word: str) -> CommandSpec | None:
         """The command a typed name (or alias) means, or None."""

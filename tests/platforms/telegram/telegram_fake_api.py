@@ -52,6 +52,12 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
   included: General is addressed without one) with "message thread not found"; in a topic
   ``allow_sending_without_reply`` is forced off; a reply without ``message_thread_id`` follows
   the message it replies to;
+- ``createForumTopic``: only in a supergroup that is a forum ("Bad Request: the chat is not a forum"
+  in a group that is not one, or a private chat) and only by a bot that administers it with
+  ``can_manage_topics`` ("Bad Request: not enough rights to create a topic"; ``promote_bot``
+  gives rights); a name of 1-128 characters; the topic's creation message (a service message
+  from the bot, ``forum_topic_created``) has the topic's id, which the answer (a ForumTopic)
+  gives as ``message_thread_id``;
 - ``setMyCommands``: at most 100 commands, names 1-32 of a-z0-9_, descriptions 1-256 characters, a
   known scope, a two-letter language code or none;
 - ``getUpdates`` while another instance polls (``conflict``): 409 Conflict; while a webhook is
@@ -140,6 +146,9 @@ NOT_MODIFIED = ("Bad Request: message is not modified: specified new message con
                 "exactly the same as a current content and reply markup of the message")
 TOPIC_CLOSED = "Bad Request: TOPIC_CLOSED"
 THREAD_NOT_FOUND = "Bad Request: message thread not found"
+NOT_A_FORUM = "Bad Request: the chat is not a forum"
+NO_TOPIC_RIGHTS = "Bad Request: not enough rights to create a topic"
+TOPIC_NAME_LIMIT = 128
 CONFLICT = "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
 WEBHOOK_ACTIVE = ("Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the "
                   "webhook first")
@@ -176,6 +185,7 @@ RIGHTS = {"sendMessage": ("messages", "text messages"), "sendPhoto": ("photos", 
 # method -> (required parameters, the parameter that carries an upload, or None)
 METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "getMe": ((), None),
+    "createForumTopic": (("chat_id", "name"), None),
     "sendMessage": (("chat_id", "text"), None),
     "sendPhoto": (("chat_id", "photo"), "photo"),
     "sendAnimation": (("chat_id", "animation"), "animation"),
@@ -339,6 +349,7 @@ class FakeBotAPI(BaseRequest):
         self._file_ids = itertools.count(1)
         self.topics: dict[int, dict[int, dict]] = {}   # forum chat id -> thread id -> {"name", "closed"}
         self.general_closed: set[int] = set()
+        self.bot_rights: dict[int, set[str]] = {}      # chat id -> the bot's administrator rights there
         self.privacy = True                            # the bot's privacy mode (BotFather's default)
         self.last_bot: dict[int, int] = {}             # chat id -> the bot that last spoke there
         self.commands: dict[tuple[str, str], list[dict]] = {}   # (scope type, language) -> menu
@@ -459,6 +470,30 @@ class FakeBotAPI(BaseRequest):
         self.messages[(chat_id, thread)] = created
         self.topics.setdefault(chat_id, {})[thread] = {"name": name, "closed": False}
         return thread
+
+    def forum(self, chat: dict) -> dict:
+        """The group as a forum (a supergroup with topics on), known to the fake."""
+        forum = dict(chat, type="supergroup", is_forum=True)
+        self.chats[int(chat["id"])] = forum
+        return forum
+
+    def promote_bot(self, chat_id: int, *rights: str) -> None:
+        """The bot administers the chat with these rights ("can_manage_topics", ...)."""
+        self.bot_rights.setdefault(int(chat_id), set()).update(rights)
+
+    def _create_topic(self, wire: dict[str, str]) -> dict:
+        chat_id = self._chat(wire["chat_id"])
+        chat = self.chats[chat_id]
+        if chat.get("type") != "supergroup" or not chat.get("is_forum"):
+            raise Refused(NOT_A_FORUM)
+        if "can_manage_topics" not in self.bot_rights.get(chat_id, set()):
+            raise Refused(NO_TOPIC_RIGHTS)
+        name = wire["name"]
+        if not name.strip() or len(name) > TOPIC_NAME_LIMIT:
+            raise Refused("Bad Request: TOPIC_NAME_INVALID")
+        thread = self.open_topic(chat, name, BOT)
+        self.last_bot[chat_id] = BOT["id"]
+        return {"message_thread_id": thread, "name": name, "icon_color": 7322096}
 
     def close_topic(self, chat_id: int, thread: int | None) -> None:
         """Close a topic (``None``: General) to everyone who is not an admin, the bot included."""
@@ -668,6 +703,8 @@ class FakeBotAPI(BaseRequest):
             raise Refused("Bad Request: message caption is too long")
         if name == "getMe":
             return BOT
+        if name == "createForumTopic":
+            return self._create_topic(wire)
         if name == "deleteWebhook":
             self.webhook = None
             if wire.get("drop_pending_updates") == "true":

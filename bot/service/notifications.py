@@ -238,9 +238,66 @@ class WebGameEnded(GameNotice):
     state: GameState
 
 
+@dataclass(frozen=True)
+class TournamentNotice(Notification):
+    """A notification about tournament ``tournament_id``, told in ``lang``.  What it shows of the
+    tournament (pairings, standings) is read when it is delivered through
+    ``Tournaments.pairings_of`` / ``Tournaments.standings_after``: a round's pairings and the
+    standings after a complete round never change, so it shows what it showed when written."""
+
+    tournament_id: int
+    lang: str
+
+
+@dataclass(frozen=True)
+class TournamentRoundPaired(TournamentNotice):
+    """Round ``round`` was paired and its games created: the pairings post (each board: white,
+    black, the game's number; the bye), once, in the tournament's chat; ``deadline`` the round's."""
+
+    kind: ClassVar[str] = "tournament_round_paired"
+    round: int
+    deadline: float
+
+
+@dataclass(frozen=True)
+class TournamentGameReady(TournamentNotice):
+    """A player's game of round ``round`` is game ``game_id``, where they play ``color`` against
+    ``opponent``: a ping of that player (``mention``) in the tournament's chat."""
+
+    kind: ClassVar[str] = "tournament_game_ready"
+    round: int
+    game_id: int
+    color: str
+    opponent: str
+    mention: Mention
+
+
+@dataclass(frozen=True)
+class TournamentRoundEnded(TournamentNotice):
+    """Round ``round`` is complete: the standings after it (a picture and text; a cross table for a
+    round robin).  ``adjudicated``/``forfeited``: game numbers its deadline ended so."""
+
+    kind: ClassVar[str] = "tournament_round_ended"
+    round: int
+    adjudicated: tuple[int, ...] = ()
+    forfeited: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class TournamentFinished(TournamentNotice):
+    """The tournament is over: ``winner_name`` (``winner_id``) won with ``points``; the final
+    standings follow (``Tournaments.standings_after`` with no round)."""
+
+    kind: ClassVar[str] = "tournament_finished"
+    winner_id: str
+    winner_name: str
+    points: float
+
+
 KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
     BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
-    FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded)}
+    FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded,
+    TournamentRoundPaired, TournamentGameReady, TournamentRoundEnded, TournamentFinished)}
 
 
 def _plain(value: Any) -> Any:
@@ -286,5 +343,7 @@ def from_json(data: dict[str, Any]) -> Notification:
             value = GameState(**state)
         elif f.name == "mention" and value is not None:
             value = Mention(*value)
+        elif isinstance(value, list):
+            value = tuple(value)
         values[f.name] = value
     return cls(**values)

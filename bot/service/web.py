@@ -55,7 +55,12 @@ from bot.service.features.results_games import (
     TimedOut,
 )
 from bot.service.features.results_puzzles import Acted
+from bot.service.features.results_tournaments import PairingsShown, StandingsView
+from bot.service.features.tournaments import Tournaments
 from bot.service.notifications import GameState, WebDrawOffered, WebGameEnded, WebMoved
+from bot.service.tournament_page import TournamentLinks, build_view
+from bot.service.tournament_page import TournamentView as TournamentView
+from bot.service.tournament_page import page_texts as _tournament_texts
 from bot.storage import (
     BOT_ID,
     StorageBusy,
@@ -217,17 +222,26 @@ def page_texts(lang: str) -> dict[str, str]:
     return {key[4:]: t(lang, key) for key in catalog("en") if key.startswith("web.") and "{" not in catalog("en")[key]}
 
 
+def tournament_texts(lang: str) -> dict[str, str]:
+    """The tournament page's own words in ``lang`` (every ``webt.*`` catalog key, without its prefix)."""
+    return _tournament_texts(lang)
+
+
 class BoardLayer:
     """The web board's entry to the service (see the module's docstring).  It is given the two use
     cases a page calls (``games``, ``play``), the runtime they share (storage, clock), the domain
     events' ``bus`` and ``outlet``, the service's outbox (and whom to wake when it got a message):
     no more than it calls, so what a page can do is read here."""
 
-    def __init__(self, runtime: Runtime, bus: EventBus, games: Games, play: Play, outlet: Outlet) -> None:
+    def __init__(self, runtime: Runtime, bus: EventBus, games: Games, play: Play, outlet: Outlet,
+                 tournaments: Tournaments | None = None) -> None:
         self.runtime = runtime
         self.games = games
         self.play = play
         self.outlet = outlet
+        # What the tournament page reads (None: no tournament page, as in a board built without it).
+        self.tournaments = tournaments
+        self.tournament_links = TournamentLinks(lambda: self.storage.settings.link_secret())
         self._key: bytes | None = None
         self._watch: bytes | None = None
         bus.subscribe(MovePlayed, self._on_move)
@@ -377,6 +391,46 @@ class BoardLayer:
             return f"/g/{game_id}?t={self.watch_token(game_id)}"
         generation = self.new_seat_generation(game_id, platform, user_id) if fresh else None
         return f"/g/{game_id}?t={self.seat_token(game_id, platform, user_id, generation=generation)}"
+
+    # -- tournaments -------------------------------------------------------------------------------
+
+    def tournament_path(self, tournament_id: int) -> str:
+        """The tournament's page, ``/t/<id>?t=t<id>s<mac>`` (signed: only for its chat, where its
+        games are played; prefix it with the board's public address)."""
+        return self.tournament_links.path(tournament_id)
+
+    def tournament_signed(self, tournament_id: int, token: str | None) -> bool:
+        """Whether ``token`` opens tournament ``tournament_id``'s page."""
+        return self.tournament_links.read(token) == tournament_id
+
+    def tournament_language(self, tournament_id: int, asked: str | None) -> str:
+        """The page's language: the one asked for when we speak it, else the tournament's chat's."""
+        if asked:
+            code = asked.strip().lower()[:2]
+            if code in LANGUAGES:
+                return code
+        info = self.tournaments.view(tournament_id) if self.tournaments is not None else None
+        return self.games.chat_lang(info.platform, info.chat_id) if info is not None else pick_language(None)
+
+    def tournament(self, tournament_id: int, lang: str) -> TournamentView | None:
+        """Tournament #``tournament_id``'s standings and every round's pairings as the page shows
+        them in ``lang``, read through the use case; None when there is no such tournament."""
+        if self.tournaments is None:
+            return None
+        info = self.tournaments.view(tournament_id)
+        if info is None:
+            return None
+        where = Where(info.platform, info.chat_id)
+        table = self.tournaments.standings(where, tournament_id)
+        if not isinstance(table, StandingsView):
+            return None
+        rounds = []
+        for number in range(1, info.round + 1):
+            shown = self.tournaments.pairings(where, number, tournament_id)
+            if isinstance(shown, PairingsShown):
+                rounds.append(shown.round)
+        return build_view(info, table, rounds, lang,
+                          lambda game: f"/g/{game}?t={self.watch_token(game)}")
 
     # -- reading -------------------------------------------------------------------------------------
 

@@ -36,7 +36,17 @@ from bot.platforms.web.auth import INIT_DATA_MAX_AGE, InitDataRefused, verify_in
 from bot.platforms.web.hub import Listener, StreamHub, at, listen
 from bot.platforms.web.icon import ico
 from bot.service import GameService
-from bot.service.web import WATCH_MAC, BoardAnswer, BoardState, LinkRefused, Seat, Watch, page_texts
+from bot.service.web import (
+    WATCH_MAC,
+    BoardAnswer,
+    BoardState,
+    LinkRefused,
+    Seat,
+    TournamentView,
+    Watch,
+    page_texts,
+    tournament_texts,
+)
 
 log = logging.getLogger("bot.web")
 
@@ -65,8 +75,10 @@ MAX_BODY = 16 * 1024
 MAX_PATH = 24
 
 SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
-STATIC = {"board.js": "application/javascript", "board.css": "text/css"}
+STATIC = {"board.js": "application/javascript", "board.css": "text/css",
+          "tournament.js": "application/javascript", "tournament.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
+TOURNAMENT_ID = r"{tournament:[0-9]{1,9}}"
 # A game named by the Mini App's launch: ``g<id>`` (a direct link's startapp), ``<id>`` (a web_app
 # button's ``?g=``), either followed by ``s<mac>``, the game's spectator signature.
 _LAUNCH_GAME = re.compile(r"g?([0-9]{1,9})(?:s(" + WATCH_MAC + "))?")
@@ -220,6 +232,7 @@ class BoardSite:
         self.config = config
         self.streams = _Streams(taken=service.web.take_changed)
         self.page_template = _resource("page.html")
+        self.tournament_template = _resource("tournament.html")
         self.static = {name: _resource(name).encode("utf-8") for name in STATIC}
         self.requests = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="web-board")
         self.feed_pool = ThreadPoolExecutor(FEED_THREADS, thread_name_prefix="web-feed")
@@ -326,6 +339,47 @@ class BoardSite:
         body = (self.page_template.replace("{{lang}}", lang).replace("{{title}}", html.escape(title))
                 .replace("{{boot}}", html.escape(boot, quote=True)))
         return web.Response(text=body, content_type="text/html", headers=PAGE_HEADERS)
+
+    # -- a tournament's standings and pairings ----------------------------------------------------------
+
+    async def _tournament_view(self, request: web.Request) -> tuple[TournamentView | _Refusal, str]:
+        """The tournament's view and the language, or the refusal: no valid link to it (a
+        tournament's number alone shows nothing), or no such tournament."""
+        tid = int(request.match_info["tournament"])
+        asked = request.query.get("lang") or None
+        token = self._token(request)
+        if not await self._call(self.board.tournament_signed, tid, token):
+            lang = pick_language(asked or request.headers.get("Accept-Language", "")[:2] or None)
+            if token is None:
+                return _Refusal(403, "need_link", t(lang, "webt.need_link")), lang
+            return _Refusal(401, "link_invalid", t(lang, "webt.link_invalid")), lang
+
+        def read() -> tuple[TournamentView | None, str]:
+            lang = self.board.tournament_language(tid, asked)
+            return self.board.tournament(tid, lang), lang
+        view, lang = await self._call(read)
+        if view is None:
+            return _Refusal(404, "no_tournament", t(lang, "webt.no_tournament")), lang
+        return view, lang
+
+    async def tournament_page(self, request: web.Request) -> web.Response:
+        """The tournament's page: its standings and rounds drawn by ``tournament.js`` from the view
+        in the boot data, which then asks ``/api/t/<id>`` again now and then (a result shows by itself)."""
+        view, lang = await self._tournament_view(request)
+        if isinstance(view, _Refusal):
+            # Why, in words, and nothing of the tournament.
+            return web.Response(status=view.status, text=view.message, headers=PAGE_HEADERS)
+        boot = json.dumps({"tournament": view.id, "lang": lang, "texts": tournament_texts(lang),
+                           "view": view.to_json()}, ensure_ascii=False, separators=(",", ":"))
+        body = (self.tournament_template.replace("{{lang}}", lang).replace("{{title}}", html.escape(view.title))
+                .replace("{{boot}}", html.escape(boot, quote=True)))
+        return web.Response(text=body, content_type="text/html", headers=PAGE_HEADERS)
+
+    async def tournament_data(self, request: web.Request) -> web.Response:
+        view, _lang = await self._tournament_view(request)
+        if isinstance(view, _Refusal):
+            return view.json()
+        return web.json_response({"ok": True, "tournament": view.to_json()}, headers={"Cache-Control": "no-store"})
 
     # -- Telegram's Mini App ------------------------------------------------------------------------------
 
@@ -606,6 +660,8 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
         ("POST", f"/api/g/{GAME_ID}/move", site.move),
         ("POST", f"/api/g/{GAME_ID}/draw", site.draw),
         ("POST", f"/api/g/{GAME_ID}/resign", site.resign),
+        ("GET", f"/t/{TOURNAMENT_ID}", site.tournament_page),
+        ("GET", f"/api/t/{TOURNAMENT_ID}", site.tournament_data),
     ]
     for method, path, handler in routes:
         app.router.add_route(method, path, handler)

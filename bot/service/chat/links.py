@@ -83,6 +83,11 @@ class WebLinks:
         """The spectator's page of a game (signed: only for those who may watch it)."""
         return f"{self.url}/g/{game_id}?t={self.board.watch_token(game_id)}"
 
+    def tournament(self, tournament_id: int) -> str:
+        """A tournament's page, its standings and pairings (signed: give it in its own chat or
+        place, where its games are played)."""
+        return self.url + self.board.tournament_path(tournament_id)
+
     def mini_app(self, game_id: int, bot_username: str | None) -> str | None:
         """The Mini App's direct link to a game (opens inside Telegram, in groups too), or None.  It
         carries the game's spectator signature: its players get their seat from Telegram's

@@ -30,7 +30,7 @@ import sys
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import aiohttp
 import discord
@@ -96,6 +96,11 @@ CHANNEL_GONE_CODES = frozenset({10003, 50001, 50013, 50007})
 POSTING_PERMISSIONS = ("view_channel", "send_messages", "attach_files", "read_message_history")
 THREAD_TYPES = frozenset({discord.ChannelType.public_thread, discord.ChannelType.private_thread,
                           discord.ChannelType.news_thread})
+# A thread the bot starts for a place of its own: Discord's name limit, and archived after a week
+# without messages (Discord's longest; a round's deadline is a week by default, and the bot's
+# next post opens it again).
+THREAD_NAME_LIMIT = 100
+THREAD_ARCHIVE_MINUTES: Literal[10080] = 10080
 # An interaction token lives 15 minutes: a follow-up is tried on one younger than this.
 FOLLOW_UP_SECONDS = 14 * 60
 # How many channels' interactions a process keeps before it clears out the expired ones (a bot in
@@ -309,6 +314,15 @@ class FollowUp:
     def stored_value(self) -> dict[str, Any]:
         return {"token": self.token, "application_id": str(self.application_id), "at": self.at,
                 "can_post": self.can_post}
+
+
+@dataclass(frozen=True)
+class Place:
+    """A place of its own made for a command: its chat id (the thread's), a link that opens it, its name."""
+
+    chat_id: str
+    link: str
+    name: str
 
 
 @dataclass(frozen=True)
@@ -651,6 +665,10 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         responder = Responder(self, interaction, placeholder=True, placeholder_ephemeral=ephemeral,
                               force_private=ephemeral, mention=mention)
         await self.keep_interaction(interaction)
+        place = await self.own_place(interaction, text)
+        if place is not None:
+            await self.in_own_place(interaction, name, text, place, responder)
+            return
         # Acknowledged first (Discord's 3 s), then one channel at a time: answers and what the
         # outbox posts there keep their order.
         async with self.chat_lock(str(interaction.channel_id)):
@@ -662,6 +680,81 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             except Exception:
                 log.exception("answering /%s failed", name)
                 await responder.fail()
+
+    # -- a place of its own: a thread the bot starts (a tournament's) --------------------------------
+
+    async def own_place(self, interaction: discord.Interaction, text: str) -> Place | None:
+        """The thread started for a command that opens a place of its own (``CommandSpec.place_words``,
+        /tournament new), or None, and the channel itself is used: not such a command, a use of it
+        the member may not make (refused where it was asked), a DM or a thread already, a channel
+        whose threads the bot may not post in, or Discord refused the thread (no Create Public
+        Threads): said in the log only, since the command works the same in the channel."""
+        place = REGISTRY.place_of(text)
+        if (place is None or interaction.guild_id is None or interaction.channel_id is None
+                or getattr(interaction.channel, "type", None) in THREAD_TYPES
+                or not interaction.app_permissions.send_messages_in_threads
+                or (not is_admin(interaction) and self.service.needs_admin(text))):
+            return None
+        channel_id = interaction.channel_id
+        title = await self.call(self.place_name, str(channel_id), place.kind, place.variant)
+        title = title if len(title) <= THREAD_NAME_LIMIT else title[:THREAD_NAME_LIMIT - 1] + "…"
+        try:
+            thread = await self.with_retries("starting a thread", lambda: self.http.start_thread_without_message(
+                channel_id, name=title, auto_archive_duration=THREAD_ARCHIVE_MINUTES,
+                type=discord.ChannelType.public_thread.value))
+        except (discord.HTTPException, discord.RateLimited) as exc:
+            log.info("no thread of its own in channel %s, the channel itself is used: %s", channel_id,
+                     describe_http_failure(exc))
+            return None
+        thread_id = str(thread["id"])
+        return Place(thread_id, f"https://discord.com/channels/{interaction.guild_id}/{thread_id}", title)
+
+    def place_name(self, chat_id: str, kind: str, variant: str | None) -> str:
+        """A place's name in the channel's language: "🏆 Swiss · Spanish draughts"."""
+        kind_name = self.service.notice(PLATFORM, chat_id, f"place.kind.{kind or 'tournament'}")
+        if variant is None:
+            return self.service.notice(PLATFORM, chat_id, "place.title_short", kind=kind_name)
+        return self.service.notice(PLATFORM, chat_id, "place.title", kind=kind_name,
+                                   variant=self.service.notice(PLATFORM, chat_id, f"variant.{variant}"))
+
+    async def in_own_place(self, interaction: discord.Interaction, name: str, text: str, place: Place,
+                           responder: Responder) -> None:
+        """The command handed to the service as written in the new thread, so what it starts and
+        everything said about it live there (posted by the bot: the interaction answers in the
+        channel); what is for the member alone, and a note with the thread's link, answer the
+        interaction."""
+        channel = str(interaction.channel_id)
+        try:
+            async with self.chat_lock(place.chat_id):
+                event = replace(event_for(interaction, text=text), chat_id=place.chat_id)
+                for reply in await self.call_service(self.service.handle, event):
+                    if reply.private or not await self.post_in_place(place.chat_id, reply):
+                        await responder.send(reply)
+            note = await self.call(self.service.notice, PLATFORM, channel, "place.note_thread",
+                                   name=place.name, link=place.link)
+            async with self.chat_lock(channel):
+                for reply in [Reply(note), *self.permission_notice(interaction)]:
+                    await responder.send(reply)
+                await responder.finish()
+        except Exception:
+            log.exception("answering /%s failed", name)
+            await responder.fail()
+
+    async def post_in_place(self, chat_id: str, reply: Reply) -> bool:
+        """A reply posted by the bot in a thread it started; what cannot go now waits in the outbox.
+        False when the thread refuses it for good (its permissions changed meanwhile): nothing of it
+        went out, and the interaction is to carry it."""
+        progress = Progress()
+        try:
+            await self.deliver(chat_id, reply, progress=progress)
+        except (discord.HTTPException, discord.RateLimited) as exc:
+            if self.failure_kind(exc) == PERMANENT and not progress.delivered:
+                log.warning("thread %s refused the bot's post (%s); it answers the interaction",
+                            chat_id, describe_http_failure(exc))
+                return False
+            await self.call(self.service.queue_reply, PLATFORM, chat_id, reply, describe_http_failure(exc),
+                            delivered=progress.delivered)
+        return True
 
     # -- where the bot may not post --------------------------------------------------------------
 

@@ -22,6 +22,14 @@ refuses:
   Messages (Send Messages in Threads in a thread), a file without Attach Files, or a reply
   without Read Message History, 403 code 50013 "Missing Permissions".  Interactions carry the
   same permissions as ``app_permissions``.
+- a thread (``POST /channels/{id}/threads``, or ``/channels/{id}/messages/{mid}/threads`` from a
+  message) is made in a server channel that is not a thread itself (in a DM 400 code 50003, in a
+  thread 400 code 50024), by a bot with View Channel (else 403 code 50001) and Create Public
+  Threads, or Create Private Threads for a private one (else 403 code 50013 "Missing
+  Permissions"); its name is 1-100 characters and its auto-archive duration one of 60, 1440, 4320,
+  10080 minutes (else 400 code 50035); from a message, that message must be in the channel (404
+  code 10008) and have no thread yet (400 code 160004).  The thread is a channel of its own
+  (``threads``, ``thread_names``), whose permissions start as its parent's and change apart.
 
 Content is shown as Discord's markdown shows it (``render``: spoilers, masked links, emphasis,
 escapes, @everyone): ``Sent.content`` is what users read, ``Sent.raw`` what was sent.  Slash
@@ -135,6 +143,10 @@ SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
 SEND_MESSAGES_IN_THREADS = 1 << 38
+CREATE_PUBLIC_THREADS = 1 << 35
+CREATE_PRIVATE_THREADS = 1 << 36
+ARCHIVE_MINUTES = {60, 1440, 4320, 10080}
+THREAD_NAME_LIMIT = 100
 BOT_PERMISSIONS = 2248473465835073      # what the invite gives: all of the above, and more
 
 
@@ -640,6 +652,8 @@ class FakeDiscord:
         self.closed_dms: set[str] = set()             # users who accept no DMs from the bot
         self.permissions: dict[int, int] = {}     # the bot's permissions in a channel, where not BOT_PERMISSIONS
         self.threads: set[int] = set()            # channels that are threads
+        self.thread_names: dict[int, str] = {}    # threads the bot made -> their names
+        self.thread_of_message: dict[int, int] = {}   # a message -> the thread made from it
         self.scripts: list[Script] = []
         self.refused: list[tuple[str, int]] = []      # (token or path, code) Discord refused
         self.refusals: list[str] = []                 # why, for the failure message
@@ -865,6 +879,9 @@ class FakeDiscord:
             sent = Sent(message, False, channel_id, notified=notified_by(body or {}))
             self.messages[sent.id] = sent
             return message
+        if method == "POST" and path in ("/channels/{channel_id}/threads",
+                                         "/channels/{channel_id}/messages/{message_id}/threads"):
+            return self._new_thread(route, call, body or {})
         if (method, path) == ("PATCH", "/channels/{channel_id}/messages/{message_id}"):
             target = self.messages.get(int(route.url.rstrip("/").rsplit("/", 1)[-1]))
             if target is None or target.channel_id != int(route.channel_id) or target.ephemeral:
@@ -886,6 +903,55 @@ class FakeDiscord:
             target.message["edited_timestamp"] = iso()
             return dict(target.message)
         raise http_error(404, 0, f"404: Not Found ({method} {path})")
+
+    def _new_thread(self, route: discord.http.Route, call: Call, body: dict[str, Any]) -> dict[str, Any]:
+        """A thread the bot starts in a channel (from one of its messages, or on its own)."""
+        channel_id = int(route.channel_id)
+
+        def no(status: int, code: int, why: str, *, settings: bool = False) -> discord.HTTPException:
+            if settings:            # the channel's settings, not a mistake of the adapter
+                call.error = code
+                return http_error(status, code, why)
+            return self._refuse(call, Refused(status, code, why))
+        if channel_id in self.gone_channels:
+            raise no(404, 10003, "Unknown Channel", settings=True)
+        if channel_id == DM_CHANNEL_ID or channel_id in self.dm_channels:
+            raise no(400, 50003, "Cannot execute action on a DM channel")
+        if channel_id in self.threads:
+            raise no(400, 50024, "Cannot execute action on this channel type")
+        have = self.bot_permissions(channel_id)
+        from_message = "{message_id}" in route.path
+        kind = 11 if from_message else body.get("type", 12)
+        needed = CREATE_PRIVATE_THREADS if kind == 12 else CREATE_PUBLIC_THREADS
+        if not have & VIEW_CHANNEL:
+            raise no(403, 50001, "Missing Access", settings=True)
+        if not have & needed:
+            raise no(403, 50013, "Missing Permissions", settings=True)
+        name = body.get("name")
+        if (not isinstance(name, str) or not name.strip() or len(name) > THREAD_NAME_LIMIT or kind not in (10, 11, 12)
+                or body.get("auto_archive_duration", 4320) not in ARCHIVE_MINUTES):
+            raise no(400, 50035, "Invalid Form Body")
+        if from_message:
+            message_id = int(route.url.split("/messages/", 1)[1].split("/", 1)[0])
+            target = self.messages.get(message_id)
+            if target is None or target.channel_id != channel_id or target.ephemeral:
+                raise no(404, 10008, "Unknown Message")
+            if message_id in self.thread_of_message:
+                raise no(400, 160004, "A thread has already been created for this message")
+            thread_id = message_id      # Discord gives a message's thread the message's id
+            self.thread_of_message[message_id] = thread_id
+        else:
+            thread_id = self.snowflake()
+        self.threads.add(thread_id)
+        self.thread_names[thread_id] = name
+        if channel_id in self.permissions:
+            self.permissions[thread_id] = self.permissions[channel_id]
+        return {"id": str(thread_id), "type": kind, "guild_id": str(GUILD_ID), "parent_id": str(channel_id),
+                "name": name, "owner_id": BOT_USER["id"], "last_message_id": None, "rate_limit_per_user": 0,
+                "flags": 0, "member_count": 1, "message_count": 0, "total_message_sent": 0,
+                "thread_metadata": {"archived": False, "auto_archive_duration": body.get("auto_archive_duration", 4320),
+                                    "locked": False, "archive_timestamp": iso()},
+                "member": {"id": str(thread_id), "user_id": BOT_USER["id"], "join_timestamp": iso(), "flags": 0}}
 
     def _new(self, channel_id: int, body: dict[str, Any], uploads: list[Upload], *, ephemeral: bool,
              msg_type: int = 0) -> dict[str, Any]:
@@ -1060,7 +1126,9 @@ ROUTES = [
     "/oauth2/applications/@me",
     "/applications/{application_id}/guilds/{guild_id}/commands",
     "/applications/{application_id}/commands",
+    "/channels/{channel_id}/messages/{message_id}/threads",
     "/channels/{channel_id}/messages/{message_id}",
+    "/channels/{channel_id}/threads",
     "/channels/{channel_id}/messages",
     "/interactions/{webhook_id}/{webhook_token}/callback",
     "/webhooks/{webhook_id}/{webhook_token}/messages/@original",

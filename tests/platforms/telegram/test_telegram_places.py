@@ -18,7 +18,7 @@ from telegram import Bot
 from telegram.error import BadRequest
 from telegram_fake_api import BOT, GROUP, NO_TOPIC_RIGHTS, NOT_A_FORUM, USERS, FakeBotAPI
 
-from bot.i18n import t
+from bot.i18n import catalog, t
 from bot.service.chat.registry import REGISTRY, CommandSpec, Permission, Place
 from bot.service.events import Reply
 
@@ -33,9 +33,11 @@ def _handler(app, ctx, args) -> list[Reply]:
 
 
 @pytest.fixture(autouse=True)
-def tplace() -> Iterator[None]:
+def tplace(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """/tplace new ... opens a place of its own (admins only); /tplace other words do not."""
     asked_in.clear()
+    for lang in ("en", "es", "it"):
+        monkeypatch.setitem(catalog(lang), "help.tplace", "- a throwaway command that opens a place")
     REGISTRY.add(CommandSpec("tplace", _handler, {}, (), Permission.ANYONE, listed=False,
                              admin_words=("new",), place_words=("new", "nuevo")))
     yield

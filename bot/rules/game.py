@@ -24,6 +24,7 @@ class ResultReason(StrEnum):
     NO_PROGRESS = "no_progress"    # the variant's count of moves without capture or man move
     TIME = "time"
     RECORDED = "recorded"          # a PDN record's result tag; no game the bot plays ends so
+    ADJUDICATED = "adjudicated"    # a tournament round's deadline ended it by the stated rule (docs/tournaments.md)
 
 
 @dataclass(frozen=True)

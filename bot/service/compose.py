@@ -29,6 +29,7 @@ from bot.service.features.play import Play
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
+from bot.service.features.tournaments import Tournaments
 from bot.service.outbox import Outbox, ServiceOutlet
 from bot.service.thinking import Thinker
 from bot.storage import Store
@@ -104,6 +105,7 @@ class UseCases:
     settings: Settings
     history: History
     clocks: Clocks
+    tournaments: Tournaments
 
 
 def open_config_store(config: ServiceConfig) -> Store:
@@ -135,6 +137,8 @@ def compose(config: ServiceConfig, outbox: Outbox | None = None) -> UseCases:
     analysis = Analysis(runtime, outlet, games)
     settings = Settings(runtime, outlet, games)
     history = History(runtime, outlet, games, challenges, opponent)
-    clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles)
+    # A tournament game's result is recorded in the game's transaction (it follows GameFinished).
+    tournaments = Tournaments(runtime, outlet, games, bus)
+    clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles, tournaments)
     return UseCases(runtime, bus, outlet, games, records, ratings, puzzles, opponent, challenges, play, analysis,
-                    settings, history, clocks)
+                    settings, history, clocks, tournaments)

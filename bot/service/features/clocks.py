@@ -20,6 +20,7 @@ from bot.service.features.common import (
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
 from bot.service.features.puzzles import Puzzles
+from bot.service.features.tournaments import Tournaments
 from bot.service.notifications import PrivateReminder, Reminder
 from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone, StorageUnavailable, in_transaction
 from bot.storage.records import GameRecord
@@ -30,8 +31,9 @@ class Clocks(UseCase):
     other timed work of a round (the bot's games, lapsed challenges, daily posts)."""
 
     def __init__(self, runtime: Runtime, outlet: Outlet, games: Games, opponent: Opponent,
-                 challenges: Challenges, puzzles: Puzzles) -> None:
+                 challenges: Challenges, puzzles: Puzzles, tournaments: Tournaments | None = None) -> None:
         super().__init__(runtime, outlet)
+        self.tournaments = tournaments
         self.games = games
         self.opponent = opponent
         self.challenges = challenges
@@ -106,6 +108,10 @@ class Clocks(UseCase):
             log.warning("lapsed challenges not closed yet: the database is busy")
         except StorageFull:
             pass
+        if self.tournaments is not None:
+            # Rounds past their deadline: forfeits and adjudications (after the games' own clocks,
+            # so a game lost on time before the deadline keeps that result).
+            written += self.tournaments.run_due(platform, now)
         try:
             written += self.puzzles.post_dailies(platform, now)
         except StorageUnavailable:

@@ -27,7 +27,7 @@ from bot.service.features.results_games import NoGame, TimedOut
 from bot.service.notifications import GameState, LostOnTime, Notification, PrivateTurn
 from bot.storage import BOT_ID, StaleGame
 from bot.storage.records import GameRecord, MoveRecord
-from bot.storage.repositories import GameChange, NewMove
+from bot.storage.repositories import GameChange, NewGame, NewMove
 
 
 def neutral_bot_name(level: int) -> str:
@@ -104,6 +104,17 @@ class Games(UseCase):
             return TimedOut(self.finish_game(row, result, caller.at, origin=caller.origin), result)
         except StaleGame:
             return NoGame("stale")
+
+    def start_game(self, platform: str, chat_id: str, variant: str, white: tuple[str, str], black: tuple[str, str],
+                   move_seconds: int, now: float) -> GameRecord:
+        """A game between two people (``(user id, name)`` each) starting now from the variant's
+        start, with ``move_seconds`` a move: the same game an accepted challenge starts (clocks,
+        reminders, pings, the web board, analysis and ratings follow from the row)."""
+        game_id = self.storage.games.create(NewGame(
+            platform=platform, chat_id=chat_id, variant=variant, white_id=white[0], white_name=white[1],
+            black_id=black[0], black_name=black[1], fen=Position.start(variant).fen(), move_seconds=move_seconds,
+            deadline_at=now + move_seconds, created_at=now))
+        return self.game_row(game_id)
 
     def find(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
              limit: int | None = None) -> list[GameRecord]:

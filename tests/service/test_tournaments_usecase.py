@@ -1,0 +1,288 @@
+"""The tournaments use case (issue 32) on the real service (a SQLite file, the rules, the bus):
+a Swiss and a round robin played to the end through the normal Play use case with a clock, one
+absent player who never moves (forfeits, unrated), a round deadline that forfeits and adjudicates,
+withdrawals, and bad input that changes nothing.  Standings are checked against a recomputation
+from the stored games and against the TRF read back by caissify-pairings' checker."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+from caissify_pairings.fpc import check_trf
+from caissify_pairings.trf import parse_trf
+from harness import GROUP, PLATFORM
+
+from bot.rules import Position
+from bot.service.features.identity import Caller, Player, Where
+from bot.service.features.results import MoveRequest
+from bot.service.features.results_games import GameRef
+from bot.service.features.results_tournaments import (
+    Joined,
+    Left,
+    NewTournamentArgs,
+    NoTournament,
+    PairingsShown,
+    StandingsView,
+    Started,
+    TournamentCreated,
+    TournamentHistory,
+    TournamentRefused,
+    TournamentShown,
+)
+from bot.service.features.tournaments import game_result
+from bot.service.notifications import from_json
+
+HOUR = 3600
+DAY = 24 * HOUR
+WHERE = Where(PLATFORM, GROUP)
+
+
+def caller(chat, user: str) -> Caller:
+    now = chat.now[0]
+    record = chat.storage.ensure_chat(PLATFORM, GROUP, "group", now)
+    return Caller(Player(PLATFORM, user, user.capitalize(), user), WHERE, now, now, record)
+
+
+def tournaments(chat):
+    return chat.service.app.tournaments
+
+
+def notices(chat) -> list[dict]:
+    out = []
+    for row in chat.storage.outbox.find(PLATFORM):
+        data = json.loads(row.payload)
+        if isinstance(data, dict) and str(data.get("notice", "")).startswith("tournament_"):
+            out.append(data)
+    return out
+
+
+def open_tournament(chat, fmt: str, players: list[str], **kw) -> int:
+    created = tournaments(chat).create(caller(chat, "admin"), NewTournamentArgs(fmt, "italian", **kw), "en")
+    assert isinstance(created, TournamentCreated), created
+    for p in players:
+        assert isinstance(tournaments(chat).join(caller(chat, p)), Joined)
+    return created.tournament.id
+
+
+def play_round(chat, tid: int, absent: set[str], rng: random.Random, adjourn: int = 0) -> None:
+    """Every game of the current round: both players move once (the absent one never), then a
+    resignation or an agreed draw; ``adjourn`` games are left running with moves played."""
+    uc = tournaments(chat)
+    rnd = uc.pairings(WHERE, tournament_id=tid)
+    assert isinstance(rnd, PairingsShown)
+    for board in rnd.round.pairings:
+        if board.game_id is None or board.result is not None:
+            continue
+        gid = board.game_id
+        white, black = board.white_id, board.black_id
+        assert black is not None
+        if white in absent:
+            continue
+        for user in (white, black):
+            if user in absent:
+                break
+            move = str(Position.from_fen("italian", chat.game(gid).fen).legal_moves()[0])
+            chat.service.app.play.move(caller(chat, user), MoveRequest(move, game=gid))
+        if white in absent or black in absent:
+            continue
+        if adjourn > 0:
+            adjourn -= 1
+            for user in (white, black):      # a few more moves, then left for the deadline
+                move = str(Position.from_fen("italian", chat.game(gid).fen).legal_moves()[0])
+                chat.service.app.play.move(caller(chat, user), MoveRequest(move, game=gid))
+            continue
+        if rng.random() < 0.3:
+            chat.service.app.play.draw(caller(chat, white), GameRef(gid))
+            chat.service.app.play.draw(caller(chat, black), GameRef(gid))
+        else:
+            loser = rng.choice([white, black])
+            chat.service.app.play.resign(caller(chat, loser), GameRef(gid))
+            chat.service.app.play.resign(caller(chat, loser), GameRef(gid))     # confirmed
+        assert chat.game(gid).status == "finished"
+
+
+def recomputed_points(chat, tid: int) -> dict[str, float]:
+    """Each player's points from the stored games alone (a forfeit scores as the game's winner),
+    plus byes and withdrawn players' forfeits without a game, read from the rounds."""
+    uc = tournaments(chat)
+    info = uc.view(tid)
+    assert info is not None
+    points = {p.player_id: 0.0 for p in info.players}
+    for rnd in uc.rounds(tid):
+        for board in rnd.pairings:
+            if board.black_id is None:
+                points[board.white_id] += info.bye_points
+                continue
+            if board.game_id is None:
+                w, b = {"+-": (1.0, 0.0), "-+": (0.0, 1.0)}[board.result or ""]
+            else:
+                game = chat.game(board.game_id)
+                assert game.status == "finished"
+                assert game_result(game) == board.result
+                w = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[game.result_score or ""]
+                b = 1.0 - w
+            points[board.white_id] += w
+            points[board.black_id] += b
+    return points
+
+
+def check_finished(chat, tid: int) -> StandingsView:
+    uc = tournaments(chat)
+    table = uc.standings(WHERE, tid)
+    assert isinstance(table, StandingsView) and table.final
+    recomputed = recomputed_points(chat, tid)
+    assert {r.player_id: r.points for r in table.rows} == recomputed
+    assert [r.rank for r in table.rows] == sorted(r.rank for r in table.rows)
+    trf = uc.trf(tid)
+    assert trf is not None
+    # The TRF read back: each player's points as the standings have them; a Swiss's every round
+    # is the one the library's checker pairs from the rounds before it.
+    parsed = parse_trf(trf)
+    info = uc.view(tid)
+    assert info is not None
+    seeds = [p.player_id for p in info.players]
+    assert {seeds[p["starting_number"] - 1]: float(p["score"]) for p in parsed["players"]} == recomputed
+    if info.format == "swiss":
+        report = check_trf(trf)
+        assert report["summary"]["rounds_mismatched"] == 0
+        assert report["summary"]["rounds_matched"] == len(uc.rounds(tid))
+    info = uc.view(tid)
+    assert info is not None and info.status == "finished" and info.winner_id == table.rows[0].player_id
+    kinds = [n["notice"] for n in notices(chat) if n["tournament_id"] == tid]
+    assert kinds.count("tournament_finished") == 1
+    assert kinds.count("tournament_round_paired") == len(uc.rounds(tid))
+    assert kinds.count("tournament_round_ended") == len(uc.rounds(tid))
+    # Every notice reads back as its typed notification.
+    for n in notices(chat):
+        from_json(n)
+    return table
+
+
+def test_an_8_player_5_round_swiss_to_the_end_with_an_absent_player(chat):
+    players = [f"p{i}" for i in range(1, 9)]
+    tid = open_tournament(chat, "swiss", players, rounds=5, move_seconds=HOUR)
+    started = tournaments(chat).start(caller(chat, "admin"))
+    assert isinstance(started, Started) and len(started.round.pairings) == 4
+    rng = random.Random(5)
+    absent = {"p8"}
+    for number in range(1, 6):
+        play_round(chat, tid, absent, rng)
+        chat.now[0] += 2 * HOUR               # the absent player's clock runs out: a forfeit
+        chat.service.run_due(PLATFORM)
+        info = tournaments(chat).view(tid)
+        assert info is not None
+        assert info.round == min(number + 1, 5) or info.status == "finished"
+    table = check_finished(chat, tid)
+    assert len(table.rows) == 8
+    # p8 never moved: each of their games is a forfeit ("+-" or "-+"), and none is rated.
+    for rnd in tournaments(chat).rounds(tid):
+        for board in rnd.pairings:
+            if "p8" in (board.white_id, board.black_id) and board.black_id is not None:
+                assert board.result == ("-+" if board.white_id == "p8" else "+-")
+                assert board.game_id is not None
+                assert chat.storage.ratings.history(PLATFORM, "p8", "italian") == []
+    # No pair played each other twice (a forfeit is no game played: FIDE C.04.1 lets that pair meet
+    # again), a bye at most once each.
+    rounds = tournaments(chat).rounds(tid)
+    met = [frozenset((b.white_id, b.black_id)) for r in rounds for b in r.pairings
+           if b.black_id is not None and b.result in ("1-0", "0-1", "1/2-1/2")]
+    assert len(met) == len(set(met))
+    byes = [b.white_id for r in rounds for b in r.pairings if b.black_id is None]
+    assert len(byes) == len(set(byes))
+
+
+def test_a_5_player_round_robin_with_a_round_deadline_that_forfeits_and_adjudicates(chat):
+    players = ["ana", "bob", "cid", "dan", "eve"]
+    tid = open_tournament(chat, "roundrobin", players, move_seconds=7 * DAY, round_seconds=DAY)
+    assert isinstance(tournaments(chat).start(caller(chat, "admin")), Started)
+    rng = random.Random(2)
+    adjudicated_once = False
+    for _ in range(5):
+        # The first round leaves one game running with moves: the deadline adjudicates it.
+        play_round(chat, tid, {"eve"}, rng, adjourn=0 if adjudicated_once else 1)
+        adjudicated_once = True
+        chat.now[0] += DAY + 1
+        chat.service.run_due(PLATFORM)
+    table = check_finished(chat, tid)
+    assert table.cross is not None and len(table.cross) == 5
+    assert all(table.cross[i][i] == "x" for i in range(5))
+    assert all(cell is not None for i, line in enumerate(table.cross) for j, cell in enumerate(line) if i != j)
+    reasons = [chat.game(b.game_id).result_reason for r in tournaments(chat).rounds(tid) for b in r.pairings
+               if b.game_id is not None]
+    assert "adjudicated" in reasons
+    ended = [n for n in notices(chat) if n["notice"] == "tournament_round_ended"]
+    assert any(n.get("adjudicated") for n in ended) and any(n.get("forfeited") for n in ended)
+    # Each pair met exactly once (Berger tables), each player had one bye (5 players).
+    rounds = tournaments(chat).rounds(tid)
+    met = [frozenset((b.white_id, b.black_id)) for r in rounds for b in r.pairings if b.black_id is not None]
+    assert len(met) == len(set(met)) == 10
+    byes = [b.white_id for r in rounds for b in r.pairings if b.black_id is None]
+    assert sorted(byes) == sorted(players)
+    assert isinstance(tournaments(chat).history(WHERE), TournamentHistory)
+
+
+def test_bad_input_changes_nothing(chat):
+    uc = tournaments(chat)
+    assert isinstance(uc.join(caller(chat, "ana")), NoTournament)
+    assert isinstance(uc.start(caller(chat, "ana")), NoTournament)
+    assert uc.create(caller(chat, "a"), NewTournamentArgs("knockout"), "en") == TournamentRefused(
+        "bad_format", (("format", "knockout"),))
+    assert uc.create(caller(chat, "a"), NewTournamentArgs("swiss", "italian", rounds=0), "en").code == "bad_rounds"
+    assert uc.create(caller(chat, "a"), NewTournamentArgs("swiss", "chess", rounds=3), "en").code == "unknown_variant"
+    assert chat.storage.tournaments.find() == []
+    tid = open_tournament(chat, "swiss", ["ana", "bob"], rounds=3)
+    before = chat.snapshot()
+    assert uc.create(caller(chat, "a"), NewTournamentArgs("swiss", rounds=3), "en").code == "already_running"
+    assert uc.join(caller(chat, "ana")) == TournamentRefused("already_joined")
+    assert uc.leave(caller(chat, "zed")) == TournamentRefused("not_in")
+    assert uc.start(caller(chat, "admin")) == TournamentRefused("too_few")
+    assert uc.pairings(WHERE) == TournamentRefused("no_round")
+    assert chat.snapshot() == before
+    # Leaving before the start removes; joining again works.
+    left = uc.leave(caller(chat, "bob"))
+    assert isinstance(left, Left) and left.removed and [p.player_id for p in left.tournament.players] == ["ana"]
+    for p in ("bob", "cid", "dan"):
+        uc.join(caller(chat, p))
+    assert isinstance(uc.start(caller(chat, "admin")), Started)
+    before = chat.snapshot()
+    assert uc.join(caller(chat, "eve")) == TournamentRefused("already_started")
+    assert uc.start(caller(chat, "admin")) == TournamentRefused("already_started")
+    assert uc.pairings(WHERE, 7) == TournamentRefused("no_such_round", (("round", 7),))
+    assert chat.snapshot() == before
+    shown = uc.current(WHERE)
+    assert isinstance(shown, TournamentShown) and shown.tournament.id == tid and shown.round is not None
+
+
+def test_a_withdrawal_forfeits_the_running_game_and_past_results_stand(chat):
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid", "dan"], rounds=3, move_seconds=HOUR)
+    tournaments(chat).start(caller(chat, "admin"))
+    play_round(chat, tid, set(), random.Random(1))
+    rnd = tournaments(chat).pairings(WHERE, tournament_id=tid)
+    assert isinstance(rnd, PairingsShown) and rnd.round.number == 2
+    board = next(b for b in rnd.round.pairings if "ana" in (b.white_id, b.black_id))
+    left = tournaments(chat).leave(caller(chat, "ana"))
+    assert isinstance(left, Left) and not left.removed and left.forfeited == (board.game_id,)
+    assert board.game_id is not None and chat.game(board.game_id).status == "finished"
+    assert tournaments(chat).leave(caller(chat, "ana")) == TournamentRefused("already_left")
+    after = tournaments(chat).rounds(tid)
+    mine = next(b for b in after[1].pairings if "ana" in (b.white_id, b.black_id))
+    assert mine.result == ("-+" if mine.white_id == "ana" else "+-")
+    assert after[0] == tournaments(chat).rounds(tid)[0]
+
+
+def test_a_result_recorded_twice_or_a_round_paired_twice_cannot_happen(chat):
+    """The tournament row is saved by compare-and-set: a second save from the same version is a
+    contention and changes nothing (the facade runs the command again on the new state)."""
+    from bot.storage import StorageContention
+    from bot.storage.repositories import TournamentChange
+
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid"], rounds=2)
+    row = chat.storage.tournaments.get(tid)
+    assert row is not None
+    tournaments(chat).start(caller(chat, "admin"))
+    with pytest.raises(StorageContention):
+        chat.storage.tournaments.save(tid, row.version, TournamentChange(row.state, "running", None))
+    assert len(tournaments(chat).rounds(tid)) == 1
+    assert len(chat.storage.tournaments.games(tid)) == 1

@@ -81,7 +81,8 @@ class GameService:
         self.outbox = self.app.outlet.outbox
         self.chat = ChatLayer(self.app)
         # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.
-        self.web = BoardLayer(self.app.runtime, self.app.bus, self.app.games, self.app.play, self.app.outlet)
+        self.web = BoardLayer(self.app.runtime, self.app.bus, self.app.games, self.app.play, self.app.outlet,
+                              self.app.tournaments)
 
     @property
     def outbox(self) -> Outbox:

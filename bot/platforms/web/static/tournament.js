@@ -43,23 +43,23 @@
     var table = node("table", {}, null, box);
     node("caption", { "class": "sr" }, T.standings, table);
     var head = node("tr", {}, null, node("thead", {}, null, table));
-    node("th", { scope: "col", "class": "num" }, T.rank, head);
+    node("th", { scope: "col", "class": "val" }, T.rank, head);
     node("th", { scope: "col" }, T.player, head);
-    node("th", { scope: "col", "class": "num" }, T.points, head);
+    node("th", { scope: "col", "class": "val" }, T.points, head);
     v.tiebreaks.forEach(function (tb) {
-      var th = node("th", { scope: "col", "class": "num" }, null, head);
+      var th = node("th", { scope: "col", "class": "val" }, null, head);
       node("abbr", { title: tb.name }, tb.code, th);
     });
     var body = node("tbody", {}, null, table);
     v.standings.forEach(function (row) {
       var tr = node("tr", { "data-rank": row.rank, "data-withdrawn": row.withdrawn ? "1" : null,
                             "class": row.withdrawn ? "gone" : null }, null, body);
-      node("td", { "class": "num" }, String(row.rank), tr);
+      node("td", { "class": "val" }, String(row.rank), tr);
       var name = node("th", { scope: "row", "class": "name", "data-role": "name" }, row.name, tr);
       if (row.withdrawn) node("span", { "class": "mark" }, " (" + T.withdrawn + ")", name);
-      node("td", { "class": "num", "data-role": "points" }, num(row.points), tr);
+      node("td", { "class": "val", "data-role": "points" }, num(row.points), tr);
       row.tiebreaks.forEach(function (value, i) {
-        node("td", { "class": "num", "data-tiebreak": v.tiebreaks[i] ? v.tiebreaks[i].code : i }, num(value), tr);
+        node("td", { "class": "val", "data-tiebreak": v.tiebreaks[i] ? v.tiebreaks[i].code : i }, num(value), tr);
       });
     });
   }
@@ -90,7 +90,7 @@
       node("h3", { id: "round-" + rnd.number }, rnd.title, sec);
       var table = node("table", {}, null, node("div", { "class": "scroll" }, null, sec));
       var head = node("tr", {}, null, node("thead", {}, null, table));
-      node("th", { scope: "col", "class": "num" }, T.board, head);
+      node("th", { scope: "col", "class": "val" }, T.board, head);
       node("th", { scope: "col" }, T.white, head);
       node("th", { scope: "col", "class": "res" }, T.result, head);
       node("th", { scope: "col" }, T.black, head);
@@ -98,7 +98,7 @@
       var body = node("tbody", {}, null, table);
       rnd.pairings.forEach(function (p) {
         var tr = node("tr", { "data-board": p.board }, null, body);
-        node("td", { "class": "num" }, String(p.board), tr);
+        node("td", { "class": "val" }, String(p.board), tr);
         node("td", { "class": "name", "data-role": "white" }, p.white, tr);
         node("td", { "class": "res", "data-role": "result", "data-result": p.result || "" }, p.shown, tr);
         node("td", { "class": "name", "data-role": "black" }, p.black || "", tr);

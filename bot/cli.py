@@ -1,4 +1,4 @@
-"""Command line: ``python -m bot [console|telegram|discord|rules|ai|puzzles|games|ratings|db] ...``."""
+"""Command line: ``python -m bot [console|telegram|discord|rules|ai|puzzles|games|ratings|db|tournaments] ...``."""
 
 from __future__ import annotations
 
@@ -182,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_puzzle_commands(sub)
     from bot.operator_cli import add_commands as add_operator_commands
     add_operator_commands(sub)
+    from bot.tournaments_cli import add_commands as add_tournament_commands
+    add_tournament_commands(sub)
     ai = sub.add_parser("ai", help="the draughts engine")
     asub = ai.add_subparsers(dest="ai_command", required=True)
     move = asub.add_parser("move", help="the engine's move for a FEN (printed on the last line)")
@@ -255,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as err:
             print(f"error: {err}", file=sys.stderr)
             return 2
-    if args.command in ("rules", "puzzles", "ai", "games", "ratings", "db"):
+    if args.command in ("rules", "puzzles", "ai", "games", "ratings", "db", "tournaments"):
         try:
             return args.func(args)
         except BrokenPipeError:

@@ -163,3 +163,34 @@ async def test_the_script_and_style_are_served(client):
     script = await (await client.get("/static/tournament.js")).text()
     # Names go in as text only: the script never writes markup.
     assert "innerHTML" not in script and "insertAdjacentHTML" not in script and "document.write" not in script
+
+
+async def test_a_round_robin_has_its_cross_table_a_swiss_none(chat, client):
+    tid = tournament(chat, {"ana": "Ana", "bob": "Bob", "cid": "Cid"}, fmt="roundrobin", rounds=None)
+    token = chat.service.web.tournament_links.token(tid)
+    view = (await (await client.get(f"/api/t/{tid}?t={token}")).json())["tournament"]
+    assert view["format"] == "roundrobin" and view["format_name"] == t("en", "webt.format.roundrobin")
+    assert view["rounds_total"] == 3 and [tb["code"] for tb in view["tiebreaks"]] == ["DE", "WIN", "SB"]
+    cross = view["cross"]
+    assert len(cross) == 3 and all(len(row) == 3 for row in cross)
+    assert [cross[i][i] for i in range(3)] == ["x", "x", "x"]
+    assert all(cross[i][j] is None for i in range(3) for j in range(3) if i != j)      # nothing played yet
+    swiss = tournament_in(chat, "other-group")
+    assert (await (await client.get(f"/api/t/{swiss}?t={chat.service.web.tournament_links.token(swiss)}"))
+            .json())["tournament"]["cross"] is None
+
+
+def tournament_in(chat: WebChat, group: str) -> int:
+    """A started 3-player Swiss in another group (a chat has one tournament at a time)."""
+    use = chat.service.app.tournaments
+    now = chat.now[0]
+
+    def who(user: str) -> Caller:
+        record = chat.storage.players.ensure_chat(PLATFORM, group, "group", now)
+        return Caller(Player(PLATFORM, user, user.capitalize(), user, "en"), Where(PLATFORM, group), now, now, record)
+    made = use.create(who("admin"), NewTournamentArgs("swiss", "italian", 2), "en")
+    assert isinstance(made, TournamentCreated), made
+    for user in ("ana", "bob", "cid"):
+        use.join(who(user))
+    assert isinstance(use.start(who("admin")), Started)
+    return made.tournament.id

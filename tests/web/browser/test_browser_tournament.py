@@ -126,6 +126,8 @@ def test_the_accessibility_tree_on_a_desktop_in_the_chats_language(browser: Any,
         # Each player's row is named by the player (a row header), the attacker's name as text.
         assert standings.get_by_role("rowheader", name=EVIL).count() == 1
         assert page.get_by_role("heading", name=t("es", "webt.round", n=1)).count() == 1
+        # A Swiss has no cross table.
+        assert page.locator("[data-role=cross-section]").is_hidden()
         link = page.get_by_role("link", name=t("es", "webt.game") + " #")
         assert link.count() == 1
         assert page.get_by_role("status").inner_text() == t("es", "webt.status.running", round=1, total=2)
@@ -146,5 +148,24 @@ def test_a_tournaments_number_alone_shows_nothing_in_the_browser(browser: Any, b
         assert answer is not None and answer.status == 403
         assert page.locator("body").inner_text().strip() == t("en", "webt.need_link")
         assert "Ana" not in page.content()
+    finally:
+        context.close()
+
+
+def test_a_round_robins_cross_table(browser: Any, board: TelegramBoard) -> None:
+    use = board.service.app.tournaments
+    made = use.create(caller(board, "admin"), NewTournamentArgs("roundrobin", "spanish", None, name="Berger"), "it")
+    assert isinstance(made, TournamentCreated), made
+    for user in ("ana", "bob", "eve"):
+        use.join(caller(board, user))
+    assert isinstance(use.start(caller(board, "admin")), Started)
+    url = board.url + board.service.web.tournament_path(made.tournament.id) + "&lang=it"
+    context, page, _dialogs = open_page(browser, url, 390, 844, locale="it-IT")
+    try:
+        no_sideways_scroll(page)
+        cross = page.get_by_role("table", name=t("it", "webt.cross"))
+        assert cross.is_visible()
+        assert cross.get_by_role("rowheader").count() == 3
+        assert cross.locator("td.self").all_inner_texts() == ["×", "×", "×"]
     finally:
         context.close()

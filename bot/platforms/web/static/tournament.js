@@ -69,6 +69,7 @@
     box.textContent = "";
     if (!v.cross) return;
     var table = node("table", { "class": "cross" }, null, box);
+    node("caption", { "class": "sr" }, T.cross, table);
     var head = node("tr", {}, null, node("thead", {}, null, table));
     node("th", { scope: "col" }, T.player, head);
     v.standings.forEach(function (row, i) { node("th", { scope: "col", title: row.name }, String(i + 1), head); });

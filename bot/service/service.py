@@ -98,7 +98,7 @@ class GameService:
         if value.present is None:
             app = self.app
             value.present = NoticePresenter(games=app.games, puzzles=app.puzzles, challenges=app.challenges,
-                                            analysis=app.analysis)
+                                            analysis=app.analysis, tournaments=app.tournaments)
         self.app.outlet.outbox = value
 
     # The runtime the use cases share: a test or the console may swap the clock or the thinker of a

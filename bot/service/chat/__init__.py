@@ -19,7 +19,7 @@ from dataclasses import replace
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
 from bot.rules.notation import looks_like_move
-from bot.service.chat import present_puzzles, present_stats, presenters
+from bot.service.chat import present_puzzles, present_stats, presenters, tournaments
 from bot.service.chat.commands import (
     DEFAULT_MOVE_SECONDS,
     MAX_TEXT,
@@ -543,6 +543,13 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int, *, signed: bool = False, f
 WEB_REACTION = "👌"
 
 
+@command("tournament", _aliases(("torneo",), ("torneo",), ("tourney",)),
+         (Arg("action", ArgKind.TEXT, choices=tuple(tournaments.SUBCOMMANDS)), Arg("options", ArgKind.TEXT)),
+         admin_words=tournaments.ADMIN_WORDS, place_words=tournaments.NEW_WORDS)
+def tournament(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    return tournaments.handle(app, ctx, args)
+
+
 @command("help", _aliases(("ayuda",), ("aiuto",), ("start",)), listed=False)
 def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     """The command list; ``/start p<post>`` (a link from a group) opens that puzzle here."""
@@ -558,6 +565,7 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         opened = app.puzzles.open_puzzle(ctx.caller, post_id, proven)
         return present_puzzles.present(ctx.lang, opened)
     text = REGISTRY.help_text(ctx.lang)
+    text += "\n" + tournaments.rule_text(ctx.lang)
     if ctx.event.bot_username:
         # Where commands can be addressed to one bot (Telegram), a group may hold others.
         text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)
@@ -639,6 +647,11 @@ def press_rematch(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> 
     if isinstance(outcome, RematchRefused):
         return present_stats.rematch_refused(ctx.lang, outcome)
     return presenters.replies(ctx.lang, outcome.outcome)
+
+
+@button(ButtonKind.TOURNAMENT_JOIN, 1)
+def press_tournament_join(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    return tournaments.press_join(app, ctx, ids[0])
 
 
 def inline_accept(app: UseCases, ctx: Ctx, action: str) -> list[Reply]:

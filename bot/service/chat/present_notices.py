@@ -16,6 +16,7 @@ from bot.service.chat.present_games import board_reply, bot_name, name_of, names
 from bot.service.chat.present_puzzles import ChatNotices, first_text
 from bot.service.chat.present_stats import analysis_failed, analysis_report
 from bot.service.chat.presenters import present_move
+from bot.service.chat.tournaments import present_notice as tournament_notice
 from bot.service.chat.wording import duration, reminder
 from bot.service.events import Mention, Reply
 from bot.service.features.analysis import Analysis
@@ -26,6 +27,7 @@ from bot.service.features.puzzles import Puzzles
 from bot.service.features.results import MoveMade
 from bot.service.features.results_games import ChallengeClosed, DrawOffered, GameEnded
 from bot.service.features.results_puzzles import Board
+from bot.service.features.tournaments import Tournaments
 from bot.service.notifications import (
     AnalysisFailed,
     AnalysisReady,
@@ -40,6 +42,7 @@ from bot.service.notifications import (
     PrivateReminder,
     PrivateTurn,
     Reminder,
+    TournamentNotice,
     TurnPing,
     WebDrawOffered,
     WebGameEnded,
@@ -59,12 +62,14 @@ class NoticePresenter:
     challenge's terms, a stored analysis) through the four use cases that know them, not the
     whole service."""
 
-    def __init__(self, *, games: Games, puzzles: Puzzles, challenges: Challenges, analysis: Analysis) -> None:
+    def __init__(self, *, games: Games, puzzles: Puzzles, challenges: Challenges, analysis: Analysis,
+                 tournaments: Tournaments | None = None) -> None:
         self.game = games.game_row
         self.posts = puzzles
         self.challenges = challenges
         self.analysis = analysis
         self.puzzles = ChatNotices()
+        self.tournaments = tournaments
 
     def __call__(self, notice: Notification) -> Reply:
         if isinstance(notice, BotMoved):
@@ -112,6 +117,8 @@ class NoticePresenter:
         if isinstance(notice, AnalysisReady):
             report = self.analysis.stored_report(notice.game_id, notice.ply)
             return analysis_report(notice.lang, report)
+        if isinstance(notice, TournamentNotice) and self.tournaments is not None:
+            return tournament_notice(notice, self.tournaments)
         raise ValueError(f"no presenter for {type(notice).__name__}")
 
     def bot_moved(self, notice: BotMoved) -> Reply:

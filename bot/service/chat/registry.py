@@ -149,6 +149,7 @@ class ButtonKind(StrEnum):
     PUZZLE_GIVE_UP = "zg"        # zg:<post>                 show the solution, close the attempt
     PUZZLE_NEXT = "zn"           # zn:<post>                 a new personal puzzle of that variant
     REMATCH = "rm"               # rm:<game>                 the same game again, colours swapped
+    TOURNAMENT_JOIN = "tj"       # tj:<tournament>           join the chat's open tournament
 
 
 def action(kind: ButtonKind, *numbers: int) -> str:

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 from caissify_pairings.fpc import check_trf
 from caissify_pairings.trf import parse_trf
-from harness import GROUP, PLATFORM
+from fresh_db import fresh_database
+from harness import GROUP, PLATFORM, ChatHarness, internal_error_texts
 
 from bot.rules import Position
+from bot.service import GameService
 from bot.service.features.identity import Caller, Player, Where
 from bot.service.features.results import MoveRequest
 from bot.service.features.results_games import GameRef
@@ -37,6 +40,32 @@ from bot.service.notifications import from_json
 HOUR = 3600
 DAY = 24 * HOUR
 WHERE = Where(PLATFORM, GROUP)
+
+
+class PgHarness(ChatHarness):
+    """The chat harness on a PostgreSQL database of the test's own (tests/pg_server.py)."""
+
+    def __init__(self, url: str, now: list[float]) -> None:
+        from bot.storage.postgres import PostgresStore
+
+        self.db_path = Path(url)
+        self.now = now
+        self.storage = PostgresStore(url)  # type: ignore[assignment]
+        self.service = GameService(self.storage, clock=lambda: self.now[0], rng=random.Random(1))
+        self.actions = []
+        self.noted = {"players": [], "chats": []}
+        self._internal = internal_error_texts()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def chat(request, tmp_path: Path, now: list[float]):
+    """Each test on a SQLite file and on PostgreSQL (skipped where no server can run)."""
+    if request.param == "sqlite":
+        harness = ChatHarness(fresh_database(tmp_path / "t.db"), now)
+    else:
+        harness = PgHarness(request.getfixturevalue("pg_url"), now)
+    yield harness
+    harness.storage.close()
 
 
 def caller(chat, user: str) -> Caller:
@@ -286,3 +315,44 @@ def test_a_result_recorded_twice_or_a_round_paired_twice_cannot_happen(chat):
         chat.storage.tournaments.save(tid, row.version, TournamentChange(row.state, "running", None))
     assert len(tournaments(chat).rounds(tid)) == 1
     assert len(chat.storage.tournaments.games(tid)) == 1
+
+
+def test_a_crash_while_pairing_the_next_round_keeps_neither_the_result_nor_a_half_round(chat, monkeypatch):
+    """The round's last result, the next round's pairing and its games are one transaction: a
+    failure part way through the games (a process killed there) leaves the game running and the
+    round unpaired; the result given again pairs the next round once."""
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid", "dan"], rounds=3, move_seconds=HOUR)
+    tournaments(chat).start(caller(chat, "admin"))
+    first = tournaments(chat).rounds(tid)[0]
+    *others, last = [b for b in first.pairings if b.game_id is not None]
+    for board in others:
+        chat.service.app.play.resign(caller(chat, board.white_id), GameRef(board.game_id))
+        chat.service.app.play.resign(caller(chat, board.white_id), GameRef(board.game_id))
+    games_before = len(chat.storage.games.find(PLATFORM))
+    outbox_before = len(chat.storage.outbox.find(PLATFORM))
+    real = chat.service.app.games.start_game
+    made: list[int] = []
+
+    def dies_on_the_second(*args, **kw):
+        if made:
+            raise RuntimeError("killed")
+        made.append(1)
+        return real(*args, **kw)
+
+    monkeypatch.setattr(chat.service.app.games, "start_game", dies_on_the_second)
+    assert last.game_id is not None
+    chat.service.app.play.resign(caller(chat, last.black_id), GameRef(last.game_id))
+    with pytest.raises(RuntimeError):
+        chat.service.app.play.resign(caller(chat, last.black_id), GameRef(last.game_id))
+    assert chat.game(last.game_id).status == "active"
+    assert len(tournaments(chat).rounds(tid)) == 1 and not tournaments(chat).rounds(tid)[0].complete
+    assert len(chat.storage.games.find(PLATFORM)) == games_before
+    assert len(chat.storage.outbox.find(PLATFORM)) == outbox_before
+    monkeypatch.setattr(chat.service.app.games, "start_game", real)
+    for _ in range(2):
+        if chat.game(last.game_id).status == "active":
+            chat.service.app.play.resign(caller(chat, last.black_id), GameRef(last.game_id))
+    rounds = tournaments(chat).rounds(tid)
+    assert len(rounds) == 2 and rounds[0].complete
+    assert len(chat.storage.tournaments.games(tid)) == 4
+    assert [n["round"] for n in notices(chat) if n["notice"] == "tournament_round_paired"] == [1, 2]

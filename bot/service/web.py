@@ -403,23 +403,17 @@ class BoardLayer:
         """Whether ``token`` opens tournament ``tournament_id``'s page."""
         return self.tournament_links.read(token) == tournament_id
 
-    def tournament_language(self, tournament_id: int, asked: str | None) -> str:
-        """The page's language: the one asked for when we speak it, else the tournament's chat's."""
-        if asked:
-            code = asked.strip().lower()[:2]
-            if code in LANGUAGES:
-                return code
-        info = self.tournaments.view(tournament_id) if self.tournaments is not None else None
-        return self.games.chat_lang(info.platform, info.chat_id) if info is not None else pick_language(None)
-
-    def tournament(self, tournament_id: int, lang: str) -> TournamentView | None:
+    def tournament(self, tournament_id: int, asked: str | None = None) -> TournamentView | None:
         """Tournament #``tournament_id``'s standings and every round's pairings as the page shows
-        them in ``lang``, read through the use case; None when there is no such tournament."""
+        them, read through the use case, in the language ``asked`` when we speak it, else its
+        chat's; None when there is no such tournament."""
         if self.tournaments is None:
             return None
         info = self.tournaments.view(tournament_id)
         if info is None:
             return None
+        code = (asked or "").strip().lower()[:2]
+        lang = code if code in LANGUAGES else self.games.chat_lang(info.platform, info.chat_id)
         where = Where(info.platform, info.chat_id)
         table = self.tournaments.standings(where, tournament_id)
         if not isinstance(table, StandingsView):

@@ -354,13 +354,11 @@ class BoardSite:
                 return _Refusal(403, "need_link", t(lang, "webt.need_link")), lang
             return _Refusal(401, "link_invalid", t(lang, "webt.link_invalid")), lang
 
-        def read() -> tuple[TournamentView | None, str]:
-            lang = self.board.tournament_language(tid, asked)
-            return self.board.tournament(tid, lang), lang
-        view, lang = await self._call(read)
+        view = await self._call(self.board.tournament, tid, asked)
         if view is None:
+            lang = pick_language(asked or request.headers.get("Accept-Language", "")[:2] or None)
             return _Refusal(404, "no_tournament", t(lang, "webt.no_tournament")), lang
-        return view, lang
+        return view, view.lang
 
     async def tournament_page(self, request: web.Request) -> web.Response:
         """The tournament's page: its standings and rounds drawn by ``tournament.js`` from the view

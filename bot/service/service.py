@@ -455,6 +455,12 @@ class GameService:
             chat = None         # the default language meanwhile
         return t(pick_language(chat.language if chat is not None else None), key, **values)
 
+    def place_taken(self, platform: str, chat_id: str) -> bool:
+        """Whether a place of its own an adapter made for a command (a forum topic, a thread: see
+        ``CommandSpec.place_words``) holds what the command started, a tournament; a command the
+        service refused started nothing, and the adapter removes the place again."""
+        return self.storage.tournaments.in_chat(platform, chat_id) is not None
+
     def needs_admin(self, text: str | None) -> bool:
         """Whether typed text is a command only chat administrators may use (so an adapter knows
         when to ask the platform whether the user is one)."""

@@ -43,7 +43,7 @@ from bot.platforms.discord import render
 from bot.platforms.discord.sharding import ShardConfig, ShardConfigError, shard_config
 from bot.platforms.web import WebConfig, start_web
 from bot.platforms.web.server import ConfigProblem
-from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Reply
+from bot.service import DM_PREFIX, Button, ChatEvent, GameService, Reply, StorageError
 from bot.service.chat.registry import REGISTRY, Arg, ArgKind, CommandSpec, variant_choices
 
 log = logging.getLogger(__name__)
@@ -722,23 +722,47 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         """The command handed to the service as written in the new thread, so what it starts and
         everything said about it live there (posted by the bot: the interaction answers in the
         channel); what is for the member alone, and a note with the thread's link, answer the
-        interaction."""
+        interaction.  A command the service refused started nothing: the thread goes again, and
+        the refusal answers the interaction."""
         channel = str(interaction.channel_id)
         try:
+            notes: list[Reply] = []
             async with self.chat_lock(place.chat_id):
                 event = replace(event_for(interaction, text=text), chat_id=place.chat_id)
-                for reply in await self.call_service(self.service.handle, event):
-                    if reply.private or not await self.post_in_place(place.chat_id, reply):
-                        await responder.send(reply)
-            note = await self.call(self.service.notice, PLATFORM, channel, "place.note_thread",
-                                   name=place.name, link=place.link)
+                replies = await self.call_service(self.service.handle, event)
+                if not await self.place_taken(place.chat_id):
+                    await self.drop_thread(place.chat_id)
+                    notes = replies
+                else:
+                    for reply in replies:
+                        if reply.private or not await self.post_in_place(place.chat_id, reply):
+                            notes.append(reply)
+                    note = await self.call(self.service.notice, PLATFORM, channel, "place.note_thread",
+                                           name=place.name, link=place.link)
+                    notes.append(Reply(note))
             async with self.chat_lock(channel):
-                for reply in [Reply(note), *self.permission_notice(interaction)]:
+                for reply in [*notes, *self.permission_notice(interaction)]:
                     await responder.send(reply)
                 await responder.finish()
         except Exception:
             log.exception("answering /%s failed", name)
             await responder.fail()
+
+    async def place_taken(self, chat_id: str) -> bool:
+        try:
+            taken: bool = await self.call(self.service.place_taken, PLATFORM, chat_id)
+        except StorageError as err:
+            log.warning("whether thread %s holds what was started is unknown (%s): it is kept", chat_id, err)
+            return True
+        return taken
+
+    async def drop_thread(self, chat_id: str) -> None:
+        """Delete a thread the bot started for nothing (it needs Manage Threads; else it stays,
+        empty, and Discord archives it after a week without messages)."""
+        try:
+            await self.with_retries("deleting a thread", lambda: self.http.delete_channel(int(chat_id)))
+        except (discord.HTTPException, discord.RateLimited) as exc:
+            log.info("thread %s started for nothing not deleted: %s", chat_id, describe_http_failure(exc))
 
     async def post_in_place(self, chat_id: str, reply: Reply) -> bool:
         """A reply posted by the bot in a thread it started; what cannot go now waits in the outbox.

@@ -622,6 +622,30 @@ class TelegramAdapter(ChatAdapter):
         where = f"{msg.chat.username}" if msg.chat.username else f"c/{str(msg.chat_id).removeprefix('-100')}"
         return _Place(chat_key(msg.chat_id, thread), f"https://t.me/{where}/{thread}", name)
 
+    async def _place_taken(self, chat_id: str) -> bool:
+        try:
+            taken: bool = await self.call(self.service.place_taken, PLATFORM, chat_id)
+        except StorageError as err:
+            log.warning("whether telegram topic %s holds what was started is unknown (%s): it is kept", chat_id, err)
+            return True
+        return taken
+
+    async def _drop_topic(self, chat_id: str) -> None:
+        """Delete a topic the bot made for nothing (the right to delete messages), else close it."""
+        bot = self.bot
+        assert bot is not None
+        chat, thread = chat_address(chat_id)
+        assert thread is not None
+        try:
+            await self._api(lambda: bot.delete_forum_topic(chat, thread))
+            return
+        except TelegramError as err:
+            log.info("topic %s made for nothing not deleted (%s): closed instead", chat_id, err)
+        try:
+            await self._api(lambda: bot.close_forum_topic(chat, thread))
+        except TelegramError as err:
+            log.info("topic %s made for nothing not closed either: %s", chat_id, err)
+
     def _place_name(self, chat_id: str, kind: str, variant: str | None) -> str:
         """A place's name in the chat's language: "🏆 Swiss · Spanish draughts"."""
         kind_name = self.service.notice(PLATFORM, chat_id, f"place.kind.{kind or 'tournament'}")
@@ -633,11 +657,21 @@ class TelegramAdapter(ChatAdapter):
     async def _in_own_place(self, event: ChatEvent, msg: Message, place: _Place) -> None:
         """The command handed to the service as written in the new topic, so what it starts and
         everything said about it live there; the group (or topic) it was written in gets a short
-        note with the topic's link, in answer to the command."""
+        note with the topic's link, in answer to the command.  A command the service refused
+        started nothing: the topic goes again, and the refusal answers where it was asked."""
         there = replace(event, chat_id=place.chat_id, reply_to=None)
         async with self.chat_lock(place.chat_id):
-            # Not a reply: the command's message is in another topic.
-            await self._answer_message(there, msg, await self.call(self.service.handle, there), None)
+            replies = await self.call(self.service.handle, there)
+            if not await self._place_taken(place.chat_id):
+                await self._drop_topic(place.chat_id)
+            else:
+                # Not a reply: the command's message is in another topic.
+                await self._answer_message(there, msg, replies, None)
+                replies = []
+        if replies:
+            async with self.chat_lock(event.chat_id):
+                await self._answer_message(event, msg, replies, msg.message_id)
+            return
         note = await self.call(self.service.notice, PLATFORM, event.chat_id, "place.note_topic",
                                name=place.name, link=place.link)
         async with self.chat_lock(event.chat_id):

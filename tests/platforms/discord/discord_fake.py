@@ -29,7 +29,9 @@ refuses:
   Permissions"); its name is 1-100 characters and its auto-archive duration one of 60, 1440, 4320,
   10080 minutes (else 400 code 50035); from a message, that message must be in the channel (404
   code 10008) and have no thread yet (400 code 160004).  The thread is a channel of its own
-  (``threads``, ``thread_names``), whose permissions start as its parent's and change apart.
+  (``threads``, ``thread_names``), whose permissions start as its parent's and change apart.  The
+  bot deletes one (``DELETE /channels/{id}``) only with Manage Threads (else 403 code 50013; the
+  invite does not give it: ``allow``), after which it is an Unknown Channel (404 code 10003).
 
 Content is shown as Discord's markdown shows it (``render``: spoilers, masked links, emphasis,
 escapes, @everyone): ``Sent.content`` is what users read, ``Sent.raw`` what was sent.  Slash
@@ -143,6 +145,7 @@ SEND_MESSAGES = 1 << 11
 ATTACH_FILES = 1 << 15
 READ_MESSAGE_HISTORY = 1 << 16
 SEND_MESSAGES_IN_THREADS = 1 << 38
+MANAGE_THREADS = 1 << 34
 CREATE_PUBLIC_THREADS = 1 << 35
 CREATE_PRIVATE_THREADS = 1 << 36
 ARCHIVE_MINUTES = {60, 1440, 4320, 10080}
@@ -731,6 +734,10 @@ class FakeDiscord:
         """An admin takes these permissions from the bot in a channel."""
         self.permissions[channel_id] = self.bot_permissions(channel_id) & ~permissions
 
+    def allow(self, channel_id: int, permissions: int) -> None:
+        """An admin gives the bot these permissions in a channel (and the threads started after)."""
+        self.permissions[channel_id] = self.bot_permissions(channel_id) | permissions
+
     def bot_permissions(self, channel_id: int) -> int:
         return self.permissions.get(channel_id, BOT_PERMISSIONS)
 
@@ -882,6 +889,18 @@ class FakeDiscord:
         if method == "POST" and path in ("/channels/{channel_id}/threads",
                                          "/channels/{channel_id}/messages/{message_id}/threads"):
             return self._new_thread(route, call, body or {})
+        if (method, path) == ("DELETE", "/channels/{channel_id}"):
+            channel_id = int(route.channel_id)
+            if channel_id in self.gone_channels or channel_id not in self.threads:
+                # Only the threads the adapter starts are ever deleted.
+                raise self._refuse(call, Refused(404, 10003, "Unknown Channel"))
+            if not self.bot_permissions(channel_id) & MANAGE_THREADS:
+                call.error = 50013          # the server's settings, not a mistake of the adapter
+                raise http_error(403, 50013, "Missing Permissions")
+            self.threads.discard(channel_id)
+            self.gone_channels.add(channel_id)
+            return {"id": str(channel_id), "type": 11, "guild_id": str(GUILD_ID),
+                    "name": self.thread_names.pop(channel_id, "")}
         if (method, path) == ("PATCH", "/channels/{channel_id}/messages/{message_id}"):
             target = self.messages.get(int(route.url.rstrip("/").rsplit("/", 1)[-1]))
             if target is None or target.channel_id != int(route.channel_id) or target.ephemeral:
@@ -1129,6 +1148,7 @@ ROUTES = [
     "/channels/{channel_id}/messages/{message_id}/threads",
     "/channels/{channel_id}/messages/{message_id}",
     "/channels/{channel_id}/threads",
+    "/channels/{channel_id}",
     "/channels/{channel_id}/messages",
     "/interactions/{webhook_id}/{webhook_token}/callback",
     "/webhooks/{webhook_id}/{webhook_token}/messages/@original",

@@ -11,6 +11,7 @@ own way for tests), whose handler says which chat the service was asked in."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import discord
@@ -19,6 +20,7 @@ from discord_fake import (
     CHANNEL_ID,
     CREATE_PUBLIC_THREADS,
     GUILD_ID,
+    MANAGE_THREADS,
     SEND_MESSAGES,
     SEND_MESSAGES_IN_THREADS,
     THREAD_ID,
@@ -29,13 +31,23 @@ from discord_fake import (
 from bot.i18n import catalog, t
 from bot.service.chat.registry import REGISTRY, Arg, ArgKind, CommandSpec, Permission
 from bot.service.events import Reply
+from bot.storage.repositories import NewTournament
+from bot.tournaments import Format, Settings, new, to_data
 
 THREADS = "/channels/{channel_id}/threads"
 asked_in: list[str] = []
 
 
 def _handler(app, ctx, args) -> list[Reply]:
+    """Says where it was asked; "new" opens a tournament there (unless "bad" is among the words: a
+    refusal, which starts nothing)."""
     asked_in.append(ctx.event.chat_id)
+    if "bad" in args:
+        return [Reply("refused: bad words")]
+    if args and args[0] in ("new", "nuevo"):
+        state = json.dumps(to_data(new(Settings(Format.SWISS, rounds=3))))
+        app.runtime.storage.tournaments.create(NewTournament(ctx.event.platform, ctx.event.chat_id, "spanish", 3600,
+                                                             86400, state, ctx.event.user_id, 0.0))
     return [Reply(f"started here: {' '.join(args)}"), Reply("only for you", private=True)]
 
 
@@ -133,6 +145,23 @@ async def test_no_thread_in_a_thread_a_dm_or_for_a_use_the_member_may_not_make(h
     assert thread_requests(h) == []
     assert asked_in[:2] == [str(THREAD_ID), asked_in[1]] and asked_in[2:] == [str(CHANNEL_ID)]
     assert h.fake.answers(token)[0].content == t("en", "error.admins_only", command="tplace")
+
+
+async def test_a_refused_command_leaves_no_thread_where_the_bot_manages_threads(h: Harness):
+    h.fake.allow(CHANNEL_ID, MANAGE_THREADS)
+    token = await h.slash("tplace", "ana", {"action": "new", "format": "swiss bad"}, admin=True)
+    [made] = thread_requests(h)
+    assert h.fake.threads == set() and h.fake.thread_names == {}
+    assert [a.content for a in h.fake.answers(token)] == ["refused: bad words"]
+    assert h.fake.channel_posts(CHANNEL_ID) == []
+
+
+async def test_a_refused_command_is_answered_in_the_channel_where_the_thread_cannot_go(h: Harness):
+    token = await h.slash("tplace", "ana", {"action": "new", "format": "swiss bad"}, admin=True)
+    # Without Manage Threads the thread stays, empty (Discord archives it after a week).
+    [thread] = h.fake.thread_names
+    assert h.fake.channel_posts(thread) == []
+    assert [a.content for a in h.fake.answers(token)] == ["refused: bad words"]
 
 
 # -- the fake's threads, against discord.py's own requests ---------------------------------------------------

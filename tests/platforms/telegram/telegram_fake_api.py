@@ -57,7 +57,10 @@ and keyboard, callback queries) so that it can refuse what Telegram refuses:
   ``can_manage_topics`` ("Bad Request: not enough rights to create a topic"; ``promote_bot``
   gives rights); a name of 1-128 characters; the topic's creation message (a service message
   from the bot, ``forum_topic_created``) has the topic's id, which the answer (a ForumTopic)
-  gives as ``message_thread_id``;
+  gives as ``message_thread_id``; ``deleteForumTopic`` needs ``can_delete_messages`` (it deletes the
+  topic's messages too) and ``closeForumTopic`` ``can_manage_topics`` unless the bot made the topic
+  ("Bad Request: not enough rights to ... the topic"); an unknown topic is "Bad Request:
+  TOPIC_ID_INVALID", closing a closed one "Bad Request: TOPIC_NOT_MODIFIED";
 - ``setMyCommands``: at most 100 commands, names 1-32 of a-z0-9_, descriptions 1-256 characters, a
   known scope, a two-letter language code or none;
 - ``getUpdates`` while another instance polls (``conflict``): 409 Conflict; while a webhook is
@@ -186,6 +189,8 @@ RIGHTS = {"sendMessage": ("messages", "text messages"), "sendPhoto": ("photos", 
 METHODS: dict[str, tuple[tuple[str, ...], str | None]] = {
     "getMe": ((), None),
     "createForumTopic": (("chat_id", "name"), None),
+    "deleteForumTopic": (("chat_id", "message_thread_id"), None),
+    "closeForumTopic": (("chat_id", "message_thread_id"), None),
     "sendMessage": (("chat_id", "text"), None),
     "sendPhoto": (("chat_id", "photo"), "photo"),
     "sendAnimation": (("chat_id", "animation"), "animation"),
@@ -495,6 +500,29 @@ class FakeBotAPI(BaseRequest):
         self.last_bot[chat_id] = BOT["id"]
         return {"message_thread_id": thread, "name": name, "icon_color": 7322096}
 
+    def _end_topic(self, name: str, wire: dict[str, str]) -> bool:
+        chat_id = self._chat(wire["chat_id"])
+        thread = int(wire["message_thread_id"])
+        topic = self.topics.get(chat_id, {}).get(thread)
+        if topic is None:
+            raise Refused("Bad Request: TOPIC_ID_INVALID")
+        rights = self.bot_rights.get(chat_id, set())
+        if name == "deleteForumTopic":
+            if "can_delete_messages" not in rights:
+                raise Refused("Bad Request: not enough rights to delete the topic")
+            self.delete_topic(chat_id, thread)
+            for key in [k for k, m in self.messages.items() if k[0] == chat_id and m.thread == thread]:
+                del self.messages[key]
+            return True
+        created = self.messages.get((chat_id, thread))
+        made_by_bot = created is not None and created.sender is BOT
+        if "can_manage_topics" not in rights and not made_by_bot:
+            raise Refused("Bad Request: not enough rights to close the topic")
+        if topic["closed"]:
+            raise Refused("Bad Request: TOPIC_NOT_MODIFIED")
+        topic["closed"] = True
+        return True
+
     def close_topic(self, chat_id: int, thread: int | None) -> None:
         """Close a topic (``None``: General) to everyone who is not an admin, the bot included."""
         if thread is None:
@@ -705,6 +733,8 @@ class FakeBotAPI(BaseRequest):
             return BOT
         if name == "createForumTopic":
             return self._create_topic(wire)
+        if name in ("deleteForumTopic", "closeForumTopic"):
+            return self._end_topic(name, wire)
         if name == "deleteWebhook":
             self.webhook = None
             if wire.get("drop_pending_updates") == "true":

@@ -21,6 +21,8 @@ from telegram_fake_api import BOT, GROUP, NO_TOPIC_RIGHTS, NOT_A_FORUM, USERS, F
 from bot.i18n import catalog, t
 from bot.service.chat.registry import REGISTRY, CommandSpec, Permission, Place
 from bot.service.events import Reply
+from bot.storage.repositories import NewTournament
+from bot.tournaments import Format, Settings, new, to_data
 
 CHAT = GROUP["id"]
 PRIVATE_ANA = {"id": USERS["ana"]["id"], "type": "private", "first_name": "Ana"}
@@ -28,7 +30,15 @@ asked_in: list[str] = []
 
 
 def _handler(app, ctx, args) -> list[Reply]:
+    """Says where it was asked; "new" opens a tournament there (unless "bad" is among the words: a
+    refusal, which starts nothing)."""
     asked_in.append(ctx.event.chat_id)
+    if "bad" in args:
+        return [Reply("refused: bad words")]
+    if args and args[0] in ("new", "nuevo"):
+        state = json.dumps(to_data(new(Settings(Format.SWISS, rounds=3))))
+        app.runtime.storage.tournaments.create(NewTournament(ctx.event.platform, ctx.event.chat_id, "spanish", 3600,
+                                                             86400, state, ctx.event.user_id, 0.0))
     return [Reply(f"started here: {' '.join(args)}")]
 
 
@@ -121,6 +131,29 @@ async def test_no_topic_for_a_use_the_sender_may_not_make_nor_for_other_words(tg
     assert tg.http.named("createForumTopic") == []
     assert asked_in == [str(CHAT)]
     assert group_texts(tg)[0] == t("en", "error.admins_only", command="tplace")
+
+
+async def test_a_refused_command_leaves_no_topic_and_is_answered_where_it_was_asked(tg):
+    tg.http.forum(GROUP)
+    tg.http.promote_bot(CHAT, "can_manage_topics", "can_delete_messages")
+    tg.http.admins.add((CHAT, USERS["ana"]["id"]))
+    await tg.say("ana", "/tplace new swiss bad")
+    [made] = tg.http.named("createForumTopic", ok_only=True)
+    assert len(tg.http.named("deleteForumTopic", ok_only=True)) == 1
+    assert tg.http.topics[CHAT] == {}
+    assert group_texts(tg) == ["refused: bad words"]
+    assert tg.storage.tournaments.find() == []
+
+
+async def test_a_refused_command_closes_the_topic_the_bot_may_not_delete(tg):
+    tg.http.forum(GROUP)
+    tg.http.promote_bot(CHAT, "can_manage_topics")
+    tg.http.admins.add((CHAT, USERS["ana"]["id"]))
+    tg.expect_refusals(1)                                   # deleteForumTopic without the right
+    await tg.say("ana", "/tplace new swiss bad")
+    [topic] = tg.http.topics[CHAT]
+    assert tg.http.topics[CHAT][topic]["closed"]
+    assert group_texts(tg) == ["refused: bad words"] and group_texts(tg, topic) == []
 
 
 async def test_a_failed_topic_leaves_the_command_to_the_group(tg):

@@ -86,6 +86,9 @@ def test_standings_and_pairings_on_a_phone_and_a_result_arrives_by_itself(browse
         assert games.first.get_attribute("href") == f"/g/{game_id}?t={board.service.web.watch_token(game_id)}"
         cell = page.locator(f"[data-role=rounds] tr:has(a[data-game='{game_id}']) [data-role=result]")
         assert cell.inner_text() == t("en", "webt.playing")
+        # The running round's deadline (a week, the default), in the page's language.
+        deadline = page.locator("[data-role=rounds] section[data-round='1'] [data-role=deadline]").inner_text()
+        assert deadline.startswith(t("en", "webt.deadline") + " ") and len(deadline) > 12
         before = page.locator("main#app").get_attribute("data-version")
 
         # White resigns in the Telegram group (asked, then confirmed): the open page shows it.

@@ -11,7 +11,7 @@
      [data-role=cross] table  a round robin's cross table
      [data-role=rounds] section[data-round=N]   tr[data-board=B] per board, inside it
                               [data-role=white|black|result], a[data-game=ID] its spectator page
-     [data-role=status|note|title|kind|counted]
+     [data-role=status|note|title|kind|counted], [data-role=deadline] under a running round
    Credentials: ?t=<the tournament's token> in the page's URL is sent on as ?t=; ?lang=es|it|en. */
 (function () {
   "use strict";
@@ -89,6 +89,10 @@
     v.rounds.forEach(function (rnd) {
       var sec = node("section", { "data-round": rnd.number, "aria-labelledby": "round-" + rnd.number }, null, box);
       node("h3", { id: "round-" + rnd.number }, rnd.title, sec);
+      if (!rnd.complete && rnd.deadline) {
+        var when = new Date(rnd.deadline * 1000).toLocaleString(LANG, { dateStyle: "medium", timeStyle: "short" });
+        node("p", { "class": "note", "data-role": "deadline" }, T.deadline + " " + when, sec);
+      }
       var table = node("table", {}, null, node("div", { "class": "scroll" }, null, sec));
       var head = node("tr", {}, null, node("thead", {}, null, table));
       node("th", { scope: "col", "class": "val" }, T.board, head);

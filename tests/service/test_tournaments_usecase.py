@@ -356,3 +356,22 @@ def test_a_crash_while_pairing_the_next_round_keeps_neither_the_result_nor_a_hal
     assert len(rounds) == 2 and rounds[0].complete
     assert len(chat.storage.tournaments.games(tid)) == 4
     assert [n["round"] for n in notices(chat) if n["notice"] == "tournament_round_paired"] == [1, 2]
+
+
+def test_a_deadline_records_a_finished_game_the_tournament_missed(chat):
+    """A game that ended without its GameFinished (a row changed outside the service) is not left
+    open for ever: the round's deadline records its stored result and pairs the next round."""
+    from bot.storage.repositories import GameChange
+
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid"], rounds=2, move_seconds=7 * DAY, round_seconds=DAY)
+    tournaments(chat).start(caller(chat, "admin"))
+    (board,) = [b for b in tournaments(chat).rounds(tid)[0].pairings if b.game_id is not None]
+    assert board.game_id is not None
+    game = chat.game(board.game_id)
+    chat.storage.games.update(game.id, game.version, GameChange(status="finished", result_score="0-1",
+                                                                 result_reason="resign", winner="B",
+                                                                 finished_at=chat.now[0], deadline_at=None))
+    chat.now[0] += DAY + 1
+    chat.service.run_due(PLATFORM)
+    rounds = tournaments(chat).rounds(tid)
+    assert rounds[0].pairings[0].result == "0-1" and len(rounds) == 2

@@ -365,9 +365,23 @@ class Tournaments(UseCase):
         row = self.storage.tournaments.get(tournament_id)
         assert row is not None
         if row.status == "running" and row.round_deadline is not None and row.round_deadline <= now:
-            # Nothing was left to end (results recorded without their games): settle what there is.
-            t = _decode(row)
-            self._commit(row, t, t, now)
+            # The round is still open with no game left running: a finished game whose result the
+            # tournament lacks is recorded now; if that is not enough the deadline moves on a round's
+            # length, so the timed work does not look at it again at every tick.
+            t = after = _decode(row)
+            ids = self._game_ids(row)
+            number = len(t.rounds)
+            for p in t.rounds[-1].pairings if t.rounds else ():
+                gid = ids.get((number, p.white))
+                ended = self.storage.games.get(gid) if gid is not None and not p.decided else None
+                if ended is not None and ended.status == "finished":
+                    after = core.record_result(after, number, p.white, game_result(ended))
+            if not core.round_complete(after):
+                log.warning("tournament %s: round %s has undecided boards and no game running", row.id, number)
+                self.storage.tournaments.save(row.id, row.version, TournamentChange(
+                    row.state, row.status, now + row.round_seconds, row.finished_at))
+            else:
+                self._commit(row, t, after, now)
         return len(note.adjudicated) + len(note.forfeited)
 
     # -- results -------------------------------------------------------------------------------------

@@ -212,3 +212,10 @@ def test_its_key_is_its_own():
     game_mac = base64.urlsafe_b64encode(hmac.new(game_key, b"watch:12", hashlib.sha256).digest()[:16]).rstrip(b"=")
     assert links.mac(12) != game_mac.decode()
     assert links.read(f"t12s{game_mac.decode()}") is None
+
+
+def test_the_signature_is_the_documented_one():
+    """docs/web.md: 16 bytes of HMAC-SHA256(HMAC-SHA256(secret, label), "tournament:<id>"), base64url."""
+    key = hmac.new(SECRET, b"draughts web board tournament link v1", hashlib.sha256).digest()
+    mac = base64.urlsafe_b64encode(hmac.new(key, b"tournament:12", hashlib.sha256).digest()[:16]).rstrip(b"=")
+    assert TournamentLinks(lambda: SECRET).token(12) == "t12s" + mac.decode() and len(mac) == 22

@@ -9,6 +9,7 @@ where each command is declared once with ``@command(...)`` over its handler, a f
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -211,12 +212,12 @@ class Registry:
         if addressee and bot_username and addressee.lower() != bot_username.lower():
             return None
         spec = self.lookup(name)
-        args = [w.lower() for w in words[1:]]
-        if spec is None or not args or args[0] not in spec.place_words:
+        args = [_folded(w) for w in words[1:]]
+        if spec is None or not args or args[0] not in map(_folded, spec.place_words):
             return None
-        kind = next((k for k, names in PLACE_KINDS.items() for w in args[1:] if w in names), "")
+        kind = next((k for k, names in PLACE_KINDS.items() for w in args[1:] if w in map(_folded, names)), "")
         variant = next((v.id for w in args[1:] for v in VARIANTS.values()
-                        if w == v.id or w in (x.lower() for ws in v.words.values() for x in ws)), None)
+                        if w == v.id or w in (_folded(x) for ws in v.words.values() for x in ws)), None)
         return Place(kind, variant)
 
     def lookup(self, word: str) -> CommandSpec | None:
@@ -242,6 +243,11 @@ class Registry:
             names = ", ".join(shown[:-1]) + t(lang, "help.and") + shown[-1]
             lines.append(t(lang, "help.aliases", names=names))
         return "\n".join(lines)
+
+
+def _folded(word: str) -> str:
+    """Lower case without accents, as the commands read words ('Española' is 'espanola')."""
+    return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(ch))
 
 
 def _aliases(es: tuple[str, ...] = (), it: tuple[str, ...] = (), en: tuple[str, ...] = ()) -> dict[str, tuple]:

@@ -194,3 +194,43 @@ async def test_the_fake_starts_threads_as_discord_does(h: Harness):
     assert denied.value.code == 50013
     assert [code for _, code in h.fake.refused] == [160004, 50024, 50035]
     h.fake.refused.clear()
+
+
+# -- the real command: /tournament new -----------------------------------------------------------------------
+
+async def test_a_tournament_lives_in_its_own_thread(h: Harness):
+    token = await h.slash("tournament", "ana", {"action": "new", "options": "swiss spanish 2 1h"}, admin=True)
+    [thread] = h.fake.thread_names
+    name = t("en", "place.title", kind=t("en", "place.kind.swiss"), variant=t("en", "variant.spanish"))
+    assert h.fake.thread_names[thread] == name
+    [tournament] = h.storage.tournaments.find()
+    assert tournament.chat_id == str(thread)
+    # The announcement, with its Join button, is the bot's post in the thread; the interaction has the note.
+    [created] = h.fake.channel_posts(thread)
+    assert created.custom_ids() and f"tj:{tournament.id}" in created.custom_ids()[0]
+    link = f"https://discord.com/channels/{GUILD_ID}/{thread}"
+    assert [a.content for a in h.fake.answers(token)] == [t("en", "place.note_thread", name=name, link=link)]
+    # Joined, started and paired in the thread: the round's games are the thread's.
+    for user in ("ana", "bob", "cid"):
+        await h.slash("tournament", user, {"action": "join"}, channel_id=thread)
+    await h.slash("tournament", "ana", {"action": "start"}, channel_id=thread, admin=True)
+    await h.bot.delivery_round()
+    games = h.storage.games.find("discord")
+    assert games and {g.chat_id for g in games} == {str(thread)}
+    assert h.fake.channel_posts(CHANNEL_ID) == []
+
+
+async def test_a_tournament_without_create_public_threads_lives_in_the_channel(h: Harness):
+    h.fake.deny(CHANNEL_ID, CREATE_PUBLIC_THREADS)
+    token = await h.slash("tournament", "ana", {"action": "new", "options": "roundrobin italian"}, admin=True)
+    [tournament] = h.storage.tournaments.find()
+    assert tournament.chat_id == str(CHANNEL_ID) and h.fake.thread_names == {}
+    assert h.fake.answers(token)[0].custom_ids()
+    assert not any("discord.com/channels" in a.content for a in h.fake.answers(token))
+
+
+async def test_a_refused_tournament_starts_no_thread_where_it_can_delete_one(h: Harness):
+    h.fake.allow(CHANNEL_ID, MANAGE_THREADS)
+    token = await h.slash("tournament", "ana", {"action": "new", "options": "swiss"}, admin=True)
+    assert h.fake.thread_names == {} and h.storage.tournaments.find() == []
+    assert h.fake.answers(token)[0].content.startswith(t("en", "tournament.need_rounds", most=50))

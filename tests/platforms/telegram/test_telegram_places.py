@@ -168,6 +168,7 @@ async def test_a_failed_topic_leaves_the_command_to_the_group(tg):
 
 def test_the_registry_reads_what_a_command_opens():
     assert REGISTRY.place_of("/tplace new swiss española 5 1h") == Place("swiss", "spanish")
+    assert REGISTRY.place_of("/tplace Nuevo Svizzero ESPANOLA") == Place("swiss", "spanish")
     assert REGISTRY.place_of("/tplace@DraughtsBot  NUEVO  svizzero", "draughtsbot") == Place("swiss", None)
     assert REGISTRY.place_of("!tplace new", None) == Place("", None)
     assert REGISTRY.place_of("/tplace@OtherChessBot new swiss", "DraughtsBot") is None
@@ -228,3 +229,67 @@ async def test_the_fakes_topic_takes_messages_until_it_is_closed(api):
     fake.close_topic(CHAT, thread)
     with pytest.raises(BadRequest, match="(?i)topic_closed"):
         await bot.send_message(CHAT, "round 2", message_thread_id=thread)
+
+
+# -- the real command: /tournament new -----------------------------------------------------------------------
+
+async def three_join_and_start(tg, thread: int | None) -> None:
+    for user in ("ana", "bob", "eve"):
+        await tg.say(user, "/tournament join", thread=thread)
+    await tg.say("ana", "/tournament start", thread=thread)
+    await tg.adapter.delivery_round()
+
+
+async def test_a_tournament_made_in_a_forum_lives_in_its_own_topic(tg):
+    tg.http.forum(GROUP)
+    tg.http.promote_bot(CHAT, "can_manage_topics")
+    tg.http.admins.add((CHAT, USERS["ana"]["id"]))
+    await tg.say("ana", "/tournament new swiss spanish 2 1h")
+    [topic] = tg.http.topics[CHAT]
+    name = t("en", "place.title", kind=t("en", "place.kind.swiss"), variant=t("en", "variant.spanish"))
+    assert tg.http.topics[CHAT][topic]["name"] == name
+    [tournament] = tg.storage.tournaments.find()
+    assert tournament.chat_id == f"{CHAT}:{topic}"
+    # The announcement with its Join button is in the topic; the group has the note only.
+    [created] = [m for m in tg.http.bot_messages(CHAT, "text") if m.thread == topic]
+    assert created.buttons() == [f"tj:{tournament.id}"]
+    link = f"https://t.me/c/{str(CHAT).removeprefix('-100')}/{topic}"
+    assert group_texts(tg) == [t("en", "place.note_topic", name=name, link=link)]
+    # Joined, started and paired there: the round's games are the topic's, and so is every post.
+    await tg.press("bob", f"tj:{tournament.id}", message_id=created.message_id)
+    await tg.say("eve", "/tournament join", thread=topic)
+    await tg.say("ana", "/tournament join", thread=topic)
+    await tg.say("ana", "/tournament start", thread=topic)
+    await tg.adapter.delivery_round()
+    games = tg.storage.games.find("telegram")
+    assert games and {g.chat_id for g in games} == {f"{CHAT}:{topic}"}
+    assert group_texts(tg) == [t("en", "place.note_topic", name=name, link=link)]
+    assert {m.thread for m in tg.http.bot_messages(CHAT)} == {None, topic}
+    # The group itself has no tournament of its own.
+    await tg.say("bob", "/tournament")
+    assert group_texts(tg)[-1] == t("en", "tournament.none")
+
+
+async def test_a_tournament_without_the_right_to_make_topics_lives_in_the_group(tg):
+    tg.http.forum(GROUP)
+    tg.http.admins.add((CHAT, USERS["ana"]["id"]))
+    tg.expect_refusals(1)                                   # createForumTopic: not enough rights
+    await tg.say("ana", "/tournament new roundrobin italian")
+    [tournament] = tg.storage.tournaments.find()
+    assert tournament.chat_id == str(CHAT)
+    assert tg.http.topics.get(CHAT, {}) == {}
+    await three_join_and_start(tg, None)
+    assert {g.chat_id for g in tg.storage.games.find("telegram")} == {str(CHAT)}
+    assert {m.thread for m in tg.http.bot_messages(CHAT)} == {None}
+    assert not any("place" in (m.text or "") and "t.me" in (m.text or "") for m in tg.http.bot_messages(CHAT))
+
+
+async def test_a_refused_tournament_leaves_no_topic(tg):
+    tg.http.forum(GROUP)
+    tg.http.promote_bot(CHAT, "can_manage_topics", "can_delete_messages")
+    tg.http.admins.add((CHAT, USERS["ana"]["id"]))
+    await tg.say("ana", "/tournament new swiss spanish")           # a Swiss needs its number of rounds
+    assert tg.http.topics[CHAT] == {}
+    assert tg.storage.tournaments.find() == []
+    [refusal] = group_texts(tg)
+    assert refusal.startswith(t("es", "tournament.need_rounds", most=50))       # Ana writes in Spanish

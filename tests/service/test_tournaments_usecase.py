@@ -375,3 +375,23 @@ def test_a_deadline_records_a_finished_game_the_tournament_missed(chat):
     chat.service.run_due(PLATFORM)
     rounds = tournaments(chat).rounds(tid)
     assert rounds[0].pairings[0].result == "0-1" and len(rounds) == 2
+
+
+def test_the_adjudication_rule():
+    """The stated rule: the endgame tables where they reach, else the engine's fixed-depth search
+    (1.5 men or more wins, less draws)."""
+    from bot.ai.egtb import verdict
+    from bot.service.features.tournaments import adjudicate
+
+    start = Position.start("italian").fen()
+    assert adjudicate("italian", start).score == "1/2-1/2"
+    up_three = "W:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9"
+    for side in "WB":
+        result = adjudicate("italian", side + up_three[1:])
+        assert (result.score, result.reason, result.winner) == ("1-0", "adjudicated", "W")
+    ending = "W:WK29,K30:BK4"
+    said = verdict(Position.from_fen("italian", ending))
+    assert said is not None and said.result == "win"
+    assert adjudicate("italian", ending).score == "1-0"
+    assert adjudicate("italian", "B:WK29,K30:BK4").score == {"win": "0-1", "loss": "1-0", "draw": "1/2-1/2"}[
+        verdict(Position.from_fen("italian", "B:WK29,K30:BK4")).result]  # type: ignore[union-attr]

@@ -391,6 +391,8 @@ def standings_text(lang: str, view: StandingsView) -> str:
     """The standings in words: one line a player (rank, name, points, tie-breaks), then what the
     tie-breaks' short names mean."""
     lines = [standings_title(lang, view)]
+    if view.through == 0 and not view.final:
+        return lines[0]                   # nothing to rank before a round is over
     for row in view.rows:
         tbs = " ".join(f"{tiebreak_label(lang, name)} {_number(v)}" for name, v in row.tiebreaks)
         name = row.name + (" " + t(lang, "tournament.withdrawn") if row.withdrawn else "")

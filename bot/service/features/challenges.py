@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 from bot.rules import (
     VARIANTS,
-    Position,
 )
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import (
@@ -33,7 +32,7 @@ from bot.service.features.results_games import (
 from bot.service.notifications import ChallengeEdited, ChallengeLapsed
 from bot.storage import in_transaction
 from bot.storage.records import ChallengeRecord, GameRecord
-from bot.storage.repositories import ChatSettings, NewChallenge, NewGame
+from bot.storage.repositories import ChatSettings, NewChallenge
 
 
 @dataclass(frozen=True)
@@ -236,13 +235,8 @@ class Challenges(UseCase):
         challenger = (ch.challenger_id, ch.challenger_name)
         acceptor = (ev.user_id, ev.name)
         white, black = (challenger, acceptor) if color == "white" else (acceptor, challenger)
-        start = Position.start(ch.variant)
-        game_id = self.storage.challenges.accept(ch.id, NewGame(
-            platform=ch.platform, chat_id=ch.chat_id, variant=ch.variant,
-            white_id=white[0], white_name=white[1], black_id=black[0], black_name=black[1],
-            fen=start.fen(), move_seconds=ch.move_seconds,
-            deadline_at=caller.at + ch.move_seconds, created_at=caller.at,
-        ))
+        game_id = self.storage.challenges.accept(ch.id, self.games.new_game(
+            ch.platform, ch.chat_id, ch.variant, white, black, ch.move_seconds, caller.at))
         if game_id is None:
             return Refused("challenge.closed", private=quiet, values=(("id", ch.id),))
         row = self.storage.games.get(game_id)

@@ -105,16 +105,23 @@ class Games(UseCase):
         except StaleGame:
             return NoGame("stale")
 
+    @staticmethod
+    def new_game(platform: str, chat_id: str, variant: str, white: tuple[str, str], black: tuple[str, str],
+                 move_seconds: int, now: float) -> NewGame:
+        """The row of a game between two people (``(user id, name)`` each) starting ``now`` from the
+        variant's start, ``move_seconds`` a move, its first move's clock running: what an accepted
+        challenge and a tournament's round both start."""
+        return NewGame(platform=platform, chat_id=chat_id, variant=variant, white_id=white[0], white_name=white[1],
+                       black_id=black[0], black_name=black[1], fen=Position.start(variant).fen(),
+                       move_seconds=move_seconds, deadline_at=now + move_seconds, created_at=now)
+
     def start_game(self, platform: str, chat_id: str, variant: str, white: tuple[str, str], black: tuple[str, str],
                    move_seconds: int, now: float) -> GameRecord:
-        """A game between two people (``(user id, name)`` each) starting now from the variant's
-        start, with ``move_seconds`` a move: the same game an accepted challenge starts (clocks,
-        reminders, pings, the web board, analysis and ratings follow from the row)."""
-        game_id = self.storage.games.create(NewGame(
-            platform=platform, chat_id=chat_id, variant=variant, white_id=white[0], white_name=white[1],
-            black_id=black[0], black_name=black[1], fen=Position.start(variant).fen(), move_seconds=move_seconds,
-            deadline_at=now + move_seconds, created_at=now))
-        return self.game_row(game_id)
+        """A game between two people starting now (``new_game``): the same game an accepted
+        challenge starts (clocks, reminders, pings, the web board, analysis and ratings follow
+        from the row)."""
+        return self.game_row(self.storage.games.create(
+            self.new_game(platform, chat_id, variant, white, black, move_seconds, now)))
 
     def find(self, platform: str | None = None, chat_id: str | None = None, status: str | None = None,
              limit: int | None = None) -> list[GameRecord]:

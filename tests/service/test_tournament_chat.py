@@ -293,3 +293,13 @@ def test_help_lists_the_command_and_the_deadline_rule(chat):
         if lang != "en":
             assert "/torneo" in text
     assert re.search(r"\d", chat_tournaments.rule_text("en"))
+
+
+def test_what_shows_a_tournament_links_its_web_page_while_the_board_is_served(chat):
+    tid, _out = _start(chat)
+    assert not chat.say("ana", "/tournament standings")[0].buttons      # no web board: no link
+    chat.service.chat.serve_web("https://board.example", chat.service.web)
+    for command in ("/tournament", "/tournament standings", "/tournament pairings"):
+        [[link]] = chat.say("ana", command)[0].buttons
+        assert link.label == tr("en", "tournament.web_button")
+        assert link.url is not None and link.url.startswith("https://board.example/t/") and f"{tid}" in link.url

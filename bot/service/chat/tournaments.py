@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from string import Formatter
 from typing import TYPE_CHECKING
@@ -27,7 +27,6 @@ from bot.service.chat.commands import (
 from bot.service.chat.registry import PLACE_KINDS, ButtonKind, action
 from bot.service.chat.wording import day_words, duration, short_list, variant_name
 from bot.service.events import Button, Reply
-from bot.service.features.identity import Mention
 from bot.service.features.results_tournaments import (
     DEFAULT_ROUND_SECONDS,
     Joined,
@@ -177,24 +176,24 @@ def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     sub, rest = subcommand(args)
     lang, caller, uses = ctx.lang, ctx.caller, app.tournaments
     if sub is None:
-        return present(lang, uses.current(caller.where), ctx.now)
+        return present(lang, uses.current(caller.where), ctx.now, web_link(ctx))
     if sub == "new":
         try:
             request = parse_new_tournament(rest)
         except BadArgument as err:
             return [Reply(t(lang, err.key, **err.values) + "\n" + t(lang, "tournament.new_usage"))]
-        return present(lang, uses.create(caller, request, lang), ctx.now)
+        return present(lang, uses.create(caller, request, lang), ctx.now, web_link(ctx))
     if sub == "pairings":
         if len(rest) > 1 or (rest and not re.fullmatch(r"#?[0-9]{1,4}", rest[0])):
             return [Reply(t(lang, "tournament.usage"))]
         number = int(rest[0].lstrip("#")) if rest else None
-        return present(lang, uses.pairings(caller.where, number), ctx.now)
+        return present(lang, uses.pairings(caller.where, number), ctx.now, web_link(ctx))
     if rest or sub == "?":
         return [Reply(t(lang, "tournament.usage"))]
     if sub == "join":
-        return present(lang, uses.join(caller), ctx.now)
+        return present(lang, uses.join(caller), ctx.now, web_link(ctx))
     if sub == "leave":
-        return present(lang, uses.leave(caller), ctx.now)
+        return present(lang, uses.leave(caller), ctx.now, web_link(ctx))
     if sub == "start":
         started = uses.start(caller)
         if isinstance(started, TournamentRefused) and started.code in ("too_few", "too_many_rounds"):
@@ -204,10 +203,10 @@ def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
             if isinstance(shown, TournamentShown):
                 count = len(shown.tournament.players)
                 started = replace(started, values=(("count", count), ("most", max(count - 1, 1)), *started.values))
-        return present(lang, started, ctx.now)
+        return present(lang, started, ctx.now, web_link(ctx))
     if sub == "standings":
-        return present(lang, uses.standings(caller.where), ctx.now)
-    return present(lang, uses.history(caller.where), ctx.now)
+        return present(lang, uses.standings(caller.where), ctx.now, web_link(ctx))
+    return present(lang, uses.history(caller.where), ctx.now, web_link(ctx))
 
 
 def press_join(app: UseCases, ctx: Ctx, tournament_id: int) -> list[Reply]:
@@ -239,8 +238,23 @@ Outcome = (TournamentCreated | Joined | Left | Started | TournamentShown | Pairi
            | NoTournament | TournamentRefused | StandingsView)
 
 
-def present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
-    """What the use case returned, as the chat's replies."""
+def web_link(ctx: Ctx) -> Callable[[int], str] | None:
+    """The link to a tournament's web page while the web board is served (else None)."""
+    return ctx.web.tournament if ctx.web is not None else None
+
+
+def present(lang: str, outcome: Outcome, now: float, link: Callable[[int], str] | None = None) -> list[Reply]:
+    """What the use case returned, as the chat's replies; what shows a tournament's standing or
+    rounds carries ``link`` to its web page when given."""
+    replies = _present(lang, outcome, now)
+    shown = outcome.tournament if isinstance(outcome, TournamentShown | PairingsShown | StandingsView | Started) \
+        else None
+    if link is not None and shown is not None and replies:
+        replies[0].buttons.append([Button(t(lang, "tournament.web_button"), "", url=link(shown.id))])
+    return replies
+
+
+def _present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
     if isinstance(outcome, TournamentRefused):
         return [Reply(refusal_text(lang, outcome))]
     if isinstance(outcome, NoTournament):
@@ -416,11 +430,10 @@ def standings_picture(lang: str, view: StandingsView) -> Picture:
         rows.append(StandingRow(rank=row.rank, name=row.name, points=row.points,
                                 tiebreaks=tuple(v for _name, v in row.tiebreaks), withdrawn=row.withdrawn, cross=cross))
     labels = tuple(tiebreak_label(lang, name) for name, _v in view.rows[0].tiebreaks) if view.rows else ()
+    subtitle = t(lang, "tournament.subtitle", format=format_name(lang, info), variant=variant_name(lang, info.variant))
     return Picture(title=standings_title(lang, view), rank_label=t(lang, "tournament.col.rank"),
                    name_label=t(lang, "tournament.col.name"), points_label=t(lang, "tournament.col.points"),
-                   tiebreak_labels=labels, rows=tuple(rows),
-                   subtitle=t(lang, "tournament.subtitle", format=format_name(lang, info),
-                              variant=variant_name(lang, info.variant)))
+                   tiebreak_labels=labels, rows=tuple(rows), subtitle=subtitle[:1].upper() + subtitle[1:])
 
 
 def standings_reply(lang: str, view: StandingsView) -> Reply:
@@ -443,19 +456,6 @@ def history_text(lang: str, history: TournamentHistory) -> str:
                        date=day_words(lang, day), name=info.winner_name or "?"))
     return t(lang, "tournament.history_title") + "\n" + short_list(lang, lines)
 
-
-def ping_text(lang: str, info: TournamentInfo, number: int, p: PairingView, player_id: str, mention: Mention) -> Reply:
-    """One player's ping with their game of a round (or their bye): it names them, so it pings them."""
-    if p.is_bye:
-        text = t(lang, "tournament.ping_bye", mention=mention.name, round=number, id=info.id,
-                 points=points_text(info.bye_points))
-    else:
-        white = p.white_id == player_id
-        opponent = (p.black_name or "?") if white else p.white_name
-        text = t(lang, "tournament.ping", mention=mention.name, id=info.id, round=number, game=p.game_id,
-                 opponent=opponent, color=t(lang, "color.white" if white else "color.black"),
-                 time=duration(lang, info.move_seconds))
-    return Reply(text, game_id=p.game_id, mentions=[mention])
 
 
 # -- the outbox's tournament notices ------------------------------------------------------------------------

@@ -22,6 +22,7 @@ import time
 
 from bot import config
 from bot.app import open_store
+from bot.i18n import t
 from bot.rules import Game
 from bot.service import ChatEvent, GameService
 from bot.service.outbox import Outbox
@@ -35,8 +36,11 @@ def say(service: GameService, chat: str, user: str, text: str) -> list:
                                     language="en", text=text))
 
 
-def played(replies: list, game_id: int) -> bool:
-    return any(r.game_id == game_id and r.image is not None and " played " in r.text for r in replies)
+def played(replies: list, game_id: int, user: str, move: object) -> bool:
+    """Whether the service answered that ``user``'s ``move`` was played (its catalog message, so a
+    reworded catalog changes nothing here)."""
+    said = t("en", "move.played", name=user, move=str(move), id=game_id)
+    return any(r.game_id == game_id and r.image is not None and said in r.text for r in replies)
 
 
 def emit(**fields: object) -> None:
@@ -59,7 +63,7 @@ def race(service: GameService, game_id: int, index: int) -> None:
         move = moves[0] if index == 0 or len(moves) == 1 else moves[-1]
         user = row.white_id if position.turn.name.startswith("W") else row.black_id
         replies = say(service, row.chat_id, user, f"/m #{game_id} {move}")
-        if played(replies, game_id):
+        if played(replies, game_id, user, move):
             emit(game=game_id, ply=row.ply + 1, move=str(move))
         else:
             emit(refused=game_id, text=replies[0].text if replies else "")
@@ -77,7 +81,7 @@ def victim(service: GameService, games: list[int]) -> None:
             move = rng.choice(position.legal_moves())
             user = row.white_id if position.turn.name.startswith("W") else row.black_id
             replies = say(service, row.chat_id, user, f"/m #{game_id} {move}")
-            if played(replies, game_id):
+            if played(replies, game_id, user, move):
                 emit(game=game_id, ply=row.ply + 1, move=str(move))
         rows = service.storage.active_games(PLATFORM, "victim-bot")
         if not rows:

@@ -395,3 +395,85 @@ def test_the_adjudication_rule():
     assert adjudicate("italian", ending).score == "1-0"
     assert adjudicate("italian", "B:WK29,K30:BK4").score == {"win": "0-1", "loss": "1-0", "draw": "1/2-1/2"}[
         verdict(Position.from_fen("italian", "B:WK29,K30:BK4")).result]  # type: ignore[union-attr]
+
+
+def test_two_processes_ending_a_round_s_last_two_games_at_once_pair_the_next_round_once(pg_url, now):
+    """On PostgreSQL, two services (two processes' connections) end the round's two games at the
+    same moment: the tournament's compare-and-set (and serializable transactions) let one pair the
+    next round; the other's command runs again on the new state and records its result in it."""
+    import threading
+
+    from bot.storage.postgres import PostgresStore
+
+    stores = [PostgresStore(pg_url), PostgresStore(pg_url)]
+    services = [GameService(s, clock=lambda: now[0], rng=random.Random(1)) for s in stores]
+    try:
+        uc = services[0].app.tournaments
+
+        def who(user: str) -> Caller:
+            record = stores[0].players.ensure_chat(PLATFORM, GROUP, "group", now[0])
+            return Caller(Player(PLATFORM, user, user.capitalize(), user), WHERE, now[0], now[0], record)
+
+        for attempt in range(3):
+            created = uc.create(who("admin"), NewTournamentArgs("swiss", "italian", rounds=2), "en")
+            assert isinstance(created, TournamentCreated)
+            tid = created.tournament.id
+            names = [f"a{attempt}", f"b{attempt}", f"c{attempt}", f"d{attempt}"]
+            for p in names:
+                uc.join(who(p))
+            uc.start(who("admin"))
+            boards = [b for b in uc.rounds(tid)[0].pairings if b.game_id is not None]
+            assert len(boards) == 2
+            for b in boards:
+                for user in (b.white_id, b.black_id):
+                    assert user is not None and b.game_id is not None
+                    move = str(Position.from_fen("italian", stores[0].games.get(b.game_id).fen).legal_moves()[0])
+                    services[0].app.play.move(who(user), MoveRequest(move, game=b.game_id))
+                # The first /resign asks; the one at once below confirms.
+                services[0].app.play.resign(who(b.white_id), GameRef(b.game_id))
+            barrier = threading.Barrier(2)
+            errors: list[BaseException] = []
+            said: list[str] = []
+
+            threads = [threading.Thread(target=_resign_at_once, args=(s, b.white_id, b.game_id, barrier, errors, said))
+                       for s, b in zip(services, boards, strict=True)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            assert not errors
+            rounds = uc.rounds(tid)
+            assert all(" resigned." in text for text in said), said
+            assert [stores[0].games.get(b.game_id).status for b in boards] == ["finished", "finished"]  # type: ignore[union-attr]
+            assert len(rounds) == 2 and rounds[0].complete
+            assert all(b.result == "0-1" for b in rounds[0].pairings)
+            assert len(stores[0].tournaments.games(tid)) == 4
+            paired = [json.loads(r.payload)["round"] for r in stores[0].outbox.find(PLATFORM)
+                      if json.loads(r.payload).get("notice") == "tournament_round_paired"
+                      and json.loads(r.payload)["tournament_id"] == tid]
+            assert paired == [1, 2]
+            # Finish the tournament so the chat may hold the next one.
+            for b in rounds[1].pairings:
+                if b.game_id is not None:
+                    services[0].app.play.resign(who(b.white_id), GameRef(b.game_id))
+                    services[0].app.play.resign(who(b.white_id), GameRef(b.game_id))
+            info = uc.view(tid)
+            assert info is not None and info.status == "finished"
+    finally:
+        for service in services:
+            service.close()
+        for s in stores:
+            s.close()
+
+
+def _resign_at_once(service, user: str, game: int, barrier, errors: list, said: list) -> None:
+    """/resign #game (the confirmation) through the facade, as soon as the other thread is ready."""
+    from bot.service import ChatEvent
+
+    try:
+        barrier.wait()
+        replies = service.handle(ChatEvent(platform=PLATFORM, chat_id=GROUP, user_id=user, user_name=user.capitalize(),
+                                           username=user, text=f"/resign #{game}"))
+        said.append(" | ".join(r.text for r in replies))
+    except BaseException as err:  # noqa: BLE001 - the test reports it
+        errors.append(err)

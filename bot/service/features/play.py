@@ -129,10 +129,13 @@ class Play(UseCase):
         return ResignAsked(row, caller.name, self.games.color_of(row, caller.user_id))
 
     def _resign(self, caller: Caller, row: GameRecord) -> GameEnded | MoveStale:
-        self.storage.settings.drop_pending(_resign_key(row.id, caller.user_id))
         color = self.games.color_of(row, caller.user_id)
         assert color is not None              # resolve gives a player only their own games
-        return self._end_by_players(caller, row, self.games.load(row).resign(color))
+        # One unit with the result: a result that loses a race (a tournament's round ended by two
+        # games at once) is run again with the question still standing, not asked anew.
+        with self.storage.transaction():
+            self.storage.settings.drop_pending(_resign_key(row.id, caller.user_id))
+            return self._end_by_players(caller, row, self.games.load(row).resign(color))
 
     def _end_by_players(self, caller: Caller, row: GameRecord, result: Result) -> GameEnded | MoveStale:
         try:

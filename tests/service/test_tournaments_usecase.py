@@ -477,3 +477,26 @@ def _resign_at_once(service, user: str, game: int, barrier, errors: list, said: 
         said.append(" | ".join(r.text for r in replies))
     except BaseException as err:  # noqa: BLE001 - the test reports it
         errors.append(err)
+
+
+def test_a_leave_that_races_a_move_changes_nothing_and_runs_again(chat, monkeypatch):
+    """The leaver's game moved between reading it and ending it: the leave is a contention (the
+    facade runs it again), with nothing of it kept."""
+    from bot.storage import StorageContention
+
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid"], rounds=2, move_seconds=HOUR)
+    tournaments(chat).start(caller(chat, "admin"))
+    (board,) = [b for b in tournaments(chat).rounds(tid)[0].pairings if b.game_id is not None]
+    assert board.game_id is not None
+    stale = chat.game(board.game_id)
+    move = str(Position.from_fen("italian", stale.fen).legal_moves()[0])
+    chat.service.app.play.move(caller(chat, board.white_id), MoveRequest(move, game=board.game_id))
+    real = tournaments(chat)._running_games
+    monkeypatch.setattr(tournaments(chat), "_running_games", lambda *a, **kw: [stale])
+    before = chat.snapshot()
+    with pytest.raises(StorageContention):
+        tournaments(chat).leave(caller(chat, board.white_id))
+    assert chat.snapshot() == before
+    monkeypatch.setattr(tournaments(chat), "_running_games", real)
+    left = tournaments(chat).leave(caller(chat, board.white_id))
+    assert isinstance(left, Left) and left.forfeited == (board.game_id,)

@@ -58,7 +58,15 @@ from bot.service.notifications import (
     TournamentRoundEnded,
     TournamentRoundPaired,
 )
-from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone, StorageUnavailable, in_transaction
+from bot.storage import (
+    StaleGame,
+    StorageBusy,
+    StorageContention,
+    StorageFull,
+    StorageGone,
+    StorageUnavailable,
+    in_transaction,
+)
 from bot.storage.records import GameRecord, TournamentGameRecord, TournamentRecord
 from bot.storage.repositories import NewTournament, TournamentChange
 from bot.tournaments import Format, Status, Tournament, TournamentError
@@ -210,7 +218,12 @@ class Tournaments(UseCase):
                 # The result is the tournament's forfeit already (recorded above): the game ends as
                 # the leaver's resignation, so the board and the players hear it.
                 color = Color.WHITE if game.white_id == caller.user_id else Color.BLACK
-                self.games.finish_game(game, self.games.load(game).resign(color), caller.at, origin=caller.origin)
+                try:
+                    self.games.finish_game(game, self.games.load(game).resign(color), caller.at,
+                                           origin=caller.origin)
+                except StaleGame as stale:
+                    # A move came in meanwhile: the whole leave runs again on what is stored now.
+                    raise StorageContention(f"game {game.id} moved while its player left") from stale
                 forfeited.append(game.id)
         return Left(self._info(saved, now_t), caller.user_id, caller.name, removed=not before.started,
                     forfeited=tuple(forfeited))

@@ -292,7 +292,9 @@ def test_help_lists_the_command_and_the_deadline_rule(chat):
         assert chat_tournaments.rule_text(lang) in text
         if lang != "en":
             assert "/torneo" in text
-    assert re.search(r"\d", chat_tournaments.rule_text("en"))
+    # The rule names the default deadline the use case applies.
+    for lang in ("en", "es", "it"):
+        assert re.search(rf"\b{DEFAULT_ROUND_SECONDS // 86400} ", chat_tournaments.rule_text(lang))
 
 
 def test_what_shows_a_tournament_links_its_web_page_while_the_board_is_served(chat):

@@ -565,7 +565,6 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         opened = app.puzzles.open_puzzle(ctx.caller, post_id, proven)
         return present_puzzles.present(ctx.lang, opened)
     text = REGISTRY.help_text(ctx.lang)
-    text += "\n" + tournaments.rule_text(ctx.lang)
     if ctx.event.bot_username:
         # Where commands can be addressed to one bot (Telegram), a group may hold others.
         text += "\n" + t(ctx.lang, "help.groups", bot=ctx.event.bot_username)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from bot.i18n import LANGUAGES, t
+from bot.i18n import LANGUAGES, catalog, t
 from bot.rules import VARIANTS
 
 # A command's handler: (the use cases, the event's context, the argument words) -> the replies;
@@ -235,7 +235,12 @@ class Registry:
     def help_text(self, lang: str) -> str:
         """/help in a language: one line per listed command, then the aliases it understands."""
         lines = [t(lang, "help.intro")]
-        lines += [f"/{spec.name} {t(lang, f'help.{spec.name}')}" for spec in self if spec.listed]
+        for spec in self:
+            if spec.listed:
+                lines.append(f"/{spec.name} {t(lang, f'help.{spec.name}')}")
+                # A rule the command's players need (the tournaments' deadline) under its line.
+                if f"help.{spec.name}.more" in catalog("en"):
+                    lines.append(t(lang, f"help.{spec.name}.more"))
         lines.append(t(lang, "help.points"))
         lines.append(t(lang, "help.outro"))
         shown = [f"/{spec.aliases[lang][0]}" for spec in self if spec.aliases.get(lang) and lang != "en"]

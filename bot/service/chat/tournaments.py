@@ -224,7 +224,7 @@ def press_join(app: UseCases, ctx: Ctx, tournament_id: int) -> list[Reply]:
 
 def rule_text(lang: str) -> str:
     """The deadline, forfeit and adjudication rule (said in /help and the README)."""
-    return t(lang, "help.tournament_rule", days=duration(lang, DEFAULT_ROUND_SECONDS))
+    return t(lang, "help.tournament.more")
 
 
 def join_button(lang: str, tournament_id: int) -> Button:

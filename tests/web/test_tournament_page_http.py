@@ -194,3 +194,15 @@ def tournament_in(chat: WebChat, group: str) -> int:
         use.join(who(user))
     assert isinstance(use.start(who("admin")), Started)
     return made.tournament.id
+
+
+async def test_the_chats_standings_link_opens_the_page(chat, client):
+    """The link the chat's /tournament standings carries (while the board is served) is this page."""
+    tid = tournament(chat, {"ana": "Ana", "bob": "Bob", "cid": "Cid"}, rounds=2)
+    base = str(client.make_url("")).rstrip("/")
+    chat.service.chat.serve_web(base, chat.service.web)
+    replies = chat.say("ana", "/tournament standings")
+    urls = [b.url for r in replies for row in r.buttons for b in row if b.url]
+    assert urls == [base + chat.service.web.tournament_path(tid)]
+    page = await client.get(urls[0][len(base):])
+    assert page.status == 200 and boot_of(await page.text())["view"]["id"] == tid

@@ -71,7 +71,6 @@ def test_new_reads_the_format_variant_rounds_and_times_in_any_order(words, expec
     ("swiss 500", "tournament.refused.bad_rounds"),
     ("swiss 5 1m", "new.bad_time"),
     ("swiss 5 30d", "new.bad_time"),
-    ("swiss 5 2d deadline 1d", "tournament.refused.bad_round_time"),
     ("swiss 5 deadline 90d", "tournament.refused.bad_round_time"),
     ("swiss 5 double", "new.bad_arg"),
     ("swiss 5 chess", "new.bad_arg"),
@@ -305,3 +304,28 @@ def test_what_shows_a_tournament_links_its_web_page_while_the_board_is_served(ch
         [[link]] = chat.say("ana", command)[0].buttons
         assert link.label == tr("en", "tournament.web_button")
         assert link.url is not None and link.url.startswith("https://board.example/t/") and f"{tid}" in link.url
+
+
+def test_the_deadline_forfeits_a_game_nobody_moved_in_and_the_round_notice_says_so(chat, now):
+    tid, out = _start(chat, "roundrobin italian 7d deadline 1d", PLAYERS[:3])
+    [game] = [g.id for g in chat.rows("games")]
+    now[0] += 86400 + 60
+    ended = [o.reply for o in _drain(chat) if says(o.reply.text, "en", "tournament.round_over", round=1, id=tid)]
+    assert len(ended) == 1
+    assert says(ended[0].text, "en", "tournament.forfeited_games", games=f"#{game}")
+    assert ended[0].image is not None
+
+
+def test_a_round_notice_names_the_adjudicated_games(chat):
+    from bot.service.chat.tournaments import present_notice
+    from bot.service.notifications import TournamentRoundEnded
+
+    tid, _out = _start(chat)
+    _finish_round(chat)
+    uses = chat.service.app.tournaments
+    for lang in ("en", "es", "it"):
+        reply = present_notice(TournamentRoundEnded(tid, lang, 1, adjudicated=(7, 8), forfeited=(9,)), uses)
+        assert says(reply.text, lang, "tournament.adjudicated_games", games="#7, #8")
+        assert says(reply.text, lang, "tournament.forfeited_games", games="#9")
+        assert says(reply.text, lang, "tournament.standings_title", id=tid, round=1)
+        assert reply.image is not None

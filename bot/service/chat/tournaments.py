@@ -44,6 +44,7 @@ from bot.service.features.results_tournaments import (
     TournamentRefused,
     TournamentShown,
 )
+from bot.service.features.tournaments import MAX_ROUND_SECONDS, MIN_ROUND_SECONDS, Tournaments
 from bot.service.notifications import (
     TournamentFinished,
     TournamentGameReady,
@@ -58,7 +59,6 @@ from renderers.standings import points_text
 if TYPE_CHECKING:
     from bot.service.chat.context import Ctx
     from bot.service.compose import UseCases
-    from bot.service.features.tournaments import Tournaments
 
 # The subcommands, by what they do: every word (folded) that asks for it, in the three languages.
 SUBCOMMANDS: Mapping[str, tuple[str, ...]] = {
@@ -83,8 +83,6 @@ DOUBLE_WORDS = {"double", "doble", "doppio", "doppia", "ida-vuelta", "andata-rit
 DEADLINE_WORDS = {"deadline", "round", "plazo", "limite", "scadenza", "ronda", "turno"}
 # Bounds of what the words may ask (the core refuses the rest with its own codes).
 MAX_ROUNDS = 50
-MIN_ROUND_SECONDS = 3600
-MAX_ROUND_SECONDS = 60 * 86400
 MAX_LISTED_NAMES = 20
 
 
@@ -160,8 +158,6 @@ def parse_new_tournament(args: Sequence[str]) -> NewTournamentArgs:
         raise BadArgument("new.bad_arg", word=next(w for w, f in zip(words, folded, strict=True) if f in DOUBLE_WORDS))
     move = int(str(value.get("times", 24 * 3600)))
     round_seconds = int(str(value.get("round", max(DEFAULT_ROUND_SECONDS, move))))
-    if round_seconds < move:
-        raise BadArgument("tournament.refused.bad_round_time", word=typed.get("round", "")[:20])
     variant = value.get("variant")
     return NewTournamentArgs(format=str(kind), variant=str(variant) if variant is not None else None,
                              rounds=int(str(rounds)) if rounds is not None else None, move_seconds=move,

@@ -500,3 +500,20 @@ def test_a_leave_that_races_a_move_changes_nothing_and_runs_again(chat, monkeypa
     monkeypatch.setattr(tournaments(chat), "_running_games", real)
     left = tournaments(chat).leave(caller(chat, board.white_id))
     assert isinstance(left, Left) and left.forfeited == (board.game_id,)
+
+
+def test_a_loss_on_time_that_ends_a_round_shows_its_board_before_the_round(chat):
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid", "dan"], rounds=2, move_seconds=HOUR)
+    tournaments(chat).start(caller(chat, "admin"))
+    play_round(chat, tid, {"dan"}, random.Random(3))
+    chat.now[0] += 2 * HOUR
+    chat.service.run_due(PLATFORM)
+    kinds = []
+    for row in chat.storage.outbox.find(PLATFORM):
+        data = json.loads(row.payload)
+        if isinstance(data, dict) and data.get("notice") in ("lost_on_time", "tournament_round_ended",
+                                                             "tournament_round_paired"):
+            kinds.append((row.id, data["notice"], data.get("round")))
+    ordered = [kind for _, kind, _ in sorted(kinds)]
+    assert ordered == ["tournament_round_paired", "lost_on_time", "tournament_round_ended",
+                       "tournament_round_paired"], ordered

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 from collections.abc import Callable
@@ -134,7 +135,9 @@ class Clocks(UseCase):
             return False            # no clock: nothing to remind of or to lose on
         lang = self._mover_lang(row)
         if row.deadline_at <= now:
-            self.tell(row.platform, row.chat_id, self.games.time_out(lang, row, now))
+            # A tournament round this loss ends is told after the game's final board.
+            with self.tournaments.notices_after() if self.tournaments is not None else contextlib.nullcontext():
+                self.tell(row.platform, row.chat_id, self.games.time_out(lang, row, now))
             return True
         if not self.storage.games.mark_reminded(row.id, row.version):
             return False

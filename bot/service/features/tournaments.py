@@ -19,10 +19,12 @@ other admin-only commands (/daily, /settings): the use case trusts it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import math
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bot import tournaments as core
@@ -53,6 +55,7 @@ from bot.service.features.results_tournaments import (
     TournamentShown,
 )
 from bot.service.notifications import (
+    Notification,
     TournamentFinished,
     TournamentGameReady,
     TournamentRoundEnded,
@@ -144,7 +147,31 @@ class Tournaments(UseCase):
         super().__init__(runtime, outlet)
         self.games = games
         self._note = threading.local()
+        self._held = threading.local()
         bus.subscribe(GameFinished, self._game_finished)
+
+    @contextlib.contextmanager
+    def notices_after(self) -> Iterator[None]:
+        """The tournament notices a result written inside this block causes (the round's standings,
+        the next round's pairings) are written at its end, after what the block itself writes: a
+        game lost on time shows its final board before the round it ended.  Inside the caller's
+        unit of work; nothing is written when the block fails."""
+        held: list[tuple[str, str, Notification]] = []
+        outer = getattr(self._held, "value", None)
+        self._held.value = held
+        try:
+            yield
+        finally:
+            self._held.value = outer
+        for platform, chat, notice in held:
+            self._say(platform, chat, notice)
+
+    def _say(self, platform: str, chat: str, notice: Notification) -> None:
+        held: list[tuple[str, str, Notification]] | None = getattr(self._held, "value", None)
+        if held is not None:
+            held.append((platform, chat, notice))
+        else:
+            self.tell(platform, chat, notice)
 
     # -- commands ------------------------------------------------------------------------------------
 
@@ -447,18 +474,18 @@ class Tournaments(UseCase):
             for number in range(1, len(t.rounds) + 1):
                 was = number <= len(before.rounds) and before.rounds[number - 1].complete
                 if t.rounds[number - 1].complete and not was and number not in paired:
-                    self.tell(platform, chat, TournamentRoundEnded(
+                    self._say(platform, chat, TournamentRoundEnded(
                         row.id, lang, number, tuple(note.adjudicated) if note else (),
                         tuple(note.forfeited) if note else ()))
             for number in paired:
                 self._pair_games(saved, t, number, deadline or now, lang)
                 if t.rounds[number - 1].complete:
-                    self.tell(platform, chat, TournamentRoundEnded(row.id, lang, number))
+                    self._say(platform, chat, TournamentRoundEnded(row.id, lang, number))
             if finished:
                 table = core.standings(t)
                 if table:
                     top = table[0]
-                    self.tell(platform, chat, TournamentFinished(row.id, lang, top.player, t.player(top.player).name,
+                    self._say(platform, chat, TournamentFinished(row.id, lang, top.player, t.player(top.player).name,
                                                                  top.points))
         self._notify(platform)
         return saved, t
@@ -480,9 +507,9 @@ class Tournaments(UseCase):
                 known = self.storage.players.get(platform, me.id)
                 pings.append(TournamentGameReady(row.id, lang, number, game.id, color, other.name,
                                                  Mention(me.id, me.name, known.username if known else None)))
-        self.tell(platform, chat, TournamentRoundPaired(row.id, lang, number, deadline))
+        self._say(platform, chat, TournamentRoundPaired(row.id, lang, number, deadline))
         for ping in pings:
-            self.tell(platform, chat, ping)
+            self._say(platform, chat, ping)
 
     # -- reading -------------------------------------------------------------------------------------
 

@@ -243,6 +243,10 @@ def test_a_5_player_round_robin_with_a_round_deadline_that_forfeits_and_adjudica
     assert "adjudicated" in reasons
     ended = [n for n in notices(chat) if n["notice"] == "tournament_round_ended"]
     assert any(n.get("adjudicated") for n in ended) and any(n.get("forfeited") for n in ended)
+    # A forfeit at the deadline shows its final board as any loss on time does.
+    lost = {json.loads(r.payload).get("game_id") for r in chat.storage.outbox.find(PLATFORM)
+            if json.loads(r.payload).get("notice") == "lost_on_time"}
+    assert {gid for n in ended for gid in n.get("forfeited", ())} <= lost
     # Each pair met exactly once (Berger tables), each player had one bye (5 players).
     rounds = tournaments(chat).rounds(tid)
     met = [frozenset((b.white_id, b.black_id)) for r in rounds for b in r.pairings if b.black_id is not None]

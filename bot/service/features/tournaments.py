@@ -392,14 +392,19 @@ class Tournaments(UseCase):
         note = _DeadlineNote()
         self._note.value = note
         try:
-            for game in self._running_games(row, t):
-                if game.ply < 2:
-                    result = self.games.load(game).lose_on_time(Position.from_fen(game.variant, game.fen).turn)
-                    note.forfeited.append(game.id)
-                else:
-                    result = adjudicate(game.variant, game.fen)
+            with self.notices_after():
+                for game in self._running_games(row, t):
+                    if game.ply < 2:
+                        # Lost on time by the player who never moved: the chat sees the final board as
+                        # for any loss on time (before the round's standings).
+                        note.forfeited.append(game.id)
+                        mover = self.games.player_to_move(game)
+                        lang = self.games.game_lang(game, mover[0]) if mover else self.games.chat_lang(
+                            game.platform, game.chat_id)
+                        self.tell(game.platform, game.chat_id, self.games.time_out(lang, game, now))
+                        continue
                     note.adjudicated.append(game.id)
-                self.games.finish_game(game, result, now)
+                    self.games.finish_game(game, adjudicate(game.variant, game.fen), now)
         finally:
             self._note.value = None
         row = self.storage.tournaments.get(tournament_id)

@@ -473,7 +473,7 @@ class Contract(abc.ABC):
     def next_wakeup(self, platform: str | None) -> float | None:
         """The earliest time something of ``platform`` (None: all) is due: an outbox message (one
         another process holds: when its lease runs out), a reminder (a tenth of the move time
-        before the deadline) or a deadline; None if nothing is."""
+        before the deadline), a deadline or a running tournament round's deadline; None if nothing is."""
 
     # -- daily puzzles -------------------------------------------------------------------------------
 
@@ -600,7 +600,7 @@ class Contract(abc.ABC):
 
     @abc.abstractmethod
     def chat_tournament(self, platform: str, chat_id: str) -> TournamentRecord | None:
-        """The tournament of a chat that is not finished, found by the chat or by its place."""
+        """The tournament of a chat that is not finished."""
 
     @abc.abstractmethod
     def find_tournaments(self, platform: str | None = None, chat_id: str | None = None,
@@ -612,10 +612,6 @@ class Contract(abc.ABC):
                         round_deadline: float | None, finished_at: float | None) -> TournamentRecord:
         """Store a tournament's next state: a compare-and-set on ``version``; StorageContention
         (nothing written) when another change came first.  The tournament as it is now."""
-
-    @abc.abstractmethod
-    def set_tournament_place(self, tournament_id: int, place: str | None) -> None:
-        """Where a tournament's posts and games go (a forum topic, a thread; None: its chat)."""
 
     @abc.abstractmethod
     def add_tournament_game(self, game: TournamentGameRecord) -> None:

@@ -169,7 +169,8 @@ class NotifyRecord:
 class TournamentRecord:
     """A tournament of a chat as of its ``version`` (every save bumps it): ``state`` is the pure
     core's tournament as JSON text (``bot.tournaments.codec``); ``status`` registering, running or
-    finished; ``place`` the chat id its posts and games go to (None: the chat itself);
+    finished; ``place`` unused, always None (a tournament's own place, a forum topic or a thread,
+    is its chat; the column stays since dropping it would take a migration);
     ``round_deadline`` when the current round ends by rule (None: no round running)."""
 
     id: int

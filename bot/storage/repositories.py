@@ -498,9 +498,6 @@ class TournamentsRepository(_Repository):
     def save(self, tournament_id: int, version: int, change: TournamentChange) -> TournamentRecord:
         return self._store.save_tournament(tournament_id, version, **_given(change))
 
-    def set_place(self, tournament_id: int, place: str | None) -> None:
-        self._store.set_tournament_place(tournament_id, place)
-
     def add_game(self, game: TournamentGameRecord) -> None:
         self._store.add_tournament_game(game)
 

@@ -696,8 +696,11 @@ class SqlStore(Store):
             "SELECT (SELECT min(CASE WHEN claimed_by IS NOT NULL AND lease_until>next_attempt_at THEN lease_until "
             f"ELSE next_attempt_at END) FROM outbox WHERE status='pending' AND {where}) AS outbox, "
             f"(SELECT min(CASE WHEN reminded=0 THEN {self._REMIND_AT} ELSE deadline_at END) FROM games "
-            f"WHERE status='active' AND deadline_at IS NOT NULL AND {where}) AS clocks", (*params, *params))
-        times = [row[name] for name in ("outbox", "clocks") if row and row[name] is not None]
+            f"WHERE status='active' AND deadline_at IS NOT NULL AND {where}) AS clocks, "
+            # A running tournament round's deadline (forfeits and adjudication) is timed work too.
+            "(SELECT min(round_deadline) FROM tournaments WHERE status='running' AND round_deadline IS NOT NULL "
+            f"AND {where}) AS rounds", (*params, *params, *params))
+        times = [row[name] for name in ("outbox", "clocks", "rounds") if row and row[name] is not None]
         return min(times) if times else None
 
     # -- daily puzzles -------------------------------------------------------------------------------
@@ -864,8 +867,8 @@ class SqlStore(Store):
         return self._record(TournamentRecord, "id=?", (tournament_id,))
 
     def chat_tournament(self, platform: str, chat_id: str) -> TournamentRecord | None:
-        return self._record(TournamentRecord, "platform=? AND (chat_id=? OR place=?) AND status<>'finished' "
-                            "ORDER BY id DESC LIMIT 1", (platform, chat_id, chat_id))
+        return self._record(TournamentRecord, "platform=? AND chat_id=? AND status<>'finished' "
+                            "ORDER BY id DESC LIMIT 1", (platform, chat_id))
 
     def find_tournaments(self, platform: str | None = None, chat_id: str | None = None,
                          status: str | None = None, limit: int | None = None) -> list[TournamentRecord]:
@@ -885,10 +888,6 @@ class SqlStore(Store):
             saved = self.tournament(tournament_id)
             assert saved is not None          # written just now, in this transaction
             return saved
-
-    @unit
-    def set_tournament_place(self, tournament_id: int, place: str | None) -> None:
-        self._write("UPDATE tournaments SET place=? WHERE id=?", (place, tournament_id))
 
     @unit
     def add_tournament_game(self, game: TournamentGameRecord) -> None:

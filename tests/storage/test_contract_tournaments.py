@@ -80,13 +80,12 @@ def test_a_failed_save_inside_a_transaction_keeps_nothing_of_it(store: Store) ->
     assert store.tournaments.games(tid) == []
 
 
-def test_a_tournament_is_found_by_its_chat_or_its_place(store: Store) -> None:
+def test_a_tournament_is_found_by_its_chat(store: Store) -> None:
+    # A tournament's own place (a forum topic, a thread) is its chat: nothing else finds it.
     tid = store.tournaments.create(_new())
     assert tid is not None
     assert store.tournaments.in_chat(P, "thread-7") is None
-    store.tournaments.set_place(tid, "thread-7")
-    assert store.tournaments.get(tid).place == "thread-7"  # type: ignore[union-attr]
-    assert store.tournaments.in_chat(P, "thread-7").id == tid  # type: ignore[union-attr]
+    assert store.tournaments.get(tid).place is None  # type: ignore[union-attr]
     assert store.tournaments.in_chat(P, GROUP).id == tid  # type: ignore[union-attr]
     assert store.tournaments.in_chat(OTHER, GROUP) is None
 

@@ -72,9 +72,10 @@ class RoundView:
 
 @dataclass(frozen=True)
 class TournamentInfo:
-    """A tournament as it stands: ``id`` its number; ``platform``/``chat_id`` the chat it belongs to;
-    ``place`` the chat id its posts and games go to (a forum topic, a thread; None: the chat
-    itself); ``format`` "swiss"/"roundrobin"; ``status`` "registering", "running" or "finished";
+    """A tournament as it stands: ``id`` its number; ``platform``/``chat_id`` the chat it belongs to,
+    where its posts and games go (a tournament's own place, a forum topic or a thread, is that chat:
+    the adapter hands /tournament new over as written there); ``place`` always None (kept for the
+    CLI's JSON, a contract); ``format`` "swiss"/"roundrobin"; ``status`` "registering", "running" or "finished";
     ``rounds_total`` None for a round robin still registering; ``round`` the number of rounds paired;
     ``winner_id``/``winner_name`` once finished."""
 
@@ -204,7 +205,9 @@ class TournamentRefused:
     already_started, too_few, full, not_in, already_left, finished, too_many_rounds, bad_rounds,
     bad_cycles, bad_bye_points, no_such_round) or the service's own: not_admin (the chat layer's
     check), already_running (the chat has a tournament open or running), unknown_variant,
-    bad_move_time, bad_round_time, no_round (pairings asked before round 1).  ``values`` for the text."""
+    bad_move_time, bad_round_time, no_round (pairings asked before round 1).  ``values``: what its
+    sentence names (too_few: least, count; too_many_rounds: count, most; full and bad_rounds: most;
+    no_such_round: round, count; unknown_variant, bad_move_time, bad_round_time: word)."""
 
     code: str
     values: tuple[tuple[str, object], ...] = ()

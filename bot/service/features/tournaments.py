@@ -56,6 +56,7 @@ from bot.service.features.results_tournaments import (
 )
 from bot.service.notifications import (
     Notification,
+    TournamentBye,
     TournamentFinished,
     TournamentGameReady,
     TournamentRoundEnded,
@@ -73,6 +74,7 @@ from bot.storage import (
 from bot.storage.records import GameRecord, TournamentGameRecord, TournamentRecord
 from bot.storage.repositories import NewTournament, TournamentChange
 from bot.tournaments import Format, Status, Tournament, TournamentError
+from bot.tournaments.model import MAX_ROUND_ROBIN_PLAYERS, MIN_PLAYERS
 
 # The adjudication rule (also in /help and the README): the endgame tables where they reach; else
 # the engine's search to ADJUDICATION_DEPTH plies within ADJUDICATION_NODES nodes (the same answer
@@ -84,6 +86,8 @@ ADJUDICATION_MARGIN = 150
 # round's deadline decides).
 MIN_ROUND_SECONDS = 3600
 MAX_ROUND_SECONDS = 60 * 86400
+# A Swiss's rounds at most (the players bound it further at the start: each meets each other once).
+MAX_ROUNDS = 50
 HISTORY_SIZE = 10
 
 _CROSS = {"1-0": ("1", "0"), "0-1": ("0", "1"), "1/2-1/2": ("½", "½"), "+-": ("+", "-"), "-+": ("-", "+")}
@@ -96,6 +100,17 @@ class _DeadlineNote:
 
     adjudicated: list[int] = field(default_factory=list)
     forfeited: list[int] = field(default_factory=list)
+
+
+def _refused(error: TournamentError, count: int = 0) -> TournamentRefused:
+    """The core's refusal with the numbers its sentence names (``count`` players joined, the bounds)."""
+    values: dict[str, tuple[tuple[str, object], ...]] = {
+        "too_few": (("least", MIN_PLAYERS), ("count", count)),
+        "too_many_rounds": (("count", count), ("most", max(count - 1, 1))),
+        "full": (("most", MAX_ROUND_ROBIN_PLAYERS),),
+        "bad_rounds": (("most", MAX_ROUNDS),),
+    }
+    return TournamentRefused(error.code, values.get(error.code, ()))
 
 
 def _encode(t: Tournament) -> str:
@@ -186,11 +201,13 @@ class Tournaments(UseCase):
             return TournamentRefused("bad_format", (("format", args.format[:20]),))
         variant = args.variant or self.games.default_variant(caller, lang)
         if variant not in VARIANTS:
-            return TournamentRefused("unknown_variant", (("variant", variant[:20]),))
+            return TournamentRefused("unknown_variant", (("word", variant[:20]),))
         if args.move_seconds <= 0:
-            return TournamentRefused("bad_move_time")
+            return TournamentRefused("bad_move_time", (("word", f"{args.move_seconds}s"),))
         if not MIN_ROUND_SECONDS <= args.round_seconds <= MAX_ROUND_SECONDS:
-            return TournamentRefused("bad_round_time")
+            return TournamentRefused("bad_round_time", (("word", f"{args.round_seconds}s"),))
+        if args.rounds is not None and not 1 <= args.rounds <= MAX_ROUNDS:
+            return TournamentRefused("bad_rounds", (("most", MAX_ROUNDS),))
         settings = core.Settings(fmt, rounds=args.rounds if fmt is Format.SWISS else None, cycles=args.cycles,
                                  bye_points=args.bye_points, initial_color=self.rng.choice(["white", "black"]),
                                  name=(args.name or "Tournament")[:64])
@@ -199,7 +216,7 @@ class Tournaments(UseCase):
                 raise TournamentError("bad_rounds")
             t = core.new(settings)
         except TournamentError as e:
-            return TournamentRefused(e.code)
+            return _refused(e)
         tid = self.storage.tournaments.create(NewTournament(
             platform=caller.platform, chat_id=caller.chat_id, variant=variant, move_seconds=args.move_seconds,
             round_seconds=args.round_seconds, state=_encode(t), created_by=caller.user_id, created_at=caller.at))
@@ -221,7 +238,7 @@ class Tournaments(UseCase):
         try:
             after = core.join(before, player)
         except TournamentError as e:
-            return TournamentRefused(e.code)
+            return _refused(e, len(before.players))
         saved, now_t = self._commit(row, before, after, caller.at)
         return Joined(self._info(saved, now_t), caller.user_id, caller.name)
 
@@ -236,7 +253,7 @@ class Tournaments(UseCase):
         try:
             after = core.leave(before, caller.user_id)
         except TournamentError as e:
-            return TournamentRefused(e.code)
+            return _refused(e, len(before.players))
         forfeited: list[int] = []
         with self.storage.transaction():
             running = self._running_games(row, before, only=caller.user_id)
@@ -265,14 +282,9 @@ class Tournaments(UseCase):
         try:
             after = core.start(before)
         except TournamentError as e:
-            return TournamentRefused(e.code)
+            return _refused(e, len(before.players))
         saved, now_t = self._commit(row, before, after, caller.at)
         return Started(self._info(saved, now_t), self._round(saved, now_t, 1))
-
-    def set_place(self, tournament_id: int, place: str | None) -> None:
-        """Where a tournament's posts and games go from now on (a forum topic, a thread; None: its
-        chat).  The platform adapters call it when they made such a place."""
-        self.storage.tournaments.set_place(tournament_id, place)
 
     # -- views ---------------------------------------------------------------------------------------
 
@@ -340,7 +352,7 @@ class Tournaments(UseCase):
             return TournamentRefused("no_round")
         number = len(t.rounds) if round_number is None else round_number
         if not 1 <= number <= len(t.rounds):
-            return TournamentRefused("no_such_round", (("round", number),))
+            return TournamentRefused("no_such_round", (("round", number), ("count", len(t.rounds))))
         return PairingsShown(self._info(row, t), self._round(row, t, number))
 
     def pairings_of(self, tournament_id: int, round_number: int) -> PairingsShown | None:
@@ -473,7 +485,7 @@ class Tournaments(UseCase):
         with self.storage.transaction():
             saved = self.storage.tournaments.save(row.id, row.version, TournamentChange(
                 _encode(t), t.status.value, deadline, now if finished else row.finished_at))
-            platform, chat = row.platform, row.place or row.chat_id
+            platform, chat = row.platform, row.chat_id
             lang = self.games.chat_lang(platform, row.chat_id)
             note: _DeadlineNote | None = getattr(self._note, "value", None)
             for number in range(1, len(t.rounds) + 1):
@@ -498,23 +510,32 @@ class Tournaments(UseCase):
     def _pair_games(self, row: TournamentRecord, t: Tournament, number: int, deadline: float, lang: str) -> None:
         """Round ``number``'s games, created as /new creates them, and their notices: the pairings
         post, then each player's ping."""
-        platform, chat = row.platform, row.place or row.chat_id
+        platform, chat = row.platform, row.chat_id
         at = deadline - row.round_seconds
-        pings = []
+        pings: list[Notification] = []
         for p in t.rounds[number - 1].pairings:
-            if p.black is None or p.result is not None:
-                continue            # a bye, or a withdrawn player's forfeit: no game
+            if p.black is None:
+                # The bye: no game, but the player hears it (else they only wait for a ping).
+                if t.withdrawn_after(p.white) is None:
+                    pings.append(TournamentBye(row.id, lang, number, t.settings.bye_points,
+                                               self._mention(platform, t.player(p.white))))
+                continue
+            if p.result is not None:
+                continue            # a withdrawn player's forfeit: no game
             white, black = t.player(p.white), t.player(p.black)
             game = self.games.start_game(platform, chat, row.variant, (white.id, white.name), (black.id, black.name),
                                          row.move_seconds, at)
             self.storage.tournaments.add_game(TournamentGameRecord(game.id, row.id, number, white.id, black.id))
             for me, other, color in ((white, black, "white"), (black, white, "black")):
-                known = self.storage.players.get(platform, me.id)
                 pings.append(TournamentGameReady(row.id, lang, number, game.id, color, other.name,
-                                                 Mention(me.id, me.name, known.username if known else None)))
+                                                 self._mention(platform, me)))
         self._say(platform, chat, TournamentRoundPaired(row.id, lang, number, deadline))
         for ping in pings:
             self._say(platform, chat, ping)
+
+    def _mention(self, platform: str, player: core.Player) -> Mention:
+        known = self.storage.players.get(platform, player.id)
+        return Mention(player.id, player.name, known.username if known else None)
 
     # -- reading -------------------------------------------------------------------------------------
 
@@ -542,7 +563,7 @@ class Tournaments(UseCase):
         gone = {pid for pid, _ in t.withdrawn}
         won = core.winner(t)
         return TournamentInfo(
-            id=row.id, platform=row.platform, chat_id=row.chat_id, place=row.place, name=t.settings.name,
+            id=row.id, platform=row.platform, chat_id=row.chat_id, place=None, name=t.settings.name,
             format=t.settings.format.value, variant=row.variant, move_seconds=row.move_seconds,
             round_seconds=row.round_seconds, bye_points=t.settings.bye_points, cycles=t.settings.cycles,
             status=t.status.value,

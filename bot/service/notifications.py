@@ -273,6 +273,17 @@ class TournamentGameReady(TournamentNotice):
 
 
 @dataclass(frozen=True)
+class TournamentBye(TournamentNotice):
+    """A player has the bye in round ``round`` (``points`` without a game): a ping of that player
+    (``mention``) in the tournament's chat, so they know they are not forgotten and wait a round."""
+
+    kind: ClassVar[str] = "tournament_bye"
+    round: int
+    points: float
+    mention: Mention
+
+
+@dataclass(frozen=True)
 class TournamentRoundEnded(TournamentNotice):
     """Round ``round`` is complete: the standings after it (a picture and text; a cross table for a
     round robin).  ``adjudicated``/``forfeited``: game numbers its deadline ended so."""
@@ -297,7 +308,7 @@ class TournamentFinished(TournamentNotice):
 KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
     BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
     FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded,
-    TournamentRoundPaired, TournamentGameReady, TournamentRoundEnded, TournamentFinished)}
+    TournamentRoundPaired, TournamentGameReady, TournamentBye, TournamentRoundEnded, TournamentFinished)}
 
 
 def _plain(value: Any) -> Any:

@@ -559,7 +559,14 @@ class BoardLayer:
         chat_lang = self.games.game_lang(row, seat.user_id)
         name = row.white_name if seat.user_id == row.white_id else row.black_name
         acting = _Acting(kind, row.id, seat.user_id, chat_lang, name, row, now)
-        return run(self._caller(row, seat.user_id, name, lang, now, acting), row, acting)
+        caller = self._caller(row, seat.user_id, name, lang, now, acting)
+        if self.tournaments is None or self.storage.tournaments.of_game(row.id) is None:
+            return run(caller, row, acting)
+        # A tournament round this action ends (its standings, the next round's pairings) is told
+        # after the game's own end, as for a loss on time: one unit of work, so the round's notices
+        # are written with the result or not at all.
+        with self.storage.transaction(), self.tournaments.notices_after():
+            return run(caller, row, acting)
 
     def _caller(self, row: GameRecord, user_id: str, name: str, lang: str, now: float, acting: _Acting) -> Caller:
         """The seat's player in the game's own chat, as the use cases know a caller; the action

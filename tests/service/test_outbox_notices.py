@@ -37,6 +37,7 @@ from bot.service.notifications import (
     PrivateReminder,
     PrivateTurn,
     Reminder,
+    TournamentBye,
     TournamentFinished,
     TournamentGameReady,
     TournamentRoundEnded,
@@ -274,6 +275,7 @@ def test_every_kind_round_trips_through_its_json():
         WebGameEnded(16, "en", GameState(state_fen, 4, "finished", result_score="1-0", result_reason="resign",
                                          winner="W")),
         TournamentRoundPaired(17, "es", 2, 99.5), TournamentGameReady(17, "it", 2, 18, "black", "Bob", mention),
+        TournamentBye(17, "es", 2, 0.5, mention),
         TournamentRoundEnded(17, "en", 2, (18,), (19, 20)), TournamentFinished(17, "en", "u1", "Ana Ñ", 4.5),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())

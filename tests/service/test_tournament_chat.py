@@ -7,10 +7,12 @@ catalog keys and values, never by their English words."""
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
 from catalog_text import pattern, says, tr
+from harness import GROUP
 from PIL import Image
 
 from bot.i18n import catalog
@@ -330,3 +332,138 @@ def test_a_round_notice_names_the_adjudicated_games(chat):
         assert says(reply.text, lang, "tournament.forfeited_games", games="#9")
         assert says(reply.text, lang, "tournament.standings_title", id=tid, round=1)
         assert reply.image is not None
+
+
+# -- follow-ups: the bye's ping, the order of a round's messages, bad input end to end --------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_the_player_with_the_bye_is_pinged(chat, lang):
+    from renderers.standings import points_text
+
+    chat.say("admin", f"/lang {lang}", admin=True)
+    tid = int(pattern(lang, "tournament.created").search(
+        chat.text("admin", "/tournament new swiss italian 2 1h", admin=True))["id"])
+    for p in PLAYERS[:3]:
+        chat.say(p, "/tournament join")
+    _drain(chat)
+    chat.say("admin", "/tournament start", admin=True)
+    out = _drain(chat)
+    playing = {u for g in chat.rows("games") for u in (g.white_id, g.black_id)}
+    [resting] = set(PLAYERS[:3]) - playing
+    byes = [o.reply for o in out if says(o.reply.text, lang, "tournament.bye_ping", id=tid, round=1)]
+    assert len(byes) == 1
+    assert [m.user_id for m in byes[0].mentions] == [resting]
+    assert says(byes[0].text, lang, "tournament.bye_ping", mention=resting.capitalize(), points=points_text(1.0))
+    # Everyone of the round was pinged once: the two players their game, the third the bye.
+    assert sorted(m.user_id for o in out for m in o.reply.mentions) == sorted(PLAYERS[:3])
+
+
+def _game_over_first(out: list[Outgoing], game_id: int, tid: int) -> None:
+    """The game's last message comes before the round's end and the next round's post."""
+    over = [i for i, o in enumerate(out) if o.reply.game_id == game_id]
+    ended = [i for i, o in enumerate(out) if says(o.reply.text, "en", "tournament.round_over", round=1, id=tid)]
+    paired = [i for i, o in enumerate(out) if says(o.reply.text, "en", "tournament.round_title", round=2)]
+    assert over and len(ended) == 1 and len(paired) == 1, [o.reply.text for o in out]
+    assert over[-1] < ended[0] < paired[0], [o.reply.text for o in out]
+
+
+def _outbox_kinds(chat, after: int) -> list[str]:
+    rows = sorted(chat.storage.outbox.find(chat.platform), key=lambda r: r.id)
+    kinds = []
+    for row in rows:
+        data = json.loads(row.payload)
+        if row.id > after and isinstance(data, dict) and "notice" in data:
+            kinds.append(data["notice"])
+    return kinds
+
+
+def _last_game_left(chat) -> tuple[int, object]:
+    """Every game of round 1 but the last ends (white resigns in the chat); the last one, and the
+    outbox's last row id so far (delivered)."""
+    *others, last = [g for g in chat.rows("games") if g.status == "active"]
+    for game in others:
+        chat.resign(game.white_id, f"/resign #{game.id}")
+    _drain(chat)
+    return max(r.id for r in chat.storage.outbox.find(chat.platform)), last
+
+
+def test_a_round_ended_on_the_web_board_says_its_game_over_before_the_round(chat):
+    from bot.service.web import Seat
+
+    tid, _out = _start(chat)
+    mark, last = _last_game_left(chat)
+    answer = chat.service.web.resign(Seat(last.id, chat.platform, last.white_id, chat.now[0] + 60), "en")
+    assert answer.outcome == "ok"
+    kinds = _outbox_kinds(chat, mark)
+    assert kinds[:3] == ["web_game_ended", "tournament_round_ended", "tournament_round_paired"], kinds
+    _game_over_first(_drain(chat), last.id, tid)
+
+
+def test_a_draw_agreed_on_the_web_board_that_ends_a_round_is_told_first(chat):
+    from bot.service.web import Seat
+
+    tid, _out = _start(chat)
+    mark, last = _last_game_left(chat)
+    for user in (last.white_id, last.black_id):
+        chat.service.web.draw(Seat(last.id, chat.platform, user, chat.now[0] + 60), "en")
+    assert chat.game(last.id).result_score == "1/2-1/2"
+    kinds = [k for k in _outbox_kinds(chat, mark) if k != "web_draw_offered"]
+    assert kinds[:3] == ["web_game_ended", "tournament_round_ended", "tournament_round_paired"], kinds
+
+
+def test_a_loss_on_time_that_ends_a_round_is_delivered_before_the_round(chat, now):
+    """As in a console run moved on with /clock: the timed-out game's final board, then the
+    round's standings, then the next round's post (outbox rows in that order)."""
+    tid, _out = _start(chat)
+    mark, last = _last_game_left(chat)
+    chat.play(last.id, [str(chat.position(last.id).legal_moves()[0])])      # white moved: a normal loss
+    _drain(chat)
+    mark = max(r.id for r in chat.storage.outbox.find(chat.platform))
+    now[0] += 2 * 3600
+    chat.service.run_due(chat.platform)
+    kinds = _outbox_kinds(chat, mark)
+    assert kinds[:3] == ["lost_on_time", "tournament_round_ended", "tournament_round_paired"], kinds
+    out = _drain(chat)
+    _game_over_first(out, last.id, tid)
+    assert chat.game(last.id).result_reason == "time"
+
+
+def test_the_issue_s_bad_input_list_through_the_chat_changes_nothing(chat):
+    """Joining twice, joining after the start, a non-admin starting, starting with too few players,
+    a move for another tournament's game (in another chat, or a game not yours), leaving when not
+    in it: each answered with its own sentence, every table as it was."""
+    other = "group-2"
+    _new(chat)
+    chat.say("ana", "/tournament join")
+    chat.say("bob", "/tournament join")
+    before = chat.snapshot()
+    assert says(chat.text("ana", "/tournament join"), "en", "tournament.refused.already_joined")
+    assert says(chat.text("carla", "/tournament leave"), "en", "tournament.refused.not_in")
+    assert says(chat.text("ana", "/tournament start"), "en", "error.admins_only", command="tournament")
+    assert says(chat.text("admin", "/tournament start", admin=True), "en", "tournament.refused.too_few",
+                least=3, count=2)
+    assert chat.snapshot() == before
+    # Tournament A starts here; tournament B in another chat.
+    for p in ("carla", "dario"):
+        chat.say(p, "/tournament join")
+    chat.say("admin", "/tournament start", admin=True)
+    chat.say("admin", "/tournament new swiss italian 3 1h", admin=True, chat=other)
+    for p in ("eva", "fede", "gino", "hugo"):
+        chat.say(p, "/tournament join", chat=other)
+    chat.say("admin", "/tournament start", admin=True, chat=other)
+    _drain(chat)
+    games_a = [g for g in chat.rows("games") if g.chat_id == GROUP]
+    games_b = [g for g in chat.rows("games") if g.chat_id == other]
+    assert len(games_a) == len(games_b) == 2
+    game_b = next(g for g in games_b if chat.position(g.id).turn == "W")
+    move = str(chat.position(game_b.id).legal_moves()[0])
+    before = chat.snapshot()
+    assert says(chat.text("eva", "/tournament join"), "en", "tournament.refused.already_started")
+    # A player of A types a move for B's game, here and in B's chat: not theirs, nothing played.
+    assert says(chat.text("ana", f"/m #{game_b.id} {move}"), "en", "game.unknown", id=game_b.id)
+    assert says(chat.text("ana", f"/m #{game_b.id} {move}", chat=other), "en", "game.not_player", id=game_b.id)
+    # B's own white player, typing in A's chat: that game is not in this chat.
+    assert says(chat.text(game_b.white_id, f"/m #{game_b.id} {move}"), "en", "game.unknown", id=game_b.id)
+    assert says(chat.text("eva", "/tournament leave"), "en", "tournament.refused.not_in")
+    assert chat.snapshot() == before

@@ -18,7 +18,7 @@ from harness import GROUP, PLATFORM, ChatHarness, internal_error_texts
 
 from bot.rules import Position
 from bot.service import GameService
-from bot.service.features.identity import Caller, Player, Where
+from bot.service.features.identity import Caller, Mention, Player, Where
 from bot.service.features.results import MoveRequest
 from bot.service.features.results_games import GameRef
 from bot.service.features.results_tournaments import (
@@ -35,7 +35,7 @@ from bot.service.features.results_tournaments import (
     TournamentShown,
 )
 from bot.service.features.tournaments import game_result
-from bot.service.notifications import from_json
+from bot.service.notifications import TournamentBye, from_json
 
 HOUR = 3600
 DAY = 24 * HOUR
@@ -270,7 +270,8 @@ def test_bad_input_changes_nothing(chat):
     assert uc.create(caller(chat, "a"), NewTournamentArgs("swiss", rounds=3), "en").code == "already_running"
     assert uc.join(caller(chat, "ana")) == TournamentRefused("already_joined")
     assert uc.leave(caller(chat, "zed")) == TournamentRefused("not_in")
-    assert uc.start(caller(chat, "admin")) == TournamentRefused("too_few")
+    # A refusal carries the numbers its sentence names (the chat layer adds nothing).
+    assert uc.start(caller(chat, "admin")) == TournamentRefused("too_few", (("least", 3), ("count", 2)))
     assert uc.pairings(WHERE) == TournamentRefused("no_round")
     assert chat.snapshot() == before
     # Leaving before the start removes; joining again works.
@@ -282,7 +283,7 @@ def test_bad_input_changes_nothing(chat):
     before = chat.snapshot()
     assert uc.join(caller(chat, "eve")) == TournamentRefused("already_started")
     assert uc.start(caller(chat, "admin")) == TournamentRefused("already_started")
-    assert uc.pairings(WHERE, 7) == TournamentRefused("no_such_round", (("round", 7),))
+    assert uc.pairings(WHERE, 7) == TournamentRefused("no_such_round", (("round", 7), ("count", 1)))
     assert chat.snapshot() == before
     shown = uc.current(WHERE)
     assert isinstance(shown, TournamentShown) and shown.tournament.id == tid and shown.round is not None
@@ -521,3 +522,43 @@ def test_a_loss_on_time_that_ends_a_round_shows_its_board_before_the_round(chat)
     ordered = [kind for _, kind, _ in sorted(kinds)]
     assert ordered == ["tournament_round_paired", "lost_on_time", "tournament_round_ended",
                        "tournament_round_paired"], ordered
+
+
+def test_too_many_rounds_and_a_full_round_robin_say_their_numbers(chat):
+    uc = tournaments(chat)
+    open_tournament(chat, "swiss", ["ana", "bob", "cid"], rounds=3)
+    before = chat.snapshot()
+    assert uc.start(caller(chat, "admin")) == TournamentRefused("too_many_rounds", (("count", 3), ("most", 2)))
+    assert uc.create(caller(chat, "a"), NewTournamentArgs("swiss", "italian", rounds=51), "en") == TournamentRefused(
+        "bad_rounds", (("most", 50),))
+    assert chat.snapshot() == before
+
+
+def test_a_running_round_s_deadline_is_when_the_service_next_wakes(chat):
+    """Adapters sleep until ``next_wakeup`` (at most a minute): the running round's deadline is in
+    it, so its forfeits and adjudications come when it passes, not up to a minute later."""
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid", "dan"], rounds=2, move_seconds=7 * DAY,
+                          round_seconds=DAY)
+    tournaments(chat).start(caller(chat, "admin"))
+    chat.service.tick()                   # the round's posts delivered: nothing else is due soon
+    # The games' first reminders come after 6.3 days; the round ends after one.
+    assert chat.service.next_wakeup(PLATFORM) == pytest.approx(chat.now[0] + DAY)
+    assert chat.service.next_wakeup(None) == pytest.approx(chat.now[0] + DAY)
+    assert chat.service.next_wakeup("elsewhere") is None
+    info = tournaments(chat).view(tid)
+    assert info is not None and info.status == "running"
+
+
+def test_the_player_with_the_bye_is_pinged(chat):
+    tid = open_tournament(chat, "swiss", ["ana", "bob", "cid"], rounds=2)
+    started = tournaments(chat).start(caller(chat, "admin"))
+    assert isinstance(started, Started)
+    [bye] = [b for b in started.round.pairings if b.is_bye]
+    said = [n for n in notices(chat) if n["notice"] == "tournament_bye"]
+    assert len(said) == 1
+    notice = from_json(said[0])
+    # (No chat event told the bot the player's username here.)
+    assert notice == TournamentBye(tid, "en", 1, 1.0, Mention(bye.white_id, bye.white_name, None))
+    # After the round's pairings post, with the games' pings.
+    kinds = [n["notice"] for n in notices(chat)]
+    assert kinds.index("tournament_round_paired") < kinds.index("tournament_bye")

@@ -44,8 +44,9 @@ from bot.service.features.results_tournaments import (
     TournamentRefused,
     TournamentShown,
 )
-from bot.service.features.tournaments import MAX_ROUND_SECONDS, MIN_ROUND_SECONDS, Tournaments
+from bot.service.features.tournaments import MAX_ROUND_SECONDS, MAX_ROUNDS, MIN_ROUND_SECONDS, Tournaments
 from bot.service.notifications import (
+    TournamentBye,
     TournamentFinished,
     TournamentGameReady,
     TournamentNotice,
@@ -81,8 +82,6 @@ ADMIN_WORDS = NEW_WORDS + SUBCOMMANDS["start"]
 DOUBLE_WORDS = {"double", "doble", "doppio", "doppia", "ida-vuelta", "andata-ritorno", "x2"}
 # The word before a round's deadline ("deadline 3d", "plazo 3d", "scadenza 3d").
 DEADLINE_WORDS = {"deadline", "round", "plazo", "limite", "scadenza", "ronda", "turno"}
-# Bounds of what the words may ask (the core refuses the rest with its own codes).
-MAX_ROUNDS = 50
 MAX_LISTED_NAMES = 20
 
 
@@ -191,15 +190,7 @@ def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if sub == "leave":
         return present(lang, uses.leave(caller), ctx.now, web_link(ctx))
     if sub == "start":
-        started = uses.start(caller)
-        if isinstance(started, TournamentRefused) and started.code in ("too_few", "too_many_rounds"):
-            # How many have joined (and so how many rounds a Swiss may have: each meets each other
-            # at most once), for the sentence, when the core's refusal does not say it.
-            shown = uses.current(caller.where)
-            if isinstance(shown, TournamentShown):
-                count = len(shown.tournament.players)
-                started = replace(started, values=(("count", count), ("most", max(count - 1, 1)), *started.values))
-        return present(lang, started, ctx.now, web_link(ctx))
+        return present(lang, uses.start(caller), ctx.now, web_link(ctx))
     if sub == "standings":
         return present(lang, uses.standings(caller.where), ctx.now, web_link(ctx))
     return present(lang, uses.history(caller.where), ctx.now, web_link(ctx))
@@ -290,17 +281,11 @@ def _present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
     return [Reply(history_text(lang, outcome))]
 
 
-# What a refusal's text may name that the use case did not give: the core's bounds.
-_REFUSAL_DEFAULTS: Mapping[str, object] = {"least": 3, "most": 16, "count": "?", "round": "?", "word": "",
-                                          "game": "?", "id": "?"}
-
-
 def refusal_text(lang: str, refused: TournamentRefused) -> str:
     """Every refusal code its sentence (``tournament.refused.<code>``); a code without one (a new
-    one of the core's) still says that nothing was done."""
+    one of the core's) still says that nothing was done.  The use case gives the values its
+    sentence names."""
     values = dict(refused.values)
-    if "word" not in values and "variant" in values:
-        values["word"] = values["variant"]
     key = f"tournament.refused.{refused.code}"
     if key not in catalog("en"):
         key = "tournament.refused.other"
@@ -308,7 +293,7 @@ def refusal_text(lang: str, refused: TournamentRefused) -> str:
     # are filled in by t() itself).
     fields = {name for _lit, name, _spec, _conv in Formatter().parse(catalog("en")[key])
               if name and name not in STANDING_VALUES}
-    filled = {name: values.get(name, _REFUSAL_DEFAULTS.get(name, "?")) for name in fields}
+    filled = {name: values.get(name, "?") for name in fields}
     return t(lang, key, **filled)
 
 
@@ -487,6 +472,10 @@ def present_notice(notice: TournamentNotice, uses: Tournaments) -> Reply:
                  game=notice.game_id, opponent=notice.opponent, color=t(lang, f"color.{notice.color}"),
                  time=duration(lang, info.move_seconds if info is not None else 24 * 3600))
         return Reply(text, game_id=notice.game_id, mentions=[mention])
+    if isinstance(notice, TournamentBye):
+        text = t(lang, "tournament.bye_ping", mention=notice.mention.name, id=notice.tournament_id,
+                 round=notice.round, points=points_text(notice.points))
+        return Reply(text, mentions=[notice.mention])
     if isinstance(notice, TournamentRoundEnded):
         lines = [t(lang, "tournament.round_over", round=notice.round, id=notice.tournament_id)]
         if notice.forfeited:

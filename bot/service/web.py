@@ -189,6 +189,57 @@ class BoardAnswer:
     state: BoardState | None = None
 
 
+def position_json(pos: Position) -> dict[str, Any]:
+    """A position as the review API gives it: the rules engine's FEN, the pieces by square, whose turn."""
+    return {"fen": pos.fen(), "pieces": {str(sq): code for sq, code in pos.pieces().items()},
+            "turn": pos.turn.value}
+
+
+@dataclass(frozen=True)
+class ReviewPly:
+    """One ply of a game as played: ``number`` the move number (both sides' plies of a move share
+    it), ``side`` W or B, ``notation`` as the chat writes it, ``after`` the position it led to."""
+
+    ply: int
+    number: int
+    side: str
+    notation: str
+    path: tuple[int, ...]
+    captured: tuple[int, ...]
+    after: Position
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ply": self.ply, "number": self.number, "side": self.side, "notation": self.notation,
+                "captured": list(self.captured), "path": list(self.path)}
+
+
+@dataclass(frozen=True)
+class GameRecordView:
+    """A game's moves for review: the first position and every ply (``/api/g/<id>/moves``), and the
+    position after any ply (``/api/g/<id>/ply/<n>``, ``at``)."""
+
+    game_id: int
+    variant: str
+    status: str
+    start: Position
+    plies: tuple[ReviewPly, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"game_id": self.game_id, "variant": self.variant, "status": self.status,
+                "plies": len(self.plies), "start": position_json(self.start),
+                "moves": [p.to_json() for p in self.plies]}
+
+    def at(self, ply: int) -> dict[str, Any] | None:
+        """The position after ``ply`` (0: the first position) with the move that led to it; None
+        when the game has no such ply."""
+        if not 0 <= ply <= len(self.plies):
+            return None
+        if ply == 0:
+            return {"game_id": self.game_id, "ply": 0, "move": None, **position_json(self.start)}
+        done = self.plies[ply - 1]
+        return {"game_id": self.game_id, "ply": ply, "move": done.to_json(), **position_json(done.after)}
+
+
 @dataclass
 class _Acting:
     """A page's action in progress: handed to the use cases as the request's ``origin`` and back to
@@ -505,6 +556,31 @@ class BoardLayer:
         if seat.user_id == row.black_id:
             return Color.BLACK
         return None
+
+    # -- reviewing: the moves played and the position after any of them --------------------------------
+
+    def record(self, game_id: int) -> GameRecordView | None:
+        """The game's plies as played (read through ``Games.with_moves``, each replayed by the rules
+        engine so its path and captures are the engine's), None when there is no such game."""
+        row, stored = self.games.with_moves(game_id)
+        if row is None:
+            return None
+        pos = Position.from_fen(row.variant, row.start_fen) if row.start_fen else Position.start(row.variant)
+        start = pos
+        # Move numbers count from the first position's side: a game set up with Black to move
+        # numbers its first ply "1..." as the chat and PDN do.
+        offset = 0 if pos.turn == Color.WHITE else 1
+        plies: list[ReviewPly] = []
+        for m in stored:
+            played = next((legal for legal in pos.legal_moves() if str(legal) == m.notation), None)
+            if played is None:
+                # A stored notation the engine no longer reads as written (an older short form).
+                played = pos.parse_move(m.notation)
+            after = pos.play(played)
+            plies.append(ReviewPly(m.ply, (m.ply - 1 + offset) // 2 + 1, pos.turn.value, str(played),
+                                   tuple(played.path), tuple(played.captured), after))
+            pos = after
+        return GameRecordView(row.id, row.variant, row.status, start, tuple(plies))
 
     def pdn(self, game_id: int) -> tuple[str, str] | None:
         """The game as a PDN file (name, text), as /pdn gives it; None when there is no such game."""

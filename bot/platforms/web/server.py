@@ -463,6 +463,36 @@ class BoardSite:
         return web.Response(text=text, content_type="application/x-draughts-pdn", charset="utf-8",
                             headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
+    async def moves(self, request: web.Request) -> web.Response:
+        """The game's plies as played (docs/web.md): for other clients and the page's move list."""
+        game_id = int(request.match_info["game"])
+        _seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal.json()
+        found = await self._call(self.board.record, game_id)
+        if found is None:
+            return _error(404, "no_game", t(lang, "web.no_game"))
+        return web.json_response({"ok": True, **found.to_json()}, headers={"Cache-Control": "no-store"})
+
+    async def ply(self, request: web.Request) -> web.Response:
+        """The position after ply ``n`` (0: the first position): FEN, pieces by square, whose turn,
+        and the move that led to it."""
+        game_id = int(request.match_info["game"])
+        _seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal.json()
+        text = request.match_info["n"]
+        if not (text.isascii() and text.isdigit()) or len(text) > 6:
+            return _error(400, "bad_ply", t(lang, "web.bad_ply"))
+        found = await self._call(self.board.record, game_id)
+        if found is None:
+            return _error(404, "no_game", t(lang, "web.no_game"))
+        shown = found.at(int(text))
+        if shown is None:
+            return _error(404, "no_ply", t(lang, "web.no_ply"))
+        return web.json_response({"ok": True, "plies": len(found.plies), **shown},
+                                 headers={"Cache-Control": "no-store"})
+
     async def events(self, request: web.Request) -> web.StreamResponse:
         """Server-sent events: the state now, then again each time the game's version changes (from
         the game's feed in the stream hub: this handler reads nothing itself); a finished game's
@@ -655,6 +685,8 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
         ("GET", f"/api/g/{GAME_ID}/state", site.state),
         ("GET", f"/api/g/{GAME_ID}/events", site.events),
         ("GET", f"/api/g/{GAME_ID}/pdn", site.pdn),
+        ("GET", f"/api/g/{GAME_ID}/moves", site.moves),
+        ("GET", f"/api/g/{GAME_ID}/ply/{{n}}", site.ply),
         ("POST", f"/api/g/{GAME_ID}/move", site.move),
         ("POST", f"/api/g/{GAME_ID}/draw", site.draw),
         ("POST", f"/api/g/{GAME_ID}/resign", site.resign),

@@ -16,6 +16,13 @@
      button[data-action=flip|draw|resign|resign-confirm|resign-cancel], a[data-action=pdn]
      [data-role=status|message|note|paths|confirm|player-top|player-bottom]
      [data-role=player-*] [data-color=W|B] > [data-role=name|clock|captured]
+   Review (issue 34): main#app data-view (the ply the board shows) and data-live (1: the game as it
+   is now, the only position moves are played from; 0: stepped back); ol[data-role=moves] > li
+   [data-ply=N] one item per ply (data-side W|B, data-capture on a capture, aria-current="step" on
+   the ply shown) > button[data-goto=N]; button[data-action=first|back|forward|last|live] (live:
+   "back to the game", shown while stepped back in a running game).  Home / ArrowLeft / ArrowRight
+   / End step through the game.  window.draughtsBoard.onPly(fn) calls fn(ply, live) each time the
+   shown ply changes, and .go(n) shows ply n (what later views of the page, as the analysis, plug in).
    Credentials: ?t=<seat or spectator token> in the page's URL is sent as "Authorization: Bearer"
    (and as ?t= on the event stream and the PDN link); ?lang=es|it|en picks the language.  A game's
    number alone shows nothing: a refused link leaves the page with the refusal's words.
@@ -34,6 +41,9 @@
   var st = null, flip = false, sel = null, choosing = null, busy = false, skew = 0, poller = null;
   /* The version of the game the message line speaks of: a newer state makes it stale. */
   var said = -1;
+  /* Review: the plies played (null until the list is read), the first position's side, the ply shown
+     (null: the live game), the ply asked for, and the positions already read (a ply never changes). */
+  var rec = null, firstSide = "W", view = null, want = null, plies = {}, reading = false, hooks = [];
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
   /* Telegram's theme parameters and the CSS variables board.css reads them from. */
   var THEME = { bg_color: "--tg-bg", text_color: "--tg-text", button_color: "--tg-button",
@@ -67,8 +77,11 @@
   function accept(state) {
     if (st && state.version <= st.version) return false;
     var before = st;
+    /* Stepped back to what is now the game's present: the live board takes over. */
+    if (view !== null && view >= state.ply) { view = null; want = null; }
     render(state);
     news(before, st);
+    sync();
     return true;
   }
   /* The message line says the latest thing that happened: a move (who played what); anything else
@@ -108,10 +121,22 @@
     drawPanel();
     var d = app.dataset;
     d.version = st.version; d.ply = st.ply; d.turn = st.turn; d.you = st.you || ""; d.status = st.status;
-    d.flipped = (st.flipped !== flip) ? "1" : "0"; d.ready = "1";
+    d.flipped = (st.flipped !== flip) ? "1" : "0";
+    d.view = view === null ? st.ply : view; d.live = view === null ? "1" : "0";
+    app.classList.toggle("past", view !== null);
+    drawReview();
+    d.ready = "1";
   }
 
-  function movesFrom(n) { return (st.moves || []).filter(function (m) { return m.path[0] === n; }); }
+  function movesFrom(n) { return playable().filter(function (m) { return m.path[0] === n; }); }
+  /* Moves are only played from the live position: stepped back, nothing is offered. */
+  function playable() { return view === null ? (st.moves || []) : []; }
+  /* What the board draws: the live state, or the position after the ply stepped to. */
+  function shown() {
+    if (view === null) return { pieces: st.pieces, last: st.last_move };
+    var p = plies[view];
+    return { pieces: p.pieces, last: p.move ? { path: p.move.path, captured: p.move.captured, notation: p.move.notation } : null };
+  }
 
   function drawBoard() {
     var size = st.size, box = $("[data-role=board]");
@@ -119,7 +144,8 @@
     for (var r = 0; r < size; r++) for (var c = 0; c < size; c++) {
       el("rect", { x: c * S, y: r * S, width: S, height: S, "class": "light" }, svg);
     }
-    var last = st.last_move ? st.last_move.path : [];
+    var sh = shown(), lastMove = sh.last;
+    var last = lastMove ? lastMove.path : [];
     st.squares.forEach(function (s) {
       var n = s[0], p = place(n), cls = "dark";
       if (last.indexOf(n) >= 0 && (n === last[0] || n === last[last.length - 1])) cls += " last";
@@ -127,9 +153,9 @@
       el("rect", { x: p[1] * S, y: p[0] * S, width: S, height: S, "class": cls, "data-square": n }, svg);
       el("text", { x: p[1] * S + 5, y: p[0] * S + 21, "class": "num" }, svg).textContent = n;
     });
-    if (st.last_move) {
-      el("polyline", { points: points(last), "class": "trail", "data-last-path": st.last_move.notation }, svg);
-      st.last_move.captured.forEach(function (n) {
+    if (lastMove) {
+      el("polyline", { points: points(last), "class": "trail", "data-last-path": lastMove.notation }, svg);
+      lastMove.captured.forEach(function (n) {
         var c = centre(n), d = 22;
         var g = el("g", { "data-captured-mark": n }, svg);
         el("line", { x1: c[0] - d, y1: c[1] - d, x2: c[0] + d, y2: c[1] + d, "class": "cap" }, g);
@@ -137,9 +163,9 @@
       });
     }
     var starts = {};
-    (st.moves || []).forEach(function (m) { starts[m.path[0]] = 1; });
-    Object.keys(st.pieces).forEach(function (key) {
-      var n = +key, code = st.pieces[key], c = centre(n);
+    playable().forEach(function (m) { starts[m.path[0]] = 1; });
+    Object.keys(sh.pieces).forEach(function (key) {
+      var n = +key, code = sh.pieces[key], c = centre(n);
       var g = el("g", { "data-piece": code, "data-at": n }, svg);
       if (starts[n]) g.setAttribute("data-mine", "1");
       el("circle", { cx: c[0], cy: c[1], r: 37, "class": code.toLowerCase() === "w" ? "pw" : "pb" }, g);
@@ -161,7 +187,7 @@
         el("circle", { cx: c[0], cy: c[1], r: 17, "class": "dest", "data-dest": end }, svg);
       });
     }
-    svg.classList.toggle("mine", !!(st.moves && st.moves.length));
+    svg.classList.toggle("mine", !!playable().length);
     svg.addEventListener("click", tap);
     box.replaceChildren(svg);
   }
@@ -217,7 +243,7 @@
     draw.disabled = busy || st.draw_offer === st.you;
     resign.disabled = busy;
     if (!player) $("[data-role=confirm]").hidden = true;
-    var note = !st.you ? T.spectator : (st.status === "active" && st.moves && st.moves.length ? T.your_turn : "");
+    var note = !st.you ? T.spectator : (st.status === "active" && playable().length ? T.your_turn : "");
     $("[data-role=note]").textContent = note;
     var paths = $("[data-role=paths]");
     paths.replaceChildren();
@@ -246,7 +272,8 @@
   }
 
   function tap(ev) {
-    if (busy || !st || !st.moves || !st.moves.length) return;
+    if (view !== null && st && st.moves && st.moves.length) { say(T.stepped_back, true); return; }
+    if (busy || !st || !playable().length) return;
     var target = ev.target.closest("[data-dest],[data-at],[data-square]");
     if (!target) return;
     var n = +(target.dataset.dest || target.dataset.at || target.dataset.square);
@@ -262,6 +289,92 @@
        explained by the server (another's piece, a capture that is compulsory elsewhere). */
     sel = st.pieces[n] ? (sel === n ? null : n) : null;
     render();
+  }
+
+  /* -- the move list and stepping through the game ------------------------------------------------- */
+  function moveText(m) { return m.number + (m.side === "W" ? ". " : "… ") + m.notation; }
+  function drawReview() {
+    var list = $("[data-role=moves]"), at = view === null ? st.ply : view;
+    if (rec) {
+      /* The list only grows (a game's past never changes): new plies are appended, nothing redrawn. */
+      while (list.children.length > rec.length) list.removeChild(list.lastChild);
+      for (var i = list.children.length; i < rec.length; i++) {
+        var m = rec[i], li = document.createElement("li"), b = document.createElement("button");
+        li.dataset.ply = m.ply; li.dataset.side = m.side;
+        if (m.captured.length) li.dataset.capture = "1";
+        if (i === 0 && m.side === "B") li.style.gridColumn = "2";
+        b.type = "button"; b.dataset.goto = m.ply; b.textContent = moveText(m);
+        li.appendChild(b);
+        list.appendChild(li);
+      }
+      var current = null;
+      Array.prototype.forEach.call(list.children, function (li) {
+        if (+li.dataset.ply === at) { li.setAttribute("aria-current", "step"); current = li; } else li.removeAttribute("aria-current");
+      });
+      if (current && list.scrollHeight > list.clientHeight) {
+        var top = current.offsetTop, bottom = top + current.offsetHeight;
+        if (top < list.scrollTop || bottom > list.scrollTop + list.clientHeight) list.scrollTop = top - list.clientHeight / 2;
+      }
+    }
+    var end = st.ply;
+    $("[data-action=first]").disabled = $("[data-action=back]").disabled = at <= 0;
+    $("[data-action=forward]").disabled = $("[data-action=last]").disabled = at >= end;
+    $("[data-action=live]").hidden = view === null || st.status !== "active";
+  }
+  /* The plies played: read once, then each new ply a state brings is appended (a gap, as after the
+     page slept, reads the list again). */
+  function sync() {
+    if (!st || reading) return;
+    if (rec && rec.length === st.ply) return;
+    if (rec && st.ply === rec.length + 1 && st.last_move) {
+      var prev = rec[rec.length - 1], side = st.turn === "W" ? "B" : "W";
+      var number = prev ? (prev.side === "B" ? prev.number + 1 : prev.number) : 1;
+      rec.push({ ply: st.ply, number: number, side: side, notation: st.last_move.notation,
+                 path: st.last_move.path, captured: st.last_move.captured });
+      drawReview();
+      return;
+    }
+    reading = true;
+    fetch(api("moves"), { headers: headers() }).then(function (r) { return r.json(); }).then(function (data) {
+      reading = false;
+      if (!data.ok) return;
+      rec = data.moves; firstSide = data.start.turn;
+      plies[0] = { ply: 0, pieces: data.start.pieces, move: null };
+      drawReview();
+      if (rec.length !== st.ply) sync();
+    }, function () { reading = false; });
+  }
+  /* The ply being shown or on its way (a key pressed again before a position arrives steps on from it). */
+  function current() { return want !== null ? want : (view === null ? st.ply : view); }
+  /* Show ply n (0: the first position); the live game's ply shows the live game. */
+  function go(n) {
+    if (!st) return;
+    n = Math.max(0, Math.min(st.ply, n));
+    want = n;
+    if (n === st.ply) { show(null); return; }
+    if (plies[n]) { show(n); return; }
+    fetch(api("ply/" + n), { headers: headers() }).then(function (r) { return r.json(); }).then(function (data) {
+      if (!data.ok) { if (want === n) want = view; say(data.error, true); return; }
+      plies[n] = data;
+      if (want === n) show(n);
+    }, function () { if (want === n) want = view; say(T.offline, true); });
+  }
+  function show(n) {
+    var changed = view !== n;
+    view = n; sel = null; choosing = null;
+    if (n === null) want = null;
+    if ($("[data-role=message]").textContent === T.stepped_back) say("", false, said);
+    render();
+    if (changed) hooks.forEach(function (fn) { try { fn(current(), view === null); } catch (e) { /* a hook's fault stays its own */ } });
+  }
+  function keys(ev) {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey || !st) return;
+    var t = ev.target, tag = t && t.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || (t && t.isContentEditable)) return;
+    var to = { Home: 0, End: st.ply, ArrowLeft: current() - 1, ArrowRight: current() + 1 }[ev.key];
+    if (to === undefined) return;
+    ev.preventDefault();
+    go(to);
   }
 
   function post(path, body) {
@@ -296,6 +409,26 @@
     pdn.textContent = T.pdn;
     pdn.href = api("pdn", true);
     $("[data-action=flip]").addEventListener("click", function () { flip = !flip; render(); });
+    [["first", "step_first", "«"], ["back", "step_back", "‹"], ["forward", "step_forward", "›"],
+     ["last", "step_last", "»"]].forEach(function (b) {
+      var button = $("[data-action=" + b[0] + "]");
+      button.textContent = b[2];
+      button.setAttribute("aria-label", T[b[1]]);
+      button.title = T[b[1]];
+    });
+    $("[data-action=live]").textContent = T.back_to_game;
+    $("[data-role=moves-title]").textContent = T.moves;
+    $("[data-action=first]").addEventListener("click", function () { go(0); });
+    $("[data-action=back]").addEventListener("click", function () { go(current() - 1); });
+    $("[data-action=forward]").addEventListener("click", function () { go(current() + 1); });
+    $("[data-action=last]").addEventListener("click", function () { go(st.ply); });
+    $("[data-action=live]").addEventListener("click", function () { go(st.ply); });
+    $("[data-role=moves]").addEventListener("click", function (ev) {
+      var b = ev.target.closest("[data-goto]");
+      if (b) go(+b.dataset.goto);
+    });
+    document.addEventListener("keydown", keys);
+    window.draughtsBoard = { onPly: function (fn) { hooks.push(fn); }, go: go };
     $("[data-action=draw]").addEventListener("click", function () { post("draw"); });
     $("[data-action=resign]").addEventListener("click", function () { $("[data-role=confirm]").hidden = false; });
     $("[data-action=resign-cancel]").addEventListener("click", function () { $("[data-role=confirm]").hidden = true; });

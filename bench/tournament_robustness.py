@@ -4,10 +4,12 @@ A campaign in the style of bench/robustness.py: each run starts `python -m bot c
 copy of a database holding a Swiss just started (40 players by default, so pairing a round takes a
 noticeable time), plays each round's games by script (resignations and agreed draws) and sends the
 round's last result (the confirming `/resign` or the accepting `/draw`), then kills the console
-with SIGKILL after a random delay: half of the delays are drawn over the whole time the line takes
-to be answered, half over the time the pairing takes in it (both measured in a first run that is
-not killed).  The console is started again, the result given again if it was lost, and the
-tournament played on, a kill at every round's last result (the last round's ends the tournament).
+with SIGKILL after a random delay: a third of the delays are drawn over the whole time the line
+takes to be answered, a third over the time the pairing takes in it, a third over the time after
+the pairing (the games made, the change committed, the answer drawn), all measured in a first run
+that is not killed (the result itself is read and recorded in about a millisecond before the
+pairing).  The console is started again, the result given again if it was lost, and the tournament
+played on, a kill at every round's last result (the last round's ends the tournament).
 
 Where a kill landed is observed, not steered: the console runs with `bot.tournaments.pair_next_round`
 wrapped by this script (no hook in the bot) to append "start"/"end" lines to a file, which
@@ -207,17 +209,19 @@ def measure(db: str, folder: Path, env: dict[str, str], seed: int, rounds: int) 
             mine = marks(run.log)[before:]
             starts = [at for kind, at in mine if kind == "start"]
             ends = [at for kind, at in mine if kind == "end"]
+            # The last round pairs nothing (its result ends the tournament): its window is the whole line.
             timings.append((starts[0] - sent, ends[-1] - sent, answered) if starts and ends
-                           else (answered, answered, answered))
+                           else (0.0, answered, answered))
     finally:
         run.close()
     return timings
 
 
 def campaign(runs: int, players: int, rounds: int, seed: int = 1, server: object | None = None,
-             say: Callable[[str], None] = print) -> Tally:
+             say: Callable[[str], None] = print, windows: tuple[int, ...] = (0, 1, 2)) -> Tally:
     """``runs`` runs of a ``players``-player Swiss of ``rounds`` rounds, a kill at each round's last
-    result; on PostgreSQL when given a server (tests/pg_server.py), else on SQLite files."""
+    result; on PostgreSQL when given a server (tests/pg_server.py), else on SQLite files.  The kills'
+    delays are drawn from ``windows``: 0 the whole answer, 1 the pairing, 2 after the pairing."""
     tally = Tally()
     folder = Path(tempfile.mkdtemp(prefix="tkill-"))
     dbs = Databases(folder, server)
@@ -233,7 +237,8 @@ def campaign(runs: int, players: int, rounds: int, seed: int = 1, server: object
     timings = measure(dbs.copy(0), folder / "m", env, 0, rounds)
     tally.pair_s += [end - start for start, end, _answered in timings]
     say(f"unkilled run: the last line of a round answered in {statistics.median(t[2] for t in timings):.3f} s, "
-        f"pairing inside it {statistics.median(t[1] - t[0] for t in timings):.3f} s (medians over "
+        f"its pairing from {statistics.median(t[0] for t in timings[:-1] or timings):.3f} s to "
+        f"{statistics.median(t[1] for t in timings[:-1] or timings):.3f} s after it was sent (medians over "
         f"{len(timings)} rounds)")
     rng = random.Random(seed)
     for n in range(1, runs + 1):
@@ -241,7 +246,7 @@ def campaign(runs: int, players: int, rounds: int, seed: int = 1, server: object
         run_folder.mkdir()
         run = Run(dbs.copy(n), run_folder, env, seed + n)
         try:
-            one_run(run, rng, timings, tally)
+            one_run(run, rng, timings, tally, windows)
         except AssertionError as e:
             tally.violations.append(f"run {n}: {e}")
         finally:
@@ -256,12 +261,16 @@ def campaign(runs: int, players: int, rounds: int, seed: int = 1, server: object
     return tally
 
 
-def one_run(run: Run, rng: random.Random, timings: list[tuple[float, float, float]], tally: Tally) -> None:
+def one_run(run: Run, rng: random.Random, timings: list[tuple[float, float, float]], tally: Tally,
+            windows: tuple[int, ...] = (0, 1, 2)) -> None:
     for index in range(len(timings)):
         number, (console, lines) = run.play()
         start, end, answered = timings[index]
-        # Half the kills anywhere in the line's answer, half inside the pairing.
-        delay = rng.uniform(0, answered * 1.1) if rng.random() < 0.5 else rng.uniform(start, end)
+        # A third of the kills anywhere in the line's answer, a third inside the pairing, a third
+        # after it (the round's games made and the change committed; the time before the pairing,
+        # the result read and the round found complete, is about a millisecond).
+        kind = rng.choice(windows)
+        delay = (rng.uniform(0, answered * 1.1), rng.uniform(start, end), rng.uniform(end, answered))[kind]
         before = len(marks(run.log))
         console.send(lines)
         time.sleep(max(delay, 0.0))

@@ -67,6 +67,12 @@ def shows(view: Board, ply: int, positions: list[Position], moves: list[str]) ->
         capture = view.page.locator("[data-role=board] [data-captured-mark]")
         mark = sorted(int(capture.nth(i).get_attribute("data-captured-mark")) for i in range(capture.count()))
         assert mark == sorted(positions[ply - 1].parse_move(moves[ply - 1]).captured)
+    # The captured counts are the shown ply's: a player's row counts the other side's pieces gone
+    # since the first position.
+    for colour, other in (("W", "B"), ("B", "W")):
+        gone = sum(positions[0].count(other)) - sum(positions[ply].count(other))
+        counted = view.page.locator(f"[data-color={colour}] [data-role=captured]").inner_text()
+        assert counted.endswith(f": {gone}"), (ply, colour, counted)
     current = view.page.locator("[data-role=moves] li[aria-current=step]")
     if ply == 0:
         assert current.count() == 0
@@ -91,6 +97,8 @@ def test_a_40_ply_game_stepped_to_every_ply_by_keys_buttons_and_taps(browser, bo
             "ol[data-role=moves] > li[data-capture]", "els => els.map(e => e.dataset.ply)")]
         assert captures == [i + 1 for i, m in enumerate(moves) if "x" in m]
         shows(view, PLIES, positions, moves)
+        # The page's hook for later views (the analysis): told each ply shown.
+        view.page.evaluate("window.__seen = []; window.draughtsBoard.onPly((n, live) => window.__seen.push([n, live]))")
         # The keyboard: Home, then ArrowRight through every ply, ArrowLeft back, End.
         view.page.keyboard.press("Home")
         shows(view, 0, positions, moves)
@@ -102,6 +110,9 @@ def test_a_40_ply_game_stepped_to_every_ply_by_keys_buttons_and_taps(browser, bo
             shows(view, ply, positions, moves)
         view.page.keyboard.press("End")
         shows(view, PLIES, positions, moves)
+        seen = view.page.evaluate("window.__seen")
+        assert seen == [[0, False], *[[n, n == PLIES] for n in range(1, PLIES + 1)],
+                        [39, False], [38, False], [37, False], [PLIES, True]]
         # The buttons, labelled in the page's language: back through every ply, first, forward, last.
         back = view.page.get_by_role("button", name=t("es", "web.step_back"))
         for ply in range(PLIES - 1, -1, -1):

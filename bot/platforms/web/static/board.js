@@ -192,6 +192,15 @@
     box.replaceChildren(svg);
   }
 
+  /* Pieces of a colour taken by the ply shown: the live state's count, or, stepped back, the first
+     position's pieces less that ply's. */
+  function taken(colour) {
+    if (view === null || !plies[0]) return st.captured[colour];
+    var count = function (pieces) {
+      return Object.keys(pieces).filter(function (k) { return pieces[k].toUpperCase() === colour; }).length;
+    };
+    return count(plies[0].pieces) - count(plies[view].pieces);
+  }
   function clockText(seconds) {
     if (seconds == null) return "";
     seconds = Math.max(0, Math.floor(seconds));
@@ -210,7 +219,7 @@
       box.dataset.color = colour;
       box.classList.toggle("turn", st.status === "active" && st.turn === colour);
       var parts = [["dot", ""], ["name", p.name + (st.you === colour ? " ★" : "")],
-                   ["cap-count", T.captured + ": " + st.captured[colour === "W" ? "B" : "W"]], ["clock", ""]];
+                   ["cap-count", T.captured + ": " + taken(colour === "W" ? "B" : "W")], ["clock", ""]];
       parts.forEach(function (part) {
         var span = document.createElement("span");
         span.className = part[0] + (part[0] === "dot" ? " " + colour : "");

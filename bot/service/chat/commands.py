@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.rules import VARIANTS
 from bot.rules.variants import VariantWords
-from bot.service.chat.registry import REGISTRY
+from bot.service.chat.registry import REGISTRY, fold  # one folding for the admin check and the handlers
 from bot.service.features.common import DEFAULT_MOVE_SECONDS
 from bot.service.features.results_games import NewGameArgs, PlayArgs
 
@@ -67,11 +67,6 @@ def parse_command(text: str) -> Command | None:
     raw = raw.lower()
     spec = REGISTRY.lookup(raw)
     return Command(spec.name if spec else None, raw, rest.split(), rest.strip(), addressee.lower() or None)
-
-
-def fold(word: str) -> str:
-    """Lower case without accents: 'Españolas' and 'espanolas' are the same word."""
-    return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(ch))
 
 
 def parse_duration(word: str) -> int | None:

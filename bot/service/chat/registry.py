@@ -200,7 +200,8 @@ class Registry:
         """Whether this use of a command is for chat administrators only."""
         if spec.permission is Permission.ADMINS:
             return True
-        return bool(args) and (spec.admin_args or args[0].lower() in spec.admin_words)
+        # Folded as the subcommand reader folds (``fold``): 'STÁRT' must need the admins as 'start' does.
+        return bool(args) and (spec.admin_args or fold(args[0]) in {fold(w) for w in spec.admin_words})
 
     def place_of(self, text: str | None, bot_username: str | None = None) -> Place | None:
         """What typed text starts in a place of its own (see ``CommandSpec.place_words``), or None:
@@ -250,9 +251,13 @@ class Registry:
         return "\n".join(lines)
 
 
-def _folded(word: str) -> str:
-    """Lower case without accents, as the commands read words ('Española' is 'espanola')."""
+def fold(word: str) -> str:
+    """Lower case without accents, as the commands read words ('Española' is 'espanola'); the one
+    folding of a command's words, so the admin check and the handlers read a word alike."""
     return "".join(ch for ch in unicodedata.normalize("NFD", word.lower()) if not unicodedata.combining(ch))
+
+
+_folded = fold
 
 
 def _aliases(es: tuple[str, ...] = (), it: tuple[str, ...] = (), en: tuple[str, ...] = ()) -> dict[str, tuple]:

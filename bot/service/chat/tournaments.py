@@ -21,10 +21,9 @@ from bot.service.chat.commands import (
     VARIANT_FILLERS,
     VARIANT_WORDS,
     BadArgument,
-    fold,
     parse_duration,
 )
-from bot.service.chat.registry import PLACE_KINDS, ButtonKind, action
+from bot.service.chat.registry import PLACE_KINDS, ButtonKind, action, fold
 from bot.service.chat.wording import day_words, duration, short_list, variant_name
 from bot.service.events import Button, Reply
 from bot.service.features.results_tournaments import (
@@ -73,8 +72,7 @@ SUBCOMMANDS: Mapping[str, tuple[str, ...]] = {
     "history": ("history", "past", "historial", "storico", "cronologia"),
 }
 _SUB_OF = {word: sub for sub, words in SUBCOMMANDS.items() for word in words}
-# The words of /tournament new and start as typed (the registry checks its admin words before
-# folding, so the accented spellings are listed as well).
+# The words of /tournament new and start (the registry folds what is typed as ``subcommand`` does).
 NEW_WORDS = SUBCOMMANDS["new"]
 ADMIN_WORDS = NEW_WORDS + SUBCOMMANDS["start"]
 
@@ -132,7 +130,7 @@ def parse_new_tournament(args: Sequence[str]) -> NewTournamentArgs:
             assert seconds is not None
             if not MIN_ROUND_SECONDS <= seconds <= MAX_ROUND_SECONDS:
                 raise BadArgument("tournament.refused.bad_round_time", word=words[i + 1][:20])
-            choose("round", words[i + 1], seconds, "tournament.refused.bad_round_time")
+            choose("round", words[i + 1], seconds, "tournament.two_deadlines")
             i += 1
         elif re.fullmatch(r"[0-9]{1,6}", word):
             if not 1 <= int(word) <= MAX_ROUNDS:

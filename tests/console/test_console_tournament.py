@@ -59,10 +59,11 @@ class Script:
 
     def pairings(self) -> tuple[int, list[tuple[str, str, int]], list[str]] | None:
         """The current round as /tournament pairings shows it: its number, its games (white,
-        black, game id), its byes; None once the tournament is over (the chat has none running)."""
-        text = self.as_("Admin", "/tournament pairings")
-        if pattern("en", "tournament.none_history").search(text) is not None:
+        black, game id), its byes; None once the tournament is over (the chat has none running:
+        /tournament pairings then shows the finished one's last round)."""
+        if pattern("en", "tournament.none_history").search(self.as_("Admin", "/tournament")) is not None:
             return None
+        text = self.as_("Admin", "/tournament pairings")
         title = pattern("en", "tournament.round_title", "tournament.round_title_open").search(text)
         assert title is not None, text
         games, byes = [], []

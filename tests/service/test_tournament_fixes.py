@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from catalog_text import pattern, says
+from catalog_text import pattern, says, tr
 
 from bot.i18n import t
 from bot.service.chat.commands import BadArgument
@@ -78,3 +78,152 @@ def test_any_words_through_the_chat_change_nothing_but_a_tournament(chat):
         words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
         replies = chat.say("admin", f"/tournament new {words}", admin=True)
         assert replies and all("{" not in r.text for r in replies), words
+
+
+# -- 3. cancelling, lapsing ---------------------------------------------------------------------------------
+
+
+def _start(chat, words: str = "swiss spanish 3 1h", players: list[str] = PLAYERS) -> int:
+    tid = _new(chat, words)
+    for p in players:
+        chat.say(p, "/tournament join")
+    assert says(chat.text("admin", "/tournament start", admin=True), "en", "tournament.started", id=tid)
+    chat.service.tick()
+    return tid
+
+
+def test_a_registering_tournament_is_cancelled_by_an_admin_and_frees_the_chat(chat):
+    tid = _new(chat)
+    chat.say("ana", "/tournament join")
+    before = chat.snapshot()
+    for word in ("cancel", "CANCELAR", "annulla"):
+        assert says(chat.text("ana", f"/tournament {word}"), "en", "error.admins_only", command="tournament")
+    assert chat.snapshot() == before
+    assert says(chat.text("admin", "/tournament cancel", admin=True), "en", "tournament.cancelled", id=tid)
+    assert says(chat.text("ana", "/tournament"), "en", "tournament.none_history")
+    assert says(chat.text("ana", "/tournament history"), "en", "tournament.history_line_cancelled", id=tid,
+                players=tr("en", "tournament.players.one", n=1))
+    assert says(chat.text("ana", "/tournament join"), "en", "tournament.none_history")
+    assert says(chat.text("admin", "/tournament cancel", admin=True), "en", "tournament.none_history")
+    assert _new(chat) == tid + 1
+
+
+def test_a_running_tournament_cancelled_leaves_its_games_as_ordinary_games(chat):
+    tid = _start(chat)
+    running = sorted(g.id for g in chat.rows("games") if g.status == "active")
+    assert len(running) == 2
+    text = chat.text("admin", "/tournament cancel", admin=True)
+    assert says(text, "en", "tournament.cancelled_games.other", id=tid, games=", ".join(f"#{g}" for g in running))
+    uses = chat.service.app.tournaments
+    [info] = uses.find()
+    assert info.status == "cancelled" and info.winner_id is None
+    # The games go on; their results no longer go into the tournament, and no round is paired.
+    state = chat.storage.tournaments.get(tid)
+    for game in chat.rows("games"):
+        chat.resign(game.white_id, f"/resign #{game.id}")
+    assert all(g.status == "finished" for g in chat.rows("games"))
+    assert chat.storage.tournaments.get(tid) == state
+    assert not [o for o in chat.service.tick() if pattern("en", "tournament.round_title").search(o.reply.text)]
+    assert uses.rounds(tid)[0].pairings[0].result is None
+    # The last tournament's pairings and standings are still shown, and a new one may open.
+    assert says(chat.text("ana", "/tournament pairings"), "en", "tournament.round_title", id=tid, round=1)
+    assert says(chat.text("ana", "/tournament history"), "en", "tournament.history_line_cancelled", id=tid)
+    assert _new(chat) == tid + 1
+
+
+def test_a_tournament_not_started_within_14_days_lapses(chat, now):
+    tid = _new(chat)
+    chat.say("ana", "/tournament join")
+    now[0] += 14 * 86400 - 60
+    assert says(chat.text("bob", "/tournament"), "en", "tournament.show_registering", id=tid)
+    now[0] += 60
+    assert says(chat.text("bob", "/tournament"), "en", "tournament.none_history")
+    assert says(chat.text("bob", "/tournament history"), "en", "tournament.history_line_cancelled", id=tid)
+    assert _new(chat) == tid + 1
+
+
+def test_a_lapsed_tournament_does_not_block_a_new_one(chat, now):
+    tid = _new(chat)
+    now[0] += 15 * 86400
+    # Nobody looked in between: creating lapses it first.
+    assert _new(chat, "roundrobin") == tid + 1
+
+
+def test_the_created_post_says_the_lapse_and_the_bye(chat):
+    text = chat.text("admin", "/tournament new swiss 3", admin=True)
+    assert says(text, "en", "tournament.created", bye="1", days=14)
+
+
+# -- 4. a bye of ½, set at creation -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("words, points", [
+    ("swiss 5", 1.0), ("swiss 5 halfbye", 0.5), ("swiss 5 bye½", 0.5), ("swiss 5 bye 1/2", 0.5),
+    ("suizo 5 mediodescanso", 0.5), ("suizo 5 descanso ½", 0.5), ("svizzero 5 mezzoriposo", 0.5),
+    ("svizzero 5 riposo 1/2", 0.5), ("swiss bye 1 5", 1.0), ("swiss 5 MEDIOBYE", 0.5),
+])
+def test_new_reads_the_bye_s_score(words, points):
+    assert parse_new_tournament(words.split()).bye_points == points
+
+
+def test_two_bye_scores_are_refused():
+    with pytest.raises(BadArgument) as err:
+        parse_new_tournament("swiss 5 halfbye bye 1".split())
+    assert err.value.key == "tournament.two_byes"
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_a_half_bye_is_kept_shown_and_scored(chat, lang):
+    chat.say("admin", f"/lang {lang}", admin=True)
+    half = {"en": "halfbye", "es": "mediodescanso", "it": "mezzoriposo"}[lang]
+    text = chat.text("admin", f"/tournament new swiss 2 1h {half}", admin=True)
+    assert says(text, lang, "tournament.created", bye="½")
+    assert says(chat.text("ana", "/tournament"), lang, "tournament.show_registering", bye="½")
+    assert half in chat.text("ana", "/help")
+    for p in PLAYERS[:3]:
+        chat.say(p, "/tournament join")
+    chat.say("admin", "/tournament start", admin=True)
+    out = chat.service.tick()
+    assert any(says(o.reply.text, lang, "tournament.bye_ping", points="½") for o in out)
+    [info] = chat.service.app.tournaments.find()
+    assert info.bye_points == 0.5
+
+
+# -- 8. wording ---------------------------------------------------------------------------------------------
+
+
+def test_starting_a_running_tournament_says_it_runs(chat):
+    _start(chat)
+    before = chat.snapshot()
+    text = chat.text("admin", "/tournament start", admin=True)
+    assert says(text, "en", "tournament.refused.running", round=1)
+    assert not says(text, "en", "tournament.refused.already_started")
+    assert chat.snapshot() == before
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_counts_use_the_catalogs_plural_forms(chat, lang):
+    chat.say("admin", f"/lang {lang}", admin=True)
+    chat.say("admin", "/tournament new swiss 2 1h", admin=True)
+    chat.say("ana", "/tournament join")
+    one = tr(lang, "tournament.players.one", n=1)
+    assert says(chat.text("bob", "/tournament"), lang, "tournament.show_registering", players=one)
+    for p in PLAYERS[1:]:
+        chat.say(p, "/tournament join")
+    chat.say("admin", "/tournament start", admin=True)
+    chat.service.tick()
+    text = chat.text("ana", "/tournament leave")
+    [game] = [g.id for g in chat.rows("games") if "ana" in (g.white_id, g.black_id)]
+    assert says(text, lang, "tournament.withdrew_games.one", name="Ana", games=f"#{game}")
+
+
+def test_pairings_after_the_end_show_the_finished_tournament(chat):
+    tid = _start(chat, "roundrobin", PLAYERS[:3])
+    for _ in range(3):
+        for game in chat.rows("games"):
+            if game.status == "active":
+                chat.resign(game.white_id, f"/resign #{game.id}")
+        chat.service.tick()
+    assert says(chat.text("ana", "/tournament"), "en", "tournament.none_history")
+    assert says(chat.text("ana", "/tournament pairings"), "en", "tournament.round_title", id=tid, round=3)
+    assert says(chat.text("ana", "/tournament pairings 1"), "en", "tournament.round_title", id=tid, round=1)

@@ -28,6 +28,8 @@ from bot.service.chat.wording import day_words, duration, short_list, variant_na
 from bot.service.events import Button, Reply
 from bot.service.features.results_tournaments import (
     DEFAULT_ROUND_SECONDS,
+    LAPSE_SECONDS,
+    Cancelled,
     Joined,
     Left,
     NewTournamentArgs,
@@ -70,14 +72,20 @@ SUBCOMMANDS: Mapping[str, tuple[str, ...]] = {
     "standings": ("standings", "table", "ranking", "clasificacion", "tabla", "classifica"),
     "pairings": ("pairings", "round", "emparejamientos", "cruces", "ronda", "abbinamenti", "turno"),
     "history": ("history", "past", "historial", "storico", "cronologia"),
+    "cancel": ("cancel", "cancelar", "anular", "annulla", "cancella"),
 }
 _SUB_OF = {word: sub for sub, words in SUBCOMMANDS.items() for word in words}
 # The words of /tournament new and start (the registry folds what is typed as ``subcommand`` does).
 NEW_WORDS = SUBCOMMANDS["new"]
-ADMIN_WORDS = NEW_WORDS + SUBCOMMANDS["start"]
+ADMIN_WORDS = NEW_WORDS + SUBCOMMANDS["start"] + SUBCOMMANDS["cancel"]
 
 # A double round robin ("/tournament new roundrobin double"): the core plays it twice.
 DOUBLE_WORDS = {"double", "doble", "doppio", "doppia", "ida-vuelta", "andata-ritorno", "x2"}
+# A bye scoring ½ instead of 1 ("halfbye", "mediodescanso", "mezzoriposo"; also "bye½", "bye 1/2").
+HALF_BYE_WORDS = {"halfbye", "half-bye", "bye½", "bye1/2", "bye0.5", "mediobye", "mediodescanso", "descanso½",
+                  "descanso1/2", "mezzobye", "mezzoriposo", "riposo½", "riposo1/2"}
+BYE_WORDS = {"bye", "descanso", "riposo"}
+BYE_POINTS = {"½": 0.5, "1/2": 0.5, "0.5": 0.5, "0,5": 0.5, "1": 1.0}
 # The word before a round's deadline ("deadline 3d", "plazo 3d", "scadenza 3d").
 DEADLINE_WORDS = {"deadline", "round", "plazo", "limite", "scadenza", "ronda", "turno"}
 MAX_LISTED_NAMES = 20
@@ -98,7 +106,7 @@ _FORMAT_OF = {fold(word): kind for kind, words in PLACE_KINDS.items() for word i
 
 
 def parse_new_tournament(args: Sequence[str]) -> NewTournamentArgs:
-    """/tournament new swiss|roundrobin [variant] [rounds] [move-time] [deadline <time>] [double], in
+    """/tournament new swiss|roundrobin [variant] [rounds] [move-time] [deadline <time>] [double] [halfbye], in
     any order; the variant and the move time read as /new reads them.  Raises ``BadArgument`` with
     the catalog key of what is wrong (nothing is created)."""
     typed: dict[str, str] = {}
@@ -125,6 +133,11 @@ def parse_new_tournament(args: Sequence[str]) -> NewTournamentArgs:
             choose("format", word, _FORMAT_OF[low], "tournament.two_formats")
         elif low in DOUBLE_WORDS:
             value["cycles"] = 2
+        elif low in HALF_BYE_WORDS:
+            choose("bye", word, 0.5, "tournament.two_byes")
+        elif low in BYE_WORDS and i + 1 < len(words) and folded[i + 1] in BYE_POINTS:
+            choose("bye", f"{word} {words[i + 1]}"[:30], BYE_POINTS[folded[i + 1]], "tournament.two_byes")
+            i += 1
         elif low in DEADLINE_WORDS and i + 1 < len(words) and parse_duration(words[i + 1]) is not None:
             seconds = parse_duration(words[i + 1])
             assert seconds is not None
@@ -158,14 +171,15 @@ def parse_new_tournament(args: Sequence[str]) -> NewTournamentArgs:
     variant = value.get("variant")
     return NewTournamentArgs(format=str(kind), variant=str(variant) if variant is not None else None,
                              rounds=int(str(rounds)) if rounds is not None else None, move_seconds=move,
-                             round_seconds=round_seconds, cycles=int(str(value.get("cycles", 1))))
+                             round_seconds=round_seconds, cycles=int(str(value.get("cycles", 1))),
+                             bye_points=float(str(value.get("bye", 1.0))))
 
 
 # -- the command ----------------------------------------------------------------------------------------
 
 
 def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    """/tournament [new ... | join | leave | start | standings | pairings [round] | history]."""
+    """/tournament [new ... | join | leave | start | standings | pairings [round] | history | cancel]."""
     sub, rest = subcommand(args)
     lang, caller, uses = ctx.lang, ctx.caller, app.tournaments
     if sub is None:
@@ -189,6 +203,8 @@ def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         return present(lang, uses.leave(caller), ctx.now, web_link(ctx))
     if sub == "start":
         return present(lang, uses.start(caller), ctx.now, web_link(ctx))
+    if sub == "cancel":
+        return present(lang, uses.cancel(caller), ctx.now)
     if sub == "standings":
         return present(lang, uses.standings(caller.where), ctx.now, web_link(ctx))
     return present(lang, uses.history(caller.where), ctx.now, web_link(ctx))
@@ -220,7 +236,7 @@ def join_button(lang: str, tournament_id: int) -> Button:
 # -- presenting --------------------------------------------------------------------------------------------
 
 Outcome = (TournamentCreated | Joined | Left | Started | TournamentShown | PairingsShown | TournamentHistory
-           | NoTournament | TournamentRefused | StandingsView)
+           | NoTournament | TournamentRefused | StandingsView | Cancelled)
 
 
 def web_link(ctx: Ctx) -> Callable[[int], str] | None:
@@ -248,7 +264,8 @@ def _present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
         info = outcome.tournament
         text = t(lang, "tournament.created", id=info.id, format=format_name(lang, info),
                  variant=variant_name(lang, info.variant), rounds=rounds_text(lang, info),
-                 time=duration(lang, info.move_seconds), round_time=duration(lang, info.round_seconds))
+                 time=duration(lang, info.move_seconds), round_time=duration(lang, info.round_seconds),
+                 days=LAPSE_SECONDS // 86400, bye=points_text(info.bye_points))
         return [Reply(text, buttons=[[join_button(lang, info.id)]])]
     if isinstance(outcome, Joined):
         info = outcome.tournament
@@ -260,8 +277,8 @@ def _present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
         if outcome.removed:
             return [Reply(t(lang, "tournament.left", name=outcome.name, id=info.id))]
         if outcome.forfeited:
-            return [Reply(t(lang, "tournament.withdrew_games", name=outcome.name, id=info.id,
-                            games=", ".join(f"#{g}" for g in outcome.forfeited)))]
+            return [Reply(tn(lang, "tournament.withdrew_games", len(outcome.forfeited), name=outcome.name, id=info.id,
+                             games=_games(outcome.forfeited)))]
         return [Reply(t(lang, "tournament.withdrew", name=outcome.name, id=info.id))]
     if isinstance(outcome, Started):
         info = outcome.tournament
@@ -276,6 +293,12 @@ def _present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
         return [Reply(pairings_text(lang, outcome.tournament, outcome.round, now))]
     if isinstance(outcome, StandingsView):
         return [standings_reply(lang, outcome)]
+    if isinstance(outcome, Cancelled):
+        info = outcome.tournament
+        if not outcome.games:
+            return [Reply(t(lang, "tournament.cancelled", id=info.id))]
+        return [Reply(tn(lang, "tournament.cancelled_games", len(outcome.games), id=info.id,
+                         games=_games(outcome.games)))]
     return [Reply(history_text(lang, outcome))]
 
 
@@ -320,10 +343,12 @@ def show_text(lang: str, info: TournamentInfo) -> str:
     if info.status == "registering":
         names = [p.name for p in info.players]
         return t(lang, "tournament.show_registering", rounds=rounds_text(lang, info),
-                 time=duration(lang, info.move_seconds), count=len(names), names=listed_names(lang, names), **common)
+                 time=duration(lang, info.move_seconds), count=len(names), names=listed_names(lang, names),
+                 players=tn(lang, "tournament.players", len(names)), bye=points_text(info.bye_points), **common)
     if info.status == "finished":
         return t(lang, "tournament.show_finished", name=info.winner_name or "?", **common)
     return t(lang, "tournament.show_running", count=len(info.players), round=info.round,
+             players=tn(lang, "tournament.players", len(info.players)),
              total=info.rounds_total if info.rounds_total is not None else "?", **common)
 
 
@@ -430,9 +455,11 @@ def history_text(lang: str, history: TournamentHistory) -> str:
     for info in history.tournaments:
         when = info.finished_at if info.finished_at is not None else info.created_at
         day = dt.datetime.fromtimestamp(when, dt.UTC).date()
-        lines.append(t(lang, "tournament.history_line", id=info.id, format=format_name(lang, info),
-                       variant=variant_name(lang, info.variant), count=len(info.players),
-                       date=day_words(lang, day), name=info.winner_name or "?"))
+        key = "tournament.history_line_cancelled" if info.status == "cancelled" else "tournament.history_line"
+        lines.append(t(lang, key, id=info.id, format=format_name(lang, info),
+                       variant=variant_name(lang, info.variant),
+                       players=tn(lang, "tournament.players", len(info.players)),
+                       count=len(info.players), date=day_words(lang, day), name=info.winner_name or "?"))
     return t(lang, "tournament.history_title") + "\n" + short_list(lang, lines)
 
 

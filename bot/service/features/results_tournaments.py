@@ -12,6 +12,9 @@ from dataclasses import dataclass
 
 # A round's deadline when the creator names none: a week, correspondence pace.
 DEFAULT_ROUND_SECONDS = 7 * 24 * 3600
+# A tournament still registering this long after its creation lapses (cancelled), so a forgotten
+# one does not hold the chat's one slot for ever.
+LAPSE_SECONDS = 14 * 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,8 @@ class TournamentInfo:
     """A tournament as it stands: ``id`` its number; ``platform``/``chat_id`` the chat it belongs to,
     where its posts and games go (a tournament's own place, a forum topic or a thread, is that chat:
     the adapter hands /tournament new over as written there); ``place`` always None (kept for the
-    CLI's JSON, a contract); ``format`` "swiss"/"roundrobin"; ``status`` "registering", "running" or "finished";
+    CLI's JSON, a contract); ``format`` "swiss"/"roundrobin"; ``status`` "registering", "running", "finished" or
+    "cancelled" (by /tournament cancel, or lapsed while registering: it stopped where it stood);
     ``rounds_total`` None for a round robin still registering; ``round`` the number of rounds paired;
     ``winner_id``/``winner_name`` once finished."""
 
@@ -170,6 +174,16 @@ class Started:
 
 
 @dataclass(frozen=True)
+class Cancelled:
+    """/tournament cancel: the tournament ended where it stood (status "cancelled", kept in the
+    history as such); ``games``: its round's games still running, which go on as ordinary games
+    (rated as any game) no longer counting for it."""
+
+    tournament: TournamentInfo
+    games: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
 class TournamentShown:
     """/tournament alone: the chat's tournament and its current round (None before round 1)."""
 
@@ -187,7 +201,7 @@ class PairingsShown:
 
 @dataclass(frozen=True)
 class TournamentHistory:
-    """/tournament history: the chat's finished tournaments, newest first."""
+    """/tournament history: the chat's finished (and cancelled) tournaments, newest first."""
 
     tournaments: tuple[TournamentInfo, ...]
 
@@ -205,7 +219,8 @@ class TournamentRefused:
     already_started, too_few, full, not_in, already_left, finished, too_many_rounds, bad_rounds,
     bad_cycles, bad_bye_points, no_such_round) or the service's own: not_admin (the chat layer's
     check), already_running (the chat has a tournament open or running), unknown_variant,
-    bad_move_time, bad_round_time, no_round (pairings asked before round 1).  ``values``: what its
+    bad_move_time, bad_round_time, no_round (pairings asked before round 1), running (start on a
+    running tournament).  ``values``: what its
     sentence names (too_few: least, count; too_many_rounds: count, most; full and bad_rounds: most;
     no_such_round: round, count; unknown_variant, bad_move_time, bad_round_time: word)."""
 
@@ -214,4 +229,4 @@ class TournamentRefused:
 
 
 TournamentOutcome = (TournamentCreated | Joined | Left | Started | TournamentShown | PairingsShown
-                     | TournamentHistory | NoTournament | TournamentRefused | StandingsView)
+                     | TournamentHistory | NoTournament | TournamentRefused | StandingsView | Cancelled)

@@ -37,6 +37,8 @@ from bot.service.features.common import log
 from bot.service.features.games import Games
 from bot.service.features.identity import Caller, Mention, Where
 from bot.service.features.results_tournaments import (
+    LAPSE_SECONDS,
+    Cancelled,
     Entrant,
     Joined,
     Left,
@@ -111,6 +113,11 @@ def _refused(error: TournamentError, count: int = 0) -> TournamentRefused:
         "bad_rounds": (("most", MAX_ROUNDS),),
     }
     return TournamentRefused(error.code, values.get(error.code, ()))
+
+
+def _cancelled(row: TournamentRecord, t: Tournament) -> bool:
+    """Cancelled (or lapsed): the row is closed while the core's state never finished."""
+    return row.status == Status.FINISHED.value and t.status is not Status.FINISHED
 
 
 def _encode(t: Tournament) -> str:
@@ -217,6 +224,7 @@ class Tournaments(UseCase):
             t = core.new(settings)
         except TournamentError as e:
             return _refused(e)
+        self._open(caller.where, caller.at)        # a lapsed one frees the chat's slot first
         tid = self.storage.tournaments.create(NewTournament(
             platform=caller.platform, chat_id=caller.chat_id, variant=variant, move_seconds=args.move_seconds,
             round_seconds=args.round_seconds, state=_encode(t), created_by=caller.user_id, created_at=caller.at))
@@ -229,7 +237,7 @@ class Tournaments(UseCase):
     def join(self, caller: Caller) -> Joined | NoTournament | TournamentRefused:
         """/tournament join (and the Join button): the caller joins the chat's open tournament
         (refused: already_joined, already_started, full)."""
-        row = self.storage.tournaments.in_chat(*caller.key)
+        row = self._open(caller.where, caller.at)
         if row is None:
             return NoTournament(self._had_history(caller.where))
         rating = self.storage.ratings.get(caller.platform, caller.user_id, row.variant)
@@ -246,7 +254,7 @@ class Tournaments(UseCase):
         """/tournament leave: removed before the start; withdrawn after it (the game still running
         is a forfeit, past results stand, later rounds do without them).  Refused: not_in,
         already_left, finished."""
-        row = self.storage.tournaments.in_chat(*caller.key)
+        row = self._open(caller.where, caller.at)
         if row is None:
             return NoTournament(self._had_history(caller.where))
         before = _decode(row)
@@ -275,22 +283,51 @@ class Tournaments(UseCase):
     def start(self, caller: Caller) -> Started | NoTournament | TournamentRefused:
         """/tournament start: seed, pair round 1 and create its games (refused: too_few, below 3
         players; already_started; too_many_rounds, a Swiss of more rounds than players - 1)."""
-        row = self.storage.tournaments.in_chat(*caller.key)
+        row = self._open(caller.where, caller.at)
         if row is None:
             return NoTournament(self._had_history(caller.where))
         before = _decode(row)
         try:
             after = core.start(before)
         except TournamentError as e:
+            if e.code == "already_started":
+                # Its own sentence: "joining is closed" answers a join, not a start.
+                return TournamentRefused("running", (("round", len(before.rounds)),))
             return _refused(e, len(before.players))
         saved, now_t = self._commit(row, before, after, caller.at)
         return Started(self._info(saved, now_t), self._round(saved, now_t, 1))
+
+    def cancel(self, caller: Caller) -> Cancelled | NoTournament:
+        """/tournament cancel (the chat layer checks the admins): the chat's tournament ends where it
+        stands, kept as cancelled (its row's status column says finished, which frees the chat for a
+        new one; its state keeps where it stopped, so it reads as cancelled).  Nothing more is paired;
+        the round's games still running go on as ordinary games, their results no longer recorded."""
+        row = self._open(caller.where, caller.at)
+        if row is None:
+            return NoTournament(self._had_history(caller.where))
+        t = _decode(row)
+        with self.storage.transaction():
+            running = tuple(g.id for g in self._running_games(row, t))
+            saved = self.storage.tournaments.save(row.id, row.version, TournamentChange(
+                row.state, Status.FINISHED.value, None, caller.at))
+        return Cancelled(self._info(saved, t), running)
+
+    def _open(self, where: Where, now: float) -> TournamentRecord | None:
+        """The chat's tournament open or running, None when there is none; one still registering
+        LAPSE_SECONDS after its creation lapses here (cancelled), whoever asks first."""
+        row = self.storage.tournaments.in_chat(*where.key)
+        if row is None or row.status != Status.REGISTERING.value or now < row.created_at + LAPSE_SECONDS:
+            return row
+        with contextlib.suppress(StorageContention):     # someone else changed it: theirs stands
+            self.storage.tournaments.save(row.id, row.version, TournamentChange(
+                row.state, Status.FINISHED.value, None, row.created_at + LAPSE_SECONDS))
+        return self.storage.tournaments.in_chat(*where.key)
 
     # -- views ---------------------------------------------------------------------------------------
 
     def current(self, where: Where) -> TournamentShown | NoTournament:
         """/tournament alone: the chat's open or running tournament (else NoTournament)."""
-        row = self.storage.tournaments.in_chat(*where.key)
+        row = self._open(where, self.clock())
         if row is None:
             return NoTournament(self._had_history(where))
         t = _decode(row)
@@ -327,7 +364,7 @@ class Tournaments(UseCase):
         if tournament_id is not None:
             row = self.storage.tournaments.get(tournament_id)
         else:
-            row = self.storage.tournaments.in_chat(*where.key) or next(
+            row = self._open(where, self.clock()) or next(
                 iter(self.storage.tournaments.find(*where.key, status="finished", limit=1)), None)
         if row is None:
             return NoTournament(self._had_history(where))
@@ -342,9 +379,11 @@ class Tournaments(UseCase):
     def pairings(self, where: Where, round_number: int | None = None,
                  tournament_id: int | None = None) -> PairingsShown | NoTournament | TournamentRefused:
         """/tournament pairings [round]: a round's boards (the current round by default; refused:
-        no_round before round 1, no_such_round)."""
+        no_round before round 1, no_such_round), of the chat's current tournament, else of its last
+        finished one (as the standings)."""
         row = (self.storage.tournaments.get(tournament_id) if tournament_id is not None
-               else self.storage.tournaments.in_chat(*where.key))
+               else self._open(where, self.clock()) or next(
+                   iter(self.storage.tournaments.find(*where.key, status="finished", limit=1)), None))
         if row is None:
             return NoTournament(self._had_history(where))
         t = _decode(row)
@@ -454,6 +493,8 @@ class Tournaments(UseCase):
         if row is None:
             return
         before = _decode(row)
+        if _cancelled(row, before):
+            return                  # an ordinary game now: the tournament stopped
         if tg.round > len(before.rounds):
             return
         mine = before.rounds[tg.round - 1].pairing_of(game.white_id)
@@ -566,7 +607,7 @@ class Tournaments(UseCase):
             id=row.id, platform=row.platform, chat_id=row.chat_id, place=None, name=t.settings.name,
             format=t.settings.format.value, variant=row.variant, move_seconds=row.move_seconds,
             round_seconds=row.round_seconds, bye_points=t.settings.bye_points, cycles=t.settings.cycles,
-            status=t.status.value,
+            status="cancelled" if _cancelled(row, t) else t.status.value,
             rounds_total=t.total_rounds if (t.started or t.settings.format is Format.SWISS) else None,
             round=len(t.rounds), players=tuple(Entrant(p.id, p.name, p.id in gone) for p in t.players),
             created_by=row.created_by, created_at=row.created_at, finished_at=row.finished_at,

@@ -239,3 +239,12 @@ def test_the_command_line_refuses_a_wrong_setting_before_anything_starts(
     out, err = capsys.readouterr()
     assert out == "" and len(err.strip().splitlines()) == 1 and f"{variable}={value!r}" in err, err
     assert not (tmp_path / "bot.db").exists()
+
+
+def test_the_web_board_settings_show_no_token() -> None:
+    from bot.platforms.web.server import WebConfig
+
+    token = "123456:ABCDEFsecretsecretsecret"
+    config_ = WebConfig(telegram_token=token)
+    assert config_.telegram_token == token
+    assert token not in repr(config_)

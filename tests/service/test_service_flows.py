@@ -528,5 +528,5 @@ def test_two_resigns_sent_more_than_a_minute_apart_ask_again_even_if_handled_at_
     first = replace(chat.event("bob", text="/resign"), sent_at=now[0] - 100)
     chat.check(chat.service.handle(first))
     second = replace(chat.event("bob", text="/resign"), sent_at=now[0] - 30)
-    assert "do you really resign" in "\n".join(r.text for r in chat.service.handle(second))
+    assert says("\n".join(r.text for r in chat.service.handle(second)), "en", "resign.confirm", name="Bob", id=game)
     assert chat.game(game).status == "active"

@@ -101,7 +101,7 @@ class WebConfig:
     public_url: str | None = None
     poll_seconds: float = POLL_SECONDS
     keepalive_seconds: float = KEEPALIVE_SECONDS
-    telegram_token: str | None = None
+    telegram_token: str | None = field(default=None, repr=False)
     max_streams: int = MAX_STREAMS
     streams_per_game: int = STREAMS_PER_GAME
     streams_per_client: int = STREAMS_PER_CLIENT

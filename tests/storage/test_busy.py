@@ -14,6 +14,7 @@ import threading
 import time
 
 import pytest
+from catalog_text import says, to_move, tr
 from storage_helpers import GROUP, PLATFORM, Bot, event, open_db, write_lock_held
 
 from bot.i18n import t
@@ -79,7 +80,9 @@ def test_read_only_commands_answer_normally_while_the_lock_is_held(database, now
                 # No write attempted: one would have waited out the busy timeout and answered busy.
                 answer = bot.text("ana", text)
                 assert t("en", "error.busy") not in answer and answer, text
-            assert "Ana - Bob" in bot.text("bob", "/games")
+            listed = bot.text("bob", "/games")
+            assert says(listed, "en", "games.line", id=game, variant=tr("en", "variant.italian"), white="Ana",
+                        black="Bob"), listed
     finally:
         bot.storage.close()
 
@@ -94,8 +97,11 @@ def test_a_write_while_locked_answers_busy_and_changes_nothing(bot):
     assert bot.storage.game(game).ply == 0
     assert bot.storage.open_challenges(PLATFORM, GROUP) == []
     # Once the lock is gone the same messages work.
-    assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
-    assert "Challenge #" in bot.text("carol", "/new spanish")
+    played = bot.text("ana", "/m 22-18")
+    assert says(played, "en", "move.played", name="Ana", move="22-18", id=game), played
+    created = bot.text("carol", "/new spanish")
+    [challenge] = bot.storage.open_challenges(PLATFORM, GROUP)
+    assert says(created, "en", "new.open", id=challenge.id, name="Carol", variant=tr("en", "variant.spanish")), created
 
 
 def test_a_button_press_while_locked_gets_a_private_busy_answer(bot):
@@ -117,7 +123,7 @@ def test_the_busy_answer_is_in_the_users_language(bot):
 def test_a_new_chat_while_locked_gets_the_busy_answer(bot):
     with write_lock_held(bot.path):
         assert bot.text("ana", "/games", chat="never-seen") == t("en", "error.busy")
-    assert "no games" in bot.text("ana", "/games", chat="never-seen").lower()
+    assert bot.text("ana", "/games", chat="never-seen") == tr("en", "games.empty")
 
 
 def test_tick_survives_a_held_lock_and_does_the_work_afterwards(bot, now, caplog):
@@ -128,7 +134,7 @@ def test_tick_survives_a_held_lock_and_does_the_work_afterwards(bot, now, caplog
     assert any("busy" in r.getMessage() for r in caplog.records)
     assert bot.storage.game(game).status == "active"
     [out] = bot.service.tick(platform=PLATFORM)
-    assert "ran out of time" in out.reply.text
+    assert says(out.reply.text, "en", "result.win.time", winner="Bob", loser="Ana"), out.reply.text
     assert bot.storage.game(game).status == "finished"
 
 
@@ -142,7 +148,7 @@ def test_a_chat_id_that_cannot_be_stored_still_gets_an_answer(bot, bot_errors, m
     # The bug is logged for us (and this test expects exactly that one record).
     assert len(bot_errors) == 1 and "handler failed" in bot_errors[0].getMessage()
     bot_errors.clear()
-    assert "no games" in bot.text("ana", "/games").lower()
+    assert bot.text("ana", "/games") == tr("en", "games.empty")
 
 
 def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(database, now):
@@ -160,7 +166,7 @@ def test_reads_do_not_queue_behind_a_write_waiting_for_the_lock(database, now):
             # Answered while the move still waits (it waits until the lock goes, up to 30 s).
             still_waiting = waiting.is_alive()
         waiting.join(timeout=30)
-        assert "Ana (white) to move" in answer
+        assert to_move("en", "Ana", "white").search(answer), answer
         assert still_waiting
         assert bot.storage.game(game).ply == 1            # the move went through once the lock was gone
     finally:

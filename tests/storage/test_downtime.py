@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from catalog_text import says
 from storage_helpers import PLATFORM, T0, Bot, open_db
 
 from bot.service import GameService
@@ -43,7 +44,8 @@ def test_a_restart_after_downtime_extends_deadlines_once_and_no_one_loses_on_tim
         assert bot.storage.game(game).deadline_at == deadline + 3 * 3600
         assert bot.service.tick(platform=PLATFORM) == []
         assert bot.storage.game(game).status == "active"
-        assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
+        played = bot.text("ana", "/m 22-18")
+        assert says(played, "en", "move.played", name="Ana", move="22-18", id=game), played
         # A second start finds a fresh heartbeat and adds nothing.
         assert bot.service.resume_after_downtime(PLATFORM) == 0
     finally:
@@ -251,7 +253,8 @@ def test_a_move_right_after_a_suspend_is_played_not_lost_on_time(database):
         bot.service.tick(platform=PLATFORM)
         clocks.wall += 3 * 3600                       # asleep for three hours
         clocks.run(1)
-        assert "Ana played 22-18" in bot.text("ana", "/m 22-18")
+        played = bot.text("ana", "/m 22-18")
+        assert says(played, "en", "move.played", name="Ana", move="22-18", id=game), played
         assert bot.storage.game(game).status == "active"
     finally:
         bot.storage.close()

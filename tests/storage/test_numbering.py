@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from catalog_text import says, tr
 from storage_helpers import GROUP, PLATFORM, open_db
 
 from bot.storage import MIGRATIONS, Storage
@@ -28,9 +29,11 @@ def test_resign_hash_n_ends_the_game_that_came_from_challenge_n(bot):
     bot.say("ana", "/cancel #1")
     bot.say("ana", "/new italian white")          # challenge #2 -> the game Ana and Bob play
     started = bot.text("bob", "/accept #2")
-    assert "Game #2 starts" in started
+    italian = tr("en", "variant.italian")
+    assert says(started, "en", "game.started", id=2, variant=italian, white="Ana", black="Bob"), started
     bot.say("carol", "/new italian white")        # challenge #3 -> Carol and Dave
-    assert "Game #3 starts" in bot.text("dave", "/accept #3")
+    started = bot.text("dave", "/accept #3")
+    assert says(started, "en", "game.started", id=3, variant=italian, white="Carol", black="Dave"), started
     assert "#2" in bot.text("bob", "/resign #2")
     bot.say("bob", "/resign #2")                  # resigning asks to confirm: the second one does it
     assert bot.storage.game(2).status == "finished" and {bot.storage.game(2).white_id,

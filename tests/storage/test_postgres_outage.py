@@ -36,6 +36,7 @@ from bot.service.thinking import Thinker
 
 pytest.importorskip("psycopg")
 
+from catalog_text import pattern, says, tr  # noqa: E402
 from pg_stoppable import StoppableServer  # noqa: E402
 from pg_stoppable import module_server as module_server  # noqa: E402  (the fixture ``server``)
 
@@ -128,7 +129,8 @@ def test_while_the_server_is_away_help_and_rules_answer_and_a_move_hears_it_once
             assert answer and answer != unavailable and move in answer
             position = position.play(position.legal_moves()[0])
             assert (store.game(1).ply, store.game(1).fen) == (outage + 1, position.fen())
-            assert say(service, "eve", "/new", chat="g2", language="it").startswith("Sfida #")
+            created = say(service, "eve", "/new", chat="g2", language="it")
+            assert pattern("it", "new.open", name="Eve").match(created), created
             logged = outage_lines(caplog.records)
             assert [r.getMessage().split(" answers again")[0] for r in logged] == [f"database {store.name}"]
             caplog.clear()
@@ -221,8 +223,9 @@ class Console:
 def test_the_piped_console_keeps_answering_through_the_outage_and_exits_0(server, url, tmp_path):
     console = Console(url, tmp_path / "boards")
     try:
-        assert any("Game #1 starts" in line for line in console.lines("/new italian white", "/as Bob",
-                                                                         "/accept #1", "/as Ana"))
+        started = console.lines("/new italian white", "/as Bob", "/accept #1", "/as Ana")
+        assert any(says(line, "en", "game.started", id=1, variant=tr("en", "variant.italian"), white="Ana", black="Bob")
+                   for line in started), started
         server.halt("immediate")
         printed = console.lines("/help", "/m 21-17", "/m 21-17", "/rules", "/chat other", "/m 21-17",
                                 "/web", "/chat main", "/m 21-17", "/help")
@@ -230,12 +233,13 @@ def test_the_piped_console_keeps_answering_through_the_outage_and_exits_0(server
         told = [line for line in printed if unavailable in line]
         assert len(told) == 2, printed                  # once in chat main, once in chat other
         assert sum(t("en", "help.intro") in line for line in printed) == 2
-        assert any("Italian draughts (8x8" in line for line in printed), printed
+        assert any(tr("en", "rules.italian") in line for line in printed), printed
         assert "(the database cannot be used right now: try /web again in a moment)" in printed
 
         server.resume()
         time.sleep(PROBE_SECONDS)
-        assert any("Ana played 21-17" in line for line in console.lines("/m 21-17"))
+        played = console.lines("/m 21-17")
+        assert any(says(line, "en", "move.played", name="Ana", move="21-17", id=1) for line in played), played
         assert console.close() == 0
         assert not any("Traceback" in line for line in console.err), console.err
         assert len(console.err) <= 3, console.err         # the outage's start, its end

@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from catalog_text import says, tr
 
 from bot.app import build_service
 from bot.rules import Position
@@ -34,9 +35,12 @@ def test_a_challenge_a_game_and_a_daily_puzzle_on_postgresql(pg_url):
     store = service.storage
     try:
         assert isinstance(store, PostgresStore)
-        assert "Challenge #" in say(service, "ana", "/new italian white")
+        italian = tr("en", "variant.italian")
+        created = say(service, "ana", "/new italian white")
         [challenge] = store.open_challenges(PLATFORM, GROUP)
-        assert f"Game #{challenge.id} starts" in say(service, "bob", f"/accept #{challenge.id}")
+        assert says(created, "en", "new.open", id=challenge.id, name="Ana", variant=italian), created
+        started = say(service, "bob", f"/accept #{challenge.id}")
+        assert says(started, "en", "game.started", id=challenge.id, variant=italian, white="Ana", black="Bob"), started
         game_id = store.challenge(challenge.id).game_id
         assert game_id == challenge.id                   # the game keeps the challenge's number
 
@@ -45,7 +49,7 @@ def test_a_challenge_a_game_and_a_daily_puzzle_on_postgresql(pg_url):
             move = position.legal_moves()[0]
             user = ("ana", "bob")[ply % 2]
             answer = say(service, user, f"/m {move}")
-            assert f"{user.capitalize()} played {move}" in answer, answer
+            assert says(answer, "en", "move.played", name=user.capitalize(), move=move, id=game_id), answer
             position = position.play(move)
             played.append(str(move))
         game = store.game(game_id)

@@ -20,6 +20,7 @@ import traceback
 from pathlib import Path
 
 import pytest
+from catalog_text import says
 
 from bot.storage import MIGRATIONS, Storage, StorageError
 
@@ -201,7 +202,7 @@ def damage_index(db: Path, index: str, old: bytes, new: bytes) -> None:
 def test_a_damaged_index_is_refused_though_quick_check_passes(tmp_path):
     db = tmp_path / "i.db"
     started = run_bot(db, "/new italian\n/as Bob\n/accept\n")
-    assert started.returncode == 0 and "Game #1" in started.stdout, started.stdout
+    assert started.returncode == 0 and says(started.stdout, "en", "game.started", id=1), started.stdout
     # The chat's active game drops out of the index the chat's games are looked up by.
     damage_index(db, "games_chat", b"main", b"mais")
     line = refused(run_bot(db))
@@ -220,9 +221,11 @@ def test_a_database_deleted_or_replaced_under_the_console_stops_it_with_one_line
     proc.stdin.write("/new italian\n")
     proc.stdin.flush()
     for _ in range(600):
-        if "Challenge #1" in (tmp_path / "out.txt").read_text():
+        if says((tmp_path / "out.txt").read_text(), "en", "new.open", id=1):
             break
         time.sleep(0.05)
+    else:
+        raise AssertionError(f"no challenge #1 in 30 s: {(tmp_path / 'out.txt').read_text()!r}")
     if how == "deleted":
         db.unlink()
     else:
@@ -233,7 +236,7 @@ def test_a_database_deleted_or_replaced_under_the_console_stops_it_with_one_line
     assert proc.returncode == 1, ((tmp_path / "out.txt").read_text(), stderr)
     assert "Traceback" not in stderr and len(stderr.splitlines()) == 1, stderr
     assert stderr.startswith("error: ") and how in stderr and str(db) in stderr
-    assert "Game #1" not in (tmp_path / "out.txt").read_text()          # the /accept was never answered
+    assert not says((tmp_path / "out.txt").read_text(), "en", "game.started", id=1)   # the /accept was never answered
 
 
 # -- issue 21, item 3: only the owner may read the database ------------------------------------------

@@ -246,8 +246,14 @@ _REGISTERED: dict[str, Variant] = {}
 
 
 def register(variant: Variant) -> Variant:
-    """Make ``get_variant`` (and so positions, pickles and every generator) know a variant the bot
-    does not offer; registering the same one again is harmless.  ValueError if its id is taken."""
+    """Make ``get_variant`` (and so positions and every generator) know a variant the bot does not
+    offer; registering the same one again is harmless.  ValueError if its id is taken.
+
+    The registry is per process: a variant is known only in the process that registered it.
+    Positions pickle by variant id, so one unpickled in another interpreter (the engine pool's
+    workers start by forkserver/spawn) raises ValueError ("unknown variant") there: those workers
+    know only the shipped variants unless the variant is also registered in the pool's
+    initializer."""
     known = VARIANTS.get(variant.id) or _REGISTERED.get(variant.id)
     if known is not None and known is not variant:
         raise ValueError(f"variant id {variant.id!r} is already taken")

@@ -21,11 +21,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.rules import Position
+from bot.rules.variants import Crowning, Variant, get_variant, registered
 
-VARIANTS = ["italian", "spanish", "triestina"]
-SQUARES = {"italian": 32, "spanish": 32, "triestina": 50}
-# far row (promotion squares) per variant and color, docs/rules.md section 1
-FAR_ROW = {
+# Every variant the engine knows (tests/rules/conftest.py registers the test-only ones before
+# collection): what the generator must do is read from each variant's flags and geometry below.
+VARIANTS = [v.id for v in registered()]
+
+# The shipped variants' board, written from docs/rules.md section 1 (not from the engine): the
+# geometry the checks derive for every variant must give these back.
+SPEC_SQUARES = {"italian": 32, "spanish": 32, "triestina": 50}
+# Plies without a capture or a man's move that draw (docs/rules.md section 4).
+SPEC_NO_PROGRESS = {"italian": 80, "spanish": 50, "triestina": 80}
+SPEC_FAR_ROW = {
     ("spanish", "W"): set(range(29, 33)),
     ("spanish", "B"): set(range(1, 5)),
     ("italian", "W"): set(range(1, 5)),
@@ -33,6 +40,29 @@ FAR_ROW = {
     ("triestina", "W"): set(range(1, 6)),
     ("triestina", "B"): set(range(46, 51)),
 }
+
+
+def far_row(v: Variant, color: str) -> set[int]:
+    """The squares where a man of `color` is crowned: White's on row 0 (Black's side), Black's on
+    the last row."""
+    row = 0 if color == "W" else v.size - 1
+    return {s for s in range(1, v.squares + 1) if v.square_to_rc(s)[0] == row}
+
+
+@pytest.mark.parametrize("variant", sorted(SPEC_SQUARES))
+def test_derived_geometry_is_the_spec_for_the_shipped_variants(variant):
+    v = get_variant(variant)
+    assert v.squares == SPEC_SQUARES[variant]
+    assert v.no_progress_plies == SPEC_NO_PROGRESS[variant]
+    for color in "WB":
+        assert far_row(v, color) == SPEC_FAR_ROW[(variant, color)]
+
+
+def test_every_registered_variant_is_checked():
+    # The shipped three and the test-only ones (tests/extra_variants.py) with their own flags.
+    assert set(SPEC_SQUARES) < set(VARIANTS)
+    assert {get_variant(v).crowning for v in VARIANTS} == set(Crowning)
+
 
 SETTINGS = settings(
     max_examples=60,
@@ -66,7 +96,6 @@ def check_position(pos):
 
 
 def check_move(pos, move):
-    variant = pos.variant.id
     me, them = pos.turn, other(pos.turn)
     piece = pos.piece_at(move.path[0])
     assert piece is not None and piece.upper() == me
@@ -76,11 +105,25 @@ def check_move(pos, move):
     for s in move.captured:
         p = pos.piece_at(s)
         assert p is not None and p.upper() == them, (str(move), s, p)
-    if variant != "spanish" and piece.islower():
+    v = pos.variant
+    if not v.men_capture_kings and piece.islower():
         # italian/triestina: a man never takes a king
         assert all(pos.piece_at(s).islower() for s in move.captured), str(move)
-    reaches_far_row = piece.islower() and move.path[-1] in FAR_ROW[(variant, me)]
-    assert move.promotes == reaches_far_row, str(move)
+    far = far_row(v, me)
+    if piece.islower():
+        landings = move.path[1:]
+        if v.crowning is Crowning.CONTINUES_AS_KING:
+            # crowned where it first reaches the far row, mid-capture too, and goes on as a king
+            crowned = any(s in far for s in landings)
+        else:
+            # STOPS and PASSES: crowned only where the move ends (docs/rules.md §3.7)
+            crowned = move.path[-1] in far
+            if v.crowning is Crowning.STOPS:
+                # a man reaching the far row mid-capture stops there
+                assert not any(s in far for s in landings[:-1]), str(move)
+    else:
+        crowned = False
+    assert move.promotes == crowned, str(move)
 
     assert pos.parse_move(str(move)) == move
 
@@ -122,13 +165,14 @@ def test_random_games_from_start(variant, seed, length):
 @st.composite
 def random_positions(draw, variant):
     """Arbitrary legal-looking positions: men never on their own far row."""
-    n = SQUARES[variant]
+    v = get_variant(variant)
+    n = v.squares
     squares = draw(st.lists(st.integers(1, n), min_size=2, max_size=min(n, 24), unique=True))
     pieces = {}
     for i, s in enumerate(squares):
         color = "W" if i % 2 == 0 else "B"
         king = draw(st.booleans())
-        if not king and s in FAR_ROW[(variant, color)]:
+        if not king and s in far_row(v, color):
             king = True
         pieces[s] = color if king else color.lower()
     turn = draw(st.sampled_from("WB"))
@@ -152,16 +196,18 @@ def test_random_games_from_random_positions(variant, data):
 # transpositions
 
 TRANSPOSITIONS = {
-    # (white a, black a, white b, black b): order 1 = wa ba wb bb, order 2 = wb bb wa ba
-    "italian": ("21-17", "9-13", "24-20", "12-16"),
-    "spanish": ("12-16", "24-20", "9-13", "21-17"),
-    "triestina": ("31-26", "16-21", "35-30", "20-25"),
+    # (white a, black a, white b, black b): order 1 = wa ba wb bb, order 2 = wb bb wa ba.
+    # Keyed by what decides the start position and its numbers (numbering, size, start rows).
+    ("italian", 8, 3): ("21-17", "9-13", "24-20", "12-16"),
+    ("spanish", 8, 3): ("12-16", "24-20", "9-13", "21-17"),
+    ("italian", 10, 4): ("31-26", "16-21", "35-30", "20-25"),
 }
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_transposition_same_key(variant):
-    wa, ba, wb, bb = TRANSPOSITIONS[variant]
+    v = get_variant(variant)
+    wa, ba, wb, bb = TRANSPOSITIONS[(v.numbering, v.size, v.start_rows)]
     one = Position.start(variant)
     for text in (wa, ba, wb, bb):
         one = one.play(one.parse_move(text))
@@ -230,8 +276,7 @@ def expected_outcomes(game, mover, counts, quiet, limit):
 
 
 def play_random_game(game, rnd, length):
-    variant = game.position.variant.id
-    limit = 50 if variant == "spanish" else 80
+    limit = game.position.variant.no_progress_plies
     counts = {game.position.fen(): 1}
     quiet = 0
     for _ in range(length):
@@ -275,7 +320,7 @@ def test_random_game_results_kings_only(variant, seed, data):
     """Few kings each side: repetitions and no-progress draws come up often."""
     from bot.rules import Game
 
-    n = SQUARES[variant]
+    n = get_variant(variant).squares
     squares = data.draw(st.lists(st.integers(1, n), min_size=2, max_size=5, unique=True))
     white = sorted(squares[::2])
     black = sorted(squares[1::2])

@@ -7,7 +7,17 @@ any capture may be chosen, and a man reaching the far row mid-capture is crowned
 capturing as a king.  pydraughts plays both (tests/rules/test_variant_flags.py compares with it).
 """
 
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from types import ModuleType
+
+import pytest
+
 from bot.rules.variants import CapturePriority, Crowning, Variant, register
+
+# Set by .ci/run: there, a missing pydraughts is a broken install, not a reason to skip the proof.
+REQUIRE_PYDRAUGHTS = "DRAUGHTS_REQUIRE_PYDRAUGHTS"
 
 BRAZILIAN = Variant(
     id="brazilian", size=8, flying_kings=True, men_capture_kings=True, priority=CapturePriority.MAJORITY,
@@ -26,3 +36,18 @@ def register_all() -> None:
     """Let the engine know the test-only variants (conftests call it before collecting)."""
     for v in TEST_ONLY:
         register(v)
+
+
+def require_pydraughts(environ: Mapping[str, str] = os.environ,
+                       load: Callable[[str], ModuleType] = importlib.import_module) -> ModuleType:
+    """pydraughts (the ``draughts`` module), the independent generator the test-only variants are
+    proven against; else skip the calling module, or fail it where ``DRAUGHTS_REQUIRE_PYDRAUGHTS=1``
+    (CI: the proof must not be skipped unnoticed)."""
+    try:
+        return load("draughts")
+    except ImportError as err:
+        why = f"pydraughts is not installed ({err})"
+    if environ.get(REQUIRE_PYDRAUGHTS) == "1":
+        pytest.fail(f"{REQUIRE_PYDRAUGHTS}=1 but the pydraughts comparison cannot run: {why}", pytrace=False)
+    pytest.skip(f"pydraughts comparison skipped: {why}", allow_module_level=True)
+    raise AssertionError("unreachable")

@@ -13,13 +13,13 @@ import random
 
 import numpy as np
 import pytest
-from extra_variants import BRAZILIAN, RUSSIAN, TEST_ONLY
+from extra_variants import BRAZILIAN, RUSSIAN, TEST_ONLY, require_pydraughts
 
 from bot.ai import jit
 from bot.rules import VARIANTS, Detail, IllegalMove, Position, movegen, perft
 from bot.rules.variants import CapturePriority, Crowning, Variant, VariantWords, get_variant, register, registered
 
-draughts = pytest.importorskip("draughts")
+draughts = require_pydraughts()
 
 
 # -- pydraughts, mapped ---------------------------------------------------------------------

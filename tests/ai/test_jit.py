@@ -123,7 +123,7 @@ def iterations(cls: type, pos: Position, depth: int, history: list[str] | None =
 
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_the_compiled_search_is_the_python_search_node_for_node(variant):
-    depth = 4 if variant == "triestina" else 5
+    depth = 4 if get_variant(variant).size > 8 else 5
     positions = playout_positions(variant, 14, seed=21, plies=(0, 110))
     rng = random.Random(4)
     positions += [random_board(variant, rng) for _ in range(6)]
@@ -174,7 +174,7 @@ def test_a_node_budget_stops_both_searches_at_the_same_node(variant, monkeypatch
     """Issue 28: analysis searches by nodes; the compiled and the Python search must stop at the
     same node (an unfinished iteration included) and answer the same, whatever the clock says."""
     positions = [p for p in playout_positions(variant, 6, seed=8, plies=(10, 50)) if len(p.legal_moves()) > 1][:3]
-    budget = 7_000 if variant == "triestina" else 20_000
+    budget = 7_000 if get_variant(variant).size > 8 else 20_000
     ticks = [0.0]
 
     def busy() -> float:

@@ -159,6 +159,7 @@ class Piece:
     board: bool = False           # the message to remember as the reply's game board (or puzzle)
     spoiler: str | None = None    # hidden text after ``text`` (each platform marks it its own way)
     mentions: tuple[Mention, ...] = ()    # users this message pings (each named in ``text``)
+    alt: str | None = None        # the picture in words (``Reply.alt``), on the message that carries it
 
     @property
     def has_file(self) -> bool:
@@ -190,7 +191,7 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
         return [*out, Piece("", spoiler=spoiler)]
     files: list[dict[str, Any]] = []
     if reply.image is not None:
-        files.append({"image": reply.image})
+        files.append({"image": reply.image, "alt": reply.alt})
     if reply.animation is not None:
         files.append({"animation": reply.animation})
     if reply.document is not None:

@@ -226,6 +226,9 @@ class Reply:
     # a board message is never edited back to an earlier stage (retries and other processes' edits
     # may arrive in any order).  None for a reply that shows no game's board.
     board_stage: int | None = None
+    # The picture in words for readers who cannot see it (whose turn, each side's pieces by square):
+    # Telegram adds it to the photo's caption, Discord gives it as the attachment's alt text.
+    alt: str | None = None
 
     def to_json(self) -> str:
         """The reply as a small notification to wait in the outbox: a picture or file that carries
@@ -247,6 +250,7 @@ class Reply:
             "start_payload": self.start_payload,
             "mentions": [[m.user_id, m.name, m.username] for m in self.mentions],
             "challenge_id": self.challenge_id, "edit_of": self.edit_of, "board_stage": self.board_stage,
+            "alt": self.alt,
         }
         return json.dumps({key: value for key, value in data.items() if key == "text" or not _unset(value)},
                           ensure_ascii=False)
@@ -284,6 +288,7 @@ class Reply:
             start_payload=data.get("start_payload"),
             mentions=[Mention(*m) for m in data.get("mentions") or []],
             challenge_id=data.get("challenge_id"), edit_of=data.get("edit_of"), board_stage=data.get("board_stage"),
+            alt=data.get("alt"),
         )
 
 

@@ -18,6 +18,7 @@ from executors import HeldExecutor
 from bot.i18n import t
 from bot.rules import Color, Game, Move, Position
 from bot.service.chat import boards, present_games
+from bot.service.chat.describe import with_alt
 from bot.service.chat.wording import duration, reminder
 from bot.service.events import DM_PREFIX, Mention, Reply
 from bot.service.features.common import _stored_result, reply_flipped
@@ -39,7 +40,6 @@ from bot.service.notifications import (
     Reminder,
     TournamentBye,
     TournamentFinished,
-    TournamentGameEnded,
     TournamentGameReady,
     TournamentRoundEnded,
     TournamentRoundPaired,
@@ -146,7 +146,8 @@ def test_the_bots_moves_are_delivered_as_written_after_the_game_went_on(chat, ke
     for item in rows:
         notice, row, at = kept[item]
         before, played = last_move_at(chat, row)
-        expected = old_bot_moved("en", row, before, played, at, ANA)
+        # Written as before, with the picture's position in words (issue 34).
+        expected = with_alt("en", old_bot_moved("en", row, before, played, at, ANA))
         assert out[item] == (chat.chat_id, expected)
         assert out[item][1].mentions == [ANA] and f"#{game_id}" in out[item][1].text
     # Each board shows its own position: three different pictures, the first not the game's now.
@@ -199,7 +200,8 @@ def test_the_bots_multi_capture_keeps_its_animation(chat, kept):
         chat.say("ana", f"/m #{game_id} {chat.position(game_id).legal_moves()[0]}")
     [(chat_id, reply)] = delivered(chat).values()
     assert reply.animation is not None
-    assert reply == old_bot_moved("en", row, pos, pos.parse_move(str(capture)), at, row_mention(chat, row))
+    assert reply == with_alt("en", old_bot_moved("en", row, pos, pos.parse_move(str(capture)), at,
+                                                 row_mention(chat, row)))
 
 
 def row_mention(chat, row: GameRecord) -> Mention | None:
@@ -214,7 +216,8 @@ def test_a_loss_on_time_is_delivered_as_written(chat, kept):
     assert chat.service.run_due(chat.platform) == 1
     [(item, (notice, row, _))] = kept.items()
     assert isinstance(notice, LostOnTime) and row.result_reason == "time"
-    expected = present_games.board_reply("en", row, present_games.over_text("en", row, _stored_result(row)))
+    expected = with_alt("en", present_games.board_reply("en", row, present_games.over_text("en", row,
+                                                                                      _stored_result(row))))
     assert delivered(chat) == {item: (chat.chat_id, expected)}
     assert expected.buttons and expected.image is not None
 
@@ -278,8 +281,6 @@ def test_every_kind_round_trips_through_its_json():
         TournamentRoundPaired(17, "es", 2, 99.5), TournamentGameReady(17, "it", 2, 18, "black", "Bob", mention),
         TournamentBye(17, "es", 2, 0.5, mention),
         TournamentRoundEnded(17, "en", 2, (18,), (19, 20)), TournamentFinished(17, "en", "u1", "Ana Ñ", 4.5),
-        TournamentGameEnded(18, "es", GameState(state_fen, 6, "finished", result_score="1-0",
-                                                result_reason="adjudicated", winner="W")),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:
@@ -322,7 +323,7 @@ def test_the_daily_post_and_the_day_before_are_delivered_as_written(chat):
     post = chat.storage.puzzle_post(notice.post_id)
     puzzle = bank.by_id(post.variant, post.puzzle_id)
     pos = Position.from_fen(post.variant, puzzle["fen"])
-    expected = ChatNotices().daily_post("en", Board(post, pos, 0, picture=draw(pos)))
+    expected = with_alt("en", ChatNotices().daily_post("en", Board(post, pos, 0, picture=draw(pos))))
     assert delivered(chat) == {item: (chat.chat_id, expected)}
     # Ana solves it; the next day's post begins with who solved the day before.
     chat.say("ana", "/m " + " ".join(puzzle["solution"]))

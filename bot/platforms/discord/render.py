@@ -92,12 +92,17 @@ def escaped(mentions: Iterable[Mention]) -> list[Mention]:
     return [replace(m, name=escape(m.name)) for m in mentions]
 
 
+ALT_LIMIT = 1024
+
+
 def files_of(reply: Reply | base.Piece) -> list[discord.File]:
     """Fresh file objects for a reply or one message of it (discord.py closes them after each
     request)."""
     files = []
     if reply.image:
-        files.append(discord.File(io.BytesIO(reply.image), filename="board.png"))
+        # The alt text screen readers read for the picture (Discord takes at most 1024 characters).
+        alt = reply.alt[:ALT_LIMIT] if reply.alt else None
+        files.append(discord.File(io.BytesIO(reply.image), filename="board.png", description=alt))
     if reply.animation:
         files.append(discord.File(io.BytesIO(reply.animation), filename="capture.gif"))
     if reply.document:

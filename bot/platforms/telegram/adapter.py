@@ -210,6 +210,19 @@ def _clip(text: str, limit: int, mark: str = "") -> str:
     return "".join(out) + mark
 
 
+def _captioned(text: str, alt: str | None) -> str:
+    """A photo's caption: its text first, then the picture in words (``Reply.alt``) in the room left
+    under the caption limit, cut with "…" when it does not fit whole (the text is never cut for it)."""
+    if not alt:
+        return text
+    head = f"{text}\n\n" if text else ""
+    room = CAPTION_LIMIT - _utf16(head)
+    # Less room than a sentence's worth says nothing useful: the caption stays as it was.
+    if room < 40:
+        return text
+    return head + _clip(alt, room, "…")
+
+
 def chat_key(chat_id: int, thread_id: int | None = None) -> str:
     """Our id of a Telegram chat.  A forum topic is a chat of its own (games, settings, the daily
     post): "<chat>:<topic>".  General (thread 1, or none) is the group itself."""
@@ -447,17 +460,7 @@ class TelegramAdapter(ChatAdapter):
         if any(b.url is not None for row in reply.buttons for b in row):
             return reply                    # it has one already (a retry from the outbox)
         label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")
-        row = [Button(label, "", url=url)]
-        if (reply.board_stage is not None and reply.board_stage % 2 == 1
-                and sum(len(r) for r in reply.buttons) + len(row) < KEYBOARD_LIMIT):
-            # A finished game's board: its Review button beside Open board (the page at the game's
-            # first position); the chat layer says whether this chat may be given it.
-            user = chat_address(chat_id)[0]
-            review = await self.call(self.service.chat.review_button, PLATFORM, chat_id, reply.game_id,
-                                     private_user=str(user) if user > 0 else None, bot_username=bot.username)
-            if review is not None:
-                row.append(review)
-        return replace(reply, buttons=[*reply.buttons, row])
+        return replace(reply, buttons=[*reply.buttons, [Button(label, "", url=url)]])
 
     def stop_platform(self) -> None:
         if self.application is not None and self.application.running:
@@ -1083,7 +1086,7 @@ class TelegramAdapter(ChatAdapter):
         if pings:
             # Who is notified: entities, never parse_mode (the two cannot go together).
             answer["caption_entities" if piece.has_file else "entities"] = pings
-        caption = piece.text or None
+        caption = (_captioned(piece.text, piece.alt) if piece.image is not None else piece.text) or None
         if piece.image is not None:
             photo = InputFile(piece.image, filename="board.png")
             sent = await self._api(lambda: bot.send_photo(chat, photo, caption=caption, reply_markup=markup, **answer))
@@ -1150,7 +1153,7 @@ class TelegramAdapter(ChatAdapter):
         # attach=True makes the InputMedia name its upload ("media": "attach://<name>"); without
         # it the PNG goes up as a stray part and Telegram answers "media not found".
         media = InputMediaPhoto(InputFile(reply.image, filename="board.png", attach=True),
-                                caption=_clip(reply.text, CAPTION_LIMIT, "…"))
+                                caption=_captioned(_clip(reply.text, CAPTION_LIMIT, "…"), reply.alt))
         markup = _markup(reply.buttons)
         if message.text is not None and reply.board_text:
             # A text board (the chat forbids photos) stays one: its text is edited instead.

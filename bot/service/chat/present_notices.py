@@ -11,6 +11,7 @@ from __future__ import annotations
 from bot.i18n import t
 from bot.rules import Position
 from bot.service.chat import boards
+from bot.service.chat.describe import with_alt
 from bot.service.chat.present_challenges import closed_edit
 from bot.service.chat.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
 from bot.service.chat.present_puzzles import ChatNotices, first_text
@@ -72,6 +73,12 @@ class NoticePresenter:
         self.tournaments = tournaments
 
     def __call__(self, notice: Notification) -> Reply:
+        # A board a notice shows carries its position in words, as a command's board does.
+        lang = getattr(notice, "lang", None)
+        reply = self._present(notice)
+        return with_alt(lang, reply) if isinstance(lang, str) else reply
+
+    def _present(self, notice: Notification) -> Reply:
         if isinstance(notice, BotMoved):
             return self.bot_moved(notice)
         if isinstance(notice, WebMoved):

@@ -129,6 +129,7 @@ MAX_CONTENT = 2000
 MAX_EMBEDS = 10
 EMBED_TOTAL = 6000
 EMBED_LIMITS = {"title": 256, "description": 4096}
+ALT_LIMIT = 1024           # an attachment's description (its alt text)
 MAX_ROWS = 5
 MAX_PER_ROW = 5
 MAX_LABEL = 80
@@ -203,6 +204,7 @@ class Upload:
     index: int
     filename: str
     data: bytes
+    description: str | None = None      # the alt text listed for it in ``attachments``
 
 
 @dataclass
@@ -503,6 +505,10 @@ def check_attachments(body: dict[str, Any], uploads: list[Upload],
     for aid in by_id:
         if aid not in uploaded and aid not in kept:
             raise invalid(f"attachments: id {aid} is neither an uploaded file nor an attachment of the message")
+    for entry in listed:
+        described = entry.get("description") if isinstance(entry, dict) else None
+        if described is not None and (not isinstance(described, str) or len(described) > ALT_LIMIT):
+            raise invalid(f"attachments: description must be at most {ALT_LIMIT} characters")
     if sum(len(u.data) for u in uploads) > SIZE_LIMIT:
         raise invalid("files too large")
     return [a for a in existing if str(a["id"]) in by_id]
@@ -776,16 +782,17 @@ class FakeDiscord:
         return {
             "id": str(mid), "channel_id": str(channel_id), "type": msg_type, "content": content,
             "author": dict(BOT_USER),
-            "attachments": [self._attachment(u.filename, u.data) for u in uploads or []],
+            "attachments": [self._attachment(u.filename, u.data, u.description) for u in uploads or []],
             "embeds": embeds or [], "mentions": [], "mention_roles": [], "pinned": False,
             "mention_everyone": False, "tts": False, "timestamp": iso(), "edited_timestamp": None,
             "flags": EPHEMERAL if ephemeral else 0, "components": components or [],
             "application_id": str(APP_ID), "webhook_id": str(APP_ID),
         }
 
-    def _attachment(self, name: str, data: bytes) -> dict[str, Any]:
+    def _attachment(self, name: str, data: bytes, description: str | None = None) -> dict[str, Any]:
         aid = self.snowflake()
-        return {"id": str(aid), "filename": name, "size": len(data),
+        alt = {"description": description} if description else {}
+        return {"id": str(aid), "filename": name, "size": len(data), **alt,
                 "url": f"https://cdn.discordapp.com/attachments/{CHANNEL_ID}/{aid}/{name}",
                 "proxy_url": f"https://media.discordapp.net/attachments/{CHANNEL_ID}/{aid}/{name}",
                 "content_type": "image/png" if name.endswith(".png") else "application/octet-stream"}
@@ -814,6 +821,12 @@ class FakeDiscord:
                 if data is None:
                     data = value if isinstance(value, bytes) else value.read()
                 uploads.append(Upload(int(m[1]), part.get("filename") or "", data))
+        # Each upload's alt text, as its ``attachments`` entry lists it.
+        entries = body.get("attachments") if isinstance(body, dict) else None
+        listed = {str(a.get("id")): a for a in entries or [] if isinstance(a, dict)}
+        for upload in uploads:
+            described = listed.get(str(upload.index), {}).get("description")
+            upload.description = described if isinstance(described, str) else None
         return body, uploads
 
     def _refuse(self, call: Call, err: Refused) -> discord.HTTPException:
@@ -1024,7 +1037,7 @@ class FakeDiscord:
             message, state.placeholder = state.placeholder, None
             message.update(content=body.get("content") or "", components=body.get("components") or [],
                            embeds=body.get("embeds") or [],
-                           attachments=[self._attachment(u.filename, u.data) for u in uploads])
+                           attachments=[self._attachment(u.filename, u.data, u.description) for u in uploads])
             sent = Sent(message, state.placeholder_ephemeral, state.channel_id, state.token)
         else:
             ephemeral = bool(int(body.get("flags") or 0) & EPHEMERAL)
@@ -1059,7 +1072,8 @@ class FakeDiscord:
         if "embeds" in body:
             target.message["embeds"] = body["embeds"] or []
         if kept is not None:
-            target.message["attachments"] = kept + [self._attachment(u.filename, u.data) for u in uploads]
+            added = [self._attachment(u.filename, u.data, u.description) for u in uploads]
+            target.message["attachments"] = kept + added
         target.message["edited_timestamp"] = iso()
         self.messages[target.id] = target
         return target.message

@@ -2,8 +2,8 @@
 
 A campaign in the style of bench/robustness.py: each run starts `python -m bot console` on its own
 copy of a database holding a Swiss just started (40 players by default, so pairing a round takes a
-noticeable time), plays each round's games by script (resignations and agreed draws) and sends the
-round's last result (the confirming `/resign` or the accepting `/draw`), then kills the console
+noticeable time), plays each round's games by script (a move each, then a resignation or an agreed
+draw) and sends the round's last result (the confirming `/resign` or the accepting `/draw`), then kills the console
 with SIGKILL after a random delay: a third of the delays are drawn over the whole time the line
 takes to be answered, a third over the time the pairing takes in it, a third over the time after
 the pairing (the games made, the change committed, the answer drawn), all measured in a first run
@@ -167,7 +167,7 @@ class Run:
     def play(self) -> tuple[int, tuple[Console, list[str]]]:
         """Plays the current round up to its last result, which it returns unsent."""
         played = play_round([self.console], self.reader, self.tid, CHAT, lambda _g: self.rng.randrange(3),
-                            moves=False, hold_last=True)
+                            hold_last=True)
         self.results.update(played.results)
         assert played.last is not None
         return played.number, played.last
@@ -261,6 +261,17 @@ def campaign(runs: int, players: int, rounds: int, seed: int = 1, server: object
     return tally
 
 
+def learned(timing: tuple[float, float, float], seen: list[tuple[str, float]],
+            sent: float) -> tuple[float, float, float]:
+    """The pairing's window, updated from a pairing seen whole after a line sent at ``sent``: on a
+    shared machine the time a pairing takes drifts with the load, so the window follows it."""
+    starts = [at for kind, at in seen if kind == "start"]
+    ends = [at for kind, at in seen if kind == "end"]
+    if not starts or not ends or ends[-1] < starts[-1]:
+        return timing
+    return (starts[-1] - sent, ends[-1] - sent, max(timing[2], ends[-1] - sent))
+
+
 def one_run(run: Run, rng: random.Random, timings: list[tuple[float, float, float]], tally: Tally,
             windows: tuple[int, ...] = (0, 1, 2)) -> None:
     for index in range(len(timings)):
@@ -272,11 +283,14 @@ def one_run(run: Run, rng: random.Random, timings: list[tuple[float, float, floa
         kind = rng.choice(windows)
         delay = (rng.uniform(0, answered * 1.1), rng.uniform(start, end), rng.uniform(end, answered))[kind]
         before = len(marks(run.log))
+        sent = time.time()
         console.send(lines)
         time.sleep(max(delay, 0.0))
         console.kill()
         tally.kills += 1
-        mine = [kind for kind, _at in marks(run.log)[before:]]
+        seen = marks(run.log)[before:]
+        mine = [mark for mark, _at in seen]
+        timings[index] = learned(timings[index], seen, sent)
         restarted = time.perf_counter()
         run.console = run.start()
         tally.restart_s.append(time.perf_counter() - restarted)
@@ -296,7 +310,9 @@ def one_run(run: Run, rng: random.Random, timings: list[tuple[float, float, floa
         for _ in range(3):
             if run.reader.game(game).status == "finished":
                 break
+            before, sent = len(marks(run.log)), time.time()
             run.console.run(lines)
+            timings[index] = learned(timings[index], marks(run.log)[before:], sent)
         complete, bad = run.settled(number)
         tally.violations += [f"round {number} after the restart: {b}" for b in bad]
         if not complete:

@@ -2,9 +2,11 @@
 list [--json]``, ``show ID [--json]`` and ``export ID --trf``.
 
 These are contracts (scripts read them): fields and lines are only ever added.  ``show --json``
-gives the format, variant and status, the players in rank order with their points and tie-breaks
-(FIDE's short names: BH, BH-C1, SB, DE, WIN), and every round's games (white, black, the game's
-number, the result as "1-0", "0-1", "1/2-1/2", "+-", "-+" or null while it runs) and byes.
+gives the format, variant and status, ``players`` in rank order (id, name, rank, points, tie-breaks
+by FIDE's short names: BH, BH-C1, SB, DE, WIN; withdrawn), and ``rounds`` (number, games: white and
+black by player id, game_id, result as "1-0", "0-1", "1/2-1/2", "+-", "-+" or null while it runs;
+byes: player ids); the counts are ``player_count`` and ``round_count``.  The same data in the
+first week's shape stays under ``standings`` and ``rounds_played`` (docs/tournaments.md).
 ``export --trf`` prints the TRF16 file that FIDE's tools and caissify-pairings' checker read.
 """
 
@@ -44,8 +46,8 @@ def _summary(info: TournamentInfo) -> dict[str, Any]:
     return {
         "id": info.id, "name": info.name, "platform": info.platform, "chat": info.chat_id, "place": info.place,
         "format": info.format, "variant": info.variant, "status": info.status, "move_seconds": info.move_seconds,
-        "round_seconds": info.round_seconds, "bye_points": info.bye_points, "players": len(info.players),
-        "rounds": info.rounds_total, "rounds_paired": info.round, "created_at": info.created_at,
+        "round_seconds": info.round_seconds, "bye_points": info.bye_points, "player_count": len(info.players),
+        "round_count": info.rounds_total, "rounds_paired": info.round, "created_at": info.created_at,
         "finished_at": info.finished_at,
         "winner": {"id": info.winner_id, "name": info.winner_name} if info.winner_id else None,
     }
@@ -54,6 +56,27 @@ def _summary(info: TournamentInfo) -> dict[str, Any]:
 def _standings(table: StandingsView) -> list[dict[str, Any]]:
     return [{"rank": r.rank, "id": r.player_id, "name": r.name, "points": r.points,
              "tiebreaks": dict(r.tiebreaks), "played": r.played, "withdrawn": r.withdrawn} for r in table.rows]
+
+
+def _players(info: TournamentInfo, table: StandingsView) -> list[dict[str, Any]]:
+    """The issue's ``players``: rank order, each with its points and tie-breaks (while registering,
+    before any ranking: in joining order, rank null)."""
+    if not table.rows:
+        return [{"id": p.player_id, "name": p.name, "rank": None, "points": 0.0, "tiebreaks": {},
+                 "withdrawn": p.withdrawn, "played": 0} for p in info.players]
+    return [{"id": r.player_id, "name": r.name, "rank": r.rank, "points": r.points,
+             "tiebreaks": dict(r.tiebreaks), "withdrawn": r.withdrawn, "played": r.played} for r in table.rows]
+
+
+def _round_games(rnd: RoundView) -> dict[str, Any]:
+    """The issue's ``rounds`` entry: players by id, a forfeit without a game has game_id null."""
+    return {
+        "number": rnd.number, "complete": rnd.complete, "deadline": rnd.deadline,
+        "games": [{"board": b.board, "white": b.white_id, "black": b.black_id, "game_id": b.game_id,
+                   "result": b.result, "white_name": b.white_name, "black_name": b.black_name}
+                  for b in rnd.pairings if b.black_id is not None],
+        "byes": [b.white_id for b in rnd.pairings if b.black_id is None],
+    }
 
 
 def _round(rnd: RoundView) -> dict[str, Any]:
@@ -97,6 +120,8 @@ def tournaments_show(args: argparse.Namespace) -> int:
         print(f"error: there is no tournament #{args.id}", file=sys.stderr)
         return 1
     data = _summary(info)
+    data["players"] = _players(info, table)
+    data["rounds"] = [_round_games(r) for r in rounds]
     data["standings"] = _standings(table)
     data["standings_through"] = table.through
     data["rounds_played"] = [_round(r) for r in rounds]

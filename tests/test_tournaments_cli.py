@@ -77,10 +77,11 @@ def test_list_json(db: Path) -> None:
     data = json.loads(ok(run("tournaments", "list", "--json", db=db)))
     assert [t["id"] for t in data] == [2, 1]
     swiss = data[1]
-    assert {k: swiss[k] for k in ("format", "variant", "status", "players", "rounds", "rounds_paired")} == {
-        "format": "swiss", "variant": "italian", "status": "finished", "players": 4, "rounds": 3, "rounds_paired": 3}
+    assert {k: swiss[k] for k in ("format", "variant", "status", "player_count", "round_count", "rounds_paired")} == {
+        "format": "swiss", "variant": "italian", "status": "finished", "player_count": 4, "round_count": 3,
+        "rounds_paired": 3}
     assert swiss["winner"]["id"] in {"ana", "bob", "cid", "dan"}
-    assert data[0]["rounds"] is None and data[0]["winner"] is None
+    assert data[0]["round_count"] is None and data[0]["winner"] is None
 
 
 def test_show_json_has_the_standings_in_rank_order_and_every_round(db: Path) -> None:
@@ -100,6 +101,38 @@ def test_show_json_has_the_standings_in_rank_order_and_every_round(db: Path) -> 
             points[g["white"]["id"]] += w
             points[g["black"]["id"]] += 1 - w
     assert {p["id"]: p["points"] for p in data["standings"]} == points
+
+
+def test_show_json_in_the_issue_s_shape(db: Path) -> None:
+    """The issue's contract: ``players`` in rank order with points and tie-breaks, ``rounds`` with
+    their games (white, black, game id, result) and byes; the counts beside them."""
+    data = json.loads(ok(run("tournaments", "show", "1", "--json", db=db)))
+    assert (data["player_count"], data["round_count"], data["rounds_paired"]) == (4, 3, 3)
+    players = data["players"]
+    assert [p["rank"] for p in players] == sorted(p["rank"] for p in players) and len(players) == 4
+    assert set(players[0]) >= {"id", "name", "rank", "points", "tiebreaks", "withdrawn"}
+    assert list(players[0]["tiebreaks"]) == ["BH-C1", "BH", "SB", "DE", "WIN"]
+    assert players[0]["id"] == data["winner"]["id"] and not any(p["withdrawn"] for p in players)
+    assert [r["number"] for r in data["rounds"]] == [1, 2, 3]
+    points = {p["id"]: 0.0 for p in players}
+    for rnd in data["rounds"]:
+        assert rnd["byes"] == [] and len(rnd["games"]) == 2
+        for g in rnd["games"]:
+            assert set(g) >= {"white", "black", "game_id", "result"}
+            assert g["result"] in RESULTS and isinstance(g["game_id"], int)
+            w = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5, "+-": 1.0, "-+": 0.0}[g["result"]]
+            points[g["white"]] += w
+            points[g["black"]] += 1 - w
+    assert {p["id"]: p["points"] for p in players} == points
+    # The first week's shape is kept beside it.
+    assert data["standings"] == [{k: p[k] for k in data["standings"][0]} for p in players]
+    assert [r["round"] for r in data["rounds_played"]] == [1, 2, 3]
+
+
+def test_show_json_of_a_tournament_still_registering(db: Path) -> None:
+    data = json.loads(ok(run("tournaments", "show", "2", "--json", db=db)))
+    assert data["status"] == "registering" and data["rounds"] == [] and data["round_count"] is None
+    assert [p["id"] for p in data["players"]] == ["eve"] and data["player_count"] == 1
 
 
 def test_show_in_text_and_a_missing_tournament(db: Path) -> None:

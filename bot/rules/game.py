@@ -25,6 +25,7 @@ class ResultReason(StrEnum):
     TIME = "time"
     RECORDED = "recorded"          # a PDN record's result tag; no game the bot plays ends so
     ADJUDICATED = "adjudicated"    # a tournament round's deadline ended it by the stated rule (docs/tournaments.md)
+    FORFEIT = "forfeit"            # its player withdrew from the tournament: scored there +/-, never rated
 
 
 @dataclass(frozen=True)

@@ -107,6 +107,14 @@ class LostOnTime(GameNotice):
 
 
 @dataclass(frozen=True)
+class TournamentGameEnded(LostOnTime):
+    """A tournament ended the game (adjudicated at its round's deadline, or forfeited by a player's
+    withdrawal); delivered as a loss on time is, the final board and how it ended."""
+
+    kind: ClassVar[str] = "game_ended_by_tournament"   # a game notice (game_id), not a tournament_* one
+
+
+@dataclass(frozen=True)
 class Reminder(GameNotice):
     """A tenth of the move time is left to ``color``, the side to move; ``left``: seconds left then;
     ``mention``: the player, pinged on it."""
@@ -308,7 +316,8 @@ class TournamentFinished(TournamentNotice):
 KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
     BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
     FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded,
-    TournamentRoundPaired, TournamentGameReady, TournamentBye, TournamentRoundEnded, TournamentFinished)}
+    TournamentRoundPaired, TournamentGameReady, TournamentBye, TournamentRoundEnded, TournamentFinished,
+    TournamentGameEnded)}
 
 
 def _plain(value: Any) -> Any:

@@ -40,6 +40,7 @@ from bot.service.notifications import (
     Reminder,
     TournamentBye,
     TournamentFinished,
+    TournamentGameEnded,
     TournamentGameReady,
     TournamentRoundEnded,
     TournamentRoundPaired,
@@ -281,6 +282,8 @@ def test_every_kind_round_trips_through_its_json():
         TournamentRoundPaired(17, "es", 2, 99.5), TournamentGameReady(17, "it", 2, 18, "black", "Bob", mention),
         TournamentBye(17, "es", 2, 0.5, mention),
         TournamentRoundEnded(17, "en", 2, (18,), (19, 20)), TournamentFinished(17, "en", "u1", "Ana Ñ", 4.5),
+        TournamentGameEnded(18, "es", GameState(state_fen, 6, "finished", result_score="1-0",
+                                                result_reason="adjudicated", winner="W")),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:

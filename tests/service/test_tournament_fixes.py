@@ -9,8 +9,10 @@ import pytest
 from catalog_text import pattern, says, tr
 
 from bot.i18n import t
+from bot.rules import Color, Position
 from bot.service.chat.commands import BadArgument
 from bot.service.chat.tournaments import parse_new_tournament
+from bot.service.features.ratings import is_rated
 
 PLAYERS = ["ana", "bob", "carla", "dario"]
 
@@ -227,3 +229,95 @@ def test_pairings_after_the_end_show_the_finished_tournament(chat):
     assert says(chat.text("ana", "/tournament"), "en", "tournament.none_history")
     assert says(chat.text("ana", "/tournament pairings"), "en", "tournament.round_title", id=tid, round=3)
     assert says(chat.text("ana", "/tournament pairings 1"), "en", "tournament.round_title", id=tid, round=1)
+
+
+# -- 5. forfeits: a withdrawal's game is unrated; a player who never moved forfeits ----------------------
+
+
+def _move(chat, game_id: int) -> None:
+    """The player to move in game ``game_id`` plays its first legal move."""
+    row = chat.storage.games.get(game_id)
+    user = row.white_id if Position.from_fen(row.variant, row.fen).turn == Color.WHITE else row.black_id
+    move = Position.from_fen(row.variant, row.fen).legal_moves()[0]
+    chat.say(user, f"/m #{game_id} {move}")
+    assert chat.storage.games.get(game_id).ply == row.ply + 1
+
+
+def _ratings(chat, row) -> list:
+    return [chat.storage.ratings.get(row.platform, user, row.variant) for user in (row.white_id, row.black_id)]
+
+
+def test_a_withdrawal_s_running_game_is_an_unrated_forfeit_with_its_final_board(chat):
+    tid = _start(chat)
+    [game] = [g for g in chat.rows("games") if "ana" in (g.white_id, g.black_id)]
+    for _ in range(3):
+        _move(chat, game.id)
+    before = _ratings(chat, chat.storage.games.get(game.id))
+    chat.say("ana", "/tournament leave")
+    ended = chat.storage.games.get(game.id)
+    assert ended.status == "finished" and ended.result_reason == "forfeit"
+    assert ended.winner == (Color.BLACK if game.white_id == "ana" else Color.WHITE)
+    assert not is_rated(ended) and _ratings(chat, ended) == before
+    out = chat.service.tick()
+    over = [o.reply for o in out if says(o.reply.text, "en", "game.over", id=game.id)]
+    assert len(over) == 1 and over[0].image is not None
+    assert says(over[0].text, "en", "result.win.forfeit", loser="Ana")
+    board = next(p for p in chat.service.app.tournaments.rounds(tid)[0].pairings if p.game_id == game.id)
+    assert board.result == ("-+" if game.white_id == "ana" else "+-")
+
+
+@pytest.mark.parametrize("plies, resigner, result", [
+    (0, "white", "-+"),     # white resigns before any move
+    (1, "black", "+-"),     # white moved, black resigns before their first move
+    (1, "white", "0-1"),    # white had moved: an ordinary loss
+    (2, "black", "1-0"),    # both had moved
+])
+def test_resigning_before_one_s_first_move_is_a_forfeit(chat, plies, resigner, result):
+    tid = _start(chat)
+    game = chat.rows("games")[0]
+    for _ in range(plies):
+        _move(chat, game.id)
+    user = game.white_id if resigner == "white" else game.black_id
+    chat.resign(user, f"/resign #{game.id}")
+    assert chat.storage.games.get(game.id).status == "finished"
+    board = next(p for p in chat.service.app.tournaments.rounds(tid)[0].pairings if p.game_id == game.id)
+    assert board.result == result
+
+
+def test_a_normal_game_s_rating_rules_are_unchanged(chat):
+    tid = _start(chat)
+    game = chat.rows("games")[0]
+    for _ in range(2):
+        _move(chat, game.id)
+    chat.resign(game.black_id, f"/resign #{game.id}")
+    ended = chat.storage.games.get(game.id)
+    assert ended.result_reason == "resign" and is_rated(ended)
+    assert tid == 1
+
+
+# -- 6. an adjudicated game shows its final board, the round names its result -----------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_an_adjudicated_game_shows_its_board_and_the_round_its_result(chat, now, lang):
+    chat.say("admin", f"/lang {lang}", admin=True)
+    chat.say("admin", "/tournament new roundrobin italian 7d deadline 1d", admin=True)
+    for p in PLAYERS[:3]:
+        chat.say(p, "/tournament join")
+    chat.say("admin", "/tournament start", admin=True)
+    chat.service.tick()
+    [game] = [g.id for g in chat.rows("games")]
+    for _ in range(2):
+        _move(chat, game)
+    chat.service.tick()
+    now[0] += 86400 + 60
+    out = [o.reply for o in chat.service.tick()]
+    over = [i for i, r in enumerate(out) if says(r.text, lang, "game.over", id=game)]
+    rounds = [i for i, r in enumerate(out) if says(r.text, lang, "tournament.round_over", round=1)]
+    assert len(over) == 1 and len(rounds) == 1 and over[0] < rounds[0]
+    board = out[over[0]]
+    assert board.image is not None
+    assert says(board.text, lang, "result.draw.adjudicated") or says(board.text, lang, "result.win.adjudicated")
+    row = chat.storage.games.get(game)
+    mark = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½"}[row.result_score]
+    assert says(out[rounds[0]].text, lang, "tournament.adjudicated_games", games=f"#{game} {mark}")

@@ -380,7 +380,8 @@ def test_a_deadline_records_a_finished_game_the_tournament_missed(chat):
     chat.now[0] += DAY + 1
     chat.service.run_due(PLATFORM)
     rounds = tournaments(chat).rounds(tid)
-    assert rounds[0].pairings[0].result == "0-1" and len(rounds) == 2
+    # White resigned before its first move: a forfeit.
+    assert rounds[0].pairings[0].result == "-+" and len(rounds) == 2
 
 
 def test_the_adjudication_rule():

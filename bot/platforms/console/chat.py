@@ -30,7 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO
 
-from bot.service import ChatEvent, GameService, Reply, StorageBusy, StorageGone, parse_duration
+from bot.service import Button, ChatEvent, GameService, Reply, StorageBusy, StorageGone, parse_duration
 
 PLATFORM = "console"
 # How long the end of input waits for a delivery under way (a send and its write) to finish.
@@ -292,7 +292,7 @@ class ConsoleChat:
         if reply.document:
             name, data = reply.document
             self._save_and_say("file", data, "-" + Path(name).name)
-        for row in reply.buttons:
+        for row in [*reply.buttons, self._review(chat, reply)]:
             for button in row:
                 # A link button shows where it goes; an action button how to press it here.
                 shown = button.url or button.command or '/press ' + button.action
@@ -303,6 +303,17 @@ class ConsoleChat:
             except StorageBusy:
                 # Only /reply to this message is lost; the game itself is stored.
                 self._say(f"  (the database is busy: /reply {self.counter} will not find this board)")
+
+    def _review(self, chat: str, reply: Reply) -> list[Button]:
+        """A finished game's board gets its Review link while the web board runs (the page at the
+        game's first position), as the chats' adapters put it beside Open board."""
+        if not self.web_url or reply.game_id is None or reply.board_stage is None or reply.board_stage % 2 == 0:
+            return []
+        try:
+            review = self.service.chat.review_button(PLATFORM, chat, reply.game_id)
+        except StorageBusy:
+            return []           # /web prints the page's link again
+        return [review] if review is not None else []
 
     def _save_and_say(self, what: str, data: bytes, suffix: str) -> None:
         # The reply (a move, say) is already stored and printed: a file that cannot be

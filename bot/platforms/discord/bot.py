@@ -598,7 +598,14 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         if len(rows) >= render.MAX_ROWS or any(b.action == action for row in rows for b in row):
             return reply
         label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")
-        return replace(reply, buttons=[*rows, [Button(label, action)]])
+        row = [Button(label, action)]
+        if reply.board_stage is not None and reply.board_stage % 2 == 1:
+            # A finished game's board: a link button beside Open board to the signed page at the
+            # game's first position (the chat layer says whether this chat may be given it).
+            review = await self.call(self.service.chat.review_button, PLATFORM, chat_id, reply.game_id)
+            if review is not None:
+                row.append(review)
+        return replace(reply, buttons=[*rows, row])
 
     async def deliver(self, chat_id: str, reply: Reply, *, reply_to: str | None = None,
                       progress: Progress | None = None) -> None:

@@ -460,7 +460,17 @@ class TelegramAdapter(ChatAdapter):
         if any(b.url is not None for row in reply.buttons for b in row):
             return reply                    # it has one already (a retry from the outbox)
         label = await self.call(self.service.notice, PLATFORM, chat_id, "weblink.open")
-        return replace(reply, buttons=[*reply.buttons, [Button(label, "", url=url)]])
+        row = [Button(label, "", url=url)]
+        if (reply.board_stage is not None and reply.board_stage % 2 == 1
+                and sum(len(r) for r in reply.buttons) + len(row) < KEYBOARD_LIMIT):
+            # A finished game's board: its Review button beside Open board (the page at the game's
+            # first position); the chat layer says whether this chat may be given it.
+            user = chat_address(chat_id)[0]
+            review = await self.call(self.service.chat.review_button, PLATFORM, chat_id, reply.game_id,
+                                     private_user=str(user) if user > 0 else None, bot_username=bot.username)
+            if review is not None:
+                row.append(review)
+        return replace(reply, buttons=[*reply.buttons, row])
 
     def stop_platform(self) -> None:
         if self.application is not None and self.application.running:

@@ -74,7 +74,7 @@ from bot.service.chat.registry import (
     command,
 )
 from bot.service.chat.signing import LinkSigner
-from bot.service.chat.wording import duration, variant_name
+from bot.service.chat.wording import button_rows, duration, variant_name
 from bot.service.compose import UseCases
 from bot.service.events import Button, ChatEvent, Reply
 from bot.service.features.challenges import OfferTaken
@@ -83,6 +83,7 @@ from bot.service.features.results import GameStarted, MoveOutcome, MoveRequest
 from bot.service.features.results_games import ChallengeRef, GameRef, NoGame, Refused
 from bot.service.features.results_stats import (
     AnalysisRequest,
+    FinishedGames,
     HistoryRequest,
     NotifyOutcome,
     NotifySet,
@@ -121,6 +122,27 @@ class ChatLayer:
     def web_button(game_id: int) -> str:
         """The action of a board's Open board button (answered by ``open_board``)."""
         return f"{WEB_BUTTON}:{game_id}"
+
+    def review_button(self, platform: str, chat_id: str, game_id: int, *, private_user: str | None = None,
+                      bot_username: str | None = None) -> Button | None:
+        """The Review button under finished game ``game_id``'s board in a message to ``chat_id``
+        (``private_user``: whose private chat that is, None in a group), or None: no web board, no
+        finished game of this platform, or a chat that may not see it.  Only the game's own chat,
+        or the private chat of one of its players, is given its link: a game played in a private
+        chat is reviewed by its players alone."""
+        links = self.web
+        if links is None:
+            return None
+        row = self.app.runtime.storage.games.get(game_id)
+        if row is None or row.status != "finished" or row.platform != platform:
+            return None
+        if row.chat_id != chat_id and private_user not in (row.white_id, row.black_id):
+            return None
+        chat = self.app.runtime.storage.players.chat(platform, chat_id)
+        url, web_app = links.review(game_id, platform, private_chat=private_user is not None,
+                                    bot_username=bot_username)
+        label = t(pick_language(chat.language if chat is not None else None), "button.review")
+        return Button(label, "", url=url, web_app=web_app)
 
     def button(self, ctx: Ctx, action: str) -> list[Reply]:
         """A button press: its action string routed through the registry's button table."""
@@ -400,7 +422,24 @@ def history(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     if len(args) > 1 or (args and not args[0].startswith("@")):
         return present_stats.history(ctx.lang, Usage("history"))
     request = HistoryRequest(args[0] if args else None)
-    return present_stats.history(ctx.lang, app.history.history(ctx.caller, request))
+    outcome = app.history.history(ctx.caller, request)
+    replies = present_stats.history(ctx.lang, outcome)
+    if ctx.web is not None and isinstance(outcome, FinishedGames) and outcome.games and replies:
+        replies[0] = replace(replies[0], text=replies[0].text + "\n" + t(ctx.lang, "history.review"),
+                             buttons=[*replies[0].buttons, *review_rows(ctx, ctx.web, outcome.games)])
+    return replies
+
+
+def review_rows(ctx: Ctx, links: WebLinks, games: list[GameRecord]) -> list[list[Button]]:
+    """A Review button for each game a /history lists (the chat's own games: its members may watch
+    them), labelled with the game's number as its line names it, in rows every platform takes."""
+    event = ctx.event
+    buttons = []
+    for g in games:
+        url, web_app = links.review(g.id, event.platform, private_chat=event.chat_kind == "private",
+                                    bot_username=event.bot_username)
+        buttons.append(Button(t(ctx.lang, "button.review_game", id=g.id), "", url=url, web_app=web_app))
+    return button_rows(buttons)
 
 
 @command("pdn", {}, (GAME,), needs_game=True, ref_only=True)

@@ -61,6 +61,8 @@ WEB_BUTTON = "wb"
 # game, in the private chat the link opens; ``<mac>`` is the game's spectator signature (without
 # it, only a player of the game gets a link: a number alone shows nothing).
 WEB_START = re.compile(r"w([0-9]{1,9})(?:s(" + WATCH_MAC + "))?")
+# The ply a Review button opens a finished game at: its first position, to be stepped through.
+REVIEW_PLY = 0
 _WEBAPP_NAME = re.compile(r"[A-Za-z0-9_]{3,30}")      # BotFather's rule for a Mini App's short name
 _BOT_USERNAME = re.compile(r"[A-Za-z0-9_]{4,32}")
 
@@ -106,3 +108,20 @@ class WebLinks:
         """The deep link to the private chat with the bot that answers with the game's board
         (``/start w<game>s<mac>``), for an Open board button without a Mini App."""
         return f"https://t.me/{bot_username}?start=w{game_id}s{self.board.watch_mac(game_id)}"
+
+    def review(self, game_id: int, platform: str, *, private_chat: bool, bot_username: str | None,
+               ply: int = REVIEW_PLY) -> tuple[str, bool]:
+        """Where a finished game's Review button goes, and whether it is a ``web_app`` button: the
+        page opened at ``ply`` (the page steps on from there).  Every link carries the game's
+        spectator signature only (never a seat): the button is seen by the whole chat, and a
+        finished game is there to be watched.  On Telegram, a private chat gets the Mini App page
+        (``web_app``, https only), a group the Mini App's direct link (``p<ply>`` after the
+        signature in ``startapp``), else the signed page itself; elsewhere the signed page."""
+        mac = self.board.watch_mac(game_id)
+        if platform == "telegram":
+            if private_chat and self.url.startswith("https://"):
+                return f"{self.url}/tg?g={game_id}s{mac}&ply={ply}", True
+            direct = self.mini_app(game_id, bot_username)
+            if direct is not None and not private_chat:
+                return f"{direct}p{ply}", False
+        return f"{self.url}/g/{game_id}?t=w{game_id}s{mac}&ply={ply}", False

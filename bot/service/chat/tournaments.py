@@ -506,7 +506,12 @@ def present_notice(notice: TournamentNotice, uses: Tournaments) -> Reply:
         if notice.forfeited:
             lines.append(t(lang, "tournament.forfeited_games", games=_games(notice.forfeited)))
         if notice.adjudicated:
-            lines.append(t(lang, "tournament.adjudicated_games", games=_games(notice.adjudicated)))
+            # Each adjudicated game with the result the rule gave it.
+            shown = uses.pairings_of(notice.tournament_id, notice.round)
+            results = {p.game_id: p.result for p in shown.round.pairings} if shown is not None else {}
+            games = ", ".join(f"#{g} {result_mark(r)}" if (r := results.get(g)) else f"#{g}"
+                              for g in notice.adjudicated)
+            lines.append(t(lang, "tournament.adjudicated_games", games=games))
         view = uses.standings_after(notice.tournament_id, notice.round)
         return _with_standings(lang, "\n".join(lines), view)
     if isinstance(notice, TournamentFinished):

@@ -61,6 +61,9 @@ BOT_DEVIATION = 60.0
 PUZZLE_START_DEVIATION = 300.0
 MIN_LEADERBOARD_GAMES = 5
 UNRATED_REASONS = ("resign", "time")
+# A tournament withdrawal's game: the tournament scores it as a forfeit, so it counts for no rating
+# however far it went.
+FORFEIT = "forfeit"
 TOP_SIZE = 10
 # The most points of one pool's rating chart: a long history is drawn from events spread over it
 # (the first and the last among them), so /stats reads the same amount however long it is.
@@ -73,13 +76,15 @@ def game_pool(game: GameRecord) -> str:
 
 def is_rated(game: GameRecord) -> bool:
     """Whether a finished game counts for ratings: it did not end in its first two moves by a
-    resignation or on time (a misclick or a challenge nobody meant to play)."""
-    return game.status == "finished" and not (game.ply < SHORT_PLIES and game.result_reason in UNRATED_REASONS)
+    resignation or on time (a misclick or a challenge nobody meant to play), nor by a tournament
+    player's withdrawal (a forfeit)."""
+    return game.status == "finished" and game.result_reason != FORFEIT and not (
+        game.ply < SHORT_PLIES and game.result_reason in UNRATED_REASONS)
 
 
 def _counts_rated(count: GameCountRecord) -> bool:
     """``is_rated`` of the finished games a count groups."""
-    return not (count.short and count.result_reason in UNRATED_REASONS)
+    return count.result_reason != FORFEIT and not (count.short and count.result_reason in UNRATED_REASONS)
 
 
 def _white_score(game: GameRecord) -> float:

@@ -9,9 +9,11 @@ and at a round's deadline forfeits the players who never moved and adjudicates t
 running (``adjudicate``: the endgame tables where they reach, else the engine's search at a fixed
 depth; a clear advantage, ADJUDICATION_MARGIN, wins, else a draw).
 
-A forfeit is a game lost on time (or at the deadline) by a player who never moved in it (the game
-ended before its second ply): "+-" / "-+", unrated (``ratings.is_rated`` leaves out a game lost on
-time before its second ply).  A game lost on time after the player moved is a normal loss.
+A forfeit is a game lost by a player who never moved in it (on time, at the deadline, or resigned
+before their first move): "+-" / "-+", unrated (``ratings.is_rated`` leaves out a game lost on time
+or resigned before its second ply).  A game lost on time after the player moved is a normal loss.
+A withdrawal's running game ends as a forfeit too (``ResultReason.FORFEIT``, never rated: the
+tournament already scores it), with its final board as an adjudicated game has.
 
 Who may create or start a tournament (a group's admins) is the chat layer's check, as for the
 other admin-only commands (/daily, /settings): the use case trusts it.
@@ -57,9 +59,11 @@ from bot.service.features.results_tournaments import (
     TournamentShown,
 )
 from bot.service.notifications import (
+    GameState,
     Notification,
     TournamentBye,
     TournamentFinished,
+    TournamentGameEnded,
     TournamentGameReady,
     TournamentRoundEnded,
     TournamentRoundPaired,
@@ -129,15 +133,23 @@ def _decode(row: TournamentRecord) -> Tournament:
 
 
 def game_result(game: GameRecord) -> str:
-    """A finished game's result for the tournament, from white's side: a loss on time by a player
-    who never moved (before the game's second ply) is a forfeit."""
-    if game.result_reason == ResultReason.TIME and game.ply < 2:
+    """A finished game's result for the tournament, from white's side: a game lost by a player who
+    never moved in it (on time, resigned, withdrawn) is a forfeit."""
+    if game.winner is not None and not _moved(game, Color.BLACK if game.winner == Color.WHITE else Color.WHITE):
         return "+-" if game.winner == Color.WHITE else "-+"
     if game.winner == Color.WHITE:
         return "1-0"
     if game.winner == Color.BLACK:
         return "0-1"
     return "1/2-1/2"
+
+
+def _moved(game: GameRecord, color: Color) -> bool:
+    """Whether ``color`` made a move in the game: the side that starts has once a ply was played,
+    the other once two were."""
+    start = Position.from_fen(game.variant, game.start_fen) if game.start_fen else Position.start(game.variant)
+    first = start.turn
+    return game.ply >= (1 if color == first else 2)
 
 
 def adjudicate(variant: str, fen: str) -> Result:
@@ -263,19 +275,21 @@ class Tournaments(UseCase):
         except TournamentError as e:
             return _refused(e, len(before.players))
         forfeited: list[int] = []
-        with self.storage.transaction():
+        # notices_after: the games' final boards go before what the round's end says.
+        with self.storage.transaction(), self.notices_after():
             running = self._running_games(row, before, only=caller.user_id)
             saved, now_t = self._commit(row, before, after, caller.at)
             for game in running:
                 # The result is the tournament's forfeit already (recorded above): the game ends as
-                # the leaver's resignation, so the board and the players hear it.
-                color = Color.WHITE if game.white_id == caller.user_id else Color.BLACK
+                # one (unrated: the tournament scores it), so the board and the players hear it.
+                winner = Color.BLACK if game.white_id == caller.user_id else Color.WHITE
+                result = Result("1-0" if winner == Color.WHITE else "0-1", ResultReason.FORFEIT, winner)
                 try:
-                    self.games.finish_game(game, self.games.load(game).resign(color), caller.at,
-                                           origin=caller.origin)
+                    ended = self.games.finish_game(game, result, caller.at, origin=caller.origin)
                 except StaleGame as stale:
                     # A move came in meanwhile: the whole leave runs again on what is stored now.
                     raise StorageContention(f"game {game.id} moved while its player left") from stale
+                self._tell_over(ended)
                 forfeited.append(game.id)
         return Left(self._info(saved, now_t), caller.user_id, caller.name, removed=not before.started,
                     forfeited=tuple(forfeited))
@@ -455,7 +469,7 @@ class Tournaments(UseCase):
                         self.tell(game.platform, game.chat_id, self.games.time_out(lang, game, now))
                         continue
                     note.adjudicated.append(game.id)
-                    self.games.finish_game(game, adjudicate(game.variant, game.fen), now)
+                    self._tell_over(self.games.finish_game(game, adjudicate(game.variant, game.fen), now))
         finally:
             self._note.value = None
         row = self.storage.tournaments.get(tournament_id)
@@ -573,6 +587,12 @@ class Tournaments(UseCase):
         self._say(platform, chat, TournamentRoundPaired(row.id, lang, number, deadline))
         for ping in pings:
             self._say(platform, chat, ping)
+
+    def _tell_over(self, game: GameRecord) -> None:
+        """A game the tournament ended (adjudicated, forfeited): its final board in its chat, as a
+        loss on time shows one."""
+        lang = self.games.chat_lang(game.platform, game.chat_id)
+        self.tell(game.platform, game.chat_id, TournamentGameEnded(game.id, lang, GameState.of(game)))
 
     def _mention(self, platform: str, player: core.Player) -> Mention:
         known = self.storage.players.get(platform, player.id)

@@ -44,8 +44,6 @@
   /* Review: the plies played (null until the list is read), the first position's side, the ply shown
      (null: the live game), the ply asked for, and the positions already read (a ply never changes). */
   var rec = null, firstSide = "W", view = null, want = null, plies = {}, reading = false, hooks = [];
-  /* The analysis view's (analysis.js) position shown instead of the ply's, and its drawings over the board. */
-  var preview = null, overlays = [];
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
   /* Telegram's theme parameters and the CSS variables board.css reads them from. */
   var THEME = { bg_color: "--tg-bg", text_color: "--tg-text", button_color: "--tg-button",
@@ -132,10 +130,9 @@
 
   function movesFrom(n) { return playable().filter(function (m) { return m.path[0] === n; }); }
   /* Moves are only played from the live position: stepped back, nothing is offered. */
-  function playable() { return view === null && !preview ? (st.moves || []) : []; }
+  function playable() { return view === null ? (st.moves || []) : []; }
   /* What the board draws: the live state, or the position after the ply stepped to. */
   function shown() {
-    if (preview) return preview;
     if (view === null) return { pieces: st.pieces, last: st.last_move };
     var p = plies[view];
     return { pieces: p.pieces, last: p.move ? { path: p.move.path, captured: p.move.captured, notation: p.move.notation } : null };
@@ -190,7 +187,6 @@
         el("circle", { cx: c[0], cy: c[1], r: 17, "class": "dest", "data-dest": end }, svg);
       });
     }
-    overlays.forEach(function (fn) { try { fn(svg, centre, el); } catch (e) { /* its own fault */ } });
     svg.classList.toggle("mine", !!playable().length);
     svg.addEventListener("click", tap);
     box.replaceChildren(svg);
@@ -374,7 +370,7 @@
   }
   function show(n) {
     var changed = view !== n;
-    view = n; sel = null; choosing = null; preview = null;
+    view = n; sel = null; choosing = null;
     if (n === null) want = null;
     if ($("[data-role=message]").textContent === T.stepped_back) say("", false, said);
     render();
@@ -441,12 +437,7 @@
       if (b) go(+b.dataset.goto);
     });
     document.addEventListener("keydown", keys);
-    window.draughtsBoard = { onPly: function (fn) { hooks.push(fn); }, go: go,
-      ply: function () { return st ? current() : null; }, live: function () { return st ? st.ply : null; },
-      status: function () { return st ? st.status : null; }, token: TOKEN, lang: LANG, game: GAME, texts: T,
-      preview: function (p) { preview = p; sel = null; choosing = null; render(); },
-      overlay: function (fn) { overlays.push(fn); render(); } };
-    document.dispatchEvent(new Event("draughtsboard"));
+    window.draughtsBoard = { onPly: function (fn) { hooks.push(fn); }, go: go };
     $("[data-action=draw]").addEventListener("click", function () { post("draw"); });
     $("[data-action=resign]").addEventListener("click", function () { $("[data-role=confirm]").hidden = false; });
     $("[data-action=resign-cancel]").addEventListener("click", function () { $("[data-role=confirm]").hidden = true; });
@@ -484,9 +475,16 @@
     poller = setInterval(function () { if (!busy) load().catch(function () { say(T.offline, true); }); }, 2000);
   }
 
+  /* The ply a Review link opens the page at: ?ply=N, or a Mini App start parameter's p<N> suffix. */
+  function asked() {
+    var m = /^[0-9]{1,6}$/.exec(q.get("ply") || "") ||
+            /^g?[0-9]{1,9}(?:s[A-Za-z0-9_-]{22})?p([0-9]{1,6})$/.exec(q.get("tgWebAppStartParam") || "");
+    return m ? +(m[1] || m[0]) : null;
+  }
   function start() {
     wire();
     load().then(function (data) {
+      if (data.ok && asked() !== null) go(asked());
       if (data.ok) live();
     }, function () { say(T.offline, true); poll(); });
   }

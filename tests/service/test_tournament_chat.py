@@ -106,7 +106,7 @@ def test_subcommands_in_three_languages_are_one_command():
 CODES = ("already_joined", "already_started", "too_few", "full", "not_in", "already_left", "finished",
          "too_many_rounds", "bad_rounds", "bad_cycles", "bad_bye_points", "no_such_round", "not_admin",
          "already_running", "unknown_variant", "bad_move_time", "bad_round_time", "no_round", "bad_format",
-         "not_registering", "running")
+         "not_registering", "running", "rounds_roundrobin")
 
 
 @pytest.mark.parametrize("lang", ["en", "es", "it"])

@@ -321,3 +321,30 @@ def test_an_adjudicated_game_shows_its_board_and_the_round_its_result(chat, now,
     row = chat.storage.games.get(game)
     mark = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "½-½"}[row.result_score]
     assert says(out[rounds[0]].text, lang, "tournament.adjudicated_games", games=f"#{game} {mark}")
+
+
+# -- 3 (optional): a Swiss's rounds mended while registering ---------------------------------------------
+
+
+def test_too_many_rounds_is_mended_with_tournament_rounds(chat):
+    tid = _new(chat, "swiss spanish 5 1h")
+    for p in PLAYERS[:3]:
+        chat.say(p, "/tournament join")
+    assert says(chat.text("admin", "/tournament start", admin=True), "en", "tournament.refused.too_many_rounds",
+                count=3, most=2)
+    before = chat.snapshot()
+    assert says(chat.text("ana", "/tournament rounds 2"), "en", "error.admins_only", command="tournament")
+    assert says(chat.text("admin", "/tournament rounds 0", admin=True), "en", "tournament.refused.bad_rounds")
+    assert says(chat.text("admin", "/tournament rounds x", admin=True), "en", "tournament.usage")
+    assert chat.snapshot() == before
+    text = chat.text("admin", "/torneo rondas 2", admin=True)
+    assert says(text, "en", "tournament.rounds_set", id=tid, rounds=tr("en", "tournament.rounds.other", n=2))
+    assert says(chat.text("admin", "/tournament start", admin=True), "en", "tournament.started", id=tid)
+    assert says(chat.text("admin", "/tournament rounds 2", admin=True), "en", "tournament.refused.running")
+
+
+def test_a_round_robin_s_rounds_are_not_set(chat):
+    _new(chat, "roundrobin")
+    before = chat.snapshot()
+    assert says(chat.text("admin", "/tournament rounds 3", admin=True), "en", "tournament.refused.rounds_roundrobin")
+    assert chat.snapshot() == before

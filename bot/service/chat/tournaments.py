@@ -36,6 +36,7 @@ from bot.service.features.results_tournaments import (
     NoTournament,
     PairingsShown,
     PairingView,
+    RoundsSet,
     RoundView,
     StandingsView,
     Started,
@@ -73,11 +74,12 @@ SUBCOMMANDS: Mapping[str, tuple[str, ...]] = {
     "pairings": ("pairings", "round", "emparejamientos", "cruces", "ronda", "abbinamenti", "turno"),
     "history": ("history", "past", "historial", "storico", "cronologia"),
     "cancel": ("cancel", "cancelar", "anular", "annulla", "cancella"),
+    "rounds": ("rounds", "rondas", "turni"),
 }
 _SUB_OF = {word: sub for sub, words in SUBCOMMANDS.items() for word in words}
 # The words of /tournament new and start (the registry folds what is typed as ``subcommand`` does).
 NEW_WORDS = SUBCOMMANDS["new"]
-ADMIN_WORDS = NEW_WORDS + SUBCOMMANDS["start"] + SUBCOMMANDS["cancel"]
+ADMIN_WORDS = NEW_WORDS + SUBCOMMANDS["start"] + SUBCOMMANDS["cancel"] + SUBCOMMANDS["rounds"]
 
 # A double round robin ("/tournament new roundrobin double"): the core plays it twice.
 DOUBLE_WORDS = {"double", "doble", "doppio", "doppia", "ida-vuelta", "andata-ritorno", "x2"}
@@ -179,7 +181,8 @@ def parse_new_tournament(args: Sequence[str]) -> NewTournamentArgs:
 
 
 def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
-    """/tournament [new ... | join | leave | start | standings | pairings [round] | history | cancel]."""
+    """/tournament [new ... | join | leave | start | standings | pairings [round] | history | cancel
+    | rounds N]."""
     sub, rest = subcommand(args)
     lang, caller, uses = ctx.lang, ctx.caller, app.tournaments
     if sub is None:
@@ -190,6 +193,10 @@ def handle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         except BadArgument as err:
             return [Reply(t(lang, err.key, **err.values) + "\n" + t(lang, "tournament.new_usage"))]
         return present(lang, uses.create(caller, request, lang), ctx.now, web_link(ctx))
+    if sub == "rounds":
+        if len(rest) != 1 or not re.fullmatch(r"[0-9]{1,6}", rest[0]):
+            return [Reply(t(lang, "tournament.usage"))]
+        return present(lang, uses.set_rounds(caller, int(rest[0])), ctx.now, web_link(ctx))
     if sub == "pairings":
         if len(rest) > 1 or (rest and not re.fullmatch(r"#?[0-9]{1,4}", rest[0])):
             return [Reply(t(lang, "tournament.usage"))]
@@ -236,7 +243,7 @@ def join_button(lang: str, tournament_id: int) -> Button:
 # -- presenting --------------------------------------------------------------------------------------------
 
 Outcome = (TournamentCreated | Joined | Left | Started | TournamentShown | PairingsShown | TournamentHistory
-           | NoTournament | TournamentRefused | StandingsView | Cancelled)
+           | NoTournament | TournamentRefused | StandingsView | Cancelled | RoundsSet)
 
 
 def web_link(ctx: Ctx) -> Callable[[int], str] | None:
@@ -293,6 +300,9 @@ def _present(lang: str, outcome: Outcome, now: float) -> list[Reply]:
         return [Reply(pairings_text(lang, outcome.tournament, outcome.round, now))]
     if isinstance(outcome, StandingsView):
         return [standings_reply(lang, outcome)]
+    if isinstance(outcome, RoundsSet):
+        info = outcome.tournament
+        return [Reply(t(lang, "tournament.rounds_set", id=info.id, rounds=rounds_text(lang, info)))]
     if isinstance(outcome, Cancelled):
         info = outcome.tournament
         if not outcome.games:

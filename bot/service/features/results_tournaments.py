@@ -174,6 +174,13 @@ class Started:
 
 
 @dataclass(frozen=True)
+class RoundsSet:
+    """/tournament rounds N: a Swiss still registering now has ``tournament.rounds_total`` rounds."""
+
+    tournament: TournamentInfo
+
+
+@dataclass(frozen=True)
 class Cancelled:
     """/tournament cancel: the tournament ended where it stood (status "cancelled", kept in the
     history as such); ``games``: its round's games still running, which go on as ordinary games
@@ -219,8 +226,8 @@ class TournamentRefused:
     already_started, too_few, full, not_in, already_left, finished, too_many_rounds, bad_rounds,
     bad_cycles, bad_bye_points, no_such_round) or the service's own: not_admin (the chat layer's
     check), already_running (the chat has a tournament open or running), unknown_variant,
-    bad_move_time, bad_round_time, no_round (pairings asked before round 1), running (start on a
-    running tournament).  ``values``: what its
+    bad_move_time, bad_round_time, no_round (pairings asked before round 1), running (start or
+    rounds on a running tournament; round), rounds_roundrobin (rounds set on a round robin).  ``values``: what its
     sentence names (too_few: least, count; too_many_rounds: count, most; full and bad_rounds: most;
     no_such_round: round, count; unknown_variant, bad_move_time, bad_round_time: word)."""
 
@@ -229,4 +236,5 @@ class TournamentRefused:
 
 
 TournamentOutcome = (TournamentCreated | Joined | Left | Started | TournamentShown | PairingsShown
-                     | TournamentHistory | NoTournament | TournamentRefused | StandingsView | Cancelled)
+                     | TournamentHistory | NoTournament | TournamentRefused | StandingsView | Cancelled
+                     | RoundsSet)

@@ -22,6 +22,7 @@ other admin-only commands (/daily, /settings): the use case trusts it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import json
 import math
@@ -48,6 +49,7 @@ from bot.service.features.results_tournaments import (
     NoTournament,
     PairingsShown,
     PairingView,
+    RoundsSet,
     RoundView,
     StandingRow,
     StandingsView,
@@ -325,6 +327,24 @@ class Tournaments(UseCase):
             saved = self.storage.tournaments.save(row.id, row.version, TournamentChange(
                 row.state, Status.FINISHED.value, None, caller.at))
         return Cancelled(self._info(saved, t), running)
+
+    def set_rounds(self, caller: Caller, rounds: int) -> RoundsSet | NoTournament | TournamentRefused:
+        """/tournament rounds N (the chat layer checks the admins): a Swiss still registering gets
+        ``rounds`` rounds, so a start refused as too_many_rounds is mended without cancelling
+        (refused: running, rounds_roundrobin, bad_rounds)."""
+        row = self._open(caller.where, caller.at)
+        if row is None:
+            return NoTournament(self._had_history(caller.where))
+        before = _decode(row)
+        if before.started:
+            return TournamentRefused("running", (("round", len(before.rounds)),))
+        if before.settings.format is not Format.SWISS:
+            return TournamentRefused("rounds_roundrobin")
+        if not 1 <= rounds <= MAX_ROUNDS:
+            return TournamentRefused("bad_rounds", (("most", MAX_ROUNDS),))
+        after = dataclasses.replace(before, settings=dataclasses.replace(before.settings, rounds=rounds))
+        saved, now_t = self._commit(row, before, after, caller.at)
+        return RoundsSet(self._info(saved, now_t))
 
     def _open(self, where: Where, now: float) -> TournamentRecord | None:
         """The chat's tournament open or running, None when there is none; one still registering

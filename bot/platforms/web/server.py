@@ -75,7 +75,7 @@ MAX_BODY = 16 * 1024
 MAX_PATH = 24
 
 SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
-STATIC = {"board.js": "application/javascript", "board.css": "text/css",
+STATIC = {"board.js": "application/javascript", "board.css": "text/css", "a11y.js": "application/javascript",
           "tournament.js": "application/javascript", "tournament.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
 TOURNAMENT_ID = r"{tournament:[0-9]{1,9}}"

@@ -44,6 +44,8 @@
   /* Review: the plies played (null until the list is read), the first position's side, the ply shown
      (null: the live game), the ply asked for, and the positions already read (a ply never changes). */
   var rec = null, firstSide = "W", view = null, want = null, plies = {}, reading = false, hooks = [];
+  /* Told after every drawing of the page (a11y.js: the board's text alternative, the move field). */
+  var drawn = [];
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
   /* Telegram's theme parameters and the CSS variables board.css reads them from. */
   var THEME = { bg_color: "--tg-bg", text_color: "--tg-text", button_color: "--tg-button",
@@ -126,6 +128,7 @@
     app.classList.toggle("past", view !== null);
     drawReview();
     d.ready = "1";
+    drawn.forEach(function (fn) { try { fn(); } catch (e) { /* a hook's fault stays its own */ } });
   }
 
   function movesFrom(n) { return playable().filter(function (m) { return m.path[0] === n; }); }
@@ -348,7 +351,7 @@
       reading = false;
       if (!data.ok) return;
       rec = data.moves; firstSide = data.start.turn;
-      plies[0] = { ply: 0, pieces: data.start.pieces, move: null };
+      plies[0] = { ply: 0, pieces: data.start.pieces, move: null, description: data.start.description };
       drawReview();
       if (rec.length !== st.ply) sync();
     }, function () { reading = false; });
@@ -438,6 +441,19 @@
     });
     document.addEventListener("keydown", keys);
     window.draughtsBoard = { onPly: function (fn) { hooks.push(fn); }, go: go };
+    /* For a11y.js: told after each drawing; what is shown (live or the ply stepped to, with the
+       position in words); a move as typed, sent as a tap's is; a line on the message row. */
+    window.draughtsBoard.onRender = function (fn) { drawn.push(fn); };
+    window.draughtsBoard.shown = function () {
+      if (!st) return null;
+      var p = view === null ? null : plies[view];
+      var words = p ? p.description || "" : st.description || "";
+      return { state: st, live: view === null, ply: view === null ? st.ply : view, description: words };
+    };
+    window.draughtsBoard.send = send;
+    window.draughtsBoard.say = say;
+    window.draughtsBoard.texts = T;
+    document.dispatchEvent(new Event("draughtsboard"));
     $("[data-action=draw]").addEventListener("click", function () { post("draw"); });
     $("[data-action=resign]").addEventListener("click", function () { $("[data-role=confirm]").hidden = false; });
     $("[data-action=resign-cancel]").addEventListener("click", function () { $("[data-role=confirm]").hidden = true; });

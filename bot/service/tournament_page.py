@@ -195,6 +195,8 @@ def build_view(info: TournamentInfo, table: StandingsView, rounds: Sequence[Roun
         status_text = t(lang, PREFIX + "status.registering", n=len(info.players))
     elif info.status == "finished":
         status_text = t(lang, PREFIX + "status.finished", name=info.winner_name or "-")
+    elif info.status == "cancelled":
+        status_text = t(lang, PREFIX + "status.cancelled", round=info.round)
     else:
         status_text = t(lang, PREFIX + "status.running", round=info.round, total=info.rounds_total or "?")
     standings_text = (t(lang, PREFIX + "standings.after", n=table.through) if table.through

@@ -348,3 +348,16 @@ def test_a_round_robin_s_rounds_are_not_set(chat):
     before = chat.snapshot()
     assert says(chat.text("admin", "/tournament rounds 3", admin=True), "en", "tournament.refused.rounds_roundrobin")
     assert chat.snapshot() == before
+
+
+@pytest.mark.parametrize("lang", ["en", "es", "it"])
+def test_a_cancelled_tournament_s_web_page_says_so(chat, lang):
+    from bot.service.tournament_page import build_view
+
+    tid = _start(chat)
+    chat.say("admin", "/tournament cancel", admin=True)
+    uses = chat.service.app.tournaments
+    info, table = uses.view(tid), uses.standings_after(tid)
+    assert info is not None and table is not None
+    view = build_view(info, table, uses.rounds(tid), lang, lambda game: f"/g/{game}")
+    assert view.status == "cancelled" and view.status_text == t(lang, "webt.status.cancelled", round=1)

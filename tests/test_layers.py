@@ -80,9 +80,13 @@ LAYERS: tuple[Layer, ...] = (
     # given the ones it calls (not the composition of them all), and of the chat layer it reads
     # only words (presenters, wording), never commands, buttons, a chat's context or its links.
     Layer("board layer", ("bot.service.web",),
-          must_not_import=("bot.service.compose", "bot.service.service", "bot.service.chat",
+          must_not_import=("bot.service.compose", "bot.service.service", "bot.service.chat", "bot.service.chat.layer",
                            "bot.service.chat.context", "bot.service.chat.links", "bot.service.chat.signing",
                            "bot.service.chat.commands", "bot.service.chat.registry")),
+    # The composition builds the use cases and nothing above them (issue 31): the chat layer imports
+    # it, so the facade hands it what it needs of the chat layer (the boards' renderer).
+    Layer("composition", ("bot.service.compose",),
+          must_not_import=("bot.service.chat.*", "bot.service.web", "bot.service.service", "bot.platforms.*", *ROOTS)),
     Layer("service", ("bot.service.*",), must_not_import=("bot.platforms.*", *ROOTS)),
     # Storage sits below the service: it knows records, not use cases, chats or images.
     Layer("storage", ("bot.storage.*",), must_not_import=("bot.service.*", "bot.platforms.*", "renderers.*", *ROOTS)),
@@ -106,6 +110,9 @@ class Import:
     imported: str
     path: Path
     line: int
+    # Not written but run: the package ``import a.b.c`` loads first (see ``imports_of``).  It
+    # counts for knots, not for the layers' rules, which judge what the code names.
+    implicit: bool = False
 
 
 def matches(module: str, pattern: str) -> bool:
@@ -130,7 +137,14 @@ def source_files(root: Path, packages: Iterable[str] = OURS) -> dict[str, Path]:
 
 def imports_of(root: Path, packages: Iterable[str] = OURS) -> list[Import]:
     """Every import of one of our modules, resolved to the module imported: ``from a import b``
-    is ``a.b`` when that is a module of ours, else ``a``; relative imports are made absolute."""
+    is ``a.b`` when that is a module of ours, else ``a``; relative imports are made absolute.
+
+    Importing ``a.b.c`` (``import a.b.c``, ``from a.b.c import x``, ``from a.b import c``) first
+    runs the ``__init__`` of ``a`` and of ``a.b``, so an importer outside package ``a.b`` also
+    imports ``a.b`` (an implicit import), and one outside ``a`` imports ``a``: a package whose
+    ``__init__`` imports back the module asking for one of its submodules is a knot, even when
+    today's import order happens to hide it.  An importer inside the package gets no such edge:
+    it is only ever loaded while that package's ``__init__`` is already running or done."""
     packages = tuple(packages)
     modules = source_files(root, packages)
     found: list[Import] = []
@@ -150,8 +164,14 @@ def imports_of(root: Path, packages: Iterable[str] = OURS) -> list[Import]:
                 targets = [f"{source}.{alias.name}" if f"{source}.{alias.name}" in modules else source
                            for alias in node.names]
             for target in targets:
-                if target.split(".")[0] in packages:
-                    found.append(Import(name, target, path, node.lineno))
+                if target.split(".")[0] not in packages:
+                    continue
+                found.append(Import(name, target, path, node.lineno))
+                parts = target.split(".")
+                for depth in range(1, len(parts)):
+                    parent = ".".join(parts[:depth])
+                    if parent in modules and name != parent and not name.startswith(parent + "."):
+                        found.append(Import(name, parent, path, node.lineno, implicit=True))
     return found
 
 
@@ -159,6 +179,8 @@ def broken_rules(found: Iterable[Import], layers: Iterable[Layer] = LAYERS) -> l
     """Each import that breaks a layer's rule, with that layer (an import can break several)."""
     out = []
     for imp in found:
+        if imp.implicit:
+            continue
         for layer in layers:
             if not any(matches(imp.importer, p) for p in layer.modules):
                 continue
@@ -224,10 +246,11 @@ def import_cycles(found: Iterable[Import]) -> list[frozenset[str]]:
 
 def describe_knot(knot: frozenset[str], found: Iterable[Import]) -> str:
     """A knot's modules and the imports between them, each where it is written."""
-    inside = sorted({(imp.importer, imp.imported, str(imp.path.relative_to(REPO)), imp.line) for imp in found
-                     if imp.importer in knot and imp.imported in knot})
+    inside = sorted({(imp.importer, imp.imported, str(imp.path.relative_to(REPO)), imp.line, imp.implicit)
+                     for imp in found if imp.importer in knot and imp.imported in knot})
     lines = [f"{len(knot)} modules: {', '.join(sorted(knot))}"]
-    lines += [f"    {path}:{line}: {importer} imports {imported}" for importer, imported, path, line in inside]
+    lines += [f"    {path}:{line}: {importer} imports {imported}" + (" (its __init__ runs first)" if implicit else "")
+              for importer, imported, path, line, implicit in inside]
     return "\n".join(lines)
 
 
@@ -352,6 +375,34 @@ def test_a_cycle_is_found_whatever_holds_it(tmp_path: Path) -> None:
     })
     assert sorted(sorted(knot) for knot in import_cycles(imports_of(tmp_path))) == [
         ["bot.service.chat", "bot.service.compose", "bot.service.service"], ["bot.service.web"]]
+
+
+def test_a_package_init_that_imports_back_is_a_knot(tmp_path: Path) -> None:
+    """``from a.b.c import x`` runs ``a.b``'s ``__init__`` first: when that ``__init__`` imports the
+    importer back it is a knot, whatever import order hides it today.  A module inside the package
+    gets no such edge (its package is already loading or loaded), and a light ``__init__`` (here
+    ``bot.storage``'s) ties nothing."""
+    _tree(tmp_path, {
+        "bot/__init__.py": "", "bot/service/__init__.py": "",
+        "bot/service/compose.py": "from bot.service.chat.boards import RENDERER\n",
+        "bot/service/chat/__init__.py": "from bot.service.compose import UseCases\n",
+        "bot/service/chat/boards.py": "from bot.service.chat import helpers\n",
+        "bot/service/chat/helpers.py": "from bot.service.compose import UseCases\n",
+        "bot/storage/__init__.py": '"""A light package."""\n', "bot/storage/base.py": "",
+        "bot/service/features/__init__.py": "", "bot/service/features/play.py": "from bot.storage.base import Store\n",
+        "bot/platforms/__init__.py": "", "bot/platforms/chat.py": "from bot.service.chat.registry import REGISTRY\n",
+        "bot/service/chat/registry.py": "",
+    })
+    found = imports_of(tmp_path)
+    implicit = sorted((imp.importer, imp.imported) for imp in found if imp.implicit)
+    assert implicit == [("bot.platforms.chat", "bot.service"), ("bot.platforms.chat", "bot.service.chat"),
+                        ("bot.service.compose", "bot.service.chat"), ("bot.service.features.play", "bot.storage")]
+    assert sorted(sorted(knot) for knot in import_cycles(found)) == [
+        ["bot.service.chat", "bot.service.chat.boards", "bot.service.chat.helpers", "bot.service.compose"]]
+    # The layers judge what is written: the platform's implicit import of bot.service.chat is no
+    # breach (what it wrote, the registry, is allowed), the composition's written one is.
+    assert [(imp.importer, imp.imported) for imp, _ in broken_rules(found)] == [
+        ("bot.service.compose", "bot.service.chat.boards")]
 
 
 def test_platforms_reach_the_service_only_through_its_face(tmp_path: Path) -> None:

@@ -16,8 +16,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.service.chat.boards import RENDERER
 from bot.service.domain import EventBus
+from bot.service.events import SpecRenderer
 from bot.service.features.analysis import Analysis
 from bot.service.features.base import Runtime
 from bot.service.features.challenges import Challenges
@@ -116,15 +116,17 @@ def open_config_store(config: ServiceConfig) -> Store:
     return open_store(config.database, config.busy_timeout)
 
 
-def compose(config: ServiceConfig, outbox: Outbox | None = None) -> UseCases:
+def compose(config: ServiceConfig, outbox: Outbox | None = None, renderer: SpecRenderer | None = None) -> UseCases:
     """Build every use case from a configuration (validated here).  What they send on their own
     goes to ``outbox`` (None: one on the configuration's store, reading the clock the runtime has
-    then, since a test or the console may set another)."""
+    then, since a test or the console may set another, drawing its pictures with ``renderer``).
+    The renderer is handed in (the facade gives the chat layer's) rather than imported: the chat
+    layer imports this module, so importing it back would tie the two into one knot."""
     config = config.validated()
     rng = config.rng if config.rng is not None else random.Random(config.seed)
     runtime = Runtime(open_config_store(config), config.clock, rng, config.thinker or Thinker(),
                       config.bot_seconds, config.monotonic)
-    outlet = ServiceOutlet(outbox or Outbox(runtime.storage, lambda: runtime.clock(), renderer=RENDERER))
+    outlet = ServiceOutlet(outbox or Outbox(runtime.storage, lambda: runtime.clock(), renderer=renderer))
     bus = EventBus()
     games = Games(runtime, outlet, bus)
     records = PuzzleRecords(runtime, outlet)

@@ -15,10 +15,10 @@ from typing import Any
 
 from bot.i18n import pick_language, t
 from bot.service import board_versions
-from bot.service.chat import ChatLayer, Ctx
-from bot.service.chat import display_name as _name
 from bot.service.chat.boards import RENDERER
 from bot.service.chat.commands import parse_command
+from bot.service.chat.layer import ChatLayer, Ctx
+from bot.service.chat.layer import display_name as _name
 from bot.service.chat.present_games import move_rows
 from bot.service.chat.present_notices import NoticePresenter
 from bot.service.chat.registry import REGISTRY, ButtonKind
@@ -77,7 +77,7 @@ class GameService:
         self._told_lock = threading.Lock()
         # What the service says on its own (the use cases' outlet writes to it); its claims are this
         # process's (see bot/service/outbox.py).  Set again through the setter: it gets the presenters.
-        self.app: UseCases = compose(config, outbox)
+        self.app: UseCases = compose(config, outbox, RENDERER)
         self.outbox = self.app.outlet.outbox
         self.chat = ChatLayer(self.app)
         # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.

@@ -13,7 +13,8 @@ from source_checks import imports_of
 
 from bot.i18n import t
 from bot.rules import Position
-from bot.service.chat import Ctx, present_puzzles
+from bot.service.chat import present_puzzles
+from bot.service.chat.layer import Ctx
 from bot.service.features.identity import Caller
 from bot.service.features.results_puzzles import (
     Acted,

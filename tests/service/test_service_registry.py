@@ -9,7 +9,7 @@ import pytest
 
 from bot.i18n import LANGUAGES, catalog
 from bot.service import Reply
-from bot.service import chat as chat_layer
+from bot.service.chat import layer as chat_layer
 from bot.service.chat.registry import REGISTRY, Arg, ArgKind, ButtonKind, CommandSpec, Permission, action, command
 
 

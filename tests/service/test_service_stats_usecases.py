@@ -14,7 +14,7 @@ import pytest
 from test_service_ratings import GROUP, PLATFORM, Room
 
 from bot.service import ChatEvent
-from bot.service.chat import Ctx, notify_request
+from bot.service.chat.layer import Ctx, notify_request
 from bot.service.features.results_stats import (
     AnalysisRefused,
     AnalysisRequest,
@@ -54,7 +54,8 @@ def chat_knowledge(path: Path) -> list[str]:
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom | ast.Import):
             names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
-            if isinstance(node, ast.ImportFrom) and node.module in ("bot.service", "bot.service.chat"):
+            if isinstance(node, ast.ImportFrom) and node.module in ("bot.service", "bot.service.chat",
+                                                                    "bot.service.chat.layer"):
                 names += [f"{node.module}.{a.name}" for a in node.names]
             found += [f"{path.name}:{node.lineno}: imports {n}" for n in names
                       if any(n == m or n.startswith(m + ".") for m in CHAT_ONLY)]

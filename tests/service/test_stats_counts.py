@@ -21,7 +21,7 @@ from catalog_text import says
 
 from bot.rules import VARIANTS, Color, Position, Result, ResultReason
 from bot.service import ChatEvent, GameService
-from bot.service.chat import Ctx
+from bot.service.chat.layer import Ctx
 from bot.service.features.identity import Caller
 from bot.service.features.ratings import CHART_POINTS, MIN_LEADERBOARD_GAMES, TOP_SIZE, game_pool, is_rated
 from bot.service.features.results_stats import (

@@ -13,8 +13,8 @@ from harness import PLATFORM
 from source_checks import imports_of
 
 from bot.i18n import t
-from bot.service.chat import Ctx
 from bot.service.chat.commands import BadArgument, parse_new, parse_play
+from bot.service.chat.layer import Ctx
 from bot.service.features.identity import Caller
 from bot.service.features.play import Play
 from bot.service.features.results import GameStarted

@@ -144,7 +144,32 @@ def analysis_job(variant: str, start_fen: str | None, moves: list[str],
         notes = analyse_game(game, nodes=nodes[0], confirm_nodes=nodes[1])
     finally:
         _rest()
-    return [{"ply": n.ply, "move": str(n.move), "best": str(n.best), "best_score": n.best_score,
-             "played_score": n.played_score, "forced": n.forced,
-             "table": n.table.as_dict() if n.table is not None else None}
-            for n in notes]
+    out: list[dict[str, Any]] = []
+    for n in notes:
+        note: dict[str, Any] = {"ply": n.ply, "move": str(n.move), "best": str(n.best), "best_score": n.best_score,
+                                "played_score": n.played_score, "forced": n.forced,
+                                "table": n.table.as_dict() if n.table is not None else None}
+        if n.mark:
+            # The line that refutes a marked move, for the web board to step through: a scan-budget
+            # search after it (a few marked moves a game, so little added to the analysis's cost).
+            note["line"] = _refutation(game.positions[n.ply + 1], nodes[0])
+        out.append(note)
+    return out
+
+
+# The refutation line's length at most, in plies (the opponent's answer first).
+REFUTATION_PLIES = 8
+
+
+def _refutation(pos: Any, nodes: int) -> list[str]:
+    import math
+
+    from bot.ai.deepening import search_position
+
+    if not pos.legal_moves():
+        return []
+    try:
+        pv = search_position(pos, 64, math.inf, nodes=nodes).pv
+    finally:
+        _rest()
+    return [str(m) for m in pv[:REFUTATION_PLIES]]

@@ -31,14 +31,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.ai import MoveNote
 from bot.i18n import LANGUAGES, catalog, pick_language, t
 from bot.rules import Color, Move, Position, format_move, write_pdn
 from bot.service.chat import presenters
 from bot.service.chat.describe import describe
 from bot.service.chat.present_games import name_of, over_text, to_move_line
+from bot.service.chat.present_stats import analysis as present_analysis
+from bot.service.chat.present_stats import ending_entry
 from bot.service.chat.wording import variant_name
 from bot.service.domain import EventBus, GameFinished, MovePlayed
 from bot.service.events import Mention
+from bot.service.features.analysis import Analysis
 from bot.service.features.base import Outlet, Runtime
 from bot.service.features.common import _stored_result, bot_to_move, reply_flipped
 from bot.service.features.games import Games
@@ -56,6 +60,7 @@ from bot.service.features.results_games import (
     TimedOut,
 )
 from bot.service.features.results_puzzles import Acted
+from bot.service.features.results_stats import AnalysisRequest, AnalysisStarted
 from bot.service.features.results_tournaments import PairingsShown, StandingsView
 from bot.service.features.tournaments import Tournaments
 from bot.service.notifications import GameState, WebDrawOffered, WebGameEnded, WebMoved
@@ -294,8 +299,10 @@ class BoardLayer:
     no more than it calls, so what a page can do is read here."""
 
     def __init__(self, runtime: Runtime, bus: EventBus, games: Games, play: Play, outlet: Outlet,
-                 tournaments: Tournaments | None = None) -> None:
+                 tournaments: Tournaments | None = None, analysis: Analysis | None = None) -> None:
         self.runtime = runtime
+        # The stored analysis a page shows, and the page's own request for one (None: no analysis view).
+        self.analysis = analysis
         self.games = games
         self.play = play
         self.outlet = outlet
@@ -590,6 +597,88 @@ class BoardLayer:
                                    tuple(played.path), tuple(played.captured), after))
             pos = after
         return GameRecordView(row.id, row.variant, row.status, start, tuple(plies))
+
+    # -- the analysis on the board ------------------------------------------------------------------------
+
+    def analysis_view(self, game_id: int, seat: Seat | None, lang: str) -> dict[str, Any] | None:
+        """The game's stored analysis as the page draws it (``/api/g/<id>/analysis``, docs/web.md):
+        the evaluation after every ply, and at each marked move or known-ending note the mark, the
+        better move and the line refuting the played one, each step with its position.  ``status``:
+        ready, running, none (no analysis yet: ``can_request`` when the seat's player may ask for
+        one), or active (a game still played is not analysed).  None when there is no such game."""
+        row = self.storage.games.get(game_id)
+        if row is None:
+            return None
+        first = Position.from_fen(row.variant, row.start_fen).turn if row.start_fen else Color.WHITE
+        base: dict[str, Any] = {"game_id": row.id, "plies": row.ply, "first_turn": first.value,
+                                "evaluations": [], "notes": []}
+        if row.status == "active" or self.analysis is None:
+            return {**base, "status": "active" if row.status == "active" else "none", "can_request": False}
+        kept = self.analysis.kept(game_id)
+        if kept is None:
+            running = self.analysis.running_for(game_id)
+            mine = self._color(row, seat) is not None and row.ply > 0
+            return {**base, "status": "running" if running else "none", "can_request": mine and not running}
+        report, raw = kept
+        game = self.games.stored_game(row)
+        white, black = name_of(lang, row, Color.WHITE), name_of(lang, row, Color.BLACK)
+        endings = {e.note.ply: ending_entry(lang, e, white, black) for e in report.endings}
+        notes: list[dict[str, Any]] = []
+        for note in raw:
+            p = int(note["ply"])
+            if p >= len(game.moves):
+                break
+            before, after = game.positions[p], game.positions[p + 1]
+            played, best = before.parse_move(note["move"]), before.parse_move(note["best"])
+            mover_white = before.turn == Color.WHITE
+            # Every marked move, not only each side's worst (the chat's report lists those).
+            mark = MoveNote(p, played, best, int(note["best_score"]), int(note["played_score"]),
+                            bool(note.get("forced", False))).mark
+            if not mark and p not in endings:
+                continue
+            line: list[dict[str, Any]] = []
+            pos = after
+            for text in note.get("line") or []:
+                step = next((m for m in pos.legal_moves() if str(m) == text), None)
+                if step is None:
+                    break               # a line no longer read as written ends where it stops
+                pos = pos.play(step)
+                line.append({"notation": str(step), "path": list(step.path), "captured": list(step.captured),
+                             **position_json(pos)})
+            item: dict[str, Any] = {
+                "ply": p + 1, "side": "W" if mover_white else "B", "notation": str(played), "mark": mark,
+                "ending": endings.get(p)}
+            if mark:
+                item["better"] = {"notation": str(best), "path": list(best.path), "captured": list(best.captured)}
+                item["loss"] = round(max(0, int(note["best_score"]) - int(note["played_score"])) / 100, 2)
+                item["line"] = line
+            notes.append(item)
+        evaluations = [{"ply": i + 1, "eval": round(max(-10.0, min(10.0, e / 100)), 2)}
+                       for i, e in enumerate(report.evaluations)]
+        return {**base, "status": "ready", "can_request": False, "evaluations": evaluations, "notes": notes,
+                "white": white, "black": black}
+
+    def request_analysis(self, seat: Seat, lang: str) -> tuple[str, str]:
+        """A player's request from the page for the game's analysis, through the Analysis use case
+        as the chat's /analysis (its limits and queue): (started|refused, the words)."""
+        row = self.storage.games.get(seat.game_id)
+        if row is None or row.platform != seat.platform or self.analysis is None:
+            return "refused", t(lang, "game.unknown", id=seat.game_id)
+        if seat.user_id not in (row.white_id, row.black_id):
+            return "forbidden", t(lang, "game.not_player", id=row.id)
+        if self.analysis.kept(row.id) is not None:
+            return "refused", t(lang, "web.analysis_ready")
+        now = self.clock()
+        name = row.white_name if seat.user_id == row.white_id else row.black_name
+        player = self.storage.players.get(row.platform, seat.user_id)
+        chat = self.storage.players.chat(row.platform, row.chat_id)
+        if chat is None:
+            chat = self.storage.players.ensure_chat(row.platform, row.chat_id, "group", now)
+        by = Player(row.platform, seat.user_id, name, player.username if player else None, lang)
+        caller = Caller(by, Where(row.platform, row.chat_id, private=chat.kind == "private"), now, now, chat)
+        outcome = self.analysis.analyse(caller, AnalysisRequest(row.id, self.games.game_lang(row, seat.user_id)))
+        text = present_analysis(lang, outcome)[0].text
+        return ("started" if isinstance(outcome, AnalysisStarted) else "refused"), text
 
     def pdn(self, game_id: int) -> tuple[str, str] | None:
         """The game as a PDN file (name, text), as /pdn gives it; None when there is no such game."""

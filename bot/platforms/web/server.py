@@ -75,7 +75,8 @@ MAX_BODY = 16 * 1024
 MAX_PATH = 24
 
 SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
-STATIC = {"board.js": "application/javascript", "board.css": "text/css", "a11y.js": "application/javascript",
+STATIC = {"board.js": "application/javascript", "analysis.js": "application/javascript",
+          "board.css": "text/css", "a11y.js": "application/javascript",
           "tournament.js": "application/javascript", "tournament.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
 TOURNAMENT_ID = r"{tournament:[0-9]{1,9}}"
@@ -494,6 +495,31 @@ class BoardSite:
         return web.json_response({"ok": True, "plies": len(found.plies), **shown},
                                  headers={"Cache-Control": "no-store"})
 
+    async def analysis(self, request: web.Request) -> web.Response:
+        """The game's stored analysis as the page draws it (docs/web.md); the same access rule as
+        the moves."""
+        game_id = int(request.match_info["game"])
+        seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal.json()
+        found = await self._call(self.board.analysis_view, game_id, seat, lang)
+        if found is None:
+            return _error(404, "no_game", t(lang, "web.no_game"))
+        return web.json_response({"ok": True, **found}, headers={"Cache-Control": "no-store"})
+
+    async def request_analysis(self, request: web.Request) -> web.Response:
+        """A player asks for the finished game's analysis (the chat's /analysis, its limits and queue)."""
+        game_id = int(request.match_info["game"])
+        seat, lang, refusal = await self._who(request, game_id)
+        if refusal is not None:
+            return refusal.json()
+        if seat is None:
+            return _error(403, "spectator", t(lang, "web.spectator_only"))
+        outcome, message = await self._call(self.board.request_analysis, seat, lang)
+        if outcome != "started":
+            return _error(403 if outcome == "forbidden" else 409, outcome, message)
+        return web.json_response({"ok": True, "outcome": outcome, "message": message})
+
     async def events(self, request: web.Request) -> web.StreamResponse:
         """Server-sent events: the state now, then again each time the game's version changes (from
         the game's feed in the stream hub: this handler reads nothing itself); a finished game's
@@ -688,6 +714,8 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
         ("GET", f"/api/g/{GAME_ID}/pdn", site.pdn),
         ("GET", f"/api/g/{GAME_ID}/moves", site.moves),
         ("GET", f"/api/g/{GAME_ID}/ply/{{n}}", site.ply),
+        ("GET", f"/api/g/{GAME_ID}/analysis", site.analysis),
+        ("POST", f"/api/g/{GAME_ID}/analysis", site.request_analysis),
         ("POST", f"/api/g/{GAME_ID}/move", site.move),
         ("POST", f"/api/g/{GAME_ID}/draw", site.draw),
         ("POST", f"/api/g/{GAME_ID}/resign", site.resign),

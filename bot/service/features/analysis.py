@@ -150,6 +150,24 @@ class Analysis(UseCase):
             raise LookupError(f"the analysis of game {game_id} at ply {ply} is not stored")
         return self.report(row, list(kept.notes))
 
+    def kept(self, game_id: int) -> tuple[AnalysisReport, list[dict[str, Any]]] | None:
+        """The report of the analysis kept for a finished game at its last ply, with the engine's
+        raw notes (the web board's view: marks, better moves, refutation lines); None when the game
+        is not finished or has none."""
+        row = self.storage.games.get(game_id)
+        if row is None or row.status == "active":
+            return None
+        kept = self.storage.games.analysis(game_id, row.ply)
+        if kept is None:
+            return None
+        raw = list(kept.notes)
+        return self.report(row, raw), raw
+
+    def running_for(self, game_id: int) -> bool:
+        """An analysis of the game is being made or waits in the pool's queue."""
+        return any(isinstance(key, tuple) and len(key) == 4 and key[3] == game_id
+                   for key in self.thinker.running("analysis"))
+
     def _analysed(self, row: GameRecord, lang: str, raw: list[dict[str, Any]]) -> None:
         """The engine's notes are in: kept, and the chat told (the report is made when the
         notification is delivered: an outbox row stays small)."""

@@ -46,6 +46,8 @@
   var rec = null, firstSide = "W", view = null, want = null, plies = {}, reading = false, hooks = [];
   /* Told after every drawing of the page (a11y.js: the board's text alternative, the move field). */
   var drawn = [];
+  /* The analysis view's (analysis.js) position shown instead of the ply's, and its drawings over the board. */
+  var preview = null, overlays = [];
   var ROUTE_COLOURS = ["#ff8c00", "#e23cd6", "#00ced6", "#96e228", "#ffe228", "#a06eff"];
   /* Telegram's theme parameters and the CSS variables board.css reads them from. */
   var THEME = { bg_color: "--tg-bg", text_color: "--tg-text", button_color: "--tg-button",
@@ -133,9 +135,10 @@
 
   function movesFrom(n) { return playable().filter(function (m) { return m.path[0] === n; }); }
   /* Moves are only played from the live position: stepped back, nothing is offered. */
-  function playable() { return view === null ? (st.moves || []) : []; }
+  function playable() { return view === null && !preview ? (st.moves || []) : []; }
   /* What the board draws: the live state, or the position after the ply stepped to. */
   function shown() {
+    if (preview) return preview;
     if (view === null) return { pieces: st.pieces, last: st.last_move };
     var p = plies[view];
     return { pieces: p.pieces, last: p.move ? { path: p.move.path, captured: p.move.captured, notation: p.move.notation } : null };
@@ -190,6 +193,7 @@
         el("circle", { cx: c[0], cy: c[1], r: 17, "class": "dest", "data-dest": end }, svg);
       });
     }
+    overlays.forEach(function (fn) { try { fn(svg, centre, el); } catch (e) { /* its own fault */ } });
     svg.classList.toggle("mine", !!playable().length);
     svg.addEventListener("click", tap);
     box.replaceChildren(svg);
@@ -373,7 +377,7 @@
   }
   function show(n) {
     var changed = view !== n;
-    view = n; sel = null; choosing = null;
+    view = n; sel = null; choosing = null; preview = null;
     if (n === null) want = null;
     if ($("[data-role=message]").textContent === T.stepped_back) say("", false, said);
     render();
@@ -440,19 +444,23 @@
       if (b) go(+b.dataset.goto);
     });
     document.addEventListener("keydown", keys);
-    window.draughtsBoard = { onPly: function (fn) { hooks.push(fn); }, go: go };
+    window.draughtsBoard = { onPly: function (fn) { hooks.push(fn); }, go: go,
+      ply: function () { return st ? current() : null; }, live: function () { return st ? st.ply : null; },
+      status: function () { return st ? st.status : null; }, token: TOKEN, lang: LANG, game: GAME, texts: T,
+      preview: function (p) { preview = p; sel = null; choosing = null; render(); },
+      overlay: function (fn) { overlays.push(fn); render(); } };
     /* For a11y.js: told after each drawing; what is shown (live or the ply stepped to, with the
        position in words); a move as typed, sent as a tap's is; a line on the message row. */
     window.draughtsBoard.onRender = function (fn) { drawn.push(fn); };
     window.draughtsBoard.shown = function () {
       if (!st) return null;
       var p = view === null ? null : plies[view];
-      var words = p ? p.description || "" : st.description || "";
+      /* A position the analysis previews has only the words it brings (none: the board's bare name). */
+      var words = preview ? preview.description || "" : p ? p.description || "" : st.description || "";
       return { state: st, live: view === null, ply: view === null ? st.ply : view, description: words };
     };
     window.draughtsBoard.send = send;
     window.draughtsBoard.say = say;
-    window.draughtsBoard.texts = T;
     document.dispatchEvent(new Event("draughtsboard"));
     $("[data-action=draw]").addEventListener("click", function () { post("draw"); });
     $("[data-action=resign]").addEventListener("click", function () { $("[data-role=confirm]").hidden = false; });

@@ -16,6 +16,7 @@ from web_helpers import GROUP, PLATFORM, WebChat
 
 from bot.i18n import t
 from bot.platforms.web import WebConfig, make_app
+from bot.rules import Position
 from bot.service.features.identity import Caller, Player, Where
 from bot.service.features.results_tournaments import NewTournamentArgs, Started, TournamentCreated
 
@@ -131,7 +132,9 @@ async def test_the_json_follows_a_result_and_the_page_speaks_the_chats_language(
     game = next(b for b in first["rounds"][0]["pairings"] if not b["bye"])
     row = chat.storage.games.get(game["game"])
     assert row is not None
-    # White resigns in the chat (asked, then confirmed): the tournament records 0-1.
+    # White moves, then resigns in the chat (asked, then confirmed): the tournament records 0-1
+    # (resigning before one's first move would be a forfeit, -+).
+    chat.say(row.white_id, f"/m #{row.id} {Position.from_fen(row.variant, row.fen).legal_moves()[0]}")
     chat.say(row.white_id, f"/resign #{row.id}")
     chat.say(row.white_id, f"/resign #{row.id}")
     after = (await (await client.get(f"/api/t/{tid}?t={token}")).json())["tournament"]

@@ -13,6 +13,7 @@ from browser_harness import BOARD_GROUP, PLATFORM, WAIT_MS, TelegramBoard, requi
 from telegram_fake_api import USERS
 
 from bot.i18n import t
+from bot.rules import Position
 from bot.service.features.identity import Caller, Player, Where
 from bot.service.features.results_tournaments import NewTournamentArgs, Started, TournamentCreated
 
@@ -91,10 +92,12 @@ def test_standings_and_pairings_on_a_phone_and_a_result_arrives_by_itself(browse
         assert deadline.startswith(t("en", "webt.deadline") + " ") and len(deadline) > 12
         before = page.locator("main#app").get_attribute("data-version")
 
-        # White resigns in the Telegram group (asked, then confirmed): the open page shows it.
+        # White moves, then resigns in the Telegram group (asked, then confirmed): the open page
+        # shows it (resigning before one's first move would be a forfeit, -+).
         row = board.storage.games.get(game_id)
         assert row is not None
         white = next(name for name, u in USERS.items() if str(u["id"]) == row.white_id)
+        board.say(white, f"/m {Position.from_fen(row.variant, row.fen).legal_moves()[0]}")
         board.say(white, "/resign")
         board.say(white, "/resign")
         page.wait_for_selector("main#app[data-rounds='2']", timeout=WAIT_MS)

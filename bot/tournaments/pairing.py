@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from caissify_pairings import generate_pairings
 
+from . import fast_dutch
 from .model import PLAYED, RESULT_POINTS, Format, Pairing, Result, Tournament
 
 # TRF16 keeps a rating in four digits.
@@ -92,9 +94,10 @@ def pair_swiss(t: Tournament, round_number: int) -> Draw:
     players, played = dutch_players(t, round_number)
     if len(players) < 2:
         return Draw((), tuple(p["id"] for p in players))
-    out = generate_pairings(system="dutch", players=players, previous_pairings=played,
-                            round_number=round_number, total_rounds=t.total_rounds,
-                            initial_color=t.settings.initial_color)
+    # The library's engine with a faster exact matching (fast_dutch.py), where its checks hold.
+    pair = fast_dutch.dutch_pairings if fast_dutch.available() else partial(generate_pairings, "dutch")
+    out = pair(players=players, previous_pairings=played, round_number=round_number,
+               total_rounds=t.total_rounds, initial_color=t.settings.initial_color)
     return _draw(out)
 
 

@@ -139,3 +139,21 @@ async def test_without_the_web_board_neither_the_board_nor_history_has_review(tg
     assert review_buttons(tg.http.named("sendPhoto")[-1]) == []
     await tg.say("ana", "/history")
     assert urls(tg.http.named("sendMessage")[-1]) == []
+
+
+async def test_a_loss_on_time_told_from_the_outbox_carries_review_too(tg):
+    # The finished board a notification draws (not a command's answer) goes through the same
+    # delivery: it gets its Review link when it is sent.
+    await serving(tg)
+    try:
+        await tg.say("ana", "/new italian white 5m")
+        await tg.say("eve", "/accept")
+        game = tg.storage.active_games("telegram", str(GROUP["id"]))[0].id
+        tg.service.clock = lambda: time.time() + 3600
+        await tg.adapter.delivery_round()
+        assert tg.storage.game(game).status == "finished"
+        board = tg.http.named("sendPhoto", ok_only=True)[-1]
+        mac = tg.service.web.watch_mac(game)
+        assert [b["url"] for b in review_buttons(board)] == [f"https://t.me/DraughtsBot/board?startapp=g{game}s{mac}p0"]
+    finally:
+        await tg.adapter.stop_web()

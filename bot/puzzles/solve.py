@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import Enum
 
-from bot.rules import IllegalMove, Position
+from bot.rules import IllegalMove, Move, Position
 
 from .prove import Tree, balance, line_length
 
@@ -56,26 +56,28 @@ def forced_reply(opponent_node: dict[str, Tree]) -> str:
     return max(opponent_node, key=lambda r: (line_length(opponent_node[r]), r))
 
 
-def judge(puzzle: dict, moves: list[str], text: str) -> Answer:
-    """Judge typed text (one move, or several moves of the line in turn) after ``moves``.
+def judge(puzzle: dict, moves: list[str], text: str | Move) -> Answer:
+    """Judge typed text (one move, or several moves of the line in turn) after ``moves``, or one
+    move already read (a legal move of the position after ``moves``, as a board's buttons give it).
 
     Replies in the text are optional: the bot plays the forced reply after each right move, and a
     typed reply that the tree allows is taken as typed.  Nothing is changed on a wrong or illegal
     move: ``played`` then holds only the right moves before it."""
     pos, node = _follow(puzzle, moves)
     played: list[str] = []
-    tokens = text.replace(",", " ").split()
+    tokens: list[str | Move] = [text] if isinstance(text, Move) else list(text.replace(",", " ").split())
     i = 0
     if not tokens:
         return Answer(Verdict.ILLEGAL, [], pos, None)
     while i < len(tokens):
+        token = tokens[i]
         try:
-            move = pos.parse_move(tokens[i])
+            move = token if isinstance(token, Move) else pos.parse_move(token)
         except IllegalMove as err:
             return Answer(Verdict.ILLEGAL, played, pos, err)
         name = str(move)
         if name not in node:
-            return Answer(Verdict.WRONG, played, pos, wrong=tokens[i])
+            return Answer(Verdict.WRONG, played, pos, wrong=str(token))
         pos = pos.play(move)
         played.append(name)
         replies = node[name]
@@ -85,7 +87,7 @@ def judge(puzzle: dict, moves: list[str], text: str) -> Answer:
         reply = None
         if i < len(tokens):
             try:
-                typed = str(pos.parse_move(tokens[i]))
+                typed = str(pos.parse_move(str(tokens[i])))
             except IllegalMove:
                 typed = None
             if typed in replies:

@@ -94,7 +94,10 @@ def test_daily_and_personal_puzzles_come_back_as_typed_results(chat):
     wrong = next(str(m) for m in pos.legal_moves() if str(m) not in record["tree"])
     acted = puzzles.answer_puzzle(ctx_of(chat, "bob"), post, wrong)
     assert isinstance(acted, Acted) and isinstance(acted.step, AnswerWrong)
-    assert acted.step.wrong == wrong and acted.step.rating is not None and acted.step.board is None
+    assert acted.step.wrong == wrong and acted.step.rating is not None and acted.step.board.step == 0
+    # Typed, the miss is answered in words: the board to go on from is drawn only after a press.
+    [typed] = present_puzzles.present("en", acted)
+    assert typed.image is None and not typed.buttons
 
     # Someone else's personal puzzle is refused, typed; nothing is stored for them.
     other = puzzles.answer_puzzle(ctx_of(chat, "cid"), post, wrong)

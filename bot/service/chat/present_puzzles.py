@@ -235,9 +235,10 @@ def draw(pos: Position, drawn: Drawn | None = None) -> tuple[bytes, str]:
     return boards.png(view), boards.text(view)
 
 
-def puzzle_board(lang: str, board: Board, text: str) -> Reply:
+def puzzle_board(lang: str, board: Board, text: str, replaces: bool = False) -> Reply:
     """A puzzle position with its buttons: the pieces that can move, a hint and (for one user's
-    board) giving up; a board for one user carries the private-chat link signed for them."""
+    board) giving up; a board for one user carries the private-chat link signed for them.
+    ``replaces``: it takes the place of the board whose button was pressed (see _replaces)."""
     post, pos, step = board.post, board.position, board.step
     image, board_text = board.picture or draw(pos, board.drawn)
     starts = sorted({m.start for m in pos.legal_moves()})
@@ -250,19 +251,25 @@ def puzzle_board(lang: str, board: Board, text: str) -> Reply:
                             "/puzzle giveup", style="stop"))
     buttons.append(extra)
     return Reply(text, image=image, board_text=board_text, buttons=buttons, post_id=post.id,
-                 replaces_board=board.replaces, private=board.private, start_payload=_start(board))
+                 replaces_board=replaces, private=board.private, start_payload=_start(board))
 
 
-def _your_position(lang: str, board: Board) -> Reply:
+def _replaces(board: Board, via_button: bool) -> bool:
+    """Whether a board drawn after a press takes the pressed board's place: only in the user's
+    private chat; in a group the pressed board is the chat's, and the new one is for the presser."""
+    return via_button and not board.private
+
+
+def _your_position(lang: str, board: Board, replaces: bool) -> Reply:
     text = t(lang, "puzzle.your_position", side=t(lang, f"puzzle.to_win.{board.position.turn}"))
-    return puzzle_board(lang, board, text)
+    return puzzle_board(lang, board, text, replaces)
 
 
 def _back_row(lang: str, board: Board) -> list[Button]:
     return [Button(t(lang, "button.back"), action(ButtonKind.PUZZLE_BACK, board.post.id, board.step), style="back")]
 
 
-def _piece_selected(lang: str, chosen: PieceSelected) -> Reply:
+def _piece_selected(lang: str, chosen: PieceSelected, replaces: bool) -> Reply:
     board = chosen.board
     pos, post, square = board.position, board.post, chosen.square
     view = boards.board_view(pos, dots=list(chosen.ends), selected=square, flipped=not pos.white)
@@ -271,11 +278,11 @@ def _piece_selected(lang: str, chosen: PieceSelected) -> Reply:
     rows = button_rows(buttons, reserve=1)
     rows.append(_back_row(lang, board))
     return Reply(t(lang, "select.piece", square=square), image=boards.png(view), board_text=boards.text(view),
-                 buttons=rows, post_id=post.id, start_payload=_start(board), replaces_board=board.replaces,
+                 buttons=rows, post_id=post.id, start_payload=_start(board), replaces_board=replaces,
                  private=board.private)
 
 
-def _path_to_choose(lang: str, choice: PathToChoose) -> Reply:
+def _path_to_choose(lang: str, choice: PathToChoose, replaces: bool) -> Reply:
     board = choice.board
     pos, post = board.position, board.post
     buttons = [Button(f"{n}: {move}", action(ButtonKind.PUZZLE_PATH, post.id, board.step, index))
@@ -286,7 +293,7 @@ def _path_to_choose(lang: str, choice: PathToChoose) -> Reply:
     view = boards.board_view(pos, dots=[choice.end], selected=choice.start, flipped=not pos.white,
                              routes=[path for _index, _move, path in shown])
     return Reply(t(lang, "select.path"), image=boards.png(view), board_text=boards.text(view), buttons=rows,
-                 post_id=post.id, start_payload=_start(board), replaces_board=board.replaces, private=board.private)
+                 post_id=post.id, start_payload=_start(board), replaces_board=replaces, private=board.private)
 
 
 # -- results ----------------------------------------------------------------------------------------------
@@ -321,12 +328,14 @@ def present_daily(lang: str, result: DailyResult) -> list[Reply]:
     return [Reply(t(lang, "daily.on", time=result.time, zone=result.zone, variant=variant_name(lang, result.variant)))]
 
 
-def present(lang: str, result: PuzzleResult) -> list[Reply]:
-    """The replies to what a puzzle use case returned."""
+def present(lang: str, result: PuzzleResult, via_button: bool = False) -> list[Reply]:
+    """The replies to what a puzzle use case returned.  ``via_button``: the request came from a
+    puzzle board's move buttons, so a board drawn after it goes where the pressed one was (in a
+    private chat, in its place) and a wrong move shows the board to go on from."""
     if isinstance(result, Refused):
         return [_refused(lang, result)]
     if isinstance(result, Acted):
-        return _acted(lang, result)
+        return _acted(lang, result, via_button)
     if isinstance(result, PuzzleGiven):
         board = result.board
         text = t(lang, "puzzle.personal", variant=variant_name(lang, board.post.variant), rating=result.rating,
@@ -364,9 +373,10 @@ def _history(lang: str, history: PuzzleHistory) -> Reply:
     return Reply("\n".join(lines), private=history.private)
 
 
-def _acted(lang: str, acted: Acted) -> list[Reply]:
-    """An act on a post: its replies, labelled with the puzzle when the user has several open, and
-    kept from the group where nothing can be shown to one member (see _privately)."""
+def _acted(lang: str, acted: Acted, via_button: bool = False) -> list[Reply]:
+    """An act on a post: its replies, a typed one labelled with the puzzle when the user has several
+    open (a pressed board names its puzzle already), and kept from the group where nothing can be
+    shown to one member (see _privately)."""
     step = acted.step
     if isinstance(step, Solved):
         replies = _solved(lang, acted, step)
@@ -374,21 +384,21 @@ def _acted(lang: str, acted: Acted) -> list[Reply]:
         replies = [Reply(puzzle_label(lang, step.post) + t(lang, "puzzle.gave_up", line=" ".join(step.solution)),
                          private=step.private, buttons=_next_button(lang, step.post))]
     else:
-        replies = [_step(lang, step)]
-    if acted.label and replies:
+        replies = [_step(lang, step, via_button)]
+    if acted.label and not via_button and replies:
         replies[0] = replace(replies[0], text=puzzle_label(lang, acted.post) + replies[0].text)
     return _privately(acted, replies) if acted.stand_in else replies
 
 
-def _step(lang: str, step: Step) -> Reply:
+def _step(lang: str, step: Step, via_button: bool) -> Reply:
     if isinstance(step, Refused):
         return _refused(lang, step)
     if isinstance(step, YourPosition):
-        return _your_position(lang, step.board)
+        return _your_position(lang, step.board, _replaces(step.board, via_button))
     if isinstance(step, PieceSelected):
-        return _piece_selected(lang, step)
+        return _piece_selected(lang, step, _replaces(step.board, via_button))
     if isinstance(step, PathToChoose):
-        return _path_to_choose(lang, step)
+        return _path_to_choose(lang, step, _replaces(step.board, via_button))
     if isinstance(step, HintGiven):
         return Reply(t(lang, "puzzle.hint", square=step.square), private=step.private)
     if isinstance(step, AnswerIllegal):
@@ -405,15 +415,16 @@ def _step(lang: str, step: Step) -> Reply:
             lines.append(t(lang, "puzzle.wrong", move=step.wrong))
         if step.rating is not None:
             lines.append(_rating_text(lang, step.rating))
-        if step.board is None:
+        if not via_button:
+            # A typed miss is answered in words; the board to go on from is the one already shown.
             return Reply("\n".join(lines), private=step.private)
-        return puzzle_board(lang, step.board, "\n".join(lines))
+        return puzzle_board(lang, step.board, "\n".join(lines), _replaces(step.board, via_button))
     assert isinstance(step, AnswerRight)
     if step.forced:
         text = t(lang, "puzzle.right_forced", reply=step.reply)
     else:
         text = t(lang, "puzzle.right", reply=step.reply, side=t(lang, f"puzzle.replier.{step.replier}"))
-    return puzzle_board(lang, step.board, text)
+    return puzzle_board(lang, step.board, text, _replaces(step.board, via_button))
 
 
 def _solved(lang: str, acted: Acted, solved: Solved) -> list[Reply]:

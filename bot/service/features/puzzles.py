@@ -633,18 +633,17 @@ class Puzzles(UseCase):
         # An empty history is said to the user alone; a list only where it can be shown to them alone.
         return PuzzleHistory(tuple(entries), whisper and (not entries or caller.where.whisper))
 
-    def answer_puzzle(self, caller: Caller, post: PuzzlePostRecord, text: str, via_button: bool = False) -> Acted:
-        """Judge an answer (one move or a whole line) to a post for this user."""
+    def answer_puzzle(self, caller: Caller, post: PuzzlePostRecord, answer: str | Move) -> Acted:
+        """Judge an answer to a post for this user: typed text (one move or a whole line) or a move
+        already read (a board's buttons).  The result is the same however the answer came in: how
+        it is shown (a board replacing the pressed one, a label) is the chat layer's to decide."""
         # Acting on a post in its chat makes the user a member there: the private chat their
         # steps go to may then answer it too.
         self._note_member(caller, post)
-        step, reaction = self._answer_puzzle(caller, post, text, via_button)
-        # A typed answer says which puzzle it went to when the user has several open here.
-        label = not via_button and self._several_open(caller, post)
-        return self._acted(caller, post, step, reaction, label)
+        step, reaction = self._answer_puzzle(caller, post, answer)
+        return self._acted(caller, post, step, reaction, self._several_open(caller, post))
 
-    def _answer_puzzle(self, caller: Caller, post: PuzzlePostRecord, text: str,
-                       via_button: bool) -> tuple[Step, Reaction]:
+    def _answer_puzzle(self, caller: Caller, post: PuzzlePostRecord, answer: str | Move) -> tuple[Step, Reaction]:
         """What an answer came to, and the reaction that says how it went where it cannot be
         shown to the user alone."""
         whisper = self._whisper(caller)
@@ -658,43 +657,44 @@ class Puzzles(UseCase):
                 return found, Reaction.OTHER
             puzzle, attempt = found
             progress = list(attempt.progress)
-            answer = judge(puzzle, progress, text)
-            accepted = [*progress, *answer.played]
-            if answer.verdict is Verdict.WRONG:
+            if isinstance(answer, Move) and answer not in position_after(puzzle, progress).legal_moves():
+                # Pressed on a board of a position this attempt has left (an answer in between).
+                return Refused(Refusal.STALE, private=True), Reaction.OTHER
+            judged = judge(puzzle, progress, answer)
+            accepted = [*progress, *judged.played]
+            if judged.verdict is Verdict.WRONG:
                 attempt = _replace(attempt, progress=tuple(accepted), misses=attempt.misses + 1)
                 if attempt.rated_score is None:
                     attempt = _replace(attempt, rated_score=0.0, rated_at=caller.at)
                     delta = self._score(post, attempt)
                 self.storage.puzzles.save_attempt(attempt)
-            elif answer.verdict is Verdict.RIGHT:
+            elif judged.verdict is Verdict.RIGHT:
                 self.storage.puzzles.save_attempt(_replace(attempt, progress=tuple(accepted)))
-            elif answer.verdict is Verdict.SOLVED:
+            elif judged.verdict is Verdict.SOLVED:
                 first, delta = self._record_solve(caller, post, attempt, accepted)
             name = attempt.user_name
-        pos = answer.position or position_after(puzzle, progress)
-        replaces = via_button and caller.where.private
+        pos = judged.position or position_after(puzzle, progress)
         rating = self._rating_change(caller, delta)
-        if answer.verdict is Verdict.ILLEGAL:
-            if answer.error is None:
+        if judged.verdict is Verdict.ILLEGAL:
+            if judged.error is None:
                 return Refused(Refusal.MOVE_USAGE, private=whisper), Reaction.OTHER
-            return AnswerIllegal(answer.error, pos, text[:40], whisper), Reaction.OTHER
-        if answer.verdict is Verdict.WRONG:
-            wrong = answer.wrong or text.split()[0]
+            return AnswerIllegal(judged.error, pos, str(answer)[:40], whisper), Reaction.OTHER
+        if judged.verdict is Verdict.WRONG:
+            wrong = judged.wrong or str(answer).split()[0]
             try:
                 wrong_move = str(pos.parse_move(wrong))
             except IllegalMove:
                 wrong_move = wrong
             line = tuple(refutation(puzzle, accepted, wrong_move)[:3])
-            board = (Board(post, pos, len(accepted), personal=True, replaces=replaces, private=whisper)
-                     if via_button else None)
-            return (AnswerWrong(tuple(answer.played), wrong[:40], line, rating, whisper, board),
+            return (AnswerWrong(tuple(judged.played), wrong[:40], line, rating, whisper,
+                                Board(post, pos, len(accepted), personal=True, private=whisper)),
                     Reaction.WRONG)
-        if answer.verdict is Verdict.RIGHT:
+        if judged.verdict is Verdict.RIGHT:
             # "Forced" only when the defender had no other move; else which side answered (the one
             # not to move now).
-            return (AnswerRight(answer.played[-1], reply_is_forced(puzzle, accepted[:-1]),
+            return (AnswerRight(judged.played[-1], reply_is_forced(puzzle, accepted[:-1]),
                                 "B" if pos.turn == "W" else "W",
-                                Board(post, pos, len(accepted), personal=True, replaces=replaces, private=whisper,
+                                Board(post, pos, len(accepted), personal=True, private=whisper,
                                       drawn=_drawn(puzzle, accepted, 2))),
                     Reaction.RIGHT)
         return self._solved(caller, post, accepted, first, name, puzzle, rating), Reaction.SOLVED
@@ -792,7 +792,7 @@ class Puzzles(UseCase):
             if len(matching) > 1:
                 paths = tuple((legal.index(m), str(m), list(m.path)) for m in matching)
                 return Acted(post, PathToChoose(board, paths, start, end), private=whisper)
-            return self.answer_puzzle(caller, post, str(matching[0]), via_button=True)
+            return self.answer_puzzle(caller, post, matching[0])
         return self._on_board(caller, post_id, step, choose)
 
     def choose_path(self, caller: Caller, post_id: int, step: int, index: int) -> Acted | Refused:
@@ -801,7 +801,7 @@ class Puzzles(UseCase):
                    whisper: bool) -> Acted | Refused:
             if index >= len(legal):
                 return Refused(Refusal.STALE, private=True)
-            return self.answer_puzzle(caller, post, str(legal[index]), via_button=True)
+            return self.answer_puzzle(caller, post, legal[index])
         return self._on_board(caller, post_id, step, choose)
 
     def _pressed_post(self, caller: Caller, post_id: int) -> PuzzlePostRecord | Refused:
@@ -834,7 +834,7 @@ class Puzzles(UseCase):
         puzzle, attempt = found
         progress = list(attempt.progress)
         pos = position_after(puzzle, progress)
-        board = Board(post, pos, len(progress), personal=True, replaces=caller.where.private, private=whisper)
+        board = Board(post, pos, len(progress), personal=True, private=whisper)
         if step != len(progress) or back or act is None:
             # A board from another step (the shared post, or an older board): this user's own position.
             return Acted(post, YourPosition(board), private=whisper)

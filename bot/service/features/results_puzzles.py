@@ -114,7 +114,6 @@ class Board:
     position: Position
     step: int
     personal: bool = False
-    replaces: bool = False
     private: bool = False
     drawn: Drawn | None = None
     picture: tuple[bytes, str] | None = None
@@ -170,14 +169,15 @@ class AnswerIllegal:
 @dataclass(frozen=True)
 class AnswerWrong:
     """A wrong move: the moves of the answer that were right before it, the move, how the
-    defender refutes it (may be empty); a board when it was pressed on one."""
+    defender refutes it (may be empty); the board to go on from (the chat layer shows it where the
+    move was pressed on one)."""
 
     played: tuple[str, ...]
     wrong: str
     refutation: tuple[str, ...]
     rating: RatingChange | None
     private: bool
-    board: Board | None = None
+    board: Board
 
 
 @dataclass(frozen=True)
@@ -228,8 +228,8 @@ class Acted:
     """What an act on a post came to, for its user: ``step``.  ``private``: the answers go to them
     alone (a group); ``stand_in``: nothing can be shown to one member here (a Telegram group), so
     a reaction (``reaction``) stands in for the private answers, which carry the link to the
-    private chat instead (with the user's pass, signed by the chat layer); ``label``: say which puzzle it was for
-    (the user has several)."""
+    private chat instead (with the user's pass, signed by the chat layer); ``label``: the user has
+    several puzzles open here (the chat layer says which one a typed answer went to)."""
 
     post: PuzzlePostRecord
     step: Step

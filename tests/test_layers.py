@@ -330,6 +330,8 @@ def test_imports_are_found() -> None:
     assert ("bot.ai.search", "bot.rules") in found                    # absolute
     assert ("bot.platforms.discord.render", "bot.platforms.base") in found   # from bot.platforms import base
     assert ("bot.cli", "bot.app") in found                            # inside a function
+    implicit = {(imp.importer, imp.imported) for imp in repo_imports() if imp.implicit}
+    assert ("bot.service.web", "bot.service.chat") in implicit        # the package of a presenter it reads
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:

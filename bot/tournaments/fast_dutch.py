@@ -44,8 +44,11 @@ class _Graph:
         self.adj.setdefault(v, {})
 
     def add_edge(self, u: int, v: int, weight: int = 1) -> None:
-        self.adj.setdefault(u, {})[v] = weight
-        self.adj.setdefault(v, {})[u] = weight
+        adj = self.adj
+        if u not in adj or v not in adj:  # the engine adds its nodes first
+            self.add_node(u)
+            self.add_node(v)
+        adj[u][v] = adj[v][u] = weight
 
 
 def _names(code: types.CodeType) -> set[str]:

@@ -682,7 +682,7 @@ def _feasible(st: State, adj: Adj, only: set[int] | None) -> bool:
                 within[b] = total
 
         # Without the blossom duals (never negative) a slack can only be smaller: check that first.
-        if min(map(sub, map(dual.__getitem__, nbrs), map((2).__mul__, nbrs.values()))) < -di:
+        if nbrs and min(map(sub, map(dual.__getitem__, nbrs), map((2).__mul__, nbrs.values()))) < -di:
             for j, wt in nbrs.items():
                 s = di + dual[j] - 2 * wt
                 if s < 0 and s + _common(within, inblossom[j] is top, chain, j) < 0:

@@ -1,7 +1,7 @@
 """The /tournament family in the chat: reading its words, calling the tournaments' use case, and
 wording and drawing what it returns (the chat's own answers and the outbox's tournament notices).
 
-The command itself is declared in the package (``bot.service.chat``: ``@command("tournament")`` and
+The command itself is declared with the others (``bot.service.chat.layer``: ``@command("tournament")`` and
 the Join button); everything it needs to say is here, in the chat's language, from the catalogs.
 """
 

@@ -124,6 +124,8 @@ def compare(count: int) -> None:
         warm += matcher.warm
         runs += matcher.runs
         uncertified += matcher.uncertified
+        if (seed + 1) % 25 == 0 and seed + 1 < count:
+            print(f"  {seed + 1} tournaments, {rounds} rounds equal, {uncertified} failing the certificate", flush=True)
     print(f"{count} tournaments of 10-60 players: {rounds} rounds paired equal to the library's "
           f"({time.process_time() - began:.0f} s CPU); {runs} matchings, {warm} warm-started, "
           f"{uncertified} failing the LP certificate", flush=True)

@@ -1,7 +1,7 @@
 """The web board's page with the move list and stepping (issue 34) against the page before it: the
-page's weight (HTML + board.js + board.css, raw and gzip-compressed) and the time to the first drawn
-board (Chromium: from navigation start to the board drawn, ``main#app[data-ready='1']``), and for the
-new page the time until its move list is filled too.
+page's weight (HTML + board.js + board.css, and the new page's analysis.js and a11y.js; raw and
+gzip-compressed) and the time to the first drawn board (Chromium: from navigation start to the board
+drawn, ``main#app[data-ready='1']``), and for the new page the time until its move list is filled too.
 
 Both pages are served by one server in the same run: the new one as the server sends it, the old one
 (its page.html, board.js and board.css as ``git show <base>:...`` gives them, by default the newest
@@ -43,6 +43,7 @@ from bot.storage import Storage  # noqa: E402
 PLATFORM = "bench"
 GROUP = "club"
 STATIC = "bot/platforms/web/static"
+EXTRA_SCRIPTS = ("analysis.js", "a11y.js")
 PLIES = 40
 # When the page first says it is drawn (a MutationObserver added by the browser, not by the page),
 # and when its move list holds every ply (the new page only).
@@ -92,8 +93,8 @@ def played_game(service: GameService) -> int:
     return row.id
 
 
-def weight(page: str, js: str, css: str) -> tuple[int, int]:
-    parts = [page.encode(), js.encode(), css.encode()]
+def weight(page: str, *assets: str) -> tuple[int, int]:
+    parts = [page.encode(), *(asset.encode() for asset in assets)]
     return sum(len(p) for p in parts), sum(len(gzip.compress(p, 9)) for p in parts)
 
 
@@ -170,7 +171,9 @@ def main() -> int:
             storage.close()
 
     raw_old, gz_old = weight(old_page, old["board.js"], old["board.css"])
-    raw_new, gz_new = weight(new_page, new["board.js"], new["board.css"])
+    # The new page also loads the analysis view and the screen-reader module (issue 34): counted too.
+    extra = [(REPO / STATIC / name).read_text(encoding="utf-8") for name in EXTRA_SCRIPTS]
+    raw_new, gz_new = weight(new_page, new["board.js"], new["board.css"], *extra)
     print(f"old page: {base[:10]}; {PLIES}-ply game; {args.loads} loads of each, fresh contexts, 390x844")
     print(f"weight (HTML+JS+CSS)  old {raw_old} B ({gz_old} B gzip)  new {raw_new} B ({gz_new} B gzip)  "
           f"ratio {raw_new / raw_old:.2f} ({gz_new / gz_old:.2f} gzip)")

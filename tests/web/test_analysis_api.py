@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
-from test_review_api import scripted
+from review_games import scripted
 from web_helpers import WebChat, fen_of
 
 from bot.ai import MoveNote

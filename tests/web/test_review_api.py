@@ -7,25 +7,12 @@ from collections.abc import AsyncIterator
 
 import pytest
 from aiohttp.test_utils import TestClient, TestServer
+from review_games import scripted
 from web_helpers import PLATFORM, WebChat
 
 from bot.i18n import t
 from bot.platforms.web import WebConfig, make_app
 from bot.rules import Position
-
-
-def scripted(variant: str, plies: int) -> list[str]:
-    """A game's moves chosen by the rules engine: a capture whenever one is legal (it is then
-    compulsory anyway), else the first legal move by a fixed stride, so the game is the same each run."""
-    pos = Position.start(variant)
-    moves = []
-    for i in range(plies):
-        legal = sorted(pos.legal_moves(), key=str)
-        move = legal[(i * 7) % len(legal)]
-        moves.append(str(move))
-        pos = pos.play(move)
-    return moves
-
 
 SPANISH = scripted("spanish", 12)
 

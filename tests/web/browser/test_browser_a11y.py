@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from browser_harness import Board, TelegramBoard, require_browser
+from review_games import positions_after, scripted
 
 from bot.i18n import t
 from bot.rules import Position
@@ -19,27 +20,6 @@ require_browser()          # skip (or fail, in CI) before anything else
 
 VARIANT = "spanish"
 PLIES = 12
-
-
-def scripted(plies: int) -> list[str]:
-    """A game chosen by the rules engine (a fixed stride through the sorted legal moves)."""
-    pos = Position.start(VARIANT)
-    moves = []
-    for i in range(plies):
-        legal = sorted(pos.legal_moves(), key=str)
-        move = legal[(i * 5) % len(legal)]
-        moves.append(str(move))
-        pos = pos.play(move)
-    return moves
-
-
-def positions_of(moves: list[str]) -> list[Position]:
-    pos = Position.start(VARIANT)
-    seen = [pos]
-    for move in moves:
-        pos = pos.play(pos.parse_move(move))
-        seen.append(pos)
-    return seen
 
 
 def ax_tree(page: Any) -> list[dict[str, Any]]:
@@ -78,8 +58,8 @@ def board_name(view: Board) -> str:
 
 
 def test_the_tree_lists_every_piece_and_every_control_is_named(browser, board: TelegramBoard) -> None:
-    moves = scripted(PLIES)
-    positions = positions_of(moves)
+    moves = scripted(VARIANT, PLIES, stride=5)
+    positions = positions_after(VARIANT, moves)
     game = board.new_game(VARIANT)
     for i, move in enumerate(moves):
         board.say("ana" if i % 2 == 0 else "bob", f"/m {move}")

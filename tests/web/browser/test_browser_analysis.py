@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from browser_harness import Board, TelegramBoard, require_browser
+from review_games import positions_after, scripted
 
 from bot.i18n import t
 from bot.rules import Position
@@ -25,28 +26,7 @@ PLIES = 16
 TEST_NODES = (3_000, 12_000)
 
 
-def scripted(plies: int) -> list[str]:
-    """The review tests' game: the legal moves sorted by notation, one taken by a fixed stride."""
-    pos = Position.start(VARIANT)
-    moves = []
-    for i in range(plies):
-        legal = sorted(pos.legal_moves(), key=str)
-        move = legal[(i * 7) % len(legal)]
-        moves.append(str(move))
-        pos = pos.play(move)
-    return moves
-
-
-MOVES = scripted(PLIES)
-
-
-def engine_positions() -> list[Position]:
-    pos = Position.start(VARIANT)
-    seen = [pos]
-    for move in MOVES:
-        pos = pos.play(pos.parse_move(move))
-        seen.append(pos)
-    return seen
+MOVES = scripted(VARIANT, PLIES)
 
 
 @pytest.fixture
@@ -83,7 +63,7 @@ def finished(board: TelegramBoard) -> int:
 
 def test_the_analysis_asked_from_the_page_graph_marks_arrow_and_refuting_line(browser, analysing) -> None:
     board = analysing
-    positions = engine_positions()
+    positions = positions_after(VARIANT, MOVES)
     game = finished(board)
     view = Board(browser, board.seat_url(game, "ana"))
     try:

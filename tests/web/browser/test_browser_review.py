@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from browser_harness import Board, TelegramBoard, require_browser
+from review_games import positions_after, scripted
 
 from bot.i18n import t
 from bot.rules import Position
@@ -17,28 +18,6 @@ require_browser()          # skip (or fail, in CI) before anything else
 
 PLIES = 40
 VARIANT = "italian"
-
-
-def scripted(variant: str, plies: int) -> list[str]:
-    """A game chosen by the rules engine: the legal moves sorted by notation, one taken by a fixed
-    stride (a capture is compulsory, so the game has them wherever one is legal): the same each run."""
-    pos = Position.start(variant)
-    moves = []
-    for i in range(plies):
-        legal = sorted(pos.legal_moves(), key=str)
-        move = legal[(i * 7) % len(legal)]
-        moves.append(str(move))
-        pos = pos.play(move)
-    return moves
-
-
-def engine_positions(moves: list[str]) -> list[Position]:
-    pos = Position.start(VARIANT)
-    seen = [pos]
-    for move in moves:
-        pos = pos.play(pos.parse_move(move))
-        seen.append(pos)
-    return seen
 
 
 def play(board: TelegramBoard, game: int, moves: list[str], first: int = 0) -> None:
@@ -82,7 +61,7 @@ def shows(view: Board, ply: int, positions: list[Position], moves: list[str]) ->
 
 def test_a_40_ply_game_stepped_to_every_ply_by_keys_buttons_and_taps(browser, board: TelegramBoard) -> None:
     moves = scripted(VARIANT, PLIES)
-    positions = engine_positions(moves)
+    positions = positions_after(VARIANT, moves)
     assert any("x" in m for m in moves)
     game = board.new_game(VARIANT)
     play(board, game, moves)
@@ -144,7 +123,7 @@ def test_a_40_ply_game_stepped_to_every_ply_by_keys_buttons_and_taps(browser, bo
 
 def test_a_running_games_list_grows_live_and_no_move_is_played_from_the_past(browser, board: TelegramBoard) -> None:
     moves = scripted(VARIANT, 6)
-    positions = engine_positions(moves)
+    positions = positions_after(VARIANT, moves)
     game = board.new_game(VARIANT)
     play(board, game, moves[:3])                      # Black to move
     ana = Board(browser, board.seat_url(game, "ana"))

@@ -10,7 +10,7 @@ import os
 from typing import Any
 
 from browser_harness import BOARD_GROUP, Board, TelegramBoard, require_browser
-from test_browser_review import scripted
+from review_games import scripted
 
 from bot.platforms.telegram.adapter import chat_key
 from bot.rules import Position

@@ -10,10 +10,12 @@ from typing import Any
 
 from bot.rules import Position
 
-from .prove import centi_balance, leaf_won, verify
+from .prove import THEMES, centi_balance, leaf_won, verify
 
 BANK_DIR = Path(__file__).parent / "bank"
 EXPORT_KEYS = ("id", "variant", "fen", "solution", "tags", "rating")
+__all__ = ["BANK_DIR", "EXPORT_KEYS", "THEMES", "add", "bank_file", "by_id", "check_line", "export_line", "load",
+           "reprove", "save", "theme_counts", "with_theme"]
 
 
 def bank_file(variant: str) -> Path:
@@ -42,6 +44,23 @@ def _index(variant: str) -> dict[str, dict[str, Any]]:
 def by_id(variant: str, puzzle_id: str) -> dict[str, Any] | None:
     """One puzzle of the variant's bank, or None when the bank has no such id."""
     return _index(variant).get(puzzle_id)
+
+
+def with_theme(variant: str, theme: str) -> list[dict[str, Any]]:
+    """The variant's puzzles whose line shows ``theme`` (one of ``THEMES``), in the bank's order;
+    an unknown theme has none."""
+    return [p for p in _load(variant) if theme in p.get("tags", {}).get("themes", ())]
+
+
+def theme_counts(variant: str) -> dict[str, int]:
+    """How many of the variant's puzzles show each theme, every one of ``THEMES`` in its order
+    (a theme no puzzle shows counts 0)."""
+    counts = dict.fromkeys(THEMES, 0)
+    for puzzle in _load(variant):
+        for theme in puzzle.get("tags", {}).get("themes", ()):
+            if theme in counts:
+                counts[theme] += 1
+    return counts
 
 
 def save(variant: str, puzzles: list[dict[str, Any]]) -> None:

@@ -431,6 +431,14 @@ def _margin(search: Search, pos: Position, key: str, depth: int,
     return out
 
 
+# The themes a puzzle's line can show, in the order they are listed to players: the phase
+# (exactly one of the first three), then what the solver does, then the line's length.  Each is
+# defined in ``line_tags``; their names in each language are the catalogs' ``puzzle.theme.<name>``.
+THEMES = ("opening", "middlegame", "endgame", "sacrifice", "shot", "double_capture", "promotion",
+          "king_capture", "quiet_move", "blockade", "breakthrough", "long_combination", "defence",
+          "king_play", "short")
+
+
 def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
     """The tags the main line itself shows.
 

@@ -42,6 +42,12 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("--jobs", type=int, default=2, help="processes proving in parallel")
     chk.add_argument("--prune", action="store_true", help="remove the puzzles that fail from the bank")
     chk.set_defaults(func=check)
+    games = actions.add_parser("from-games", help="the proven puzzles of a PDN file's games (golpes missed or allowed)")
+    games.add_argument("--pdn", required=True, help="the PDN file")
+    games.add_argument("--json", action="store_true", help="one JSON object a line")
+    games.add_argument("--variant", choices=sorted(VARIANTS), default="italian",
+                       help="the variant of games without a GameType tag (default: italian)")
+    games.set_defaults(func=from_games)
 
 
 _last_draw = [0.0]
@@ -123,3 +129,40 @@ def check(args: argparse.Namespace) -> int:
     print(f"{time.monotonic() - started:.1f} s")
     print("all proven" if not failures else f"{failures} puzzles failed")
     return 1 if failures else 0
+
+
+def from_games(args: argparse.Namespace) -> int:
+    """Print the proven puzzles of every game of ``--pdn`` (``from_games.scan_game``), one a line;
+    exit 2 with one message on stderr when the file cannot be read or a game cannot be replayed."""
+    import json
+
+    from bot.rules import read_pdn
+
+    from .from_games import scan_game
+
+    try:
+        games = read_pdn(Path(args.pdn).read_text(encoding="utf-8"), args.variant)
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"error: cannot read {args.pdn}: {getattr(err, 'strerror', None) or err}", file=sys.stderr)
+        return 2
+    except ValueError as err:
+        print(f"error: {args.pdn}: {err}", file=sys.stderr)
+        return 2
+    if not games:
+        print(f"error: {args.pdn}: no game in the file", file=sys.stderr)
+        return 2
+    for number, game in enumerate(games, start=1):
+        white, black = game.tags.get("White", "?"), game.tags.get("Black", "?")
+        for found in scan_game(game.variant.id, game.start_fen, game.moves,
+                               source=f"{white} - {black} (game {number})"):
+            p = found.puzzle
+            if args.json:
+                print(json.dumps({"game": number, "white": white, "black": black, "ply": found.ply,
+                                  "move_number": found.move_number, "side": found.side, "kind": found.kind,
+                                  "id": p["id"], "variant": p["variant"], "fen": p["fen"],
+                                  "solution": p["solution"], "tree": p["tree"], "tags": p["tags"],
+                                  "rating": p["rating"]}, ensure_ascii=False, separators=(",", ":")))
+            else:
+                print(f"game {number} ({white} - {black}) move {found.move_number} {found.side} {found.kind}: "
+                      f"{p['fen']} {' '.join(p['solution'])}")
+    return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from .prove import THEMES, centi_balance, leaf_won, verify
 BANK_DIR = Path(__file__).parent / "bank"
 EXPORT_KEYS = ("id", "variant", "fen", "solution", "tags", "rating")
 __all__ = ["BANK_DIR", "EXPORT_KEYS", "THEMES", "add", "bank_file", "by_id", "check_line", "export_line", "load",
-           "reprove", "save", "theme_counts", "with_theme"]
+           "reprove", "rewrite", "save", "theme_counts", "with_theme"]
 
 
 def bank_file(variant: str) -> Path:
@@ -82,6 +83,21 @@ def add(variant: str, puzzle: dict[str, Any]) -> None:
         _load.cache_clear()
         current = [p for p in _load(variant) if p["id"] != puzzle["id"]]
         save(variant, [*current, puzzle])
+
+
+def rewrite(variant: str, change: Callable[[dict[str, Any]], dict[str, Any]]) -> tuple[int, int]:
+    """Apply ``change`` to every puzzle of the variant's bank, under the lock ``add`` takes (a
+    generator may be adding), and save it when anything changed: (puzzles changed, puzzles)."""
+    BANK_DIR.mkdir(parents=True, exist_ok=True)
+    with open(BANK_DIR / f".{variant}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _load.cache_clear()
+        puzzles = _load(variant)
+        changed = [change(p) for p in puzzles]
+        count = sum(1 for old, new in zip(puzzles, changed, strict=True) if old != new)
+        if count:
+            save(variant, changed)
+        return count, len(puzzles)
 
 
 def export_line(puzzle: dict[str, Any]) -> str:

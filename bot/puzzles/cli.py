@@ -1,4 +1,4 @@
-"""`python -m bot puzzles generate|export|check`."""
+"""`python -m bot puzzles generate|export|check|retag|from-games`."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from bot.rules import VARIANTS, Position
 
 from . import bank
 from .generate import find, from_fens, from_pdn, from_selfplay
+from .generate import retag as retag_puzzle
 from .prove import verify
 
 # The 2005 Italian championship, kept with the tests; used when generating from a checkout.
@@ -42,6 +43,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     chk.add_argument("--jobs", type=int, default=2, help="processes proving in parallel")
     chk.add_argument("--prune", action="store_true", help="remove the puzzles that fail from the bank")
     chk.set_defaults(func=check)
+    ret = actions.add_parser("retag", help="recompute every puzzle's tags and starting rating from its line")
+    ret.add_argument("--variant", choices=sorted(VARIANTS), default=None, help="one variant (default: all)")
+    ret.set_defaults(func=retag)
     games = actions.add_parser("from-games", help="the proven puzzles of a PDN file's games (golpes missed or allowed)")
     games.add_argument("--pdn", required=True, help="the PDN file")
     games.add_argument("--json", action="store_true", help="one JSON object a line")
@@ -129,6 +133,16 @@ def check(args: argparse.Namespace) -> int:
     print(f"{time.monotonic() - started:.1f} s")
     print("all proven" if not failures else f"{failures} puzzles failed")
     return 1 if failures else 0
+
+
+def retag(args: argparse.Namespace) -> int:
+    """Recompute the tags (keeping each puzzle's source) and starting ratings of the bank from
+    each main line (``generate.retag``) and save the banks that changed; running it again changes
+    nothing."""
+    for variant in [args.variant] if args.variant else sorted(VARIANTS):
+        changed, total = bank.rewrite(variant, retag_puzzle)
+        print(f"{variant}: {changed} of {total} puzzles retagged")
+    return 0
 
 
 def from_games(args: argparse.Namespace) -> int:

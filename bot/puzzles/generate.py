@@ -122,25 +122,48 @@ def puzzle_id(variant: str, fen: str) -> str:
     return variant[:2] + "-" + hashlib.sha1(f"{variant}|{fen}".encode()).hexdigest()[:10]
 
 
-def describe(golpe: Golpe, source: str) -> dict[str, Any]:
-    """The puzzle record: id, variant, fen, main line, tree, tags (from the line) and starting rating."""
-    tags = line_tags(golpe.variant, golpe.fen, golpe.line)
-    start = Position.from_fen(golpe.variant, golpe.fen)
-    key = golpe.line[0]
-    tempting = 0
+# The starting rating (issue 33): a sum of difficulty signals, each weight non-negative so the
+# rating never falls when a signal grows, calibrated so that the bank spreads from about 1000 at its
+# 10th percentile to about 2100 at its 90th (it was 1300-1720: every puzzle started near 1450, so the
+# first solvers of a hard one gained too little and of an easy one lost too much).  Solvers' results
+# move it later (Glicko-2 on the puzzle).  Each count is capped where more stops meaning harder.
+RATING_BASE = 250
+RATING_MIN, RATING_MAX = 600, 2600
+PER_EXTRA_MOVE = 500          # each solver move beyond two: the line to see grows by two plies
+PER_SACRIFICE = 280           # material given that is not an exchange
+PER_LATER_QUIET = 250         # a quiet solver move after the key (the key is nearly always quiet)
+PER_TEMPTING = 80             # a wrong first move that captures or forces a capture (at most 10)
+PER_ALTERNATIVE = 35          # any other legal first move (at most 20)
+PER_CAPTURED = 110            # each piece beyond one in the longest solver capture: a longer chain to foresee
+PER_KING = 80                 # each king on the board (at most 4): their long moves are harder to read
+FOR_PROMOTION = 60            # a man crowned in the line
+
+
+def starting_rating(variant: str, fen: str, line: list[str], tags: dict[str, Any]) -> int:
+    """The puzzle's starting rating from its position and main line (``tags`` from ``line_tags``),
+    between ``RATING_MIN`` and ``RATING_MAX``, in steps of 10."""
+    start = Position.from_fen(variant, fen)
+    key = line[0]
+    tempting = alternatives = 0
     for move in start.legal_moves():
         if str(move) == key:
             continue
-        after = start.play(move)
-        replies = after.legal_moves()
+        alternatives += 1
+        replies = start.play(move).legal_moves()
         if move.is_capture or (replies and replies[0].is_capture):
             tempting += 1
-    length = tags["moves"]
-    quiet = sum(1 for i in range(0, len(golpe.line), 2) if "x" not in golpe.line[i])
-    # Starting difficulty: longer lines, more sacrifices, quiet moves and tempting wrong tries are
-    # harder; solvers' results move it later (Glicko-2 on the puzzle).
-    rating = (1000 + 150 * (length - 1) + 90 * tags["sacrifices"] + 60 * quiet + 30 * tempting
-              + (60 if tags["promotion"] else 0))
+    later_quiet = sum(1 for i in range(2, len(line), 2) if "x" not in line[i])
+    kings = start.count("W")[1] + start.count("B")[1]
+    raw = (RATING_BASE + PER_EXTRA_MOVE * (tags["moves"] - 2) + PER_SACRIFICE * tags["sacrifices"]
+           + PER_LATER_QUIET * later_quiet + PER_TEMPTING * min(tempting, 10)
+           + PER_ALTERNATIVE * min(alternatives, 20) + PER_CAPTURED * max(tags["longest_capture"] - 1, 0)
+           + PER_KING * min(kings, 4) + (FOR_PROMOTION if tags["promotion"] else 0))
+    return max(RATING_MIN, min(RATING_MAX, round(raw / 10) * 10))
+
+
+def describe(golpe: Golpe, source: str) -> dict[str, Any]:
+    """The puzzle record: id, variant, fen, main line, tree, tags (from the line) and starting rating."""
+    tags = line_tags(golpe.variant, golpe.fen, golpe.line)
     return {
         "id": puzzle_id(golpe.variant, golpe.fen),
         "variant": golpe.variant,
@@ -148,8 +171,17 @@ def describe(golpe: Golpe, source: str) -> dict[str, Any]:
         "solution": golpe.line,
         "tree": golpe.tree,
         "tags": {**tags, "source": source},
-        "rating": min(rating, 2400),
+        "rating": starting_rating(golpe.variant, golpe.fen, golpe.line, tags),
     }
+
+
+def retag(puzzle: dict[str, Any]) -> dict[str, Any]:
+    """The puzzle with its tags and starting rating computed again from its line (its source
+    kept, every other field as it was): what ``python -m bot puzzles retag`` writes."""
+    tags = line_tags(puzzle["variant"], puzzle["fen"], puzzle["solution"])
+    source = puzzle.get("tags", {}).get("source", "")
+    rating = starting_rating(puzzle["variant"], puzzle["fen"], puzzle["solution"], tags)
+    return {**puzzle, "tags": {**tags, "source": source}, "rating": rating}
 
 
 def accept(golpe: Golpe | None, source: str) -> dict[str, Any] | None:

@@ -439,13 +439,42 @@ THEMES = ("opening", "middlegame", "endgame", "sacrifice", "shot", "double_captu
           "king_play", "short")
 
 
-def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
-    """The tags the main line itself shows.
+def phase(pos: Position) -> str:
+    """The game's phase by the material on the board, measured against the variant's starting
+    count S (24 pieces on 8x8, 40 on 10x10, so the sizes compare): the endgame has at most 5/12 of
+    S (10 pieces on 8x8, 16 on 10x10); the opening keeps at least 3/4 of S (18 on 8x8, 30 on 10x10)
+    and no king; anything between is the middlegame."""
+    start = sum(Position.start(pos.variant).count("W")) * 2
+    white, black = pos.count("W"), pos.count("B")
+    pieces = sum(white) + sum(black)
+    if 12 * pieces <= 5 * start:
+        return "endgame"
+    if 4 * pieces >= 3 * start and not white[1] and not black[1]:
+        return "opening"
+    return "middlegame"
 
-    A sacrifice is a solver move after which the defender's reply leaves the solver worse off
-    than before it, and which the solver's next move does not simply win back (an equal exchange
-    is no sacrifice); a shot takes two or more pieces in one capture; a king capture takes a
-    king; a quiet move neither captures nor forces a capture; the endgame has at most ten pieces."""
+
+def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
+    """The tags the main line itself shows: counts, and the themes (``THEMES``) it shows.
+
+    - **opening / middlegame / endgame**: the phase of the start position (``phase``); every
+      puzzle has exactly one.
+    - **sacrifice**: a solver move after which the defender's reply leaves the solver worse off
+      than before it, and which the solver's next move does not simply win back (an equal
+      exchange is no sacrifice); ``sacrifices`` counts them.
+    - **shot**: a solver capture takes two or more pieces in one move (``longest_capture``).
+    - **double_capture**: the solver captures on two or more of its moves of the line.
+    - **promotion**: a solver man is crowned on a move of the line.
+    - **king_capture**: a solver capture takes a king.
+    - **quiet_move**: a solver move that neither captures nor forces a capture (the defender's
+      reply to it is not a capture, or it is the last move and the defender can still move).
+    - **blockade**: after the line the defender has no legal move (the zugzwang-like lock).
+    - **breakthrough**: a solver man is crowned after an earlier solver move of the line was a
+      sacrifice (the material given opens the way to the king row).
+    - **long_combination**: four or more solver moves.
+    - **defence**: the solver starts behind in material (a man 1, a king ``king_value``).
+    - **king_play**: a solver king moves in the line.
+    - **short**: exactly two solver moves (the fewest a puzzle has)."""
     pos = Position.from_fen(variant, fen)
     solver = pos.turn
     balances = [centi_balance(pos, solver)]
@@ -457,14 +486,17 @@ def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
         pos = pos.play(move)
         positions.append(pos)
         balances.append(centi_balance(pos, solver))
-    sacrifices = longest = 0
-    promotion = king_capture = quiet = False
+    sacrifices = longest = captures = 0
+    promotion = king_capture = quiet = king_play = breakthrough = False
     for i in range(0, len(line), 2):
         move = moves[i]
         before = positions[i]
         longest = max(longest, len(move.captured))
+        captures += move.is_capture
+        breakthrough = breakthrough or (move.promotes and sacrifices > 0)
         promotion = promotion or move.promotes
         king_capture = king_capture or any(before.piece_at(sq) in ("W", "B") for sq in move.captured)
+        king_play = king_play or before.piece_at(move.path[0]) in ("W", "B")
         if i + 1 < len(line):
             reply = moves[i + 1]
             if not move.is_capture and not reply.is_capture:
@@ -475,25 +507,25 @@ def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
                 sacrifices += 1
         elif not move.is_capture and positions[i + 1].legal_moves():
             quiet = True
-    start = positions[0]
-    pieces = sum(sum(start.count(c)) for c in ("W", "B"))
-    themes = []
-    if sacrifices:
-        themes.append("sacrifice")
-    if longest >= 2:
-        themes.append("shot")
-    if promotion:
-        themes.append("promotion")
-    if king_capture:
-        themes.append("king_capture")
-    if quiet:
-        themes.append("quiet_move")
-    if not positions[-1].legal_moves():
-        themes.append("blockade")
-    if pieces <= 10:
-        themes.append("endgame")
+    length = (len(line) + 1) // 2
+    shown = {
+        phase(positions[0]): True,
+        "sacrifice": sacrifices > 0,
+        "shot": longest >= 2,
+        "double_capture": captures >= 2,
+        "promotion": promotion,
+        "king_capture": king_capture,
+        "quiet_move": quiet,
+        "blockade": not positions[-1].legal_moves(),
+        "breakthrough": breakthrough,
+        "long_combination": length >= 4,
+        "defence": balances[0] < 0,
+        "king_play": king_play,
+        "short": length == 2,
+    }
+    themes = [name for name in THEMES if shown.get(name)]
     return {"sacrifices": sacrifices, "longest_capture": longest, "promotion": promotion,
-            "moves": (len(line) + 1) // 2, "themes": themes}
+            "moves": length, "themes": themes}
 
 
 def wins_materially(pos: Position, plies: int, budget: int = NODE_BUDGET) -> bool:

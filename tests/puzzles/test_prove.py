@@ -65,7 +65,7 @@ def test_every_reply_in_the_tree_is_legal_and_every_accepted_move_wins():
     assert main_line(golpe.tree) == golpe.line
     record = {"variant": "spanish", "fen": SPANISH_SHOT, "tree": golpe.tree, "solution": golpe.line,
               "tags": {"sacrifices": 1, "longest_capture": 3, "promotion": True, "moves": 2,
-                       "themes": ["sacrifice", "shot", "promotion"]}}
+                       "themes": ["opening", "sacrifice", "shot", "promotion", "breakthrough", "short"]}}
     assert verify(record) == []
 
 

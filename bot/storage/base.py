@@ -35,6 +35,7 @@ from .repositories import (
     ChallengesRepository,
     GamesRepository,
     OutboxRepository,
+    OwnPuzzlesRepository,
     PlayersRepository,
     PuzzlesRepository,
     RatingsRepository,
@@ -89,3 +90,7 @@ class Store(Contract):
     @functools.cached_property
     def tournaments(self) -> TournamentsRepository:
         return TournamentsRepository(self)
+
+    @functools.cached_property
+    def own_puzzles(self) -> OwnPuzzlesRepository:
+        return OwnPuzzlesRepository(self)

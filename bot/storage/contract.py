@@ -37,9 +37,12 @@ from .records import (
     ChatRecord,
     GameCountRecord,
     GameRecord,
+    GameScanRecord,
     MoveRecord,
     NotifyRecord,
     OutboxRecord,
+    OwnPuzzleRecord,
+    OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
     RatingEventRecord,
@@ -628,3 +631,73 @@ class Contract(abc.ABC):
     @abc.abstractmethod
     def due_tournaments(self, now: float, platform: str | None = None) -> list[TournamentRecord]:
         """Running tournaments whose round deadline is past, oldest deadline first."""
+
+    # -- puzzles from the players' own games ----------------------------------------------------
+
+    @abc.abstractmethod
+    def queue_game_scan(self, game_id: int, platform: str, now: float) -> bool:
+        """Queue a finished game to be scanned for its players' puzzles; False (nothing written)
+        when it was queued before."""
+
+    @abc.abstractmethod
+    def claim_game_scans(self, owner: str, now: float, lease_until: float, limit: int = 1,
+                         platform: str | None = None) -> list[GameScanRecord]:
+        """Claim up to ``limit`` pending scans, oldest game first, for ``owner`` until ``lease_until``:
+        those nobody holds and those whose lease ran out.  Each claim is a single conditional write,
+        so of several processes claiming at once one gets each game; a claim counts an attempt."""
+
+    @abc.abstractmethod
+    def finish_game_scan(self, game_id: int, owner: str, now: float, found: int, failed: bool = False) -> bool:
+        """Mark a scan ``owner`` holds done (or failed); False, and nothing written, when it holds it
+        no more (its lease ran out and another process took it)."""
+
+    @abc.abstractmethod
+    def release_game_scan(self, game_id: int, owner: str) -> bool:
+        """Give a claimed scan back, still pending (the engine had no worker for it now)."""
+
+    @abc.abstractmethod
+    def game_scan(self, game_id: int) -> GameScanRecord | None:
+        """A game's scan, or None when it was never queued."""
+
+    @abc.abstractmethod
+    def add_own_puzzle(self, platform: str, user_id: str, variant: str, puzzle: str, game_id: int, ply: int,
+                       move_number: int, opponent: str, kind: str, now: float) -> int | None:
+        """A player's new puzzle from one of their games (``puzzle`` the bank record as JSON), due
+        at ``now`` in the first box; its number, or None (nothing written) when that player already
+        has the puzzle of that game and ply."""
+
+    @abc.abstractmethod
+    def own_puzzle(self, puzzle_id: int) -> OwnPuzzleRecord | None:
+        """A player's puzzle by number, or None."""
+
+    @abc.abstractmethod
+    def player_own_puzzles(self, platform: str, user_id: str, include_retired: bool = False) -> list[OwnPuzzleRecord]:
+        """A player's puzzles, the soonest due first (then by number)."""
+
+    @abc.abstractmethod
+    def due_own_puzzles(self, platform: str, user_id: str, now: float, limit: int = 1) -> list[OwnPuzzleRecord]:
+        """A player's puzzles due at ``now`` (not retired), the longest due first."""
+
+    @abc.abstractmethod
+    def review_own_puzzle(self, puzzle_id: int, reviews: int, box: int, due_at: float, lapses: int,
+                          retired: bool) -> bool:
+        """Store a review's outcome: a compare-and-set on ``reviews`` (the count it was read at,
+        stored one more); False, and nothing written, when another review came first."""
+
+    @abc.abstractmethod
+    def set_own_reminder(self, platform: str, user_id: str, chat_id: str, language: str, active: bool,
+                         now: float) -> None:
+        """Turn a player's daily reminder on (in ``chat_id``, in ``language``) or off."""
+
+    @abc.abstractmethod
+    def own_reminder(self, platform: str, user_id: str) -> OwnReminderRecord | None:
+        """A player's reminder setting, or None."""
+
+    @abc.abstractmethod
+    def own_reminders(self, platform: str | None, before: float) -> list[OwnReminderRecord]:
+        """The reminders turned on whose last one was written before ``before`` (or never)."""
+
+    @abc.abstractmethod
+    def claim_own_reminder(self, platform: str, user_id: str, last_at: float | None, now: float) -> bool:
+        """Note that a reminder is written now: a single conditional write on the ``last_at`` it was
+        read with, so of two processes one writes it."""

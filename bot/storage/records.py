@@ -200,6 +200,88 @@ class TournamentGameRecord:
     black_id: str
 
 
+@dataclass(frozen=True, slots=True)
+class GameScanRecord:
+    """A finished game queued to be searched for its players' puzzles: ``status`` pending, done or
+    failed; a process works on it under a lease (``claimed_by`` until ``lease_until``), so each
+    game is scanned once whatever processes share the database; ``found`` the puzzles it gave."""
+
+    game_id: int
+    platform: str
+    queued_at: float
+    status: str
+    claimed_by: str | None
+    lease_until: float | None
+    attempts: int
+    done_at: float | None
+    found: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwnPuzzleRecord:
+    """A puzzle from one of a player's own games (``puzzle`` the bank record as JSON text),
+    reviewed in Leitner boxes: due at ``due_at``; ``box`` the number of clean solves in a row;
+    ``retired`` once it came back for the last time."""
+
+    id: int
+    platform: str
+    user_id: str
+    variant: str
+    puzzle: str
+    game_id: int
+    ply: int
+    move_number: int
+    opponent: str
+    kind: str
+    box: int
+    due_at: float
+    created_at: float
+    reviews: int
+    lapses: int
+    retired: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OwnReminderRecord:
+    """A player's reminder of their due puzzles, in the chat where they turned it on, at most one
+    a day (``last_at``: when the last one was written)."""
+
+    platform: str
+    user_id: str
+    chat_id: str
+    language: str
+    active: bool
+    last_at: float | None
+    updated_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class StormRunRecord:
+    """One storm run (as many puzzles as possible before ``ends_at``) as of its ``version`` (every
+    answer bumps it): ``user_id`` plays it on the web board, ``chat_id`` is where /storm was asked
+    (its result goes there, in ``lang``); ``puzzles`` the bank ids in the order played (JSON list),
+    ``current`` the index of the one being played and ``moves`` what was played in it (JSON list);
+    ``status`` running or finished."""
+
+    id: int
+    platform: str
+    chat_id: str
+    user_id: str
+    name: str
+    lang: str
+    variant: str
+    puzzles: str
+    started_at: float
+    ends_at: float
+    current: int
+    moves: str
+    solved: int
+    missed: int
+    status: str
+    version: int
+    finished_at: float | None
+
+
 def field_names(record: type) -> tuple[str, ...]:
     """The fields of a record class, in column order."""
     return tuple(f.name for f in fields(record))

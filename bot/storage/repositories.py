@@ -26,9 +26,12 @@ from .records import (
     ChatRecord,
     GameCountRecord,
     GameRecord,
+    GameScanRecord,
     MoveRecord,
     NotifyRecord,
     OutboxRecord,
+    OwnPuzzleRecord,
+    OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
     RatingEventRecord,
@@ -511,8 +514,86 @@ class TournamentsRepository(_Repository):
         return self._store.due_tournaments(now, platform)
 
 
+@dataclass(frozen=True)
+class NewOwnPuzzle:
+    """A puzzle found in a player's game: ``puzzle`` the bank record as JSON text, ``ply`` where in
+    the game it stands, ``move_number`` how the game's PDN numbers that move."""
+
+    platform: str
+    user_id: str
+    variant: str
+    puzzle: str
+    game_id: int
+    ply: int
+    move_number: int
+    opponent: str
+    kind: str
+    now: float
+
+
+@dataclass(frozen=True)
+class OwnReview:
+    """A review's outcome, stored by compare-and-set on the ``reviews`` count it was read at."""
+
+    reviews: int
+    box: int
+    due_at: float
+    lapses: int
+    retired: bool
+
+
+class OwnPuzzlesRepository(_Repository):
+    """Puzzles from the players' own games: the queue of finished games to scan, the puzzles
+    found with their Leitner boxes, and the players' reminders."""
+
+    def queue_scan(self, game_id: int, platform: str, now: float) -> bool:
+        return self._store.queue_game_scan(game_id, platform, now)
+
+    def claim_scans(self, owner: str, now: float, lease_until: float, limit: int = 1,
+                    platform: str | None = None) -> list[GameScanRecord]:
+        return self._store.claim_game_scans(owner, now, lease_until, limit, platform)
+
+    def finish_scan(self, game_id: int, owner: str, now: float, found: int, failed: bool = False) -> bool:
+        return self._store.finish_game_scan(game_id, owner, now, found, failed)
+
+    def release_scan(self, game_id: int, owner: str) -> bool:
+        return self._store.release_game_scan(game_id, owner)
+
+    def scan(self, game_id: int) -> GameScanRecord | None:
+        return self._store.game_scan(game_id)
+
+    def add(self, puzzle: NewOwnPuzzle) -> int | None:
+        return self._store.add_own_puzzle(**_given(puzzle))
+
+    def get(self, puzzle_id: int) -> OwnPuzzleRecord | None:
+        return self._store.own_puzzle(puzzle_id)
+
+    def of_player(self, platform: str, user_id: str, include_retired: bool = False) -> list[OwnPuzzleRecord]:
+        return self._store.player_own_puzzles(platform, user_id, include_retired)
+
+    def due(self, platform: str, user_id: str, now: float, limit: int = 1) -> list[OwnPuzzleRecord]:
+        return self._store.due_own_puzzles(platform, user_id, now, limit)
+
+    def review(self, puzzle_id: int, review: OwnReview) -> bool:
+        return self._store.review_own_puzzle(puzzle_id, **_given(review))
+
+    def set_reminder(self, platform: str, user_id: str, chat_id: str, language: str, active: bool,
+                     now: float) -> None:
+        self._store.set_own_reminder(platform, user_id, chat_id, language, active, now)
+
+    def reminder(self, platform: str, user_id: str) -> OwnReminderRecord | None:
+        return self._store.own_reminder(platform, user_id)
+
+    def reminders(self, platform: str | None, before: float) -> list[OwnReminderRecord]:
+        return self._store.own_reminders(platform, before)
+
+    def claim_reminder(self, platform: str, user_id: str, last_at: float | None, now: float) -> bool:
+        return self._store.claim_own_reminder(platform, user_id, last_at, now)
+
+
 REPOSITORIES: dict[str, Callable[[Contract], _Repository]] = {
     "players": PlayersRepository, "challenges": ChallengesRepository, "games": GamesRepository,
     "puzzles": PuzzlesRepository, "ratings": RatingsRepository, "settings": SettingsRepository,
     "outbox": OutboxRepository, "sends": SendsRepository, "tournaments": TournamentsRepository,
+    "own_puzzles": OwnPuzzlesRepository,
 }

@@ -17,9 +17,12 @@ from .records import (
     ChatRecord,
     GameCountRecord,
     GameRecord,
+    GameScanRecord,
     MoveRecord,
     NotifyRecord,
     OutboxRecord,
+    OwnPuzzleRecord,
+    OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
     RatingEventRecord,
@@ -35,7 +38,8 @@ TABLES: dict[type, str] = {
     MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
     RatingEventRecord: "rating_history", NotifyRecord: "notify_settings", TournamentRecord: "tournaments",
-    TournamentGameRecord: "tournament_games",
+    TournamentGameRecord: "tournament_games", GameScanRecord: "game_scans", OwnPuzzleRecord: "own_puzzles",
+    OwnReminderRecord: "own_reminders",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in TABLES}
@@ -66,6 +70,10 @@ def decode(cls: type, row: dict[str, Any]) -> Any:
         row = dict(row, private=bool(row["private"]), unreachable=bool(row["unreachable"]))
     elif cls is AttemptRecord:
         row = dict(row, progress=tuple(json.loads(row["progress"])))
+    elif cls is OwnPuzzleRecord:
+        row = dict(row, retired=bool(row["retired"]))
+    elif cls is OwnReminderRecord:
+        row = dict(row, active=bool(row["active"]))
     return cls(**row)
 
 

@@ -43,9 +43,12 @@ from .records import (
     ChatRecord,
     GameCountRecord,
     GameRecord,
+    GameScanRecord,
     MoveRecord,
     NotifyRecord,
     OutboxRecord,
+    OwnPuzzleRecord,
+    OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
     RatingEventRecord,
@@ -903,3 +906,90 @@ class SqlStore(Store):
         where, params = filters(platform=platform)
         return self._records(TournamentRecord, f"status='running' AND round_deadline <= ? AND {where} "
                              "ORDER BY round_deadline, id", (now, *params))
+
+    # -- puzzles from the players' own games ----------------------------------------------------
+
+    @unit
+    def queue_game_scan(self, game_id: int, platform: str, now: float) -> bool:
+        return self._write("INSERT INTO game_scans (game_id, platform, queued_at) VALUES (?,?,?) "
+                           "ON CONFLICT DO NOTHING", (game_id, platform, now)) == 1
+
+    @unit
+    def claim_game_scans(self, owner: str, now: float, lease_until: float, limit: int = 1,
+                         platform: str | None = None) -> list[GameScanRecord]:
+        where, params = filters(platform=platform)
+        free = "status='pending' AND (claimed_by IS NULL OR lease_until <= ?)"
+        rows = self._all(f"SELECT game_id FROM game_scans WHERE {free} AND {where} ORDER BY game_id LIMIT ?",
+                         (now, *params, limit))
+        claimed = []
+        for row in rows:
+            # The condition is checked again by the write itself: of two claimers, one changes the row.
+            if self._write(f"UPDATE game_scans SET claimed_by=?, lease_until=?, attempts=attempts+1 "
+                           f"WHERE game_id=? AND {free}", (owner, lease_until, row["game_id"], now)) == 1:
+                claimed.append(int(row["game_id"]))
+        if not claimed:
+            return []
+        return self._records(GameScanRecord, f"game_id IN ({marks(len(claimed))}) ORDER BY game_id", claimed)
+
+    @unit
+    def finish_game_scan(self, game_id: int, owner: str, now: float, found: int, failed: bool = False) -> bool:
+        return self._write("UPDATE game_scans SET status=?, done_at=?, found=?, claimed_by=NULL, lease_until=NULL "
+                           "WHERE game_id=? AND claimed_by=? AND status='pending'",
+                           ("failed" if failed else "done", now, found, game_id, owner)) == 1
+
+    @unit
+    def release_game_scan(self, game_id: int, owner: str) -> bool:
+        return self._write("UPDATE game_scans SET claimed_by=NULL, lease_until=NULL, attempts=attempts-1 "
+                           "WHERE game_id=? AND claimed_by=? AND status='pending'", (game_id, owner)) == 1
+
+    def game_scan(self, game_id: int) -> GameScanRecord | None:
+        return self._record(GameScanRecord, "game_id=?", (game_id,))
+
+    @unit
+    def add_own_puzzle(self, platform: str, user_id: str, variant: str, puzzle: str, game_id: int, ply: int,
+                       move_number: int, opponent: str, kind: str, now: float) -> int | None:
+        return self._insert_id(
+            "INSERT INTO own_puzzles (platform, user_id, variant, puzzle, game_id, ply, move_number, opponent, kind, "
+            "due_at, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
+            (platform, user_id, variant, puzzle, game_id, ply, move_number, opponent, kind, now, now))
+
+    def own_puzzle(self, puzzle_id: int) -> OwnPuzzleRecord | None:
+        return self._record(OwnPuzzleRecord, "id=?", (puzzle_id,))
+
+    def player_own_puzzles(self, platform: str, user_id: str, include_retired: bool = False) -> list[OwnPuzzleRecord]:
+        kept = "" if include_retired else " AND retired=0"
+        return self._records(OwnPuzzleRecord, f"platform=? AND user_id=?{kept} ORDER BY due_at, id",
+                             (platform, user_id))
+
+    def due_own_puzzles(self, platform: str, user_id: str, now: float, limit: int = 1) -> list[OwnPuzzleRecord]:
+        return self._records(OwnPuzzleRecord, "platform=? AND user_id=? AND retired=0 AND due_at <= ? "
+                             "ORDER BY due_at, id LIMIT ?", (platform, user_id, now, limit))
+
+    @unit
+    def review_own_puzzle(self, puzzle_id: int, reviews: int, box: int, due_at: float, lapses: int,
+                          retired: bool) -> bool:
+        return self._write("UPDATE own_puzzles SET reviews=?, box=?, due_at=?, lapses=?, retired=? "
+                           "WHERE id=? AND reviews=?",
+                           (reviews + 1, box, due_at, lapses, int(retired), puzzle_id, reviews)) == 1
+
+    @unit
+    def set_own_reminder(self, platform: str, user_id: str, chat_id: str, language: str, active: bool,
+                         now: float) -> None:
+        self._write("INSERT INTO own_reminders (platform, user_id, chat_id, language, active, updated_at) "
+                    "VALUES (?,?,?,?,?,?) ON CONFLICT (platform, user_id) DO UPDATE SET chat_id=excluded.chat_id, "
+                    "language=excluded.language, active=excluded.active, updated_at=excluded.updated_at",
+                    (platform, user_id, chat_id, language, int(active), now))
+
+    def own_reminder(self, platform: str, user_id: str) -> OwnReminderRecord | None:
+        return self._record(OwnReminderRecord, "platform=? AND user_id=?", (platform, user_id))
+
+    def own_reminders(self, platform: str | None, before: float) -> list[OwnReminderRecord]:
+        where, params = filters(platform=platform)
+        return self._records(OwnReminderRecord, f"active=1 AND (last_at IS NULL OR last_at < ?) AND {where} "
+                             "ORDER BY platform, user_id", (before, *params))
+
+    @unit
+    def claim_own_reminder(self, platform: str, user_id: str, last_at: float | None, now: float) -> bool:
+        same = "last_at IS NULL" if last_at is None else "last_at=?"
+        return self._write(f"UPDATE own_reminders SET last_at=? WHERE platform=? AND user_id=? AND active=1 AND {same}",
+                           (now, platform, user_id, *(() if last_at is None else (last_at,)))) == 1

@@ -37,6 +37,7 @@ from .repositories import (
     OutboxRepository,
     OwnPuzzlesRepository,
     PlayersRepository,
+    PuzzleRunsRepository,
     PuzzlesRepository,
     RatingsRepository,
     SendsRepository,
@@ -90,6 +91,10 @@ class Store(Contract):
     @functools.cached_property
     def tournaments(self) -> TournamentsRepository:
         return TournamentsRepository(self)
+
+    @functools.cached_property
+    def puzzle_runs(self) -> PuzzleRunsRepository:
+        return PuzzleRunsRepository(self)
 
     @functools.cached_property
     def own_puzzles(self) -> OwnPuzzlesRepository:

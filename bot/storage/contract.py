@@ -34,6 +34,7 @@ from .records import (
     AnalysisRecord,
     AttemptRecord,
     ChallengeRecord,
+    ChatBestRecord,
     ChatRecord,
     GameCountRecord,
     GameRecord,
@@ -45,6 +46,7 @@ from .records import (
     OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
+    PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
@@ -631,6 +633,61 @@ class Contract(abc.ABC):
     @abc.abstractmethod
     def due_tournaments(self, now: float, platform: str | None = None) -> list[TournamentRecord]:
         """Running tournaments whose round deadline is past, oldest deadline first."""
+
+    # -- puzzle runs (streak), personal bests and the chats' records --------------------------------
+
+    @abc.abstractmethod
+    def start_puzzle_run(self, platform: str, user_id: str, chat_id: str, mode: str, variant: str, state: str,
+                         now: float) -> int | None:
+        """A new running run of ``mode`` for a player, started from ``chat_id`` at version 0 (score
+        and skips 0, no post); its id, or None (nothing written) when the player has one running."""
+
+    @abc.abstractmethod
+    def puzzle_run(self, run_id: int) -> PuzzleRunRecord | None:
+        """A run by id, or None."""
+
+    @abc.abstractmethod
+    def running_puzzle_run(self, platform: str, user_id: str, mode: str) -> PuzzleRunRecord | None:
+        """The player's running run of ``mode``, or None."""
+
+    @abc.abstractmethod
+    def puzzle_run_of_post(self, post_id: int) -> PuzzleRunRecord | None:
+        """The run (running or ended) that gave post ``post_id`` as one of its puzzles (the post of a
+        save), or None."""
+
+    @abc.abstractmethod
+    def save_puzzle_run(self, run_id: int, version: int, status: str, score: int, skips: int, post_id: int | None,
+                        state: str, ended_at: float | None) -> PuzzleRunRecord:
+        """Store a run's next state: a compare-and-set on ``version``; StorageContention (nothing
+        written) when another change came first.  The run as it is now."""
+
+    @abc.abstractmethod
+    def personal_best(self, platform: str, user_id: str, mode: str, variant: str) -> int | None:
+        """A player's best score in a mode and variant, or None (none yet)."""
+
+    @abc.abstractmethod
+    def raise_personal_best(self, platform: str, user_id: str, mode: str, variant: str, score: int,
+                            at: float) -> bool:
+        """Make ``score`` the player's best when it beats the stored one (or there is none); whether it
+        did.  A single conditional write: of two at once, the higher stays."""
+
+    @abc.abstractmethod
+    def chat_best(self, platform: str, chat_id: str, mode: str, variant: str) -> ChatBestRecord | None:
+        """A chat's record in a mode and variant, or None."""
+
+    @abc.abstractmethod
+    def chat_bests(self, platform: str, chat_id: str) -> list[ChatBestRecord]:
+        """A chat's records, by mode and variant."""
+
+    @abc.abstractmethod
+    def raise_chat_best(self, platform: str, chat_id: str, mode: str, variant: str, score: int, user_id: str,
+                        name: str, at: float) -> bool:
+        """Make this the chat's record when ``score`` beats it (or there is none); whether it did.  The
+        record's message stays the one known (it is edited in place).  A single conditional write."""
+
+    @abc.abstractmethod
+    def set_chat_best_message(self, platform: str, chat_id: str, mode: str, variant: str, message_id: str) -> bool:
+        """Note the message that shows a chat's record; False when the chat has no such record."""
 
     # -- puzzles from the players' own games ----------------------------------------------------
 

@@ -201,6 +201,46 @@ class TournamentGameRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class PuzzleRunRecord:
+    """One player's run of puzzles one after another (``mode`` streak or storm) as of its
+    ``version`` (every save bumps it): ``chat_id`` the chat it was started from (its record goes
+    there), ``post_id`` the puzzle being solved now (None between two), ``score`` the puzzles solved,
+    ``skips`` those skipped, ``state`` the mode's own JSON (ratings reached, puzzles seen);
+    ``status`` running or ended."""
+
+    id: int
+    platform: str
+    user_id: str
+    chat_id: str
+    mode: str
+    variant: str
+    status: str
+    score: int
+    skips: int
+    post_id: int | None
+    state: str
+    version: int
+    started_at: float
+    ended_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatBestRecord:
+    """A chat's best score in one mode and variant, who made it, and the message that shows it
+    (edited in place when it is beaten; None until the adapter said which message it is)."""
+
+    platform: str
+    chat_id: str
+    mode: str
+    variant: str
+    score: int
+    user_id: str
+    name: str
+    at: float
+    message_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class GameScanRecord:
     """A finished game queued to be searched for its players' puzzles: ``status`` pending, done or
     failed; a process works on it under a lease (``claimed_by`` until ``lease_until``), so each
@@ -253,33 +293,6 @@ class OwnReminderRecord:
     active: bool
     last_at: float | None
     updated_at: float
-
-
-@dataclass(frozen=True, slots=True)
-class StormRunRecord:
-    """One storm run (as many puzzles as possible before ``ends_at``) as of its ``version`` (every
-    answer bumps it): ``user_id`` plays it on the web board, ``chat_id`` is where /storm was asked
-    (its result goes there, in ``lang``); ``puzzles`` the bank ids in the order played (JSON list),
-    ``current`` the index of the one being played and ``moves`` what was played in it (JSON list);
-    ``status`` running or finished."""
-
-    id: int
-    platform: str
-    chat_id: str
-    user_id: str
-    name: str
-    lang: str
-    variant: str
-    puzzles: str
-    started_at: float
-    ends_at: float
-    current: int
-    moves: str
-    solved: int
-    missed: int
-    status: str
-    version: int
-    finished_at: float | None
 
 
 def field_names(record: type) -> tuple[str, ...]:

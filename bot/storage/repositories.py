@@ -23,6 +23,7 @@ from .records import (
     AnalysisRecord,
     AttemptRecord,
     ChallengeRecord,
+    ChatBestRecord,
     ChatRecord,
     GameCountRecord,
     GameRecord,
@@ -34,6 +35,7 @@ from .records import (
     OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
+    PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
@@ -515,6 +517,58 @@ class TournamentsRepository(_Repository):
 
 
 @dataclass(frozen=True)
+class RunChange:
+    """A run's next state, saved by compare-and-set on the version it was read at."""
+
+    status: str
+    score: int
+    skips: int
+    post_id: int | None
+    state: str
+    ended_at: float | None = None
+
+
+class PuzzleRunsRepository(_Repository):
+    """Puzzle runs (streak), the players' personal bests and the chats' records with their message."""
+
+    def start(self, platform: str, user_id: str, chat_id: str, mode: str, variant: str, state: str,
+              now: float) -> int | None:
+        return self._store.start_puzzle_run(platform, user_id, chat_id, mode, variant, state, now)
+
+    def get(self, run_id: int) -> PuzzleRunRecord | None:
+        return self._store.puzzle_run(run_id)
+
+    def running(self, platform: str, user_id: str, mode: str) -> PuzzleRunRecord | None:
+        return self._store.running_puzzle_run(platform, user_id, mode)
+
+    def of_post(self, post_id: int) -> PuzzleRunRecord | None:
+        return self._store.puzzle_run_of_post(post_id)
+
+    def save(self, run_id: int, version: int, change: RunChange) -> PuzzleRunRecord:
+        return self._store.save_puzzle_run(run_id, version, **_given(change))
+
+    def personal_best(self, platform: str, user_id: str, mode: str, variant: str) -> int | None:
+        return self._store.personal_best(platform, user_id, mode, variant)
+
+    def raise_personal_best(self, platform: str, user_id: str, mode: str, variant: str, score: int,
+                            at: float) -> bool:
+        return self._store.raise_personal_best(platform, user_id, mode, variant, score, at)
+
+    def chat_best(self, platform: str, chat_id: str, mode: str, variant: str) -> ChatBestRecord | None:
+        return self._store.chat_best(platform, chat_id, mode, variant)
+
+    def chat_bests(self, platform: str, chat_id: str) -> list[ChatBestRecord]:
+        return self._store.chat_bests(platform, chat_id)
+
+    def raise_chat_best(self, platform: str, chat_id: str, mode: str, variant: str, score: int, user_id: str,
+                        name: str, at: float) -> bool:
+        return self._store.raise_chat_best(platform, chat_id, mode, variant, score, user_id, name, at)
+
+    def set_chat_best_message(self, platform: str, chat_id: str, mode: str, variant: str, message_id: str) -> bool:
+        return self._store.set_chat_best_message(platform, chat_id, mode, variant, message_id)
+
+
+@dataclass(frozen=True)
 class NewOwnPuzzle:
     """A puzzle found in a player's game: ``puzzle`` the bank record as JSON text, ``ply`` where in
     the game it stands, ``move_number`` how the game's PDN numbers that move."""
@@ -595,5 +649,5 @@ REPOSITORIES: dict[str, Callable[[Contract], _Repository]] = {
     "players": PlayersRepository, "challenges": ChallengesRepository, "games": GamesRepository,
     "puzzles": PuzzlesRepository, "ratings": RatingsRepository, "settings": SettingsRepository,
     "outbox": OutboxRepository, "sends": SendsRepository, "tournaments": TournamentsRepository,
-    "own_puzzles": OwnPuzzlesRepository,
+    "puzzle_runs": PuzzleRunsRepository, "own_puzzles": OwnPuzzlesRepository,
 }

@@ -14,6 +14,7 @@ from .records import (
     SHORT_PLIES,
     AttemptRecord,
     ChallengeRecord,
+    ChatBestRecord,
     ChatRecord,
     GameCountRecord,
     GameRecord,
@@ -25,6 +26,7 @@ from .records import (
     OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
+    PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
@@ -39,7 +41,7 @@ TABLES: dict[type, str] = {
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
     RatingEventRecord: "rating_history", NotifyRecord: "notify_settings", TournamentRecord: "tournaments",
     TournamentGameRecord: "tournament_games", GameScanRecord: "game_scans", OwnPuzzleRecord: "own_puzzles",
-    OwnReminderRecord: "own_reminders",
+    OwnReminderRecord: "own_reminders", PuzzleRunRecord: "puzzle_runs", ChatBestRecord: "chat_records",
 }
 # The columns are named, not "*": a column a record lacks (or the reverse) fails at once.
 COLUMNS: dict[type, str] = {cls: ", ".join(field_names(cls)) for cls in TABLES}

@@ -40,6 +40,7 @@ from .records import (
     AnalysisRecord,
     AttemptRecord,
     ChallengeRecord,
+    ChatBestRecord,
     ChatRecord,
     GameCountRecord,
     GameRecord,
@@ -51,6 +52,7 @@ from .records import (
     OwnReminderRecord,
     PlayerRecord,
     PuzzlePostRecord,
+    PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
     SubscriptionRecord,
@@ -288,13 +290,19 @@ class SqlStore(Store):
                             (new_chat_id, platform, old_chat_id, new_chat_id))
                 self._write(f"DELETE FROM {table} WHERE platform=? AND chat_id=?", (platform, old_chat_id))
             # Messages still to be sent follow the chat too (the old id no longer takes any).
-            for table in ("challenges", "games", "outbox"):
+            for table in ("challenges", "games", "outbox", "puzzle_runs"):
                 self._write(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                             (new_chat_id, platform, old_chat_id))
             # The games' counts follow them, added to any the new id has already.
             if new_chat_id != old_chat_id:
                 self._write(count_merge(), (new_chat_id, platform, old_chat_id))
                 self._write("DELETE FROM game_counts WHERE platform=? AND chat_id=?", (platform, old_chat_id))
+            # A chat's records follow it (one the new id has already stays); their message is the old
+            # id's, which the new id cannot edit: the next record posts a new one.
+            self._write("UPDATE chat_records AS o SET chat_id=?, message_id=NULL WHERE o.platform=? AND o.chat_id=? "
+                        "AND NOT EXISTS (SELECT 1 FROM chat_records n WHERE n.platform=o.platform AND n.chat_id=? "
+                        "AND n.mode=o.mode AND n.variant=o.variant)", (new_chat_id, platform, old_chat_id, new_chat_id))
+            self._write("DELETE FROM chat_records WHERE platform=? AND chat_id=?", (platform, old_chat_id))
             # A day the new id already has a post for keeps that one.
             self._write("UPDATE puzzle_posts AS o SET chat_id=? WHERE o.platform=? AND o.chat_id=? AND NOT "
                         "(o.kind='daily' AND EXISTS (SELECT 1 FROM puzzle_posts n WHERE n.platform=o.platform "
@@ -906,6 +914,80 @@ class SqlStore(Store):
         where, params = filters(platform=platform)
         return self._records(TournamentRecord, f"status='running' AND round_deadline <= ? AND {where} "
                              "ORDER BY round_deadline, id", (now, *params))
+
+    # -- puzzle runs (streak), personal bests and the chats' records ------------------------------------
+
+    @unit
+    def start_puzzle_run(self, platform: str, user_id: str, chat_id: str, mode: str, variant: str, state: str,
+                         now: float) -> int | None:
+        # The partial unique index (one running run a player and mode) makes this a single claim.
+        return self._insert_id(
+            "INSERT INTO puzzle_runs (platform, user_id, chat_id, mode, variant, status, state, started_at) "
+            "VALUES (?,?,?,?,?,'running',?,?) ON CONFLICT DO NOTHING",
+            (platform, user_id, chat_id, mode, variant, state, now))
+
+    def puzzle_run(self, run_id: int) -> PuzzleRunRecord | None:
+        return self._record(PuzzleRunRecord, "id=?", (run_id,))
+
+    def running_puzzle_run(self, platform: str, user_id: str, mode: str) -> PuzzleRunRecord | None:
+        return self._record(PuzzleRunRecord, "platform=? AND user_id=? AND mode=? AND status='running'",
+                            (platform, user_id, mode))
+
+    def puzzle_run_of_post(self, post_id: int) -> PuzzleRunRecord | None:
+        return self._record(PuzzleRunRecord, "id=(SELECT run_id FROM puzzle_run_posts WHERE post_id=?)", (post_id,))
+
+    @unit
+    def save_puzzle_run(self, run_id: int, version: int, status: str, score: int, skips: int, post_id: int | None,
+                        state: str, ended_at: float | None) -> PuzzleRunRecord:
+        with self.transaction():
+            if self._write("UPDATE puzzle_runs SET status=?, score=?, skips=?, post_id=?, state=?, ended_at=?, "
+                           "version=? WHERE id=? AND version=?",
+                           (status, score, skips, post_id, state, ended_at, version + 1, run_id, version)) != 1:
+                raise StorageContention(f"puzzle run {run_id} changed since it was read (version {version})")
+            if post_id is not None:
+                self._write("INSERT INTO puzzle_run_posts (post_id, run_id) VALUES (?,?) ON CONFLICT DO NOTHING",
+                            (post_id, run_id))
+            saved = self.puzzle_run(run_id)
+            assert saved is not None          # written just now, in this transaction
+            return saved
+
+    def personal_best(self, platform: str, user_id: str, mode: str, variant: str) -> int | None:
+        row = self._one("SELECT score FROM personal_bests WHERE platform=? AND user_id=? AND mode=? AND variant=?",
+                        (platform, user_id, mode, variant))
+        return None if row is None else int(row["score"])
+
+    @unit
+    def raise_personal_best(self, platform: str, user_id: str, mode: str, variant: str, score: int,
+                            at: float) -> bool:
+        # One conditional write: of two runs ending at once, the higher score stays.
+        return self._write(
+            "INSERT INTO personal_bests (platform, user_id, mode, variant, score, at) VALUES (?,?,?,?,?,?) "
+            "ON CONFLICT (platform, user_id, mode, variant) DO UPDATE SET score=excluded.score, at=excluded.at "
+            "WHERE personal_bests.score < excluded.score",
+            (platform, user_id, mode, variant, score, at)) > 0
+
+    def chat_best(self, platform: str, chat_id: str, mode: str, variant: str) -> ChatBestRecord | None:
+        return self._record(ChatBestRecord, "platform=? AND chat_id=? AND mode=? AND variant=?",
+                            (platform, chat_id, mode, variant))
+
+    def chat_bests(self, platform: str, chat_id: str) -> list[ChatBestRecord]:
+        return self._records(ChatBestRecord, "platform=? AND chat_id=? ORDER BY mode, variant", (platform, chat_id))
+
+    @unit
+    def raise_chat_best(self, platform: str, chat_id: str, mode: str, variant: str, score: int, user_id: str,
+                        name: str, at: float) -> bool:
+        # The message that shows the record stays the same one (it is edited in place).
+        return self._write(
+            "INSERT INTO chat_records (platform, chat_id, mode, variant, score, user_id, name, at) "
+            "VALUES (?,?,?,?,?,?,?,?) ON CONFLICT (platform, chat_id, mode, variant) DO UPDATE SET "
+            "score=excluded.score, user_id=excluded.user_id, name=excluded.name, at=excluded.at "
+            "WHERE chat_records.score < excluded.score",
+            (platform, chat_id, mode, variant, score, user_id, name, at)) > 0
+
+    @unit
+    def set_chat_best_message(self, platform: str, chat_id: str, mode: str, variant: str, message_id: str) -> bool:
+        return self._write("UPDATE chat_records SET message_id=? WHERE platform=? AND chat_id=? AND mode=? "
+                           "AND variant=?", (message_id, platform, chat_id, mode, variant)) > 0
 
     # -- puzzles from the players' own games ----------------------------------------------------
 

@@ -42,6 +42,7 @@ from .repositories import (
     RatingsRepository,
     SendsRepository,
     SettingsRepository,
+    StormRunsRepository,
     TournamentsRepository,
 )
 
@@ -91,6 +92,10 @@ class Store(Contract):
     @functools.cached_property
     def tournaments(self) -> TournamentsRepository:
         return TournamentsRepository(self)
+
+    @functools.cached_property
+    def storm_runs(self) -> StormRunsRepository:
+        return StormRunsRepository(self)
 
     @functools.cached_property
     def puzzle_runs(self) -> PuzzleRunsRepository:

@@ -49,6 +49,7 @@ from .records import (
     PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
+    StormRunRecord,
     SubscriptionRecord,
     TournamentGameRecord,
     TournamentRecord,
@@ -592,6 +593,27 @@ class Contract(abc.ABC):
         """Forget every rating and its history (before recomputing them from the games)."""
 
     # -- tournaments ------------------------------------------------------------------------------
+
+    # -- storm runs (issue 33) ---------------------------------------------------------------
+
+    @abc.abstractmethod
+    def create_storm_run(self, platform: str, chat_id: str, user_id: str, name: str, lang: str, variant: str,
+                         puzzles: str, started_at: float, ends_at: float) -> int:
+        """A new storm run, running at its first puzzle; its number."""
+
+    @abc.abstractmethod
+    def storm_run(self, run_id: int) -> StormRunRecord | None:
+        """A storm run by number, or None."""
+
+    @abc.abstractmethod
+    def save_storm_run(self, run_id: int, version: int, changes: dict[str, Any]) -> StormRunRecord:
+        """Store a run's next state (``current``, ``moves``, ``solved``, ``missed``, ``ends_at``,
+        ``status``, ``finished_at``): a compare-and-set on ``version``; StorageContention (nothing
+        written) when another answer came first.  The run as it is now."""
+
+    @abc.abstractmethod
+    def storm_runs_over(self, now: float, limit: int = 50) -> list[StormRunRecord]:
+        """Runs still running whose time ended at or before ``now``, oldest end first."""
 
     @abc.abstractmethod
     def create_tournament(self, platform: str, chat_id: str, variant: str, move_seconds: int, round_seconds: int,

@@ -295,6 +295,33 @@ class OwnReminderRecord:
     updated_at: float
 
 
+@dataclass(frozen=True, slots=True)
+class StormRunRecord:
+    """One storm run (as many puzzles as possible before ``ends_at``) as of its ``version`` (every
+    answer bumps it): ``user_id`` plays it on the web board, ``chat_id`` is where /storm was asked
+    (its result goes there, in ``lang``); ``puzzles`` the bank ids in the order played (JSON list),
+    ``current`` the index of the one being played and ``moves`` what was played in it (JSON list);
+    ``status`` running or finished."""
+
+    id: int
+    platform: str
+    chat_id: str
+    user_id: str
+    name: str
+    lang: str
+    variant: str
+    puzzles: str
+    started_at: float
+    ends_at: float
+    current: int
+    moves: str
+    solved: int
+    missed: int
+    status: str
+    version: int
+    finished_at: float | None
+
+
 def field_names(record: type) -> tuple[str, ...]:
     """The fields of a record class, in column order."""
     return tuple(f.name for f in fields(record))

@@ -38,6 +38,7 @@ from .records import (
     PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
+    StormRunRecord,
     SubscriptionRecord,
     TournamentGameRecord,
     TournamentRecord,
@@ -461,6 +462,51 @@ class SendsRepository(_Repository):
 
 
 @dataclass(frozen=True)
+class NewStormRun:
+    """A storm run to start: ``puzzles`` the bank ids in the order played (JSON list), ``ends_at``
+    when its time is up unless a miss brings it earlier."""
+
+    platform: str
+    chat_id: str
+    user_id: str
+    name: str
+    lang: str
+    variant: str
+    puzzles: str
+    started_at: float
+    ends_at: float
+
+
+@dataclass(frozen=True)
+class StormChange:
+    """A storm run's next state, saved by compare-and-set on the version it was read at."""
+
+    current: int
+    moves: str
+    solved: int
+    missed: int
+    ends_at: float
+    status: str = "running"
+    finished_at: float | None = None
+
+
+class StormRunsRepository(_Repository):
+    """Storm runs: each answer and the run's end are a compare-and-set on its version."""
+
+    def create(self, run: NewStormRun) -> int:
+        return self._store.create_storm_run(**_given(run))
+
+    def get(self, run_id: int) -> StormRunRecord | None:
+        return self._store.storm_run(run_id)
+
+    def save(self, run_id: int, version: int, change: StormChange) -> StormRunRecord:
+        return self._store.save_storm_run(run_id, version, _given(change))
+
+    def over(self, now: float, limit: int = 50) -> list[StormRunRecord]:
+        return self._store.storm_runs_over(now, limit)
+
+
+@dataclass(frozen=True)
 class NewTournament:
     """A tournament to open in a chat: ``state`` the core's tournament as JSON text."""
 
@@ -649,5 +695,6 @@ REPOSITORIES: dict[str, Callable[[Contract], _Repository]] = {
     "players": PlayersRepository, "challenges": ChallengesRepository, "games": GamesRepository,
     "puzzles": PuzzlesRepository, "ratings": RatingsRepository, "settings": SettingsRepository,
     "outbox": OutboxRepository, "sends": SendsRepository, "tournaments": TournamentsRepository,
+    "storm_runs": StormRunsRepository,
     "puzzle_runs": PuzzleRunsRepository, "own_puzzles": OwnPuzzlesRepository,
 }

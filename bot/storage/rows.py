@@ -29,6 +29,7 @@ from .records import (
     PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
+    StormRunRecord,
     SubscriptionRecord,
     TournamentGameRecord,
     TournamentRecord,
@@ -40,6 +41,7 @@ TABLES: dict[type, str] = {
     MoveRecord: "moves", OutboxRecord: "outbox", SubscriptionRecord: "subscriptions",
     PuzzlePostRecord: "puzzle_posts", AttemptRecord: "attempts", RatingRecord: "ratings",
     RatingEventRecord: "rating_history", NotifyRecord: "notify_settings", TournamentRecord: "tournaments",
+    StormRunRecord: "storm_runs",
     TournamentGameRecord: "tournament_games", GameScanRecord: "game_scans", OwnPuzzleRecord: "own_puzzles",
     OwnReminderRecord: "own_reminders", PuzzleRunRecord: "puzzle_runs", ChatBestRecord: "chat_records",
 }

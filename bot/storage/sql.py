@@ -55,6 +55,7 @@ from .records import (
     PuzzleRunRecord,
     RatingEventRecord,
     RatingRecord,
+    StormRunRecord,
     SubscriptionRecord,
     TournamentGameRecord,
     TournamentRecord,
@@ -84,6 +85,8 @@ from .rows import (
 )
 
 T = TypeVar("T")
+# What saving a storm run may change (the rest is fixed at its start, or the store's: id, version).
+STORM_CHANGES = frozenset({"current", "moves", "solved", "missed", "ends_at", "status", "finished_at"})
 
 # An outbox error is kept cut to this many characters.
 ERROR_CHARS = 500
@@ -862,6 +865,40 @@ class SqlStore(Store):
         with self.transaction():
             self._write("DELETE FROM ratings")
             self._write("DELETE FROM rating_history")
+
+    # -- storm runs (issue 33) ---------------------------------------------------------------
+
+    @unit
+    def create_storm_run(self, platform: str, chat_id: str, user_id: str, name: str, lang: str, variant: str,
+                         puzzles: str, started_at: float, ends_at: float) -> int:
+        run_id = self._insert_id(
+            "INSERT INTO storm_runs (platform, chat_id, user_id, name, lang, variant, puzzles, started_at, ends_at) "
+            "VALUES (?,?,?,?,?,?,?,?,?)",
+            (platform, chat_id, user_id, name, lang, variant, puzzles, started_at, ends_at))
+        assert run_id is not None            # no conflict clause: an insert that fails raises
+        return run_id
+
+    def storm_run(self, run_id: int) -> StormRunRecord | None:
+        return self._record(StormRunRecord, "id=?", (run_id,))
+
+    @unit
+    def save_storm_run(self, run_id: int, version: int, changes: dict[str, Any]) -> StormRunRecord:
+        unknown = set(changes) - STORM_CHANGES
+        if unknown:
+            raise ValueError(f"not a storm run column one may set: {sorted(unknown)}")
+        with self.transaction():
+            names = [*changes, "version"]
+            sets = ", ".join(f"{name}=?" for name in names)
+            if self._write(f"UPDATE storm_runs SET {sets} WHERE id=? AND version=?",
+                           (*changes.values(), version + 1, run_id, version)) != 1:
+                raise StorageContention(f"storm run {run_id} changed since it was read (version {version})")
+            saved = self.storm_run(run_id)
+            assert saved is not None          # written just now, in this transaction
+            return saved
+
+    def storm_runs_over(self, now: float, limit: int = 50) -> list[StormRunRecord]:
+        return self._records(StormRunRecord, "status='running' AND ends_at <= ? ORDER BY ends_at, id LIMIT ?",
+                             (now, limit))
 
     # -- tournaments ------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ from bot.storage.repositories import REPOSITORIES
 
 # The modules that make up the contract suite (written against Store, for every backend).
 CONTRACT_MODULES = ("test_contract.py", "test_concurrency.py", "test_contract_guarantees.py", "test_outbox_claims.py",
-                    "test_contract_send_budget.py", "test_contract_tournaments.py",
+                    "test_contract_send_budget.py", "test_contract_tournaments.py", "test_contract_storm.py",
                     "test_contract_counts.py", "test_contract_puzzle_runs.py", "test_contract_own_puzzles.py")
 # The outbox belongs to the notifications' own contract (tests/storage/test_contract.py covers it
 # today; its methods are counted too, so nothing falls between two suites).

@@ -147,7 +147,16 @@ def ai_analyse(args: argparse.Namespace) -> int:
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
+# The commands this module declares itself.  A run of one of them (or of none: the console) parses
+# the same without the commands other modules add, whose modules load the engine, the storage or the
+# service when imported (about 0.4 s of CPU, paid by every ``python -m bot rules`` before).
+OWN_COMMANDS = frozenset({"console", "web", "telegram", "discord", "rules"})
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line; with ``command`` one of OWN_COMMANDS, without the commands the other
+    modules add (``python -m bot --help`` and every other command get them all)."""
+    everything = command not in OWN_COMMANDS
     parser = Parser(prog="python -m bot", description="Draughts bot for chats.")
     sub = parser.add_subparsers(dest="command")
     console = sub.add_parser("console", help="local chat on standard input (the default without tokens)")
@@ -178,12 +187,13 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--time", action="store_true", help="also print seconds per depth")
         if name == "check":
             p.add_argument("move")
-    from bot.puzzles.cli import add_commands as add_puzzle_commands
-    add_puzzle_commands(sub)
-    from bot.operator_cli import add_commands as add_operator_commands
-    add_operator_commands(sub)
-    from bot.tournaments_cli import add_commands as add_tournament_commands
-    add_tournament_commands(sub)
+    if everything:
+        from bot.puzzles.cli import add_commands as add_puzzle_commands
+        add_puzzle_commands(sub)
+        from bot.operator_cli import add_commands as add_operator_commands
+        add_operator_commands(sub)
+        from bot.tournaments_cli import add_commands as add_tournament_commands
+        add_tournament_commands(sub)
     ai = sub.add_parser("ai", help="the draughts engine")
     asub = ai.add_subparsers(dest="ai_command", required=True)
     move = asub.add_parser("move", help="the engine's move for a FEN (printed on the last line)")
@@ -199,9 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--time", type=seconds(MAX_SEARCH_SECONDS), default=None,
                          help="seconds per search (default: node budgets, the same notes on any machine)")
     analyse.set_defaults(func=ai_analyse)
-    from bot.ai.egtb.cli import add_commands as add_egtb_commands
-    add_egtb_commands(asub)
-    _bound_numbers(parser)
+    if everything:
+        from bot.ai.egtb.cli import add_commands as add_egtb_commands
+        add_egtb_commands(asub)
+    # The ranges are all the other modules' options (and reading them imports the engine's tables).
+    _bound_numbers(parser, ranges=None if everything else {})
     return parser
 
 
@@ -246,7 +258,8 @@ def plain_numbers(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = build_parser(argv[0] if argv else "console").parse_args(argv)
     if args.command != "rules":
         # The environment, read once for the whole run (the rules commands need nothing of it): a
         # wrong setting is one line and nothing started.

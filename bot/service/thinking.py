@@ -115,6 +115,12 @@ def pool_context() -> multiprocessing.context.ForkServerContext | multiprocessin
 
 # How long closing waits for the dispatcher thread to shut the pool down.
 CLOSE_JOIN_SECONDS = 5.0
+# After ``warm``, how long the engine processes wait for a first job before they are started anyway.
+# A bot run that never searches (a console fed a few lines, a restart that is stopped at once) then
+# starts none: the fork server's load of the engine is about 0.6 s of CPU, paid by each of the
+# suite's many short ``python -m bot`` runs.  A first job starts them at once, as before; only one
+# asked for within these seconds of the start waits for the load (about a second) as a cold start does.
+WARM_AFTER_SECONDS = 10.0
 
 
 @dataclass(eq=False)
@@ -163,6 +169,8 @@ class Thinker:
         self._results = ThreadPoolExecutor(RESULT_THREADS, thread_name_prefix="bot-results")
         self._first_start_asked = False
         self._warming = False           # warm() was called: the bot started its engine processes
+        self._warm_pending = False      # ... and they are not started yet (see WARM_AFTER_SECONDS)
+        self._warm_timer: threading.Timer | None = None
 
     def _pool(self) -> Executor:
         if self._executor is None:
@@ -172,12 +180,33 @@ class Thinker:
                                                  initargs=(os.getpid(), context.get_start_method() == "forkserver"))
         return self._executor
 
-    def warm(self) -> None:
-        """Start the worker processes now, in the background (a process pool starts them on
-        demand, and the first move after a start would pay for it)."""
-        self._warming = True
-        for n in range(self.workers):
-            self.submit(("warm", n), warm_job, (), on_done=lambda _result: None, seconds=0.0)
+    def warm(self, after: float = WARM_AFTER_SECONDS) -> None:
+        """Have the worker processes started and loaded before they are needed, in the background:
+        with the first job, or ``after`` seconds from now, whichever comes first (a process pool
+        starts them on demand, and the first move after a start would pay for it)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._warming = True
+            self._warm_pending = True
+            if after > 0 and self._warm_timer is None:
+                self._warm_timer = threading.Timer(after, self._start_warming)
+                self._warm_timer.name = "bot-engine-warm"
+                self._warm_timer.daemon = True
+                self._warm_timer.start()
+        if after <= 0:
+            self._start_warming()
+
+    def _start_warming(self, first: Hashable | None = None) -> None:
+        """Start every worker with a job that loads the engine; ``first``: the key of the job that
+        asked for them, which then takes one of them (the others' loads queue behind it)."""
+        with self._lock:
+            if not self._warm_pending or self._closed:
+                return
+            self._warm_pending = False
+        for n in range(1 if first is not None else 0, self.workers):
+            self.submit(("warm", n), warm_job, (), on_done=lambda _result: None,
+                        seconds=None if first is not None else 0.0)
 
     def first_start(self) -> bool:
         """Whether to tell a player that the engine is being prepared: True at most once, for the
@@ -227,7 +256,10 @@ class Thinker:
             else:
                 self._enqueue(item)
             started = self._after_change()
+            warm_now = self._warm_pending and not (isinstance(key, tuple) and key[:1] == ("warm",))
         self._watch(started)
+        if warm_now:
+            self._start_warming(first=key)
         return True
 
     # -- the queue ---------------------------------------------------------------------------------------
@@ -414,6 +446,8 @@ class Thinker:
         work is found again after a restart)."""
         with self._lock:
             self._closed = True
+            if self._warm_timer is not None:
+                self._warm_timer.cancel()
             executor, self._executor = self._executor, None
             for job in self._queue + [j for line in self._behind.values() for j in line]:
                 self._jobs.pop(job.key, None)

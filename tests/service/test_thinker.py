@@ -95,7 +95,7 @@ def test_a_killed_worker_is_replaced_and_its_search_run_again():
     moved, errors = threading.Event(), []
     results: list[dict] = []
     try:
-        thinker.warm()
+        thinker.warm(after=0)
         deadline = time.monotonic() + 60
         while not engine_workers() and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -113,6 +113,37 @@ def test_a_killed_worker_is_replaced_and_its_search_run_again():
         assert thinker.wait_idle(10)
     finally:
         thinker.close()
+
+
+@needs_proc
+def test_warming_starts_no_engine_process_until_the_first_job_or_its_delay():
+    """A bot run that never searches starts no engine process (a console fed a few lines); the first
+    job starts every worker, as the warming at the start did, and so does the delay without one."""
+    fen = Position.start("italian").fen()
+    thinker = Thinker(workers=2)
+    try:
+        thinker.warm(after=60)
+        time.sleep(0.5)
+        assert engine_workers() == [] and thinker.running() == []
+        moved = threading.Event()
+        assert thinker.submit(("move", 1, 0), move_job, ("italian", fen, 1, [], 1, 0.05),
+                              on_done=lambda r: moved.set())
+        assert moved.wait(60)
+        deadline = time.monotonic() + 60
+        while len(engine_workers()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(engine_workers()) == 2           # the job's worker and one more, loaded
+    finally:
+        thinker.close()
+    later = Thinker(workers=1)
+    try:
+        later.warm(after=0.3)
+        deadline = time.monotonic() + 60
+        while not engine_workers() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(engine_workers()) == 1 and later.running() in ([("warm", 0)], [])
+    finally:
+        later.close()
 
 
 @needs_proc

@@ -313,11 +313,54 @@ class TournamentFinished(TournamentNotice):
     points: float
 
 
+@dataclass(frozen=True)
+class StormFinished(Notification):
+    """Storm run ``run_id`` ended: ``name`` (``user_id``) solved ``solved`` puzzles of ``variant``
+    with ``missed`` wrong moves; told in the chat where /storm was asked, in ``lang``."""
+
+    kind: ClassVar[str] = "storm_finished"
+    run_id: int
+    lang: str
+    user_id: str
+    name: str
+    variant: str
+    solved: int
+    missed: int
+
+
+@dataclass(frozen=True)
+class ChatRecordBeaten(Notification):
+    """``name`` made the chat's record of ``mode`` (streak, storm) in ``variant`` with ``score``, told
+    in ``lang``: the chat's record message ``message_id`` is edited to say so (None: none known yet,
+    a new one is posted); ``beaten_name`` and ``beaten_score`` the record it beat (None: the first)."""
+
+    kind: ClassVar[str] = "chat_record"
+    mode: str
+    variant: str
+    lang: str
+    score: int
+    name: str
+    message_id: str | None = None
+    beaten_name: str | None = None
+    beaten_score: int | None = None
+
+
+@dataclass(frozen=True)
+class OwnPuzzlesDue(Notification):
+    """``due`` puzzles from the player's own games are due (``mention``: the player), told in ``lang``
+    in the chat where they asked to be reminded."""
+
+    kind: ClassVar[str] = "own_puzzles_due"
+    lang: str
+    due: int
+    mention: Mention
+
+
 KINDS: dict[str, type[Notification]] = {cls.kind: cls for cls in (
     BotMoved, LostOnTime, Reminder, PrivateReminder, PrivateTurn, TurnPing, AnalysisFailed, DailyPosted, DaySummary,
-    FirstSolver, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded,
+    FirstSolver, OwnPuzzlesDue, ChallengeLapsed, ChallengeEdited, AnalysisReady, WebMoved, WebDrawOffered, WebGameEnded,
     TournamentRoundPaired, TournamentGameReady, TournamentBye, TournamentRoundEnded, TournamentFinished,
-    TournamentGameEnded)}
+    TournamentGameEnded, StormFinished, ChatRecordBeaten)}
 
 
 def _plain(value: Any) -> Any:

@@ -62,8 +62,11 @@ from bot.service.features.results_games import (
 from bot.service.features.results_puzzles import Acted
 from bot.service.features.results_stats import AnalysisRequest, AnalysisStarted
 from bot.service.features.results_tournaments import PairingsShown, StandingsView
+from bot.service.features.storm import Storm
 from bot.service.features.tournaments import Tournaments
 from bot.service.notifications import GameState, WebDrawOffered, WebGameEnded, WebMoved
+from bot.service.storm_page import StormPage as StormPage
+from bot.service.storm_page import page_texts as _storm_texts
 from bot.service.tournament_page import TournamentLinks, build_view
 from bot.service.tournament_page import TournamentView as TournamentView
 from bot.service.tournament_page import page_texts as _tournament_texts
@@ -287,6 +290,11 @@ def page_texts(lang: str) -> dict[str, str]:
     return {key[4:]: t(lang, key) for key in catalog("en") if key.startswith("web.") and "{" not in catalog("en")[key]}
 
 
+def storm_texts(lang: str) -> dict[str, str]:
+    """The storm page's own words in ``lang`` (every ``storm.page.*`` catalog key, without its prefix)."""
+    return _storm_texts(lang)
+
+
 def tournament_texts(lang: str) -> dict[str, str]:
     """The tournament page's own words in ``lang`` (every ``webt.*`` catalog key, without its prefix)."""
     return _tournament_texts(lang)
@@ -299,7 +307,8 @@ class BoardLayer:
     no more than it calls, so what a page can do is read here."""
 
     def __init__(self, runtime: Runtime, bus: EventBus, games: Games, play: Play, outlet: Outlet,
-                 tournaments: Tournaments | None = None, analysis: Analysis | None = None) -> None:
+                 tournaments: Tournaments | None = None, analysis: Analysis | None = None,
+                 storm: Storm | None = None) -> None:
         self.runtime = runtime
         # The stored analysis a page shows, and the page's own request for one (None: no analysis view).
         self.analysis = analysis
@@ -309,6 +318,9 @@ class BoardLayer:
         # What the tournament page reads (None: no tournament page, as in a board built without it).
         self.tournaments = tournaments
         self.tournament_links = TournamentLinks(lambda: self.storage.settings.link_secret())
+        # The storm page's reads and answers (None: no storm page, as in a board built without it).
+        self.storm = (StormPage(storm, lambda: self.storage.settings.link_secret(), games.chat_lang)
+                      if storm is not None else None)
         self._key: bytes | None = None
         self._watch: bytes | None = None
         bus.subscribe(MovePlayed, self._on_move)

@@ -42,9 +42,11 @@ from bot.service.web import (
     BoardState,
     LinkRefused,
     Seat,
+    StormPage,
     TournamentView,
     Watch,
     page_texts,
+    storm_texts,
     tournament_texts,
 )
 
@@ -77,9 +79,11 @@ MAX_PATH = 24
 SITE: web.AppKey[BoardSite] = web.AppKey("board_site")
 STATIC = {"board.js": "application/javascript", "analysis.js": "application/javascript",
           "board.css": "text/css", "a11y.js": "application/javascript",
-          "tournament.js": "application/javascript", "tournament.css": "text/css"}
+          "tournament.js": "application/javascript", "tournament.css": "text/css",
+          "storm.js": "application/javascript", "storm.css": "text/css"}
 GAME_ID = r"{game:[0-9]{1,9}}"
 TOURNAMENT_ID = r"{tournament:[0-9]{1,9}}"
+STORM_ID = r"{run:[0-9]{1,9}}"
 # A game named by the Mini App's launch: ``g<id>`` (a direct link's startapp), ``<id>`` (a web_app
 # button's ``?g=``), either followed by ``s<mac>``, the game's spectator signature, and by
 # ``p<ply>``, the ply a Review button opens the page at (the page reads it; the session ignores it).
@@ -235,6 +239,7 @@ class BoardSite:
         self.streams = _Streams(taken=service.web.take_changed)
         self.page_template = _resource("page.html")
         self.tournament_template = _resource("tournament.html")
+        self.storm_template = _resource("storm.html")
         self.static = {name: _resource(name).encode("utf-8") for name in STATIC}
         self.requests = ThreadPoolExecutor(REQUEST_THREADS, thread_name_prefix="web-board")
         self.feed_pool = ThreadPoolExecutor(FEED_THREADS, thread_name_prefix="web-feed")
@@ -380,6 +385,76 @@ class BoardSite:
         if isinstance(view, _Refusal):
             return view.json()
         return web.json_response({"ok": True, "tournament": view.to_json()}, headers={"Cache-Control": "no-store"})
+
+    # -- a storm run (issue 33) ----------------------------------------------------------------------
+
+    async def _storm_access(self, request: web.Request) -> tuple[StormPage, int, str, _Refusal | None]:
+        """The storm page, the run, the language, and the refusal to send instead: no link (a
+        run's number alone shows nothing), a forged one or another run's, or no such run; each
+        before anything of the run is read or said."""
+        page = self.board.storm
+        if page is None:
+            raise web.HTTPNotFound()
+        run_id = int(request.match_info["run"])
+        asked = request.query.get("lang") or request.headers.get("Accept-Language", "")[:2] or None
+        token = self._token(request)
+        refused = await self._call(page.check, run_id, token)
+        if refused is not None:
+            lang = pick_language(asked)
+            return page, run_id, lang, _Refusal(refused.status, refused.reason, t(lang, refused.key))
+        lang = await self._call(page.language, run_id, asked)
+        return page, run_id, lang, None
+
+    async def storm_page(self, request: web.Request) -> web.Response:
+        """A storm run's page: the puzzle of the moment and the clock, drawn by ``storm.js`` from
+        the state in the boot data; its answers go to ``/api/storm/<id>/move``."""
+        page, run_id, lang, refusal = await self._storm_access(request)
+        if refusal is not None:
+            return web.Response(status=refusal.status, text=refusal.message, headers=PAGE_HEADERS)
+        state = await self._call(page.state, run_id, lang)
+        if state is None:
+            return web.Response(status=404, text=t(lang, "storm.no_run"), headers=PAGE_HEADERS)
+        title = t(lang, "storm.page.title")
+        boot = json.dumps({"run": run_id, "lang": lang, "texts": storm_texts(lang), "state": state},
+                          ensure_ascii=False, separators=(",", ":"))
+        body = (self.storm_template.replace("{{lang}}", lang).replace("{{title}}", html.escape(title))
+                .replace("{{boot}}", html.escape(boot, quote=True)))
+        return web.Response(text=body, content_type="text/html", headers=PAGE_HEADERS)
+
+    async def storm_data(self, request: web.Request) -> web.Response:
+        page, run_id, lang, refusal = await self._storm_access(request)
+        if refusal is not None:
+            return refusal.json()
+        state = await self._call(page.state, run_id, lang)
+        if state is None:
+            return _error(404, "no_run", t(lang, "storm.no_run"))
+        return web.json_response({"ok": True, "state": state}, headers={"Cache-Control": "no-store"})
+
+    async def storm_move(self, request: web.Request) -> web.Response:
+        """An answer: ``{"index": puzzle, "ply": moves played in it, "path": [squares]}`` or
+        ``"move": "22-18"`` instead of the path.  Judged by the server's clock and the run as
+        stored: too late, or for a puzzle or position the run has left, changes nothing (409)."""
+        page, run_id, lang, refusal = await self._storm_access(request)
+        if refusal is not None:
+            return refusal.json()
+        body = await _read_json(request)
+        bad = _error(400, "bad_request", t(lang, "web.bad_request"))
+        if not isinstance(body, dict):
+            return bad
+        index, ply, path, text = body.get("index"), body.get("ply"), body.get("path"), body.get("move")
+        if not all(isinstance(n, int) and not isinstance(n, bool) and 0 <= n < 10_000 for n in (index, ply)):
+            return bad
+        if path is not None and not (isinstance(path, list) and 2 <= len(path) <= MAX_PATH
+                                     and all(isinstance(s, int) and not isinstance(s, bool) and 0 < s < 1000
+                                             for s in path)):
+            return bad
+        if (path is None) == (text is None) or (text is not None and not isinstance(text, str)):
+            return bad
+        found = await self._call(page.answer, run_id, lang, index, ply, path, text)
+        if found is None:
+            return _error(404, "no_run", t(lang, "storm.no_run"))
+        status, answer = found
+        return web.json_response(answer, status=status, headers={"Cache-Control": "no-store"})
 
     # -- Telegram's Mini App ------------------------------------------------------------------------------
 
@@ -721,6 +796,9 @@ def make_app(service: GameService, config: WebConfig | None = None) -> web.Appli
         ("POST", f"/api/g/{GAME_ID}/resign", site.resign),
         ("GET", f"/t/{TOURNAMENT_ID}", site.tournament_page),
         ("GET", f"/api/t/{TOURNAMENT_ID}", site.tournament_data),
+        ("GET", f"/storm/{STORM_ID}", site.storm_page),
+        ("GET", f"/api/storm/{STORM_ID}", site.storm_data),
+        ("POST", f"/api/storm/{STORM_ID}/move", site.storm_move),
     ]
     for method, path, handler in routes:
         app.router.add_route(method, path, handler)

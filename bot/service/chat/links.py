@@ -90,6 +90,12 @@ class WebLinks:
         place, where its games are played)."""
         return self.url + self.board.tournament_path(tournament_id)
 
+    def storm(self, run_id: int, platform: str, user_id: str) -> str:
+        """A storm run's page, signed for its player (plays their run: give it to them alone)."""
+        page = self.board.storm
+        assert page is not None, "a board without the storm page gives no storm links"
+        return self.url + page.path(run_id, platform, user_id)
+
     def mini_app(self, game_id: int, bot_username: str | None) -> str | None:
         """The Mini App's direct link to a game (opens inside Telegram, in groups too), or None.  It
         carries the game's spectator signature: its players get their seat from Telegram's

@@ -20,7 +20,9 @@ from bot.service.features.common import (
 )
 from bot.service.features.games import Games
 from bot.service.features.opponent import Opponent
+from bot.service.features.own_puzzles import OwnPuzzles
 from bot.service.features.puzzles import Puzzles
+from bot.service.features.storm import Storm
 from bot.service.features.tournaments import Tournaments
 from bot.service.notifications import PrivateReminder, Reminder
 from bot.storage import StaleGame, StorageBusy, StorageFull, StorageGone, StorageUnavailable, in_transaction
@@ -35,6 +37,10 @@ class Clocks(UseCase):
                  challenges: Challenges, puzzles: Puzzles, tournaments: Tournaments | None = None) -> None:
         super().__init__(runtime, outlet)
         self.tournaments = tournaments
+        # The scans of finished games and the players' reminders (set by the composition).
+        self.own_puzzles: OwnPuzzles | None = None
+        # Storm runs whose time is up are finished here when no page asked (set by the composition).
+        self.storm: Storm | None = None
         self.games = games
         self.opponent = opponent
         self.challenges = challenges
@@ -113,6 +119,10 @@ class Clocks(UseCase):
             # Rounds past their deadline: forfeits and adjudications (after the games' own clocks,
             # so a game lost on time before the deadline keeps that result).
             written += self.tournaments.run_due(platform, now)
+        if self.storm is not None:
+            written += self.storm.run_due(platform, now)
+        if self.own_puzzles is not None:
+            written += self.own_puzzles.run_due(platform, now)
         try:
             written += self.puzzles.post_dailies(platform, now)
         except StorageUnavailable:

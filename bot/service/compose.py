@@ -25,6 +25,7 @@ from bot.service.features.clocks import Clocks
 from bot.service.features.games import Games
 from bot.service.features.history import History
 from bot.service.features.opponent import Opponent
+from bot.service.features.own_puzzles import OwnPuzzles
 from bot.service.features.play import Play
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
@@ -106,6 +107,7 @@ class UseCases:
     history: History
     clocks: Clocks
     tournaments: Tournaments
+    own_puzzles: OwnPuzzles
 
 
 def open_config_store(config: ServiceConfig) -> Store:
@@ -142,5 +144,10 @@ def compose(config: ServiceConfig, outbox: Outbox | None = None, renderer: SpecR
     # A tournament game's result is recorded in the game's transaction (it follows GameFinished).
     tournaments = Tournaments(runtime, outlet, games, bus)
     clocks = Clocks(runtime, outlet, games, opponent, challenges, puzzles, tournaments)
+    # Finished games are queued for their players' puzzles (it follows GameFinished) and scanned as
+    # timed work; an answer to one of them is its review (it follows AttemptScored).
+    own_puzzles = OwnPuzzles(runtime, outlet, bus)
+    clocks.own_puzzles = own_puzzles
     return UseCases(runtime, bus, outlet, games, records, ratings, puzzles, opponent, challenges, play, analysis,
-                    settings, history, clocks, tournaments)
+                    settings, history, clocks, tournaments,
+                    own_puzzles=own_puzzles)

@@ -24,7 +24,7 @@ from dataclasses import replace
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
 from bot.rules.notation import looks_like_move
-from bot.service.chat import present_puzzles, present_stats, presenters, tournaments
+from bot.service.chat import present_own, present_puzzles, present_stats, presenters, tournaments
 from bot.service.chat.commands import (
     DEFAULT_MOVE_SECONDS,
     MAX_TEXT,
@@ -83,6 +83,7 @@ from bot.service.chat.wording import button_rows, duration, variant_name
 from bot.service.compose import UseCases
 from bot.service.events import Button, ChatEvent, Reply
 from bot.service.features.challenges import OfferTaken
+from bot.service.features.own_puzzles import OwnGiven
 from bot.service.features.play import GameAnswer
 from bot.service.features.results import GameStarted, MoveOutcome, MoveRequest
 from bot.service.features.results_games import ChallengeRef, GameRef, NoGame, Refused
@@ -362,14 +363,31 @@ def daily(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 
 @command("puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
-         (Arg("action", ArgKind.TEXT, choices=("giveup", "history")), Arg("variant", ArgKind.VARIANT)))
+         (Arg("action", ArgKind.TEXT, choices=("giveup", "history", "mine", "remind on", "remind off")),
+          Arg("variant", ArgKind.VARIANT)))
 def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    own = present_own.parse_own(ctx.lang, args)
+    if own is not None:
+        return own_puzzles(app, ctx, own)
     request = present_puzzles.parse_puzzle(ctx.lang, args)
     if isinstance(request, Reply):
         return [request]
     if request.ref is None:
         request = replace(request, ref=replied_post(app, ctx))
     return present_puzzles.present(ctx.lang, with_links(app, ctx, app.puzzles.puzzle(ctx.caller, request, ctx.lang)))
+
+
+def own_puzzles(app: UseCases, ctx: Ctx, request: present_own.OwnRequest | Reply) -> list[Reply]:
+    """/puzzle mine (the due puzzle from one's own games) and /puzzle remind [on|off]."""
+    if isinstance(request, Reply):
+        return [request]
+    if request.action == "remind":
+        return present_own.present(ctx.lang, app.own_puzzles.remind(ctx.caller, request.active, ctx.lang))
+    given = app.own_puzzles.mine(ctx.caller)
+    if isinstance(given, OwnGiven):
+        # A puzzle waiting in the private chat gets its link there, signed for the asker.
+        given = present_own.linked(given, with_links(app, ctx, given.given))
+    return present_own.present(ctx.lang, given)
 
 
 @command("hint", _aliases(("pista",), ("aiutino", "suggerimento")), (Arg("id", ArgKind.GAME),))

@@ -14,6 +14,7 @@ from bot.service.chat import boards
 from bot.service.chat.describe import with_alt
 from bot.service.chat.present_challenges import closed_edit
 from bot.service.chat.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
+from bot.service.chat.present_own import reminder as own_reminder
 from bot.service.chat.present_puzzles import ChatNotices, first_text
 from bot.service.chat.present_stats import analysis_failed, analysis_report
 from bot.service.chat.presenters import present_move
@@ -40,6 +41,7 @@ from bot.service.notifications import (
     FirstSolver,
     LostOnTime,
     Notification,
+    OwnPuzzlesDue,
     PrivateReminder,
     PrivateTurn,
     Reminder,
@@ -113,6 +115,8 @@ class NoticePresenter:
         if isinstance(notice, FirstSolver):
             post = self.posts.post_record(notice.post_id)
             return Reply(first_text(notice.lang, notice.name, post.day or "", notice.streak))
+        if isinstance(notice, OwnPuzzlesDue):
+            return own_reminder(notice)
         if isinstance(notice, ChallengeLapsed):
             return Reply(t(notice.lang, "challenge.expired", id=notice.challenge_id))
         if isinstance(notice, ChallengeEdited):

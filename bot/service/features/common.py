@@ -14,6 +14,15 @@ from bot.storage.records import GameRecord
 
 log = logging.getLogger("bot.service")
 
+# A personal post of a puzzle from the player's own game names it "own:<number>" (bank ids have no colon).
+OWN_PREFIX = "own:"
+
+
+def own_number(puzzle_id: str) -> int | None:
+    """The number of the player's own puzzle a post's puzzle id names, or None (a bank puzzle)."""
+    rest = puzzle_id[len(OWN_PREFIX):] if puzzle_id.startswith(OWN_PREFIX) else ""
+    return int(rest) if rest.isascii() and rest.isdigit() else None
+
 MAX_OPEN_CHALLENGES = 5
 # A move's time when a challenge or a game against the bot names none.
 DEFAULT_MOVE_SECONDS = 24 * 3600

@@ -17,6 +17,7 @@ the first solver is announced to the chat.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import logging
 from collections.abc import Callable
 from dataclasses import replace
@@ -36,6 +37,7 @@ from bot.puzzles.solve import (
 from bot.rules import IllegalMove, Move, Position
 from bot.service.domain import AttemptScored, EventBus
 from bot.service.features.base import Outlet, Runtime, UseCase
+from bot.service.features.common import own_number
 from bot.service.features.games import Games
 from bot.service.features.identity import Caller
 from bot.service.features.ratings import Ratings
@@ -205,12 +207,27 @@ class Puzzles(UseCase):
         # The next daily post's time per platform, and when it was found (see next_daily_wakeup).
         self._daily_wakeup_cache: dict[str | None, tuple[float | None, float]] = {}
 
-    def _score(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float:
+    def _score(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
         """Publish an attempt's rated outcome (inside the caller's transaction); the solver's
-        rating change it caused."""
+        rating change it caused (None for a puzzle of the player's own game: it comes back until it
+        is learnt, so it is a review, not rated)."""
+        if own_number(post.puzzle_id) is not None:
+            self.bus.publish(AttemptScored(post, attempt))
+            return None
         before = self.ratings.puzzle_rating(post.platform, attempt.user_id)
         self.bus.publish(AttemptScored(post, attempt))
         return self.ratings.puzzle_rating(post.platform, attempt.user_id) - before
+
+    def _puzzle_of(self, post: PuzzlePostRecord) -> dict[str, Any] | None:
+        """A post's puzzle: the bank's, or one of the player's own games (kept in storage)."""
+        number = own_number(post.puzzle_id)
+        if number is None:
+            return puzzle_by_id(post.variant, post.puzzle_id)
+        row = self.storage.own_puzzles.get(number)
+        if row is None or row.variant != post.variant:
+            return None
+        puzzle: dict[str, Any] = json.loads(row.puzzle)
+        return puzzle
 
     # -- /daily ------------------------------------------------------------------------------------
 
@@ -341,7 +358,7 @@ class Puzzles(UseCase):
 
     def solvers(self, post: PuzzlePostRecord, until: float | None = None) -> Solvers:
         """A post's solvers (those who had solved it by ``until``, when given) and its solution."""
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        puzzle = self._puzzle_of(post)
         names = tuple(a.user_name for a in self.storage.puzzles.attempts(post.id)
                       if a.solved_at is not None and (until is None or a.solved_at <= until))
         return Solvers(post, names, tuple(puzzle["solution"]) if puzzle else ())
@@ -355,7 +372,7 @@ class Puzzles(UseCase):
 
     def post_position(self, post: PuzzlePostRecord) -> Position:
         """The position a post's puzzle starts from."""
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        puzzle = self._puzzle_of(post)
         if puzzle is None:
             raise LookupError(f"puzzle {post.puzzle_id} of post {post.id} is not in the bank")
         return Position.from_fen(post.variant, puzzle["fen"])
@@ -514,7 +531,7 @@ class Puzzles(UseCase):
 
     def _fits(self, post: PuzzlePostRecord, user_id: str, text: str) -> bool:
         """Whether an answer's first move is legal in the user's position of a post."""
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        puzzle = self._puzzle_of(post)
         words = text.replace(",", " ").split()
         if puzzle is None or not words:
             return False
@@ -540,7 +557,7 @@ class Puzzles(UseCase):
         name = self._member_name(caller, post)
         if name is None:
             return Refused(Refusal.NOT_MEMBER, private=private)
-        puzzle = puzzle_by_id(post.variant, post.puzzle_id)
+        puzzle = self._puzzle_of(post)
         if puzzle is None:
             return Refused(Refusal.UNKNOWN, private=private)
         if post.kind == "daily":
@@ -617,7 +634,7 @@ class Puzzles(UseCase):
         items.sort(key=lambda item: (item[0], item[1].id), reverse=True)
         entries = []
         for _at, post, attempt in items[:HISTORY_SIZE]:
-            puzzle = puzzle_by_id(post.variant, post.puzzle_id) if post.kind != "daily" else None
+            puzzle = self._puzzle_of(post) if post.kind != "daily" else None
             outcome: HistoryOutcome
             if attempt is not None and attempt.solved_at is not None:
                 outcome = "solved"

@@ -21,6 +21,7 @@ from bot.ratings import LICHESS, Outcome, Rating, Settings, periods_between, upd
 from bot.rules import VARIANTS, Color
 from bot.service.domain import AttemptScored, EventBus, GameFinished
 from bot.service.features.base import Outlet, Runtime, UseCase
+from bot.service.features.common import own_number
 from bot.service.features.games import Games
 from bot.service.features.identity import Caller
 from bot.service.features.results_stats import (
@@ -164,6 +165,8 @@ class Ratings(UseCase):
     def _rate_puzzle(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
         if attempt.rated_score is None or attempt.rated_at is None:
             return None
+        if own_number(post.puzzle_id) is not None:
+            return None         # a puzzle of the player's own game is reviewed until learnt, not rated
         self.storage.ratings.lock()
         puzzle = bank.by_id(post.variant, post.puzzle_id)
         start = Rating(float(puzzle["rating"]) if puzzle else 1500.0, PUZZLE_START_DEVIATION,

@@ -84,10 +84,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):
         # The engine's compiled search is compiled once, here, before the test processes start
         # (on a fresh clone: some seconds; later runs load it): else every process would compile
-        # it at once on its first search, and tests waiting for a bot move could time out.
+        # it at once on its first search, and tests waiting for a bot move could time out.  Where it
+        # is compiled already, loading it here would only cost this process about 0.3 s of CPU.
         from bot.ai import jit
 
-        jit.warm()
+        if jit.needs_compiling():
+            jit.warm()
 
 
 def _utf8(text: str) -> str:

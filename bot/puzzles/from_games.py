@@ -16,8 +16,8 @@ A position with a proven golpe gives up to two puzzles, one per player, both of 
   or not the opponent then played it ("see what your move allowed").
 
 One idea is one puzzle: after a golpe of a side, that side's golpes of the next ``SPACING`` plies
-are not looked at (the same combination a move later, or still there after a miss, is no new
-puzzle); the other side's are.
+(the generator's spacing) are not looked at (the same combination a move later, or still there
+after a miss, is no new puzzle); the other side's are; a position met again is not tried again.
 """
 
 from __future__ import annotations
@@ -76,34 +76,42 @@ def allowed(before: Position, move: Move, plies: int, budget: int = NODE_BUDGET)
     """Whether ``move`` let the opponent in: after it the opponent wins material within
     ``plies`` (captures played out), and some other move of ``before`` would not have allowed
     that (a position already lost, or a forced move, allows nothing)."""
+    if not wins_materially(before.play(move), plies, budget):
+        return False
     others = [m for m in before.legal_moves() if m != move]
     return any(not wins_materially(before.play(m), plies, budget) for m in others)
 
 
 def scan_game(variant: str, start_fen: str | None, moves: Sequence[str | Move], *,
-              budget: int | None = None, source: str = "game") -> list[GamePuzzle]:
+              budget: int | None = None, source: str = "game",
+              solver_moves: int = GENERATE_MOVES) -> list[GamePuzzle]:
     """The proven puzzles of a game, in the order of the game (at one ply a "missed" puzzle before
     the "allowed" one).  ``budget`` is the prover's node budget per position (default
     ``prove.NODE_BUDGET``): a position whose proof needs more gives no puzzle, so the cost of a scan
-    is bounded by the game's length.  ``source`` starts the puzzles' ``tags.source`` (", ply N"
-    follows).  ValueError when the game cannot be replayed."""
+    is bounded by the game's length.  ``solver_moves`` is the longest golpe looked for, as the
+    generator's (bench/puzzle_scan.py: four instead of three finds a ninth more puzzles for four
+    times the time).  ``source`` starts the puzzles' ``tags.source`` (", ply N" follows).
+    ValueError when the game cannot be replayed."""
     nodes = NODE_BUDGET if budget is None else budget
     positions = replay(variant, start_fen, moves)
     played = [pos.parse_move(m) if isinstance(m, str) else m for pos, m in zip(positions, moves, strict=False)]
     # Plies a golpe takes at most, solver and defender moves: what "lets the opponent in" means.
-    plies = 2 * GENERATE_MOVES - 1
+    plies = 2 * solver_moves - 1
     shift = 0 if positions[0].white else 1
 
     def number(ply: int) -> int:
         return (ply + shift) // 2 + 1
 
     last: dict[str, int] = {}
+    # A position met again (kings going to and fro) is the same idea: tried once.
+    tried: set[tuple[bool, int, int, int, int]] = set()
     found: list[GamePuzzle] = []
     for ply, pos in enumerate(positions):
         solver = pos.turn
-        if solver in last and ply - last[solver] < SPACING:
+        if (solver in last and ply - last[solver] < SPACING) or pos.key in tried:
             continue
-        puzzle = accept(prove(pos, GENERATE_MOVES, nodes), f"{source}, ply {ply}")
+        tried.add(pos.key)
+        puzzle = accept(prove(pos, solver_moves, nodes), f"{source}, ply {ply}")
         if puzzle is None:
             continue
         last[solver] = ply

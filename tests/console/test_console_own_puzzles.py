@@ -1,0 +1,56 @@
+"""Puzzles from one's own games on the console (issue 33): a game finished at the console is scanned
+in the background, ``/puzzle mine`` serves its shot, and ``/clock`` shows it coming back a day later
+(and not a minute before).  Real parts: the console chat, a SQLite file, the prover, the engine pool
+on two threads."""
+
+from __future__ import annotations
+
+import io
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+from catalog_text import says, tr
+from conftest import Console
+from fresh_db import fresh_database
+
+from bot.platforms.console import ConsoleChat
+from bot.service import GameService
+from bot.service.thinking import Thinker
+from bot.storage import Storage
+from bot.storage.repositories import NewGame
+
+# White's 29-26 here lets Black in with 15-19 22x15 13x22x29 (tests/puzzles/test_from_games.py).
+BEFORE_SLIP = "W:W16,17,18,20,22,24,25,29,30,31,32:B2,4,5,6,7,8,9,10,11,13,15"
+
+
+def test_a_game_finished_at_the_console_comes_back_as_a_puzzle_and_again_a_day_later(tmp_path, now) -> None:
+    console = Console.__new__(Console)
+    console.now = now
+    console.storage = Storage(fresh_database(tmp_path / "console.db"))
+    pool = ThreadPoolExecutor(2)
+    console.service = GameService(console.storage, clock=lambda: now[0], rng=random.Random(1),
+                                  thinker=Thinker(pool, workers=2))
+    console.out = io.StringIO()
+    console.images = tmp_path / "images"
+    console.chat = ConsoleChat(console.service, console.out, console.images, user="Ana", chat="main", language="en")
+    try:
+        game_id = console.storage.games.create(NewGame(
+            platform="console", chat_id="main", variant="italian", white_id="ana", white_name="Ana", black_id="bob",
+            black_name="Bob", fen=BEFORE_SLIP, start_fen=BEFORE_SLIP, move_seconds=86400, created_at=now[0]))
+        # The scan starts with the timed work after the game's end (the next line's look at the
+        # outbox) and runs in the background; a piped line waits for the pool before the next.
+        console.feed("/m 29-26", "/resign", "/resign", "/clock")
+        assert console.storage.games.get(game_id).status == "finished"      # type: ignore[union-attr]
+        out = console.feed("/puzzle mine")
+        assert says(out, "en", "own.intro.allowed", game=game_id, opponent="Bob", move=1), out
+        out = console.feed("/m 15-19", "/m 13x22x29")
+        assert says(out, "en", "puzzle.solved_personal"), out
+        out = console.feed("/clock +23h59m", "/puzzle mine")
+        assert says(out, "en", "own.waiting.one", n=1), out
+        out = console.feed("/clock +1m", "/puzzle mine")
+        assert says(out, "en", "own.intro.allowed", game=game_id, opponent="Bob", move=1), out
+        assert tr("en", "own.none") not in out
+    finally:
+        console.service.close()
+        pool.shutdown(wait=True)
+        console.storage.close()

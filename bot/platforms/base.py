@@ -177,7 +177,8 @@ def pieces(reply: Reply, *, text_limit: int, caption_limit: int, files_together:
     otherwise each further file (the capture GIF, a PDN) is its own message after it.  Lengths are
     taken by ``measure``, the platform's way of counting against its limits."""
     chunks = split_text(reply.text, text_limit, measure)
-    board = reply.game_id is not None or reply.post_id is not None or reply.challenge_id is not None
+    board = (reply.game_id is not None or reply.post_id is not None or reply.challenge_id is not None
+             or reply.record is not None)
     if reply.spoiler:
         # The hidden part goes with the last text message (never in a caption: no platform marks it there).
         out = pieces(replace(reply, spoiler=None), text_limit=text_limit, caption_limit=caption_limit,
@@ -293,14 +294,14 @@ class ChatAdapter:
         return self._chat_locks[str(chat_id)]
 
     async def remember(self, chat_id: str | int, message_id: str | int, game_id: int | None,
-                       post_id: int | None = None, challenge_id: int | None = None) -> None:
-        """Note which message shows a game's board, a puzzle or a challenge; a failure loses only
-        replies to it (or the update of a challenge's buttons)."""
-        if game_id is None and post_id is None and challenge_id is None:
+                       post_id: int | None = None, challenge_id: int | None = None, record: str | None = None) -> None:
+        """Note which message shows a game's board, a puzzle, a challenge or the chat's record; a
+        failure loses only replies to it (or the update of a challenge's buttons, or of the record's)."""
+        if game_id is None and post_id is None and challenge_id is None and record is None:
             return
         try:
             await self.call(self.service.remember_board, self.platform, str(chat_id), str(message_id), game_id,
-                            post_id, challenge_id=challenge_id)
+                            post_id, challenge_id=challenge_id, record=record)
         except Exception:
             log.exception("could not remember %s board message %s of game %s", self.platform, message_id, game_id)
 
@@ -343,7 +344,8 @@ class ChatAdapter:
                     raise
                 message_id = await self.instead_of(chat_id, piece, reply, exc, reply_to=answer)
             if piece.board and message_id is not None:
-                await self.remember(chat_id, message_id, reply.game_id, reply.post_id, reply.challenge_id)
+                await self.remember(chat_id, message_id, reply.game_id, reply.post_id, reply.challenge_id,
+                                    reply.record)
             progress.delivered = index + 1
             if progress.item_id is not None and index + 1 < len(todo):
                 await self.call(self.service.message_progress, progress.item_id, index + 1)

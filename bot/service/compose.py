@@ -27,6 +27,7 @@ from bot.service.features.history import History
 from bot.service.features.opponent import Opponent
 from bot.service.features.own_puzzles import OwnPuzzles
 from bot.service.features.play import Play
+from bot.service.features.puzzle_runs import PuzzleRuns
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
@@ -108,6 +109,7 @@ class UseCases:
     clocks: Clocks
     tournaments: Tournaments
     own_puzzles: OwnPuzzles
+    puzzle_runs: PuzzleRuns
 
 
 def open_config_store(config: ServiceConfig) -> Store:
@@ -148,6 +150,9 @@ def compose(config: ServiceConfig, outbox: Outbox | None = None, renderer: SpecR
     # timed work; an answer to one of them is its review (it follows AttemptScored).
     own_puzzles = OwnPuzzles(runtime, outlet, bus)
     clocks.own_puzzles = own_puzzles
+    # Streak runs are personal puzzles: Puzzles asks the run of a post what follows an answer.
+    puzzle_runs = PuzzleRuns(runtime, outlet, games)
+    puzzles.runs = puzzle_runs
     return UseCases(runtime, bus, outlet, games, records, ratings, puzzles, opponent, challenges, play, analysis,
                     settings, history, clocks, tournaments,
-                    own_puzzles=own_puzzles)
+                    own_puzzles=own_puzzles, puzzle_runs=puzzle_runs)

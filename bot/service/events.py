@@ -229,6 +229,9 @@ class Reply:
     # The picture in words for readers who cannot see it (whose turn, each side's pieces by square):
     # Telegram adds it to the photo's caption, Discord gives it as the attachment's alt text.
     alt: str | None = None
+    # The chat's record message this is ("<mode>:<variant>", a new post): the adapter reports its
+    # id, and the next record edits it in place (``edit_of``).
+    record: str | None = None
 
     def to_json(self) -> str:
         """The reply as a small notification to wait in the outbox: a picture or file that carries
@@ -250,7 +253,7 @@ class Reply:
             "start_payload": self.start_payload,
             "mentions": [[m.user_id, m.name, m.username] for m in self.mentions],
             "challenge_id": self.challenge_id, "edit_of": self.edit_of, "board_stage": self.board_stage,
-            "alt": self.alt,
+            "alt": self.alt, "record": self.record,
         }
         return json.dumps({key: value for key, value in data.items() if key == "text" or not _unset(value)},
                           ensure_ascii=False)
@@ -288,7 +291,7 @@ class Reply:
             start_payload=data.get("start_payload"),
             mentions=[Mention(*m) for m in data.get("mentions") or []],
             challenge_id=data.get("challenge_id"), edit_of=data.get("edit_of"), board_stage=data.get("board_stage"),
-            alt=data.get("alt"),
+            alt=data.get("alt"), record=data.get("record"),
         )
 
 

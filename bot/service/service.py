@@ -222,9 +222,10 @@ class GameService:
         return [Reply(t(lang, "error.storage_unavailable"), private=private)]
 
     def remember_board(self, platform: str, chat_id: str, message_id: str, game_id: int | None,
-                       post_id: int | None = None, challenge_id: int | None = None) -> None:
+                       post_id: int | None = None, challenge_id: int | None = None, record: str | None = None) -> None:
         """An adapter tells us which message shows a game's board or a puzzle (for replies to it),
-        or a challenge (its buttons are updated once it is closed)."""
+        a challenge (its buttons are updated once it is closed) or the chat's record ``record`` (it
+        is edited when the record is beaten)."""
         try:
             if game_id is not None:
                 self.storage.games.remember_message(platform, chat_id, str(message_id), game_id)
@@ -232,6 +233,8 @@ class GameService:
                 self.storage.puzzles.remember_message(platform, chat_id, str(message_id), post_id)
             if challenge_id is not None:
                 self.app.challenges.remember_challenge(platform, chat_id, str(message_id), challenge_id)
+            if record is not None:
+                self.app.puzzle_runs.remember_record_message(platform, chat_id, str(message_id), record)
         except (StorageBusy, StorageFull, StorageGone) as err:
             # Only replies to this message lose their game or puzzle; #id and buttons still work.
             log.warning("board message %s of game %s / puzzle %s / challenge %s not remembered: %s", message_id,

@@ -29,6 +29,7 @@ from bot.service.notifications import (
     BotMoved,
     ChallengeEdited,
     ChallengeLapsed,
+    ChatRecordBeaten,
     DailyPosted,
     DaySummary,
     FirstSolver,
@@ -284,6 +285,8 @@ def test_every_kind_round_trips_through_its_json():
         TournamentRoundEnded(17, "en", 2, (18,), (19, 20)), TournamentFinished(17, "en", "u1", "Ana Ñ", 4.5),
         TournamentGameEnded(18, "es", GameState(state_fen, 6, "finished", result_score="1-0",
                                                 result_reason="adjudicated", winner="W")),
+        ChatRecordBeaten("streak", "italian", "es", 7, "Ana", "42", "Bob", 5),
+        ChatRecordBeaten("storm", "spanish", "it", 3, "Eva"),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:

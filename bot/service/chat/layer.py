@@ -24,7 +24,14 @@ from dataclasses import replace
 from bot.i18n import LANGUAGES, t
 from bot.languages import pick_language
 from bot.rules.notation import looks_like_move
-from bot.service.chat import present_own, present_puzzles, present_stats, presenters, tournaments
+from bot.service.chat import (
+    present_own,
+    present_puzzles,
+    present_runs,
+    present_stats,
+    presenters,
+    tournaments,
+)
 from bot.service.chat.commands import (
     DEFAULT_MOVE_SECONDS,
     MAX_TEXT,
@@ -85,8 +92,10 @@ from bot.service.events import Button, ChatEvent, Reply
 from bot.service.features.challenges import OfferTaken
 from bot.service.features.own_puzzles import OwnGiven
 from bot.service.features.play import GameAnswer
+from bot.service.features.puzzle_runs import StreakInPrivate
 from bot.service.features.results import GameStarted, MoveOutcome, MoveRequest
 from bot.service.features.results_games import ChallengeRef, GameRef, NoGame, Refused
+from bot.service.features.results_puzzles import PuzzleInPrivate
 from bot.service.features.results_stats import (
     AnalysisRequest,
     FinishedGames,
@@ -363,8 +372,8 @@ def daily(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 
 @command("puzzle", _aliases(("problema", "golpe"), ("problema", "colpo")),
-         (Arg("action", ArgKind.TEXT, choices=("giveup", "history", "mine", "remind on", "remind off")),
-          Arg("variant", ArgKind.VARIANT)))
+         (Arg("action", ArgKind.TEXT, choices=("giveup", "history", "mine", "remind on", "remind off", "themes")),
+          Arg("variant", ArgKind.VARIANT), Arg("theme", ArgKind.TEXT)))
 def puzzle(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     own = present_own.parse_own(ctx.lang, args)
     if own is not None:
@@ -606,6 +615,35 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int, *, signed: bool = False, f
 
 # What a Telegram group sees of a /web whose link went to the member's private chat.
 WEB_REACTION = "👌"
+
+
+@command("streak", _aliases(("racha",), ("serie",)),
+         (Arg("action", ArgKind.TEXT, choices=("skip", "best")), Arg("variant", ArgKind.VARIANT)))
+def streak(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    """Puzzles of rising difficulty until a wrong move; in a group the run is played privately (the
+    group sees its link, and the chat's record message)."""
+    request = present_runs.parse_streak(args)
+    if request is None:
+        return [Reply(t(ctx.lang, "streak.usage"))]
+    runs = app.puzzle_runs
+    variant = request.variant or app.games.default_variant(ctx.caller, ctx.lang)
+    if request.action == "skip":
+        result = runs.skip(ctx.caller)
+    elif request.action == "best":
+        result = runs.bests(ctx.caller, variant)
+    else:
+        result = runs.streak(ctx.caller, variant)
+    if isinstance(result, StreakInPrivate):
+        waiting = with_links(app, ctx, result.waiting)
+        assert isinstance(waiting, PuzzleInPrivate)
+        result = replace(result, waiting=waiting)
+    return present_runs.present_streak(ctx.lang, result, present_puzzles.puzzle_board)
+
+
+@button(ButtonKind.STREAK_SKIP, 1)
+def press_streak_skip(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
+    """The Skip button of a streak's board (ks:<run>): a stale one changes nothing."""
+    return present_runs.present_streak(ctx.lang, app.puzzle_runs.skip(ctx.caller, ids[0]), present_puzzles.puzzle_board)
 
 
 @command("tournament", _aliases(("torneo",), ("torneo",), ("tourney",)),

@@ -16,6 +16,7 @@ from bot.service.chat.present_challenges import closed_edit
 from bot.service.chat.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
 from bot.service.chat.present_own import reminder as own_reminder
 from bot.service.chat.present_puzzles import ChatNotices, first_text
+from bot.service.chat.present_runs import record_message
 from bot.service.chat.present_stats import analysis_failed, analysis_report
 from bot.service.chat.presenters import present_move
 from bot.service.chat.tournaments import present_notice as tournament_notice
@@ -36,6 +37,7 @@ from bot.service.notifications import (
     BotMoved,
     ChallengeEdited,
     ChallengeLapsed,
+    ChatRecordBeaten,
     DailyPosted,
     DaySummary,
     FirstSolver,
@@ -128,6 +130,8 @@ class NoticePresenter:
         if isinstance(notice, AnalysisReady):
             report = self.analysis.stored_report(notice.game_id, notice.ply)
             return analysis_report(notice.lang, report)
+        if isinstance(notice, ChatRecordBeaten):
+            return record_message(notice)
         if isinstance(notice, TournamentNotice) and self.tournaments is not None:
             return tournament_notice(notice, self.tournaments)
         raise ValueError(f"no presenter for {type(notice).__name__}")

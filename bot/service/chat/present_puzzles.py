@@ -13,9 +13,10 @@ from typing import Any
 from zoneinfo import available_timezones
 
 from bot.i18n import t, tn
+from bot.puzzles import bank
 from bot.rules import Position
-from bot.service.chat import boards
-from bot.service.chat.commands import parse_variant
+from bot.service.chat import boards, present_runs
+from bot.service.chat.commands import fold, parse_variant
 from bot.service.chat.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, ButtonKind, action
 from bot.service.chat.wording import button_rows, day_words, illegal_rule_text, ordinal, variant_name
 from bot.service.events import Button, Reply
@@ -47,6 +48,8 @@ from bot.service.features.results_puzzles import (
     Solved,
     Solvers,
     Step,
+    ThemeCounts,
+    ThemeEmpty,
     YourPosition,
 )
 from bot.storage.records import PuzzlePostRecord
@@ -64,6 +67,7 @@ REACTIONS = {Reaction.RIGHT: RIGHT_REACTION, Reaction.WRONG: WRONG_REACTION, Rea
 GIVE_UP_WORDS = ("giveup", "give-up", "resign", "solution", "rendirse", "rindo", "abandonar", "solucion", "solución",
                  "arrendo", "arrendersi", "abbandona", "rinuncia", "rinuncio", "soluzione")
 HISTORY_WORDS = ("history", "historial", "historia", "storia", "cronologia")
+THEMES_WORDS = ("themes", "temas", "temi")
 # ASCII digits only: the time is stored as typed ('09:0٥' would be kept as such).
 _TIME = re.compile(r"([01]?\d|2[0-3])[:.h]([0-5]\d)", re.ASCII)
 # '8am', '8:30pm', '12pm' (noon), '12am' (midnight).
@@ -164,12 +168,52 @@ def parse_puzzle(lang: str, args: list[str]) -> PuzzleRequest | Reply:
         return PuzzleRequest("history")
     if word in GIVE_UP_WORDS:
         return PuzzleRequest("give_up", ref=parse_ref(args[1:]))
+    if word in THEMES_WORDS:
+        variant = parse_variant(args[1:]) if args[1:] else None
+        if args[1:] and variant is None:
+            return Reply(t(lang, "rules.unknown", word=" ".join(args[1:])[:30]))
+        return PuzzleRequest("themes", variant)
     if not args:
         return PuzzleRequest("new")
-    variant = parse_variant(args)
-    if variant is None:
-        return Reply(t(lang, "rules.unknown", word=" ".join(args)[:30]))
-    return PuzzleRequest("new", variant)
+    found = variant_and_theme(lang, args)
+    if found is None:
+        return _unknown_theme(lang, args)
+    return PuzzleRequest("new", found[0], theme=found[1])
+
+
+def theme_named(lang: str, words: list[str]) -> str | None:
+    """The theme (``bank.THEMES``) these words name, in ``lang`` or in English ('sacrificio',
+    'double capture', 'double_capture'), or None."""
+    text = " ".join(fold(w) for w in " ".join(words).replace("_", " ").split())
+    for theme in bank.THEMES:
+        names = {theme.replace("_", " ")} | {fold(t(each, f"puzzle.theme.{theme}")) for each in (lang, "en")}
+        if text in names:
+            return theme
+    return None
+
+
+def variant_and_theme(lang: str, args: list[str]) -> tuple[str | None, str | None] | None:
+    """A variant and a theme in either order ('italian sacrifice', 'sacrificio damas españolas'),
+    either one left out; None when the words are not that."""
+    for cut in range(len(args) + 1):
+        for first, second in ((args[:cut], args[cut:]), (args[cut:], args[:cut])):
+            variant = parse_variant(first) if first else None
+            theme = theme_named(lang, second) if second else None
+            if (variant is not None or not first) and (theme is not None or not second):
+                return variant, theme
+    return None
+
+
+def _unknown_theme(lang: str, args: list[str]) -> Reply:
+    """Words after /puzzle that name no variant and no theme: which themes there are (and the
+    variants, when no word named one)."""
+    themes = ", ".join(t(lang, f"puzzle.theme.{theme}") for theme in bank.THEMES)
+    for cut in range(len(args) - 1, 0, -1):
+        for named, rest in ((args[:cut], args[cut:]), (args[-cut:], args[:-cut])):
+            if parse_variant(named) is not None:
+                return Reply(t(lang, "themes.unknown", word=" ".join(rest)[:30], themes=themes))
+    return Reply(t(lang, "rules.unknown", word=" ".join(args)[:30]) + "\n"
+                 + t(lang, "themes.unknown", word=" ".join(args)[:30], themes=themes))
 
 
 # -- wording ----------------------------------------------------------------------------------------------
@@ -302,7 +346,7 @@ _REFUSAL_KEYS = {
     Refusal.NO_PUZZLE: "puzzle.none", Refusal.UNKNOWN: "puzzle.unknown", Refusal.NOT_YOURS: "puzzle.not_yours",
     Refusal.NOT_MEMBER: "puzzle.not_member", Refusal.ALREADY: "puzzle.already",
     Refusal.LINK_INVALID: "puzzle.link_invalid", Refusal.NONE_LEFT: "puzzle.none_left",
-    Refusal.STALE: "button.stale", Refusal.MOVE_USAGE: "move.usage",
+    Refusal.STALE: "button.stale", Refusal.MOVE_USAGE: "move.usage", Refusal.NO_HINTS: "streak.no_hints",
 }
 
 
@@ -340,7 +384,17 @@ def present(lang: str, result: PuzzleResult, via_button: bool = False) -> list[R
         board = result.board
         text = t(lang, "puzzle.personal", variant=variant_name(lang, board.post.variant), rating=result.rating,
                  side=t(lang, f"puzzle.to_win.{board.position.turn}"), id=board.post.id)
+        if result.theme is not None:
+            text += "\n" + t(lang, "themes.puzzle", theme=t(lang, f"puzzle.theme.{result.theme}"))
         return [puzzle_board(lang, board, text)]
+    if isinstance(result, ThemeCounts):
+        lines = [t(lang, "themes.title", variant=variant_name(lang, result.variant))]
+        lines += [t(lang, "themes.line", theme=t(lang, f"puzzle.theme.{theme}"), count=count)
+                  for theme, count in result.counts]
+        return [Reply("\n".join(lines))]
+    if isinstance(result, ThemeEmpty):
+        return [Reply(t(lang, "themes.none", variant=variant_name(lang, result.variant),
+                        theme=t(lang, f"puzzle.theme.{result.theme}")))]
     if isinstance(result, PuzzleInPrivate):
         return [Reply(t(lang, "puzzle.in_private", name=result.name, link=result.link))]
     if isinstance(result, PuzzleOpened):
@@ -387,6 +441,12 @@ def _acted(lang: str, acted: Acted, via_button: bool = False) -> list[Reply]:
         replies = [_step(lang, step, via_button)]
     if acted.label and not via_button and replies:
         replies[0] = replace(replies[0], text=puzzle_label(lang, acted.post) + replies[0].text)
+    if acted.follow is not None:
+        # A run's puzzle is followed by the run's next one: no Next puzzle of /puzzle's.
+        nexts = action(ButtonKind.PUZZLE_NEXT, acted.post.id)
+        replies = [replace(r, buttons=[row for row in ([b for b in row if b.action != nexts] for row in r.buttons)
+                                       if row]) for r in replies]
+        replies.extend(present_runs.follow_replies(lang, acted.follow, puzzle_board))
     return _privately(acted, replies) if acted.stand_in else replies
 
 

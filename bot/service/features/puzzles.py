@@ -21,7 +21,7 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.puzzles import bank
@@ -72,6 +72,8 @@ from bot.service.features.results_puzzles import (
     Solved,
     Solvers,
     Step,
+    ThemeCounts,
+    ThemeEmpty,
     YourPosition,
 )
 from bot.service.notifications import DailyPosted, DaySummary, FirstSolver
@@ -93,6 +95,18 @@ HISTORY_SIZE = 10
 LEADERBOARD_SIZE = 10
 # How long the time of the next daily post is trusted before the subscriptions are read again.
 DAILY_RECHECK_SECONDS = 60.0
+
+
+class RunHook(Protocol):
+    """A run of puzzles that personal posts belong to (``features.puzzle_runs``), asked by the
+    answers: whether a post's run has left it, whether hints are refused on it, and what follows an
+    answer's step (shown after it; None: nothing)."""
+
+    def left(self, post: PuzzlePostRecord) -> bool: ...
+
+    def no_hints(self, post: PuzzlePostRecord) -> bool: ...
+
+    def follow(self, caller: Caller, post: PuzzlePostRecord, step: Step) -> Any: ...
 
 
 # What a move button of a puzzle board does with the caller's board (``Puzzles._on_board``): the post,
@@ -204,6 +218,8 @@ class Puzzles(UseCase):
         self.records = records
         self.ratings = ratings
         self.bus = bus
+        # The runs personal posts may belong to (set by the composition; None: none).
+        self.runs: RunHook | None = None
         # The next daily post's time per platform, and when it was found (see next_daily_wakeup).
         self._daily_wakeup_cache: dict[str | None, tuple[float | None, float]] = {}
 
@@ -414,11 +430,18 @@ class Puzzles(UseCase):
             if post is None:
                 return Refused(Refusal.NO_PUZZLE)
             return self.give_up(caller, post)
-        return self.new_puzzle(caller, request.variant or self.games.default_variant(caller, lang))
+        variant = request.variant or self.games.default_variant(caller, lang)
+        if request.action == "themes":
+            return ThemeCounts(variant, tuple(bank.theme_counts(variant).items()))
+        return self.new_puzzle(caller, variant, request.theme)
 
-    def new_puzzle(self, caller: Caller, variant: str) -> PuzzleGiven | PuzzleInPrivate | Refused:
-        """A puzzle for you alone (one you have not been given before) of ``variant``."""
-        puzzles = bank.load(variant)
+    def new_puzzle(self, caller: Caller, variant: str,
+                   theme: str | None = None) -> PuzzleGiven | PuzzleInPrivate | Refused | ThemeEmpty:
+        """A puzzle for you alone (one you have not been given before) of ``variant`` (whose line
+        shows ``theme``, when given)."""
+        puzzles = bank.with_theme(variant, theme) if theme is not None else bank.load(variant)
+        if not puzzles and theme is not None and bank.load(variant):
+            return ThemeEmpty(variant, theme)
         if not puzzles:
             return Refused(Refusal.NONE_LEFT)
         seen = {p.puzzle_id for p in self.storage.puzzles.personal_posts(caller.platform, caller.user_id, 10_000)}
@@ -433,7 +456,7 @@ class Puzzles(UseCase):
             # (the chat layer makes the link that opens it there).
             return PuzzleInPrivate(caller.name, post.id)
         pos = Position.from_fen(variant, puzzle["fen"])
-        return PuzzleGiven(Board(post, pos, 0, personal=True, private=self._whisper(caller)), puzzle["rating"])
+        return PuzzleGiven(Board(post, pos, 0, personal=True, private=self._whisper(caller)), puzzle["rating"], theme)
 
     def _whisper(self, caller: Caller) -> bool:
         """Answers about one user's puzzle go to them alone (a private chat is private already)."""
@@ -560,6 +583,9 @@ class Puzzles(UseCase):
         puzzle = self._puzzle_of(post)
         if puzzle is None:
             return Refused(Refusal.UNKNOWN, private=private)
+        if self.runs is not None and self.runs.left(post):
+            # A board of a run that ended or moved on: pressing or answering it changes nothing.
+            return Refused(Refusal.STALE, private=True)
         if post.kind == "daily":
             latest = self.storage.puzzles.daily_posts(post.platform, post.chat_id, 1)
             if latest and latest[0].id != post.id:
@@ -580,7 +606,8 @@ class Puzzles(UseCase):
         """Whether a user may still answer a post: not solved, not given up."""
         attempt = self.storage.puzzles.attempt(post.id, user_id)
         return ((attempt is None or attempt.solved_at is None)
-                and not self.storage.settings.pending(self._gave_up_key(post, user_id)))
+                and not self.storage.settings.pending(self._gave_up_key(post, user_id))
+                and not (self.runs is not None and self.runs.left(post)))
 
 
     def _acted(self, caller: Caller, post: PuzzlePostRecord, step: Step, reaction: Reaction = Reaction.OTHER,
@@ -603,7 +630,7 @@ class Puzzles(UseCase):
             self.storage.puzzles.save_attempt(attempt)
             self.storage.settings.set_pending(self._gave_up_key(post, caller.user_id), 1)
         # The solution is for the one who gave up: in a group it goes to them alone.
-        return self._acted(caller, post, GaveUp(post, tuple(puzzle["solution"]), whisper))
+        return self._followed(caller, self._acted(caller, post, GaveUp(post, tuple(puzzle["solution"]), whisper)))
 
     def give_up_post(self, caller: Caller, post_id: int) -> PuzzleResult:
         """The Give up button of post ``post_id``."""
@@ -658,7 +685,13 @@ class Puzzles(UseCase):
         # steps go to may then answer it too.
         self._note_member(caller, post)
         step, reaction = self._answer_puzzle(caller, post, answer)
-        return self._acted(caller, post, step, reaction, self._several_open(caller, post))
+        acted = self._acted(caller, post, step, reaction, self._several_open(caller, post))
+        return self._followed(caller, acted)
+
+    def _followed(self, caller: Caller, acted: Acted) -> Acted:
+        """``acted`` with what the post's run says next, when it belongs to one."""
+        follow = self.runs.follow(caller, acted.post, acted.step) if self.runs is not None else None
+        return acted if follow is None else replace(acted, follow=follow)
 
     def _answer_puzzle(self, caller: Caller, post: PuzzlePostRecord, answer: str | Move) -> tuple[Step, Reaction]:
         """What an answer came to, and the reaction that says how it went where it cannot be
@@ -770,6 +803,8 @@ class Puzzles(UseCase):
             if isinstance(found, Refused):
                 return self._acted(caller, post, found)
             puzzle, attempt = found
+            if self.runs is not None and self.runs.no_hints(post):
+                return self._acted(caller, post, Refused(Refusal.NO_HINTS, private=whisper))
             square = hint(puzzle, list(attempt.progress))
             self.storage.puzzles.save_attempt(_replace(attempt, hints=attempt.hints + 1))
         return self._acted(caller, post, HintGiven(square, whisper))

@@ -40,6 +40,8 @@ class PuzzleRequest:
     action: str
     variant: str | None = None
     ref: int | None = None
+    # "new": only puzzles whose line shows this theme (``bank.THEMES``); "themes" lists them.
+    theme: str | None = None
 
 
 # -- /daily --------------------------------------------------------------------------------------------
@@ -83,6 +85,7 @@ class Refusal(Enum):
     LINK_INVALID = "link_invalid"       # a /start link not signed for this user
     NONE_LEFT = "none_left"             # the bank has no puzzle of the variant
     STALE = "stale"                     # a button of a board that changed
+    NO_HINTS = "no_hints"               # a streak's puzzle (puzzle_runs: solved unaided)
     MOVE_USAGE = "move_usage"           # an answer with no move in it
 
 
@@ -237,6 +240,9 @@ class Acted:
     reaction: Reaction = Reaction.OTHER
     stand_in: bool = False
     label: bool = False
+    # What the run the post belongs to says next (``features.puzzle_runs``: its next board, or its
+    # end), shown after the step; None: no run, or nothing follows.
+    follow: Any = None
 
 
 @dataclass(frozen=True)
@@ -245,6 +251,7 @@ class PuzzleGiven:
 
     board: Board
     rating: Any
+    theme: str | None = None           # the theme asked for (/puzzle [variant] theme)
 
 
 @dataclass(frozen=True)
@@ -281,7 +288,24 @@ class PuzzleHistory:
     private: bool
 
 
-PuzzleResult = (Refused | Acted | PuzzleGiven | PuzzleInPrivate | PuzzleOpened | PuzzleHistory)
+@dataclass(frozen=True)
+class ThemeCounts:
+    """/puzzle themes: how many of the variant's puzzles show each theme (``bank.THEMES``' order)."""
+
+    variant: str
+    counts: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
+class ThemeEmpty:
+    """/puzzle [variant] theme: no puzzle of the variant shows that theme."""
+
+    variant: str
+    theme: str
+
+
+PuzzleResult = (Refused | Acted | PuzzleGiven | PuzzleInPrivate | PuzzleOpened | PuzzleHistory | ThemeCounts
+                | ThemeEmpty)
 
 
 @dataclass(frozen=True)

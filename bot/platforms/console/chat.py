@@ -297,9 +297,10 @@ class ConsoleChat:
                 # A link button shows where it goes; an action button how to press it here.
                 shown = button.url or button.command or '/press ' + button.action
                 self._say(f"  [{button.label}]  {shown}")
-        if reply.game_id is not None or reply.post_id is not None:
+        if reply.game_id is not None or reply.post_id is not None or reply.record is not None:
             try:
-                self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id, reply.post_id)
+                self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id, reply.post_id,
+                                            record=reply.record)
             except StorageBusy:
                 # Only /reply to this message is lost; the game itself is stored.
                 self._say(f"  (the database is busy: /reply {self.counter} will not find this board)")

@@ -215,3 +215,45 @@ def test_streak_best_shows_the_bests(chat: ChatHarness) -> None:
     _miss(chat, "ana")
     text = chat.text("bob", "/streak best italian")
     assert tr("en", "streak.chat_best", score=1, name="Ana") in text
+
+
+def test_a_run_left_behind_by_a_crash_is_settled_when_asked_for(chat: ChatHarness) -> None:
+    """The run moves on after the answer's own unit of work: if the process died in between (here:
+    the hook is away for one answer), /streak settles it from the stored attempt."""
+    chat.say("ana", "/streak italian")
+    puzzles = chat.service.app.puzzles
+    hook, puzzles.runs = puzzles.runs, None
+    try:
+        _solve(chat, "ana")
+    finally:
+        puzzles.runs = hook
+    assert _run(chat).score == 0
+    (board,) = _boards(chat.say("ana", "/streak"))
+    assert _run(chat).score == 1 and board.post_id == _run(chat).post_id
+    hook, puzzles.runs = puzzles.runs, None
+    try:
+        _miss(chat, "ana")
+    finally:
+        puzzles.runs = hook
+    text = chat.text("ana", "/streak")
+    assert tr("en", "streak.over", score=1) in text
+    assert chat.storage.puzzle_runs.running(PLATFORM, "ana", "streak") is None
+    assert chat.storage.puzzle_runs.personal_best(PLATFORM, "ana", "streak", "italian") == 1
+
+
+def test_giving_up_ends_the_run(chat: ChatHarness) -> None:
+    chat.say("ana", "/streak italian")
+    _solve(chat, "ana")
+    text = chat.text("ana", "/puzzle giveup")
+    assert tr("en", "streak.over", score=1) in text
+    assert chat.storage.puzzle_runs.running(PLATFORM, "ana", "streak") is None
+
+
+def test_a_private_chat_keeps_no_record(chat: ChatHarness) -> None:
+    chat.say("ana", "/streak italian", chat="ana-dm", kind="private")
+    _solve(chat, "ana", chat="ana-dm", kind="private")
+    over = _miss(chat, "ana", chat="ana-dm", kind="private")
+    assert tr("en", "streak.best_new", best=1) in _texts(over)
+    assert tr("en", "streak.chat_record") not in _texts(over)
+    assert chat.storage.puzzle_runs.chat_bests(PLATFORM, "ana-dm") == []
+    assert _record_notices(chat) == []

@@ -666,7 +666,8 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         post_id = int(puzzle[1])
         proven = signer_of(app, ctx).genuine_pass(ctx.event.platform, post_id, ctx.event.user_id, puzzle[2] or "")
         opened = app.puzzles.open_puzzle(ctx.caller, post_id, proven)
-        return present_puzzles.present(ctx.lang, opened)
+        # A puzzle from the user's own game says where it comes from where it is shown.
+        return present_own.opened(ctx.lang, opened, app.own_puzzles.origin_of(opened))
     text = REGISTRY.help_text(ctx.lang)
     if ctx.event.bot_username:
         # Where commands can be addressed to one bot (Telegram), a group may hold others.

@@ -11,7 +11,7 @@ from bot.service.chat import present_puzzles
 from bot.service.chat.registry import DAILY_OFF_WORDS, DAILY_ON_WORDS, fold
 from bot.service.chat.wording import duration
 from bot.service.events import Reply
-from bot.service.features.own_puzzles import OwnGiven, OwnNoneDue, OwnResult
+from bot.service.features.own_puzzles import OwnGiven, OwnNoneDue, OwnOrigin, OwnResult
 from bot.service.features.results_puzzles import PuzzleGiven, PuzzleInPrivate, PuzzleResult
 from bot.service.notifications import OwnPuzzlesDue
 
@@ -56,9 +56,8 @@ def linked(given: OwnGiven, outcome: PuzzleResult) -> OwnGiven:
     return replace(given, given=outcome) if isinstance(outcome, PuzzleGiven | PuzzleInPrivate) else given
 
 
-def intro(lang: str, given: OwnGiven) -> str:
+def intro(lang: str, origin: OwnOrigin) -> str:
     """'From your game #12 against Ana, move 17: ...' and how many are due."""
-    origin = given.origin
     text = t(lang, f"own.intro.{origin.kind}", game=origin.game_id, opponent=origin.opponent,
              move=origin.move_number)
     if origin.due > 1:
@@ -74,7 +73,7 @@ def present(lang: str, result: OwnResult) -> list[Reply]:
             # Where the puzzle is shown, the words say where it comes from (a puzzle waiting in a
             # private chat keeps the group's message short).
             first = replies[0]
-            replies[0] = replace(first, text=intro(lang, result) + "\n" + first.text)
+            replies[0] = replace(first, text=intro(lang, result.origin) + "\n" + first.text)
         return replies
     if isinstance(result, OwnNoneDue):
         if not result.waiting or result.next_due is None:
@@ -85,6 +84,15 @@ def present(lang: str, result: OwnResult) -> list[Reply]:
     if not result.changed:
         return [Reply(t(lang, "own.remind_is_on" if result.active else "own.remind_is_off") + " " + due, private=True)]
     return [Reply(t(lang, "own.remind_on" if result.active else "own.remind_off") + " " + due, private=True)]
+
+
+def opened(lang: str, result: PuzzleResult, origin: OwnOrigin | None) -> list[Reply]:
+    """A puzzle opened by its start link (a private chat): the puzzles' replies, and where it comes
+    from when it is one of the user's own."""
+    replies = present_puzzles.present(lang, result)
+    if origin is not None and replies:
+        replies[0] = replace(replies[0], text=intro(lang, origin) + "\n" + replies[0].text)
+    return replies
 
 
 def reminder(notice: OwnPuzzlesDue) -> Reply:

@@ -32,7 +32,7 @@ from bot.service.domain import AttemptScored, EventBus, GameFinished
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.common import OWN_PREFIX, log, own_number
 from bot.service.features.identity import Caller, Mention
-from bot.service.features.results_puzzles import Board, PuzzleGiven, PuzzleInPrivate
+from bot.service.features.results_puzzles import Board, PuzzleGiven, PuzzleInPrivate, PuzzleOpened
 from bot.service.notifications import OwnPuzzlesDue
 from bot.storage import BOT_ID, StorageBusy, StorageFull, StorageUnavailable, in_transaction
 from bot.storage.records import GameRecord, GameScanRecord, OwnPuzzleRecord, PuzzlePostRecord
@@ -258,6 +258,18 @@ class OwnPuzzles(UseCase):
         created = self.storage.puzzles.post(post_id)
         assert created is not None          # written just now, in this transaction
         return created, []
+
+    def origin_of(self, opened: object) -> OwnOrigin | None:
+        """Where the puzzle a start link opened comes from, when it is one of the player's own."""
+        if not isinstance(opened, PuzzleOpened):
+            return None
+        post = opened.board.post
+        number = own_number(post.puzzle_id)
+        row = self.storage.own_puzzles.get(number) if number is not None else None
+        if row is None or row.user_id != post.user_id:
+            return None
+        due = self.due_count(row.platform, row.user_id, self.clock())
+        return OwnOrigin(row.game_id, row.opponent, row.move_number, row.kind, due)
 
     def due_count(self, platform: str, user_id: str, now: float) -> int:
         return len(self.storage.own_puzzles.due(platform, user_id, now, MAX_COUNTED))

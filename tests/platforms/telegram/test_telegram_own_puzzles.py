@@ -1,7 +1,7 @@
 """Puzzles from one's own games on Telegram (issue 33), through the real python-telegram-bot
 application and the real service on a real SQLite file, with only Telegram's HTTP faked: in a
 group, ``/puzzle mine`` leaves nothing of the member's puzzle in the chat but a link to their
-private chat, where it opens; there ``/problema miei`` (an Italian alias, answered in the
+private chat, where it opens with where it comes from; there ``/problema miei`` (an Italian alias, answered in the
 private chat's language) shows it with where it comes from."""
 
 from __future__ import annotations
@@ -43,6 +43,7 @@ async def test_ones_own_puzzle_asked_in_the_group_waits_in_the_private_chat(tg) 
     await tg.say("bob", f"/start {match.group(1)}", chat=private_chat("bob"))
     board = tg.http.named("sendPhoto", ok_only=True)[-1]
     assert int(board.params["chat_id"]) == USERS["bob"]["id"] and board.files["photo"].startswith(PNG)
+    assert says(board.params["caption"], "en", "own.intro.allowed", game=9, opponent="Ana", move=1)
     await tg.say("bob", "/problema miei", chat=private_chat("bob"))
     board = tg.http.named("sendPhoto", ok_only=True)[-1]
     caption = board.params["caption"]

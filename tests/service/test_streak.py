@@ -198,7 +198,13 @@ def test_in_a_group_that_cannot_whisper_the_run_is_played_privately(chat: ChatHa
     run = _run(chat)
     payload = link.text.split("start=")[1].split()[0]
     opened = chat.say("ana", f"/start {payload}", chat="ana-dm", kind="private")
-    assert _boards(opened)[0].post_id == run.post_id
+    (board,) = _boards(opened)
+    assert board.post_id == run.post_id
+    # Opened from the link, it is the streak's board: its words, Skip, no Hint.
+    assert pattern("en", "streak.start").search(board.text)
+    actions = [b.action for row in board.buttons for b in row]
+    assert action(ButtonKind.STREAK_SKIP, run.id) in actions
+    assert not any(a.startswith(ButtonKind.PUZZLE_HINT.value + ":") for a in actions)
     follow = _solve(chat, "ana", chat="ana-dm", kind="private")
     assert _boards(follow) and all(not r.private for r in follow)
     over = _miss(chat, "ana", chat="ana-dm", kind="private")
@@ -257,3 +263,21 @@ def test_a_private_chat_keeps_no_record(chat: ChatHarness) -> None:
     assert tr("en", "streak.chat_record") not in _texts(over)
     assert chat.storage.puzzle_runs.chat_bests(PLATFORM, "ana-dm") == []
     assert _record_notices(chat) == []
+
+
+def test_the_boards_between_the_moves_of_a_streak_puzzle_offer_no_hint(chat: ChatHarness) -> None:
+    chat.say("ana", "/streak italian")
+    for _ in range(12):
+        if len(_current(chat, "ana")["solution"]) >= 3:
+            break
+        _solve(chat, "ana")
+    solution = _current(chat, "ana")["solution"]
+    assert len(solution) >= 3, "no puzzle of two solver moves in twelve"
+    (board,) = _boards(chat.say("ana", f"/m {solution[0]}"))
+    assert board.buttons
+    assert not any(b.action.startswith(ButtonKind.PUZZLE_HINT.value + ":") for row in board.buttons for b in row)
+
+
+def _current(room: ChatHarness, user: str) -> dict[str, Any]:
+    run = _run(room, user)
+    return _post_puzzle(room, run.post_id or 0)

@@ -666,6 +666,10 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         post_id = int(puzzle[1])
         proven = signer_of(app, ctx).genuine_pass(ctx.event.platform, post_id, ctx.event.user_id, puzzle[2] or "")
         opened = app.puzzles.open_puzzle(ctx.caller, post_id, proven)
+        # A streak's puzzle opened from the group's link is shown as the streak's board.
+        run_board = app.puzzle_runs.opened(ctx.caller, opened)
+        if run_board is not None:
+            return present_runs.present_streak(ctx.lang, run_board, present_puzzles.puzzle_board)
         # A puzzle from the user's own game says where it comes from where it is shown.
         return present_own.opened(ctx.lang, opened, app.own_puzzles.origin_of(opened))
     text = REGISTRY.help_text(ctx.lang)

@@ -441,6 +441,11 @@ def _acted(lang: str, acted: Acted, via_button: bool = False) -> list[Reply]:
         replies = [_step(lang, step, via_button)]
     if acted.label and not via_button and replies:
         replies[0] = replace(replies[0], text=puzzle_label(lang, acted.post) + replies[0].text)
+    if not acted.hints:
+        # A streak's boards offer no hint (one would be refused).
+        hint = action(ButtonKind.PUZZLE_HINT, acted.post.id) + ":"
+        replies = [replace(r, buttons=[row for row in ([b for b in row if not b.action.startswith(hint)]
+                                                       for row in r.buttons) if row]) for r in replies]
     if acted.follow is not None:
         # A run's puzzle is followed by the run's next one: no Next puzzle of /puzzle's.
         nexts = action(ButtonKind.PUZZLE_NEXT, acted.post.id)

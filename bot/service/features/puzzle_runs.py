@@ -32,6 +32,7 @@ from bot.service.features.results_puzzles import (
     Board,
     GaveUp,
     PuzzleInPrivate,
+    PuzzleOpened,
     Solved,
     Step,
 )
@@ -238,6 +239,21 @@ class PuzzleRuns(UseCase):
         with self.storage.transaction():
             run, puzzle = self._next_post(caller, run, run.score, run.skips + 1)
         return self._board(caller, run, puzzle)
+
+    def opened(self, caller: Caller, opened: object) -> StreakBoard | None:
+        """A puzzle opened from a link (``PuzzleOpened``) that is the caller's running streak's
+        current one, as the streak's board; None for any other."""
+        if not isinstance(opened, PuzzleOpened):
+            return None
+        post = opened.board.post
+        run = self.storage.puzzle_runs.of_post(post.id)
+        if (run is None or run.status != "running" or run.post_id != post.id or run.user_id != caller.user_id
+                or run.platform != caller.platform):
+            return None
+        puzzle = bank.by_id(run.variant, post.puzzle_id)
+        if puzzle is None:
+            return None
+        return StreakBoard(run, opened.board, _rating(puzzle), resumed=bool(run.score or run.skips))
 
     # -- the hook Puzzles calls ------------------------------------------------------------------------
 

@@ -613,7 +613,8 @@ class Puzzles(UseCase):
     def _acted(self, caller: Caller, post: PuzzlePostRecord, step: Step, reaction: Reaction = Reaction.OTHER,
                label: bool = False) -> Acted:
         return Acted(post, step, private=self._whisper(caller),
-                     reaction=reaction, stand_in=not caller.where.private and not caller.where.whisper, label=label)
+                     reaction=reaction, stand_in=not caller.where.private and not caller.where.whisper, label=label,
+                     hints=not (self.runs is not None and self.runs.no_hints(post)))
 
     def give_up(self, caller: Caller, post: PuzzlePostRecord) -> Acted:
         """Show a user the solution of a post and close their attempt (a failure, if it was not

@@ -243,6 +243,8 @@ class Acted:
     # What the run the post belongs to says next (``features.puzzle_runs``: its next board, or its
     # end), shown after the step; None: no run, or nothing follows.
     follow: Any = None
+    # Whether hints may be asked for on this post (a streak's puzzle: none, so no Hint button).
+    hints: bool = True
 
 
 @dataclass(frozen=True)

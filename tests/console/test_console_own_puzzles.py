@@ -10,7 +10,6 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 from catalog_text import says, tr
-from conftest import Console
 from fresh_db import fresh_database
 
 from bot.platforms.console import ConsoleChat
@@ -24,33 +23,36 @@ BEFORE_SLIP = "W:W16,17,18,20,22,24,25,29,30,31,32:B2,4,5,6,7,8,9,10,11,13,15"
 
 
 def test_a_game_finished_at_the_console_comes_back_as_a_puzzle_and_again_a_day_later(tmp_path, now) -> None:
-    console = Console.__new__(Console)
-    console.now = now
-    console.storage = Storage(fresh_database(tmp_path / "console.db"))
+    storage = Storage(fresh_database(tmp_path / "console.db"))
     pool = ThreadPoolExecutor(2)
-    console.service = GameService(console.storage, clock=lambda: now[0], rng=random.Random(1),
-                                  thinker=Thinker(pool, workers=2))
-    console.out = io.StringIO()
-    console.images = tmp_path / "images"
-    console.chat = ConsoleChat(console.service, console.out, console.images, user="Ana", chat="main", language="en")
+    service = GameService(storage, clock=lambda: now[0], rng=random.Random(1), thinker=Thinker(pool, workers=2))
+    printed = io.StringIO()
+    chat = ConsoleChat(service, printed, tmp_path / "images", user="Ana", chat="main", language="en")
+
+    def feed(*lines: str) -> str:
+        start = len(printed.getvalue())
+        for line in lines:
+            chat.line(line)
+        return printed.getvalue()[start:]
+
     try:
-        game_id = console.storage.games.create(NewGame(
+        game_id = storage.games.create(NewGame(
             platform="console", chat_id="main", variant="italian", white_id="ana", white_name="Ana", black_id="bob",
             black_name="Bob", fen=BEFORE_SLIP, start_fen=BEFORE_SLIP, move_seconds=86400, created_at=now[0]))
         # The scan starts with the timed work after the game's end (the next line's look at the
         # outbox) and runs in the background; a piped line waits for the pool before the next.
-        console.feed("/m 29-26", "/resign", "/resign", "/clock")
-        assert console.storage.games.get(game_id).status == "finished"      # type: ignore[union-attr]
-        out = console.feed("/puzzle mine")
+        feed("/m 29-26", "/resign", "/resign", "/clock")
+        assert storage.games.get(game_id).status == "finished"      # type: ignore[union-attr]
+        out = feed("/puzzle mine")
         assert says(out, "en", "own.intro.allowed", game=game_id, opponent="Bob", move=1), out
-        out = console.feed("/m 15-19", "/m 13x22x29")
+        out = feed("/m 15-19", "/m 13x22x29")
         assert says(out, "en", "puzzle.solved_personal"), out
-        out = console.feed("/clock +23h59m", "/puzzle mine")
+        out = feed("/clock +23h59m", "/puzzle mine")
         assert says(out, "en", "own.waiting.one", n=1), out
-        out = console.feed("/clock +1m", "/puzzle mine")
+        out = feed("/clock +1m", "/puzzle mine")
         assert says(out, "en", "own.intro.allowed", game=game_id, opponent="Bob", move=1), out
         assert tr("en", "own.none") not in out
     finally:
-        console.service.close()
+        service.close()
         pool.shutdown(wait=True)
-        console.storage.close()
+        storage.close()

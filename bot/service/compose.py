@@ -31,6 +31,7 @@ from bot.service.features.puzzle_runs import PuzzleRuns
 from bot.service.features.puzzles import PuzzleRecords, Puzzles
 from bot.service.features.ratings import Ratings
 from bot.service.features.settings import Settings
+from bot.service.features.storm import Storm
 from bot.service.features.tournaments import Tournaments
 from bot.service.outbox import Outbox, ServiceOutlet
 from bot.service.thinking import Thinker
@@ -110,6 +111,7 @@ class UseCases:
     tournaments: Tournaments
     own_puzzles: OwnPuzzles
     puzzle_runs: PuzzleRuns
+    storm: Storm
 
 
 def open_config_store(config: ServiceConfig) -> Store:
@@ -150,9 +152,13 @@ def compose(config: ServiceConfig, outbox: Outbox | None = None, renderer: SpecR
     # timed work; an answer to one of them is its review (it follows AttemptScored).
     own_puzzles = OwnPuzzles(runtime, outlet, bus)
     clocks.own_puzzles = own_puzzles
+    # Storm runs played on the web board; their ends are timed work (scores: the chat's records).
+    storm = Storm(runtime, outlet)
+    clocks.storm = storm
     # Streak runs are personal puzzles: Puzzles asks the run of a post what follows an answer.
     puzzle_runs = PuzzleRuns(runtime, outlet, games)
     puzzles.runs = puzzle_runs
+    storm.scores = puzzle_runs
     return UseCases(runtime, bus, outlet, games, records, ratings, puzzles, opponent, challenges, play, analysis,
                     settings, history, clocks, tournaments,
-                    own_puzzles=own_puzzles, puzzle_runs=puzzle_runs)
+                    own_puzzles=own_puzzles, storm=storm, puzzle_runs=puzzle_runs)

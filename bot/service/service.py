@@ -82,7 +82,7 @@ class GameService:
         self.chat = ChatLayer(self.app)
         # The web board's entry (bot/platforms/web): state, moves, draws and resignations for one game.
         self.web = BoardLayer(self.app.runtime, self.app.bus, self.app.games, self.app.play, self.app.outlet,
-                              self.app.tournaments, self.app.analysis)
+                              self.app.tournaments, self.app.analysis, storm=self.app.storm)
 
     @property
     def outbox(self) -> Outbox:

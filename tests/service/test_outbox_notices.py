@@ -39,6 +39,7 @@ from bot.service.notifications import (
     PrivateReminder,
     PrivateTurn,
     Reminder,
+    StormFinished,
     TournamentBye,
     TournamentFinished,
     TournamentGameEnded,
@@ -287,6 +288,7 @@ def test_every_kind_round_trips_through_its_json():
                                                 result_reason="adjudicated", winner="W")),
         ChatRecordBeaten("streak", "italian", "es", 7, "Ana", "42", "Bob", 5),
         ChatRecordBeaten("storm", "spanish", "it", 3, "Eva"),
+        StormFinished(7, "it", "u1", "Eva", "spanish", 12, 3),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:

@@ -29,6 +29,7 @@ from bot.service.chat import (
     present_puzzles,
     present_runs,
     present_stats,
+    present_storm,
     presenters,
     tournaments,
 )
@@ -617,6 +618,17 @@ def open_board(app: UseCases, ctx: Ctx, game_id: int, *, signed: bool = False, f
 WEB_REACTION = "👌"
 
 
+@command("storm", _aliases(("tormenta",), ("tempesta",)), (Arg("variant", ArgKind.VARIANT),))
+def storm(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
+    """As many puzzles as possible in 3 minutes, on the web board: the run's link to the asker alone."""
+    return present_storm.start(app, ctx, args, storm_links(ctx))
+
+
+def storm_links(ctx: Ctx) -> WebLinks | None:
+    """The web board's links while it runs with its storm page (None: /storm says it is off)."""
+    return ctx.web if ctx.web is not None and ctx.web.board.storm is not None else None
+
+
 @command("streak", _aliases(("racha",), ("serie",)),
          (Arg("action", ArgKind.TEXT, choices=("skip", "best")), Arg("variant", ArgKind.VARIANT)))
 def streak(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
@@ -661,6 +673,9 @@ def help_(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
         links = ctx.web
         signed = links is not None and links.board.watch_signed(int(start[1]), start[2])
         return open_board(app, ctx, int(start[1]), signed=signed)
+    storm_run = present_storm.START.fullmatch(args[0]) if len(args) == 1 else None
+    if storm_run is not None and ctx.event.chat_kind == "private":
+        return present_storm.open_run(app, ctx, int(storm_run[1]), storm_links(ctx))
     puzzle = present_puzzles.PUZZLE_START.fullmatch(args[0]) if len(args) == 1 else None
     if puzzle is not None:
         post_id = int(puzzle[1])

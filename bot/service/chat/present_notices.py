@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bot.i18n import t
 from bot.rules import Position
-from bot.service.chat import boards
+from bot.service.chat import boards, present_storm
 from bot.service.chat.describe import with_alt
 from bot.service.chat.present_challenges import closed_edit
 from bot.service.chat.present_games import board_reply, bot_name, name_of, names, over_text, present_game, to_move_line
@@ -47,6 +47,7 @@ from bot.service.notifications import (
     PrivateReminder,
     PrivateTurn,
     Reminder,
+    StormFinished,
     TournamentNotice,
     TurnPing,
     WebDrawOffered,
@@ -130,6 +131,8 @@ class NoticePresenter:
         if isinstance(notice, AnalysisReady):
             report = self.analysis.stored_report(notice.game_id, notice.ply)
             return analysis_report(notice.lang, report)
+        if isinstance(notice, StormFinished):
+            return present_storm.result_reply(notice)
         if isinstance(notice, ChatRecordBeaten):
             return record_message(notice)
         if isinstance(notice, TournamentNotice) and self.tournaments is not None:

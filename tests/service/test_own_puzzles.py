@@ -202,8 +202,9 @@ def test_spanish_and_italian_words_ask_for_ones_own_puzzles(own: ChatHarness) ->
 
 def test_a_game_against_the_bot_gives_the_human_their_puzzle_and_the_bot_none(own: ChatHarness) -> None:
     game_id = game_from(own, BEFORE_SLIP, "ana", BOT_ID, bot_level=1)
-    own.play(game_id, ["29-26"])
-    assert own.service.settle(120)               # the bot's answer
+    own.say("ana", f"/m #{game_id} 29-26")
+    assert own.service.settle(120)               # the bot's answer (it may come before the reply)
+    assert own.moves(game_id)[0].notation == "29-26"
     own.resign("ana", f"/resign #{game_id}")
     scanned(own)
     kinds = [(r.user_id, r.kind, r.opponent) for r in own.storage.own_puzzles.of_player(PLATFORM, "ana")]

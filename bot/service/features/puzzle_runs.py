@@ -149,7 +149,9 @@ class PuzzleRuns(UseCase):
         """A finished run's ``score``: the player's personal best and the chat's record (per mode and
         variant) raised when it beats them; a new chat record puts the chat's one record message in
         the outbox, in the chat's language: the first time a new post, later an edit of that same
-        message.  A private chat keeps no record (its player's best is theirs already)."""
+        message.  A private chat keeps no record (its player's best is theirs already).  Called
+        inside the caller's unit of work, it joins it, and the caller wakes the platform's adapter
+        after its commit when ``chat_record``."""
         if mode not in MODES:
             raise ValueError(f"unknown run mode {mode!r}")
         runs = self.storage.puzzle_runs
@@ -169,7 +171,8 @@ class PuzzleRuns(UseCase):
                         old.name if old is not None else None, old.score if old is not None else None))
             else:
                 old, made, best = None, False, None
-        if made:
+        if made and not self.storage.in_transaction():
+            # Woken once the row is committed (a caller's unit of work wakes it after its own).
             self._notify(platform)
         return RecordOutcome(mode, variant, score, before, personal, best, made,
                              old.name if old is not None and made else None,
@@ -310,6 +313,8 @@ class PuzzleRuns(UseCase):
                 "ended", run.score, run.skips, run.post_id, run.state, caller.at))
             record = self.record_score(run.platform, run.chat_id, STREAK, run.variant, run.user_id, caller.name,
                                        run.score, caller.at)
+        if record.chat_record:
+            self._notify(run.platform)
         return StreakOver(ended, record, private=whisper)
 
     def _next_post(self, caller: Caller, run: PuzzleRunRecord, score: int,

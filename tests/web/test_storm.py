@@ -22,6 +22,7 @@ from bot.i18n import t
 from bot.platforms.web import WebConfig, make_app
 from bot.puzzles import bank
 from bot.puzzles.solve import position_after
+from bot.service import ChatEvent
 from bot.service.chat.present_notices import NoticePresenter
 from bot.service.features.storm import MISS_SECONDS, RUN_SECONDS, choose_puzzles
 from bot.service.notifications import StormFinished, from_json
@@ -306,3 +307,25 @@ async def test_a_finished_runs_score_goes_to_the_chats_record_for_storm(chat, cl
     assert [n["solved"] for n in storm_notices(chat)] == [1]
     row = chat.storage.storm_runs.get(run_id)
     assert row is not None and row.status == "finished"
+
+
+async def test_start_storm_in_a_private_chat_gives_the_link_to_the_runs_player_only(chat, client):
+    run_id, path = start(chat)
+
+    def private_start(user: str, payload: str) -> list:
+        event = ChatEvent(platform=PLATFORM, chat_id=user, user_id=user, user_name=user.capitalize(), username=user,
+                          language="en", text=f"/start {payload}", chat_kind="private")
+        return chat.service.handle(event)
+
+    (mine,) = private_start("ana", f"storm{run_id}")
+    assert says(mine.text, "en", "storm.started") and mine.buttons[0][0].url.endswith(path)
+    # https and a private chat: on Telegram it would be the Mini App; here (platform "test") a link.
+    assert mine.buttons[0][0].web_app is False
+    (other,) = private_start("bob", f"storm{run_id}")
+    assert says(other.text, "en", "storm.no_run") and not other.buttons
+    (missing,) = private_start("ana", f"storm{run_id + 50}")
+    assert says(missing.text, "en", "storm.no_run")
+    chat.now[0] += RUN_SECONDS + 1
+    chat.service.app.clocks.run_due(PLATFORM)
+    (ended,) = private_start("ana", f"storm{run_id}")
+    assert says(ended.text, "en", "storm.no_run")

@@ -26,7 +26,7 @@ from bot.puzzles.prove import verify
 from bot.rules import Position
 from bot.service import GameService
 from bot.service.chat.wording import duration
-from bot.service.features.own_puzzles import INTERVAL_DAYS
+from bot.service.features.own_puzzles import INTERVAL_DAYS, SCAN_LEASE_SECONDS
 from bot.service.thinking import Thinker
 from bot.storage import BOT_ID, Storage
 from bot.storage.repositories import NewGame
@@ -341,3 +341,31 @@ def test_bad_input_changes_nothing(own: ChatHarness) -> None:
     assert says(own.text("ana", "/puzzle remind sometimes"), "en", "own.usage")
     assert own.snapshot() == before
     assert tr("en", "own.usage") in own.text("ana", "/puzzle remind on off")
+
+
+def test_a_scan_whose_lease_ran_out_is_taken_over_and_the_late_result_is_dropped(tmp_path: Path,
+                                                                                  now: list[float]) -> None:
+    db = fresh_database(tmp_path / "lease.db")
+    first = ChatHarness(db, now)
+    executors = [HeldExecutor(), HeldExecutor()]
+    first.use_thinker(Thinker(executors[0], workers=4))
+    second = GameService(Storage(db), clock=lambda: now[0], rng=random.Random(2),
+                         thinker=Thinker(executors[1], workers=4))
+    try:
+        game_id = game_from(first, BEFORE_SLIP)
+        first.play(game_id, ["29-26"])
+        first.resign("ana", f"/resign #{game_id}")
+        first.service.tick()
+        assert len(executors[0].jobs) == 1               # the first process scans it (and stalls)
+        now[0] += SCAN_LEASE_SECONDS
+        second.tick()
+        assert len(executors[1].jobs) == 1               # its lease ran out: the second takes it over
+        executors[1].run_all()
+        executors[0].run_all()                           # the first one's late result
+        scan = first.storage.own_puzzles.scan(game_id)
+        assert scan is not None and (scan.status, scan.found, scan.attempts) == ("done", 1, 2)
+        assert len(first.storage.own_puzzles.of_player(PLATFORM, "ana")) == 1
+    finally:
+        second.close()
+        second.storage.close()
+        first.storage.close()

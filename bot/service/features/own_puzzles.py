@@ -180,7 +180,11 @@ class OwnPuzzles(UseCase):
             log.warning("own puzzles: game %s given up after %d scans", row.id, scan.attempts - 1)
             self.storage.own_puzzles.finish_scan(scan.game_id, self.owner, now, 0, failed=True)
             return 0
-        taken = self.thinker.submit(("scan", row.platform, row.id), scan_game, (row.variant, row.start_fen, moves),
+        key = ("scan", row.platform, row.id)
+        if self.thinker.busy(key):
+            # Still scanning here (the clock jumped past the lease): the claim renewed is kept.
+            return 0
+        taken = self.thinker.submit(key, scan_game, (row.variant, row.start_fen, moves),
                                     on_done=lambda found: self._scanned(row, found),
                                     on_error=lambda _error: self._scan_failed(row),
                                     chat=("scan", row.platform), user=("scan",),

@@ -251,12 +251,16 @@ def test_scans_never_take_the_last_free_worker(held: tuple[ChatHarness, HeldExec
     assert executor.jobs == []                      # one worker: the bot's moves keep it
     scan = chat.storage.own_puzzles.scan(game_id)
     assert scan is not None and (scan.status, scan.claimed_by) == ("pending", None)
+    # Asked meanwhile: nothing yet, and the game is still to be searched.
+    text = mine(chat)
+    assert says(text, "en", "own.none") and says(text, "en", "own.scanning.one"), text
     chat.use_thinker(Thinker(executor, workers=2))
     chat.service.tick()
     assert len(executor.jobs) == 1
     executor.run_all()
     scan = chat.storage.own_puzzles.scan(game_id)
     assert scan is not None and scan.status == "done"
+    assert not says(mine(chat), "en", "own.scanning.one")
 
 
 def test_two_processes_on_one_database_scan_each_game_once(tmp_path: Path, now: list[float]) -> None:

@@ -77,9 +77,12 @@ def present(lang: str, result: OwnResult) -> list[Reply]:
         return replies
     if isinstance(result, OwnNoneDue):
         if not result.waiting or result.next_due is None:
-            return [Reply(t(lang, "own.none"), private=True)]
-        return [Reply(tn(lang, "own.waiting", result.waiting, when=duration(lang, result.next_due - result.now)),
-                      private=True)]
+            text = t(lang, "own.none")
+        else:
+            text = tn(lang, "own.waiting", result.waiting, when=duration(lang, result.next_due - result.now))
+        if result.scanning:
+            text += " " + tn(lang, "own.scanning", result.scanning)
+        return [Reply(text, private=True)]
     due = tn(lang, "own.due", result.due) if result.due else t(lang, "own.due_none")
     if not result.changed:
         return [Reply(t(lang, "own.remind_is_on" if result.active else "own.remind_is_off") + " " + due, private=True)]

@@ -54,6 +54,8 @@ MAX_SCAN_ATTEMPTS = 3
 SCAN_SECONDS_PER_PLY = 0.05
 # Due puzzles counted for a message at most (more are shown as that many).
 MAX_COUNTED = 99
+# The player's latest games of a chat looked at for a scan still to come (/puzzle mine, nothing due).
+RECENT_GAMES = 5
 # How often a process looks for reminders to send (each is sent at most once a day).
 REMINDER_LOOK_SECONDS = 60.0
 
@@ -93,11 +95,13 @@ class OwnGiven:
 
 @dataclass(frozen=True)
 class OwnNoneDue:
-    """/puzzle mine with nothing due: ``waiting`` puzzles not retired, the next due at ``next_due``."""
+    """/puzzle mine with nothing due: ``waiting`` puzzles not retired, the next due at ``next_due``;
+    ``scanning``: the player's games of this chat still waiting for their scan (just finished)."""
 
     waiting: int
     next_due: float | None
     now: float
+    scanning: int = 0
 
 
 @dataclass(frozen=True)
@@ -235,7 +239,8 @@ class OwnPuzzles(UseCase):
         due = own.due(caller.platform, caller.user_id, caller.at, MAX_COUNTED)
         if not due:
             waiting = own.of_player(caller.platform, caller.user_id)
-            return OwnNoneDue(len(waiting), min((p.due_at for p in waiting), default=None), caller.at)
+            return OwnNoneDue(len(waiting), min((p.due_at for p in waiting), default=None), caller.at,
+                              self._scanning(caller))
         row = due[0]
         puzzle: dict[str, Any] = json.loads(row.puzzle)
         origin = OwnOrigin(row.game_id, row.opponent, row.move_number, row.kind, len(due))
@@ -247,6 +252,12 @@ class OwnPuzzles(UseCase):
         board = Board(post, position_after(puzzle, progress), len(progress), personal=True,
                       private=not caller.where.private)
         return OwnGiven(PuzzleGiven(board, puzzle.get("rating")), origin)
+
+    def _scanning(self, caller: Caller) -> int:
+        """How many of the player's latest games here are finished and not scanned yet."""
+        recent = self.storage.games.recent(caller.platform, caller.chat_id, caller.user_id, RECENT_GAMES)
+        scans = [self.storage.own_puzzles.scan(game.id) for game in recent if game.status == "finished"]
+        return sum(1 for scan in scans if scan is not None and scan.status == "pending")
 
     def _open_post(self, caller: Caller, row: OwnPuzzleRecord) -> tuple[PuzzlePostRecord, list[str]]:
         """The player's unanswered post of this puzzle in this chat, else a new one; its progress."""

@@ -50,7 +50,9 @@ MAX_SCANS = 1
 SCAN_LEASE_SECONDS = 30 * 60.0
 # A game whose scan was started this many times (its worker died each time) is given up.
 MAX_SCAN_ATTEMPTS = 3
-# About what a ply of a game costs the scan, for the pool's queue (bench/puzzle_scan.py measures it).
+# What a ply costs the scan as the pool's queue counts it: measured 0.05-0.3 CPU-s for a 60-ply game
+# (bench/puzzle_scan.py --parts cost), counted ten times over so that a scan waits in the queue's
+# long lane behind the bot's quick moves.
 SCAN_SECONDS_PER_PLY = 0.05
 # Due puzzles counted for a message at most (more are shown as that many).
 MAX_COUNTED = 99

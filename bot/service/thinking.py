@@ -116,11 +116,11 @@ def pool_context() -> multiprocessing.context.ForkServerContext | multiprocessin
 # How long closing waits for the dispatcher thread to shut the pool down.
 CLOSE_JOIN_SECONDS = 5.0
 # After ``warm``, how long the engine processes wait for a first job before they are started anyway.
-# A bot run that never searches (a console fed a few lines, a restart that is stopped at once) then
-# starts none: the fork server's load of the engine is about 0.6 s of CPU, paid by each of the
-# suite's many short ``python -m bot`` runs.  A first job starts them at once, as before; only one
-# asked for within these seconds of the start waits for the load (about a second) as a cold start does.
-WARM_AFTER_SECONDS = 10.0
+# A bot run that never searches in that time (a console fed a few lines, the tests' bot processes,
+# which live seconds) starts none: the fork server's load of the engine is about 0.6 s of CPU.  A
+# first job starts them at once, as before; only one asked for within these seconds of the start
+# waits for that load (about a second), as it did when it came before the load was done.
+WARM_AFTER_SECONDS = 30.0
 
 
 @dataclass(eq=False)

@@ -36,6 +36,7 @@ from bot.service.notifications import (
     GameNotice,
     LostOnTime,
     Notification,
+    OwnPuzzlesDue,
     PrivateReminder,
     PrivateTurn,
     Reminder,
@@ -289,6 +290,7 @@ def test_every_kind_round_trips_through_its_json():
         ChatRecordBeaten("streak", "italian", "es", 7, "Ana", "42", "Bob", 5),
         ChatRecordBeaten("storm", "spanish", "it", 3, "Eva"),
         StormFinished(7, "it", "u1", "Eva", "spanish", 12, 3),
+        OwnPuzzlesDue("es", 3, mention),
     ]
     assert {type(n) for n in samples} == set(KINDS.values())
     for notice in samples:

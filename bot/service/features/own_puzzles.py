@@ -56,6 +56,8 @@ MAX_SCAN_ATTEMPTS = 3
 SCAN_SECONDS_PER_PLY = 0.05
 # Due puzzles counted for a message at most (more are shown as that many).
 MAX_COUNTED = 99
+# How often a process reads the queue of scans when no game finished here meanwhile.
+SCAN_LOOK_SECONDS = 60.0
 # The player's latest games of a chat looked at for a scan still to come (/puzzle mine, nothing due).
 RECENT_GAMES = 5
 # How often a process looks for reminders to send (each is sent at most once a day).
@@ -132,6 +134,11 @@ class OwnPuzzles(UseCase):
         # the lease of what its predecessor held).
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._reminders_looked: dict[str | None, float] = {}
+        # When this process last found no more scans to claim, per platform, and whether a game
+        # finished here since: the queue is read again at once after a game ends here, else at
+        # most every SCAN_LOOK_SECONDS (games another process finished, a restart's backlog).
+        self._scans_looked: dict[str | None, float] = {}
+        self._finished_here = False
         bus.subscribe(GameFinished, self._game_finished)
         bus.subscribe(AttemptScored, self._attempt_scored)
 
@@ -142,6 +149,7 @@ class OwnPuzzles(UseCase):
         game = event.game
         at = game.finished_at if game.finished_at is not None else self.clock()
         self.storage.own_puzzles.queue_scan(game.id, game.platform, at)
+        self._finished_here = True
 
     def run_due(self, platform: str | None = None, now: float | None = None) -> int:
         """Timed work: start the scans the pool has room for, and write the reminders that are due;
@@ -171,10 +179,16 @@ class OwnPuzzles(UseCase):
         if room <= 0:
             return 0
         now = self.clock() if now is None else now
-        started = 0
-        for scan in self.storage.own_puzzles.claim_scans(self.owner, now, now + SCAN_LEASE_SECONDS, room, platform):
-            started += self._start_scan(scan, now)
-        return started
+        looked = self._scans_looked.get(platform)
+        if not self._finished_here and looked is not None and 0 <= now - looked < SCAN_LOOK_SECONDS:
+            return 0            # the usual round: no claim written while nothing new can be queued
+        self._finished_here = False
+        claimed = self.storage.own_puzzles.claim_scans(self.owner, now, now + SCAN_LEASE_SECONDS, room, platform)
+        if len(claimed) < room:
+            self._scans_looked[platform] = now
+        else:
+            self._finished_here = True          # more may wait: the next round looks again
+        return sum(self._start_scan(scan, now) for scan in claimed)
 
     def _start_scan(self, scan: GameScanRecord, now: float) -> int:
         row = self.storage.games.get(scan.game_id)

@@ -373,3 +373,31 @@ def test_a_scan_whose_lease_ran_out_is_taken_over_and_the_late_result_is_dropped
         second.close()
         second.storage.close()
         first.storage.close()
+
+
+def test_a_game_another_process_finished_is_scanned_within_a_minute_and_idle_rounds_read_nothing(
+        tmp_path: Path, now: list[float]) -> None:
+    db = fresh_database(tmp_path / "idle.db")
+    here = ChatHarness(db, now)
+    executor = HeldExecutor()
+    here.use_thinker(Thinker(executor, workers=4))
+    there = GameService(Storage(db), clock=lambda: now[0], rng=random.Random(2))
+    try:
+        here.service.tick()                              # an idle round: the queue read, empty
+        game_id = game_from(here, BEFORE_SLIP)
+        for text in (f"/m #{game_id} 29-26", f"/resign #{game_id}", f"/resign #{game_id}"):
+            there.handle(here.event("ana", text=text))   # the game ends in the other process
+        assert there.storage.own_puzzles.scan(game_id) is not None
+        now[0] += 59
+        here.service.tick()
+        assert executor.jobs == []                       # not read again within the minute
+        now[0] += 1
+        here.service.tick()
+        assert len(executor.jobs) == 1
+        executor.run_all()
+        scan = here.storage.own_puzzles.scan(game_id)
+        assert scan is not None and scan.status == "done"
+    finally:
+        there.close()
+        there.storage.close()
+        here.storage.close()

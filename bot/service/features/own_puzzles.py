@@ -23,6 +23,7 @@ import json
 import os
 import secrets
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -56,8 +57,10 @@ MAX_SCAN_ATTEMPTS = 3
 SCAN_SECONDS_PER_PLY = 0.05
 # Due puzzles counted for a message at most (more are shown as that many).
 MAX_COUNTED = 99
-# How often a process reads the queue of scans when no game finished here meanwhile.
+# How often a process reads the queue of scans when no game finished here meanwhile, and how long
+# after a game finished here every round reads it.
 SCAN_LOOK_SECONDS = 60.0
+FRESH_SECONDS = 5.0
 # The player's latest games of a chat looked at for a scan still to come (/puzzle mine, nothing due).
 RECENT_GAMES = 5
 # How often a process looks for reminders to send (each is sent at most once a day).
@@ -134,11 +137,12 @@ class OwnPuzzles(UseCase):
         # the lease of what its predecessor held).
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
         self._reminders_looked: dict[str | None, float] = {}
-        # When this process last found no more scans to claim, per platform, and whether a game
-        # finished here since: the queue is read again at once after a game ends here, else at
-        # most every SCAN_LOOK_SECONDS (games another process finished, a restart's backlog).
+        # When this process last found no more scans to claim, per platform, and when (monotonic) a
+        # game last finished here: the queue is read on every round for a few seconds after a game
+        # ends here (its transaction may commit after a round that started meanwhile), else at most
+        # every SCAN_LOOK_SECONDS (games another process finished, a restart's backlog).
         self._scans_looked: dict[str | None, float] = {}
-        self._finished_here = False
+        self._finished_here = float("-inf")
         bus.subscribe(GameFinished, self._game_finished)
         bus.subscribe(AttemptScored, self._attempt_scored)
 
@@ -149,7 +153,7 @@ class OwnPuzzles(UseCase):
         game = event.game
         at = game.finished_at if game.finished_at is not None else self.clock()
         self.storage.own_puzzles.queue_scan(game.id, game.platform, at)
-        self._finished_here = True
+        self._finished_here = time.monotonic()
 
     def run_due(self, platform: str | None = None, now: float | None = None) -> int:
         """Timed work: start the scans the pool has room for, and write the reminders that are due;
@@ -180,14 +184,14 @@ class OwnPuzzles(UseCase):
             return 0
         now = self.clock() if now is None else now
         looked = self._scans_looked.get(platform)
-        if not self._finished_here and looked is not None and 0 <= now - looked < SCAN_LOOK_SECONDS:
+        fresh = time.monotonic() - self._finished_here < FRESH_SECONDS
+        if not fresh and looked is not None and 0 <= now - looked < SCAN_LOOK_SECONDS:
             return 0            # the usual round: no claim written while nothing new can be queued
-        self._finished_here = False
         claimed = self.storage.own_puzzles.claim_scans(self.owner, now, now + SCAN_LEASE_SECONDS, room, platform)
         if len(claimed) < room:
             self._scans_looked[platform] = now
         else:
-            self._finished_here = True          # more may wait: the next round looks again
+            self._scans_looked.pop(platform, None)      # more may wait: the next round looks again
         return sum(self._start_scan(scan, now) for scan in claimed)
 
     def _start_scan(self, scan: GameScanRecord, now: float) -> int:

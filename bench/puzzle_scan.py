@@ -16,10 +16,11 @@ Three parts:
               (``bot.ai.analyse_game`` with its node budgets), timed in the same run for the first
               game of each kind (an analysis takes many seconds).
 ``parallel``  the bot plays level-5 moves in one process while another scans those 60-ply games over
-              and over, as the service does on its engine workers, for ``--span`` seconds: the share
-              of a core the scan takes there (its CPU time over its wall time), and the bot's search
-              speed (nodes a second) beside the scan as a ratio to its speed alone, both measured in
-              this run, alone first.
+              and over (the worst case: a game finished every tenth of a second), as the service does
+              on its engine workers, for ``--span`` seconds, ``--rounds`` times: the share of a core
+              the scan takes (its CPU time over its wall time), and the bot's search speed (nodes a
+              second) beside it as a ratio to its speed alone in the same round, and beside a plain
+              busy loop (any second process on the machine) as the reference.
 ``share``     ``--share`` games per level (1, 2, 3) and variant of the bot against mat2, played to
               their end (a game still going at ``--max-plies`` is counted as finished there): how
               many yield at least one puzzle, the puzzles (missed / allowed), and each puzzle proven
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import random
 import statistics
 import sys
@@ -158,28 +160,45 @@ def warm(_: int) -> int:
     return 0
 
 
-def part_parallel(games: list[tuple[str, Game]], span: float) -> None:
-    print(f"== parallel: the scan beside the bot's level-5 moves (two processes, {span:.0f} s each way)")
+def busy_for(stop_after: float) -> tuple[float, float, int]:
+    """Any CPU-bound Python beside the bot, the reference for the scan: (CPU seconds, wall seconds, 0)."""
+    cpu, wall = time.process_time(), time.monotonic()
+    x = 0
+    while time.monotonic() - wall < stop_after:
+        for i in range(10_000):
+            x ^= i * i
+    return time.process_time() - cpu, time.monotonic() - wall, 0
+
+
+def part_parallel(games: list[tuple[str, Game]], span: float, rounds: int) -> None:
+    print(f"== parallel: the scan beside the bot's level-5 moves (two processes, {rounds} rounds of {span:.0f} s "
+          f"each way; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
     plain = [(g.variant.id, g.start_fen, [str(m) for m in g.moves]) for _name, g in games]
     ctx = multiprocessing.get_context("spawn")
+    alone_share, beside_share, per_game, with_scan, with_busy = [], [], [], [], []
     with ctx.Pool(2) as pool:
         pool.map(warm, [0, 1])
-        scan_cpu, scan_wall, scanned = pool.apply(scan_for, (plain, span))
-        nodes_alone, wall_alone = pool.apply(bot_moves, (BOT_SECONDS, span))
-        bot = pool.apply_async(bot_moves, (BOT_SECONDS, span))
-        scan = pool.apply_async(scan_for, (plain, span))
-        par_cpu, par_wall, par_scanned = scan.get()
-        nodes_par, wall_par = bot.get()
-    speed_alone, speed_par = nodes_alone / wall_alone, nodes_par / wall_par
-    print(f"  scan alone:       {scanned:4} games, {scan_cpu:6.2f} CPU-s in {scan_wall:6.2f} s "
-          f"({scan_cpu / scan_wall:.2f} of a core, {scan_cpu / scanned:.3f} CPU-s a game)")
-    print(f"  scan beside bot:  {par_scanned:4} games, {par_cpu:6.2f} CPU-s in {par_wall:6.2f} s "
-          f"({par_cpu / par_wall:.2f} of a core, {par_cpu / par_scanned:.3f} CPU-s a game; "
-          f"games a second {(par_scanned / par_wall) / (scanned / scan_wall):.2f} x alone)")
-    print(f"  bot alone:       {speed_alone:12,.0f} nodes/s")
-    print(f"  bot beside scan: {speed_par:12,.0f} nodes/s  (ratio {speed_par / speed_alone:.2f})")
-    print(f"  one {PLIES}-ply scan = {scan_cpu / scanned / BOT_SECONDS:.2f} level-5 moves of {BOT_SECONDS} s "
-          f"(CPU, alone)")
+        for _round in range(rounds):
+            cpu, wall, scanned = pool.apply(scan_for, (plain, span))
+            alone_share.append(cpu / wall)
+            per_game.append(cpu / scanned)
+            nodes, wall = pool.apply(bot_moves, (BOT_SECONDS, span))
+            alone = nodes / wall
+            for other, ratios in ((scan_for, with_scan), (busy_for, with_busy)):
+                bot = pool.apply_async(bot_moves, (BOT_SECONDS, span))
+                args = (plain, span) if other is scan_for else (span,)
+                beside = pool.apply_async(other, args)
+                cpu, wall, _n = beside.get()
+                nodes, bot_wall = bot.get()
+                ratios.append(nodes / bot_wall / alone)
+                if other is scan_for:
+                    beside_share.append(cpu / wall)
+    med = statistics.median
+    print(f"  scan alone:        {med(alone_share):.2f} of a core, {med(per_game):.3f} CPU-s a {PLIES}-ply game")
+    print(f"  scan beside bot:   {med(beside_share):.2f} of a core (scanning without a pause)")
+    print(f"  bot's nodes/s beside the scan / alone:          {spread(with_scan)}")
+    print(f"  bot's nodes/s beside a plain busy loop / alone: {spread(with_busy)}  (the reference)")
+    print(f"  one {PLIES}-ply scan = {med(per_game) / BOT_SECONDS:.2f} level-5 moves of {BOT_SECONDS} s (CPU, alone)")
 
 
 # -- share: how many games give a puzzle ------------------------------------------------------
@@ -189,6 +208,7 @@ def part_share(per_level: int, max_plies: int) -> None:
     print(f"== share: {per_level} games per level and variant, the bot against mat2 (at most {max_plies} plies)")
     total_games = total_with = total_puzzles = total_failed = capped = 0
     cpu_all = plies_all = 0.0
+    slowest: tuple[float, int, str] = (0.0, 0, "")
     for variant in VARIANTS:
         for level in (1, 2, 3):
             with_puzzles = missed = allowed = failed = 0
@@ -197,7 +217,9 @@ def part_share(per_level: int, max_plies: int) -> None:
                 capped += game.result is None
                 cpu = time.process_time()
                 found = scan_game(variant, None, game.moves)
-                cpu_all += time.process_time() - cpu
+                spent = time.process_time() - cpu
+                cpu_all += spent
+                slowest = max(slowest, (spent, len(game.moves), f"{variant} level {level} seed {1000 * level + seed}"))
                 plies_all += len(game.moves)
                 with_puzzles += bool(found)
                 missed += sum(f.kind == MISSED for f in found)
@@ -212,6 +234,7 @@ def part_share(per_level: int, max_plies: int) -> None:
     print(f"  all: {total_with}/{total_games} games ({total_with / total_games:.0%}) with a puzzle, "
           f"{total_puzzles} puzzles, {total_failed} fail verify; {capped} games stopped at {max_plies} plies; "
           f"scan {1000 * cpu_all / max(plies_all, 1):.1f} CPU-ms a ply")
+    print(f"  slowest scan: {slowest[0]:.2f} CPU-s, {slowest[1]} plies ({slowest[2]})")
 
 
 def main() -> int:
@@ -220,7 +243,8 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=3, help="championship games and engine games of 60 plies")
     parser.add_argument("--share", type=int, default=10, help="games per level and variant for the share")
     parser.add_argument("--max-plies", type=int, default=300)
-    parser.add_argument("--span", type=float, default=10.0, help="seconds of each parallel measurement")
+    parser.add_argument("--span", type=float, default=5.0, help="seconds of each parallel measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of the parallel measurement")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     started = time.monotonic()
@@ -228,7 +252,7 @@ def main() -> int:
     if "cost" in parts:
         part_cost(games)
     if "parallel" in parts:
-        part_parallel(games, args.span)
+        part_parallel(games, args.span, args.rounds)
     if "share" in parts:
         part_share(args.share, args.max_plies)
     print(f"{time.monotonic() - started:.0f} s in all")

@@ -28,8 +28,13 @@ from typing import Any
 
 from bot.rules import BLACK, WHITE, Move, Position, get_variant
 
-from .generate import GENERATE_MOVES, SPACING, accept
-from .prove import NODE_BUDGET, prove, wins_materially
+from .generate import GENERATE_MOVES, SPACING, describe
+from .prove import NODE_BUDGET, BudgetExceeded, Golpe, Search, prove, verify, wins_materially
+
+# The standard's deeper search (``verify``) gets ten times the prover's budget: the bank's short
+# puzzles need at most 130,000 nodes (60 a variant sampled), a rejected golpe of a long endgame
+# up to 470,000 (two seconds).  Stopping gives no puzzle; one that finishes is the same proof.
+VERIFY_FACTOR = 10
 
 MISSED = "missed"
 ALLOWED = "allowed"
@@ -82,13 +87,27 @@ def allowed(before: Position, move: Move, plies: int, budget: int = NODE_BUDGET)
     return any(not wins_materially(before.play(m), plies, budget) for m in others)
 
 
+def accept(golpe: Golpe | None, source: str, budget: int = NODE_BUDGET) -> dict[str, Any] | None:
+    """``generate.accept`` with the deeper search bounded to ``VERIFY_FACTOR * budget`` nodes: the
+    puzzle record when it meets the bank's standard, else None (also when the search stops)."""
+    if golpe is None:
+        return None
+    puzzle = describe(golpe, source)
+    try:
+        problems = verify(puzzle, search=Search(golpe.variant, VERIFY_FACTOR * budget))
+    except BudgetExceeded:
+        return None
+    return None if problems else puzzle
+
+
 def scan_game(variant: str, start_fen: str | None, moves: Sequence[str | Move], *,
               budget: int | None = None, source: str = "game",
               solver_moves: int = GENERATE_MOVES) -> list[GamePuzzle]:
     """The proven puzzles of a game, in the order of the game (at one ply a "missed" puzzle before
     the "allowed" one).  ``budget`` is the prover's node budget per position (default
-    ``prove.NODE_BUDGET``): a position whose proof needs more gives no puzzle, so the cost of a scan
-    is bounded by the game's length.  ``solver_moves`` is the longest golpe looked for, as the
+    ``prove.NODE_BUDGET``; its quick test and the standard's deeper search get ten times as many):
+    a position whose proof needs more gives no puzzle, so the cost of a scan is bounded by the
+    game's length.  ``solver_moves`` is the longest golpe looked for, as the
     generator's (bench/puzzle_scan.py: four instead of three finds a ninth more puzzles for four
     times the time).  ``source`` starts the puzzles' ``tags.source`` (", ply N" follows).
     ValueError when the game cannot be replayed."""
@@ -111,7 +130,7 @@ def scan_game(variant: str, start_fen: str | None, moves: Sequence[str | Move], 
         if (solver in last and ply - last[solver] < SPACING) or pos.key in tried:
             continue
         tried.add(pos.key)
-        puzzle = accept(prove(pos, solver_moves, nodes), f"{source}, ply {ply}")
+        puzzle = accept(prove(pos, solver_moves, nodes), f"{source}, ply {ply}", nodes)
         if puzzle is None:
             continue
         last[solver] = ply

@@ -18,9 +18,9 @@ import pytest
 
 from bot.ai import level_move
 from bot.puzzles import bank
-from bot.puzzles.from_games import ALLOWED, MISSED, GamePuzzle, allowed, scan_game
+from bot.puzzles.from_games import ALLOWED, MISSED, GamePuzzle, accept, allowed, scan_game
 from bot.puzzles.generate import GENERATE_MOVES, SPACING
-from bot.puzzles.prove import verify, wins_materially
+from bot.puzzles.prove import prove, verify, wins_materially
 from bot.rules import Game, Position, write_pdn
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +106,14 @@ def test_one_idea_is_one_puzzle_however_long_the_kings_go_to_and_fro():
 def test_a_proof_over_the_budget_gives_no_puzzle():
     puzzle = bank_puzzle("italian")
     assert scan_game("italian", puzzle["fen"], [another_move(puzzle)], budget=1) == []
+
+
+def test_a_standard_search_over_the_budget_gives_no_puzzle_and_one_within_it_the_banks():
+    puzzle = bank_puzzle("italian")
+    golpe = prove(Position.from_fen("italian", puzzle["fen"]), GENERATE_MOVES)
+    assert accept(golpe, "test", budget=5) is None
+    kept = accept(golpe, "test")
+    assert kept is not None and kept["tree"] == puzzle["tree"]
 
 
 def test_a_game_that_cannot_be_replayed_is_a_value_error():
@@ -229,3 +237,16 @@ def test_a_file_that_cannot_be_read_is_one_message_and_exit_2(tmp_path, content)
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1
     assert done.stderr.startswith("error: ") and str(path) in done.stderr
+
+
+def test_a_game_without_a_gametype_tag_is_of_the_variant_given(tmp_path):
+    puzzle = bank_puzzle("spanish")
+    game = Game("spanish", puzzle["fen"], draw_rules=False)
+    game.play(another_move(puzzle))
+    text = "\n".join(line for line in write_pdn(game).splitlines() if not line.startswith("[GameType"))
+    path = tmp_path / "untagged.pdn"
+    path.write_text(text + "\n", encoding="utf-8")
+    done = run("--pdn", str(path), "--json", "--variant", "spanish")
+    assert done.returncode == 0, done.stderr
+    first = json.loads(done.stdout.splitlines()[0])
+    assert (first["variant"], first["id"], first["kind"]) == ("spanish", puzzle["id"], MISSED)

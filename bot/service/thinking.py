@@ -208,6 +208,13 @@ class Thinker:
             self.submit(("warm", n), warm_job, (), on_done=lambda _result: None,
                         seconds=None if first is not None else 0.0)
 
+    @property
+    def serving(self) -> bool:
+        """Whether the pool is there for work nobody waits for (a finished game's scan): an executor
+        given (tests, benchmarks), or our own pool once the bot started it (``warm``); a pool that
+        nothing started is not started for it."""
+        return not self._own or self._warming
+
     def first_start(self) -> bool:
         """Whether to tell a player that the engine is being prepared: True at most once, for the
         first caller, when our own pool's workers were started (``warm``) and this machine has not

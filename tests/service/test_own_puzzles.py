@@ -401,3 +401,31 @@ def test_a_game_another_process_finished_is_scanned_within_a_minute_and_idle_rou
         there.close()
         there.storage.close()
         here.storage.close()
+
+
+def test_a_pool_the_bot_never_started_is_not_started_for_a_scan(chat: ChatHarness) -> None:
+    """The harness's own service has the default pool, which nothing started (no warm-up)."""
+    assert not chat.service.thinker.serving
+    game_id = game_from(chat, BEFORE_SLIP)
+    chat.play(game_id, ["29-26"])
+    chat.resign("ana", f"/resign #{game_id}")
+    chat.service.tick()
+    assert chat.service.thinker.running() == []
+    scan = chat.storage.own_puzzles.scan(game_id)
+    assert scan is not None and (scan.status, scan.claimed_by) == ("pending", None)
+
+
+def test_a_result_coming_after_the_database_closed_is_left_to_the_lease(
+        held: tuple[ChatHarness, HeldExecutor], caplog: pytest.LogCaptureFixture) -> None:
+    chat, executor = held
+    game_id = game_from(chat, BEFORE_SLIP)
+    chat.play(game_id, ["29-26"])
+    chat.resign("ana", f"/resign #{game_id}")
+    chat.service.tick()
+    assert len(executor.jobs) == 1
+    chat.storage.close()
+    executor.run_all()                                  # no error logged (the suite fails on one)
+    assert any("tried again after its lease" in r.getMessage() for r in caplog.records)
+    chat.storage = Storage(chat.db_path)
+    scan = chat.storage.own_puzzles.scan(game_id)
+    assert scan is not None and scan.status == "pending" and scan.claimed_by is not None

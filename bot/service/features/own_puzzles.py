@@ -172,7 +172,9 @@ class OwnPuzzles(UseCase):
 
     def _room(self) -> int:
         """How many more scans the pool takes now: at most MAX_SCANS at once, and one worker always
-        left to the bot's moves (with one worker, none)."""
+        left to the bot's moves (with one worker, none); none while the bot has not started its pool."""
+        if not self.thinker.serving:
+            return 0
         running = [key for key in self.thinker.running() if not (isinstance(key, tuple) and key[:1] == ("warm",))]
         scans = [key for key in running if isinstance(key, tuple) and key[:1] == ("scan",)]
         return max(0, min(MAX_SCANS - len(scans), self.thinker.workers - 1 - len(running)))
@@ -241,10 +243,17 @@ class OwnPuzzles(UseCase):
             in_transaction(self.storage, keep)
         except _LostLease:
             log.info("own puzzles: game %s was scanned by another process meanwhile", row.id)
+        except Exception as error:
+            # Background work: the claim stays until its lease ends, and the game is scanned again then.
+            log.warning("own puzzles: the scan of game %s was not kept (%r); it is tried again after its lease",
+                        row.id, error)
 
     def _scan_failed(self, row: GameRecord) -> None:
-        in_transaction(self.storage, lambda: self.storage.own_puzzles.finish_scan(row.id, self.owner, self.clock(), 0,
-                                                                                  failed=True))
+        try:
+            in_transaction(self.storage, lambda: self.storage.own_puzzles.finish_scan(row.id, self.owner, self.clock(),
+                                                                                      0, failed=True))
+        except Exception as error:
+            log.warning("own puzzles: the failed scan of game %s was not noted (%r)", row.id, error)
 
     def scan(self, game_id: int) -> GameScanRecord | None:
         """A game's scan as stored (None: never queued)."""

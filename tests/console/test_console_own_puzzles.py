@@ -1,7 +1,7 @@
 """Puzzles from one's own games on the console (issue 33): a game finished at the console is scanned
-in the background, ``/puzzle mine`` serves its shot, and ``/clock`` shows it coming back a day later
-(and not a minute before).  Real parts: the console chat, a SQLite file, the prover, the engine pool
-on two threads."""
+in the background, ``/puzzle mine`` serves its shot, and ``/clock`` shows it coming back 1, 3, 7 and
+21 days after each clean solve (and not a minute before), then retired.  Real parts: the console
+chat, a SQLite file, the prover, the engine pool on two threads."""
 
 from __future__ import annotations
 
@@ -52,6 +52,15 @@ def test_a_game_finished_at_the_console_comes_back_as_a_puzzle_and_again_a_day_l
         out = feed("/clock +1m", "/puzzle mine")
         assert says(out, "en", "own.intro.allowed", game=game_id, opponent="Bob", move=1), out
         assert tr("en", "own.none") not in out
+        # Then 3, 7 and 21 days, each time to the minute; solved once more, it is retired.
+        for days in (3, 7, 21):
+            assert says(feed("/m 15-19", "/m 13x22x29"), "en", "puzzle.solved_personal")
+            out = feed(f"/clock +{days - 1}d23h59m", "/puzzle mine")
+            assert says(out, "en", "own.waiting.one", n=1), (days, out)
+            out = feed("/clock +1m", "/puzzle mine")
+            assert says(out, "en", "own.intro.allowed", game=game_id, opponent="Bob", move=1), (days, out)
+        assert says(feed("/m 15-19", "/m 13x22x29"), "en", "puzzle.solved_personal")
+        assert says(feed("/clock +100d", "/puzzle mine"), "en", "own.none")
     finally:
         service.close()
         pool.shutdown(wait=True)

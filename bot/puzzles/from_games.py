@@ -61,20 +61,20 @@ class GamePuzzle:
     move_number: int = 0
 
 
-def replay(variant: str, start_fen: str | None, moves: Sequence[str | Move]) -> list[Position]:
-    """The positions of a game, the start first and the final one last; ValueError for a bad
-    FEN or a move that cannot be played (named by its ply)."""
+def replay(variant: str, start_fen: str | None, moves: Sequence[str | Move]) -> tuple[list[Position], list[Move]]:
+    """The positions of a game (the start first, the final one last) and its moves; ValueError for
+    a bad FEN or a move that cannot be played (named by its ply)."""
     v = get_variant(variant)
     pos = Position.from_fen(v, start_fen) if start_fen else Position.start(v)
-    positions = [pos]
+    positions, played = [pos], []
     for ply, move in enumerate(moves):
         try:
-            played = pos.parse_move(move) if isinstance(move, str) else move
-            pos = pos.play(played)
+            played.append(pos.parse_move(move) if isinstance(move, str) else move)
+            pos = pos.play(played[-1])
         except Exception as err:
             raise ValueError(f"ply {ply} ({move}) cannot be played: {err}") from err
         positions.append(pos)
-    return positions
+    return positions, played
 
 
 def allowed(before: Position, move: Move, plies: int, budget: int = NODE_BUDGET) -> bool:
@@ -112,8 +112,7 @@ def scan_game(variant: str, start_fen: str | None, moves: Sequence[str | Move], 
     times the time).  ``source`` starts the puzzles' ``tags.source`` (", ply N" follows).
     ValueError when the game cannot be replayed."""
     nodes = NODE_BUDGET if budget is None else budget
-    positions = replay(variant, start_fen, moves)
-    played = [pos.parse_move(m) if isinstance(m, str) else m for pos, m in zip(positions, moves, strict=False)]
+    positions, played = replay(variant, start_fen, moves)
     # Plies a golpe takes at most, solver and defender moves: what "lets the opponent in" means.
     plies = 2 * solver_moves - 1
     shift = 0 if positions[0].white else 1

@@ -88,7 +88,8 @@ OUTBOX_CHAT_SPACE = 0x6472_0001
 # Columns PostgreSQL needs to keep SQLite's rowid order; not part of the data (left out of dump()).
 HELPER_COLUMNS = {"messages": "seq", "challenge_messages": "seq", "rating_history": "seq"}
 # Identity columns (SQLite rowids); a copy that inserted explicit ids resets them (reset_sequences).
-IDENTITY_COLUMNS = (("outbox", "id"), ("puzzle_posts", "id"), ("puzzle_runs", "id"), *HELPER_COLUMNS.items())
+IDENTITY_COLUMNS = (("outbox", "id"), ("puzzle_posts", "id"), ("puzzle_runs", "id"), ("own_puzzles", "id"),
+                    *HELPER_COLUMNS.items())
 # Our own settings in a URL's query (the rest goes to libpq; libpq's ``options`` is merged with ours).
 URL_OPTIONS = ("pool_min", "pool_max", "prepare_threshold", "options")
 

@@ -175,3 +175,23 @@ def test_two_processes_claiming_at_once_scan_each_game_once(backend: str, tmp_pa
         futures = [pool.submit(_claim_all, url, owner, go_at) for owner in ("one", "two")]
         results = [f.result(timeout=120) for f in futures]
     assert sorted(results[0] + results[1]) == list(range(1, 41))
+
+
+def test_a_copy_that_wrote_explicit_ids_continues_above_them_on_postgresql(tmp_path: Path) -> None:
+    pytest.importorskip("psycopg")
+    import psycopg
+    from pg_server import new_database_url
+
+    from bot.storage.postgres import PostgresStore
+
+    url = new_database_url()
+    store = PostgresStore(url)
+    try:
+        with psycopg.connect(url) as conn:
+            conn.execute("INSERT INTO own_puzzles (id, platform, user_id, variant, puzzle, game_id, ply, move_number, "
+                         "opponent, kind, due_at, created_at) VALUES (50, 'test', 'ana', 'italian', '{}', 1, 2, 2, "
+                         "'Bob', 'missed', 0, 0)")
+        store.reset_sequences()
+        assert store.own_puzzles.add(_puzzle(game=2)) == 51
+    finally:
+        give_back(store)

@@ -293,7 +293,7 @@ class SqlStore(Store):
                             (new_chat_id, platform, old_chat_id, new_chat_id))
                 self._write(f"DELETE FROM {table} WHERE platform=? AND chat_id=?", (platform, old_chat_id))
             # Messages still to be sent follow the chat too (the old id no longer takes any).
-            for table in ("challenges", "games", "outbox", "puzzle_runs"):
+            for table in ("challenges", "games", "outbox", "puzzle_runs", "own_reminders"):
                 self._write(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                             (new_chat_id, platform, old_chat_id))
             # The games' counts follow them, added to any the new id has already.

@@ -135,6 +135,16 @@ def test_a_reminder_is_turned_on_and_off_and_claimed_once_per_send(store: Store)
     assert not own.claim_reminder(P, "ana", T0 + 11 + DAY, T0 + 40 * DAY)   # off: nothing is claimed
 
 
+
+def test_a_reminder_follows_its_chat_when_the_chat_moves(store: Store) -> None:
+    """A Telegram group that became a supergroup has a new id: the reminders set there go along."""
+    store.own_puzzles.set_reminder(P, "ana", "chat-1", "es", True, T0)
+    store.own_puzzles.set_reminder(P, "bob", "chat-2", "en", True, T0)
+    store.players.move_chat(P, "chat-1", "chat-9")
+    ana, bob = store.own_puzzles.reminder(P, "ana"), store.own_puzzles.reminder(P, "bob")
+    assert ana is not None and bob is not None and (ana.chat_id, bob.chat_id) == ("chat-9", "chat-2")
+
+
 # -- two processes ---------------------------------------------------------------------------------
 
 

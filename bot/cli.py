@@ -151,12 +151,21 @@ def ai_analyse(args: argparse.Namespace) -> int:
 # the same without the commands other modules add, whose modules load the engine, the storage or the
 # service when imported (about 0.4 s of CPU, paid by every ``python -m bot rules`` before).
 OWN_COMMANDS = frozenset({"console", "web", "telegram", "discord", "rules"})
+# The commands the other modules add, each with the one module a run of it needs ("ai" is ours, with
+# the endgame tables' commands added under it); a command not named here gets every module.
+ADDED_BY = {"puzzles": "puzzles", "games": "operator", "ratings": "operator", "db": "operator",
+            "tournaments": "tournaments", "ai": "egtb"}
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; with ``command`` one of OWN_COMMANDS, without the commands the other
-    modules add (``python -m bot --help`` and every other command get them all)."""
-    everything = command not in OWN_COMMANDS
+    """The whole command line; with ``command`` one of OWN_COMMANDS or ADDED_BY, only the commands
+    of the modules a run of it needs (``python -m bot --help`` and any other word get them all)."""
+    if command in OWN_COMMANDS:
+        wanted: set[str] = set()
+    elif command in ADDED_BY:
+        wanted = {ADDED_BY[command]}
+    else:
+        wanted = {"puzzles", "operator", "tournaments", "egtb"}
     parser = Parser(prog="python -m bot", description="Draughts bot for chats.")
     sub = parser.add_subparsers(dest="command")
     console = sub.add_parser("console", help="local chat on standard input (the default without tokens)")
@@ -187,11 +196,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             p.add_argument("--time", action="store_true", help="also print seconds per depth")
         if name == "check":
             p.add_argument("move")
-    if everything:
+    if "puzzles" in wanted:
         from bot.puzzles.cli import add_commands as add_puzzle_commands
         add_puzzle_commands(sub)
+    if "operator" in wanted:
         from bot.operator_cli import add_commands as add_operator_commands
         add_operator_commands(sub)
+    if "tournaments" in wanted:
         from bot.tournaments_cli import add_commands as add_tournament_commands
         add_tournament_commands(sub)
     ai = sub.add_parser("ai", help="the draughts engine")
@@ -209,11 +220,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     analyse.add_argument("--time", type=seconds(MAX_SEARCH_SECONDS), default=None,
                          help="seconds per search (default: node budgets, the same notes on any machine)")
     analyse.set_defaults(func=ai_analyse)
-    if everything:
+    if "egtb" in wanted:
         from bot.ai.egtb.cli import add_commands as add_egtb_commands
         add_egtb_commands(asub)
-    # The ranges are all the other modules' options (and reading them imports the engine's tables).
-    _bound_numbers(parser, ranges=None if everything else {})
+    # The ranges are the puzzles' and the tables' options (reading them imports the engine's tables).
+    _bound_numbers(parser, ranges=None if wanted & {"puzzles", "egtb"} else {})
     return parser
 
 

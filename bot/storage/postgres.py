@@ -89,7 +89,7 @@ OUTBOX_CHAT_SPACE = 0x6472_0001
 HELPER_COLUMNS = {"messages": "seq", "challenge_messages": "seq", "rating_history": "seq"}
 # Identity columns (SQLite rowids); a copy that inserted explicit ids resets them (reset_sequences).
 IDENTITY_COLUMNS = (("outbox", "id"), ("puzzle_posts", "id"), ("puzzle_runs", "id"), ("own_puzzles", "id"),
-                    *HELPER_COLUMNS.items())
+                    ("tournaments", "id"), ("storm_runs", "id"), *HELPER_COLUMNS.items())
 # Our own settings in a URL's query (the rest goes to libpq; libpq's ``options`` is merged with ours).
 URL_OPTIONS = ("pool_min", "pool_max", "prepare_threshold", "options")
 

@@ -266,7 +266,13 @@ def _before_the_counts(store: Store) -> None:
                   "DROP TABLE send_budget", "DELETE FROM schema_version WHERE version = 15",
                   # (migration 16: tournaments)
                   "DROP TABLE tournaments", "DROP TABLE tournament_games",
-                  "DELETE FROM schema_version WHERE version = 16"]
+                  "DELETE FROM schema_version WHERE version = 16",
+                  # (migrations 17-19: own puzzles, puzzle runs and records, storm runs)
+                  "DROP TABLE game_scans", "DROP TABLE own_puzzles", "DROP TABLE own_reminders",
+                  "DELETE FROM schema_version WHERE version = 17",
+                  "DROP TABLE puzzle_runs", "DROP TABLE puzzle_run_posts", "DROP TABLE personal_bests",
+                  "DROP TABLE chat_records", "DELETE FROM schema_version WHERE version = 18",
+                  "DROP TABLE storm_runs", "DELETE FROM schema_version WHERE version = 19"]
     if isinstance(store, SQLiteStore):
         path = store.path
         store.close()
@@ -290,7 +296,7 @@ def test_a_database_from_before_the_counts_gets_its_finished_games_counted_on_op
     _before_the_counts(store)
     reopened = SQLiteStore(store.path) if isinstance(store, SQLiteStore) else type(store)(store.url)  # type: ignore
     try:
-        assert reopened.schema_version == 16
+        assert reopened.schema_version == 19
         for platform in (P, OTHER):
             assert counted(reopened.count_finished_games(platform)) == expected[platform]
         assert_counts_right(reopened)

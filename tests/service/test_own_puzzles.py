@@ -243,24 +243,45 @@ def test_the_share_of_finished_games_that_yield_a_puzzle(own: ChatHarness, capsy
 
 def test_scans_never_take_the_last_free_worker(held: tuple[ChatHarness, HeldExecutor]) -> None:
     chat, executor = held
-    chat.use_thinker(Thinker(executor, workers=1))
+    thinker = Thinker(executor, workers=2)
+    chat.use_thinker(thinker)
+    # Two workers, one of them searching a bot move: the other is the last free one.
+    thinker.submit(("move", "bot"), sum, ([],), on_done=lambda _result: None)
     game_id = game_from(chat, BEFORE_SLIP)
     chat.play(game_id, ["29-26"])
     chat.resign("ana", f"/resign #{game_id}")
     chat.service.tick()
-    assert executor.jobs == []                      # one worker: the bot's moves keep it
+    assert len(executor.jobs) == 1                  # the bot's move only: it keeps the last worker
     scan = chat.storage.own_puzzles.scan(game_id)
     assert scan is not None and (scan.status, scan.claimed_by) == ("pending", None)
     # Asked meanwhile: nothing yet, and the game is still to be searched.
     text = mine(chat)
     assert says(text, "en", "own.none") and says(text, "en", "own.scanning.one"), text
-    chat.use_thinker(Thinker(executor, workers=2))
+    executor.run_all()                              # the move is found: a worker is free again
     chat.service.tick()
     assert len(executor.jobs) == 1
     executor.run_all()
     scan = chat.storage.own_puzzles.scan(game_id)
     assert scan is not None and scan.status == "done"
     assert not says(mine(chat), "en", "own.scanning.one")
+
+
+def test_a_pool_of_one_worker_scans_only_while_it_is_idle(held: tuple[ChatHarness, HeldExecutor]) -> None:
+    chat, executor = held
+    thinker = Thinker(executor, workers=1)
+    chat.use_thinker(thinker)
+    thinker.submit(("move", "bot"), sum, ([],), on_done=lambda _result: None)
+    game_id = game_from(chat, BEFORE_SLIP)
+    chat.play(game_id, ["29-26"])
+    chat.resign("ana", f"/resign #{game_id}")
+    chat.service.tick()
+    assert len(executor.jobs) == 1                  # busy with the bot's move: no scan beside it
+    executor.run_all()
+    chat.service.tick()
+    assert len(executor.jobs) == 1                  # idle: the scan goes in
+    executor.run_all()
+    scan = chat.storage.own_puzzles.scan(game_id)
+    assert scan is not None and scan.status == "done"
 
 
 def test_two_processes_on_one_database_scan_each_game_once(tmp_path: Path, now: list[float]) -> None:

@@ -7,8 +7,8 @@ The queue is durable: a game is queued in the transaction that finishes it (it f
 GameFinished), so no finished game is missed by a restart, and claimed with a lease by one process
 (``store.own_puzzles.claim_scans``) before the engine pool scans it, so several processes on one
 database scan each game once.  Scans are timed work (``run_due``, from every platform's loop) and
-run in the engine pool beside the bot's moves, never in its last free worker: with one worker the
-bot's moves have the pool to themselves.
+run in the engine pool beside the bot's moves, never in its last free worker (a pool of one worker
+scans only while it is idle).
 
 A puzzle is served as an ordinary personal post (``PuzzlePostRecord.kind == "personal"``) whose
 puzzle id is ``own:<number>``, so the answer flow (typed moves, buttons, hint, give up) is the
@@ -172,12 +172,16 @@ class OwnPuzzles(UseCase):
 
     def _room(self) -> int:
         """How many more scans the pool takes now: at most MAX_SCANS at once, and one worker always
-        left to the bot's moves (with one worker, none); none while the bot has not started its pool."""
+        left to the bot's moves; none while the bot has not started its pool.  A pool of one worker
+        (a one-CPU machine, a common host for a small bot) scans only while it is idle: a scan costs
+        at most a few tenths of a CPU-second, which is all a bot move asked meanwhile waits, and
+        without it such a bot would never give anyone a puzzle of their own."""
         if not self.thinker.serving:
             return 0
         running = [key for key in self.thinker.running() if not (isinstance(key, tuple) and key[:1] == ("warm",))]
         scans = [key for key in running if isinstance(key, tuple) and key[:1] == ("scan",)]
-        return max(0, min(MAX_SCANS - len(scans), self.thinker.workers - 1 - len(running)))
+        spare = self.thinker.workers - 1 if self.thinker.workers > 1 else 1
+        return max(0, min(MAX_SCANS - len(scans), spare - len(running)))
 
     def start_scans(self, platform: str | None = None, now: float | None = None) -> int:
         """Claim pending games and hand them to the engine pool, as far as it has room; how many started."""

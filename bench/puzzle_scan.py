@@ -23,8 +23,9 @@ Three parts:
               busy loop (any second process on the machine) as the reference.
 ``share``     ``--share`` games per level (1, 2, 3) and variant of the bot against mat2, played to
               their end (a game still going at ``--max-plies`` is counted as finished there): how
-              many yield at least one puzzle, the puzzles (missed / allowed), and each puzzle proven
-              again to the bank's standard (``prove.verify``, what ``puzzles check`` runs).
+              many yield at least one puzzle (and one of mat2's side: the service keeps people's
+              puzzles only), the puzzles (missed / allowed), and each puzzle proven again to the
+              bank's standard (``prove.verify``, what ``puzzles check`` runs).
 
 Figures of a shared machine vary; the ratios are what compare.
 """
@@ -209,12 +210,18 @@ def part_share(per_level: int, max_plies: int) -> None:
     total_games = total_with = total_puzzles = total_failed = capped = 0
     cpu_all = plies_all = 0.0
     slowest: tuple[float, int, str] = (0.0, 0, "")
+    by_level: dict[int, int] = {}
+    finished: dict[int, int] = {}
+    finished_with: dict[int, int] = {}
+    for_person: dict[int, int] = {}
     for variant in VARIANTS:
         for level in (1, 2, 3):
             with_puzzles = missed = allowed = failed = 0
             for seed in range(1, per_level + 1):
                 game = engine_game(variant, level, 1000 * level + seed, max_plies)
                 capped += game.result is None
+                if game.result is not None:
+                    finished[level] = finished.get(level, 0) + 1
                 cpu = time.process_time()
                 found = scan_game(variant, None, game.moves)
                 spent = time.process_time() - cpu
@@ -222,6 +229,12 @@ def part_share(per_level: int, max_plies: int) -> None:
                 slowest = max(slowest, (spent, len(game.moves), f"{variant} level {level} seed {1000 * level + seed}"))
                 plies_all += len(game.moves)
                 with_puzzles += bool(found)
+                by_level[level] = by_level.get(level, 0) + bool(found)
+                # The service keeps the puzzles of people only: mat2 stands for the person here.
+                person = "black" if (1000 * level + seed) % 2 == 0 else "white"
+                for_person[level] = for_person.get(level, 0) + any(f.side == person for f in found)
+                if game.result is not None:
+                    finished_with[level] = finished_with.get(level, 0) + bool(found)
                 missed += sum(f.kind == MISSED for f in found)
                 allowed += sum(f.kind == ALLOWED for f in found)
                 failed += sum(bool(verify(f.puzzle)) for f in found)
@@ -234,6 +247,12 @@ def part_share(per_level: int, max_plies: int) -> None:
     print(f"  all: {total_with}/{total_games} games ({total_with / total_games:.0%}) with a puzzle, "
           f"{total_puzzles} puzzles, {total_failed} fail verify; {capped} games stopped at {max_plies} plies; "
           f"scan {1000 * cpu_all / max(plies_all, 1):.1f} CPU-ms a ply")
+    for level in (1, 2, 3):
+        played = per_level * len(VARIANTS)
+        print(f"  level {level}: {by_level.get(level, 0)}/{played} games with a puzzle "
+              f"({by_level.get(level, 0) / played:.0%}); of those that ended before {max_plies} plies "
+              f"{finished_with.get(level, 0)}/{finished.get(level, 0)}; with a puzzle of mat2's (the person's) "
+              f"{for_person.get(level, 0)}/{played}")
     print(f"  slowest scan: {slowest[0]:.2f} CPU-s, {slowest[1]} plies ({slowest[2]})")
 
 

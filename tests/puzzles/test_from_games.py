@@ -159,15 +159,16 @@ def check_puzzles(game: Game, found: list[GamePuzzle]) -> None:
 
 
 def test_games_of_the_bots_levels_1_to_3_against_a_scripted_player_yield_proven_puzzles():
+    # Levels 1, 2, 3 in turn until both kinds were met (three games today; bench/puzzle_scan.py
+    # measures the share of games over many more).
     kinds: set[str] = set()
-    games_with_puzzles = 0
-    for level, seed in ((1, 1), (2, 2), (3, 3)):
-        game = engine_game(level, seed)
+    for seed in range(1, 10):
+        game = engine_game(1 + (seed - 1) % 3, seed)
         found = scan_game("italian", None, [str(m) for m in game.moves])
         check_puzzles(game, found)
         kinds |= {f.kind for f in found}
-        games_with_puzzles += bool(found)
-    assert games_with_puzzles >= 1
+        if kinds == {MISSED, ALLOWED}:
+            break
     assert kinds == {MISSED, ALLOWED}
 
 

@@ -1,5 +1,6 @@
-"""The browser the browser tests share: the system's Chromium, launched once per test module
-(skipped where there is none, failed under DRAUGHTS_REQUIRE_BROWSER=1: see browser_harness)."""
+"""The browser the browser tests share: the system's Chromium, launched once for each run of browser
+tests in a test process (skipped where there is none, failed under DRAUGHTS_REQUIRE_BROWSER=1: see
+browser_harness)."""
 
 from __future__ import annotations
 
@@ -10,16 +11,51 @@ from typing import Any
 import pytest
 from browser_harness import TelegramBoard, require_browser
 
+# The running Playwright and its browser, while this process runs browser tests one after another.
+_shared: dict[str, Any] = {}
+HERE = Path(__file__).resolve().parent
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    chromium = require_browser()
-    from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
-        yield launched
-        launched.close()
+def _close_shared() -> None:
+    launched, playwright = _shared.pop("browser", None), _shared.pop("playwright", None)
+    try:
+        if launched is not None:
+            launched.close()
+    finally:
+        if playwright is not None:
+            playwright.stop()
+
+
+@pytest.fixture
+def browser() -> Any:
+    """Launched by the first browser test and kept while the next test is one too, across modules
+    (each module launched its own: about 1.5 s of CPU a launch, a dozen modules).  Not for longer:
+    while Playwright's sync API is open it marks its event loop as this thread's running loop, and an
+    asyncio test would fail on that.  Each test opens its own context or page."""
+    if "browser" not in _shared:
+        chromium = require_browser()
+        from playwright.sync_api import sync_playwright
+
+        playwright = sync_playwright().start()
+        try:
+            _shared["browser"] = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        except BaseException:
+            playwright.stop()
+            raise
+        _shared["playwright"] = playwright
+    return _shared["browser"]
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After a browser test's own teardown: the browser goes unless the next test is a browser test."""
+    if _shared and (nextitem is None or HERE not in Path(nextitem.path).resolve().parents):
+        _close_shared()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if _shared:
+        _close_shared()
 
 
 @pytest.fixture

@@ -56,8 +56,9 @@ class GamePuzzle:
     side: str
     kind: str
     puzzle: dict[str, Any]
-    # The move number of the puzzle's position as a PDN of the game counts it (Black's first
-    # move after a "B:" start position is move 1, White's next one move 2).
+    # The move number as a PDN of the game counts it (Black's first move after a "B:" start
+    # position is move 1, White's next one move 2) of the move the puzzle is about: the one
+    # missed (played at the puzzle's position) or the one that allowed it (``moves[ply - 1]``).
     move_number: int = 0
 
 
@@ -136,5 +137,7 @@ def scan_game(variant: str, start_fen: str | None, moves: Sequence[str | Move], 
         if ply < len(played) and str(played[ply]) not in puzzle["tree"]:
             found.append(GamePuzzle(ply, SIDES[solver], MISSED, puzzle, number(ply)))
         if ply > 0 and allowed(positions[ply - 1], played[ply - 1], plies, nodes):
-            found.append(GamePuzzle(ply, SIDES[positions[ply - 1].turn], ALLOWED, puzzle, number(ply)))
+            # Numbered by the move that let it in, the one the player remembers (Black's slip
+            # "5... 4-7" is move 5; the position after it is White's move 6).
+            found.append(GamePuzzle(ply, SIDES[positions[ply - 1].turn], ALLOWED, puzzle, number(ply - 1)))
     return found

@@ -251,3 +251,23 @@ def test_a_game_without_a_gametype_tag_is_of_the_variant_given(tmp_path):
     assert done.returncode == 0, done.stderr
     first = json.loads(done.stdout.splitlines()[0])
     assert (first["variant"], first["id"], first["kind"]) == ("spanish", puzzle["id"], MISSED)
+
+
+def _mirrored(fen: str) -> str:
+    """The same position turned round (square n is 33 - n) with the colours swapped: the side to
+    move changes colour, and Italian rules play it the same."""
+    turn, white, black = fen.split(":")
+
+    def squares(part: str) -> str:
+        return ",".join(str(33 - int(s)) for s in part[1:].split(","))
+    return f"{'B' if turn == 'W' else 'W'}:W{squares(black)}:B{squares(white)}"
+
+
+def test_an_allowed_puzzle_is_numbered_by_the_move_that_allowed_it_for_either_colour():
+    """White's slip at move 1 and, turned round, Black's slip at move 1 ("1... 4-7"): both
+    puzzles carry move 1, the move the player made, though Black's position after it is move 2."""
+    white = scan_game("italian", BEFORE_SLIP, ["29-26"])
+    black = scan_game("italian", _mirrored(BEFORE_SLIP), ["4-7"])
+    assert [(f.side, f.kind, f.move_number) for f in white] == [("white", "allowed", 1)]
+    assert [(f.side, f.kind, f.move_number) for f in black] == [("black", "allowed", 1)]
+    assert black[0].puzzle["solution"][0] == "18-14"

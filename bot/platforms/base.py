@@ -327,12 +327,20 @@ class ChatAdapter:
         remembered as soon as it is out, so that it is known even if a later piece fails.  A piece
         the platform refuses for good goes to ``instead_of``.  Raises the first failure, with
         ``progress`` saying how far the reply got.  A reply that takes the place of an earlier
-        message (``edit_of``) edits that one instead."""
+        message (``edit_of``) edits that one instead.  The chat's record message (``record``) is
+        the one known now, read here rather than when the row was written: two records queued
+        before the first post went out make one message, posted then edited; one that is gone
+        (deleted) is posted anew, and the new one remembered."""
         progress = progress if progress is not None else Progress()
         if reply.edit_of is not None:
             await self.edit_message(chat_id, reply.edit_of, reply)
             progress.delivered = 1
             return
+        if reply.record is not None and not progress.delivered:
+            shown = await self.call(self.service.record_message, self.platform, chat_id, reply.record)
+            if shown is not None and await self.edit_message(chat_id, shown, reply):
+                progress.delivered = 1
+                return
         todo = self.pieces(reply)
         for index in range(progress.delivered, len(todo)):
             piece = todo[index]
@@ -350,10 +358,12 @@ class ChatAdapter:
             if progress.item_id is not None and index + 1 < len(todo):
                 await self.call(self.service.message_progress, progress.item_id, index + 1)
 
-    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> bool:
         """Replace the text and buttons of an earlier text message of the bot (a challenge once it
-        is closed).  A message that can no longer be edited (deleted, too old) is left alone;
-        other failures are raised, as for ``send_piece``."""
+        is closed, the chat's record).  A message that can no longer be edited (deleted, too old)
+        is left alone, and False says so: a caller that must show the reply may post it anew;
+        True when it shows the reply (or was left as it was for a reason a new message would not
+        mend).  Other failures are raised, as for ``send_piece``."""
         raise NotImplementedError
 
     async def instead_of(self, chat_id: str, piece: Piece, reply: Reply, exc: BaseException, *,

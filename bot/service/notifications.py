@@ -331,8 +331,10 @@ class StormFinished(Notification):
 @dataclass(frozen=True)
 class ChatRecordBeaten(Notification):
     """``name`` made the chat's record of ``mode`` (streak, storm) in ``variant`` with ``score``, told
-    in ``lang``: the chat's record message ``message_id`` is edited to say so (None: none known yet,
-    a new one is posted); ``beaten_name`` and ``beaten_score`` the record it beat (None: the first)."""
+    in ``lang``: the chat's record message is edited to say so (the one the adapter knows when it
+    delivers this; none yet: a new one is posted); ``message_id`` the one known when this was written
+    (kept for the record, not used: it may be unknown yet); ``beaten_name`` and ``beaten_score`` the
+    record it beat (None: the first)."""
 
     kind: ClassVar[str] = "chat_record"
     mode: str

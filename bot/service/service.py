@@ -240,6 +240,11 @@ class GameService:
             log.warning("board message %s of game %s / puzzle %s / challenge %s not remembered: %s", message_id,
                         game_id, post_id, challenge_id, err)
 
+    def record_message(self, platform: str, chat_id: str, record: str) -> str | None:
+        """The message that shows the chat's record ``record`` now (None: none yet), for the
+        adapter to edit when it delivers a new record."""
+        return self.app.puzzle_runs.record_message(platform, chat_id, record)
+
     # A chat's other way in, where the bot's own posts are refused (Discord: the newest interaction's
     # follow-up webhook, whose token lives 15 minutes).  Kept in the database, not in the memory of
     # the process that got the interaction: any process may deliver the chat's next outbox row.  One

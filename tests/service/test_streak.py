@@ -126,15 +126,19 @@ def test_the_chat_record_message_is_posted_once_then_edited_in_place(chat: ChatH
     assert first.edit_of is None and first.record == "streak:italian"
     assert first.text == tr("en", "records.message", mode=tr("en", "records.mode.streak"),
                             variant=tr("en", "variant.italian"), score=1, name="Ana")
-    # The adapter says which message it sent; the next record edits that one.
+    # The adapter says which message it sent; the next record edits that one (the adapter reads
+    # which when it delivers it: record_message).
+    assert chat.service.record_message(PLATFORM, GROUP, "streak:italian") is None
     chat.service.remember_board(PLATFORM, GROUP, "m-77", None, record=first.record)
+    assert chat.service.record_message(PLATFORM, GROUP, "streak:italian") == "m-77"
     chat.say("bob", "/streak italian")
     _solve(chat, "bob")
     _solve(chat, "bob")
     _miss(chat, "bob")
     (edit,) = [o.reply for o in chat.service.outbox.drain(PLATFORM) if "🏆" in o.reply.text and o.chat_id == GROUP]
-    assert edit.edit_of == "m-77" and edit.record is None
+    assert edit.edit_of is None and edit.record == "streak:italian"
     assert tr("en", "records.beaten", name="Ana", score=1) in edit.text
+    assert chat.service.record_message(PLATFORM, GROUP, "streak:italian") == "m-77"
     # A score that does not beat the record leaves the message alone.
     chat.say("eva", "/streak italian")
     _miss(chat, "eva")

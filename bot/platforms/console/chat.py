@@ -299,8 +299,12 @@ class ConsoleChat:
                 self._say(f"  [{button.label}]  {shown}")
         if reply.game_id is not None or reply.post_id is not None or reply.record is not None:
             try:
+                # A new chat record stands for an edit of the record message printed first (the
+                # console prints an edit as a new line): that first one stays the one remembered.
+                record = (reply.record if reply.record is not None
+                          and self.service.record_message(PLATFORM, chat, reply.record) is None else None)
                 self.service.remember_board(PLATFORM, chat, str(self.counter), reply.game_id, reply.post_id,
-                                            record=reply.record)
+                                            record=record)
             except StorageBusy:
                 # Only /reply to this message is lost; the game itself is stored.
                 self._say(f"  (the database is busy: /reply {self.counter} will not find this board)")

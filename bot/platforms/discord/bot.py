@@ -88,6 +88,8 @@ GONE_CODES = frozenset({10015, 10062, 50027})
 # The channel will never take a message from us: Unknown Channel, Missing Access, Missing
 # Permissions, Cannot send messages to this user.
 CHANNEL_GONE_CODES = frozenset({10003, 50001, 50013, 50007})
+# The message to edit was deleted (Unknown Message).
+UNKNOWN_MESSAGE = 10008
 
 
 # What the bot needs in a channel to post there on its own (the REST API): the bot's moves,
@@ -951,9 +953,9 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
             raise NotAChannel(f"not a Discord channel id: {chat_id!r}") from None
         return self.get_channel(channel_id) or self.get_partial_messageable(channel_id)
 
-    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
-        """Replace an earlier message's text and buttons (a closed challenge); one that is gone is
-        left alone."""
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> bool:
+        """Replace an earlier message's text and buttons (a closed challenge, the chat's record);
+        one that is gone is left alone, and False says so (404 Unknown Message)."""
         message = (await self.channel_of(chat_id)).get_partial_message(int(message_id))
         try:
             await self.with_retries(f"editing message {message_id}", lambda: message.edit(
@@ -962,6 +964,9 @@ class DraughtsBot(ChatAdapter, commands.AutoShardedBot):
         except (discord.NotFound, discord.Forbidden) as exc:
             # Deleted, or a channel the bot may no longer see: the old message stays as it was.
             log.info("message %s in channel %s not updated: %s", message_id, chat_id, describe_http_failure(exc))
+            # Only a deleted message is mended by a new post; an unseen channel would refuse that too.
+            return not (isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_MESSAGE)
+        return True
 
     async def dm_channel(self, chat_id: str) -> discord.DMChannel:
         """A user's private chat with the bot ("dm:<user id>" in the outbox): their DM channel,

@@ -340,6 +340,9 @@ _GONE = ("chat not found", "chat_write_forbidden", "have no rights to send a mes
          # a closed topic (or General) or a deleted one: the bot may not post there
          "topic_closed", "message thread not found")
 _NO_PHOTOS = "not enough rights to send photos"
+# An edit refused because the message is not there to edit (deleted, or one Telegram no longer
+# lets the bot edit): a new message can show what the edit would have.
+_EDIT_GONE = ("message to edit not found", "message can't be edited")
 
 
 @dataclass(frozen=True)
@@ -1120,9 +1123,10 @@ class TelegramAdapter(ChatAdapter):
             sent = await self._api(lambda: bot.send_message(chat, piece.text, reply_markup=markup, **answer))
         return str(sent.message_id)
 
-    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
-        """Replace an earlier text message's text and buttons (a closed challenge); one Telegram will
-        not edit any more (deleted, too old, unchanged) is left alone."""
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> bool:
+        """Replace an earlier text message's text and buttons (a closed challenge, the chat's
+        record); one Telegram will not edit any more (deleted, too old, unchanged) is left alone,
+        and False says it is gone ("message to edit not found", "message can't be edited")."""
         bot = self.bot
         assert bot is not None, "build() first"
         try:
@@ -1134,6 +1138,8 @@ class TelegramAdapter(ChatAdapter):
             if self.failure_kind(err) == PERMANENT:
                 raise
             log.info("telegram message %s in chat %s not updated: %s", message_id, chat_id, err)
+            return not any(words in str(err).lower() for words in _EDIT_GONE)
+        return True
 
     async def _in_turn(self, call: Callable[[], Awaitable[T]]) -> T:
         """A board edit that flood control holds back waits for its turn (MAX_FLOOD_WAIT in all at

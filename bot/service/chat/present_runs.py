@@ -152,12 +152,12 @@ def record_text(lang: str, mode: str, variant: str, score: int, name: str, beate
 
 
 def record_message(notice: ChatRecordBeaten) -> Reply:
-    """The chat's record message for a new record: an edit of the one known, else a new post whose
-    id the adapter reports (``Reply.record``)."""
+    """The chat's record message for a new record (``Reply.record``): the adapter edits the message
+    known when it delivers it, else posts a new one and reports its id.  The notice's
+    ``message_id`` (the one known when it was written) is not used: a record queued before the
+    first post's id was known would post a second message."""
     text = record_text(notice.lang, notice.mode, notice.variant, notice.score, notice.name, notice.beaten_name,
                        notice.beaten_score)
-    if notice.message_id is not None:
-        return Reply(text, edit_of=notice.message_id)
     return Reply(text, record=record_key(notice.mode, notice.variant))
 
 

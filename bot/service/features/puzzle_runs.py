@@ -190,6 +190,12 @@ class PuzzleRuns(UseCase):
         mode, _, variant = record.partition(":")
         self.storage.puzzle_runs.set_chat_best_message(platform, chat_id, mode, variant, message_id)
 
+    def record_message(self, platform: str, chat_id: str, record: str) -> str | None:
+        """The message that shows the chat's record ``record`` ("<mode>:<variant>") now, or None."""
+        mode, _, variant = record.partition(":")
+        best = self.storage.puzzle_runs.chat_best(platform, chat_id, mode, variant)
+        return best.message_id if best is not None else None
+
     def bests(self, caller: Caller, variant: str) -> StreakBests:
         runs = self.storage.puzzle_runs
         chat = (runs.chat_best(*caller.key, STREAK, variant) if self._keeps_records(*caller.key) else None)

@@ -89,3 +89,41 @@ async def test_the_record_message_is_posted_once_then_edited_in_place(h: Harness
     assert edited.content.startswith(tr("en", "records.message", mode=tr("en", "records.mode.streak"),
                                         variant=tr("en", "variant.italian"), score=2, name="Bob"))
     assert tr("en", "records.beaten", name="Ana", score=1) in edited.content
+
+
+def _record_text(score: int, name: str) -> str:
+    return tr("en", "records.message", mode=tr("en", "records.mode.streak"), variant=tr("en", "variant.italian"),
+              score=score, name=name)
+
+
+async def test_two_records_before_a_delivery_round_make_one_message(h: Harness) -> None:
+    """Two records queued before the outbox goes out: one post, then a PATCH of that post."""
+    await run_streak(h, "ana", 1)
+    await run_streak(h, "bob", 2)
+    assert await h.bot.delivery_round() == 2
+    (record,) = h.fake.channel_posts()
+    assert h.fake.messages[record.id].content.startswith(_record_text(2, "Bob"))
+    best = h.storage.puzzle_runs.chat_best(PLATFORM, str(CHANNEL_ID), "streak", "italian")
+    assert best is not None and best.message_id == str(record.id)
+
+
+async def test_a_deleted_record_message_is_posted_again(h: Harness) -> None:
+    """The record message was deleted: Discord answers the edit 404 Unknown Message (10008), so the
+    next record is a new post, which the one after edits."""
+    await run_streak(h, "ana", 1)
+    await h.bot.delivery_round()
+    (first,) = h.fake.channel_posts()
+    h.fake.messages.pop(first.id)
+    await run_streak(h, "bob", 2)
+    patches = len(h.fake.requests(method="PATCH"))
+    await h.bot.delivery_round()
+    assert len(h.fake.requests(method="PATCH")) == patches + 1
+    (second,) = h.fake.channel_posts()
+    assert second.id != first.id
+    assert second.content.startswith(_record_text(2, "Bob"))
+    best = h.storage.puzzle_runs.chat_best(PLATFORM, str(CHANNEL_ID), "streak", "italian")
+    assert best is not None and best.message_id == str(second.id)
+    await run_streak(h, "cid", 3)
+    await h.bot.delivery_round()
+    assert [m.id for m in h.fake.channel_posts()] == [second.id]
+    assert h.fake.messages[second.id].content.startswith(_record_text(3, "Cid"))

@@ -95,3 +95,48 @@ async def test_the_record_message_is_posted_once_then_edited_in_place(tg) -> Non
     before = len(tg.http.calls)
     await tg.adapter.delivery_round()
     assert group_calls(tg, before) == []
+
+
+async def test_two_records_before_a_delivery_round_make_one_message(tg) -> None:
+    """Ana's record and Bob's, which beats it, are both queued before the outbox goes out (two runs
+    ending close together): the group gets one record message, posted then edited, never two."""
+    await run_streak(tg, "ana", 1)
+    await run_streak(tg, "bob", 2)
+    before = len(tg.http.calls)
+    assert await tg.adapter.delivery_round() == 2
+    posted, edited = group_calls(tg, before)
+    assert (posted.method, edited.method) == ("sendMessage", "editMessageText")
+    message_id = next(mid for (chat, mid), m in tg.http.messages.items()
+                      if chat == CHAT and m.text == edited.params["text"])
+    assert int(edited.params["message_id"]) == message_id
+    assert edited.params["text"].startswith(tr("en", "records.message", mode=tr("en", "records.mode.streak"),
+                                               variant=tr("en", "variant.italian"), score=2, name="Bob"))
+    best = tg.storage.puzzle_runs.chat_best(PLATFORM, str(CHAT), "streak", "italian")
+    assert best is not None and best.message_id == str(message_id)
+
+
+async def test_a_deleted_record_message_is_posted_again(tg) -> None:
+    """An admin deleted the record message: the next record is a new message (Telegram says the one
+    to edit is not found), and the one after edits that new one."""
+    await run_streak(tg, "ana", 1)
+    await tg.adapter.delivery_round()
+    best = tg.storage.puzzle_runs.chat_best(PLATFORM, str(CHAT), "streak", "italian")
+    assert best is not None and best.message_id is not None
+    del tg.http.messages[(CHAT, int(best.message_id))]
+    tg.expect_refusals(1)
+    await run_streak(tg, "bob", 2)
+    before = len(tg.http.calls)
+    await tg.adapter.delivery_round()
+    refused = [c for c in tg.http.calls[before:] if c.method == "editMessageText"]
+    assert [c.status for c in refused] == [400]
+    (posted,) = group_calls(tg, before)
+    assert posted.method == "sendMessage"
+    assert posted.params["text"].startswith(tr("en", "records.message", mode=tr("en", "records.mode.streak"),
+                                               variant=tr("en", "variant.italian"), score=2, name="Bob"))
+    best = tg.storage.puzzle_runs.chat_best(PLATFORM, str(CHAT), "streak", "italian")
+    assert best is not None and (CHAT, int(best.message_id or 0)) in tg.http.messages
+    await run_streak(tg, "eve", 3)
+    before = len(tg.http.calls)
+    await tg.adapter.delivery_round()
+    (edited,) = group_calls(tg, before)
+    assert edited.method == "editMessageText" and int(edited.params["message_id"]) == int(best.message_id or 0)

@@ -135,6 +135,7 @@ class StormPage:
             return None
         body = {"ok": answered.verdict in ("right", "solved", "wrong"), "verdict": answered.verdict,
                 "played": list(answered.played), "solution": list(answered.solution),
+                "expected": answered.expected,
                 "message": answer_text(lang, answered), "state": state_json(answered.view, lang)}
         status = _STATUS[answered.verdict]
         if status != 200:
@@ -152,7 +153,7 @@ def answer_text(lang: str, answered: StormAnswered) -> str:
             return illegal_move_text(lang, answered.error, pos)
         return t(lang, "storm.illegal")
     if verdict == "wrong":
-        return t(lang, "storm.wrong", line=" ".join(answered.solution[:1]) or "-", seconds=int(MISS_SECONDS))
+        return t(lang, "storm.wrong", line=answered.expected or "-", seconds=int(MISS_SECONDS))
     if verdict == "over":
         return t(lang, "storm.late")
     if verdict == "stale":

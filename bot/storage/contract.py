@@ -598,8 +598,13 @@ class Contract(abc.ABC):
 
     @abc.abstractmethod
     def create_storm_run(self, platform: str, chat_id: str, user_id: str, name: str, lang: str, variant: str,
-                         puzzles: str, started_at: float, ends_at: float) -> int:
-        """A new storm run, running at its first puzzle; its number."""
+                         puzzles: str, started_at: float, ends_at: float) -> int | None:
+        """A new storm run, running at its first puzzle; its number.  None (nothing written) when
+        the player already has a running run on that platform (one at a time)."""
+
+    @abc.abstractmethod
+    def running_storm_run(self, platform: str, user_id: str) -> StormRunRecord | None:
+        """The player's running storm run (at most one), or None."""
 
     @abc.abstractmethod
     def storm_run(self, run_id: int) -> StormRunRecord | None:
@@ -608,12 +613,14 @@ class Contract(abc.ABC):
     @abc.abstractmethod
     def save_storm_run(self, run_id: int, version: int, changes: dict[str, Any]) -> StormRunRecord:
         """Store a run's next state (``current``, ``moves``, ``solved``, ``missed``, ``ends_at``,
-        ``status``, ``finished_at``): a compare-and-set on ``version``; StorageContention (nothing
+        ``status``, ``finished_at``, ``opened_at``): a compare-and-set on ``version``; StorageContention (nothing
         written) when another answer came first.  The run as it is now."""
 
     @abc.abstractmethod
-    def storm_runs_over(self, now: float, limit: int = 50) -> list[StormRunRecord]:
-        """Runs still running whose time ended at or before ``now``, oldest end first."""
+    def storm_runs_over(self, now: float, platform: str | None = None, limit: int = 50) -> list[StormRunRecord]:
+        """Runs still running whose time ended at or before ``now`` (of ``platform`` only, when
+        given: chosen before the limit, so another platform's never crowd them out), oldest end
+        first."""
 
     @abc.abstractmethod
     def create_tournament(self, platform: str, chat_id: str, variant: str, move_seconds: int, round_seconds: int,

@@ -301,7 +301,8 @@ class StormRunRecord:
     answer bumps it): ``user_id`` plays it on the web board, ``chat_id`` is where /storm was asked
     (its result goes there, in ``lang``); ``puzzles`` the bank ids in the order played (JSON list),
     ``current`` the index of the one being played and ``moves`` what was played in it (JSON list);
-    ``status`` running or finished."""
+    ``status`` running or finished; ``opened_at`` when its player first opened it (None: not yet,
+    and ``ends_at`` is when the unopened run lapses)."""
 
     id: int
     platform: str
@@ -320,6 +321,7 @@ class StormRunRecord:
     status: str
     version: int
     finished_at: float | None
+    opened_at: float | None
 
 
 def field_names(record: type) -> tuple[str, ...]:

@@ -488,13 +488,19 @@ class StormChange:
     ends_at: float
     status: str = "running"
     finished_at: float | None = None
+    # Set once, when the player first opens the run (UNSET: left as stored).
+    opened_at: float | None = UNSET
 
 
 class StormRunsRepository(_Repository):
     """Storm runs: each answer and the run's end are a compare-and-set on its version."""
 
-    def create(self, run: NewStormRun) -> int:
+    def create(self, run: NewStormRun) -> int | None:
+        """The new run's number; None when the player already has a running run."""
         return self._store.create_storm_run(**_given(run))
+
+    def running(self, platform: str, user_id: str) -> StormRunRecord | None:
+        return self._store.running_storm_run(platform, user_id)
 
     def get(self, run_id: int) -> StormRunRecord | None:
         return self._store.storm_run(run_id)
@@ -502,8 +508,8 @@ class StormRunsRepository(_Repository):
     def save(self, run_id: int, version: int, change: StormChange) -> StormRunRecord:
         return self._store.save_storm_run(run_id, version, _given(change))
 
-    def over(self, now: float, limit: int = 50) -> list[StormRunRecord]:
-        return self._store.storm_runs_over(now, limit)
+    def over(self, now: float, platform: str | None = None, limit: int = 50) -> list[StormRunRecord]:
+        return self._store.storm_runs_over(now, platform, limit)
 
 
 @dataclass(frozen=True)

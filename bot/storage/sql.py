@@ -86,7 +86,7 @@ from .rows import (
 
 T = TypeVar("T")
 # What saving a storm run may change (the rest is fixed at its start, or the store's: id, version).
-STORM_CHANGES = frozenset({"current", "moves", "solved", "missed", "ends_at", "status", "finished_at"})
+STORM_CHANGES = frozenset({"current", "moves", "solved", "missed", "ends_at", "status", "finished_at", "opened_at"})
 
 # An outbox error is kept cut to this many characters.
 ERROR_CHARS = 500
@@ -293,7 +293,7 @@ class SqlStore(Store):
                             (new_chat_id, platform, old_chat_id, new_chat_id))
                 self._write(f"DELETE FROM {table} WHERE platform=? AND chat_id=?", (platform, old_chat_id))
             # Messages still to be sent follow the chat too (the old id no longer takes any).
-            for table in ("challenges", "games", "outbox", "puzzle_runs", "own_reminders"):
+            for table in ("challenges", "games", "outbox", "puzzle_runs", "own_reminders", "storm_runs"):
                 self._write(f"UPDATE {table} SET chat_id=? WHERE platform=? AND chat_id=?",
                             (new_chat_id, platform, old_chat_id))
             # The games' counts follow them, added to any the new id has already.
@@ -870,16 +870,18 @@ class SqlStore(Store):
 
     @unit
     def create_storm_run(self, platform: str, chat_id: str, user_id: str, name: str, lang: str, variant: str,
-                         puzzles: str, started_at: float, ends_at: float) -> int:
-        run_id = self._insert_id(
+                         puzzles: str, started_at: float, ends_at: float) -> int | None:
+        # The partial unique index (one running run a player) makes this a single claim.
+        return self._insert_id(
             "INSERT INTO storm_runs (platform, chat_id, user_id, name, lang, variant, puzzles, started_at, ends_at) "
-            "VALUES (?,?,?,?,?,?,?,?,?)",
+            "VALUES (?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING",
             (platform, chat_id, user_id, name, lang, variant, puzzles, started_at, ends_at))
-        assert run_id is not None            # no conflict clause: an insert that fails raises
-        return run_id
 
     def storm_run(self, run_id: int) -> StormRunRecord | None:
         return self._record(StormRunRecord, "id=?", (run_id,))
+
+    def running_storm_run(self, platform: str, user_id: str) -> StormRunRecord | None:
+        return self._record(StormRunRecord, "platform=? AND user_id=? AND status='running'", (platform, user_id))
 
     @unit
     def save_storm_run(self, run_id: int, version: int, changes: dict[str, Any]) -> StormRunRecord:
@@ -896,9 +898,12 @@ class SqlStore(Store):
             assert saved is not None          # written just now, in this transaction
             return saved
 
-    def storm_runs_over(self, now: float, limit: int = 50) -> list[StormRunRecord]:
-        return self._records(StormRunRecord, "status='running' AND ends_at <= ? ORDER BY ends_at, id LIMIT ?",
-                             (now, limit))
+    def storm_runs_over(self, now: float, platform: str | None = None, limit: int = 50) -> list[StormRunRecord]:
+        if platform is None:
+            return self._records(StormRunRecord, "status='running' AND ends_at <= ? ORDER BY ends_at, id LIMIT ?",
+                                 (now, limit))
+        return self._records(StormRunRecord, "status='running' AND platform=? AND ends_at <= ? "
+                             "ORDER BY ends_at, id LIMIT ?", (platform, now, limit))
 
     # -- tournaments ------------------------------------------------------------------------------
 

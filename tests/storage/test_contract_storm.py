@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from storage_helpers import give_back
-from test_contract import BACKENDS, GROUP, OTHER, T0, P
+from test_contract import BACKENDS, GROUP, GROUP2, OTHER, T0, P
 
 from bot.storage import SQLiteStore, StorageContention, Store
 from bot.storage.repositories import NewStormRun, StormChange
@@ -100,3 +100,52 @@ def test_two_answers_at_once_count_once(tmp_path: Path) -> None:
     row = first.storm_runs.get(run_id)
     assert row is not None and (row.solved, row.version) == (1, 1)
     first.close()
+
+
+def test_a_player_has_at_most_one_running_run(store: Store) -> None:
+    first = store.storm_runs.create(_new("u1"))
+    assert first is not None
+    assert store.storm_runs.create(_new("u1", T0 + 5)) is None
+    row = store.storm_runs.running(P, "u1")
+    assert row is not None and row.id == first
+    assert store.storm_runs.running(P, "u2") is None and store.storm_runs.running(OTHER, "u1") is None
+    # Another player, or the same id on another platform, has runs of their own.
+    elsewhere = store.storm_runs.create(_new("u1", platform=OTHER))
+    assert elsewhere is not None and elsewhere != first
+    store.storm_runs.save(first, 0, StormChange(0, "[]", 0, 0, T0 + 180, "finished", T0 + 180))
+    assert store.storm_runs.running(P, "u1") is None
+    second = store.storm_runs.create(_new("u1", T0 + 200))
+    assert second is not None and second not in (first, elsewhere)
+    running = store.storm_runs.running(P, "u1")
+    assert running is not None and running.id == second
+
+
+def test_opening_a_run_is_saved_with_its_clock(store: Store) -> None:
+    run_id = store.storm_runs.create(_new())
+    assert run_id is not None
+    row = store.storm_runs.get(run_id)
+    assert row is not None and row.opened_at is None
+    opened = store.storm_runs.save(run_id, 0, StormChange(0, "[]", 0, 0, T0 + 250, opened_at=T0 + 70))
+    assert (opened.opened_at, opened.ends_at, opened.version) == (T0 + 70, T0 + 250, 1)
+    # A later save that does not name it keeps it.
+    later = store.storm_runs.save(run_id, 1, StormChange(1, "[]", 1, 0, T0 + 250))
+    assert later.opened_at == T0 + 70
+
+
+def test_the_runs_over_of_one_platform_are_picked_in_the_query(store: Store) -> None:
+    others = [store.storm_runs.create(_new(f"o{n}", T0 - 1000, OTHER)) for n in range(3)]
+    mine = store.storm_runs.create(_new("u1", T0))
+    assert [r.id for r in store.storm_runs.over(T0 + 300, limit=3)] == others
+    assert [r.id for r in store.storm_runs.over(T0 + 300, P, limit=3)] == [mine]
+    assert [r.id for r in store.storm_runs.over(T0 + 300, OTHER, limit=2)] == others[:2]
+
+
+def test_a_group_becoming_a_supergroup_takes_its_storm_runs(store: Store) -> None:
+    run_id = store.storm_runs.create(_new())
+    elsewhere = store.storm_runs.create(_new("u2", platform=OTHER))
+    assert run_id is not None and elsewhere is not None
+    store.move_chat(P, GROUP, GROUP2)
+    row = store.storm_runs.get(run_id)
+    assert row is not None and row.chat_id == GROUP2
+    other = store.storm_runs.get(elsewhere)
+    assert other is not None and other.chat_id == GROUP

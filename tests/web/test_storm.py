@@ -24,8 +24,9 @@ from bot.puzzles import bank
 from bot.puzzles.solve import position_after
 from bot.service import ChatEvent
 from bot.service.chat.present_notices import NoticePresenter
-from bot.service.features.storm import MISS_SECONDS, RUN_SECONDS, choose_puzzles
+from bot.service.features.storm import MISS_SECONDS, OPEN_SECONDS, RUN_SECONDS, choose_puzzles
 from bot.service.notifications import StormFinished, from_json
+from bot.storage.repositories import NewStormRun
 
 LINK = re.compile(r"/storm/([0-9]+)\?t=(r[0-9]+s[A-Za-z0-9_-]{22})")
 
@@ -119,7 +120,8 @@ async def test_storm_in_a_group_gives_the_link_to_the_player_alone(chat, client)
     row = chat.storage.storm_runs.get(run_id)
     assert row is not None and (row.user_id, row.chat_id, row.variant, row.status) == ("ana", GROUP, "italian",
                                                                                       "running")
-    assert row.ends_at - row.started_at == RUN_SECONDS
+    # The clock starts when the page is first opened; until then the run waits for it.
+    assert row.ends_at - row.started_at == OPEN_SECONDS and row.opened_at is None
 
 
 async def test_bad_input_to_storm_starts_nothing(chat, client):
@@ -218,6 +220,8 @@ async def test_a_wrong_move_costs_ten_seconds_and_moves_on(chat, client):
 async def test_a_stale_answer_or_an_illegal_move_changes_nothing(chat, client):
     run_id, path = start(chat)
     state = await state_of(client, path)
+    opened = chat.storage.storm_runs.get(run_id)
+    assert opened is not None and opened.version == 1
     line = puzzle_of(state)["solution"]
     status, body = await answer(client, path, state, move="1-99")
     assert status == 422 and body["verdict"] == "illegal"
@@ -229,7 +233,7 @@ async def test_a_stale_answer_or_an_illegal_move_changes_nothing(chat, client):
     status, body = await answer(client, path, state, path="22-18")
     assert status == 400
     row = chat.storage.storm_runs.get(run_id)
-    assert row is not None and (row.version, row.current, row.solved, row.missed, row.moves) == (0, 0, 0, 0, "[]")
+    assert row is not None and (row.version, row.current, row.solved, row.missed, row.moves) == (1, 0, 0, 0, "[]")
 
 
 # -- the end: the server's clock, the result in the chat ------------------------------------------------
@@ -240,20 +244,25 @@ async def test_an_answer_after_the_time_is_up_is_refused_and_the_result_is_told_
     run_id, path = start(chat, lang="es")
     state = await state_of(client, path)
     line = puzzle_of(state)["solution"]
+    _status, body = await answer(client, path, state, path=path_of(state, line[0]))
+    state = body["state"]
+    before = chat.storage.storm_runs.get(run_id)
+    assert before is not None
     chat.now[0] += RUN_SECONDS + 0.5
-    status, body = await answer(client, path, state, path=path_of(state, line[0]))
+    status, body = await answer(client, path, state,
+                                path=path_of(state, puzzle_of(state)["solution"][state["ply"]]))
     assert status == 409 and body["verdict"] == "over"
     assert says(body["message"], "es", "storm.late")
     assert body["state"]["status"] == "finished" and body["state"]["left"] == 0
     row = chat.storage.storm_runs.get(run_id)
-    assert row is not None and (row.status, row.solved, row.current, row.finished_at) == (
-        "finished", 0, 0, row.ends_at)
+    assert row is not None and (row.status, row.solved, row.current, row.moves, row.finished_at) == (
+        "finished", before.solved, before.current, before.moves, row.ends_at)
     # Asked again, and the clock's own round: told once.
     again = await state_of(client, path)
     assert again["status"] == "finished" and again["version"] == row.version
     assert chat.service.app.clocks.run_due(PLATFORM) >= 0
     notices = storm_notices(chat)
-    assert len(notices) == 1 and notices[0]["lang"] == "es" and notices[0]["solved"] == 0
+    assert len(notices) == 1 and notices[0]["lang"] == "es" and notices[0]["solved"] == row.solved
     notice = from_json(notices[0])
     assert isinstance(notice, StormFinished)
     present = chat.service.outbox.present
@@ -325,7 +334,128 @@ async def test_start_storm_in_a_private_chat_gives_the_link_to_the_runs_player_o
     assert says(other.text, "en", "storm.no_run") and not other.buttons
     (missing,) = private_start("ana", f"storm{run_id + 50}")
     assert says(missing.text, "en", "storm.no_run")
+    await state_of(client, path)
     chat.now[0] += RUN_SECONDS + 1
     chat.service.app.clocks.run_due(PLATFORM)
     (ended,) = private_start("ana", f"storm{run_id}")
     assert says(ended.text, "en", "storm.no_run")
+
+
+# -- review fixes (issue 33): one running run a player, the clock from the page's opening --------------
+
+
+async def test_storm_asked_again_gives_back_the_running_run_and_the_group_hears_it_once(chat, client):
+    replies = [chat.say("ana", "/storm italian") for _ in range(5)]
+    public = [r for rs in replies for r in rs if not r.private]
+    assert [says(r.text, "en", "storm.group") for r in public] == [True]
+    links = [LINK.search(r.buttons[0][0].url or "") for rs in replies for r in rs if r.private]
+    assert len(links) == 5 and len({found[0] for found in links if found is not None}) == 1
+    assert all(says(r.text, "en", "storm.running") for rs in replies[1:] for r in rs)
+    run_id = int(links[0][1])                           # type: ignore[index]
+    assert chat.storage.storm_runs.running(PLATFORM, "ana") == chat.storage.storm_runs.get(run_id)
+    assert chat.storage.storm_runs.get(run_id + 1) is None
+    # Another variant asked while it runs: still that run (one storm at a time).
+    (again,) = chat.say("ana", "/storm spanish")
+    assert says(again.text, "en", "storm.running") and again.buttons[0][0].url.endswith(links[0][0])
+    # Once it is over, /storm starts a new one.
+    await state_of(client, links[0][0])
+    chat.now[0] += RUN_SECONDS + 1
+    new_id, _path = start(chat)
+    assert new_id != run_id
+    old = chat.storage.storm_runs.get(run_id)
+    assert old is not None and old.status == "finished"
+
+
+async def test_a_run_without_answers_ends_without_a_word_to_the_group_or_a_record(chat, client):
+    run_id, path = start(chat)
+    assert (await state_of(client, path))["status"] == "running"
+    chat.now[0] += RUN_SECONDS + 1
+    assert chat.service.app.clocks.run_due(PLATFORM) >= 0
+    state = await state_of(client, path)
+    assert state["status"] == "finished" and says(state["status_text"], "en", "storm.page_result")
+    row = chat.storage.storm_runs.get(run_id)
+    assert row is not None and row.status == "finished"
+    assert storm_notices(chat) == []
+    assert chat.storage.puzzle_runs.chat_best(PLATFORM, GROUP, "storm", "italian") is None
+    assert chat.storage.puzzle_runs.personal_best(PLATFORM, "ana", "storm", "italian") is None
+
+
+async def test_the_clock_starts_when_the_player_first_opens_the_run(chat, client):
+    run_id, path = start(chat)
+    # The member first has to open the private chat: ten minutes pass before the page is opened.
+    chat.now[0] += 600
+    page = await client.get(path)
+    assert page.status == 200
+    opened = chat.now[0]
+    assert boot_of(await page.text())["state"]["left"] == pytest.approx(RUN_SECONDS)
+    row = chat.storage.storm_runs.get(run_id)
+    assert row is not None and (row.opened_at, row.ends_at) == (opened, opened + RUN_SECONDS)
+    # Asking again does not start it again.
+    chat.now[0] += 30
+    assert (await state_of(client, path))["left"] == pytest.approx(RUN_SECONDS - 30)
+    again = chat.storage.storm_runs.get(run_id)
+    assert again is not None and (again.opened_at, again.ends_at) == (opened, opened + RUN_SECONDS)
+
+
+async def test_a_run_never_opened_expires_silently_after_its_grace(chat, client):
+    run_id, path = start(chat)
+    chat.now[0] += OPEN_SECONDS - 1
+    chat.service.app.clocks.run_due(PLATFORM)
+    row = chat.storage.storm_runs.get(run_id)
+    assert row is not None and row.status == "running" and row.opened_at is None
+    chat.now[0] += 2
+    chat.service.app.clocks.run_due(PLATFORM)
+    row = chat.storage.storm_runs.get(run_id)
+    assert row is not None and row.status == "finished"
+    assert storm_notices(chat) == []
+    assert (await state_of(client, path))["status"] == "finished"
+
+
+async def test_an_answer_opens_the_run_too(chat, client):
+    run_id, path = start(chat)
+    chat.now[0] += 900
+    status, body = await answer(client, path, {"index": 0, "ply": 0}, move="1-99")
+    assert status == 422 and body["state"]["left"] == pytest.approx(RUN_SECONDS)
+    row = chat.storage.storm_runs.get(run_id)
+    assert row is not None and row.opened_at == chat.now[0]
+
+
+async def test_a_wrong_move_later_in_a_puzzle_names_the_move_expected_there(chat, client):
+    _run_id, path = start(chat)
+    state = await state_of(client, path)
+    # The first puzzle of three plies or more with a wrong move after the first reply; the ones
+    # before it solved.
+    for _ in range(20):
+        line = puzzle_of(state)["solution"]
+        if len(line) >= 3:
+            _status, body = await answer(client, path, state, path=path_of(state, line[0]))
+            state = body["state"]
+            assert state["ply"] == 2
+            wrong = wrong_path(state)
+            if wrong is not None:
+                break
+        for i in range(state["ply"], len(line), 2):
+            _status, body = await answer(client, path, state, path=path_of(state, line[i]))
+            state = body["state"]
+    else:
+        pytest.fail("no puzzle with a wrong move at its second solver move")
+    status, body = await answer(client, path, state, path=wrong)
+    assert status == 200 and body["verdict"] == "wrong"
+    assert body["message"] == t("en", "storm.wrong", line=line[2], seconds=int(MISS_SECONDS))
+    assert body["expected"] == line[2]
+
+
+async def test_stale_runs_of_another_platform_do_not_keep_this_ones_from_ending(chat, client):
+    for n in range(60):
+        chat.storage.storm_runs.create(NewStormRun(
+            platform="other", chat_id="elsewhere", user_id=f"u{n}", name="U", lang="en", variant="italian",
+            puzzles="[]", started_at=chat.now[0] - 10_000, ends_at=chat.now[0] - 9_000))
+    run_id, path = start(chat)
+    state = await state_of(client, path)
+    line = puzzle_of(state)["solution"]
+    await answer(client, path, state, path=path_of(state, line[0]))
+    chat.now[0] += RUN_SECONDS + 1
+    assert chat.service.app.storm.run_due(PLATFORM) == 1
+    row = chat.storage.storm_runs.get(run_id)
+    assert row is not None and row.status == "finished"
+    assert [n["run_id"] for n in storm_notices(chat)] == [run_id]

@@ -42,20 +42,22 @@ def start(app: UseCases, ctx: Ctx, args: list[str], links: WebLinks | None) -> l
     name = variant_name(ctx.lang, variant)
     if isinstance(started, StormUnavailable):
         return [Reply(t(ctx.lang, "storm.no_puzzles", variant=name), private=True)]
-    own = _link_reply(ctx, links, started.run_id, variant)
-    if event.chat_kind == "private":
+    own = _link_reply(ctx, links, started.run_id, started.variant, again=started.running)
+    if event.chat_kind == "private" or started.running:
+        # A run given back is no news to the group (it heard of it when it started).
         return [own]
     return [Reply(t(ctx.lang, "storm.group", name=ctx.caller.name, variant=name)), own]
 
 
-def _link_reply(ctx: Ctx, links: WebLinks, run_id: int, variant: str) -> Reply:
+def _link_reply(ctx: Ctx, links: WebLinks, run_id: int, variant: str, again: bool = False) -> Reply:
     """The run's link for its player, said to them alone (a group's member: in their private chat
-    on Telegram, which ``/start storm<run>`` opens when it was not open yet)."""
+    on Telegram, which ``/start storm<run>`` opens when it was not open yet); ``again``: the run
+    was running already (/storm asked again gives it back)."""
     event = ctx.event
     private_chat = event.chat_kind == "private"
     url = links.storm(run_id, event.platform, event.user_id)
-    text = t(ctx.lang, "storm.started", variant=variant_name(ctx.lang, variant), minutes=int(RUN_SECONDS // 60),
-             seconds=int(MISS_SECONDS))
+    text = t(ctx.lang, "storm.running" if again else "storm.started", variant=variant_name(ctx.lang, variant),
+             minutes=int(RUN_SECONDS // 60), seconds=int(MISS_SECONDS))
     # Telegram opens a web_app button as the Mini App, only in a private chat and only over https.
     web_app = event.platform == "telegram" and private_chat and links.url.startswith("https://")
     return Reply(text, buttons=[[Button(t(ctx.lang, "storm.open"), "", url=url, web_app=web_app)]], private=True,

@@ -2,7 +2,11 @@
 
 A run is started from a chat (``Storm.start``) and played on the web board (``bot.service.web``,
 page ``/storm/<id>``): the bank's puzzles of one variant in order of rising starting rating, from
-easy.  The server keeps the time: every answer is judged against the run's ``ends_at`` as stored,
+easy.  A player has one running run at a time: /storm asked again gives that run back.  Its 3
+minutes start when its player first opens it (the page or its API: ``view`` or ``answer``, which
+only the run's signed link reaches), not at /storm: a member of a group must first open the private
+chat with the bot.  A run never opened lapses after ``OPEN_SECONDS``, unseen.  The server keeps the
+time: every answer is judged against the run's ``ends_at`` as stored,
 so an answer after the time is up is refused and changes nothing, whatever the page's own clock
 showed.  A wrong move costs ``MISS_SECONDS`` (the end comes earlier) and moves on to the next
 puzzle; a right one plays the forced reply, and the puzzle's last move scores one.
@@ -11,7 +15,8 @@ The run ends when its time is up: the next request on it, or the timed work (``r
 by ``Clocks``), whichever comes first, finishes it once (a compare-and-set on its version), writes
 its result to the chat where /storm was asked (``StormFinished`` through the outbox, in the chat's
 language) and gives the score to the chat's records (``ScoreBoard.record_score``, the puzzle runs'
-high-score message).
+high-score message).  A run in which no move was answered ends without either: a line of "0
+solved, 0 wrong" for a run never played would only flood the group, and it is no score.
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ from bot.rules import IllegalMove, Move, Position
 from bot.service.features.base import Outlet, Runtime, UseCase
 from bot.service.features.identity import Caller
 from bot.service.notifications import StormFinished
-from bot.storage import StorageBusy, StorageFull, StorageGone, StorageUnavailable, in_transaction
+from bot.storage import StorageBusy, StorageContention, StorageFull, StorageGone, StorageUnavailable, in_transaction
 from bot.storage.records import StormRunRecord
 from bot.storage.repositories import NewStormRun, StormChange
 
@@ -39,6 +44,9 @@ log = logging.getLogger("bot.storm")
 # How long a run lasts, and what a wrong move costs of it.
 RUN_SECONDS = 180.0
 MISS_SECONDS = 10.0
+# How long a run waits to be opened (its link may sit in a private chat the member has not opened
+# yet) before it lapses unseen; until it does, /storm gives it back.
+OPEN_SECONDS = 3600.0
 # The puzzles a run is given at its start (more than anyone solves in 3 minutes: lichess's best
 # storms are about 60), picked one from each slice of the bank sorted by rating, so ratings rise.
 RUN_PUZZLES = 90
@@ -55,12 +63,15 @@ class ScoreBoard(Protocol):
 
 @dataclass(frozen=True)
 class StormStarted:
-    """A new run: ``run_id`` (its page is ``/storm/<run_id>``), its variant and when it ends."""
+    """A run to play: ``run_id`` (its page is ``/storm/<run_id>``), its variant and when it ends
+    (not opened yet: when it lapses); ``running`` when it is the player's run already running
+    (asked again: given back, nothing new started)."""
 
     run_id: int
     variant: str
     ends_at: float
     puzzles: int
+    running: bool = False
 
 
 @dataclass(frozen=True)
@@ -101,13 +112,14 @@ class StormAnswered:
     the move: ``error`` says why; nothing changed), stale (the answer was for a puzzle or position
     the run has left: nothing changed) or over (the time is up: nothing changed); ``played`` the
     moves played by it (the solver's and the forced replies), ``solution`` the puzzle's main line
-    after a wrong move; ``view`` the run now."""
+    after a wrong move and ``expected`` its move at the ply answered; ``view`` the run now."""
 
     verdict: str
     view: StormView
     played: tuple[str, ...] = ()
     error: IllegalMove | None = None
     solution: tuple[str, ...] = ()
+    expected: str = ""
 
 
 def choose_puzzles(puzzles: Sequence[dict[str, Any]], count: int, pick: Any) -> list[str]:
@@ -136,7 +148,8 @@ class Storm(UseCase):
 
     def start(self, caller: Caller, variant: str, lang: str) -> StormStarted | StormUnavailable:
         """A new run of ``variant`` for the caller, its result to be told in the caller's chat in
-        ``lang`` (the chat's language)."""
+        ``lang`` (the chat's language); or the caller's run still running, given back (whatever
+        its variant).  A run whose time is up is finished first and a new one starts."""
         puzzles = bank.load(variant)
         if not puzzles:
             return StormUnavailable(variant)
@@ -145,13 +158,25 @@ class Storm(UseCase):
         run = NewStormRun(platform=caller.platform, chat_id=caller.chat_id, user_id=caller.user_id,
                           name=caller.name, lang=lang, variant=variant,
                           puzzles=json.dumps(chosen, separators=(",", ":")), started_at=now,
-                          ends_at=now + RUN_SECONDS)
+                          ends_at=now + OPEN_SECONDS)
 
-        def unit() -> int:
+        def unit() -> StormStarted:
             with self.storage.transaction():
-                return self.storage.storm_runs.create(run)
-        run_id = in_transaction(self.storage, unit)
-        return StormStarted(run_id, variant, now + RUN_SECONDS, len(chosen))
+                running = self.storage.storm_runs.running(caller.platform, caller.user_id)
+                if running is not None and now < running.ends_at:
+                    return StormStarted(running.id, running.variant, running.ends_at,
+                                        len(json.loads(running.puzzles)), running=True)
+                if running is not None:
+                    self._finish(running, now)
+                run_id = self.storage.storm_runs.create(run)
+                if run_id is None:
+                    # Another /storm of the player's started one meanwhile: run again, it is given back.
+                    raise StorageContention(f"a storm run of {caller.user_id} started meanwhile")
+                return StormStarted(run_id, variant, run.ends_at, len(chosen))
+        try:
+            return in_transaction(self.storage, unit)
+        finally:
+            self._wake_ended()
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -160,13 +185,15 @@ class Storm(UseCase):
         return self.storage.storm_runs.get(run_id)
 
     def view(self, run_id: int) -> StormView | None:
-        """The run now; a run whose time is up is finished first (once: its result is told)."""
+        """The run now, asked by its player (the board layer checked the link): the first time,
+        its clock starts; a run whose time is up is finished first (once: its result is told)."""
         def unit() -> StormView | None:
             with self.storage.transaction():
                 row = self.storage.storm_runs.get(run_id)
                 if row is None:
                     return None
                 now = self.clock()
+                row = self._open(row, now)
                 if row.status == "running" and now >= row.ends_at:
                     row = self._finish(row, now)
                 return self._view(row, now)
@@ -174,6 +201,14 @@ class Storm(UseCase):
             return in_transaction(self.storage, unit)
         finally:
             self._wake_ended()
+
+    def _open(self, row: StormRunRecord, now: float) -> StormRunRecord:
+        """The run with its clock started, if this is its player's first look at it (inside the
+        caller's transaction); a run that lapsed unopened stays as it is, to be finished."""
+        if row.status != "running" or row.opened_at is not None or now >= row.ends_at:
+            return row
+        return self._save(row, StormChange(row.current, row.moves, row.solved, row.missed, now + RUN_SECONDS,
+                                           opened_at=now))
 
     def _wake_ended(self) -> None:
         """Tell the platforms of the runs this thread just ended that a result waits in the outbox
@@ -210,6 +245,7 @@ class Storm(UseCase):
             if row is None:
                 return None
             now = self.clock()
+            row = self._open(row, now)
             if row.status == "running" and now >= row.ends_at:
                 row = self._finish(row, now)
             view = self._skip_missing(row, now)
@@ -246,7 +282,10 @@ class Storm(UseCase):
                 # Every puzzle played, or the miss took the last seconds.
                 saved = self._finish(saved, now)
             solution = tuple(view.puzzle["solution"]) if verdict == "wrong" else ()
-            return StormAnswered(verdict, self._view(saved, now), tuple(judged.played), solution=solution)
+            # The main line's move at the ply answered (a wrong move may come after a right one).
+            expected = solution[len(view.moves)] if len(view.moves) < len(solution) else ""
+            return StormAnswered(verdict, self._view(saved, now), tuple(judged.played), solution=solution,
+                                 expected=expected)
 
     def _skip_missing(self, row: StormRunRecord, now: float) -> StormView:
         """The run's view, past any puzzle no longer in the bank (saved, so the page follows)."""
@@ -266,10 +305,13 @@ class Storm(UseCase):
 
     def _finish(self, row: StormRunRecord, now: float) -> StormRunRecord:
         """End a running run (inside the caller's transaction): its result to its chat, its score
-        to the chat's records.  The end is the earlier of now and its time."""
+        to the chat's records, when any move was answered in it (else it ends unseen: the page
+        still shows its end to its player, and nothing is a score).  The end is the earlier of now and its time."""
         at = min(now, row.ends_at)
         ended = self._save(row, StormChange(row.current, row.moves, row.solved, row.missed, row.ends_at,
                                             "finished", at))
+        if row.solved + row.missed == 0 and row.moves == "[]":
+            return ended
         self._ended.platforms = [*getattr(self._ended, "platforms", []), row.platform]
         self.tell(row.platform, row.chat_id, StormFinished(row.id, row.lang, row.user_id, row.name, row.variant,
                                                            row.solved, row.missed))
@@ -283,7 +325,7 @@ class Storm(UseCase):
         many results were written.  Timed work: ``Clocks.run_due`` calls it."""
         now = self.clock() if now is None else now
         try:
-            over = [row for row in self.storage.storm_runs.over(now) if platform is None or row.platform == platform]
+            over = self.storage.storm_runs.over(now, platform)
         except (StorageUnavailable, StorageBusy, StorageFull, StorageGone):
             return 0            # the next round tries again
         written = 0

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from typing import Any
+from urllib.parse import urlparse
 
 from browser_harness import BOARD_GROUP, PLATFORM, WAIT_MS, Board, TelegramBoard, require_browser
 from catalog_text import says
@@ -112,7 +113,9 @@ def test_a_storm_is_played_on_the_page_and_its_result_reaches_the_group(browser,
                                         timeout=WAIT_MS)
             assert says(view.message(), page_lang, "storm.wrong")
             row = board.storage.storm_runs.get(run_id)
-            assert row is not None and row.ends_at == row.started_at + RUN_SECONDS - MISS_SECONDS
+            # The 3 minutes started when the page was first opened, not at /storm.
+            assert row is not None and row.opened_at is not None
+            assert row.ends_at == row.opened_at + RUN_SECONDS - MISS_SECONDS
 
         # The server's clock runs out: the page's answer is refused, the run ends, the group hears it.
         board.service.app.runtime.clock = lambda: time.time() + RUN_SECONDS + 5
@@ -128,5 +131,24 @@ def test_a_storm_is_played_on_the_page_and_its_result_reaches_the_group(browser,
             time.sleep(0.1)
         results = [x for x in group_texts(board) if says(x, lang, "storm.result")]
         assert len(results) == 1 and "Ana" in results[0]
+    finally:
+        view.close()
+
+
+def test_an_answer_that_never_reaches_the_server_says_so_and_changes_nothing(browser, board: TelegramBoard) -> None:
+    run_id, url = storm_url(board)
+    view = Board(browser, url)
+    try:
+        version = view.data("version")
+        # The network drops the answer (a phone between two cells): the page says the server could
+        # not be reached, in the page's language, and the run stays where it was.
+        view.page.route(lambda address: urlparse(address).path.endswith("/move"), lambda route: route.abort())
+        pz = puzzle_now(view)
+        play_by_taps(view, position_after(pz, []), pz["solution"][0])
+        view.page.wait_for_selector("[data-role=message].error", state="attached", timeout=WAIT_MS)
+        assert view.message() == t("en", "storm.page.error")
+        assert (view.data("version"), view.data("ply"), view.data("index")) == (version, "0", "0")
+        row = board.storage.storm_runs.get(run_id)
+        assert row is not None and (row.current, row.moves, row.solved, row.missed) == (0, "[]", 0, 0)
     finally:
         view.close()

@@ -44,7 +44,7 @@
   function api(method, body) {
     return fetch("/api/storm/" + RUN + (method === "POST" ? "/move" : "") + "?lang=" + LANG,
                  { method: method, headers: headers(), body: body ? JSON.stringify(body) : undefined, cache: "no-store" })
-      .then(function (r) { return r.json().catch(function () { return { ok: false, error: String(r.status) }; }); });
+      .then(function (r) { return r.json().catch(function () { return { ok: false, error: T.error }; }); });
   }
 
   function place(n) {
@@ -197,7 +197,7 @@
       var good = r.verdict === "right" || r.verdict === "solved";
       say(r.message || r.error || "", good ? "good" : "error");
       if (r.verdict !== "illegal" && body.move !== undefined) $("[data-role=move-input]").value = "";
-    }, function () { busy = false; say(T.board, "error"); });
+    }, function () { busy = false; say(T.error, "error"); });
   }
 
   $("[data-role=time-label]").textContent = T.time;

@@ -13,7 +13,7 @@ from pathlib import Path
 from bot.rules import VARIANTS, Position
 
 from . import bank
-from .generate import find, from_fens, from_pdn, from_selfplay
+from .generate import LONG_MOVES, Lengthen, find, from_fens, from_pdn, from_selfplay
 from .generate import retag as retag_puzzle
 from .prove import verify
 
@@ -34,6 +34,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                      help="a JSON-lines file of positions ({fen, tags.source}, e.g. an old bank) tried next")
     gen.add_argument("--fens-label", default="earlier bank", help="what the sources of --fens positions start with")
     gen.add_argument("--first-game", type=int, default=1, help="number of the first engine game (to resume)")
+    gen.add_argument("--long", action="store_true",
+                     help=f"only puzzles of {LONG_MOVES} solver moves or more: the bank's puzzles lengthened back "
+                          "two plies, then games' positions before each puzzle found")
     gen.set_defaults(func=generate)
     exp = actions.add_parser("export", help="print the bank as JSON lines")
     exp.add_argument("--variant", required=True, choices=sorted(VARIANTS))
@@ -79,6 +82,9 @@ def generate(args: argparse.Namespace) -> int:
     seen = {(args.variant, Position.from_fen(args.variant, p["fen"]).key) for p in existing}
     rng = random.Random(args.seed)
     sources: list = []
+    lengthen = Lengthen(existing) if args.long else None
+    if lengthen is not None:
+        sources.append(lengthen)
     pdn = Path(args.pdn) if args.pdn else (CHAMPIONSHIP if args.variant == "italian" else None)
     if pdn is not None and pdn.exists():
         sources.append(from_pdn(pdn, args.variant))
@@ -93,9 +99,12 @@ def generate(args: argparse.Namespace) -> int:
         bank.add(args.variant, puzzle)
 
     found = find(itertools.chain(*sources), args.count, seen,
-                 progress=lambda done, examined: _bar(done, args.count, examined, started), on_found=found_one)
+                 progress=lambda done, examined: _bar(done, args.count, examined, started), on_found=found_one,
+                 min_moves=LONG_MOVES if args.long else 2, earlier=args.long,
+                 on_proven=lengthen.offer if lengthen is not None else None)
     sys.stderr.write("\n")
-    print(f"{len(found)} new {args.variant} puzzles; the bank has {len(existing) + len(found)}")
+    long = f" of {LONG_MOVES} solver moves or more" if args.long else ""
+    print(f"{len(found)} new {args.variant} puzzles{long}; the bank has {len(existing) + len(found)}")
     return 0
 
 

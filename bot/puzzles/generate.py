@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bot.ai import search_position
-from bot.rules import Move, Position, read_pdn
+from bot.rules import Move, Position, Variant, read_pdn
 
 from .prove import Golpe, Search, centi_balance, line_tags, prove, verify
 
@@ -32,6 +33,8 @@ class Candidate:
     source: str
     game: str = ""          # positions of one game share this; puzzles from one game are spread out
     ply: int = 0
+    moves: int = 0          # the most solver moves to prove (0: GENERATE_MOVES)
+    played: bool = True     # the game's own position (not one after a move it did not play)
 
 
 def from_pdn(path: str | Path, variant: str = "italian") -> Iterator[Candidate]:
@@ -103,7 +106,7 @@ def from_selfplay(variant: str, games: int, rng: random.Random, levels: tuple[in
                 # (they look safe), which the opponent may punish with a combination.
                 for other in tempting_moves(pos, move):
                     yield Candidate(pos.play(other), f"engine game {number}, ply {ply}, {other} instead of {move}",
-                                    game, ply)
+                                    game, ply, played=False)
             pos = pos.play(move)
             if ply > opening:
                 yield Candidate(pos, f"engine game {number}, ply {ply}", game, ply)
@@ -198,28 +201,203 @@ SPACING = 12
 # Solver moves the generator looks for: longer proofs cost five times more and most fail the
 # uniqueness of a later turn anyway.
 GENERATE_MOVES = 3
+# A long combination: the bank wants 15 % of its puzzles at least this long (issue 33).
+LONG_MOVES = 4
+# The longest line ``--long`` proves: each solver move more multiplies the proof's cost.
+MAX_LONG_MOVES = 5
 
 
 def find(candidates: Iterable[Candidate], count: int, seen: set[tuple] | None = None,
          progress: Callable[[int, int], None] | None = None,
-         on_found: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
-    """Up to ``count`` new puzzles from the candidates, skipping positions already in ``seen``."""
+         on_found: Callable[[dict[str, Any]], None] | None = None,
+         min_moves: int = 2, earlier: bool = False,
+         on_proven: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
+    """Up to ``count`` new puzzles of at least ``min_moves`` solver moves from the candidates,
+    skipping positions already in ``seen``.  With ``earlier``, each puzzle found in a game sends
+    the prover back to the game's own positions two and four plies before it, allowed one and two
+    solver moves more: where the game played into the combination, its start is there.
+    ``on_proven`` hears of every proven puzzle, also those shorter than ``min_moves``."""
     seen = set() if seen is None else seen
     found: list[dict[str, Any]] = []
     last_found: dict[str, int] = {}
+    played: dict[str, dict[int, Position]] = {}
+    retried: set[tuple] = set()
+
+    def keep(puzzle: dict[str, Any], cand: Candidate) -> None:
+        if on_proven:
+            on_proven(puzzle)
+        if puzzle["tags"]["moves"] < min_moves:
+            return
+        found.append(puzzle)
+        last_found[cand.game] = max(cand.ply, last_found.get(cand.game, cand.ply))
+        if on_found:
+            on_found(puzzle)
+
     for examined, cand in enumerate(candidates, start=1):
         key = (cand.position.variant.id, cand.position.key)
+        if earlier and cand.played and cand.game:
+            recent = played.setdefault(cand.game, {})
+            recent[cand.ply] = cand.position
+            recent.pop(cand.ply - 6, None)          # only the last few plies are ever gone back to
         if key in seen or (cand.game in last_found and cand.ply - last_found[cand.game] < SPACING):
             continue
         seen.add(key)
-        puzzle = accept(prove(cand.position, GENERATE_MOVES), cand.source)
+        puzzle = accept(prove(cand.position, cand.moves or GENERATE_MOVES), cand.source)
+        if puzzle is not None and earlier and cand.game in played:
+            # The same combination started earlier is the one puzzle kept of the two.
+            puzzle, cand = _earlier(puzzle, cand, played[cand.game], retried)
         if puzzle is not None:
-            found.append(puzzle)
-            last_found[cand.game] = cand.ply
-            if on_found:
-                on_found(puzzle)
+            keep(puzzle, cand)
         if progress:
             progress(len(found), examined)
         if len(found) >= count:
             break
     return found
+
+
+def _earlier(puzzle: dict[str, Any], cand: Candidate, recent: dict[int, Position],
+             retried: set[tuple]) -> tuple[dict[str, Any], Candidate]:
+    """The longest puzzle among ``puzzle`` and the game's positions two and four plies before
+    it, proven with one and two solver moves more (and where it was met)."""
+    for back in (4, 2):
+        before = recent.get(cand.ply - back)
+        more = min(puzzle["tags"]["moves"] + back // 2, MAX_LONG_MOVES)
+        if before is None or (before.key, more) in retried:
+            continue
+        retried.add((before.key, more))
+        where = cand.source.split(", ply ")[0] + f", ply {cand.ply - back}" if ", ply " in cand.source else cand.source
+        longer = accept(prove(before, more), where)
+        if longer is not None and longer["tags"]["moves"] > puzzle["tags"]["moves"]:
+            return longer, Candidate(before, where, cand.game, cand.ply - back)
+    return puzzle, cand
+
+
+# -- long combinations built back from proven ones --------------------------------------------------
+#
+# The plain generator proves three solver moves at most, and a game seldom holds a four-move
+# combination whose every turn has one winning move (about 1 in 100 puzzles, and proving five
+# moves on every candidate costs five times more).  A proven combination is cheaper to lengthen
+# from its end: two plies before its start, the solver may have had a man (or king) to give that
+# the opponent had to take, landing where the puzzle's position has it.  Those positions are
+# built back from the puzzle (``predecessors``) and proven with one solver move more; each kept
+# one is a puzzle of its own, held to the bank's whole standard (``verify``) like any other.
+
+
+def _fen(turn: str, pieces: dict[int, str]) -> str:
+    def side(colour: str) -> str:
+        return ",".join(("K" if code.isupper() else "") + str(sq)
+                        for sq, code in sorted(pieces.items()) if code.lower() == colour)
+    return f"{turn}:W{side('w')}:B{side('b')}"
+
+
+def _origins(variant: Variant, square: int, code: str, occupied: dict[int, str]) -> list[int]:
+    """The squares a piece ``code`` on ``square`` may have come from with one move that took
+    nothing (a man moves forward; a king any way, flying ones across empty squares)."""
+    row, col = variant.square_to_rc(square)
+    if code.islower():
+        back = 1 if code == "w" else -1             # white men move up the board (row 0 on top)
+        return [sq for dc in (-1, 1) if (sq := variant.rc_to_square(row + back, col + dc)) is not None]
+    out = []
+    for dr in (-1, 1):
+        for dc in (-1, 1):
+            step = 1
+            while (sq := variant.rc_to_square(row + step * dr, col + step * dc)) is not None and sq not in occupied:
+                out.append(sq)
+                if not variant.flying_kings:
+                    break
+                step += 1
+    return out
+
+
+def predecessors(pos: Position) -> list[Position]:
+    """The positions two plies before ``pos`` (same side to move) in which that side moved a piece
+    without capturing and the opponent then had to capture (captures are compulsory), one of its
+    captures a man taking one piece and landing where ``pos`` has it: the sacrifice (or the
+    opened landing square) that a longer combination starts with.  The opponent's other captures,
+    if any, are the prover's to answer."""
+    variant, solver = pos.variant, pos.turn
+    mine, theirs = solver.lower(), ("b" if solver == "W" else "w")
+    start = Position.start(variant)
+    most = {c: sum(start.count(c.upper())) for c in "wb"}
+    pieces = pos.pieces()
+    seen: set[str] = set()
+    out = []
+    for land, code in pieces.items():
+        if code != theirs:
+            continue
+        row, col = variant.square_to_rc(land)
+        for dr in (-1, 1):
+            for dc in (-1, 1):
+                taken = variant.rc_to_square(row - dr, col - dc)
+                origin = variant.rc_to_square(row - 2 * dr, col - 2 * dc)
+                if taken is None or origin is None or taken in pieces or origin in pieces:
+                    continue
+                for victim in (mine, mine.upper()):
+                    before = {sq: c for sq, c in pieces.items() if sq != land}
+                    before[origin], before[taken] = theirs, victim
+                    if sum(1 for c in before.values() if c.lower() == mine) > most[mine]:
+                        continue
+                    for square, piece in list(before.items()):
+                        if piece.lower() != mine:
+                            continue
+                        for came in _origins(variant, square, piece, before):
+                            if came == origin or (came in before and came != land):
+                                continue
+                            earlier = {sq: c for sq, c in before.items() if sq != square}
+                            earlier[came] = piece
+                            fen = _fen(solver, earlier)
+                            if fen in seen:
+                                continue
+                            seen.add(fen)
+                            found = _forced_into(variant, fen, came, square, pos)
+                            if found is not None:
+                                out.append(found)
+    return out
+
+
+def _forced_into(variant: Variant, fen: str, came: int, went: int, target: Position) -> Position | None:
+    """The position of ``fen`` when the move ``came``-``went`` is legal there and leaves the
+    opponent a capture to make, one of which leads to ``target``; else None."""
+    try:
+        pos = Position.from_fen(variant, fen)
+    except ValueError:
+        return None
+    move = next((m for m in pos.legal_moves() if m.path == (came, went) and not m.captured), None)
+    if move is None:
+        return None
+    after = pos.play(move)
+    if not any(reply.captured and after.play(reply).key == target.key for reply in after.legal_moves()):
+        return None
+    return pos
+
+
+class Lengthen:
+    """Candidates two plies before proven puzzles (``predecessors``), each to be proven with one
+    solver move more, longest puzzles first; a puzzle proven from them may be ``offer``-ed back
+    and is lengthened in turn (a two-mover becomes a three-mover, then a four-mover).  Each
+    candidate's source names the bank puzzle it was built back from and how many plies before it."""
+
+    def __init__(self, puzzles: Iterable[dict[str, Any]], most: int = MAX_LONG_MOVES) -> None:
+        self.most = most
+        self.queue: deque[dict[str, Any]] = deque(sorted(puzzles, key=lambda p: -p["tags"]["moves"]))
+        self.origin: dict[str, tuple[str, int, str]] = {}
+
+    def offer(self, puzzle: dict[str, Any]) -> None:
+        """A puzzle just proven from these candidates: lengthen it too."""
+        if puzzle["id"] in self.origin:
+            self.queue.appendleft(puzzle)
+
+    def __iter__(self) -> Iterator[Candidate]:
+        while self.queue:
+            puzzle = self.queue.popleft()
+            length = puzzle["tags"]["moves"]
+            if length >= self.most:
+                continue
+            base, plies, root = self.origin.get(
+                puzzle["id"], (f"{puzzle['id']} ({puzzle['tags'].get('source', '')})", 0, puzzle["id"]))
+            pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
+            for before in predecessors(pos):
+                self.origin[puzzle_id(puzzle["variant"], before.fen())] = (base, plies + 2, root)
+                # One game per bank puzzle: one long puzzle is kept of each (they share its end).
+                yield Candidate(before, f"built {plies + 2} plies before puzzle {base}", f"before {root}",
+                                0, moves=length + 1, played=False)

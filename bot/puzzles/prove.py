@@ -181,8 +181,10 @@ def prove(pos: Position, max_moves: int = MAX_SOLVER_MOVES, budget: int = NODE_B
         return None
     if len({same_capture(pos, m) for m in winners}) != 1:
         return None
-    # Several winners are the same capture landing on different squares: all are accepted.
-    tree = {key: _trim(sub, depth - 1, prover) for key, sub in winners.items()}
+    # Several winners are the same capture landing on different squares: those that win within
+    # the puzzle's length are accepted (a landing square that needs a move more would leave a
+    # defence unanswered once the tree is cut to that length).
+    tree = {key: _trim(sub, depth - 1, prover) for key, sub in winners.items() if line_length({key: sub}) <= depth}
     return Golpe(pos.fen(), pos.variant.id, solver, tree, main_line(tree), len(legal) - 1)
 
 

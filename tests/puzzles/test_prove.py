@@ -94,3 +94,12 @@ def test_the_search_scores_every_move_as_the_plain_search_does(variant, fen):
             after = pos.play(move)
             expected = -_plain(search.gen, search.king, *after.sides(), after.white, depth)
             assert search.after(pos, move, depth) == expected, (depth, str(move))
+
+
+def test_a_capture_whose_landing_squares_win_in_different_lengths_keeps_those_within_the_puzzle():
+    """Spanish: the flying king's 32x1 wins in two moves, the same capture landing on 5 in three.
+    The tree is cut to two moves, so 32x5 (whose defences need a third move) is not accepted;
+    before, it stayed with empty answers and working out the main line raised ValueError."""
+    golpe = prove(Position.from_fen("spanish", "W:WK32,27:B21,14,13,17"), 3)
+    assert golpe is not None
+    assert list(golpe.tree) == ["32x1"] and golpe.line[0] == "32x1"

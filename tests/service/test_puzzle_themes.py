@@ -12,6 +12,7 @@ from harness import PLATFORM, ChatHarness
 
 from bot.puzzles import bank
 from bot.service.chat.present_puzzles import theme_named, variant_and_theme
+from bot.service.chat.registry import ButtonKind
 
 
 def _theme(lang: str, theme: str) -> str:
@@ -75,3 +76,23 @@ def test_an_unknown_theme_is_named_and_changes_nothing(chat: ChatHarness, words:
         assert text.startswith(tr("en", "rules.unknown", word="chess")[:20])
     assert chat.snapshot() == before
     assert chat.storage.personal_posts(PLATFORM, "ana", 1) == []
+
+
+def test_next_puzzle_keeps_the_theme(chat: ChatHarness) -> None:
+    """/puzzle <theme>, then Next puzzle (after a solve or giving up): another puzzle of that theme."""
+    counts = bank.theme_counts("italian")
+    # The rarest theme: a Next that dropped it would hardly land on it by chance.
+    theme = min((name for name in bank.THEMES if counts[name]), key=lambda name: counts[name])
+    chat.say("ana", f"/puzzle italian {_theme('en', theme)}")
+    for turn in range(3):
+        given = _given(chat, "ana")
+        assert theme in given["tags"]["themes"]
+        if turn % 2:
+            done = chat.say("ana", "/m " + " ".join(given["solution"]))
+        else:
+            done = chat.say("ana", "/puzzle giveup")
+        (nxt,) = [b.action for r in done for row in r.buttons for b in row
+                  if b.action.startswith(ButtonKind.PUZZLE_NEXT.value + ":")]
+        replies = chat.press("ana", nxt)
+        assert tr("en", "themes.puzzle", theme=_theme("en", theme)) in replies[0].text
+    assert theme in _given(chat, "ana")["tags"]["themes"]

@@ -82,7 +82,7 @@ def test_a_streak_starts_easy_and_rises_with_each_solve(chat: ChatHarness) -> No
     assert pattern("en", "streak.start").search(board.text)
     actions = [b.action for row in board.buttons for b in row]
     run = _run(chat)
-    assert action(ButtonKind.STREAK_SKIP, run.id) in actions
+    assert action(ButtonKind.STREAK_SKIP_AT, run.id, run.post_id or 0) in actions
     assert not any(a.startswith(ButtonKind.PUZZLE_HINT.value + ":") for a in actions)
     easiest = min(int(p["rating"]) for p in bank.load("italian"))
     first = _post_puzzle(chat, board.post_id or 0)
@@ -148,7 +148,7 @@ def test_the_chat_record_message_is_posted_once_then_edited_in_place(chat: ChatH
 def test_one_skip_a_run_and_a_stale_skip_changes_nothing(chat: ChatHarness) -> None:
     chat.say("ana", "/streak italian")
     run = _run(chat)
-    skipped = chat.press("ana", action(ButtonKind.STREAK_SKIP, run.id))
+    skipped = chat.press("ana", action(ButtonKind.STREAK_SKIP_AT, run.id, run.post_id or 0))
     (board,) = _boards(skipped)
     assert board.post_id != run.post_id
     assert not any(b.action.startswith(ButtonKind.STREAK_SKIP.value) for row in board.buttons for b in row)
@@ -163,7 +163,8 @@ def test_one_skip_a_run_and_a_stale_skip_changes_nothing(chat: ChatHarness) -> N
     assert chat.snapshot() == before
     _miss(chat, "ana")
     before = chat.snapshot()
-    assert chat.press("ana", action(ButtonKind.STREAK_SKIP, run.id))[0].text == tr("en", "streak.stale")
+    pressed = chat.press("ana", action(ButtonKind.STREAK_SKIP_AT, run.id, run.post_id or 0))
+    assert pressed[0].text == tr("en", "streak.stale")
     assert chat.text("ana", "/streak skip") == tr("en", "streak.no_run")
     assert chat.snapshot() == before
 
@@ -207,7 +208,7 @@ def test_in_a_group_that_cannot_whisper_the_run_is_played_privately(chat: ChatHa
     # Opened from the link, it is the streak's board: its words, Skip, no Hint.
     assert pattern("en", "streak.start").search(board.text)
     actions = [b.action for row in board.buttons for b in row]
-    assert action(ButtonKind.STREAK_SKIP, run.id) in actions
+    assert action(ButtonKind.STREAK_SKIP_AT, run.id, run.post_id or 0) in actions
     assert not any(a.startswith(ButtonKind.PUZZLE_HINT.value + ":") for a in actions)
     follow = _solve(chat, "ana", chat="ana-dm", kind="private")
     assert _boards(follow) and all(not r.private for r in follow)
@@ -285,3 +286,81 @@ def test_the_boards_between_the_moves_of_a_streak_puzzle_offer_no_hint(chat: Cha
 def _current(room: ChatHarness, user: str) -> dict[str, Any]:
     run = _run(room, user)
     return _post_puzzle(room, run.post_id or 0)
+
+
+def _skip_action(board: Reply) -> str:
+    (skip,) = [b.action for row in board.buttons for b in row
+               if b.action.split(":")[0] in (ButtonKind.STREAK_SKIP.value, ButtonKind.STREAK_SKIP_AT.value)]
+    return skip
+
+
+def test_the_skip_of_an_earlier_board_of_the_run_changes_nothing(chat: ChatHarness) -> None:
+    """Each board's Skip carries its puzzle: once the run moved on, an earlier board's Skip is stale
+    (it must not skip the puzzle being solved now)."""
+    (first,) = _boards(chat.say("ana", "/streak italian"))
+    _solve(chat, "ana")
+    run = _run(chat)
+    assert run.post_id != first.post_id and run.skips == 0
+    before = chat.snapshot()
+    (refused,) = chat.press("ana", _skip_action(first))
+    assert refused.text == tr("en", "streak.stale_skip") and refused.private
+    assert chat.snapshot() == before
+    # The Skip of the board being solved skips it.
+    (current,) = _boards(chat.say("ana", "/streak"))
+    (board,) = _boards(chat.press("ana", _skip_action(current)))
+    assert board.post_id != run.post_id and _run(chat).skips == 1
+
+
+def test_a_skip_button_of_the_old_form_is_refused_as_stale(chat: ChatHarness) -> None:
+    """Boards drawn before the Skip carried its puzzle (ks:<run>) cannot tell which puzzle they
+    skip: refused, nothing changed."""
+    chat.say("ana", "/streak italian")
+    run = _run(chat)
+    before = chat.snapshot()
+    (refused,) = chat.press("ana", action(ButtonKind.STREAK_SKIP, run.id))
+    assert refused.text == tr("en", "streak.stale_skip")
+    assert chat.snapshot() == before
+
+
+def test_a_streak_is_unrated(chat: ChatHarness) -> None:
+    """As on lichess, a streak does not move the puzzle rating (the start says so): its solves and
+    its miss leave the player's and the puzzles' ratings as they were."""
+    (board,) = _boards(chat.say("ana", "/streak italian"))
+    assert tr("en", "streak.start").split(". ")[-1] in board.text
+    solved = _solve(chat, "ana")
+    assert pattern("en", "puzzle.rating_change").search(_texts(solved)) is None
+    _solve(chat, "ana")
+    _miss(chat, "ana")
+    assert chat.storage.puzzle_runs.personal_best(PLATFORM, "ana", "streak", "italian") == 2
+    assert chat.storage.ratings.get(PLATFORM, "ana", "puzzles") is None
+    # A /puzzle outside a streak still is rated.
+    chat.say("ana", "/puzzle italian")
+    (post,) = chat.storage.personal_posts(PLATFORM, "ana", 1)
+    puzzle = _post_puzzle(chat, post.id)
+    assert pattern("en", "puzzle.rating_change").search(_texts(chat.say("ana", "/m " + " ".join(puzzle["solution"]))))
+    assert chat.storage.ratings.get(PLATFORM, "ana", "puzzles") is not None
+
+
+def test_a_streak_of_another_variant_while_one_runs_says_which_runs(chat: ChatHarness) -> None:
+    """/streak spanish while an Italian run goes on: the Italian one is shown, and the player is told
+    it is that one, and how a Spanish one can start.  Nothing changes."""
+    chat.say("ana", "/streak italian")
+    _solve(chat, "ana")
+    run = _run(chat)
+    other = tr("en", "streak.other_running", running=tr("en", "variant.italian"), asked=tr("en", "variant.spanish"))
+    before = chat.snapshot()
+    replies = chat.say("ana", "/streak spanish")
+    (board,) = _boards(replies)
+    assert board.post_id == run.post_id
+    assert other in _texts(replies)
+    assert chat.snapshot() == before
+    # The same variant, or none named: the run goes on, with nothing more said.
+    for words in ("/streak italian", "/streak"):
+        assert other not in _texts(chat.say("ana", words))
+    # Where the run is played privately, the group's link says it too.
+    group = chat.say("ana", "/streak spanish", can_whisper=False, private_link=TG_LINK)
+    assert other in _texts(group) and pattern("en", "streak.in_private", name="Ana").search(_texts(group))
+    # In Spanish.
+    chat.say("bob", "/lang es", admin=True)
+    assert tr("es", "streak.other_running", running=tr("es", "variant.italian"),
+              asked=tr("es", "variant.spanish")) in _texts(chat.say("ana", "/racha española"))

@@ -644,7 +644,7 @@ def streak(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
     elif request.action == "best":
         result = runs.bests(ctx.caller, variant)
     else:
-        result = runs.streak(ctx.caller, variant)
+        result = runs.streak(ctx.caller, variant, named=request.variant is not None)
     if isinstance(result, StreakInPrivate):
         waiting = with_links(app, ctx, result.waiting)
         assert isinstance(waiting, PuzzleInPrivate)
@@ -653,9 +653,13 @@ def streak(app: UseCases, ctx: Ctx, args: list[str]) -> list[Reply]:
 
 
 @button(ButtonKind.STREAK_SKIP, 1)
+@button(ButtonKind.STREAK_SKIP_AT, 2)
 def press_streak_skip(app: UseCases, ctx: Ctx, kind: ButtonKind, ids: list[int]) -> list[Reply]:
-    """The Skip button of a streak's board (ks:<run>): a stale one changes nothing."""
-    return present_runs.present_streak(ctx.lang, app.puzzle_runs.skip(ctx.caller, ids[0]), present_puzzles.puzzle_board)
+    """The Skip button of a streak's board (kp:<run>:<post>): one of a puzzle the run has left, or
+    of the older form (ks:<run>, which does not say which puzzle), changes nothing."""
+    post = ids[1] if kind is ButtonKind.STREAK_SKIP_AT else None
+    result = app.puzzle_runs.skip(ctx.caller, ids[0], post)
+    return present_runs.present_streak(ctx.lang, result, present_puzzles.puzzle_board)
 
 
 @command("tournament", _aliases(("torneo",), ("torneo",), ("tourney",)),

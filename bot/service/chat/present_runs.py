@@ -70,8 +70,8 @@ def streak_board(lang: str, result: StreakBoard, draw: BoardReply, text: str) ->
     rows = [[b for b in row if b.action != hint] for row in reply.buttons]
     rows = [row for row in rows if row]
     if result.skips_left:
-        skip = Button(t(lang, "streak.button_skip"), action(ButtonKind.STREAK_SKIP, result.run.id), "/streak skip",
-                      style="back")
+        skip = Button(t(lang, "streak.button_skip"), action(ButtonKind.STREAK_SKIP_AT, result.run.id,
+                                                            result.board.post.id), "/streak skip", style="back")
         if rows and len(rows[-1]) < 5:
             rows[-1] = [*rows[-1], skip]
         else:
@@ -107,7 +107,8 @@ def present_streak(lang: str, result: StreakResult, draw: BoardReply) -> list[Re
         key = "puzzle.none_left" if result.reason == "none_left" else f"streak.{result.reason}"
         return [Reply(t(lang, key), private=result.private)]
     if isinstance(result, StreakInPrivate):
-        return [Reply(t(lang, "streak.in_private", name=result.waiting.name, link=result.waiting.link))]
+        text = t(lang, "streak.in_private", name=result.waiting.name, link=result.waiting.link)
+        return [Reply(_other_running(lang, result.run.variant, result.asked) + text)]
     if isinstance(result, StreakOver):
         return [Reply(over_text(lang, result), private=result.private)]
     if isinstance(result, StreakBests):
@@ -118,7 +119,17 @@ def present_streak(lang: str, result: StreakResult, draw: BoardReply) -> list[Re
         key = "streak.start"
     else:
         key = "streak.next"
-    return [streak_board(lang, result, draw, _board_text(lang, result, key))]
+    text = _other_running(lang, result.run.variant, result.asked) + _board_text(lang, result, key)
+    return [streak_board(lang, result, draw, text)]
+
+
+def _other_running(lang: str, running: str, asked: str | None) -> str:
+    """The line that says a streak of another variant than the one asked for is running (one run at
+    a time: the asked one starts once that one ends); "" when none was asked for."""
+    if asked is None:
+        return ""
+    return t(lang, "streak.other_running", running=variant_name(lang, running),
+             asked=variant_name(lang, asked)) + "\n"
 
 
 def bests_text(lang: str, bests: StreakBests) -> str:

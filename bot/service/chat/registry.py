@@ -151,7 +151,8 @@ class ButtonKind(StrEnum):
     PUZZLE_NEXT = "zn"           # zn:<post>                 a new personal puzzle of that variant
     REMATCH = "rm"               # rm:<game>                 the same game again, colours swapped
     TOURNAMENT_JOIN = "tj"       # tj:<tournament>           join the chat's open tournament
-    STREAK_SKIP = "ks"           # ks:<run>                  skip the streak's puzzle (once a run)
+    STREAK_SKIP = "ks"           # ks:<run>                  older boards' Skip: refused (which puzzle is not said)
+    STREAK_SKIP_AT = "kp"        # kp:<run>:<post>           skip that puzzle of the streak (once a run)
 
 
 def action(kind: ButtonKind, *numbers: int) -> str:

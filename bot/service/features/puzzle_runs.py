@@ -9,7 +9,9 @@ a run's post, and after an answer asks what the run says next (the next board, o
 
 Hints are refused in a streak, as lichess has none: the score counts puzzles solved unaided, so a
 hinted solve could not count, and one that counted would make the personal and the chat's best
-mean less.
+mean less.  A streak is unrated, as lichess's is: it is scored by its length, and its puzzles
+climb past the player's level until one is missed, so rating them would take rating for the miss
+every run ends with (own-puzzle reviews are unrated too, for their own reason).
 
 The streak's progress is a compare-and-set on the run's version, after the answer's own unit of
 work: a run left behind by a crash between the two (its post solved or missed, the run not moved
@@ -19,7 +21,7 @@ on) is settled the next time the player asks for it (``/streak``).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.puzzles import bank
@@ -80,12 +82,14 @@ class RecordOutcome:
 @dataclass(frozen=True)
 class StreakBoard:
     """A streak's puzzle to solve now: the run (its score so far, the skip left), its board and the
-    puzzle's starting rating; ``resumed``: the run was already under way."""
+    puzzle's starting rating; ``resumed``: the run was already under way; ``asked``: the variant the
+    player asked a new streak of, not the running one's (which goes on: one run at a time)."""
 
     run: PuzzleRunRecord
     board: Board
     rating: int
     resumed: bool = False
+    asked: str | None = None
 
     @property
     def skips_left(self) -> int:
@@ -96,10 +100,11 @@ class StreakBoard:
 class StreakInPrivate:
     """A streak asked for where nothing can be shown to one member (a Telegram group): it is played
     in the member's private chat, which ``waiting`` (a PuzzleInPrivate: its link the chat layer's
-    to make) opens on the run's first puzzle."""
+    to make) opens on the run's current puzzle; ``asked`` as for ``StreakBoard``."""
 
     run: PuzzleRunRecord
     waiting: PuzzleInPrivate
+    asked: str | None = None
 
 
 @dataclass(frozen=True)
@@ -203,16 +208,21 @@ class PuzzleRuns(UseCase):
 
     # -- /streak ---------------------------------------------------------------------------------------
 
-    def streak(self, caller: Caller, variant: str) -> StreakResult:
+    def streak(self, caller: Caller, variant: str, named: bool = False) -> StreakResult:
         """/streak [variant]: the player's running streak where it stands (settled first: a post solved
-        or missed moves it on), else a new one of ``variant`` from its easiest puzzles."""
+        or missed moves it on), else a new one of ``variant`` from its easiest puzzles.  ``named``:
+        the player named ``variant`` (a running run of another is shown saying so)."""
         runs = self.storage.puzzle_runs
         running = runs.running(caller.platform, caller.user_id, STREAK)
         if running is not None:
             settled = self._settle(caller, running)
             if isinstance(settled, StreakOver):
                 return settled
-            return self._show(caller, settled.run if settled is not None else running)
+            current = settled.run if settled is not None else running
+            shown = self._show(caller, current)
+            if named and variant != current.variant and isinstance(shown, StreakBoard | StreakInPrivate):
+                return replace(shown, asked=variant)
+            return shown
         puzzles = bank.load(variant)
         if not puzzles:
             return StreakRefused("none_left", private=False)
@@ -231,15 +241,19 @@ class PuzzleRuns(UseCase):
             return StreakInPrivate(run, PuzzleInPrivate(caller.name, run.post_id))
         return self._board(caller, run, puzzle)
 
-    def skip(self, caller: Caller, run_id: int | None = None) -> StreakResult:
-        """The run's one skip (``/streak skip``, or the Skip button of run ``run_id``): the next
-        puzzle at the same difficulty, the score unchanged."""
+    def skip(self, caller: Caller, run_id: int | None = None, post_id: int | None = None) -> StreakResult:
+        """The run's one skip (``/streak skip``, or the Skip button of run ``run_id`` on the board of
+        post ``post_id``): the next puzzle at the same difficulty, the score unchanged.  A button
+        of a puzzle the run has left, or one that does not say its puzzle (None), changes nothing:
+        it would skip the puzzle being solved now, which its board never showed."""
         runs = self.storage.puzzle_runs
         run = runs.get(run_id) if run_id is not None else runs.running(caller.platform, caller.user_id, STREAK)
         if run is None or run.platform != caller.platform or run.user_id != caller.user_id:
             return StreakRefused("no_run" if run_id is None else "stale")
         if run.status != "running":
             return StreakRefused("stale")
+        if run_id is not None and post_id != run.post_id:
+            return StreakRefused("stale_skip")
         settled = self._settle(caller, run)
         if settled is not None:
             return settled
@@ -276,6 +290,11 @@ class PuzzleRuns(UseCase):
     def no_hints(self, post: PuzzlePostRecord) -> bool:
         """Whether hints are refused on ``post`` (a streak's puzzle: see the module's docstring)."""
         return post.kind == "personal" and self.storage.puzzle_runs.of_post(post.id) is not None
+
+    def unrated(self, post: PuzzlePostRecord) -> bool:
+        """Whether an answer to ``post`` leaves the puzzle ratings alone: a streak's puzzle (see the
+        module's docstring)."""
+        return self.no_hints(post)
 
     def follow(self, caller: Caller, post: PuzzlePostRecord, step: Step) -> RunFollow | None:
         """What the run of ``post`` says after an answer came to ``step``: solved, its next puzzle; a

@@ -106,6 +106,8 @@ class RunHook(Protocol):
 
     def no_hints(self, post: PuzzlePostRecord) -> bool: ...
 
+    def unrated(self, post: PuzzlePostRecord) -> bool: ...
+
     def follow(self, caller: Caller, post: PuzzlePostRecord, step: Step) -> Any: ...
 
 
@@ -226,7 +228,10 @@ class Puzzles(UseCase):
     def _score(self, post: PuzzlePostRecord, attempt: AttemptRecord) -> float | None:
         """Publish an attempt's rated outcome (inside the caller's transaction); the solver's
         rating change it caused (None for a puzzle of the player's own game: it comes back until it
-        is learnt, so it is a review, not rated)."""
+        is learnt, so it is a review, not rated; None for a run's puzzle, which has no rated outcome
+        at all: a streak is unrated, as on lichess)."""
+        if self.runs is not None and self.runs.unrated(post):
+            return None
         if own_number(post.puzzle_id) is not None:
             self.bus.publish(AttemptScored(post, attempt))
             return None
@@ -447,8 +452,12 @@ class Puzzles(UseCase):
         seen = {p.puzzle_id for p in self.storage.puzzles.personal_posts(caller.platform, caller.user_id, 10_000)}
         fresh = [p for p in puzzles if p["id"] not in seen] or puzzles
         puzzle = self.rng.choice(fresh)
-        post_id = self.storage.puzzles.create_personal_post(caller.platform, caller.chat_id, caller.user_id,
-                                                    variant, puzzle["id"], caller.at)
+        with self.storage.transaction():
+            post_id = self.storage.puzzles.create_personal_post(caller.platform, caller.chat_id, caller.user_id,
+                                                                variant, puzzle["id"], caller.at)
+            if theme is not None:
+                # Its Next puzzle button asks for the same theme again.
+                self.storage.settings.set_pending(self._theme_key(post_id), theme)
         post = self.storage.puzzles.post(post_id)
         assert post is not None
         if not caller.where.whisper and caller.where.invites:
@@ -639,9 +648,17 @@ class Puzzles(UseCase):
         return post if isinstance(post, Refused) else self.give_up(caller, post)
 
     def next_puzzle(self, caller: Caller, post_id: int) -> PuzzleResult:
-        """The Next puzzle button of post ``post_id``: a personal one of that variant."""
+        """The Next puzzle button of post ``post_id``: a personal one of that variant (and of the
+        theme that post was asked with)."""
         post = self._more_post(caller, post_id)
-        return post if isinstance(post, Refused) else self.new_puzzle(caller, post.variant)
+        if isinstance(post, Refused):
+            return post
+        theme = self.storage.settings.pending(self._theme_key(post.id))
+        return self.new_puzzle(caller, post.variant, theme if theme in bank.THEMES else None)
+
+    @staticmethod
+    def _theme_key(post_id: int) -> str:
+        return f"puzzle_theme:{post_id}"
 
     def _more_post(self, caller: Caller, post_id: int) -> PuzzlePostRecord | Refused:
         post = self.storage.puzzles.post(post_id)

@@ -54,7 +54,7 @@ async def run_streak(h: Harness, user: str, solves: int) -> None:
     token = await slash(h, "streak", user, {"variant": "italian"})
     (board,) = h.fake.answers(token)
     assert board.ephemeral and board.filenames() == ["board.png"]
-    assert any(c.startswith("dr:ks:") for c in board.custom_ids())
+    assert any(c.startswith("dr:kp:") for c in board.custom_ids())
     assert not any(c.startswith("dr:zh:") for c in board.custom_ids())
     for _ in range(solves):
         token = await slash(h, "move", user, {"move": " ".join(current_puzzle(h, user)["solution"])})

@@ -37,6 +37,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--long", action="store_true",
                      help=f"only puzzles of {LONG_MOVES} solver moves or more: the bank's puzzles lengthened back "
                           "two plies, then games' positions before each puzzle found")
+    gen.add_argument("--per-puzzle", type=int, default=1,
+                     help="with --long: at most this many long puzzles built back from one bank puzzle (default 1)")
     gen.set_defaults(func=generate)
     exp = actions.add_parser("export", help="print the bank as JSON lines")
     exp.add_argument("--variant", required=True, choices=sorted(VARIANTS))
@@ -78,11 +80,14 @@ def generate(args: argparse.Namespace) -> int:
     if args.count < 1:
         print("error: --count must be at least 1", file=sys.stderr)
         return 2
+    if args.per_puzzle < 1:
+        print("error: --per-puzzle must be at least 1", file=sys.stderr)
+        return 2
     existing = bank.load(args.variant)
     seen = {(args.variant, Position.from_fen(args.variant, p["fen"]).key) for p in existing}
     rng = random.Random(args.seed)
     sources: list = []
-    lengthen = Lengthen(existing) if args.long else None
+    lengthen = Lengthen(existing, per_puzzle=args.per_puzzle) if args.long else None
     if lengthen is not None:
         sources.append(lengthen)
     pdn = Path(args.pdn) if args.pdn else (CHAMPIONSHIP if args.variant == "italian" else None)

@@ -375,16 +375,24 @@ class Lengthen:
     """Candidates two plies before proven puzzles (``predecessors``), each to be proven with one
     solver move more, longest puzzles first; a puzzle proven from them may be ``offer``-ed back
     and is lengthened in turn (a two-mover becomes a three-mover, then a four-mover).  Each
-    candidate's source names the bank puzzle it was built back from and how many plies before it."""
+    candidate's source names the bank puzzle it was built back from and how many plies before it.
+    At most ``per_puzzle`` puzzles of ``LONG_MOVES`` or more are built back from one bank puzzle
+    (they all end with its combination): the ones ``offer`` hears of count."""
 
-    def __init__(self, puzzles: Iterable[dict[str, Any]], most: int = MAX_LONG_MOVES) -> None:
+    def __init__(self, puzzles: Iterable[dict[str, Any]], most: int = MAX_LONG_MOVES, per_puzzle: int = 1) -> None:
         self.most = most
+        self.per_puzzle = per_puzzle
         self.queue: deque[dict[str, Any]] = deque(sorted(puzzles, key=lambda p: -p["tags"]["moves"]))
         self.origin: dict[str, tuple[str, int, str]] = {}
+        self.kept: dict[str, int] = {}
+        self.built = 0
 
     def offer(self, puzzle: dict[str, Any]) -> None:
         """A puzzle just proven from these candidates: lengthen it too."""
         if puzzle["id"] in self.origin:
+            root = self.origin[puzzle["id"]][2]
+            if puzzle["tags"]["moves"] >= LONG_MOVES:
+                self.kept[root] = self.kept.get(root, 0) + 1
             self.queue.appendleft(puzzle)
 
     def __iter__(self) -> Iterator[Candidate]:
@@ -397,7 +405,12 @@ class Lengthen:
                 puzzle["id"], (f"{puzzle['id']} ({puzzle['tags'].get('source', '')})", 0, puzzle["id"]))
             pos = Position.from_fen(puzzle["variant"], puzzle["fen"])
             for before in predecessors(pos):
+                if self.kept.get(root, 0) >= self.per_puzzle:
+                    break
                 self.origin[puzzle_id(puzzle["variant"], before.fen())] = (base, plies + 2, root)
-                # One game per bank puzzle: one long puzzle is kept of each (they share its end).
-                yield Candidate(before, f"built {plies + 2} plies before puzzle {base}", f"before {root}",
+                self.built += 1
+                # With one long puzzle a bank puzzle, its candidates are one game (the generator
+                # keeps one puzzle a game), whoever listens to offer.
+                game = f"before {root}" if self.per_puzzle == 1 else f"before {root} {self.built}"
+                yield Candidate(before, f"built {plies + 2} plies before puzzle {base}", game,
                                 0, moves=length + 1, played=False)

@@ -115,3 +115,22 @@ def test_generate_long_adds_only_long_puzzles_to_the_bank_it_runs_from(tmp_path)
     new = [p for p in after if p["id"] != BASE["id"]]
     assert [p["fen"] for p in new] == [LONGER] and new[0]["tags"]["moves"] >= LONG_MOVES
     assert bank.reprove(new[0]) is None
+
+
+def test_per_puzzle_allows_more_long_puzzles_built_back_from_one_bank_puzzle():
+    lengthen = Lengthen([BASE], per_puzzle=2)
+    found = find(lengthen, 10, min_moves=LONG_MOVES, on_proven=lengthen.offer)
+    assert len(found) == 2 and len({p["fen"] for p in found}) == 2
+    assert {p["solution"][0] for p in found} == {"3-6", "10-13"}
+    assert all(p["solution"][2:] == BASE["solution"] and verify(p) == [] for p in found)
+
+
+def test_generate_refuses_a_per_puzzle_below_one_and_changes_nothing(tmp_path):
+    copy = tmp_path / "pkg"
+    shutil.copytree(ROOT / "bot", copy / "bot", ignore=shutil.ignore_patterns("__pycache__"))
+    copied = copy / "bot" / "puzzles" / "bank" / "italian.jsonl"
+    before = copied.read_bytes()
+    done = subprocess.run([sys.executable, "-m", "bot", "puzzles", "generate", "--variant", "italian", "--long",
+                           "--per-puzzle", "0"], cwd=copy, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "--per-puzzle" in done.stderr and done.stdout == ""
+    assert copied.read_bytes() == before

@@ -48,9 +48,16 @@ def browser() -> Any:
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """After a browser test's own teardown: the browser goes unless the next test is a browser test."""
-    if _shared and (nextitem is None or HERE not in Path(nextitem.path).resolve().parents):
+    """After a browser test's own teardown: the browser goes unless the next test is a browser test;
+    a context the test left open (it failed before closing it) goes in any case, so that no page of
+    one test polls on while the next runs."""
+    if not _shared:
+        return
+    if nextitem is None or HERE not in Path(nextitem.path).resolve().parents:
         _close_shared()
+        return
+    for context in list(_shared["browser"].contexts):
+        context.close()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -37,7 +37,7 @@ def play(variant: str, moves: int, seed: int) -> tuple[float, list[float]]:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
         service = build_service(str(Path(tmp) / "bench.db"))
-        service.warm_up()               # as the bot does when it starts
+        service.thinker.warm(after=0)   # the engine processes started, as a bot up 30 s has them
         time.sleep(3)
         out = io.StringIO()
         chat = ConsoleChat(service, out, Path(tmp) / "boards", user="Ana", chat="bench", language="en")

@@ -120,7 +120,7 @@ def child(args: argparse.Namespace) -> int:
     events = 0
     latencies: list[float] = []
     try:
-        service.warm_up()
+        service.thinker.warm(after=0)       # started now, as a bot up 30 s has them
         time.sleep(max(0.0, args.start_at - time.time()))
         started = time.perf_counter()
         end = started + args.seconds

@@ -96,7 +96,7 @@ def _service(tmp: str, workers: int):
     from bot.app import build_service
 
     service = build_service(str(Path(tmp) / "bench.db"))
-    service.warm_up()                   # as the bot does when it starts
+    service.thinker.warm(after=0)       # the engine processes started, as a bot up 30 s has them
     time.sleep(3)
     return service
 

@@ -137,7 +137,7 @@ def child(args: argparse.Namespace) -> int:
     delivered: list = []
     moves = dict.fromkeys(mine, 0)
     try:
-        service.warm_up()
+        service.thinker.warm(after=0)       # started now, as a bot up 30 s has them
         time.sleep(max(0.0, args.start_at - time.time()))
         quiet_since = time.time()
         give_up = time.time() + args.longest

@@ -236,6 +236,7 @@ def number_ranges() -> dict[tuple[str, ...], tuple[int, int]]:
         ("puzzles", "generate", "count"): (1, 100_000),
         ("puzzles", "generate", "seed"): (0, 2**63 - 1),
         ("puzzles", "generate", "first_game"): (1, 10**9),
+        ("puzzles", "generate", "per_puzzle"): (1, 100),
         ("puzzles", "check", "jobs"): (1, 64),
         ("ai", "egtb", "build", "pieces"): (2, MAX_PIECES),
         ("ai", "egtb", "build", "jobs"): (0, 64),           # 0: one per CPU

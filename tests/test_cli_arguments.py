@@ -69,6 +69,7 @@ def test_perft_with_a_negative_depth_is_refused(capsys):
     ("puzzles", "generate", "--variant", "italian", "--count", "0"),
     ("puzzles", "generate", "--variant", "italian", "--seed", "-1"),
     ("puzzles", "generate", "--variant", "italian", "--first-game", "0"),
+    ("puzzles", "generate", "--variant", "italian", "--long", "--per-puzzle", "0"),
     ("puzzles", "check", "--jobs", "0"),
     ("ai", "egtb", "build", "--pieces", "9"),
     ("ai", "egtb", "build", "--jobs", "-1"),

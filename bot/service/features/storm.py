@@ -282,8 +282,7 @@ class Storm(UseCase):
                 # Every puzzle played, or the miss took the last seconds.
                 saved = self._finish(saved, now)
             solution = tuple(view.puzzle["solution"]) if verdict == "wrong" else ()
-            # The main line's move at the ply answered (a wrong move may come after a right one).
-            expected = solution[len(view.moves)] if len(view.moves) < len(solution) else ""
+            expected = _expected(view.puzzle, list(view.moves)) if verdict == "wrong" else ""
             return StormAnswered(verdict, self._view(saved, now), tuple(judged.played), solution=solution,
                                  expected=expected)
 
@@ -349,3 +348,14 @@ class Storm(UseCase):
             self._finish(row, now)
             return True
 
+
+def _expected(puzzle: dict[str, Any], played: list[str]) -> str:
+    """The move the puzzle wanted at the ply answered, in the position the player reached (a wrong
+    move may come after a right one, which may have been another landing square the tree accepts
+    than the main line's): the main line's move when it is accepted there, else the tree's first."""
+    node: dict[str, Any] = puzzle.get("tree") or {}
+    for move in played:
+        node = node.get(move) or {}
+    line = puzzle["solution"]
+    main = line[len(played)] if len(played) < len(line) else ""
+    return main if main in node or not node else next(iter(node))

@@ -37,7 +37,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     gen.add_argument("--long", action="store_true",
                      help=f"only puzzles of {LONG_MOVES} solver moves or more: the bank's puzzles lengthened back "
                           "two plies, then games' positions before each puzzle found")
-    gen.add_argument("--per-puzzle", type=int, default=1,
+    gen.add_argument("--per-puzzle", type=int, default=None,
                      help="with --long: at most this many long puzzles built back from one bank puzzle (default 1)")
     gen.set_defaults(func=generate)
     exp = actions.add_parser("export", help="print the bank as JSON lines")
@@ -80,6 +80,11 @@ def generate(args: argparse.Namespace) -> int:
     if args.count < 1:
         print("error: --count must be at least 1", file=sys.stderr)
         return 2
+    if args.per_puzzle is not None and not args.long:
+        print("error: --per-puzzle goes with --long", file=sys.stderr)
+        return 2
+    if args.per_puzzle is None:
+        args.per_puzzle = 1
     if args.per_puzzle < 1:
         print("error: --per-puzzle must be at least 1", file=sys.stderr)
         return 2

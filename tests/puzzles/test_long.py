@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.puzzles import bank
 from bot.puzzles.generate import LONG_MOVES, Candidate, Lengthen, find, predecessors
 from bot.puzzles.prove import prove, verify
@@ -125,12 +127,13 @@ def test_per_puzzle_allows_more_long_puzzles_built_back_from_one_bank_puzzle():
     assert all(p["solution"][2:] == BASE["solution"] and verify(p) == [] for p in found)
 
 
-def test_generate_refuses_a_per_puzzle_below_one_and_changes_nothing(tmp_path):
+@pytest.mark.parametrize("words", [["--long", "--per-puzzle", "0"], ["--per-puzzle", "2"]])
+def test_generate_refuses_a_per_puzzle_below_one_or_without_long_and_changes_nothing(tmp_path, words):
     copy = tmp_path / "pkg"
     shutil.copytree(ROOT / "bot", copy / "bot", ignore=shutil.ignore_patterns("__pycache__"))
     copied = copy / "bot" / "puzzles" / "bank" / "italian.jsonl"
     before = copied.read_bytes()
-    done = subprocess.run([sys.executable, "-m", "bot", "puzzles", "generate", "--variant", "italian", "--long",
-                           "--per-puzzle", "0"], cwd=copy, capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-m", "bot", "puzzles", "generate", "--variant", "italian", *words],
+                          cwd=copy, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "--per-puzzle" in done.stderr and done.stdout == ""
     assert copied.read_bytes() == before

@@ -106,8 +106,9 @@ class RecordingAdapter(ChatAdapter):
             out.write(f"{os.getpid()} {item} {part} {chat_id}\n")
         return f"{os.getpid()}-{item}-{part}"
 
-    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> None:
+    async def edit_message(self, chat_id: str, message_id: str, reply: Reply) -> bool:
         await self.send_piece(chat_id, Piece(reply.text))
+        return True                 # shown (False would mean "gone: post it anew")
 
     def failure_kind(self, exc: BaseException) -> str:
         return "transient"

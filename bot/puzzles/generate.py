@@ -131,7 +131,11 @@ def puzzle_id(variant: str, fen: str) -> str:
 # first solvers of a hard one gained too little and of an easy one lost too much).  Solvers' results
 # move it later (Glicko-2 on the puzzle).  Each count is capped where more stops meaning harder.
 RATING_BASE = 250
-RATING_MIN, RATING_MAX = 600, 2600
+RATING_MIN, RATING_MAX = 600, 3000
+# Above this the sum counts half: long combinations add up fast (500 a move, 280 a sacrifice), and
+# under a plain cap they all started at it, so the hardest tenth of the bank could not be told apart
+# (a review found every built four-mover at the old cap, 2600).  Halving keeps the order.
+RATING_KNEE = 2200
 PER_EXTRA_MOVE = 500          # each solver move beyond two: the line to see grows by two plies
 PER_SACRIFICE = 280           # material given that is not an exchange
 PER_LATER_QUIET = 250         # a quiet solver move after the key (the key is nearly always quiet)
@@ -161,6 +165,8 @@ def starting_rating(variant: str, fen: str, line: list[str], tags: dict[str, Any
            + PER_LATER_QUIET * later_quiet + PER_TEMPTING * min(tempting, 10)
            + PER_ALTERNATIVE * min(alternatives, 20) + PER_CAPTURED * max(tags["longest_capture"] - 1, 0)
            + PER_KING * min(kings, 4) + (FOR_PROMOTION if tags["promotion"] else 0))
+    if raw > RATING_KNEE:
+        raw = RATING_KNEE + (raw - RATING_KNEE) / 2
     return max(RATING_MIN, min(RATING_MAX, round(raw / 10) * 10))
 
 

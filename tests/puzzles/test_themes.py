@@ -83,8 +83,13 @@ KNOWN = [
      ["11-14", "18x11", "6x15x24x31", "30-26", "9x18", "22x13", "31x22"],
      ["opening", "sacrifice", "shot", "double_capture", "promotion", "breakthrough", "long_combination",
       "defence", "king_play"]),
-    # King against king: 26-22 leaves 30-27 only, and 22x31 leaves Black without a move.
+    # King against king: 26-22 leaves 30-27 only, and 22x31 leaves Black with nothing: a capture,
+    # not a lock.
     ("italian", "W:WK26:BK30", ["26-22", "30-27", "22x31"],
+     ["endgame", "king_capture", "quiet_move", "king_play", "short"]),
+    # 13-10 forces 2-6, 10x3 takes the king and crowns: White's man on 8 is left with both its
+    # squares (3, 4) held by kings it may not take (Italian men never take kings): locked.
+    ("italian", "B:WK2,8:B4,K13", ["13-10", "2-6", "10x3"],
      ["endgame", "king_capture", "quiet_move", "blockade", "king_play", "short"]),
 ]
 
@@ -121,7 +126,7 @@ def test_every_theme_of_the_bank_holds_as_its_definition_says(variant):
             "defence": centi_balance(positions[0], solver) < 0,
             "double_capture": sum(1 for i in mine if moves[i].is_capture) >= 2,
             "king_play": any(positions[i].piece_at(moves[i].path[0]) in ("W", "B") for i in mine),
-            "blockade": not positions[-1].legal_moves(),
+            "blockade": not positions[-1].legal_moves() and sum(positions[-1].count(positions[-1].turn)) > 0,
             "shot": any(len(moves[i].captured) >= 2 for i in mine),
             "promotion": any(moves[i].promotes for i in mine),
         }
@@ -162,7 +167,9 @@ def test_the_starting_rating_never_falls_when_a_difficulty_signal_grows(variant)
                           ("longest_capture", tags["longest_capture"] + 1), ("promotion", True)):
             harder = generate.starting_rating(variant, p["fen"], p["solution"], {**tags, key: more})
             assert harder >= rating, (p["id"], key)
-            if generate.RATING_MIN < rating < generate.RATING_MAX and tags[key] is not True:
+            # A capture of one piece counts nothing over none (the formula counts pieces beyond one).
+            counted = key != "longest_capture" or tags[key] >= 1
+            if generate.RATING_MIN < rating < generate.RATING_MAX and tags[key] is not True and counted:
                 assert harder > rating, (p["id"], key)
 
 

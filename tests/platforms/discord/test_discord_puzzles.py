@@ -120,9 +120,14 @@ async def test_answers_are_ephemeral_and_the_first_solver_is_announced_in_the_ch
     line = p["solution"]
     token = await slash(h, "move", "bob", {"move": line[0]})
     answer = h.only_answer(token)
-    # The reply is not forced here (4 replies possible): it is named with its side.
+    # A reply that is not forced is named with its side; a forced one says so (which one the day's
+    # puzzle has depends on the shipped bank).
     assert answer.ephemeral and answer.content == right_text(p, line[1])
-    assert answer.content == t("en", "puzzle.right", reply=line[1], side=t("en", "puzzle.replier.B"))
+    pos = Position.from_fen("italian", p["fen"])
+    forced = len(pos.play(pos.parse_move(line[0])).legal_moves()) == 1
+    side = t("en", f"puzzle.replier.{'B' if pos.white else 'W'}")
+    assert answer.content == (t("en", "puzzle.right_forced", reply=line[1]) if forced
+                              else t("en", "puzzle.right", reply=line[1], side=side))
     assert answer.filenames() == ["board.png"]
     token = await slash(h, "move", "bob", {"move": " ".join(line[2:])})
     answers = h.fake.answers(token)

@@ -189,14 +189,8 @@ class Storm(UseCase):
         its clock starts; a run whose time is up is finished first (once: its result is told)."""
         def unit() -> StormView | None:
             with self.storage.transaction():
-                row = self.storage.storm_runs.get(run_id)
-                if row is None:
-                    return None
-                now = self.clock()
-                row = self._open(row, now)
-                if row.status == "running" and now >= row.ends_at:
-                    row = self._finish(row, now)
-                return self._view(row, now)
+                row, now = self._opened(run_id)
+                return None if row is None else self._view(row, now)
         try:
             return in_transaction(self.storage, unit)
         finally:
@@ -239,15 +233,23 @@ class Storm(UseCase):
         finally:
             self._wake_ended()
 
+    def _opened(self, run_id: int) -> tuple[StormRunRecord | None, float]:
+        """The run as its player now meets it (inside the caller's unit of work): its clock started
+        if this is the first time, and finished (its result told once) if its time is up."""
+        row = self.storage.storm_runs.get(run_id)
+        now = self.clock()
+        if row is None:
+            return None, now
+        row = self._open(row, now)
+        if row.status == "running" and now >= row.ends_at:
+            row = self._finish(row, now)
+        return row, now
+
     def _answer(self, run_id: int, index: int, ply: int, move: tuple[int, ...] | str) -> StormAnswered | None:
         with self.storage.transaction():
-            row = self.storage.storm_runs.get(run_id)
+            row, now = self._opened(run_id)
             if row is None:
                 return None
-            now = self.clock()
-            row = self._open(row, now)
-            if row.status == "running" and now >= row.ends_at:
-                row = self._finish(row, now)
             view = self._skip_missing(row, now)
             if view.over:
                 return StormAnswered("over", view)

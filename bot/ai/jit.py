@@ -1159,11 +1159,16 @@ def warm(tables: Tables | None = None) -> None:
         v = get_variant("italian")
         pos = Position.start(v)
         # One process on the machine compiles; the others wait for its cache and load it.
+        compiling = needs_compiling()
         with jitcache.first_compile():
             s = JitSearcher(v, evaluator(v), float("inf"))
             state = (*pos.sides(), pos.white)
             s.root(state, 2, s.gen_moves(*state), False)
             s.tt_move(state)
+            # The puzzles' material search is compiled in the same one-time compile (so test workers
+            # and generator processes only load it), and left unloaded where it is never used.
+            if compiling:
+                _warm_material()
         _warmed = True
 
 
@@ -1266,3 +1271,193 @@ class JitSearcher(Searcher):
             return super().tt_move(state)
         found, _depth, _flag, _score, ft, cap = tt_get(self.ctx.tt, self.st, self._hash(state))
         return self.layout.key_to_full(int(ft), int(cap)) if found else 0
+
+
+# -- the puzzles' material search ---------------------------------------------------------------
+#
+# ``bot.puzzles.prove.Search`` (alpha-beta on material, captures played out at the horizon, bounds
+# kept per depth) compiled, for the puzzle generator and ``puzzles check``.  The Python class is the
+# definition; this twin must return the same value for every call, and with alpha-beta's fail-soft
+# bounds and a table shared across depths the value depends on the order moves are tried in and on
+# what the table holds.  So the moves come in ``movegen.fast(v).moves``'s order (its single-jump
+# shortcut lists jumps by direction, then landing square, which ``gen_moves`` does not: that case is
+# generated here), and the table holds exactly the position's key, never a hash of it.
+
+# The settings of one variant's material search (an int64 array, M_* indices).
+M_SHORTCUT, M_QUALITY, M_MAN, M_KING, M_NO_MOVE, M_INF = range(6)
+M_LEN = 6
+
+
+@njit(cache=True)
+def _material_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk: Any, tm: Any, tk: Any,
+                    white: Any, mg: Any) -> Any:
+    """The legal moves into the buffers of ``ply`` in ``movegen.fast(v).moves``'s order."""
+    if mg[M_SHORTCUT]:
+        s1 = g[G_S1]
+        s2 = g[G_S2]
+        them = tm | tk
+        empty = g[G_VALID] & ~(um | uk | them)
+        victims = them if g[G_MEN_TAKE_KINGS] else tm
+        if white:
+            j1 = (((um >> s1) & victims) >> s1) & empty
+            j2 = (((um >> s2) & victims) >> s2) & empty
+        else:
+            j1 = (((um << s1) & victims) << s1) & empty
+            j2 = (((um << s2) & victims) << s2) & empty
+        land = j1 | j2
+        if land:
+            if white:
+                again = (((land >> s1) & victims) >> s1) & empty or (((land >> s2) & victims) >> s2) & empty
+            else:
+                again = (((land << s1) & victims) << s1) & empty or (((land << s2) & victims) << s2) & empty
+            if not again and not (uk and _kings_can_capture(g, uk, them, empty)):
+                # Every capture is a single jump by a man: movegen's jump_moves.
+                if mg[M_QUALITY] and tk:
+                    if white:
+                        k1 = (((um >> s1) & tk) >> s1) & empty
+                        k2 = (((um >> s2) & tk) >> s2) & empty
+                    else:
+                        k1 = (((um << s1) & tk) << s1) & empty
+                        k2 = (((um << s2) & tk) << s2) & empty
+                    if k1 or k2:
+                        j1 = k1
+                        j2 = k2
+                promo = g[G_WPROMO] if white else g[G_BPROMO]
+                mv_ft, mv_cap, mv_ch = bufs[0], bufs[1], bufs[2]
+                n = 0
+                for dirn in range(2):
+                    s = s1 if dirn == 0 else s2
+                    t = j1 if dirn == 0 else j2
+                    while t:
+                        low = t & -t
+                        t ^= low
+                        if white:
+                            mid = low << s
+                            src = low << (s + s)
+                        else:
+                            mid = low >> s
+                            src = low >> (s + s)
+                        ft = lowbit(src) | lowbit(low) << 8
+                        if low & promo:
+                            _put(mv_ft, mv_cap, mv_ch, ply, n, ft, mid, tm & ~mid, tk & ~mid, um ^ src, uk | low)
+                        else:
+                            _put(mv_ft, mv_cap, mv_ch, ply, n, ft, mid, tm & ~mid, tk & ~mid, um ^ src ^ low, uk)
+                        n += 1
+                return n
+    return gen_moves(g, tabs, bufs, st, ply, um, uk, tm, tk, white)
+
+
+@njit(cache=True)
+def material_value(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, table: Any, um: Any, uk: Any, tm: Any,
+                   tk: Any, white: Any, depth: Any, alpha: Any, beta: Any, ply: Any) -> Any:
+    """``prove.Search.value`` on dense boards.  ``st[S_ABORT]`` set means no value: the node budget
+    ran out (``st[S_OVERFLOW]`` clear) or a buffer did (set); nothing is stored in the table then."""
+    st[S_NODES] += 1
+    if st[S_NODES] > st[S_NODE_LIMIT]:
+        st[S_ABORT] = 1
+        return 0
+    if ply >= PLIES:
+        st[S_OVERFLOW] = 1
+        st[S_ABORT] = 1
+        return 0
+    if depth <= 0:
+        if not can_capture(g, um, uk, tm, tk, white):
+            if not _has_quiet_move(g, um, uk, tm, tk, white):
+                return -mg[M_NO_MOVE]
+            return (popcount(um) - popcount(tm)) * mg[M_MAN] + (popcount(uk) - popcount(tk)) * mg[M_KING]
+    n = _material_moves(g, tabs, bufs, st, ply, um, uk, tm, tk, white, mg)
+    if st[S_OVERFLOW]:
+        st[S_ABORT] = 1
+        return 0
+    if n == 0:
+        return -mg[M_NO_MOVE]
+    key = (um, uk, tm, tk, np.int64(1) if white else np.int64(0))
+    found = key in table
+    ed = elow = ehigh = np.int64(0)
+    if found:
+        ed, elow, ehigh = table[key]
+        if ed >= depth:
+            if elow >= beta:
+                return elow
+            if ehigh <= alpha:
+                return ehigh
+            alpha = max(alpha, elow)
+            beta = min(beta, ehigh)
+            if alpha >= beta:
+                return elow
+    inf = mg[M_INF]
+    best = -inf
+    start_alpha = alpha
+    nxt = depth - 1 if depth > 0 else np.int64(0)
+    ch = bufs[2]
+    for i in range(n):
+        v = -material_value(g, tabs, bufs, st, mg, table, ch[ply, i, 0], ch[ply, i, 1], ch[ply, i, 2],
+                            ch[ply, i, 3], not white, nxt, -beta, -alpha, ply + 1)
+        if st[S_ABORT]:
+            return 0
+        if v > best:
+            best = v
+            if v > alpha:
+                alpha = v
+                if alpha >= beta:
+                    break
+    low = -inf
+    high = inf
+    if best >= beta:
+        low = best
+    elif best <= start_alpha:
+        high = best
+    else:
+        low = best
+        high = best
+    if found and ed == depth:
+        low = max(low, elow)
+        high = min(high, ehigh)
+    table[key] = (depth, low, high)
+    return best
+
+
+@njit(cache=True)
+def material_moves(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, um: Any, uk: Any, tm: Any, tk: Any,
+                   white: Any) -> Any:
+    """The children ``material_value`` tries, in its order (for the tests: against movegen's)."""
+    n = _material_moves(g, tabs, bufs, st, 0, um, uk, tm, tk, white, mg)
+    return bufs[2][0, :n, :].copy()
+
+
+def material_settings(v: Variant, man: int, king: int, no_move: int, inf: int) -> Any:
+    """The ``mg`` array of ``material_value`` for ``v``, with the search's scores."""
+    mg = np.zeros(M_LEN, np.int64)
+    mg[M_SHORTCUT] = int(not v.men_capture_backwards and v.crowning is not Crowning.CONTINUES_AS_KING)
+    mg[M_QUALITY] = int(v.men_capture_kings and v.priority in (CapturePriority.QUANTITY_QUALITY,
+                                                                CapturePriority.ITALIAN))
+    mg[M_MAN], mg[M_KING], mg[M_NO_MOVE], mg[M_INF] = man, king, no_move, inf
+    return mg
+
+
+def material_table() -> Any:
+    """An empty bounds table for ``material_value``: position -> (depth, low, high)."""
+    from numba import typed
+    return typed.Dict.empty(key_type=types.UniTuple(types.int64, 5), value_type=types.UniTuple(types.int64, 3))
+
+
+def material_buffers() -> tuple[tuple, Any]:
+    """Move buffers and counters for ``material_value`` (one set per thread: the search nests)."""
+    bufs = (np.zeros((PLIES, MOVES), np.int64), np.zeros((PLIES, MOVES), np.int64),
+            np.zeros((PLIES, MOVES, 4), np.int64), np.zeros((RAWS, 6), np.int64))
+    return bufs, np.zeros(S_LEN, np.int64)
+
+
+def _warm_material() -> None:
+    """Compile (or load) the material search, with the argument types the puzzles pass."""
+    from bot.rules import Position, get_variant
+
+    lay = layout(get_variant("italian"))
+    bufs, st = material_buffers()
+    st[S_NODE_LIMIT] = NO_NODE_LIMIT
+    mg = material_settings(lay.v, 100, 200, 10_000, 1_000_000)
+    pos = Position.start(lay.v)
+    um, uk, tm, tk = (lay.dense(x) for x in pos.sides())
+    material_value(lay.g, lay.tabs, bufs, st, mg, material_table(), um, uk, tm, tk, pos.white, 2, -1_000_000,
+                   1_000_000, 0)
+    material_moves(lay.g, lay.tabs, bufs, st, mg, um, uk, tm, tk, pos.white)

@@ -19,7 +19,7 @@ from typing import Any
 from bot.ai import search_position
 from bot.rules import Move, Position, Variant, read_pdn
 
-from .prove import Golpe, Search, centi_balance, line_tags, prove, verify
+from .prove import Golpe, centi_balance, line_tags, material_search, prove, verify
 
 # A player for engine games: picks a move in a position.
 Player = Callable[[Position, random.Random], Move]
@@ -115,7 +115,7 @@ def from_selfplay(variant: str, games: int, rng: random.Random, levels: tuple[in
 def tempting_moves(pos: Position, played: Move) -> list[Move]:
     """The moves other than ``played`` after which the opponent has no capture that wins
     material at once (captures played out): the slips that look safe at a glance."""
-    search = Search(pos.variant)
+    search = material_search(pos.variant)
     now = centi_balance(pos, pos.turn)
     return [m for m in pos.legal_moves() if m != played and search.after(pos, m, 0) >= now + 100 * len(m.captured)]
 

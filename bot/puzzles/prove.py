@@ -62,6 +62,10 @@ class Prover:
     budget: int = NODE_BUDGET
     nodes: int = 0
     _cache: dict[tuple, Tree] = field(default_factory=dict)
+    _moves: dict[tuple, tuple[list[Move], list[tuple[str, Position, bool]]]] = field(
+        default_factory=dict)
+    _answers: dict[tuple, tuple[list[Move], list[tuple[str, Position]]]] = field(default_factory=dict)
+    _tables: dict[str, egtb.Tables | None] = field(default_factory=dict)
 
     def solver_node(self, pos: Position, depth: int, first_only: bool = False) -> Tree:
         """Every solver move that wins within ``depth`` solver moves (the first one found when
@@ -70,19 +74,18 @@ class Prover:
         if key in self._cache:
             return self._cache[key]
         won: Tree = {}
-        for move in _ordered(pos):
+        moves, done = self._solver_moves(pos)
+        for i, move in enumerate(moves):
             self._tick()
-            after = pos.play(move)
-            replies = after.legal_moves()
-            lead = balance(after, self.solver)
-            known = table_result(after)
-            if not replies or known == egtb.LOSS or (
-                    known is None and lead >= GAIN and lead - self.base >= MIN_GAIN and not replies[0].is_capture):
-                won[str(move)] = {}
+            if i == len(done):
+                done.append(self._solver_move(pos, move))
+            text, after, ends = done[i]
+            if ends:
+                won[text] = {}
             elif depth > 1:
-                node = self.opponent_node(after, replies, depth - 1)
+                node = self.opponent_node(after, after.legal_moves(), depth - 1)
                 if node is not None:
-                    won[str(move)] = node
+                    won[text] = node
             if won and first_only:
                 break
         self._cache[key] = won
@@ -91,14 +94,59 @@ class Prover:
     def opponent_node(self, pos: Position, replies: list[Move], depth: int) -> dict[str, Tree] | None:
         """The solver's answer to every reply, or None when one reply escapes."""
         node: dict[str, Tree] = {}
-        # Captures first: they are what a golpe forces, and refutations are found sooner.
-        for reply in sorted(replies, key=lambda m: -len(m.captured)):
+        ordered, done = self._replies(pos, replies)
+        for i, reply in enumerate(ordered):
             self._tick()
-            won = self.solver_node(pos.play(reply), depth)
+            if i == len(done):
+                done.append((str(reply), pos.play(reply)))
+            text, after = done[i]
+            won = self.solver_node(after, depth)
             if not won:
                 return None
-            node[str(reply)] = won
+            node[text] = won
         return node
+
+    # The same positions come back at every depth the proof tries (and with and without
+    # ``first_only``): what is worked out of a position is kept for the proof's length, each move
+    # the first time it is tried (a node left early leaves the rest of its moves unmade).
+
+    def _solver_moves(self, pos: Position) -> tuple[list[Move], list[tuple[str, Position, bool]]]:
+        got = self._moves.get(pos.key)
+        if got is None:
+            got = self._moves[pos.key] = (_ordered(pos), [])
+        return got
+
+    def _solver_move(self, pos: Position, move: Move) -> tuple[str, Position, bool]:
+        """A solver move's text, the position after it, and whether the line ends successfully
+        with it.  Most are tried last (at depth 1), where the replies need not be made: whether
+        there is one, and whether it is a capture (captures are compulsory: all are, or none), is
+        what the end of a line asks."""
+        after = pos.play(move)
+        sides = (*after.sides(), after.white)
+        fast = movegen.fast(after.variant)
+        capture = fast.can_capture(*sides)
+        no_reply = not capture and not fast.count(*sides)
+        lead = balance(after, self.solver)
+        found = self._verdict(after)
+        known = None if found is None else found.result
+        ends = no_reply or known == egtb.LOSS or (
+            known is None and lead >= GAIN and lead - self.base >= MIN_GAIN and not capture)
+        return str(move), after, ends
+
+    def _replies(self, pos: Position, replies: list[Move]) -> tuple[list[Move], list[tuple[str, Position]]]:
+        got = self._answers.get(pos.key)
+        if got is None:
+            # Captures first: they are what a golpe forces, and refutations are found sooner.
+            got = self._answers[pos.key] = (sorted(replies, key=lambda m: -len(m.captured)), [])
+        return got
+
+    def _verdict(self, pos: Position) -> egtb.Verdict | None:
+        # The tables are looked up once a proof (``egtb.verdict`` reads the settings each time).
+        v = pos.variant.id
+        if v not in self._tables:
+            self._tables[v] = egtb.tables(pos.variant)
+        tb = self._tables[v]
+        return None if tb is None else tb.verdict(pos)
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -290,6 +338,15 @@ class Search:
         return -self.score(pos.play(move), depth, -beta, -alpha)
 
 
+def material_search(variant: Variant | str, budget: int | None = None) -> Search:
+    """A ``Search``: the compiled twin (``fastprove``, the same values several times faster) where
+    it runs, else the Python one."""
+    v = get_variant(variant)
+    from . import fastprove  # numba's import waits until a search is wanted
+
+    return fastprove.CompiledSearch(v, budget) if fastprove.available(v) else Search(v, budget)
+
+
 def centi_balance(pos: Position, color: str) -> int:
     """``balance`` in hundredths of a man."""
     return round(balance(pos, color) * 100)
@@ -383,7 +440,7 @@ def verify(puzzle: dict, extra_plies: int = EXTRA_PLIES, search: Search | None =
                 problems.append(f"[line] {text} is not the most stubborn defence")
             node = node_replies[text]
     # The margin: the key against every other move, at every solver turn of the main line.
-    search = search or Search(start.variant)
+    search = search or material_search(start.variant)
     pos = start
     node = tree
     for i, text in enumerate(line):
@@ -538,7 +595,7 @@ def line_tags(variant: str, fen: str, line: list[str]) -> dict[str, Any]:
 def wins_materially(pos: Position, plies: int, budget: int = NODE_BUDGET) -> bool:
     """Whether the side to move reaches a lead of WIN within ``plies`` (captures played out): the
     quick test before a solution tree is searched (False when it needs more than ``budget``)."""
-    search = Search(pos.variant, budget * 10)
+    search = material_search(pos.variant, budget * 10)
     try:
         for depth in range(1, plies + 1, 2):
             if search.score(pos, depth, WIN - 1, WIN) >= WIN:

@@ -57,11 +57,14 @@ if _tmp is not None:
 WATCHED = ("bot", "discord", "telegram")
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """How many test processes ``-n auto`` starts: two per CPU (pyproject caps them at 4).  A
     good part of the suite waits (the bot's own subprocesses, the platforms' fakes on their sped-up
     clocks, engine pools): one process per CPU left a 2-core machine a quarter idle (91 s a run,
-    77 s with 4 processes)."""
+    77 s with 4 processes).  xdist's own ``PYTEST_XDIST_AUTO_NUM_WORKERS`` still wins (None hands
+    the choice back to xdist, which reads it): a test that runs pytest itself asks for one."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
     return 2 * (os.cpu_count() or 1)
 
 

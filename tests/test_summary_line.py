@@ -18,6 +18,9 @@ SUMMARY = re.compile(r"^=* ?\d+ passed(, \d+ \w+)* in [\d.]+s( \(\d+:\d\d:\d\d\)
 @pytest.mark.parametrize("quiet", [[], ["-q"], ["-qq"]])
 def test_a_run_ends_with_its_summary_line(quiet):
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    # The README's command as it is (xdist and all), with one test process instead of one per
+    # CPU: the summary line does not depend on how many there are, and each costs a start-up.
+    env["PYTEST_XDIST_AUTO_NUM_WORKERS"] = "1"
     proc = subprocess.run([sys.executable, "-m", "pytest", *quiet, "-p", "no:cacheprovider",
                            "tests/ratings/test_glicko2.py"], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=120)

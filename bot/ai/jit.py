@@ -40,6 +40,7 @@ try:  # numba is a dependency; the Python search stands in where its wheel does 
     from llvmlite import ir
     from numba import njit, objmode, types
     from numba.extending import intrinsic
+    from numba.typed import List
     HAVE_NUMBA = True
 except ImportError:  # pragma: no cover - exercised only on machines without the wheel
     HAVE_NUMBA = False
@@ -1281,7 +1282,7 @@ class JitSearcher(Searcher):
 # bounds and a table shared across depths the value depends on the order moves are tried in and on
 # what the table holds.  So the moves come in ``movegen.fast(v).moves``'s order (its single-jump
 # shortcut lists jumps by direction, then landing square, which ``gen_moves`` does not: that case is
-# generated here), and the table holds exactly the position's key, never a hash of it.
+# generated here), and the table holds exactly the position, never only a hash of it.
 
 # The settings of one variant's material search (an int64 array, M_* indices).
 M_SHORTCUT, M_QUALITY, M_MAN, M_KING, M_NO_MOVE, M_INF = range(6)
@@ -1347,9 +1348,56 @@ def _material_moves(g: Any, tabs: Any, bufs: Any, st: Any, ply: Any, um: Any, uk
     return gen_moves(g, tabs, bufs, st, ply, um, uk, tm, tk, white)
 
 
+# The bounds table: open addressing over rows (um, uk, tm, tk, side, depth, low, high), side 2 for
+# White to move, 1 for Black, 0 for an empty row; held in a one-item typed list so that the search
+# can put a table twice the size in its place when it is half full (the Python table is a dict:
+# it never forgets an entry, and neither may this one).  ``count`` holds its entries.
+BOUND_ROWS = 1 << 10
+
+
 @njit(cache=True)
-def material_value(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, table: Any, um: Any, uk: Any, tm: Any,
-                   tk: Any, white: Any, depth: Any, alpha: Any, beta: Any, ply: Any) -> Any:
+def _bound_slot(rows: Any, h: Any, um: Any, uk: Any, tm: Any, tk: Any, side: Any) -> Any:
+    """The row holding the position, or the empty row where it would go."""
+    mask = np.uint64(rows.shape[0] - 1)
+    i = np.int64(h & mask)
+    while True:
+        if rows[i, 4] == 0 or (rows[i, 4] == side and rows[i, 0] == um and rows[i, 1] == uk and rows[i, 2] == tm
+                               and rows[i, 3] == tk):
+            return i
+        i = np.int64((np.uint64(i) + np.uint64(1)) & mask)
+
+
+@njit(cache=True)
+def _bound_store(table: Any, count: Any, h: Any, um: Any, uk: Any, tm: Any, tk: Any, side: Any, depth: Any,
+                 low: Any, high: Any) -> None:
+    rows = table[0]
+    i = _bound_slot(rows, h, um, uk, tm, tk, side)
+    if rows[i, 4] == 0:
+        if 2 * (count[0] + 1) > rows.shape[0]:
+            bigger = np.zeros((2 * rows.shape[0], 8), np.int64)
+            for j in range(rows.shape[0]):
+                if rows[j, 4] != 0:
+                    k = _bound_slot(bigger, state_hash(rows[j, 0], rows[j, 1], rows[j, 2], rows[j, 3], rows[j, 4] == 2),
+                                    rows[j, 0], rows[j, 1], rows[j, 2], rows[j, 3], rows[j, 4])
+                    for c in range(8):
+                        bigger[k, c] = rows[j, c]
+            table[0] = bigger
+            rows = bigger
+            i = _bound_slot(rows, h, um, uk, tm, tk, side)
+        count[0] += 1
+        rows[i, 0] = um
+        rows[i, 1] = uk
+        rows[i, 2] = tm
+        rows[i, 3] = tk
+        rows[i, 4] = side
+    rows[i, 5] = depth
+    rows[i, 6] = low
+    rows[i, 7] = high
+
+
+@njit(cache=True)
+def material_value(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, table: Any, count: Any, um: Any, uk: Any,
+                   tm: Any, tk: Any, white: Any, depth: Any, alpha: Any, beta: Any, ply: Any) -> Any:
     """``prove.Search.value`` on dense boards.  ``st[S_ABORT]`` set means no value: the node budget
     ran out (``st[S_OVERFLOW]`` clear) or a buffer did (set); nothing is stored in the table then."""
     st[S_NODES] += 1
@@ -1371,11 +1419,16 @@ def material_value(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, table: Any, u
         return 0
     if n == 0:
         return -mg[M_NO_MOVE]
-    key = (um, uk, tm, tk, np.int64(1) if white else np.int64(0))
-    found = key in table
+    side = np.int64(2) if white else np.int64(1)
+    h = state_hash(um, uk, tm, tk, white)
+    slot = _bound_slot(table[0], h, um, uk, tm, tk, side)
+    rows = table[0]
+    found = rows[slot, 4] != 0
     ed = elow = ehigh = np.int64(0)
     if found:
-        ed, elow, ehigh = table[key]
+        ed = rows[slot, 5]
+        elow = rows[slot, 6]
+        ehigh = rows[slot, 7]
         if ed >= depth:
             if elow >= beta:
                 return elow
@@ -1391,7 +1444,7 @@ def material_value(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, table: Any, u
     nxt = depth - 1 if depth > 0 else np.int64(0)
     ch = bufs[2]
     for i in range(n):
-        v = -material_value(g, tabs, bufs, st, mg, table, ch[ply, i, 0], ch[ply, i, 1], ch[ply, i, 2],
+        v = -material_value(g, tabs, bufs, st, mg, table, count, ch[ply, i, 0], ch[ply, i, 1], ch[ply, i, 2],
                             ch[ply, i, 3], not white, nxt, -beta, -alpha, ply + 1)
         if st[S_ABORT]:
             return 0
@@ -1413,7 +1466,7 @@ def material_value(g: Any, tabs: Any, bufs: Any, st: Any, mg: Any, table: Any, u
     if found and ed == depth:
         low = max(low, elow)
         high = min(high, ehigh)
-    table[key] = (depth, low, high)
+    _bound_store(table, count, h, um, uk, tm, tk, side, depth, low, high)
     return best
 
 
@@ -1435,10 +1488,25 @@ def material_settings(v: Variant, man: int, king: int, no_move: int, inf: int) -
     return mg
 
 
-def material_table() -> Any:
-    """An empty bounds table for ``material_value``: position -> (depth, low, high)."""
-    from numba import typed
-    return typed.Dict.empty(key_type=types.UniTuple(types.int64, 5), value_type=types.UniTuple(types.int64, 3))
+@njit(cache=True)
+def _new_bounds(rows: Any) -> Any:
+    # Made compiled, and the compiled maker cached: a typed list made from Python compiles its
+    # methods in every process (half a second).
+    table = List()
+    table.append(np.zeros((rows, 8), np.int64))
+    return table
+
+
+def material_table() -> tuple[Any, Any]:
+    """An empty bounds table for ``material_value`` (position -> depth, low, high) and its count."""
+    return _new_bounds(BOUND_ROWS), np.zeros(1, np.int64)
+
+
+def material_bounds(table: Any) -> dict[tuple[int, int, int, int, bool], tuple[int, int, int]]:
+    """The table's entries, on the dense boards it keys them by."""
+    rows = table[0]
+    return {(int(r[0]), int(r[1]), int(r[2]), int(r[3]), bool(r[4] == 2)): (int(r[5]), int(r[6]), int(r[7]))
+            for r in rows[rows[:, 4] != 0]}
 
 
 def material_buffers() -> tuple[tuple, Any]:
@@ -1458,6 +1526,6 @@ def _warm_material() -> None:
     mg = material_settings(lay.v, 100, 200, 10_000, 1_000_000)
     pos = Position.start(lay.v)
     um, uk, tm, tk = (lay.dense(x) for x in pos.sides())
-    material_value(lay.g, lay.tabs, bufs, st, mg, material_table(), um, uk, tm, tk, pos.white, 2, -1_000_000,
+    material_value(lay.g, lay.tabs, bufs, st, mg, *material_table(), um, uk, tm, tk, pos.white, 2, -1_000_000,
                    1_000_000, 0)
     material_moves(lay.g, lay.tabs, bufs, st, mg, um, uk, tm, tk, pos.white)

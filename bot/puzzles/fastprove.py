@@ -46,7 +46,7 @@ class CompiledSearch(Search):
         _compile_once()
         self.layout = jit.layout(self.variant)
         self.settings = jit.material_settings(self.variant, MAN, self.king, NO_MOVE, INF)
-        self.bounds = jit.material_table()
+        self.bounds, self.count = jit.material_table()
         # A buffer overflow (never met in a game's position) hands the search to Python for good.
         self.fallback = False
 
@@ -60,8 +60,8 @@ class CompiledSearch(Search):
         st[jit.S_NODE_LIMIT] = self.budget if self.budget is not None else jit.NO_NODE_LIMIT
         lay = self.layout
         d = lay.dense
-        score = jit.material_value(lay.g, lay.tabs, bufs, st, self.settings, self.bounds, d(um), d(uk), d(tm),
-                                   d(tk), white, depth, alpha, beta, 0)
+        score = jit.material_value(lay.g, lay.tabs, bufs, st, self.settings, self.bounds, self.count, d(um), d(uk),
+                                   d(tm), d(tk), white, depth, alpha, beta, 0)
         self.nodes = int(st[jit.S_NODES])
         if st[jit.S_ABORT]:
             if not st[jit.S_OVERFLOW]:
@@ -76,8 +76,8 @@ class CompiledSearch(Search):
     def _to_python(self) -> None:
         """Go on in Python with the bounds found so far (on full boards, as the Python table keys them)."""
         full = self.layout.full
-        for (um, uk, tm, tk, white), (depth, low, high) in self.bounds.items():
-            self.table[(full(um), full(uk), full(tm), full(tk), bool(white))] = (int(depth), int(low), int(high))
+        for (um, uk, tm, tk, white), bound in jit.material_bounds(self.bounds).items():
+            self.table[(full(um), full(uk), full(tm), full(tk), white)] = bound
         self.fallback = True
 
 

@@ -89,15 +89,22 @@ def test_the_compiled_search_tries_the_moves_of_the_fast_generator_in_its_order(
 def test_the_compiled_search_gives_every_value_the_python_search_gives(variant: str) -> None:
     """One search object of each kind per position, asked in turn at rising depths and various
     windows, so the second and later calls also meet the bounds the first ones left."""
+    grown = 0
     for pos in _positions(variant):
         python, compiled = Search(variant), fastprove.CompiledSearch(variant)
-        for depth in (0, 1, 2, 3, 4):
-            for alpha, beta in WINDOWS:
+        for depth in (0, 1, 2, 3, 4, 6):
+            for alpha, beta in WINDOWS if depth < 6 else WINDOWS[:1]:
                 expected = python.score(pos, depth, alpha, beta)
                 assert compiled.score(pos, depth, alpha, beta) == expected, (pos.fen(), depth, alpha, beta)
                 assert compiled.nodes == python.nodes
         for move in pos.legal_moves()[:4]:
             assert compiled.after(pos, move, 2) == python.after(pos, move, 2), (pos.fen(), str(move))
+        # The same bounds, entry for entry (the compiled table grew from 1,024 rows on the way).
+        full = compiled.layout.full
+        assert {(full(um), full(uk), full(tm), full(tk), white): bound
+                for (um, uk, tm, tk, white), bound in jit.material_bounds(compiled.bounds).items()} == python.table
+        grown = max(grown, len(python.table))
+    assert grown > jit.BOUND_ROWS
 
 
 @pytest.mark.parametrize("variant", COMPILED)

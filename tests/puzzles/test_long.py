@@ -5,6 +5,7 @@ before each puzzle found (``find(earlier=True)``); every puzzle kept meets the b
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,12 @@ BASE = {"id": "it-1e05a3145c", "variant": "italian",
 LONGER = "B:W15,21,22,23,25,26,28,31,32:B1,2,3,4,5,7,13,17,19,24"
 LONGER_LINE = ["3-6", "23x14", "6-11", "15x6", "2x11x18x27", "31x22", "24x31"]
 
+
+# A copy of the package has a compiled cache of its own (numba keys it by the source's path), so a
+# ``python -m bot`` run from it would compile the engine and the material search again, about 10
+# CPU-s a test.  There it searches in Python: the same results (tests/puzzles/test_fastprove.py
+# compares the two), and what is tested is the command, not the search.
+IN_COPY = {**os.environ, "DRAUGHTS_JIT": "off"}
 
 def test_each_position_built_back_leads_to_the_puzzle_by_a_quiet_move_and_a_capture():
     examined = 0
@@ -110,7 +117,7 @@ def test_generate_long_adds_only_long_puzzles_to_the_bank_it_runs_from(tmp_path)
     copied.write_text(json.dumps(shipped[BASE["id"]]) + "\n", encoding="utf-8")
     done = subprocess.run([sys.executable, "-m", "bot", "puzzles", "generate", "--variant", "italian", "--long",
                            "--count", "1", "--seed", "1", "--pdn", str(tmp_path / "none.pdn")],
-                          cwd=copy, capture_output=True, text=True, timeout=300)
+                          cwd=copy, env=IN_COPY, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert "1 new italian puzzles of 4 solver moves or more; the bank has 2" in done.stdout
     after = [json.loads(line) for line in copied.read_text(encoding="utf-8").splitlines()]
@@ -134,6 +141,6 @@ def test_generate_refuses_a_per_puzzle_below_one_or_without_long_and_changes_not
     copied = copy / "bot" / "puzzles" / "bank" / "italian.jsonl"
     before = copied.read_bytes()
     done = subprocess.run([sys.executable, "-m", "bot", "puzzles", "generate", "--variant", "italian", *words],
-                          cwd=copy, capture_output=True, text=True, timeout=120)
+                          cwd=copy, env=IN_COPY, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "--per-puzzle" in done.stderr and done.stdout == ""
     assert copied.read_bytes() == before

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -28,8 +29,17 @@ EXPORT_KEYS = ["id", "variant", "fen", "solution", "tags", "rating"]
 VARIANTS = ("spanish", "italian", "triestina")
 
 
+# A copy of the package has a compiled cache of its own (numba keys it by the source's path), so a
+# ``python -m bot`` run from it would compile the engine and the material search again, about 10
+# CPU-s a test.  There it searches in Python: the same results (tests/puzzles/test_fastprove.py
+# compares the two), and what is tested is the command, not the search.
+IN_COPY = {**os.environ, "DRAUGHTS_JIT": "off"}
+
+
 def run(*args: str, cwd: Path = ROOT, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([PYTHON, "-m", "bot", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    env = IN_COPY if cwd != ROOT else None
+    return subprocess.run([PYTHON, "-m", "bot", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                          env=env)
 
 
 def digest(path: Path) -> str:

@@ -1,4 +1,4 @@
-"""The compiled material search (bot/puzzles/fastprove.py) against the Python one (prove.Search).
+"""The compiled material search (prove.CompiledSearch, bot/ai/jit.py) against the Python one (prove.Search).
 
 They must agree on every value, not only on which side of a window it falls: alpha-beta's
 fail-soft bounds and the table of bounds shared across depths make a value depend on the order
@@ -16,12 +16,12 @@ from pathlib import Path
 import pytest
 
 from bot.ai import jit
-from bot.puzzles import fastprove, prove
+from bot.puzzles import prove
 from bot.puzzles.prove import INF, MAN, NO_MOVE, WIN, BudgetExceeded, Search, verify
 from bot.rules import VARIANTS, Position, get_variant, movegen
 
 BANK = Path(prove.__file__).with_name("bank")
-COMPILED = [v for v in sorted(VARIANTS) if fastprove.available(get_variant(v))]
+COMPILED = [v for v in sorted(VARIANTS) if prove.compiled_available(get_variant(v))]
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled search does not run here (no numba)")
 
 # Hand-picked: a flying king's capture with several landing squares (spanish), a king that must
@@ -91,7 +91,7 @@ def test_the_compiled_search_gives_every_value_the_python_search_gives(variant: 
     windows, so the second and later calls also meet the bounds the first ones left."""
     grown = 0
     for pos in _positions(variant):
-        python, compiled = Search(variant), fastprove.CompiledSearch(variant)
+        python, compiled = Search(variant), prove.CompiledSearch(variant)
         for depth in (0, 1, 2, 3, 4, 6):
             for alpha, beta in WINDOWS if depth < 6 else WINDOWS[:1]:
                 expected = python.score(pos, depth, alpha, beta)
@@ -111,7 +111,7 @@ def test_the_compiled_search_gives_every_value_the_python_search_gives(variant: 
 def test_the_budget_runs_out_at_the_same_node(variant: str) -> None:
     pos = _positions(variant)[-1]
     for budget in (1, 7, 150):
-        python, compiled = Search(variant, budget), fastprove.CompiledSearch(variant, budget)
+        python, compiled = Search(variant, budget), prove.CompiledSearch(variant, budget)
         outcomes: list[int | None] = []
         for search in (python, compiled):
             try:

@@ -63,7 +63,7 @@ class Prover:
     budget: int = NODE_BUDGET
     nodes: int = 0
     _cache: dict[tuple, Tree] = field(default_factory=dict)
-    _moves: dict[tuple, tuple[list[Move], list[tuple[str, Position, bool]]]] = field(
+    _moves: dict[tuple, tuple[list[Move], list[tuple[Position, bool]]]] = field(
         default_factory=dict)
     _answers: dict[tuple, tuple[list[Move], list[tuple[str, Position]]]] = field(default_factory=dict)
     _tables: dict[str, egtb.Tables | None] = field(default_factory=dict)
@@ -80,13 +80,13 @@ class Prover:
             self._tick()
             if i == len(done):
                 done.append(self._solver_move(pos, move))
-            text, after, ends = done[i]
+            after, ends = done[i]
             if ends:
-                won[text] = {}
+                won[str(move)] = {}
             elif depth > 1:
                 node = self.opponent_node(after, after.legal_moves(), depth - 1)
                 if node is not None:
-                    won[text] = node
+                    won[str(move)] = node
             if won and first_only:
                 break
         self._cache[key] = won
@@ -111,28 +111,32 @@ class Prover:
     # ``first_only``): what is worked out of a position is kept for the proof's length, each move
     # the first time it is tried (a node left early leaves the rest of its moves unmade).
 
-    def _solver_moves(self, pos: Position) -> tuple[list[Move], list[tuple[str, Position, bool]]]:
+    def _solver_moves(self, pos: Position) -> tuple[list[Move], list[tuple[Position, bool]]]:
         got = self._moves.get(pos.key)
         if got is None:
             got = self._moves[pos.key] = (_ordered(pos), [])
         return got
 
-    def _solver_move(self, pos: Position, move: Move) -> tuple[str, Position, bool]:
-        """A solver move's text, the position after it, and whether the line ends successfully
-        with it.  Most are tried last (at depth 1), where the replies need not be made: whether
-        there is one, and whether it is a capture (captures are compulsory: all are, or none), is
-        what the end of a line asks."""
+    def _solver_move(self, pos: Position, move: Move) -> tuple[Position, bool]:
+        """The position after a solver move, and whether the line ends successfully with it.  Most
+        are tried last (at depth 1), where the replies need not be made: whether there is one, and
+        whether it is a capture (captures are compulsory: all are, or none), is what the end of a
+        line asks."""
         after = pos.play(move)
         sides = (*after.sides(), after.white)
         fast = movegen.fast(after.variant)
         capture = fast.can_capture(*sides)
         no_reply = not capture and not fast.count(*sides)
-        lead = balance(after, self.solver)
+        # ``balance(after, self.solver)``, the same sums in the same order, without its look-ups.
+        kv = king_value(after.variant)
+        white = after.wm.bit_count() * MAN_VALUE + after.wk.bit_count() * kv
+        black = after.bm.bit_count() * MAN_VALUE + after.bk.bit_count() * kv
+        lead = white - black if self.solver == "W" else black - white
         found = self._verdict(after)
         known = None if found is None else found.result
         ends = no_reply or known == egtb.LOSS or (
             known is None and lead >= GAIN and lead - self.base >= MIN_GAIN and not capture)
-        return str(move), after, ends
+        return after, ends
 
     def _replies(self, pos: Position, replies: list[Move]) -> tuple[list[Move], list[tuple[str, Position]]]:
         got = self._answers.get(pos.key)

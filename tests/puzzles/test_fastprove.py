@@ -25,12 +25,14 @@ COMPILED = [v for v in sorted(VARIANTS) if prove.compiled_available(get_variant(
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled search does not run here (no numba)")
 
 # Hand-picked: a flying king's capture with several landing squares (spanish), a king that must
-# take a king before a man takes (italian precedence), a long capture by a man (triestina).
+# take a king before a man takes (italian precedence), a long capture by a man (triestina); and in
+# each variant a quiet position whose search fills more than the compiled table's first 1,024 rows
+# (so that the table's growth is tested whichever bank puzzles the sample picks as the bank grows).
 EXTRA = {
     "spanish": ["W:WK32,27:B21,14,13,17", "W:W2,4,5,6,7,8,9,10,11,13:B16,18,19,20,22,25,27,29,31,32",
-                "B:WK1,K30,10,19:BK8,K26,12,13,21"],
+                "B:WK1,K30,10,19:BK8,K26,12,13,21", "B:W1,2,4,7,11,12,18,25:B13,20,23,24,29,31,32"],
     "italian": ["B:W15,16,17,18,19,21,25,26,31:B1,3,6,7,9,10", "B:WK3,K13,15,18,30:B9,23,25,K26",
-                "W:WK14,18,19:B10,11,K15,22,23"],
+                "W:WK14,18,19:B10,11,K15,22,23", "B:W19,20,21,23,24,25,26,27,29,31,32:B1,2,3,4,5,6,7,8,10,14,16"],
     "triestina": ["B:W17,21,26,30,32,35,40,45,48,49:B3,4,5,11,19,20,23,28,34,K42"],
 }
 WINDOWS = ((-INF, INF), (WIN - 1, WIN), (-MAN, MAN), (0, 1), (-WIN, -WIN + 1))

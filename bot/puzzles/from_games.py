@@ -29,7 +29,7 @@ from typing import Any
 from bot.rules import BLACK, WHITE, Move, Position, get_variant
 
 from .generate import GENERATE_MOVES, SPACING, describe
-from .prove import NODE_BUDGET, BudgetExceeded, Golpe, Search, prove, verify, wins_materially
+from .prove import NODE_BUDGET, BudgetExceeded, Golpe, material_search, prove, verify, wins_materially
 
 # The standard's deeper search (``verify``) gets ten times the prover's budget: the bank's short
 # puzzles need at most 130,000 nodes (60 a variant sampled), a rejected golpe of a long endgame
@@ -95,7 +95,7 @@ def accept(golpe: Golpe | None, source: str, budget: int = NODE_BUDGET) -> dict[
         return None
     puzzle = describe(golpe, source)
     try:
-        problems = verify(puzzle, search=Search(golpe.variant, VERIFY_FACTOR * budget))
+        problems = verify(puzzle, search=material_search(golpe.variant, VERIFY_FACTOR * budget))
     except BudgetExceeded:
         return None
     return None if problems else puzzle

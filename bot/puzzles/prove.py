@@ -388,7 +388,8 @@ class CompiledSearch(Search):
         _compile_once()
         self.layout = jit.layout(self.variant)
         self.settings = jit.material_settings(self.variant, MAN, self.king, NO_MOVE, INF)
-        self.bounds, self.count = jit.material_table()
+        # Not ``count``: that is the move counter the Python search (the fallback below) calls.
+        self.bounds, self.bound_count = jit.material_table()
         # A buffer overflow (never met in a game's position) hands the search to Python for good.
         self.fallback = False
 
@@ -402,8 +403,8 @@ class CompiledSearch(Search):
         st[jit.S_NODE_LIMIT] = self.budget if self.budget is not None else jit.NO_NODE_LIMIT
         lay = self.layout
         d = lay.dense
-        score = jit.material_value(lay.g, lay.tabs, bufs, st, self.settings, self.bounds, self.count, d(um), d(uk),
-                                   d(tm), d(tk), white, depth, alpha, beta, 0)
+        score = jit.material_value(lay.g, lay.tabs, bufs, st, self.settings, self.bounds, self.bound_count, d(um),
+                                   d(uk), d(tm), d(tk), white, depth, alpha, beta, 0)
         self.nodes = int(st[jit.S_NODES])
         if st[jit.S_ABORT]:
             if not st[jit.S_OVERFLOW]:

@@ -151,3 +151,20 @@ def test_prove_and_verify_give_the_same_results_with_either_search(variant: str,
     monkeypatch.setattr(prove, "material_search", _python_search)
     assert results() == compiled
     assert compiled[:3] == [[], [], []] and compiled[3]
+
+
+@pytest.mark.parametrize("variant", COMPILED)
+def test_after_the_hand_over_to_python_the_search_goes_on_with_the_same_values(variant: str) -> None:
+    """What a buffer overflow does (never met in a game's position): the compiled search hands its
+    bounds to the Python one and goes on in Python.  It must still search (it once called a numpy
+    array where the Python search calls its move counter) and give the Python search's values."""
+    for pos in _positions(variant)[:6]:
+        python, compiled = Search(variant), prove.CompiledSearch(variant)
+        for depth in (0, 1, 2):
+            assert compiled.score(pos, depth) == python.score(pos, depth), (pos.fen(), depth)
+        compiled._to_python()
+        assert compiled.fallback
+        for depth in (0, 1, 2, 3, 4):
+            for alpha, beta in WINDOWS:
+                assert compiled.score(pos, depth, alpha, beta) == python.score(pos, depth, alpha, beta), (
+                    pos.fen(), depth, alpha, beta)

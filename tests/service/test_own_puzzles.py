@@ -102,6 +102,16 @@ def slip_game(chat: ChatHarness) -> int:
     return game_id
 
 
+def slip_game_queued(chat: ChatHarness) -> int:
+    """The slip game finished and the timed work run once: its scan is queued (or handed to the
+    pool), not waited for."""
+    game_id = game_from(chat, BEFORE_SLIP)
+    chat.play(game_id, ["29-26"])
+    chat.resign("ana", f"/resign #{game_id}")
+    chat.service.tick()
+    return game_id
+
+
 # -- the scan ------------------------------------------------------------------------------------------
 
 
@@ -247,10 +257,7 @@ def test_scans_never_take_the_last_free_worker(held: tuple[ChatHarness, HeldExec
     chat.use_thinker(thinker)
     # Two workers, one of them searching a bot move: the other is the last free one.
     thinker.submit(("move", "bot"), sum, ([],), on_done=lambda _result: None)
-    game_id = game_from(chat, BEFORE_SLIP)
-    chat.play(game_id, ["29-26"])
-    chat.resign("ana", f"/resign #{game_id}")
-    chat.service.tick()
+    game_id = slip_game_queued(chat)
     assert len(executor.jobs) == 1                  # the bot's move only: it keeps the last worker
     scan = chat.storage.own_puzzles.scan(game_id)
     assert scan is not None and (scan.status, scan.claimed_by) == ("pending", None)
@@ -271,10 +278,7 @@ def test_a_pool_of_one_worker_scans_only_while_it_is_idle(held: tuple[ChatHarnes
     thinker = Thinker(executor, workers=1)
     chat.use_thinker(thinker)
     thinker.submit(("move", "bot"), sum, ([],), on_done=lambda _result: None)
-    game_id = game_from(chat, BEFORE_SLIP)
-    chat.play(game_id, ["29-26"])
-    chat.resign("ana", f"/resign #{game_id}")
-    chat.service.tick()
+    game_id = slip_game_queued(chat)
     assert len(executor.jobs) == 1                  # busy with the bot's move: no scan beside it
     executor.run_all()
     chat.service.tick()
@@ -427,10 +431,7 @@ def test_a_game_another_process_finished_is_scanned_within_a_minute_and_idle_rou
 def test_a_pool_the_bot_never_started_is_not_started_for_a_scan(chat: ChatHarness) -> None:
     """The harness's own service has the default pool, which nothing started (no warm-up)."""
     assert not chat.service.thinker.serving
-    game_id = game_from(chat, BEFORE_SLIP)
-    chat.play(game_id, ["29-26"])
-    chat.resign("ana", f"/resign #{game_id}")
-    chat.service.tick()
+    game_id = slip_game_queued(chat)
     assert chat.service.thinker.running() == []
     scan = chat.storage.own_puzzles.scan(game_id)
     assert scan is not None and (scan.status, scan.claimed_by) == ("pending", None)
@@ -439,10 +440,7 @@ def test_a_pool_the_bot_never_started_is_not_started_for_a_scan(chat: ChatHarnes
 def test_a_result_coming_after_the_database_closed_is_left_to_the_lease(
         held: tuple[ChatHarness, HeldExecutor], caplog: pytest.LogCaptureFixture) -> None:
     chat, executor = held
-    game_id = game_from(chat, BEFORE_SLIP)
-    chat.play(game_id, ["29-26"])
-    chat.resign("ana", f"/resign #{game_id}")
-    chat.service.tick()
+    game_id = slip_game_queued(chat)
     assert len(executor.jobs) == 1
     chat.storage.close()
     executor.run_all()                                  # no error logged (the suite fails on one)

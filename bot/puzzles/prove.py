@@ -127,11 +127,7 @@ class Prover:
         fast = movegen.fast(after.variant)
         capture = fast.can_capture(*sides)
         no_reply = not capture and not fast.count(*sides)
-        # ``balance(after, self.solver)``, the same sums in the same order, without its look-ups.
-        kv = king_value(after.variant)
-        white = after.wm.bit_count() * MAN_VALUE + after.wk.bit_count() * kv
-        black = after.bm.bit_count() * MAN_VALUE + after.bk.bit_count() * kv
-        lead = white - black if self.solver == "W" else black - white
+        lead = balance(after, self.solver)
         found = self._verdict(after)
         known = None if found is None else found.result
         ends = no_reply or known == egtb.LOSS or (

@@ -126,7 +126,12 @@ class PostgresServer:
 
         name = f"t_{uuid.uuid4().hex[:16]}"
         with self._lock, psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 ENCODING \'UTF8\'')
+            # PostgreSQL 15 copies the template through its write-ahead log by default: about 0.1 s
+            # of the server's CPU for each of the suite's hundreds of databases, against 0.02 s for
+            # a file copy (the same empty database either way; the copy's checkpoint is cheap on a
+            # server without fsync, so a durable server keeps the default).
+            strategy = " STRATEGY FILE_COPY" if not self.durable and conn.info.server_version >= 150000 else ""
+            conn.execute(f'CREATE DATABASE "{name}" TEMPLATE template0 ENCODING \'UTF8\'{strategy}')
         return self.url(name)
 
     def drop_database(self, url: str) -> None:

@@ -13,6 +13,7 @@ __all__ = ["Move", "Position", "format_move"]
 
 
 _FEN_SIDE = re.compile(r"^\s*([WB])\s*$", re.I)
+_FEN_ITEM = re.compile(r"(\d+)(?:\s*-\s*(\d+))?")
 
 
 class Position:
@@ -74,11 +75,16 @@ class Position:
                     continue
                 king = item[0] in "Kk"
                 body = item[1:] if king else item
-                m = re.fullmatch(r"(\d+)(?:\s*-\s*(\d+))?", body)
-                if not m:
-                    raise ValueError(f"bad square {item!r} in FEN")
-                lo = int(m.group(1))
-                hi = int(m.group(2) or lo)
+                if body.isascii() and body.isdigit():
+                    # The common case, without the pattern: games and puzzles are stored as FEN,
+                    # and reading them is most of what a position costs to build.
+                    lo = hi = int(body)
+                else:
+                    m = _FEN_ITEM.fullmatch(body)
+                    if not m:
+                        raise ValueError(f"bad square {item!r} in FEN")
+                    lo = int(m.group(1))
+                    hi = int(m.group(2) or lo)
                 if lo > hi or lo < 1 or hi > v.squares:
                     raise ValueError(f"square {item!r} is not on the {v.id} board (1-{v.squares})")
                 for sq in range(lo, hi + 1):

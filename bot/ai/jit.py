@@ -23,6 +23,7 @@ found by the same depth-first walk as ``movegen.all_captures``, with the same pr
 from __future__ import annotations
 
 import functools
+import importlib.util
 import threading
 import weakref
 from collections.abc import Callable
@@ -31,32 +32,112 @@ from typing import Any, cast
 
 import numpy as np
 
-from . import jitcache
-
-try:  # numba is a dependency; the Python search stands in where its wheel does not install.
-    # Before numba is imported: its caches go to the user's cache folder, never into the installed
-    # package (bot/ai/jitcache.py).
-    jitcache.configure()
-    from llvmlite import ir
-    from numba import njit, objmode, types
-    from numba.extending import intrinsic
-    from numba.typed import List
-    HAVE_NUMBA = True
-except ImportError:  # pragma: no cover - exercised only on machines without the wheel
-    HAVE_NUMBA = False
-
-    def njit(*args: Any, **kwargs: Any) -> Any:  # type: ignore[no-redef]
-        def wrap(f: Any) -> Any:
-            return f
-        return wrap
-
 from bot import config
 from bot.rules import Variant
 from bot.rules.variants import CapturePriority, Crowning
 
+from . import jitcache
 from .egtb import Tables, store
 from .evaluation import Evaluator, Geometry, evaluator
 from .search import LMR_AFTER, LMR_DEPTH, MATE, MATE_BOUND, NO_NODE_LIMIT, TT_LIMIT, Searcher, State, Timeout, now
+
+# numba is loaded at the first search (``_load``), not with this module: a process that never
+# searches (most of the bot's processes, the operator's commands) starts without it, about 0.2 s of
+# CPU sooner.  Until then each compiled function below is a ``_Deferred`` standing for it.
+# numba is a dependency; the Python search stands in where its wheel does not install.
+HAVE_NUMBA = importlib.util.find_spec("numba") is not None
+if HAVE_NUMBA:
+    # Before numba is imported: its caches go to the user's cache folder, never into the installed
+    # package (bot/ai/jitcache.py).
+    jitcache.configure()
+
+# What the compiled functions name and numba provides, set by ``_load`` (before anything compiles).
+objmode: Any = None
+List: Any = None
+popcount: Callable[[Any], Any]
+lowbit: Callable[[Any], Any]
+
+_PENDING: dict[str, tuple[Callable[..., Any], dict[str, Any]]] = {}
+_LOAD = threading.Lock()
+_loaded = False
+
+
+class _Deferred:
+    """A compiled function before numba is loaded: the first call loads it (``_load``) and is then
+    the compiled function's, as every later call through this module's name is."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        _load()
+        return globals()[self.name](*args, **kwargs)
+
+
+def njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """numba's ``njit`` with ``options``, applied when numba is loaded; the plain function where numba
+    is not installed."""
+    def wrap(f: Callable[..., Any]) -> Any:
+        if not HAVE_NUMBA:
+            return f
+        _PENDING[f.__name__] = (f, options)
+        return _Deferred(f.__name__)
+    return wrap
+
+
+def _load() -> bool:
+    """Import numba and compile-wrap (compiling nothing yet) every function of this module written
+    for it; whether numba is there.  Once per process."""
+    global _loaded, HAVE_NUMBA, objmode, List, popcount, lowbit
+    if _loaded:
+        return HAVE_NUMBA
+    with _LOAD:
+        if _loaded:
+            return HAVE_NUMBA
+        try:
+            import numba
+            from llvmlite import ir
+            from numba import objmode as numba_objmode
+            from numba import types
+            from numba.extending import intrinsic
+            from numba.typed import List as numba_list
+        except ImportError:  # pragma: no cover - a wheel that is there but does not import
+            HAVE_NUMBA = False
+            for name, (f, _options) in _PENDING.items():
+                globals()[name] = f
+            _loaded = True
+            return False
+
+        @intrinsic
+        def _popcount(typingctx: Any, x: Any) -> Any:
+            sig = types.int64(types.int64)
+
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                return builder.ctpop(args[0])
+            return sig, codegen
+
+        @intrinsic
+        def _lowbit(typingctx: Any, x: Any) -> Any:
+            """Index of the lowest set bit."""
+            sig = types.int64(types.int64)
+
+            def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+                return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
+            return sig, codegen
+
+        objmode, List = numba_objmode, numba_list
+        # Typed for mypy as what they compute (the intrinsics' own signature is numba's).
+        popcount = cast(Callable[[Any], Any], _popcount)
+        lowbit = cast(Callable[[Any], Any], _lowbit)
+        # The compiled functions find each other (and the names above) in this module's globals
+        # when they compile: every one is numba's before any is called.
+        for name, (f, options) in _PENDING.items():
+            globals()[name] = numba.njit(**options)(f)
+        _loaded = True
+    return True
+
 
 INF = MATE + 1
 EXACT, LOWER, UPPER = 0, 1, 2
@@ -85,30 +166,7 @@ _DISABLED = not config.engine().jit
 
 def available(v: Variant) -> bool:
     """Whether the compiled search can play ``v`` on this machine."""
-    return not (_DISABLED or not HAVE_NUMBA or v.size % 2 or v.size > 10)
-
-
-if HAVE_NUMBA:
-    @intrinsic
-    def _popcount(typingctx: Any, x: Any) -> Any:
-        sig = types.int64(types.int64)
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.ctpop(args[0])
-        return sig, codegen
-
-    @intrinsic
-    def _lowbit(typingctx: Any, x: Any) -> Any:
-        """Index of the lowest set bit."""
-        sig = types.int64(types.int64)
-
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.cttz(args[0], ir.Constant(ir.IntType(1), 0))
-        return sig, codegen
-
-    # Typed for mypy as what they compute (the intrinsics' own signature is numba's).
-    popcount: Callable[[Any], Any] = cast(Callable[[Any], Any], _popcount)
-    lowbit: Callable[[Any], Any] = cast(Callable[[Any], Any], _lowbit)
+    return not (_DISABLED or not HAVE_NUMBA or v.size % 2 or v.size > 10) and _load()
 
 
 @njit(cache=True)
@@ -1145,7 +1203,7 @@ def warm(tables: Tables | None = None) -> None:
     seconds), and ``tables`` for it when given, so a search's clock does not pay for either.  Once
     per process (and per tables); a no-op without numba."""
     global _warmed
-    if _DISABLED or not HAVE_NUMBA:
+    if _DISABLED or not HAVE_NUMBA or not _load():
         return
     if tables is not None:
         with _WARM:

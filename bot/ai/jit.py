@@ -165,7 +165,9 @@ _DISABLED = not config.engine().jit
 
 
 def available(v: Variant) -> bool:
-    """Whether the compiled search can play ``v`` on this machine."""
+    """Whether the compiled search can play ``v`` on this machine.  Where it can, numba is loaded
+    (``_load``, once): callers ask this just before they search, and a numba that is installed but
+    fails to import is only found out by loading it."""
     return not (_DISABLED or not HAVE_NUMBA or v.size % 2 or v.size > 10) and _load()
 
 

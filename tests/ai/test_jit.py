@@ -213,8 +213,10 @@ def test_the_compiled_search_reads_the_engines_clock(monkeypatch):
         readings[0] += 1
         return 1e12 + 60.0 * readings[0]
 
-    monkeypatch.setattr(search_mod, "clock", busy)
+    # Loaded before the clock is replaced: a process that had not searched yet (this test alone)
+    # would otherwise count warm()'s own readings too.
     jit.warm()
+    monkeypatch.setattr(search_mod, "clock", busy)
     v = get_variant("italian")
     pos = Position.start(v)
     s = jit.JitSearcher(v, evaluator(v), search_mod.now() + 5.0)
